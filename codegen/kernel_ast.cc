@@ -1,0 +1,58 @@
+#include "codegen/kernel_ast.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+#include "frontend/diagnostics.h"
+#include "schedule/gpu_mapping.h"
+
+namespace polyfuse {
+
+isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set params) {
+  std::vector<std::string> constraints;
+  std::set<std::string> names;
+  auto size = [&](const std::string& extent) {
+    if (!extent.empty() && !std::isdigit(static_cast<unsigned char>(extent[0]))) {
+      names.insert(extent);
+      constraints.push_back(extent + " >= 1");
+    }
+  };
+  std::vector<std::string> blocks = block_parameters(plan.batch_rank());
+  for (const StatementDims& dims : plan.all_statements()) {
+    for (const std::string& e : dims.batch_extents) size(e);
+    size(dims.m_extent);
+    size(dims.n_extent);
+    constraints.push_back(fmt::format("({}) mod {} = 0", dims.m_extent, o.block.m));
+    constraints.push_back(fmt::format("({}) mod {} = 0", dims.n_extent, o.block.n));
+    if (dims.k_extent) {
+      size(*dims.k_extent);
+      constraints.push_back(fmt::format("({}) mod {} = 0", *dims.k_extent, o.block.k));
+    }
+    size_t y = blocks.size() - 2, x = blocks.size() - 1;
+    constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[y], o.block.m, dims.m_extent));
+    constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[x], o.block.n, dims.n_extent));
+    if (plan.batch_rank() == 1) constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], dims.batch_extents[0]));
+  }
+  constraints.push_back(fmt::format("0 <= warp_y < {}", o.block.m / o.warp.m));
+  constraints.push_back(fmt::format("0 <= warp_x < {}", o.block.n / o.warp.n));
+  constraints.push_back(fmt::format("0 <= warp_k < {}", o.split_k));
+  std::vector<std::string> all(names.begin(), names.end());
+  all.insert(all.end(), blocks.begin(), blocks.end());
+  for (const std::string& w : warp_parameters()) all.push_back(w);
+  isl::set context(params.ctx(), fmt::format("[{}] -> {{ : {} }}", fmt::join(all, ", "), fmt::join(constraints, " and ")));
+  return context.intersect_params(params);
+}
+
+isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
+  isl::set params = isl::set::universe(schedule.domain().space().params());
+  isl::ast_build build = isl::ast_build::from_context(kernel_context(plan, options, params));
+  try {
+    return build.node_from(schedule);
+  } catch (const isl::exception& error) {
+    throw InternalError(fmt::format("AST generation for kernel {} failed in isl: {}", plan.name, error.what()));
+  }
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,36 @@
+// The isl AST of one kernel: the mapped schedule tree (schedule/gpu_pipeline.h) turned
+// into loops by isl's AST generator, under a context that states what is known when
+// the kernel runs — the sizes (bound or symbolic), that they are multiples of the block
+// tile (issue 4's assumption; partial tiles come later), and the ranges of blockIdx_*
+// and warp_* parameters.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "schedule/gpu_options.h"
+#include "schedule/kernel_plan.h"
+
+namespace polyfuse {
+
+// Sizes of the kernel: names to values for bound sizes; unbound sizes are kernel
+// arguments.
+using SizeBindings = std::map<std::string, std::int64_t>;
+
+// The launch grid of `plan` for bound sizes (x, y, z as CUDA orders them); InternalError
+// when a size the grid needs is unbound.
+struct GridShape {
+  std::int64_t x = 1, y = 1, z = 1;
+};
+
+// The context set of the kernel's AST: size bindings, sizes ≥ 1, M/N/K multiples of
+// the block tile, 0 <= blockIdx_* < grid, 0 <= warp_* < warps per block.
+isl::set kernel_context(const KernelPlan& plan, const GpuOptions& options, isl::set params);
+
+// Generates the AST of `schedule` (the output of build_gpu_schedule).
+isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
+
+}  // namespace polyfuse

@@ -1,0 +1,136 @@
+#include "schedule/copies.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "frontend/diagnostics.h"
+#include "schedule/copy_maps.h"
+#include "schedule/extension_builder.h"
+#include "schedule/footprint.h"
+#include "schedule/isl_raw.h"
+#include "schedule/marks.h"
+#include "schedule/tiling.h"
+
+namespace polyfuse {
+
+std::string copy_statement_name(const std::string& s, const std::string& what) { return s + "_" + what; }
+
+MatmulNodes matmul_nodes(const isl::schedule& schedule, const MatmulStage& mm) {
+  MatmulNodes nodes;
+  nodes.kstep_mark = find_statement_mark(statement_root(schedule, mm.dims.statement), mm.dims.statement, marks::kstep);
+  nodes.below_kstep = find_statement_mark(nodes.kstep_mark.child(0), mm.dims.statement, marks::warp);
+  nodes.below_kslice = find_statement_mark(nodes.below_kstep, mm.dims.statement, marks::mma);
+  return nodes;
+}
+
+// The access relation restricted to the statement's domain in the plan.
+static isl::map restricted(const isl::map& access, const KernelPlan& plan) {
+  return isl::union_map(access).intersect_domain(plan.domain).as_map();
+}
+
+CopyTiles copy_tiles(const MatmulNodes& nodes, const KernelPlan& plan, const MatmulStage& mm) {
+  isl::map a = restricted(mm.a_access, plan), b = restricted(mm.b_access, plan), c = restricted(mm.c_access, plan);
+  CopyTiles tiles;
+  tiles.a_block = data_tile(nodes.below_kstep, a);
+  tiles.b_block = data_tile(nodes.below_kstep, b);
+  tiles.a_warp = data_tile(nodes.below_kslice, a);
+  tiles.b_warp = data_tile(nodes.below_kslice, b);
+  tiles.c_block = data_tile(nodes.kstep_mark, c);
+  tiles.kstep_points = prefix_points(nodes.below_kstep, a.domain());
+  return tiles;
+}
+
+// "p<last> mod 2" for double buffering, "0" for a single buffer.
+static std::string buffer_of_kstep(int kstep_position, CopyTiming timing, int shift) {
+  if (timing == CopyTiming::single_buffer) return "0";
+  return shift ? fmt::format("(p{} + {}) mod 2", kstep_position, shift) : fmt::format("p{} mod 2", kstep_position);
+}
+
+isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, CopyTiming timing) {
+  isl::ctx ctx = t.a_block.offset.ctx();
+  int depth = t.a_block.prefix_depth, ks = depth - 1;
+  if (timing == CopyTiming::single_buffer) {
+    isl::multi_aff zero = prefix_function(ctx, depth, "0");
+    return isl::union_map(statement_map(zero, t.a_block.offset, copy_statement_name(s, "A_to_shared")))
+        .unite(statement_map(zero, t.b_block.offset, copy_statement_name(s, "B_to_shared")))
+        .unite(prefix_function(ctx, depth, "0, 0").as_map().set_range_tuple(copy_statement_name(s, "wait_shared")));
+  }
+  // Copies of the next k-step, where there is one; the wait lets them pend.
+  isl::multi_aff next = shift_last(ctx, depth, 1);
+  isl::set has_next = t.kstep_points.preimage(next);
+  isl::set last = t.kstep_points.subtract(has_next);
+  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 1));
+  std::string wait = copy_statement_name(s, "wait_shared");
+  return isl::union_map(statement_map(buffer, t.a_block.offset.pullback(next), copy_statement_name(s, "A_to_shared")).intersect_domain(has_next))
+      .unite(statement_map(buffer, t.b_block.offset.pullback(next), copy_statement_name(s, "B_to_shared")).intersect_domain(has_next))
+      .unite(prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 0) + ", 1").as_map().set_range_tuple(wait).intersect_domain(has_next))
+      .unite(prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 0) + ", 0").as_map().set_range_tuple(wait).intersect_domain(last));
+}
+
+isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s) {
+  isl::ctx ctx = t.a_block.offset.ctx();
+  int depth = t.a_block.prefix_depth;
+  isl::multi_aff first = append_value(ctx, depth - 1, 0);
+  isl::multi_aff buffer0 = prefix_function(ctx, depth - 1, "0");
+  isl::set has_first = t.kstep_points.preimage(first);
+  return isl::union_map(statement_map(buffer0, t.a_block.offset.pullback(first), copy_statement_name(s, "A_to_shared"))
+                            .intersect_domain(has_first))
+      .unite(statement_map(buffer0, t.b_block.offset.pullback(first), copy_statement_name(s, "B_to_shared"))
+                 .intersect_domain(has_first));
+}
+
+isl::union_map release_map(const CopyTiles& t, const std::string& s, CopyTiming timing) {
+  int depth = t.a_block.prefix_depth;
+  return prefix_function(t.a_block.offset.ctx(), depth, buffer_of_kstep(depth - 1, timing, 0))
+      .as_map()
+      .set_range_tuple(copy_statement_name(s, "release_shared"));
+}
+
+isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, CopyTiming timing) {
+  isl::ctx ctx = t.a_block.offset.ctx();
+  int depth = t.a_warp.prefix_depth;
+  isl::multi_aff to_block = keep_first(ctx, depth, t.a_block.prefix_depth);
+  isl::multi_aff a_rel = t.a_warp.offset.sub(t.a_block.offset.pullback(to_block));
+  isl::multi_aff b_rel = t.b_warp.offset.sub(t.b_block.offset.pullback(to_block));
+  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(t.a_block.prefix_depth - 1, timing, 0));
+  return isl::union_map(statement_map(buffer, a_rel, copy_statement_name(s, "A_to_fragments")))
+      .unite(statement_map(buffer, b_rel, copy_statement_name(s, "B_to_fragments")));
+}
+
+isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions&) {
+  isl::schedule current = schedule;
+  for (const MatmulStage& mm : plan.matmuls) {
+    const std::string& s = mm.dims.statement;
+    MatmulNodes nodes = matmul_nodes(current, mm);
+    CopyTiles tiles = copy_tiles(nodes, plan, mm);  // all from the tree before it changes
+    const CopyTiming timing = marks::is_mark(nodes.kstep_mark.child(0), marks::prefetch)
+                                  ? CopyTiming::double_buffer : CopyTiming::single_buffer;
+
+    isl::schedule_node at = nodes.below_kslice.graft_before(extension_tree(
+        fragment_maps(tiles, s, timing), {copy_statement_name(s, "A_to_fragments"), copy_statement_name(s, "B_to_fragments")}));
+    nodes = matmul_nodes(at.schedule(), mm);
+    at = nodes.below_kstep.graft_before(extension_tree(
+        block_copy_maps(tiles, s, timing),
+        {copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared"), copy_statement_name(s, "wait_shared")}));
+    at = at.graft_after(extension_tree(release_map(tiles, s, timing), {copy_statement_name(s, "release_shared")}));
+
+    // Accumulators: loaded before the k-steps for `+=`, stored after them when live-out.
+    at = matmul_nodes(at.schedule(), mm).kstep_mark;
+    if (timing == CopyTiming::double_buffer) {
+      std::vector<std::string> names{copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared")};
+      at = at.graft_before(extension_tree(prologue_copy_maps(tiles, s), names));
+    }
+    if (!mm.zero_init) {
+      std::string name = copy_statement_name(s, "C_to_accumulators");
+      at = at.graft_before(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
+    }
+    if (mm.live_out) {
+      std::string name = copy_statement_name(s, "accumulators_to_C");
+      at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
+    }
+    current = at.schedule();
+  }
+  return current;
+}
+
+}  // namespace polyfuse

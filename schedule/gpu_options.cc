@@ -1,0 +1,145 @@
+#include "schedule/gpu_options.h"
+
+#include <charconv>
+#include <fmt/format.h>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+
+Arch parse_arch(std::string_view text) {
+  if (text == "sm_80") return Arch::sm_80;
+  if (text == "sm_86") return Arch::sm_86;
+  if (text == "sm_89") return Arch::sm_89;
+  if (text == "sm_90") return Arch::sm_90;
+  throw UserError(fmt::format("--arch: unknown architecture '{}' (expected sm_80, sm_86, sm_89 or sm_90)", text));
+}
+
+std::string to_string(Arch arch) { return fmt::format("sm_{}", compute_capability(arch)); }
+
+int compute_capability(Arch arch) {
+  switch (arch) {
+    case Arch::sm_80: return 80;
+    case Arch::sm_86: return 86;
+    case Arch::sm_89: return 89;
+    case Arch::sm_90: return 90;
+  }
+  PF_INTERNAL_CHECK(false, "unknown Arch value");
+}
+
+ArchLimits arch_limits(Arch arch) {
+  switch (arch) {
+    case Arch::sm_80: return {163 * 1024, 1024, 255, 65536};
+    case Arch::sm_86:
+    case Arch::sm_89: return {99 * 1024, 1024, 255, 65536};
+    case Arch::sm_90: return {227 * 1024, 1024, 255, 65536};
+  }
+  PF_INTERNAL_CHECK(false, "unknown Arch value");
+}
+
+MmaShape parse_mma_shape(std::string_view text) {
+  if (text == "16x16x8") return MmaShape::m16n16k8;
+  if (text == "32x32x8") return MmaShape::m32n32k8;
+  if (text == "m16n8k16") return MmaShape::m16n8k16;
+  throw UserError(fmt::format("--mma: unknown macro-MMA shape '{}' (expected 16x16x8, 32x32x8 or m16n8k16)", text));
+}
+
+std::string to_string(MmaShape shape) {
+  switch (shape) {
+    case MmaShape::m16n16k8: return "16x16x8";
+    case MmaShape::m32n32k8: return "32x32x8";
+    case MmaShape::m16n8k16: return "m16n8k16";
+  }
+  PF_INTERNAL_CHECK(false, "unknown MmaShape value");
+}
+
+TileShape mma_tile(MmaShape shape) {
+  switch (shape) {
+    case MmaShape::m16n16k8: return {16, 16, 8};
+    case MmaShape::m32n32k8: return {32, 32, 8};
+    case MmaShape::m16n8k16: return {16, 8, 16};
+  }
+  PF_INTERNAL_CHECK(false, "unknown MmaShape value");
+}
+
+bool mma_supported(MmaShape, Arch) { return true; }
+
+TileShape parse_tile_shape(std::string_view text, std::string_view flag) {
+  int values[3] = {0, 0, 0};
+  std::string_view rest = text;
+  for (int i = 0; i < 3; ++i) {
+    size_t end = i < 2 ? rest.find('x') : rest.size();
+    if (end == std::string_view::npos) end = rest.size();
+    std::string_view part = rest.substr(0, end);
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), values[i]);
+    bool last = i == 2;
+    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || values[i] <= 0 ||
+        (!last && end == rest.size()) || (last && end != rest.size()))
+      throw UserError(fmt::format("{}: expected MxNxK with three positive integers (e.g. 128x128x32), got '{}'", flag, text));
+    rest = last ? std::string_view() : rest.substr(end + 1);
+  }
+  return {values[0], values[1], values[2]};
+}
+
+std::string to_string(const TileShape& tile) { return fmt::format("{}x{}x{}", tile.m, tile.n, tile.k); }
+
+GpuOptions default_gpu_options(Arch arch) {
+  GpuOptions options;
+  options.arch = arch;
+  return options;
+}
+
+int threads_per_block(const GpuOptions& o) {
+  return 32 * (o.block.m / o.warp.m) * (o.block.n / o.warp.n) * o.split_k;
+}
+
+int shared_bytes_per_block(const GpuOptions& o, int element_bytes) {
+  int operand_tiles = o.stages * (o.block.m * o.block.k + o.block.k * o.block.n) * element_bytes;
+  int accumulator_staging = o.block.m * o.block.n * 4;  // f32 reorder / split-K reduction tile
+  return std::max(operand_tiles, accumulator_staging);
+}
+
+int accumulator_registers_per_thread(const GpuOptions& o) { return o.warp.m * o.warp.n / 32; }
+
+static void require(bool ok, const std::string& message) {
+  if (!ok) throw UserError(message);
+}
+
+void validate_gpu_options(const GpuOptions& o, int element_bytes) {
+  TileShape mma = mma_tile(o.mma);
+  require(o.split_k == 1 || o.split_k == 2 || o.split_k == 4,
+          fmt::format("--split-k: must be 1, 2 or 4, got {}", o.split_k));
+  require(o.stages == 1 || o.stages == 2, fmt::format("--stages: must be 1 or 2, got {}", o.stages));
+  require(o.block.m % o.warp.m == 0 && o.block.n % o.warp.n == 0,
+          fmt::format("--block {} is not a multiple of --warp {} in M and N", to_string(o.block), to_string(o.warp)));
+  require(o.block.k % o.split_k == 0 && o.block.k / o.split_k == o.warp.k,
+          fmt::format("--warp K ({}) must equal --block K ({}) divided by --split-k ({})", o.warp.k, o.block.k, o.split_k));
+  require(o.warp.m % mma.m == 0 && o.warp.n % mma.n == 0 && o.warp.k % mma.k == 0,
+          fmt::format("--warp {} is not a multiple of the {} macro-MMA tile {}", to_string(o.warp), to_string(o.mma), to_string(mma)));
+  require(mma_supported(o.mma, o.arch),
+          fmt::format("--mma {} is not available on {}", to_string(o.mma), to_string(o.arch)));
+
+  ArchLimits limits = arch_limits(o.arch);
+  int threads = threads_per_block(o);
+  require(threads <= limits.max_threads_per_block,
+          fmt::format("block tile {} with warp tile {} and split-K {} needs {} threads per block; {} allows {} ({} over)",
+                      to_string(o.block), to_string(o.warp), o.split_k, threads, to_string(o.arch),
+                      limits.max_threads_per_block, threads - limits.max_threads_per_block));
+  int shared = shared_bytes_per_block(o, element_bytes);
+  require(shared <= limits.max_shared_bytes_per_block,
+          fmt::format("block tile {} with {} stage(s) needs {} bytes of shared memory per block; {} allows {} ({} bytes over)",
+                      to_string(o.block), o.stages, shared, to_string(o.arch), limits.max_shared_bytes_per_block,
+                      shared - limits.max_shared_bytes_per_block));
+  // Accumulators alone; fragments, addresses and the epilogue need at least 32 more.
+  int registers = accumulator_registers_per_thread(o) + 32;
+  require(registers <= limits.max_registers_per_thread,
+          fmt::format("warp tile {} needs at least {} registers per thread ({} for f32 accumulators); {} allows {} ({} over)",
+                      to_string(o.warp), registers, accumulator_registers_per_thread(o), to_string(o.arch),
+                      limits.max_registers_per_thread, registers - limits.max_registers_per_thread));
+  require(registers * threads <= limits.registers_per_sm,
+          fmt::format("block of {} threads × at least {} registers needs {} registers; an {} SM has {} ({} over)",
+                      threads, registers, registers * threads, to_string(o.arch), limits.registers_per_sm,
+                      registers * threads - limits.registers_per_sm));
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,90 @@
+// Options of the GPU path: target architecture, block/warp tiles, macro-MMA shape,
+// split-K and pipeline stages — with the limits of each architecture they must respect.
+//
+//   GpuOptions options = default_gpu_options(Arch::sm_90);
+//   options.block = parse_tile_shape("128x128x32", "--block");
+//   validate_gpu_options(options, ElementSize{2});   // throws UserError naming the limit
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace polyfuse {
+
+// GPU architectures polyfuse targets (CUDA 13 compiles for sm_75 and newer).
+enum class Arch { sm_80, sm_86, sm_89, sm_90 };
+
+// Warp-level macro-MMA shapes: the paper's two compositions of mma.m8n8k4, and warp tiles
+// built from mma.m16n8k16 (the fast path on sm_80 and newer).
+enum class MmaShape { m16n16k8, m32n32k8, m16n8k16 };
+
+// An M×N×K tile.
+struct TileShape {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+
+// Resource limits of one architecture, from the CUDA C Programming Guide's table of
+// compute-capability features.
+struct ArchLimits {
+  int max_shared_bytes_per_block;  // with the opt-in above 48 KiB
+  int max_threads_per_block;
+  int max_registers_per_thread;
+  int registers_per_sm;
+};
+
+// Every option of the GPU path.
+struct GpuOptions {
+  Arch arch = Arch::sm_90;
+  TileShape block{128, 128, 32};  // block tile: one thread block computes block.m × block.n
+  TileShape warp{64, 64, 32};     // warp tile: warp.k == block.k / split_k
+  MmaShape mma = MmaShape::m16n8k16;
+  int split_k = 1;  // p-way intra-block split-K over warps (1, 2 or 4)
+  int stages = 2;   // shared-memory buffers per operand (1 = no prefetch, 2 = double buffer)
+};
+
+// "sm_80" → Arch::sm_80; UserError naming the accepted values otherwise.
+Arch parse_arch(std::string_view text);
+// Arch::sm_80 → "sm_80".
+std::string to_string(Arch arch);
+// The architecture's compute capability as a number (sm_86 → 86).
+int compute_capability(Arch arch);
+// Shared memory, thread and register limits of `arch`.
+ArchLimits arch_limits(Arch arch);
+
+// "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape; UserError otherwise.
+MmaShape parse_mma_shape(std::string_view text);
+// The spelling parse_mma_shape accepts.
+std::string to_string(MmaShape shape);
+// The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).
+TileShape mma_tile(MmaShape shape);
+// True when `shape` can be compiled for `arch` (all shapes can for sm_80 and newer).
+bool mma_supported(MmaShape shape, Arch arch);
+
+// "128x128x32" → {128, 128, 32}; `flag` names the option in the error message.
+TileShape parse_tile_shape(std::string_view text, std::string_view flag);
+// {128, 128, 32} → "128x128x32".
+std::string to_string(const TileShape& tile);
+
+// Defaults for large fp16 GEMMs on `arch` (H100 for sm_90): 128×128×32 blocks of four
+// 64×64 warps, m16n8k16, no split-K, double-buffered shared tiles.
+GpuOptions default_gpu_options(Arch arch);
+
+// Threads of one block: 32 × (block.m / warp.m) × (block.n / warp.n) × split_k.
+int threads_per_block(const GpuOptions& options);
+// Dynamic shared memory of one block in bytes: `stages` A and B tiles of
+// `element_bytes` elements, and the accumulator reorder buffer (reused, not added).
+int shared_bytes_per_block(const GpuOptions& options, int element_bytes);
+// Registers of accumulator fragments per thread (f32), a lower bound of the kernel's use.
+int accumulator_registers_per_thread(const GpuOptions& options);
+
+// Checks divisibility (block by warp, warp by MMA, block.k by split_k), split_k ∈ {1,2,4},
+// stages ∈ {1,2}, the MMA shape against the arch, and the shared-memory, thread and
+// register limits. Throws UserError that names the option, the limit and by how much it
+// is exceeded.
+void validate_gpu_options(const GpuOptions& options, int element_bytes);
+
+}  // namespace polyfuse

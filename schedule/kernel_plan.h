@@ -1,0 +1,74 @@
+// What the GPU schedule passes need to know about one fused kernel, in plain data: the
+// statements, the role of each of their domain dimensions, and the operands' layouts.
+// Built from the front end's idioms (schedule/plan_from_program.h); tests build it by hand.
+//
+// Every statement of a kernel shares the output indices: batch dimensions, then the row
+// index `m` and the column index `n` of the output. A matmul statement adds the reduction
+// index `k`. Pointwise epilogue statements run on the matmul result in registers.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace polyfuse {
+
+// Memory layout of a 2-d operand tile as the MMA sees it.
+enum class OperandLayout { row_major, col_major };
+
+// "row" / "col".
+const char* to_string(OperandLayout layout);
+
+// The domain dimensions of one statement, by role. Names are the statement's own
+// (those of its isl tuple); `k` is present only for matmul statements.
+struct StatementDims {
+  std::string statement;           // isl tuple name, e.g. "S0"
+  std::vector<std::string> batch;  // batch dimensions, outermost first (may be empty)
+  std::string m;                   // output row index
+  std::string n;                   // output column index
+  std::optional<std::string> k;    // reduction index of a matmul
+  // Extent of each dimension (0 <= index < extent) in isl syntax: a size name ("M") or
+  // a literal ("4096"), in the same order.
+  std::vector<std::string> batch_extents;
+  std::string m_extent, n_extent;
+  std::optional<std::string> k_extent;
+
+  // "S0[b, m, n, k]": the tuple as isl text, dimensions in domain order.
+  std::string tuple_text() const;
+};
+
+// One matmul contraction C(b.., m, n) (+=! | +=) A(...) * B(...).
+struct MatmulStage {
+  StatementDims dims;
+  std::string a, b, c;           // tensor names
+  isl::map a_access, b_access, c_access;  // S[b.., m, n, k] -> A[...], B[...], C[...]
+  OperandLayout a_layout = OperandLayout::row_major;  // row: A(m, k); col: A(k, m)
+  OperandLayout b_layout = OperandLayout::row_major;  // row: B(k, n); col: B(n, k)
+  bool zero_init = true;         // `+=!` (true) or `+=` (false)
+  bool live_out = true;          // C is an output of the program (stored to global memory)
+};
+
+// One pointwise statement that consumes matmul results (an epilogue).
+struct PointwiseStage {
+  StatementDims dims;
+  std::string output;     // tensor written
+  isl::map write_access;  // S[b.., m, n] -> output[...]
+  bool live_out = true;   // written tensor is an output of the program
+};
+
+// One fused kernel.
+struct KernelPlan {
+  std::string name;                     // kernel name, from the `def`
+  isl::union_set domain;                // iteration domains of every statement
+  std::vector<MatmulStage> matmuls;     // in program order
+  std::vector<PointwiseStage> epilogue; // in program order, after the matmuls
+
+  // Number of batch dimensions (the same for every statement).
+  int batch_rank() const;
+  // The dims of every statement, matmuls first, in program order.
+  std::vector<StatementDims> all_statements() const;
+};
+
+}  // namespace polyfuse

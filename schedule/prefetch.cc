@@ -1,0 +1,19 @@
+// prefetch: marks k-step bands for double buffering (declared in copies.h).
+#include "schedule/copies.h"
+#include "schedule/marks.h"
+#include "schedule/tiling.h"
+
+namespace polyfuse {
+
+isl::schedule prefetch(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
+  if (options.stages == 1) return schedule;
+  isl::schedule current = schedule;
+  for (const MatmulStage& mm : plan.matmuls) {
+    const std::string& s = mm.dims.statement;
+    isl::schedule_node kstep = find_statement_mark(statement_root(current, s), s, marks::kstep);
+    current = kstep.child(0).insert_mark(std::string(marks::prefetch)).schedule();
+  }
+  return current;
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,75 @@
+// GPU options: parsing, defaults and every validation rule with its message.
+#include <gtest/gtest.h>
+
+#include "frontend/diagnostics.h"
+#include "schedule/gpu_options.h"
+
+namespace polyfuse {
+namespace {
+
+std::string error_of(const GpuOptions& o, int element_bytes = 2) {
+  try {
+    validate_gpu_options(o, element_bytes);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GpuOptions, DefaultsAreValidOnEveryArch) {
+  for (Arch arch : {Arch::sm_80, Arch::sm_86, Arch::sm_89, Arch::sm_90})
+    EXPECT_EQ(error_of(default_gpu_options(arch)), "") << to_string(arch);
+}
+
+TEST(GpuOptions, ParsesTileShapesAndRejectsMalformedOnes) {
+  EXPECT_EQ(parse_tile_shape("128x64x32", "--block"), (TileShape{128, 64, 32}));
+  for (const char* bad : {"", "128", "128x64", "128x64x", "128x64x32x8", "0x64x32", "-8x64x32", "ax64x32", "99999999999x1x1"}) {
+    try {
+      parse_tile_shape(bad, "--block");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UserError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--block: expected MxNxK with three positive integers (e.g. 128x128x32), got '") + bad + "'");
+    }
+  }
+}
+
+TEST(GpuOptions, ParsesArchAndMma) {
+  EXPECT_EQ(parse_arch("sm_86"), Arch::sm_86);
+  EXPECT_THROW(parse_arch("sm_70"), UserError);
+  EXPECT_EQ(parse_mma_shape("32x32x8"), MmaShape::m32n32k8);
+  EXPECT_THROW(parse_mma_shape("m16n8k8"), UserError);
+}
+
+TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {
+  GpuOptions o;
+  o.warp = {48, 64, 32};
+  EXPECT_EQ(error_of(o), "--block 128x128x32 is not a multiple of --warp 48x64x32 in M and N");
+  o = GpuOptions{};
+  o.split_k = 2;
+  EXPECT_EQ(error_of(o), "--warp K (32) must equal --block K (32) divided by --split-k (2)");
+  o.split_k = 3;
+  EXPECT_EQ(error_of(o), "--split-k: must be 1, 2 or 4, got 3");
+  o = GpuOptions{};
+  o.block = {128, 72, 32};
+  o.warp = {64, 36, 32};
+  EXPECT_EQ(error_of(o), "--warp 64x36x32 is not a multiple of the m16n8k16 macro-MMA tile 16x8x16");
+}
+
+TEST(GpuOptions, NamesTheArchLimitAndByHowMuch) {
+  GpuOptions o = default_gpu_options(Arch::sm_86);
+  o.block = {256, 256, 64};
+  o.warp = {64, 64, 64};
+  EXPECT_EQ(error_of(o),
+            "block tile 256x256x64 with 2 stage(s) needs 262144 bytes of shared memory per block; sm_86 allows 101376 (160768 bytes over)");
+  o = GpuOptions{};
+  o.block = {256, 256, 32};
+  o.warp = {32, 32, 32};
+  EXPECT_EQ(error_of(o), "block tile 256x256x32 with warp tile 32x32x32 and split-K 1 needs 2048 threads per block; sm_90 allows 1024 (1024 over)");
+  o = GpuOptions{};
+  o.block = {128, 128, 32};
+  o.warp = {128, 128, 32};
+  EXPECT_EQ(error_of(o), "warp tile 128x128x32 needs at least 544 registers per thread (512 for f32 accumulators); sm_90 allows 255 (289 over)");
+}
+
+}  // namespace
+}  // namespace polyfuse

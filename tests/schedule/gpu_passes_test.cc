@@ -1,0 +1,76 @@
+// Each GPU schedule pass on hand-built plans, diffed against golden dumps in
+// tests/golden/schedule/ (UPDATE_GOLDEN=1 rewrites them).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "frontend/diagnostics.h"
+#include "plans.h"
+#include "schedule/gpu_pipeline.h"
+#include "schedule/schedule_printer.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+using testing::matches_golden;
+
+GpuOptions small_options() {
+  GpuOptions o;
+  o.block = {64, 64, 32};
+  o.warp = {32, 32, 32};
+  o.mma = MmaShape::m16n8k16;
+  o.stages = 1;
+  return o;
+}
+
+// Dumps after every pass, one golden file per pass.
+void expect_golden_passes(const KernelPlan& plan, const GpuOptions& options, const std::string& prefix) {
+  for (const std::string& pass : gpu_pass_names()) {
+    std::ostringstream dump;
+    build_gpu_schedule(plan, options, PassDumps{{pass}, &dump});
+    EXPECT_TRUE(matches_golden(dump.str(), "schedule/" + prefix + "." + pass + ".yaml")) << "pass " << pass;
+  }
+}
+
+TEST(GpuPasses, GemmEveryPass) {
+  auto context = make_isl_context();
+  expect_golden_passes(testing::gemm_plan(context.ctx()), small_options(), "gemm");
+}
+
+TEST(GpuPasses, GemmSplitK2DoubleBuffered) {
+  auto context = make_isl_context();
+  GpuOptions o = small_options();
+  o.split_k = 2;
+  o.warp.k = 16;
+  o.stages = 2;
+  expect_golden_passes(testing::gemm_plan(context.ctx()), o, "gemm_splitk2_stages2");
+}
+
+TEST(GpuPasses, GemmColumnMajorOperands) {
+  auto context = make_isl_context();
+  KernelPlan plan = testing::gemm_plan(context.ctx(), OperandLayout::col_major, OperandLayout::col_major);
+  std::ostringstream dump;
+  build_gpu_schedule(plan, small_options(), PassDumps{{"insert_copies"}, &dump});
+  EXPECT_TRUE(matches_golden(dump.str(), "schedule/gemm_colcol.insert_copies.yaml"));
+}
+
+TEST(GpuPasses, GemmBiasReluEpilogue) {
+  auto context = make_isl_context();
+  expect_golden_passes(testing::gemm_epilogue_plan(context.ctx()), small_options(), "gemm_epilogue");
+}
+
+TEST(GpuPasses, BatchedGemm) {
+  auto context = make_isl_context();
+  std::ostringstream dump;
+  build_gpu_schedule(testing::batched_gemm_plan(context.ctx()), small_options(), PassDumps{{"map_to_gpu"}, &dump});
+  EXPECT_TRUE(matches_golden(dump.str(), "schedule/batched_gemm.map_to_gpu.yaml"));
+}
+
+TEST(GpuPasses, UnknownDumpPassIsAnError) {
+  EXPECT_THROW(validate_dump_request({"block_tile", "tile_everything"}), UserError);
+  EXPECT_NO_THROW(validate_dump_request({"all", "prefetch"}));
+}
+
+}  // namespace
+}  // namespace polyfuse
