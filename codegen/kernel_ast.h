@@ -7,24 +7,11 @@
 
 #include <isl/cpp.h>
 
-#include <cstdint>
-#include <map>
-#include <string>
 
 #include "schedule/gpu_options.h"
 #include "schedule/kernel_plan.h"
 
 namespace polyfuse {
-
-// Sizes of the kernel: names to values for bound sizes; unbound sizes are kernel
-// arguments.
-using SizeBindings = std::map<std::string, std::int64_t>;
-
-// The launch grid of `plan` for bound sizes (x, y, z as CUDA orders them); InternalError
-// when a size the grid needs is unbound.
-struct GridShape {
-  std::int64_t x = 1, y = 1, z = 1;
-};
 
 // The context set of the kernel's AST: size bindings, sizes ≥ 1, M/N/K multiples of
 // the block tile, 0 <= blockIdx_* < grid, 0 <= warp_* < warps per block.

@@ -1,0 +1,75 @@
+// The BRGEMM primitive: C += sum_{i < batch} A_i * B_i   (seed: primitives-brgemm-neon §7.2).
+//
+// Hard-coded when the kernel object is made (BrgemmConfig): M, N, K, batch count, the
+// layouts of A (M x K), B (K x N) and C (M x N), the input dtype, whether C is
+// accumulated into or overwritten, and the ISA path. Run time (operator()): the
+// pointers, leading dimensions and batch strides (A_i = a + i * stride_a, in elements).
+//
+// C is always f32. f16/bf16 inputs are widened while packing (f32 FMAs), except on CPUs
+// with AVX-512-BF16, where bf16 panels feed vdpbf16ps directly.
+//
+// A Brgemm is immutable after construction and operator() is safe to call from many
+// threads at once (packing buffers are thread-local); it never starts threads itself,
+// so generated code calls it inside its own (OpenMP-parallel) loop nest.
+#pragma once
+
+#include <cstdint>
+
+#include "polyfuse/cpu/types.h"
+
+namespace polyfuse::cpu {
+
+// Whether a kernel copies A and B into cache-blocked panels first (Goto / LLVM-paper
+// mc-kc-nc blocking). `automatic` packs when it pays: a row-major A (after C-layout
+// normalisation), a non-f32 dtype, or operands too large for L1/L2 reuse.
+enum class Packing { automatic, always, never };
+
+struct BrgemmConfig {
+  int64_t m = 0;      // rows of A and C
+  int64_t n = 0;      // columns of B and C
+  int64_t k = 0;      // columns of A, rows of B
+  int64_t batch = 1;  // number of (A_i, B_i) pairs reduced into C
+  Layout a_layout = Layout::col_major;
+  Layout b_layout = Layout::col_major;
+  Layout c_layout = Layout::col_major;
+  DType dtype = DType::f32;  // of A and B
+  bool accumulate = true;    // false: C = sum A_i B_i (fuses a zero first touch)
+  Isa isa = Isa::native;
+  Packing packing = Packing::automatic;
+};
+
+namespace detail {
+struct BrgemmPlan;  // the kernel's hidden, precomputed execution plan
+}
+
+class Brgemm {
+ public:
+  // Validates `config` (throws ConfigError naming the field) and prepares the kernel.
+  explicit Brgemm(const BrgemmConfig& config);
+  ~Brgemm();
+  Brgemm(Brgemm&&) noexcept;
+  Brgemm& operator=(Brgemm&&) noexcept;
+  Brgemm(const Brgemm&) = delete;
+  Brgemm& operator=(const Brgemm&) = delete;
+
+  // C += sum_i A_i B_i. a, b point to elements of config().dtype; ld_* are the leading
+  // dimensions of A, B, C for their layouts; stride_a/stride_b separate A_i from A_{i+1}
+  // (ignored when batch == 1). Leading dimensions are not checked at run time; they
+  // must be at least the row (col-major) or column (row-major) count.
+  void operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
+                  int64_t ld_c, int64_t stride_a = 0, int64_t stride_b = 0) const;
+
+  const BrgemmConfig& config() const;
+  // The ISA path the kernel runs (never Isa::native).
+  Isa isa() const;
+  // Whether calls pack A and B (see Packing).
+  bool packs() const;
+  // Register block of the microkernel (rows x columns of C held in registers).
+  int64_t block_m() const;
+  int64_t block_n() const;
+
+ private:
+  detail::BrgemmPlan* plan_;
+};
+
+}  // namespace polyfuse::cpu

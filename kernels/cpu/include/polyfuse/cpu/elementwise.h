@@ -1,0 +1,83 @@
+// Unary and binary primitives on M x N matrices (seed: primitives-brgemm-neon §7.3).
+//
+// Hard-coded when the kernel object is made: the operation, M and N, the layout (and
+// broadcast kind) of every operand, and the dtypes. Run time: pointers and leading
+// dimensions. All arithmetic is f32; f16/bf16 operands are converted on the way in and
+// out, so an identity Unary from f32 to bf16 is also the conversion primitive.
+// The objects are immutable and callable from many threads at once; in-place use
+// (output == input with the same layout and leading dimension) is allowed.
+#pragma once
+
+#include <cstdint>
+
+#include "polyfuse/cpu/types.h"
+
+namespace polyfuse::cpu {
+
+// zero: B := 0 (A unused, may be null); identity: B := A (a transposition when the
+// layouts differ, a conversion when the dtypes differ); the rest are the pointwise
+// activations of the .tc language, matching the GPU path:
+//   gelu(x) = 0.5 x (1 + erf(x / sqrt 2)),  sigmoid(x) = 1 / (1 + exp(-x)).
+enum class UnaryOp { zero, identity, relu, sigmoid, tanh, gelu, exp, neg };
+
+enum class BinaryOp { add, sub, mul, div, max, min };
+
+const char* to_string(UnaryOp op);
+const char* to_string(BinaryOp op);
+float apply(UnaryOp op, float x);              // the scalar definition
+float apply(BinaryOp op, float x, float y);    // the scalar definition
+
+// How an input operand covers the M x N iteration space. Element (m, n) is read at:
+//   matrix + col_major: p[m + n*ld]     matrix + row_major: p[m*ld + n]
+//   row_vector (one value per column, e.g. bias(n)):  p[n*ld]   (ld = 1 when contiguous)
+//   col_vector (one value per row, e.g. scale(m)):    p[m*ld]
+//   scalar: p[0]
+enum class Broadcast { matrix, row_vector, col_vector, scalar };
+
+struct Operand {
+  Layout layout = Layout::col_major;
+  DType dtype = DType::f32;
+  Broadcast broadcast = Broadcast::matrix;
+};
+
+struct UnaryConfig {
+  int64_t m = 0;
+  int64_t n = 0;
+  UnaryOp op = UnaryOp::identity;
+  Operand in;   // ignored for zero
+  Operand out;  // broadcast must be matrix
+};
+
+class Unary {
+ public:
+  explicit Unary(const UnaryConfig& config);  // throws ConfigError
+  // out := op(in). For zero, `in` and `ld_in` are ignored.
+  void operator()(const void* in, void* out, int64_t ld_in, int64_t ld_out) const;
+  const UnaryConfig& config() const { return config_; }
+
+ private:
+  UnaryConfig config_;
+};
+
+struct BinaryConfig {
+  int64_t m = 0;
+  int64_t n = 0;
+  BinaryOp op = BinaryOp::add;
+  Operand in0;
+  Operand in1;
+  Operand out;  // broadcast must be matrix
+};
+
+class Binary {
+ public:
+  explicit Binary(const BinaryConfig& config);  // throws ConfigError
+  // out := in0 op in1.
+  void operator()(const void* in0, const void* in1, void* out, int64_t ld_in0,
+                  int64_t ld_in1, int64_t ld_out) const;
+  const BinaryConfig& config() const { return config_; }
+
+ private:
+  BinaryConfig config_;
+};
+
+}  // namespace polyfuse::cpu

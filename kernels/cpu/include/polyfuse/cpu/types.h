@@ -1,0 +1,60 @@
+// Basic vocabulary of the CPU primitives: element types, matrix layouts, instruction
+// sets, the configuration error, and scalar f16/bf16 conversions.
+//
+// Conventions (the seeds' column-major view): a matrix X of R rows and C columns with
+// leading dimension ld holds element (r, c) at
+//   col_major: x[r + c * ld]        row_major: x[r * ld + c]
+// Every size, leading dimension and stride is counted in elements, never bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace polyfuse::cpu {
+
+// Element type of a primitive's inputs. BRGEMM always accumulates (and stores C) in f32.
+enum class DType { f32, f16, bf16 };
+
+// Storage order of one matrix operand (see the file comment).
+enum class Layout { col_major, row_major };
+
+// Instruction-set path of a kernel. `native` means "the best this CPU runs" (after the
+// POLYFUSE_CPU_ISA environment cap, see isa.h); the others force one path.
+enum class Isa { native, generic, avx2, avx512, neon };
+
+// Bytes of one element of `type`.
+int64_t dtype_size(DType type);
+// "f32", "f16", "bf16" (and the same style for the other enums).
+const char* to_string(DType type);
+const char* to_string(Layout layout);
+const char* to_string(Isa isa);
+
+// A kernel or tensor-operation configuration broke a rule. what() names the field and
+// the rule, e.g. "BrgemmConfig.m: must be > 0 (got 0)".
+class ConfigError : public std::invalid_argument {
+ public:
+  explicit ConfigError(const std::string& message) : std::invalid_argument(message) {}
+};
+
+// --- scalar conversions (round to nearest even; NaN stays NaN) -------------------------
+inline float bf16_to_f32(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
+inline uint16_t f32_to_bf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float f16_to_f32(uint16_t bits);
+uint16_t f32_to_f16(float value);
+
+}  // namespace polyfuse::cpu

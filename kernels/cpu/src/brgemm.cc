@@ -1,0 +1,263 @@
+// The BRGEMM kernel object: validation, the choice of microkernel family and of the
+// direct or packed (Goto) driver, and the two drivers.
+//
+// Both drivers first normalise C to column-major: a row-major C is C^T = B^T A^T with
+// C^T column-major, so the operands swap (A' = B^T, B' = A^T) and M and N swap.
+// After that A' must have its m index at unit stride to be streamed directly; otherwise
+// (or for f16/bf16, or when the operands outgrow the caches) the packed driver copies
+// mc x kc blocks of A' and kc x nc blocks of B' into microkernel panels first.
+#include "polyfuse/cpu/brgemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "blocking.h"
+#include "microkernel.h"
+#include "pack.h"
+#include "polyfuse/cpu/isa.h"
+
+namespace polyfuse::cpu {
+namespace detail {
+
+struct BrgemmPlan {
+  BrgemmConfig config;
+  Isa isa = Isa::generic;
+  const KernelFamily* family = nullptr;
+  bool swap = false;    // C row-major: compute C^T = B^T A^T
+  bool pack = false;
+  int64_t m = 0, n = 0; // after normalisation
+  int64_t mr = 0, nr = 0;
+  Blocking blocking;
+};
+
+namespace {
+
+const KernelFamily& f32_family(Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return avx512_f32_family();
+    case Isa::avx2: return avx2_f32_family();
+    case Isa::neon: return neon_f32_family();
+    default: return generic_f32_family();
+  }
+}
+
+void check_positive(int64_t value, const char* field) {
+  if (value <= 0)
+    throw ConfigError(std::string("BrgemmConfig.") + field + ": must be > 0 (got " +
+                      std::to_string(value) + ")");
+}
+
+// Thread-local, 64-byte aligned scratch for packed panels; grows, never shrinks.
+struct Scratch {
+  void* data = nullptr;
+  size_t bytes = 0;
+  ~Scratch() { ::operator delete(data, std::align_val_t{64}); }
+  void* get(size_t need) {
+    if (need > bytes) {
+      ::operator delete(data, std::align_val_t{64});
+      data = ::operator new(need, std::align_val_t{64});
+      bytes = need;
+    }
+    return data;
+  }
+};
+
+// Run-time operands after normalisation.
+struct Operands {
+  View a;  // m x k
+  View b;  // k x n
+  float* c;
+  int64_t ldc;
+  int64_t stride_a, stride_b;
+};
+
+void run_tile(const KernelFamily& family, MicroArgs& args, int64_t rows, int64_t cols) {
+  const int64_t lanes = family.lanes;
+  const int64_t vectors = (rows + lanes - 1) / lanes;
+  const int64_t tail = rows - (vectors - 1) * lanes;
+  args.m_tail = static_cast<int>(tail);
+  family.fn[tail != lanes][vectors - 1][cols - 1](args);
+}
+
+// Direct driver: A' streamed in place (unit m stride), B' broadcast in place.
+void run_direct(const BrgemmPlan& plan, const Operands& op) {
+  const KernelFamily& family = *plan.family;
+  const int64_t es = 1;  // f32 only: element offsets
+  MicroArgs args{};
+  args.a_k = op.a.cs * es;
+  args.b_k = op.b.rs;
+  args.b_n = op.b.cs;
+  args.ldc = op.ldc;
+  args.k = plan.config.k;
+  args.batch = plan.config.batch;
+  args.a_batch = op.stride_a;
+  args.b_batch = op.stride_b;
+  args.load_c = plan.config.accumulate;
+  const float* a = static_cast<const float*>(op.a.base);
+  const float* b = static_cast<const float*>(op.b.base);
+  // Balanced column tiles: N = 32 with a 6-wide block runs 6,6,5,5,5,5 rather than
+  // 6,6,6,6,6,2 (a 2-column tile keeps too few accumulators to hide FMA latency).
+  const int64_t tiles = (plan.n + plan.nr - 1) / plan.nr;
+  const int64_t base = plan.n / tiles, wider = plan.n % tiles;
+  for (int64_t t = 0, j = 0; t < tiles; ++t) {
+    const int64_t cols = base + (t < wider ? 1 : 0);
+    for (int64_t i = 0; i < plan.m; i += plan.mr) {
+      const int64_t rows = std::min(plan.mr, plan.m - i);
+      args.a = a + i;
+      args.b = b + j * op.b.cs;
+      args.c = op.c + i + j * op.ldc;
+      run_tile(family, args, rows, cols);
+    }
+    j += cols;
+  }
+}
+
+View offset(const View& v, int64_t elements) {
+  View out = v;
+  out.base = static_cast<const char*>(v.base) + elements * dtype_size(v.dtype);
+  return out;
+}
+
+// Packed driver (Goto): for each nc block of N, for each (batch, kc) block of the
+// reduction, pack B'; for each mc block of M, pack A'; sweep the register tiles.
+void run_packed(const BrgemmPlan& plan, const Operands& op) {
+  const KernelFamily& family = *plan.family;
+  const int64_t kp = family.k_pack;
+  const int64_t panel_bytes = kp == 2 ? 2 : 4;
+  const Blocking& blk = plan.blocking;
+  const int64_t K = plan.config.k;
+  const int64_t kc_max = std::min(blk.kc, (K + kp - 1) / kp * kp);
+  const int64_t nc_max = std::min(blk.nc, (plan.n + plan.nr - 1) / plan.nr * plan.nr);
+  const int64_t mc_max = std::min(blk.mc, (plan.m + plan.mr - 1) / plan.mr * plan.mr);
+  thread_local Scratch a_scratch, b_scratch;
+  void* a_pack = a_scratch.get(static_cast<size_t>(mc_max * kc_max * panel_bytes));
+  void* b_pack = b_scratch.get(static_cast<size_t>(nc_max * kc_max * panel_bytes));
+
+  MicroArgs args{};
+  args.a_k = plan.mr * kp;
+  args.b_k = plan.nr * kp;
+  args.b_n = kp;
+  args.ldc = op.ldc;
+  args.batch = 1;
+  for (int64_t j0 = 0; j0 < plan.n; j0 += blk.nc) {
+    const int64_t nc = std::min(blk.nc, plan.n - j0);
+    bool first = true;
+    for (int64_t batch = 0; batch < plan.config.batch; ++batch) {
+      for (int64_t k0 = 0; k0 < K; k0 += blk.kc) {
+        const int64_t kc = std::min(blk.kc, K - k0);
+        const int64_t kc_padded = (kc + kp - 1) / kp * kp;
+        pack_b(offset(op.b, batch * op.stride_b + k0 * op.b.rs + j0 * op.b.cs), kc, nc,
+               plan.nr, kp, b_pack);
+        args.k = kc_padded / kp;
+        args.load_c = plan.config.accumulate || !first;
+        first = false;
+        for (int64_t i0 = 0; i0 < plan.m; i0 += blk.mc) {
+          const int64_t mc = std::min(blk.mc, plan.m - i0);
+          pack_a(offset(op.a, batch * op.stride_a + i0 * op.a.rs + k0 * op.a.cs), mc, kc,
+                 plan.mr, kp, a_pack);
+          for (int64_t j = 0; j < nc; j += plan.nr) {
+            const int64_t cols = std::min(plan.nr, nc - j);
+            args.b = static_cast<const char*>(b_pack) + (j / plan.nr) * plan.nr * kc_padded * panel_bytes;
+            for (int64_t i = 0; i < mc; i += plan.mr) {
+              const int64_t rows = std::min(plan.mr, mc - i);
+              args.a = static_cast<const char*>(a_pack) + (i / plan.mr) * plan.mr * kc_padded * panel_bytes;
+              args.c = op.c + (i0 + i) + (j0 + j) * op.ldc;
+              run_tile(family, args, rows, cols);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
+  detail::check_positive(config.m, "m");
+  detail::check_positive(config.n, "n");
+  detail::check_positive(config.k, "k");
+  detail::check_positive(config.batch, "batch");
+  auto plan = std::make_unique<detail::BrgemmPlan>();
+  plan->config = config;
+  plan->isa = resolve_isa(config.isa, "BrgemmConfig.isa");
+  plan->swap = config.c_layout == Layout::row_major;
+  plan->m = plan->swap ? config.n : config.m;
+  plan->n = plan->swap ? config.m : config.n;
+  // A' is the original A unless swapped, in which case it is B^T: unit m stride iff
+  // A is column-major (unswapped) or B is row-major (swapped).
+  const bool a_unit_m = plan->swap ? config.b_layout == Layout::row_major
+                                   : config.a_layout == Layout::col_major;
+  const bool native_bf16 = config.dtype == DType::bf16 && plan->isa == Isa::avx512 &&
+                           cpu_has_avx512_bf16() && detail::avx512_bf16_family().lanes != 0;
+  plan->family = native_bf16 ? &detail::avx512_bf16_family() : &detail::f32_family(plan->isa);
+  plan->mr = plan->family->lanes * plan->family->vectors;
+  plan->nr = plan->family->columns;
+  const detail::CacheSizes& caches = detail::cache_sizes();
+  plan->blocking = detail::blocking_for(caches, plan->mr, plan->nr, plan->family->k_pack,
+                                        native_bf16 ? 2 : 4);
+  const int64_t reduction = config.k * config.batch;
+  const bool a_outgrows_l2 = plan->m * reduction * 4 > caches.l2 / 2 && plan->n > plan->nr;
+  const bool b_outgrows_l1 = reduction * plan->nr * 4 > caches.l1d / 2 && plan->m > plan->mr;
+  const bool must_pack = !a_unit_m || config.dtype != DType::f32;
+  switch (config.packing) {
+    case Packing::always: plan->pack = true; break;
+    case Packing::never:
+      if (must_pack)
+        throw ConfigError(std::string("BrgemmConfig.packing: never is impossible for ") +
+                          (config.dtype != DType::f32 ? "a non-f32 dtype"
+                                                      : "this layout (A' would need transposing)"));
+      plan->pack = false;
+      break;
+    case Packing::automatic: plan->pack = must_pack || a_outgrows_l2 || b_outgrows_l1; break;
+  }
+  plan_ = plan.release();
+}
+
+Brgemm::~Brgemm() { delete plan_; }
+Brgemm::Brgemm(Brgemm&& other) noexcept : plan_(other.plan_) { other.plan_ = nullptr; }
+Brgemm& Brgemm::operator=(Brgemm&& other) noexcept {
+  std::swap(plan_, other.plan_);
+  return *this;
+}
+
+const BrgemmConfig& Brgemm::config() const { return plan_->config; }
+Isa Brgemm::isa() const { return plan_->isa; }
+bool Brgemm::packs() const { return plan_->pack; }
+int64_t Brgemm::block_m() const { return plan_->mr; }
+int64_t Brgemm::block_n() const { return plan_->nr; }
+
+void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
+                        int64_t ld_c, int64_t stride_a, int64_t stride_b) const {
+  const detail::BrgemmPlan& plan = *plan_;
+  const BrgemmConfig& cfg = plan.config;
+  // A(m, k) and B(k, n) as strided views.
+  const detail::View va{a, cfg.dtype, cfg.a_layout == Layout::col_major ? 1 : ld_a,
+                        cfg.a_layout == Layout::col_major ? ld_a : 1};
+  const detail::View vb{b, cfg.dtype, cfg.b_layout == Layout::col_major ? 1 : ld_b,
+                        cfg.b_layout == Layout::col_major ? ld_b : 1};
+  detail::Operands op;
+  if (plan.swap) {  // A' = B^T (n x k), B' = A^T (k x m)
+    op.a = detail::View{b, cfg.dtype, vb.cs, vb.rs};
+    op.b = detail::View{a, cfg.dtype, va.cs, va.rs};
+    op.stride_a = stride_b;
+    op.stride_b = stride_a;
+  } else {
+    op.a = va;
+    op.b = vb;
+    op.stride_a = stride_a;
+    op.stride_b = stride_b;
+  }
+  op.c = c;
+  op.ldc = ld_c;
+  if (plan.pack)
+    detail::run_packed(plan, op);
+  else
+    detail::run_direct(plan, op);
+}
+
+}  // namespace polyfuse::cpu

@@ -1,0 +1,116 @@
+// Internal: the register-blocked BRGEMM microkernel, written once over a vector-traits
+// type V and instantiated by each microkernel_<isa>.cc inside its own namespace.
+//
+// Why intrinsics + templates (not a JIT, not hand-written assembly): the seed's Neon
+// kernels are assembly and its later chapters JIT them, but a JIT is a large per-ISA
+// encoder we would have to test instruction by instruction, and assembly per block shape
+// multiplies code. Here the only per-ISA code is a ~20-line traits struct (load, masked
+// load, broadcast, FMA, store); the block loops below have compile-time trip counts, so
+// the compiler fully unrolls them into straight-line code with the accumulator in
+// registers (the seed's microkernel structure: load C, stream A and broadcast B with the
+// K loop and the batch-reduce loop inside, store C). Every tail shape is its own
+// instantiation (masked last vector, fewer columns), so edge tiles pay no branches.
+// The same template serves AVX-512 (32x12), AVX2 (16x6), Neon (16x6) and the portable
+// fallback, so a path we cannot run here still executes the logic the others test.
+//
+// V provides: acc (f32 accumulator vector), avec/bvec (operand vectors), elem (input
+// element type), lanes, k_pack, tail_t, make_tail(n), zero(), load_c/load_c_n,
+// store_c/store_c_n, load_a/load_a_n, broadcast_b, fma(acc, a, b) -> acc + a*b.
+#pragma once
+
+#include "microkernel.h"
+
+#ifndef POLYFUSE_UKERNEL_NS
+#error "define POLYFUSE_UKERNEL_NS (one namespace per ISA file) before including"
+#endif
+
+namespace polyfuse::cpu::detail::POLYFUSE_UKERNEL_NS {
+
+template <class V, int MV, int NR, bool MASKED>
+void microkernel(const MicroArgs& p) {
+  using acc_t = typename V::acc;
+  using elem = typename V::elem;
+  constexpr int L = V::lanes;
+  constexpr int A_STEP = V::lanes * V::k_pack;  // elements of A per vector
+  const auto tail = V::make_tail(MASKED ? p.m_tail : L);
+  // Locals, so stores through C cannot be assumed to alias the argument block.
+  float* const c_base = p.c;
+  const int64_t ldc = p.ldc;
+
+  acc_t acc[NR][MV];
+#pragma GCC unroll 16
+  for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) {
+      float* c = c_base + j * ldc + v * L;
+      if (!p.load_c)
+        acc[j][v] = V::zero();
+      else if (MASKED && v == MV - 1)
+        acc[j][v] = V::load_c_n(c, tail);
+      else
+        acc[j][v] = V::load_c(c);
+    }
+  }
+
+  const elem* a_batch = static_cast<const elem*>(p.a);
+  const elem* b_batch = static_cast<const elem*>(p.b);
+  const int64_t b_n = p.b_n;
+  for (int64_t i = 0; i < p.batch; ++i) {
+    const elem* a = a_batch;
+    const elem* b = b_batch;
+#pragma GCC unroll 4
+    for (int64_t step = 0; step < p.k; ++step) {
+      typename V::avec av[MV];
+#pragma GCC unroll 4
+      for (int v = 0; v < MV; ++v)
+        av[v] = (MASKED && v == MV - 1) ? V::load_a_n(a + v * A_STEP, tail)
+                                        : V::load_a(a + v * A_STEP);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) {
+        const typename V::bvec bv = V::broadcast_b(b + j * b_n);
+#pragma GCC unroll 4
+        for (int v = 0; v < MV; ++v) acc[j][v] = V::fma(acc[j][v], av[v], bv);
+      }
+      a += p.a_k;
+      b += p.b_k;
+    }
+    a_batch += p.a_batch;
+    b_batch += p.b_batch;
+  }
+
+#pragma GCC unroll 16
+  for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) {
+      float* c = c_base + j * ldc + v * L;
+      if (MASKED && v == MV - 1)
+        V::store_c_n(c, acc[j][v], tail);
+      else
+        V::store_c(c, acc[j][v]);
+    }
+  }
+}
+
+// Fills family.fn with every <mv <= MV, nr <= NR> instantiation, masked and not.
+template <class V, int MV, int NR>
+void fill_family(KernelFamily& family) {
+  family.fn[0][MV - 1][NR - 1] = &microkernel<V, MV, NR, false>;
+  family.fn[1][MV - 1][NR - 1] = &microkernel<V, MV, NR, true>;
+  if constexpr (NR > 1)
+    fill_family<V, MV, NR - 1>(family);
+  else if constexpr (MV > 1)
+    fill_family<V, MV - 1, V::columns>(family);
+}
+
+template <class V>
+KernelFamily make_family() {
+  KernelFamily family;
+  family.lanes = V::lanes;
+  family.vectors = V::vectors;
+  family.columns = V::columns;
+  family.k_pack = V::k_pack;
+  fill_family<V, V::vectors, V::columns>(family);
+  return family;
+}
+
+}  // namespace polyfuse::cpu::detail::POLYFUSE_UKERNEL_NS

@@ -1,0 +1,100 @@
+// Panel packing with dtype conversion. Loop orders keep the source reads contiguous
+// where the source has a unit stride.
+#include "pack.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace polyfuse::cpu::detail {
+namespace {
+
+// Element i of a source of dtype D, as f32.
+template <DType D>
+inline float load_f32(const void* base, int64_t i) {
+  if constexpr (D == DType::f32) {
+    return static_cast<const float*>(base)[i];
+  } else if constexpr (D == DType::f16) {
+    return f16_to_f32(static_cast<const uint16_t*>(base)[i]);
+  } else {
+    return bf16_to_f32(static_cast<const uint16_t*>(base)[i]);
+  }
+}
+
+// f32 panels from a source of dtype D.
+template <DType D>
+void pack_f32(const void* src, int64_t rs, int64_t cs, int64_t rows, int64_t depth,
+              int64_t width, float* dst) {
+  // rows are the panel's vector direction (m for A, n for B), depth is k.
+  for (int64_t p0 = 0; p0 < rows; p0 += width) {
+    const int64_t w = std::min(width, rows - p0);
+    float* panel = dst + (p0 / width) * width * depth;
+    if (rs == 1) {
+      for (int64_t k = 0; k < depth; ++k) {
+        const int64_t s = p0 + k * cs;
+        float* d = panel + k * width;
+        for (int64_t r = 0; r < w; ++r) d[r] = load_f32<D>(src, s + r);
+        for (int64_t r = w; r < width; ++r) d[r] = 0.f;
+      }
+    } else {
+      for (int64_t r = 0; r < w; ++r) {
+        const int64_t s = (p0 + r) * rs;
+        for (int64_t k = 0; k < depth; ++k) panel[k * width + r] = load_f32<D>(src, s + k * cs);
+      }
+      for (int64_t k = 0; k < depth; ++k)
+        for (int64_t r = w; r < width; ++r) panel[k * width + r] = 0.f;
+    }
+  }
+}
+
+// bf16 pair panels: dst[p][k/2][width][2].
+void pack_pairs(const uint16_t* src, int64_t rs, int64_t cs, int64_t rows, int64_t depth,
+                int64_t width, uint16_t* dst) {
+  const int64_t depth2 = (depth + 1) / 2 * 2;
+  for (int64_t p0 = 0; p0 < rows; p0 += width) {
+    const int64_t w = std::min(width, rows - p0);
+    uint16_t* panel = dst + (p0 / width) * width * depth2;
+    for (int64_t k = 0; k < depth2; ++k) {
+      uint16_t* d = panel + (k / 2) * width * 2 + (k & 1);
+      for (int64_t r = 0; r < width; ++r)
+        d[r * 2] = (r < w && k < depth) ? src[(p0 + r) * rs + k * cs] : uint16_t{0};
+    }
+  }
+}
+
+void pack_any(const View& v, bool transpose_view, int64_t rows, int64_t depth,
+              int64_t width, int64_t k_pack, void* dst) {
+  // For A the panel direction is the view's rows; for B it is the view's columns.
+  const int64_t rs = transpose_view ? v.cs : v.rs;
+  const int64_t cs = transpose_view ? v.rs : v.cs;
+  if (k_pack == 2) {
+    pack_pairs(static_cast<const uint16_t*>(v.base), rs, cs, rows, depth, width,
+               static_cast<uint16_t*>(dst));
+    return;
+  }
+  float* out = static_cast<float*>(dst);
+  switch (v.dtype) {
+    case DType::f32:
+      pack_f32<DType::f32>(v.base, rs, cs, rows, depth, width, out);
+      break;
+    case DType::f16:
+      pack_f32<DType::f16>(v.base, rs, cs, rows, depth, width, out);
+      break;
+    case DType::bf16:
+      pack_f32<DType::bf16>(v.base, rs, cs, rows, depth, width, out);
+      break;
+  }
+}
+
+}  // namespace
+
+void pack_a(const View& a, int64_t rows, int64_t depth, int64_t mr, int64_t k_pack,
+            void* dst) {
+  pack_any(a, false, rows, depth, mr, k_pack, dst);
+}
+
+void pack_b(const View& b, int64_t depth, int64_t cols, int64_t nr, int64_t k_pack,
+            void* dst) {
+  pack_any(b, true, cols, depth, nr, k_pack, dst);
+}
+
+}  // namespace polyfuse::cpu::detail

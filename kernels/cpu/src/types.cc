@@ -1,0 +1,82 @@
+// Element-type helpers and names of the basic enums.
+#include "polyfuse/cpu/types.h"
+
+namespace polyfuse::cpu {
+
+int64_t dtype_size(DType type) { return type == DType::f32 ? 4 : 2; }
+
+const char* to_string(DType type) {
+  switch (type) {
+    case DType::f32: return "f32";
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(Layout layout) {
+  return layout == Layout::col_major ? "col_major" : "row_major";
+}
+
+const char* to_string(Isa isa) {
+  switch (isa) {
+    case Isa::native: return "native";
+    case Isa::generic: return "generic";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    case Isa::neon: return "neon";
+  }
+  return "?";
+}
+
+// IEEE binary16 -> binary32, exact (subnormals, infinities and NaN included).
+float f16_to_f32(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  uint32_t out;
+  if (exponent == 0x1f) {
+    out = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    out = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    out = sign;
+  } else {  // subnormal: normalise
+    exponent = 113;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    out = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float value;
+  std::memcpy(&value, &out, sizeof value);
+  return value;
+}
+
+// binary32 -> binary16 with round to nearest even; overflow gives infinity.
+uint16_t f32_to_f16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (abs < 0x38800000u) {  // result is subnormal or zero
+    if (abs < 0x33000000u) return sign;  // below half the smallest subnormal
+    const uint32_t exponent = abs >> 23;
+    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t r = 126u - exponent;  // value = mantissa * 2^(exponent-150); unit 2^-24
+    uint32_t half = mantissa >> r;
+    const uint32_t rest = mantissa & ((1u << r) - 1u);
+    const uint32_t halfway = 1u << (r - 1u);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t out = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (out & 1u))) ++out;
+  return static_cast<uint16_t>(sign | out);
+}
+
+}  // namespace polyfuse::cpu

@@ -1,0 +1,164 @@
+// BRGEMM against the double-precision reference: every ISA path forced in turn, over
+// shapes with 1, primes and non-multiples of every register block, all layouts, padded
+// leading dimensions, batch strides, dtypes, and both drivers (direct and packed).
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "reference.h"
+
+namespace polyfuse::cpu::testing {
+namespace {
+
+class BrgemmTest : public ::testing::TestWithParam<Isa> {
+ protected:
+  void SetUp() override {
+    if (!isa_supported(GetParam()))
+      GTEST_SKIP() << to_string(GetParam()) << " is not supported by this CPU: path not tested";
+  }
+
+  // Runs one configuration with leading-dimension padding `pad` and batch gap `gap`
+  // and compares with the reference.
+  void check(BrgemmConfig cfg, int64_t pad = 0, int64_t gap = 0) {
+    cfg.isa = GetParam();
+    SCOPED_TRACE(shape_name(cfg.m, cfg.n, cfg.k, cfg.batch) + " A " + to_string(cfg.a_layout) +
+                 " B " + to_string(cfg.b_layout) + " C " + to_string(cfg.c_layout) + " " +
+                 to_string(cfg.dtype) + (cfg.accumulate ? " +=" : " =") + " pad " +
+                 std::to_string(pad) + " packing " + std::to_string(int(cfg.packing)));
+    const bool a_col = cfg.a_layout == Layout::col_major;
+    const bool b_col = cfg.b_layout == Layout::col_major;
+    const bool c_col = cfg.c_layout == Layout::col_major;
+    const int64_t lda = (a_col ? cfg.m : cfg.k) + pad;
+    const int64_t ldb = (b_col ? cfg.k : cfg.n) + pad;
+    const int64_t ldc = (c_col ? cfg.m : cfg.n) + pad;
+    const int64_t size_a = (a_col ? cfg.k : cfg.m) * lda + gap;
+    const int64_t size_b = (b_col ? cfg.n : cfg.k) * ldb + gap;
+    const int64_t size_c = (c_col ? cfg.n : cfg.m) * ldc;
+    std::mt19937 rng(static_cast<unsigned>(cfg.m * 7919 + cfg.n * 131 + cfg.k * 17 + cfg.batch));
+    Buffer a = random_buffer(cfg.dtype, size_a * cfg.batch, rng);
+    Buffer b = random_buffer(cfg.dtype, size_b * cfg.batch, rng);
+    Buffer c = random_buffer(DType::f32, size_c, rng);
+    std::vector<float> expected = c.values;
+    reference_brgemm(cfg, a.values, b.values, expected, lda, ldb, ldc, size_a, size_b);
+
+    const Brgemm kernel(cfg);
+    EXPECT_EQ(kernel.isa(), GetParam());
+    std::vector<float> got = c.values;
+    kernel(a.data(), b.data(), got.data(), lda, ldb, ldc, size_a, size_b);
+    // Outside the M x N block (the padding) C must be untouched: the reference keeps it.
+    EXPECT_LE(max_abs_diff(got, expected), f32_tolerance(cfg.k * cfg.batch));
+  }
+};
+
+const std::vector<int64_t> kEdgeSizes = {1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 33, 48};
+
+TEST_P(BrgemmTest, F32ColumnMajorEdgeShapesDirectAndPacked) {
+  for (Packing packing : {Packing::never, Packing::always})
+    for (int64_t m : kEdgeSizes)
+      for (int64_t n : {int64_t{1}, int64_t{5}, int64_t{6}, int64_t{7}, int64_t{12}, int64_t{13}, int64_t{25}})
+        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{16}}) {
+          BrgemmConfig cfg;
+          cfg.m = m, cfg.n = n, cfg.k = k, cfg.packing = packing;
+          check(cfg);
+        }
+}
+
+TEST_P(BrgemmTest, F32AllLayoutsWithPaddedLeadingDimensions) {
+  for (Layout la : {Layout::col_major, Layout::row_major})
+    for (Layout lb : {Layout::col_major, Layout::row_major})
+      for (Layout lc : {Layout::col_major, Layout::row_major})
+        for (Packing packing : {Packing::automatic, Packing::always})
+          for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{19, 11, 9},
+                                 {32, 12, 32}, {1, 29, 4}, {37, 1, 23}}) {
+            BrgemmConfig cfg;
+            cfg.m = m, cfg.n = n, cfg.k = k, cfg.a_layout = la, cfg.b_layout = lb;
+            cfg.c_layout = lc, cfg.packing = packing;
+            check(cfg, 3);
+          }
+}
+
+TEST_P(BrgemmTest, F32BatchReduceWithStridesAndOverwrite) {
+  for (int64_t batch : {1, 2, 3, 8})
+    for (bool accumulate : {true, false})
+      for (Packing packing : {Packing::never, Packing::always}) {
+        BrgemmConfig cfg;
+        cfg.m = 35, cfg.n = 14, cfg.k = 10, cfg.batch = batch;
+        cfg.accumulate = accumulate, cfg.packing = packing;
+        check(cfg, 1, 5);  // batch members 5 elements apart beyond their extent
+      }
+}
+
+TEST_P(BrgemmTest, F32SeedConfigurations) {
+  // tensor-operation-backend §5.3: 32 x 32 x 32 blocks, batch 1 (gemm) and 8 (brgemm),
+  // and the primitives seed's 16 x 6 x 1 / 16 x 6 x 64 microkernel settings.
+  for (auto [m, n, k, batch] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{32, 32, 32, 1},
+                                {32, 32, 32, 8}, {16, 6, 1, 1}, {16, 6, 64, 1}}) {
+    BrgemmConfig cfg;
+    cfg.m = m, cfg.n = n, cfg.k = k, cfg.batch = batch;
+    check(cfg);
+  }
+}
+
+TEST_P(BrgemmTest, F32CacheBlockBoundaries) {
+  // K beyond kc, M beyond mc and N beyond nc in the packed driver.
+  const int64_t big = emulated() ? 1 : 2;
+  BrgemmConfig cfg;
+  cfg.m = 130 * big + 3, cfg.n = 61 * big, cfg.k = 300 * big + 7, cfg.batch = 2;
+  cfg.packing = Packing::always;
+  check(cfg);
+  cfg.c_layout = Layout::row_major, cfg.a_layout = Layout::row_major;
+  check(cfg, 2);
+  if (!emulated()) {
+    BrgemmConfig wide;
+    wide.m = 40, wide.n = 4200, wide.k = 20, wide.packing = Packing::always;
+    check(wide);
+  }
+}
+
+TEST_P(BrgemmTest, LowPrecisionInputsAccumulateInF32) {
+  for (DType dtype : {DType::f16, DType::bf16})
+    for (Layout la : {Layout::col_major, Layout::row_major})
+      for (Layout lc : {Layout::col_major, Layout::row_major})
+        for (auto [m, n, k, batch] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{33, 13, 7, 1},
+                                      {32, 32, 32, 4}, {5, 3, 1, 2}, {17, 25, 64, 1}}) {
+          BrgemmConfig cfg;
+          cfg.m = m, cfg.n = n, cfg.k = k, cfg.batch = batch, cfg.dtype = dtype;
+          cfg.a_layout = la, cfg.c_layout = lc, cfg.b_layout = Layout::row_major;
+          check(cfg, 1, 2);
+        }
+}
+
+TEST_P(BrgemmTest, ReportsTheForcedPathAndBlock) {
+  BrgemmConfig cfg;
+  cfg.m = cfg.n = cfg.k = 8;
+  cfg.isa = GetParam();
+  const Brgemm kernel(cfg);
+  EXPECT_EQ(kernel.isa(), GetParam());
+  const int64_t expected_m = GetParam() == Isa::avx512 ? 32 : GetParam() == Isa::generic ? 8 : 16;
+  const int64_t expected_n = GetParam() == Isa::avx512 ? 12 : GetParam() == Isa::generic ? 4 : 6;
+  EXPECT_EQ(kernel.block_m(), expected_m);
+  EXPECT_EQ(kernel.block_n(), expected_n);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, BrgemmTest, ::testing::ValuesIn(all_isas()),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(BrgemmNativeBf16, Avx512Bf16DotProductPath) {
+  if (!cpu_has_avx512_bf16())
+    GTEST_SKIP() << "no AVX-512-BF16 on this CPU: the vdpbf16ps path is not tested";
+  BrgemmConfig cfg;
+  cfg.m = 45, cfg.n = 27, cfg.k = 33, cfg.batch = 3, cfg.dtype = DType::bf16;
+  cfg.isa = Isa::avx512;
+  std::mt19937 rng(5);
+  Buffer a = random_buffer(DType::bf16, cfg.m * cfg.k * cfg.batch, rng);
+  Buffer b = random_buffer(DType::bf16, cfg.k * cfg.n * cfg.batch, rng);
+  std::vector<float> c(cfg.m * cfg.n, 0.5f), expected = c;
+  reference_brgemm(cfg, a.values, b.values, expected, cfg.m, cfg.k, cfg.m, cfg.m * cfg.k,
+                   cfg.k * cfg.n);
+  const Brgemm kernel(cfg);
+  kernel(a.data(), b.data(), c.data(), cfg.m, cfg.k, cfg.m, cfg.m * cfg.k, cfg.k * cfg.n);
+  EXPECT_LE(max_abs_diff(c, expected), f32_tolerance(cfg.k * cfg.batch));
+}
+
+}  // namespace
+}  // namespace polyfuse::cpu::testing

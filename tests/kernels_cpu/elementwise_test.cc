@@ -1,0 +1,132 @@
+// Unary and binary primitives against their scalar definitions: every op, layouts
+// (incl. transposition), broadcasts, padded leading dimensions, dtype conversions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "reference.h"
+
+namespace polyfuse::cpu::testing {
+namespace {
+
+int64_t operand_index(const Operand& op, int64_t r, int64_t c, int64_t ld) {
+  switch (op.broadcast) {
+    case Broadcast::matrix: return index_of(op.layout, r, c, ld);
+    case Broadcast::row_vector: return c * ld;
+    case Broadcast::col_vector: return r * ld;
+    case Broadcast::scalar: return 0;
+  }
+  return 0;
+}
+
+int64_t operand_extent(const Operand& op, int64_t m, int64_t n, int64_t ld) {
+  switch (op.broadcast) {
+    case Broadcast::matrix: return (op.layout == Layout::col_major ? n : m) * ld;
+    case Broadcast::row_vector: return (n - 1) * ld + 1;
+    case Broadcast::col_vector: return (m - 1) * ld + 1;
+    case Broadcast::scalar: return 1;
+  }
+  return 1;
+}
+
+double tolerance(DType dtype) { return dtype == DType::f32 ? 1e-6 : dtype == DType::f16 ? 2e-3 : 1e-2; }
+
+const std::vector<std::pair<int64_t, int64_t>> kShapes = {{1, 1}, {1, 7}, {7, 1}, {13, 29}, {32, 32}, {130, 17}};
+
+TEST(Unary, EveryOpLayoutAndDtype) {
+  for (UnaryOp op : {UnaryOp::zero, UnaryOp::identity, UnaryOp::relu, UnaryOp::sigmoid,
+                     UnaryOp::tanh, UnaryOp::gelu, UnaryOp::exp, UnaryOp::neg})
+    for (Layout lin : {Layout::col_major, Layout::row_major})
+      for (Layout lout : {Layout::col_major, Layout::row_major})
+        for (DType din : {DType::f32, DType::bf16})
+          for (DType dout : {DType::f32, DType::f16})
+            for (auto [m, n] : kShapes) {
+              SCOPED_TRACE(std::string(to_string(op)) + " " + std::to_string(m) + "x" + std::to_string(n) +
+                           " " + to_string(lin) + "->" + to_string(lout) + " " + to_string(din) + "->" + to_string(dout));
+              UnaryConfig cfg;
+              cfg.m = m, cfg.n = n, cfg.op = op;
+              cfg.in = {lin, din, Broadcast::matrix};
+              cfg.out = {lout, dout, Broadcast::matrix};
+              const int64_t ld_in = (lin == Layout::col_major ? m : n) + 2;
+              const int64_t ld_out = (lout == Layout::col_major ? m : n) + 1;
+              std::mt19937 rng(static_cast<unsigned>(m * 31 + n));
+              Buffer in = random_buffer(din, operand_extent(cfg.in, m, n, ld_in), rng);
+              Buffer out = random_buffer(dout, operand_extent(cfg.out, m, n, ld_out), rng);
+              Buffer before = out;
+              Unary{cfg}(in.data(), out.data(), ld_in, ld_out);
+              std::vector<bool> written(out.values.size(), false);
+              for (int64_t r = 0; r < m; ++r)
+                for (int64_t c = 0; c < n; ++c) {
+                  const int64_t o = index_of(lout, r, c, ld_out);
+                  written[o] = true;
+                  const float want = apply(op, in.values[index_of(lin, r, c, ld_in)]);
+                  const float got = stored_value(dout, out.data(), o);
+                  ASSERT_NEAR(got, want, tolerance(dout) * (1 + std::fabs(want))) << "at " << r << "," << c;
+                }
+              for (size_t i = 0; i < written.size(); ++i)
+                if (!written[i]) {
+                  ASSERT_EQ(stored_value(dout, out.data(), i), before.values[i]) << "padding " << i;
+                }
+            }
+}
+
+TEST(Unary, InPlaceReluOnABlock) {
+  UnaryConfig cfg;
+  cfg.m = 32, cfg.n = 32, cfg.op = UnaryOp::relu;
+  std::mt19937 rng(3);
+  Buffer x = random_buffer(DType::f32, 40 * 32, rng);
+  std::vector<float> want = x.values;
+  for (int64_t c = 0; c < 32; ++c)
+    for (int64_t r = 0; r < 32; ++r) want[r + c * 40] = std::max(0.f, want[r + c * 40]);
+  Unary{cfg}(x.data(), x.data(), 40, 40);
+  EXPECT_EQ(std::vector<float>(static_cast<float*>(x.data()), static_cast<float*>(x.data()) + 40 * 32), want);
+}
+
+TEST(Binary, EveryOpWithBroadcastsAndLayouts) {
+  const std::vector<Operand> operands = {
+      {Layout::col_major, DType::f32, Broadcast::matrix}, {Layout::row_major, DType::f32, Broadcast::matrix},
+      {Layout::col_major, DType::f32, Broadcast::row_vector}, {Layout::col_major, DType::f32, Broadcast::col_vector},
+      {Layout::col_major, DType::f32, Broadcast::scalar}, {Layout::col_major, DType::bf16, Broadcast::matrix}};
+  for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div, BinaryOp::max, BinaryOp::min})
+    for (const Operand& in0 : operands)
+      for (const Operand& in1 : operands)
+        for (Layout lout : {Layout::col_major, Layout::row_major})
+          for (auto [m, n] : kShapes) {
+            SCOPED_TRACE(std::string(to_string(op)) + " " + std::to_string(m) + "x" + std::to_string(n) + " in0 " +
+                         std::to_string(int(in0.broadcast)) + to_string(in0.layout) + to_string(in0.dtype) + " in1 " +
+                         std::to_string(int(in1.broadcast)) + to_string(in1.layout) + to_string(in1.dtype) + " out " +
+                         to_string(lout));
+            BinaryConfig cfg;
+            cfg.m = m, cfg.n = n, cfg.op = op, cfg.in0 = in0, cfg.in1 = in1;
+            cfg.out = {lout, DType::f32, Broadcast::matrix};
+            const int64_t ld0 = in0.broadcast == Broadcast::matrix ? (in0.layout == Layout::col_major ? m : n) + 1 : 2;
+            const int64_t ld1 = in1.broadcast == Broadcast::matrix ? (in1.layout == Layout::col_major ? m : n) + 3 : 1;
+            const int64_t ldo = lout == Layout::col_major ? m : n;
+            std::mt19937 rng(static_cast<unsigned>(m + n * 3));
+            Buffer a = random_buffer(in0.dtype, operand_extent(in0, m, n, ld0), rng);
+            Buffer b = random_buffer(in1.dtype, operand_extent(in1, m, n, ld1), rng);
+            for (size_t i = 0; i < b.values.size(); ++i)  // keep div away from 0
+              if (std::fabs(b.values[i]) < 0.1f) { store_value(in1.dtype, b.data(), i, 0.5f); b.values[i] = 0.5f; }
+            std::vector<float> out(m * n, -7.f);
+            Binary{cfg}(a.data(), b.data(), out.data(), ld0, ld1, ldo);
+            for (int64_t r = 0; r < m; ++r)
+              for (int64_t c = 0; c < n; ++c) {
+                const float want = apply(op, a.values[operand_index(in0, r, c, ld0)], b.values[operand_index(in1, r, c, ld1)]);
+                ASSERT_NEAR(out[index_of(lout, r, c, ldo)], want, 1e-6 * (1 + std::fabs(want))) << r << "," << c;
+              }
+          }
+}
+
+TEST(Elementwise, RejectsBadShapesAndBroadcastOutputs) {
+  UnaryConfig u;
+  u.m = 0, u.n = 3;
+  EXPECT_THROW({ try { Unary{u}; } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "UnaryConfig.m: must be > 0 (got 0)"); throw; } }, ConfigError);
+  BinaryConfig b;
+  b.m = 2, b.n = 2, b.out.broadcast = Broadcast::row_vector;
+  EXPECT_THROW({ try { Binary{b}; } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "BinaryConfig.out.broadcast: the output must be a matrix"); throw; } }, ConfigError);
+}
+
+}  // namespace
+}  // namespace polyfuse::cpu::testing
