@@ -1,0 +1,222 @@
+// polyfuse device helpers, layer 1: single memory instructions. Every global and shared
+// access of a generated kernel goes through one of these, so that the emulator sees (and
+// checks, and counts) all of them.
+//
+//   128-bit:   ldg128 / stg128 (ld.global.v4 / st.global.v4), lds128 / sts128, lds64 / sts64
+//   element:   ldg / stg / lds / sts, and the predicated forms ldg_pred (zero-fill when the
+//              predicate is false: no access happens) and stg_pred (masked store)
+//   cp.async:  cp_async16 (cp.async.cg.shared.global, 16 bytes, zero-fill past src_bytes),
+//              cp_async_commit, cp_async_wait<N>, cp_async_wait_all (sm_80+; on older
+//              targets a synchronous load + store)
+// Addresses of 128-bit accesses must be 16-byte aligned, of 64-bit ones 8-byte aligned.
+#pragma once
+
+#include "pf_base.cuh"
+
+namespace pf {
+
+#if PF_HOST_PATH
+namespace detail {
+inline void host_copy(void* dst, const void* src, unsigned bytes) {
+  unsigned char* d = static_cast<unsigned char*>(dst);
+  const unsigned char* s = static_cast<const unsigned char*>(src);
+  for (unsigned i = 0; i < bytes; ++i) d[i] = s[i];
+}
+}  // namespace detail
+#endif
+
+namespace detail {
+PF_DEVICE bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
+}  // namespace detail
+
+#if PF_DEVICE_PATH
+PF_DEVICE unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+#endif
+
+// ---- global, 128-bit -------------------------------------------------------------------
+
+PF_DEVICE Chunk16 ldg128(const void* p) {
+  Chunk16 v;
+#if PF_DEVICE_PATH
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x[0]), "=r"(v.x[1]), "=r"(v.x[2]), "=r"(v.x[3])
+               : "l"(p));
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, 16);
+  detail::host_copy(&v, p, 16);
+#endif
+  return v;
+}
+
+// 128-bit load that returns zeros (and touches no memory) when `pred` is false.
+PF_DEVICE Chunk16 ldg128_pred(const void* p, bool pred) {
+  Chunk16 v = {{0u, 0u, 0u, 0u}};
+  if (pred) v = ldg128(p);
+#if PF_HOST_PATH
+  else ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, 0);
+#endif
+  return v;
+}
+
+PF_DEVICE void stg128(void* p, const Chunk16& v) {
+#if PF_DEVICE_PATH
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x[0]), "r"(v.x[1]),
+               "r"(v.x[2]), "r"(v.x[3])
+               : "memory");
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 16);
+  detail::host_copy(p, &v, 16);
+#endif
+}
+
+// 128-bit store that does nothing when `pred` is false.
+PF_DEVICE void stg128_pred(void* p, const Chunk16& v, bool pred) {
+  if (pred) stg128(p, v);
+#if PF_HOST_PATH
+  else ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 0);
+#endif
+}
+
+// ---- shared, 128-bit and 64-bit --------------------------------------------------------
+
+PF_DEVICE Chunk16 lds128(const void* p) {
+  Chunk16 v;
+#if PF_DEVICE_PATH
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x[0]), "=r"(v.x[1]), "=r"(v.x[2]), "=r"(v.x[3])
+               : "r"(shared_address(p)));
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::load, p, 16);
+  detail::host_copy(&v, p, 16);
+#endif
+  return v;
+}
+
+PF_DEVICE void sts128(void* p, const Chunk16& v) {
+#if PF_DEVICE_PATH
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(shared_address(p)), "r"(v.x[0]),
+               "r"(v.x[1]), "r"(v.x[2]), "r"(v.x[3])
+               : "memory");
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, p, 16);
+  detail::host_copy(p, &v, 16);
+#endif
+}
+
+// Two 32-bit words (e.g. two f32 values, or four 16-bit values).
+PF_DEVICE void lds64(const void* p, unsigned& lo, unsigned& hi) {
+#if PF_DEVICE_PATH
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(lo), "=r"(hi) : "r"(shared_address(p)));
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::load, p, 8);
+  unsigned w[2];
+  detail::host_copy(w, p, 8);
+  lo = w[0];
+  hi = w[1];
+#endif
+}
+
+PF_DEVICE void sts64(void* p, unsigned lo, unsigned hi) {
+#if PF_DEVICE_PATH
+  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(shared_address(p)), "r"(lo), "r"(hi)
+               : "memory");
+#elif PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, p, 8);
+  const unsigned w[2] = {lo, hi};
+  detail::host_copy(p, w, 8);
+#endif
+}
+
+// ---- element accesses (any trivially copyable T: float, __half, __nv_bfloat16, int) ------
+
+template <class T> PF_DEVICE T ldg(const T* p) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, sizeof(T));
+#endif
+  return *p;
+}
+template <class T> PF_DEVICE void stg(T* p, T v) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, sizeof(T));
+#endif
+  *p = v;
+}
+// Predicated element load: T() (zero) and no access when `pred` is false.
+template <class T> PF_DEVICE T ldg_pred(const T* p, bool pred) {
+  T v = T();
+  if (pred) v = ldg(p);
+#if PF_HOST_PATH
+  else ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, 0);
+#endif
+  return v;
+}
+// Masked element store: nothing happens when `pred` is false.
+template <class T> PF_DEVICE void stg_pred(T* p, T v, bool pred) {
+  if (pred) stg(p, v);
+#if PF_HOST_PATH
+  else ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 0);
+#endif
+}
+template <class T> PF_DEVICE T lds(const T* p) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::load, p, sizeof(T));
+#endif
+  return *p;
+}
+template <class T> PF_DEVICE void sts(T* p, T v) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, p, sizeof(T));
+#endif
+  *p = v;
+}
+
+// ---- cp.async (PTX ISA: Data Movement, cp.async; sm_80+) --------------------------------
+
+// Copies `src_bytes` (0..16) bytes from global `src` to shared `dst` and zero-fills the
+// rest of the 16 bytes. src_bytes == 0 reads no global memory.
+PF_DEVICE void cp_async16(void* dst, const void* src, int src_bytes) {
+#if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+#elif PF_DEVICE_PATH
+  Chunk16 v = {{0u, 0u, 0u, 0u}};
+  if (src_bytes == 16) {
+    v = ldg128(src);
+  } else {
+    for (int i = 0; i < src_bytes; ++i) reinterpret_cast<unsigned char*>(&v)[i] = static_cast<const unsigned char*>(src)[i];
+  }
+  sts128(dst, v);
+#elif PF_HOST_PATH
+  // The emulator performs the copy at once: data arrives earlier than the wait, which is
+  // one of the behaviours the hardware may show.
+  Chunk16 v = {{0u, 0u, 0u, 0u}};
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, src, static_cast<unsigned>(src_bytes));
+  if (src_bytes > 0) detail::host_copy(&v, src, static_cast<unsigned>(src_bytes));
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, dst, 16);
+  detail::host_copy(dst, &v, 16);
+#endif
+}
+
+PF_DEVICE void cp_async_commit() {
+#if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until at most N committed groups are still pending.
+template <int N> PF_DEVICE void cp_async_wait() {
+#if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+PF_DEVICE void cp_async_wait_all() {
+#if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+}  // namespace pf

@@ -1,0 +1,77 @@
+// Run-time builds for the emulator: a .cu text is compiled as C++ by the system compiler
+// (g++ -O2 -shared -fPIC, with polyfuse_emu/cuda_emulation.h force-included and the
+// kernels/cuda helpers on the include path) into a shared object cached by a hash of the
+// source, the flags and the emulation headers; the object is dlopen'ed and resolves the
+// emulator's hooks from libpolyfuse_emu.so, which it links against.
+//
+//   auto m = polyfuse::emu::Module::compile(source_text);          // kernels found by scan
+//   m.launch("gemm", dim3(2, 2), dim3(128), 32768, {KernelArg::pointer(a), KernelArg::i32(n)});
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "polyfuse_emu/emulator.h"
+
+namespace polyfuse::emu {
+
+// One kernel argument by value ('p' pointer, 'i' int32, 'l' int64, 'f' float).
+struct KernelArg {
+  char kind = 'p';
+  union {
+    const void* p;
+    std::int32_t i;
+    std::int64_t l;
+    float f;
+  } value{};
+  static KernelArg pointer(const void* p) { KernelArg a; a.kind = 'p'; a.value.p = p; return a; }
+  static KernelArg i32(std::int32_t v) { KernelArg a; a.kind = 'i'; a.value.i = v; return a; }
+  static KernelArg i64(std::int64_t v) { KernelArg a; a.kind = 'l'; a.value.l = v; return a; }
+  static KernelArg f32(float v) { KernelArg a; a.kind = 'f'; a.value.f = v; return a; }
+};
+
+struct BuildOptions {
+  std::string compiler;                   // default: $POLYFUSE_EMU_CXX, else $CXX, else "c++"
+  std::vector<std::string> extra_flags;   // e.g. {"-DTILE=64"}
+  std::string cache_dir;                  // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache,
+                                          // else $XDG_CACHE_HOME/polyfuse/emu
+};
+
+class Module {
+ public:
+  // Builds (or reuses from the cache) the kernels of `source`. `kernel_names` are the
+  // extern "C" __global__ functions to export; empty: every `__global__ void NAME(` found.
+  static Module compile(std::string_view source, const BuildOptions& options = {},
+                        std::vector<std::string> kernel_names = {});
+  static Module compile_file(const std::string& path, const BuildOptions& options = {},
+                             std::vector<std::string> kernel_names = {});
+
+  // Launches `kernel`; the argument kinds must match its parameters.
+  Stats launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+               const std::vector<KernelArg>& args) const;
+  // cuLaunchKernel-style: params[i] points at the value of parameter i.
+  Stats launch_raw(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+                   void* const* params) const;
+
+  const std::vector<std::string>& kernels() const { return kernels_; }
+  // Parameter kinds of a kernel, e.g. "ppi".
+  std::string signature(std::string_view kernel) const;
+  const std::string& shared_object() const { return path_; }
+  bool from_cache() const { return from_cache_; }
+
+ private:
+  struct Handle;
+  std::shared_ptr<Handle> handle_;
+  std::vector<std::string> kernels_;
+  std::string path_;
+  bool from_cache_ = false;
+  void* symbol(const std::string& name) const;
+};
+
+// The source scan used when no kernel names are given.
+std::vector<std::string> find_kernel_names(std::string_view source);
+
+}  // namespace polyfuse::emu

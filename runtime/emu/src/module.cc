@@ -1,0 +1,177 @@
+#include "polyfuse_emu/module.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "polyfuse/cuda_helpers_embedded.h"
+
+namespace polyfuse::emu {
+namespace fs = std::filesystem;
+
+struct Module::Handle {
+  void* dl = nullptr;
+  ~Handle() {
+    if (dl) dlclose(dl);
+  }
+};
+
+namespace {
+
+std::uint64_t fnv1a(std::uint64_t h, std::string_view text) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string env_or(const char* name, std::string fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+// Path of libpolyfuse_emu.so itself (the built object links against it).
+std::string own_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&find_kernel_names), &info) && info.dli_fname) return info.dli_fname;
+  return {};
+}
+
+fs::path cache_directory(const BuildOptions& options) {
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  if (const char* dir = std::getenv("POLYFUSE_EMU_CACHE_DIR"); dir && *dir) return dir;
+  std::error_code ec;
+  fs::path build_tree = POLYFUSE_EMU_BUILD_CACHE_DIR;
+  fs::create_directories(build_tree, ec);
+  if (!ec && access(build_tree.c_str(), W_OK) == 0) return build_tree;
+  fs::path xdg = env_or("XDG_CACHE_HOME", env_or("HOME", "/tmp") + "/.cache");
+  return xdg / "polyfuse" / "emu";
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
+
+std::vector<std::string> find_kernel_names(std::string_view source) {
+  static const std::regex kernel(R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\()");
+  std::vector<std::string> names;
+  const std::string text(source);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kernel); it != std::sregex_iterator(); ++it)
+    if (std::find(names.begin(), names.end(), (*it)[1].str()) == names.end()) names.push_back((*it)[1].str());
+  return names;
+}
+
+Module Module::compile_file(const std::string& path, const BuildOptions& options, std::vector<std::string> kernel_names) {
+  if (!fs::exists(path)) throw EmulationError("polyfuse emu: no such kernel source: " + path);
+  return compile(read_file(path), options, std::move(kernel_names));
+}
+
+Module Module::compile(std::string_view source, const BuildOptions& options, std::vector<std::string> kernel_names) {
+  if (kernel_names.empty()) kernel_names = find_kernel_names(source);
+  if (kernel_names.empty()) throw EmulationError("polyfuse emu: the source defines no __global__ kernel");
+
+  std::string text(source);
+  text += "\n// ---- polyfuse emu entry points ----\n";
+  for (const std::string& k : kernel_names) {
+    text += "extern \"C\" void polyfuse_emu_entry__" + k + "(void* const* params) { polyfuse_emu_invoke(" + k +
+            ", params); }\n";
+    text += "extern \"C\" const char* polyfuse_emu_signature__" + k + "() { return polyfuse_emu_signature(" + k + "); }\n";
+  }
+
+  const std::string compiler = !options.compiler.empty() ? options.compiler
+                                                         : env_or("POLYFUSE_EMU_CXX", env_or("CXX", "c++"));
+  const std::string emu_include = env_or("POLYFUSE_EMU_INCLUDE_DIR", POLYFUSE_EMU_INCLUDE_DIR);
+  const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", POLYFUSE_CUDA_HELPERS_DIR);
+  std::string flags = "-std=c++20 -O2 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
+                      " -I" + quote(helpers_include);
+  for (const std::string& f : options.extra_flags) flags += " " + quote(f);
+
+  std::uint64_t h = 14695981039346656037ull;
+  h = fnv1a(h, text);
+  h = fnv1a(h, flags);
+  h = fnv1a(h, compiler);
+  for (const char* header : {"cuda_emulation.h", "cuda_types.h", "fp16.h"})
+    h = fnv1a(h, read_file(fs::path(emu_include) / "polyfuse_emu" / header));
+  h = fnv1a(h, polyfuse::cuda_helpers::amalgamation());
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
+
+  const fs::path dir = cache_directory(options);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path so = dir / (std::string("kernel-") + hash + ".so");
+  Module m;
+  m.from_cache_ = fs::exists(so);
+  if (!m.from_cache_) {
+    const fs::path src = dir / (std::string("kernel-") + hash + ".cu");
+    {
+      std::ofstream out(src, std::ios::binary);
+      out << text;
+    }
+    const fs::path tmp = dir / (std::string("kernel-") + hash + "." + std::to_string(getpid()) + ".so.tmp");
+    const fs::path log = dir / (std::string("kernel-") + hash + ".log");
+    const std::string command = quote(compiler) + " " + flags + " -x c++ " + quote(src.string()) + " -x none " +
+                                quote(own_library()) + " -Wl,-rpath," + quote(fs::path(own_library()).parent_path().string()) +
+                                " -o " + quote(tmp.string()) + " > " + quote(log.string()) + " 2>&1";
+    if (std::system(command.c_str()) != 0)
+      throw EmulationError("polyfuse emu: building " + src.string() + " failed:\n" + read_file(log) + "command: " + command);
+    fs::rename(tmp, so);
+  }
+  m.handle_ = std::make_shared<Handle>();
+  m.handle_->dl = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!m.handle_->dl) throw EmulationError(std::string("polyfuse emu: dlopen failed: ") + dlerror());
+  m.path_ = so.string();
+  m.kernels_ = std::move(kernel_names);
+  return m;
+}
+
+void* Module::symbol(const std::string& name) const {
+  void* s = dlsym(handle_->dl, name.c_str());
+  if (!s) throw EmulationError("polyfuse emu: " + path_ + " has no symbol " + name);
+  return s;
+}
+
+std::string Module::signature(std::string_view kernel) const {
+  auto fn = reinterpret_cast<const char* (*)()>(symbol("polyfuse_emu_signature__" + std::string(kernel)));
+  return fn();
+}
+
+Stats Module::launch_raw(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+                         void* const* params) const {
+  auto entry = reinterpret_cast<void (*)(void* const*)>(symbol("polyfuse_emu_entry__" + std::string(kernel)));
+  return launch_body(std::string(kernel), grid, block, dynamic_shared_bytes, [&] { entry(params); });
+}
+
+Stats Module::launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+                     const std::vector<KernelArg>& args) const {
+  const std::string expected = signature(kernel);
+  std::string given;
+  for (const KernelArg& a : args) given += a.kind;
+  if (expected != given)
+    throw EmulationError("polyfuse emu: kernel '" + std::string(kernel) + "' takes parameters '" + expected +
+                         "' but was given '" + given + "'");
+  std::vector<KernelArg> copies = args;
+  std::vector<void*> params;
+  for (KernelArg& a : copies) params.push_back(&a.value);
+  return launch_raw(kernel, grid, block, dynamic_shared_bytes, params.data());
+}
+
+}  // namespace polyfuse::emu
