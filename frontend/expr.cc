@@ -1,0 +1,108 @@
+#include "frontend/expr.h"
+
+#include <charconv>
+
+namespace polyfuse {
+
+Expr Expr::constant_node(double value, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::constant;
+  e.value = value;
+  e.location = where;
+  return e;
+}
+
+Expr Expr::read_node(int index, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::read;
+  e.read = index;
+  e.location = where;
+  return e;
+}
+
+Expr Expr::negate_node(Expr operand, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::negate;
+  e.location = where;
+  e.operands.push_back(std::move(operand));
+  return e;
+}
+
+Expr Expr::binary_node(BinaryOp op, Expr lhs, Expr rhs, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::binary;
+  e.op = op;
+  e.location = where;
+  e.operands.push_back(std::move(lhs));
+  e.operands.push_back(std::move(rhs));
+  return e;
+}
+
+Expr Expr::call_node(Function function, std::vector<Expr> arguments, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::call;
+  e.function = function;
+  e.location = where;
+  e.operands = std::move(arguments);
+  return e;
+}
+
+std::string_view to_string(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "+";
+    case BinaryOp::sub: return "-";
+    case BinaryOp::mul: return "*";
+    case BinaryOp::div: return "/";
+  }
+  return "?";
+}
+
+std::string_view to_string(Function function) {
+  switch (function) {
+    case Function::relu: return "relu";
+    case Function::sigmoid: return "sigmoid";
+    case Function::tanh: return "tanh";
+    case Function::gelu: return "gelu";
+    case Function::exp: return "exp";
+    case Function::max: return "max";
+    case Function::min: return "min";
+  }
+  return "?";
+}
+
+std::optional<Function> parse_function(std::string_view name) {
+  for (Function f : {Function::relu, Function::sigmoid, Function::tanh, Function::gelu,
+                     Function::exp, Function::max, Function::min})
+    if (to_string(f) == name) return f;
+  return std::nullopt;
+}
+
+int arity(Function function) {
+  return function == Function::max || function == Function::min ? 2 : 1;
+}
+
+static void collect_reads(const Expr& expr, std::vector<int>& out) {
+  if (expr.kind == ExprKind::read) out.push_back(expr.read);
+  for (const Expr& operand : expr.operands) collect_reads(operand, out);
+}
+
+std::vector<int> reads_in(const Expr& expr) {
+  std::vector<int> out;
+  collect_reads(expr, out);
+  return out;
+}
+
+int node_count(const Expr& expr) {
+  int count = 1;
+  for (const Expr& operand : expr.operands) count += node_count(operand);
+  return count;
+}
+
+std::string format_number(double value) {
+  char buffer[64];
+  auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (ec != std::errc()) return "?";
+  return std::string(buffer, ptr);
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,69 @@
+// Expression trees of the polyhedral IR: the right-hand side of a statement.
+//
+// An Expr is a value type (children are held in a std::vector, copied deeply). A tensor
+// read is a leaf that refers to `Statement::reads[read]`, whose access relation says
+// which element is read; the tree itself holds no isl objects.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+
+// What an expression node is.
+enum class ExprKind {
+  constant,  // a literal: `value`
+  read,      // a tensor element: Statement::reads[read]
+  negate,    // -operands[0]
+  binary,    // operands[0] `op` operands[1]
+  call,      // function(operands...)
+};
+
+// Arithmetic operators.
+enum class BinaryOp { add, sub, mul, div };
+
+// Built-in functions: relu, sigmoid, tanh, gelu, exp take one argument, max and min two.
+enum class Function { relu, sigmoid, tanh, gelu, exp, max, min };
+
+// One node of an expression tree.
+struct Expr {
+  ExprKind kind = ExprKind::constant;
+  double value = 0;                 // for constant
+  int read = -1;                    // for read: index into Statement::reads
+  BinaryOp op = BinaryOp::add;      // for binary
+  Function function = Function::relu;  // for call
+  std::vector<Expr> operands;       // children, left to right
+  SourceLocation location;          // where the node starts in the source
+
+  // A literal.
+  static Expr constant_node(double value, SourceLocation where);
+  // A read of Statement::reads[index].
+  static Expr read_node(int index, SourceLocation where);
+  // -operand.
+  static Expr negate_node(Expr operand, SourceLocation where);
+  // lhs op rhs.
+  static Expr binary_node(BinaryOp op, Expr lhs, Expr rhs, SourceLocation where);
+  // function(arguments...).
+  static Expr call_node(Function function, std::vector<Expr> arguments, SourceLocation where);
+};
+
+// The symbol of `op` ("+", "-", "*", "/").
+std::string_view to_string(BinaryOp op);
+// The name of `function` as written in the language ("relu", ...).
+std::string_view to_string(Function function);
+// The built-in function called `name`, or nullopt.
+std::optional<Function> parse_function(std::string_view name);
+// Number of arguments `function` takes (1 or 2).
+int arity(Function function);
+// Indices (into Statement::reads) of every read in `expr`, left to right.
+std::vector<int> reads_in(const Expr& expr);
+// Number of nodes of `expr`.
+int node_count(const Expr& expr);
+// A literal in shortest round-trip form ("0", "1.5", "1e-05").
+std::string format_number(double value);
+
+}  // namespace polyfuse

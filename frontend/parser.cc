@@ -1,0 +1,336 @@
+#include "frontend/parser.h"
+
+#include <fmt/format.h>
+
+#include "frontend/limits.h"
+
+namespace polyfuse {
+
+Parser::Parser(std::string_view source, DiagnosticSink& sink)
+    : sink_(sink), lexer_(source, sink) {
+  current_ = lexer_.next();
+}
+
+ast::File parse(std::string_view source, DiagnosticSink& sink) {
+  return Parser(source, sink).parse_file();
+}
+
+void Parser::advance(bool track) {
+  if (track) {
+    if (at(TokenKind::left_paren)) ++paren_nesting_;
+    if (at(TokenKind::right_paren) && paren_nesting_ > 0) --paren_nesting_;
+  }
+  current_ = lexer_.next();
+  while (track && paren_nesting_ > 0 && at(TokenKind::newline)) current_ = lexer_.next();
+}
+
+bool Parser::accept(TokenKind kind) {
+  if (!at(kind)) return false;
+  advance();
+  return true;
+}
+
+Token Parser::expect(TokenKind kind, std::string_view what) {
+  if (!at(kind)) fail(current_.location, fmt::format("expected {}, found {}", what, describe(current_)));
+  Token token = current_;
+  advance();
+  return token;
+}
+
+void Parser::fail(SourceLocation where, std::string message) {
+  // An invalid token was already reported by the lexer: do not pile a second error on it.
+  if (!at(TokenKind::invalid)) sink_.error(where, std::move(message));
+  throw Abort{};
+}
+
+void Parser::skip_newlines() {
+  while (at(TokenKind::newline)) advance();
+}
+
+void Parser::skip_separators() {
+  while (at(TokenKind::newline) || at(TokenKind::semicolon)) advance();
+}
+
+void Parser::sync_statement() {
+  paren_nesting_ = 0;
+  while (!at(TokenKind::end_of_file) && !at(TokenKind::right_brace) && !at(TokenKind::kw_def)) {
+    if (at(TokenKind::newline) || at(TokenKind::semicolon)) {
+      advance(false);
+      return;
+    }
+    advance(false);
+  }
+}
+
+void Parser::sync_def() {
+  paren_nesting_ = 0;
+  while (!at(TokenKind::end_of_file) && !at(TokenKind::kw_def)) advance(false);
+}
+
+ast::File Parser::parse_file() {
+  ast::File file;
+  skip_separators();
+  while (!at(TokenKind::end_of_file) && !sink_.full()) {
+    if (!at(TokenKind::kw_def)) {
+      if (!at(TokenKind::invalid))
+        sink_.error(current_.location, fmt::format("expected 'def', found {}", describe(current_)));
+      sync_def();
+      continue;
+    }
+    if (file.defs.size() >= limits::max_defs_per_file) {
+      sink_.error(current_.location, fmt::format("too many defs in one file (the limit is {})",
+                                                 limits::max_defs_per_file));
+      break;
+    }
+    try {
+      file.defs.push_back(parse_def());
+    } catch (const Abort&) {
+      sync_def();
+    }
+    skip_separators();
+  }
+  return file;
+}
+
+ast::Def Parser::parse_def() {
+  ast::Def def;
+  expect(TokenKind::kw_def, "'def'");
+  Token name = expect(TokenKind::identifier, "a name after 'def'");
+  def.name = name.text;
+  def.location = name.location;
+  def.inputs = parse_params("inputs");
+  skip_newlines();
+  expect(TokenKind::arrow, "'->' after the inputs");
+  skip_newlines();
+  def.outputs = parse_params("outputs");
+  skip_newlines();
+  expect(TokenKind::left_brace, "'{' to start the body");
+  parse_body(def);
+  return def;
+}
+
+std::vector<ast::Param> Parser::parse_params(std::string_view list_name) {
+  std::vector<ast::Param> params;
+  expect(TokenKind::left_paren, fmt::format("'(' to start the {}", list_name));
+  if (accept(TokenKind::right_paren)) return params;
+  do {
+    if (params.size() >= limits::max_parameters_per_def)
+      fail(current_.location, fmt::format("too many tensors in one signature (the limit is {})",
+                                          limits::max_parameters_per_def));
+    params.push_back(parse_param());
+  } while (accept(TokenKind::comma));
+  expect(TokenKind::right_paren, fmt::format("',' or ')' in the {}", list_name));
+  return params;
+}
+
+ast::Param Parser::parse_param() {
+  ast::Param param;
+  Token type = expect(TokenKind::identifier, "a tensor declaration like 'f16(M, K) A'");
+  param.type_location = type.location;
+  if (auto parsed = parse_element_type(type.text)) {
+    param.type = *parsed;
+  } else {
+    sink_.error(type.location,
+                fmt::format("unknown type {} (expected f16, bf16 or f32)", quote_name(type.text)));
+  }
+  expect(TokenKind::left_paren, fmt::format("'(' and the sizes after the type {}", quote_name(type.text)));
+  if (!accept(TokenKind::right_paren)) {
+    do {
+      if (param.dims.size() >= limits::max_tensor_rank)
+        fail(current_.location, fmt::format("too many dimensions (the limit is {})",
+                                            limits::max_tensor_rank));
+      param.dims.push_back(parse_size());
+    } while (accept(TokenKind::comma));
+    expect(TokenKind::right_paren, "',' or ')' after a size");
+  }
+  Token name = expect(TokenKind::identifier, "the tensor's name after its sizes");
+  param.name = name.text;
+  param.location = name.location;
+  return param;
+}
+
+ast::SizeRef Parser::parse_size() {
+  ast::SizeRef size;
+  size.location = current_.location;
+  if (at(TokenKind::identifier)) {
+    size.name = current_.text;
+    advance();
+    return size;
+  }
+  if (at(TokenKind::integer)) {
+    size.value = current_.int_value;
+    if (current_.int_value < 1 && current_.text.find_first_not_of('0') == std::string::npos)
+      sink_.error(size.location, "size must be at least 1");
+    else if (current_.int_value > limits::max_size_value)
+      sink_.error(size.location, fmt::format("size {} is too large (the limit is {})",
+                                             current_.text, limits::max_size_value));
+    advance();
+    return size;
+  }
+  fail(current_.location,
+       fmt::format("expected a size (a name or an integer), found {}", describe(current_)));
+}
+
+void Parser::parse_body(ast::Def& def) {
+  for (;;) {
+    skip_separators();
+    if (sink_.full()) throw Abort{};
+    if (accept(TokenKind::right_brace)) return;
+    if (at(TokenKind::end_of_file) || at(TokenKind::kw_def)) {
+      fail(current_.location, fmt::format("expected '}}' to end def {}, found {}",
+                                          quote_name(def.name), describe(current_)));
+    }
+    if (def.statements.size() >= limits::max_statements_per_def) {
+      fail(current_.location, fmt::format("too many statements in def {} (the limit is {})",
+                                          quote_name(def.name), limits::max_statements_per_def));
+    }
+    try {
+      ast::Statement statement = parse_statement();
+      if (!at(TokenKind::newline) && !at(TokenKind::semicolon) && !at(TokenKind::right_brace) &&
+          !at(TokenKind::end_of_file))
+        fail(current_.location, fmt::format("expected a newline or ';' after the statement, found {}",
+                                            describe(current_)));
+      def.statements.push_back(std::move(statement));
+    } catch (const Abort&) {
+      sync_statement();
+    }
+  }
+}
+
+ast::Statement Parser::parse_statement() {
+  ast::Statement statement;
+  statement.location = current_.location;
+  if (!at(TokenKind::identifier))
+    fail(current_.location, fmt::format("expected a statement like 'C(m, n) = ...', found {}",
+                                        describe(current_)));
+  statement.lhs = parse_primary();
+  if (statement.lhs.kind != ast::Expr::Kind::call)
+    fail(statement.lhs.location,
+         fmt::format("the left-hand side must be a tensor reference like '{}(i, j)'",
+                     statement.lhs.name));
+  statement.op_location = current_.location;
+  if (accept(TokenKind::assign)) {
+    statement.op = ast::AssignOp::assign;
+  } else if (accept(TokenKind::reduce_assign)) {
+    statement.op = ast::AssignOp::reduce_init;
+  } else if (accept(TokenKind::plus_assign)) {
+    statement.op = ast::AssignOp::reduce;
+  } else {
+    fail(current_.location, fmt::format("expected '=', '+=!' or '+=' after '{}', found {}",
+                                        ast::to_source(statement.lhs), describe(current_)));
+  }
+  skip_newlines();
+  statement.rhs = parse_expression();
+  return statement;
+}
+
+ast::Expr Parser::make_node(ast::Expr::Kind kind, SourceLocation where, std::vector<ast::Expr> args) {
+  ast::Expr node;
+  node.kind = kind;
+  node.location = where;
+  int depth = 0;
+  for (const ast::Expr& arg : args) depth = std::max(depth, arg.depth);
+  node.depth = depth + 1;
+  node.args = std::move(args);
+  if (node.depth > limits::max_expression_depth)
+    fail(where, fmt::format("expression is nested too deeply (more than {} levels)",
+                            limits::max_expression_depth));
+  return node;
+}
+
+ast::Expr Parser::parse_expression() {
+  ast::Expr lhs = parse_term();
+  while (at(TokenKind::plus) || at(TokenKind::minus)) {
+    char op = at(TokenKind::plus) ? '+' : '-';
+    SourceLocation where = current_.location;
+    advance();
+    skip_newlines();
+    ast::Expr rhs = parse_term();
+    std::vector<ast::Expr> args;
+    args.push_back(std::move(lhs));
+    args.push_back(std::move(rhs));
+    lhs = make_node(ast::Expr::Kind::binary, where, std::move(args));
+    lhs.op = op;
+  }
+  return lhs;
+}
+
+ast::Expr Parser::parse_term() {
+  ast::Expr lhs = parse_unary();
+  while (at(TokenKind::star) || at(TokenKind::slash)) {
+    char op = at(TokenKind::star) ? '*' : '/';
+    SourceLocation where = current_.location;
+    advance();
+    skip_newlines();
+    ast::Expr rhs = parse_unary();
+    std::vector<ast::Expr> args;
+    args.push_back(std::move(lhs));
+    args.push_back(std::move(rhs));
+    lhs = make_node(ast::Expr::Kind::binary, where, std::move(args));
+    lhs.op = op;
+  }
+  return lhs;
+}
+
+ast::Expr Parser::parse_unary() {
+  struct Guard {
+    int& count;
+    explicit Guard(int& c) : count(++c) {}
+    ~Guard() { --count; }
+  } guard(recursion_);
+  if (recursion_ > limits::max_expression_depth)
+    fail(current_.location, fmt::format("expression is nested too deeply (more than {} levels)",
+                                        limits::max_expression_depth));
+  if (at(TokenKind::minus)) {
+    SourceLocation where = current_.location;
+    advance();
+    std::vector<ast::Expr> args;
+    args.push_back(parse_unary());
+    return make_node(ast::Expr::Kind::negate, where, std::move(args));
+  }
+  return parse_primary();
+}
+
+ast::Expr Parser::parse_primary() {
+  SourceLocation where = current_.location;
+  if (at(TokenKind::integer) || at(TokenKind::floating)) {
+    ast::Expr number;
+    number.kind = ast::Expr::Kind::number;
+    number.location = where;
+    number.text = current_.text;
+    number.value = current_.float_value;
+    number.is_integer = at(TokenKind::integer);
+    advance();
+    return number;
+  }
+  if (at(TokenKind::identifier)) {
+    std::string name = current_.text;
+    advance();
+    if (!at(TokenKind::left_paren)) {
+      ast::Expr node;
+      node.kind = ast::Expr::Kind::name;
+      node.location = where;
+      node.name = std::move(name);
+      return node;
+    }
+    advance();
+    std::vector<ast::Expr> args;
+    if (!accept(TokenKind::right_paren)) {
+      do {
+        args.push_back(parse_expression());
+      } while (accept(TokenKind::comma));
+      expect(TokenKind::right_paren, fmt::format("',' or ')' in the arguments of {}", quote_name(name)));
+    }
+    ast::Expr call = make_node(ast::Expr::Kind::call, where, std::move(args));
+    call.name = std::move(name);
+    return call;
+  }
+  if (accept(TokenKind::left_paren)) {
+    ast::Expr inner = parse_expression();
+    expect(TokenKind::right_paren, "')'");
+    return inner;
+  }
+  fail(where, fmt::format("expected an expression, found {}", describe(current_)));
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,29 @@
+// Builds the isl side of the IR: tensor extents, statement domains and access
+// relations (see statement.h for their exact form). Sizes in Program::size_bindings
+// become constants, the others (Program::parameters) isl parameters.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+#include "frontend/program.h"
+
+namespace polyfuse {
+
+// `[params] -> { T[i0, ...] : 0 <= i0 < dims[0] and ... }` for `tensor` in the context of
+// `program` (which must have its context, parameters and bindings set).
+isl::set tensor_extent(const Program& program, const Tensor& tensor);
+
+// `[params] -> { id[indices...] : 0 <= index < extent and ... }`, dimensions named by
+// the indices, in the context of `program`.
+isl::set statement_domain(const Program& program, const std::string& id,
+                          const std::vector<IterationIndex>& indices);
+
+// `{ domain -> tensor[indices...] }` restricted to `domain`, where every access index is
+// one of the domain's dimensions `domain_indices`.
+isl::map access_relation(const isl::set& domain, const std::vector<std::string>& domain_indices,
+                         const std::string& tensor, const std::vector<std::string>& indices);
+
+}  // namespace polyfuse

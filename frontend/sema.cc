@@ -1,0 +1,381 @@
+#include "frontend/sema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "frontend/limits.h"
+#include "frontend/polyhedral_model.h"
+
+namespace polyfuse {
+namespace {
+
+std::string where(SourceLocation location) {
+  return fmt::format("{}:{}", location.line, location.col);
+}
+
+// One use of an index: the dimension it indexes.
+struct IndexUse {
+  Size size;
+  std::string tensor;
+  std::size_t dim = 0;  // 0-based
+  SourceLocation location;
+};
+
+// A read found while checking, before its access relation exists.
+struct PendingRead {
+  std::string tensor;
+  std::vector<std::string> indices;
+  SourceLocation location;
+};
+
+// What one statement collects while it is checked.
+struct StatementState {
+  std::vector<PendingRead> reads;
+  std::map<std::string, IndexUse> ranges;
+  std::vector<std::string> rhs_order;  // indices in order of first use on the right
+  std::set<std::string> conflicts;     // indices already reported as conflicting
+  bool failed = false;
+};
+
+class DefChecker {
+ public:
+  DefChecker(const ast::Def& def, const SizeBindings& sizes, const IslContextHandle& context,
+             DiagnosticSink& sink)
+      : def_(def), sizes_(sizes), context_(context), sink_(sink) {}
+
+  Program run();
+
+ private:
+  void error(SourceLocation at, std::string message, StatementState* state = nullptr) {
+    sink_.error(at, std::move(message));
+    if (state) state->failed = true;
+  }
+  void declare(const std::vector<ast::Param>& params, TensorRole role);
+  void check_statement(const ast::Statement& statement);
+  // Checks the assignment kind against the reduction indices and that every written
+  // index has a range; false (reported) when not.
+  bool check_kind_and_ranges(const ast::Statement& statement,
+                             const std::vector<std::string>& lhs_indices, StatementState& state,
+                             bool lhs_ok);
+  // Indices of the right-hand side that are not written, in order of first use.
+  static std::vector<std::string> reduction_indices(const std::vector<std::string>& lhs_indices,
+                                                    const StatementState& state);
+  // Appends the checked statement (and a new temporary for its target if needed).
+  void build_statement(const ast::Statement& statement, const std::vector<std::string>& lhs_indices,
+                       Expr rhs, StatementState& state, const Tensor* target);
+  // Checks that `ref`'s arguments are distinct plain index names; fills `names`.
+  bool check_indices(const ast::Expr& ref, std::vector<std::string>& names, StatementState& state);
+  void record_use(const std::string& index, const Tensor& tensor, std::size_t dim,
+                  SourceLocation at, StatementState& state, bool on_rhs);
+  Expr lower(const ast::Expr& expr, StatementState& state);
+  Expr lower_call(const ast::Expr& expr, StatementState& state);
+  Tensor* find(std::string_view name) {
+    for (Tensor& tensor : program_.tensors)
+      if (tensor.name == name) return &tensor;
+    return nullptr;
+  }
+
+  const ast::Def& def_;
+  const SizeBindings& sizes_;
+  IslContextHandle context_;
+  DiagnosticSink& sink_;
+  Program program_;
+  std::map<std::string, SourceLocation> first_write_;  // every written name -> first write
+  std::set<std::string> size_names_;
+  std::set<std::string> poisoned_;  // temporaries whose first write had errors
+  std::size_t next_statement_ = 0;
+};
+
+Program DefChecker::run() {
+  program_.name = def_.name;
+  program_.file = sink_.file();
+  program_.location = def_.location;
+  program_.set_context(context_);
+  // Sizes in order of first use in the signature; bound ones become constants.
+  std::set<std::string> seen;
+  for (const auto* params : {&def_.inputs, &def_.outputs})
+    for (const ast::Param& param : *params)
+      for (const ast::SizeRef& size : param.dims) {
+        if (size.name.empty() || !seen.insert(size.name).second) continue;
+        auto bound = sizes_.find(size.name);
+        if (bound != sizes_.end())
+          program_.size_bindings[size.name] = bound->second;
+        else
+          program_.parameters.push_back(size.name);
+      }
+  declare(def_.inputs, TensorRole::input);
+  declare(def_.outputs, TensorRole::output);
+  if (def_.outputs.empty()) error(def_.location, fmt::format("def {} has no outputs", quote_name(def_.name)));
+  for (const ast::Statement& statement : def_.statements)
+    first_write_.emplace(statement.lhs.name, statement.lhs.location);
+  for (const ast::Statement& statement : def_.statements) check_statement(statement);
+  for (const ast::Param& output : def_.outputs) {
+    // Outputs written by a statement that had errors are not reported again.
+    if (!first_write_.count(output.name)) error(output.location, fmt::format("output {} is never written", quote_name(output.name)));
+  }
+  return std::move(program_);
+}
+
+void DefChecker::declare(const std::vector<ast::Param>& params, TensorRole role) {
+  for (const ast::Param& param : params) {
+    if (const Tensor* previous = find(param.name)) {
+      error(param.location, fmt::format("duplicate tensor name {} (first declared at {})",
+                                        quote_name(param.name), where(previous->location)));
+      continue;
+    }
+    if (parse_function(param.name)) {
+      error(param.location, fmt::format("tensor name {} is the name of a built-in function",
+                                        quote_name(param.name)));
+      continue;
+    }
+    Tensor tensor;
+    tensor.name = param.name;
+    tensor.type = param.type;
+    tensor.role = role;
+    tensor.location = param.location;
+    for (const ast::SizeRef& size : param.dims) {
+      tensor.dims.push_back(Size{size.name, size.value});
+      if (!size.name.empty()) size_names_.insert(size.name);
+    }
+    tensor.extent = tensor_extent(program_, tensor);
+    program_.tensors.push_back(std::move(tensor));
+  }
+}
+
+bool DefChecker::check_indices(const ast::Expr& ref, std::vector<std::string>& names,
+                               StatementState& state) {
+  bool ok = true;
+  for (const ast::Expr& arg : ref.args) {
+    if (arg.kind == ast::Expr::Kind::number) {
+      error(arg.location, fmt::format("constant index {} is not supported yet (indices must be "
+                                      "plain index variables)", quote_name(arg.text)), &state);
+      ok = false;
+    } else if (arg.kind != ast::Expr::Kind::name) {
+      error(ast::start_location(arg), fmt::format("index expression {} is not supported yet (indices must be "
+                                      "plain index variables)", quote_name(ast::to_source(arg))), &state);
+      ok = false;
+    } else if (size_names_.count(arg.name)) {
+      error(arg.location, fmt::format("index {} has the same name as a size; use another index name",
+                                      quote_name(arg.name)), &state);
+      ok = false;
+    } else if (std::find(names.begin(), names.end(), arg.name) != names.end()) {
+      error(arg.location, fmt::format("index {} appears twice in one tensor reference (diagonal "
+                                      "accesses are not supported yet)", quote_name(arg.name)), &state);
+      ok = false;
+    } else {
+      names.push_back(arg.name);
+    }
+  }
+  return ok;
+}
+
+void DefChecker::record_use(const std::string& index, const Tensor& tensor, std::size_t dim,
+                            SourceLocation at, StatementState& state, bool on_rhs) {
+  if (on_rhs && std::find(state.rhs_order.begin(), state.rhs_order.end(), index) == state.rhs_order.end())
+    state.rhs_order.push_back(index);
+  IndexUse use{tensor.dims[dim], tensor.name, dim, at};
+  auto [it, inserted] = state.ranges.emplace(index, use);
+  if (inserted || it->second.size == use.size || state.conflicts.count(index)) return;
+  state.conflicts.insert(index);
+  const IndexUse& first = it->second;
+  error(at, fmt::format("index {} ranges over {} ({}, dimension {} at {}) and over {} ({}, "
+                        "dimension {} at {})", quote_name(index), first.size.to_string(), first.tensor,
+                        first.dim + 1, where(first.location), use.size.to_string(), use.tensor,
+                        use.dim + 1, where(use.location)), &state);
+}
+
+Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
+  switch (expr.kind) {
+    case ast::Expr::Kind::number: return Expr::constant_node(expr.value, expr.location);
+    case ast::Expr::Kind::name:
+      error(expr.location, fmt::format("{} is used as a value; index variables and scalars in "
+                                       "expressions are not supported yet", quote_name(expr.name)), &state);
+      return Expr::constant_node(0, expr.location);
+    case ast::Expr::Kind::negate:
+      return Expr::negate_node(lower(expr.args.at(0), state), expr.location);
+    case ast::Expr::Kind::binary: {
+      BinaryOp op = expr.op == '+' ? BinaryOp::add
+                  : expr.op == '-' ? BinaryOp::sub
+                  : expr.op == '*' ? BinaryOp::mul : BinaryOp::div;
+      Expr lhs = lower(expr.args.at(0), state);
+      Expr rhs = lower(expr.args.at(1), state);
+      return Expr::binary_node(op, std::move(lhs), std::move(rhs), expr.location);
+    }
+    case ast::Expr::Kind::call: return lower_call(expr, state);
+  }
+  PF_INTERNAL_CHECK(false, "unknown expression kind");
+}
+
+Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
+  if (auto function = parse_function(expr.name)) {
+    int expected = arity(*function);
+    if (static_cast<int>(expr.args.size()) != expected) {
+      error(expr.location, fmt::format("function {} takes {} argument{}, got {}", quote_name(expr.name),
+                                       expected, expected == 1 ? "" : "s", expr.args.size()), &state);
+      return Expr::constant_node(0, expr.location);
+    }
+    std::vector<Expr> operands;
+    for (const ast::Expr& arg : expr.args) operands.push_back(lower(arg, state));
+    return Expr::call_node(*function, std::move(operands), expr.location);
+  }
+  const Tensor* tensor = find(expr.name);
+  if (!tensor && poisoned_.count(expr.name)) {
+    state.failed = true;  // already reported at its write
+    return Expr::constant_node(0, expr.location);
+  }
+  if (!tensor) {
+    auto later = first_write_.find(expr.name);
+    bool plain = std::all_of(expr.args.begin(), expr.args.end(), [](const ast::Expr& a) {
+      return a.kind == ast::Expr::Kind::name;
+    });
+    if (later != first_write_.end())
+      error(expr.location, fmt::format("temporary {} is read before it is written (first written "
+                                       "at {})", quote_name(expr.name), where(later->second)), &state);
+    else if (plain)
+      error(expr.location, fmt::format("undeclared tensor {}", quote_name(expr.name)), &state);
+    else
+      error(expr.location, fmt::format("unknown function {} (the functions are relu, sigmoid, "
+                                       "tanh, gelu, exp, max and min)", quote_name(expr.name)), &state);
+    return Expr::constant_node(0, expr.location);
+  }
+  std::vector<std::string> names;
+  if (!check_indices(expr, names, state)) return Expr::constant_node(0, expr.location);
+  if (expr.args.size() != tensor->rank()) {
+    error(expr.location, fmt::format("tensor {} has {} dimension{} but is indexed with {} "
+                                     "ind{}", quote_name(tensor->name), tensor->rank(),
+                                     tensor->rank() == 1 ? "" : "s", expr.args.size(),
+                                     expr.args.size() == 1 ? "ex" : "ices"), &state);
+    return Expr::constant_node(0, expr.location);
+  }
+  for (std::size_t d = 0; d < names.size(); ++d)
+    record_use(names[d], *tensor, d, expr.args[d].location, state, true);
+  if (state.reads.size() >= limits::max_reads_per_statement) {
+    error(expr.location, fmt::format("too many tensor references in one statement (the limit is {})",
+                                     limits::max_reads_per_statement), &state);
+    return Expr::constant_node(0, expr.location);
+  }
+  state.reads.push_back(PendingRead{tensor->name, names, expr.location});
+  return Expr::read_node(static_cast<int>(state.reads.size() - 1), expr.location);
+}
+
+void DefChecker::check_statement(const ast::Statement& statement) {
+  StatementState state;
+  const ast::Expr& lhs = statement.lhs;
+  if (parse_function(lhs.name)) {
+    error(lhs.location, fmt::format("cannot assign to the built-in function {}", quote_name(lhs.name)));
+    return;
+  }
+  std::vector<std::string> lhs_indices;
+  bool lhs_ok = check_indices(lhs, lhs_indices, state);
+  Tensor* target = find(lhs.name);
+  if (target && target->role == TensorRole::input) {
+    error(lhs.location, fmt::format("cannot write input tensor {}", quote_name(lhs.name)));
+    return;
+  }
+  if (target && lhs_ok && lhs.args.size() != target->rank()) {
+    error(lhs.location, fmt::format("tensor {} has {} dimension{} but is indexed with {} ind{}",
+                                    quote_name(target->name), target->rank(), target->rank() == 1 ? "" : "s",
+                                    lhs.args.size(), lhs.args.size() == 1 ? "ex" : "ices"), &state);
+    lhs_ok = false;
+  }
+  if (target && lhs_ok)
+    for (std::size_t d = 0; d < lhs_indices.size(); ++d)
+      record_use(lhs_indices[d], *target, d, lhs.args[d].location, state, false);
+  if (!target && statement.op == ast::AssignOp::reduce)
+    error(statement.op_location, fmt::format("'+=' accumulates into temporary {}, which has no "
+                                             "value yet; use '+=!' to start a zero-initialised "
+                                             "reduction", quote_name(lhs.name)), &state);
+  Expr rhs = lower(statement.rhs, state);
+  bool ok = check_kind_and_ranges(statement, lhs_indices, state, lhs_ok);
+  if (!ok && !target) poisoned_.insert(lhs.name);
+  if (!ok) return;
+  build_statement(statement, lhs_indices, std::move(rhs), state, target);
+}
+
+bool DefChecker::check_kind_and_ranges(const ast::Statement& statement,
+                                       const std::vector<std::string>& lhs_indices,
+                                       StatementState& state, bool lhs_ok) {
+  const ast::Expr& lhs = statement.lhs;
+  if (state.failed || !lhs_ok) return false;
+
+  std::vector<std::string> reductions = reduction_indices(lhs_indices, state);
+  if (statement.op == ast::AssignOp::assign && !reductions.empty()) {
+    error(statement.op_location,
+          fmt::format("index {} appears only on the right-hand side, which makes this a reduction; "
+                      "use '+=!' (zero-initialised) or '+=' instead of '='", quote_name(reductions[0])));
+    return false;
+  }
+  for (std::size_t d = 0; d < lhs_indices.size(); ++d)
+    if (!state.ranges.count(lhs_indices[d])) {
+      error(lhs.args[d].location,
+            fmt::format("cannot infer the range of index {} of temporary {}: it does not appear on "
+                        "the right-hand side", quote_name(lhs_indices[d]), quote_name(lhs.name)));
+      return false;
+    }
+  return true;
+}
+
+std::vector<std::string> DefChecker::reduction_indices(const std::vector<std::string>& lhs_indices,
+                                                       const StatementState& state) {
+  std::vector<std::string> reductions;
+  for (const std::string& index : state.rhs_order)
+    if (std::find(lhs_indices.begin(), lhs_indices.end(), index) == lhs_indices.end())
+      reductions.push_back(index);
+  return reductions;
+}
+
+void DefChecker::build_statement(const ast::Statement& statement,
+                                 const std::vector<std::string>& lhs_indices, Expr rhs,
+                                 StatementState& state, const Tensor* target) {
+  const ast::Expr& lhs = statement.lhs;
+  std::vector<std::string> reductions = reduction_indices(lhs_indices, state);
+  Statement out;
+  out.id = fmt::format("S{}", next_statement_++);
+  out.kind = statement.op == ast::AssignOp::assign ? StatementKind::assign
+           : statement.op == ast::AssignOp::reduce_init ? StatementKind::reduce_init
+                                                        : StatementKind::reduce;
+  for (const std::string& index : lhs_indices)
+    out.indices.push_back(IterationIndex{index, state.ranges.at(index).size, false});
+  for (const std::string& index : reductions)
+    out.indices.push_back(IterationIndex{index, state.ranges.at(index).size, true});
+  if (out.is_reduction()) {
+    out.accumulate_type = ElementType::f32;
+  } else if (!state.reads.empty()) {
+    out.accumulate_type = find(state.reads[0].tensor)->type;
+    for (const PendingRead& read : state.reads)
+      out.accumulate_type = common_type(out.accumulate_type, find(read.tensor)->type);
+  }
+  // isl/cpp.h cannot copy null objects: every relation is built before it is stored.
+  out.domain = statement_domain(program_, out.id, out.indices);
+  std::vector<std::string> names = out.index_names();
+  out.write = Access{lhs.name, lhs_indices,
+                     access_relation(out.domain, names, lhs.name, lhs_indices), lhs.location};
+  for (const PendingRead& read : state.reads)
+    out.reads.push_back(Access{read.tensor, read.indices,
+                               access_relation(out.domain, names, read.tensor, read.indices),
+                               read.location});
+  out.expr = std::move(rhs);
+  out.location = statement.location;
+  if (!target) {
+    Tensor temporary;
+    temporary.name = lhs.name;
+    temporary.type = out.accumulate_type;
+    temporary.role = TensorRole::temporary;
+    temporary.location = lhs.location;
+    for (const std::string& index : lhs_indices) temporary.dims.push_back(state.ranges.at(index).size);
+    temporary.extent = tensor_extent(program_, temporary);
+    program_.tensors.push_back(std::move(temporary));
+  }
+  program_.statements.push_back(std::move(out));
+}
+
+}  // namespace
+
+Program analyze_def(const ast::Def& def, const SizeBindings& sizes, const IslContextHandle& context,
+                    DiagnosticSink& sink) {
+  return DefChecker(def, sizes, context, sink).run();
+}
+
+}  // namespace polyfuse

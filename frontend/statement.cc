@@ -1,0 +1,27 @@
+#include "frontend/statement.h"
+
+namespace polyfuse {
+
+std::string_view to_string(StatementKind kind) {
+  switch (kind) {
+    case StatementKind::assign: return "assign";
+    case StatementKind::reduce_init: return "reduce_init";
+    case StatementKind::reduce: return "reduce";
+  }
+  return "?";
+}
+
+std::vector<std::string> Statement::reduction_indices() const {
+  std::vector<std::string> names;
+  for (const IterationIndex& index : indices)
+    if (index.is_reduction) names.push_back(index.name);
+  return names;
+}
+
+std::vector<std::string> Statement::index_names() const {
+  std::vector<std::string> names;
+  for (const IterationIndex& index : indices) names.push_back(index.name);
+  return names;
+}
+
+}  // namespace polyfuse

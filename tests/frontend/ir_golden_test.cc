@@ -1,0 +1,41 @@
+// Golden IR dumps (polyfuse compile --emit=ir) of every example, whole-file diffs.
+// UPDATE_GOLDEN=1 rewrites tests/golden/frontend/*.ir.
+#include <gtest/gtest.h>
+
+#include "frontend/frontend.h"
+#include "frontend/ir_printer.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+std::string dump(const std::string& example, const SizeBindings& sizes = {}) {
+  SourceFile source = read_source_file(polyfuse::testing::source_path("examples/" + example + ".tc"));
+  source.name = "examples/" + example + ".tc";  // stable name in the dump
+  FrontendResult result = compile_source(source, sizes);
+  std::string text;
+  for (const Program& program : result.programs) text += print_program(program);
+  return text;
+}
+
+class ExampleIr : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExampleIr, MatchesGolden) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump(GetParam()), "frontend/" + GetParam() + ".ir"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleIr,
+                         ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "add_gemms",
+                                           "batched_gemm", "brgemm"));
+
+TEST(ExampleIrBound, GemmBiasReluWithSizes) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(
+      dump("gemm_bias_relu", {{"M", 128}, {"N", 256}, {"K", 64}}), "frontend/gemm_bias_relu_bound.ir"));
+}
+
+TEST(ExampleIr, PrintingIsDeterministic) {
+  EXPECT_EQ(dump("add_gemms"), dump("add_gemms"));
+}
+
+}  // namespace
+}  // namespace polyfuse

@@ -1,0 +1,189 @@
+// Semantic analysis: every rule of sema.h with its exact message, and what valid
+// programs become (temporaries, types, reduction indices, bindings).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_util.h"
+
+namespace polyfuse {
+namespace {
+
+using testing::compile_one;
+using testing::errors_of;
+using testing::first_error;
+
+constexpr std::string_view gemm_signature = "def g(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n";
+
+std::string gemm_body(std::string_view body) { return std::string(gemm_signature) + std::string(body) + "\n}\n"; }
+
+TEST(Sema, IndexRangeConflictNamesBothUses) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(m, k) * B(n, k)")),
+            "2:27: error: index 'n' ranges over N (C, dimension 2 at 2:8) and over K (B, dimension 1 "
+            "at 2:27)");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(k, m) * B(k, n)")),
+            "2:20: error: index 'm' ranges over M (C, dimension 1 at 2:5) and over K (A, dimension 2 "
+            "at 2:20)");
+}
+
+TEST(Sema, AssignWithReductionIndex) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) = A(m, k) * B(k, n)")),
+            "2:11: error: index 'k' appears only on the right-hand side, which makes this a "
+            "reduction; use '+=!' (zero-initialised) or '+=' instead of '='");
+}
+
+TEST(Sema, NameErrors) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! X(m, k) * B(k, n)")), "2:15: error: undeclared tensor 'X'");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! softmax(A(m, k)) * B(k, n)")),
+            "2:15: error: unknown function 'softmax' (the functions are relu, sigmoid, tanh, "
+            "gelu, exp, max and min)");
+  EXPECT_EQ(first_error("def g(f16(N) A, f16(N) A) -> (f16(N) C) { C(i) = A(i) }"),
+            "1:24: error: duplicate tensor name 'A' (first declared at 1:14)");
+  EXPECT_EQ(first_error("def g(f16(N) relu) -> (f16(N) C) { C(i) = relu(i) }"),
+            "1:14: error: tensor name 'relu' is the name of a built-in function");
+  EXPECT_EQ(first_error("def g(f16(N) A) -> (f16(N) C) { C(i) = A(i) }\ndef g(f16(N) A) -> (f16(N) C) { C(i) = A(i) }"),
+            "2:5: error: duplicate def name 'g' (first defined at 1:5)");
+}
+
+TEST(Sema, ArityErrors) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(m, k, j) * B(k, n)")),
+            "2:15: error: tensor 'A' has 2 dimensions but is indexed with 3 indices");
+  EXPECT_EQ(first_error(gemm_body("  C(m) +=! A(m, k) * B(k, m)")),
+            "2:3: error: tensor 'C' has 2 dimensions but is indexed with 1 index");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! max(A(m, k)) * B(k, n)")),
+            "2:15: error: function 'max' takes 2 arguments, got 1");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! relu(A(m, k), B(k, n))")),
+            "2:15: error: function 'relu' takes 1 argument, got 2");
+}
+
+TEST(Sema, WritesAndOutputs) {
+  EXPECT_EQ(first_error(gemm_body("  A(m, k) = B(k, m)")), "2:3: error: cannot write input tensor 'A'");
+  EXPECT_EQ(first_error(gemm_body("  T(m, n) +=! A(m, k) * B(k, n)")),
+            "1:47: error: output 'C' is never written");
+  EXPECT_EQ(first_error("def g(f16(N) A) -> () { }"), "1:5: error: def 'g' has no outputs");
+  EXPECT_EQ(first_error(gemm_body("  relu(m, n) = A(m, n)")),
+            "2:3: error: cannot assign to the built-in function 'relu'");
+}
+
+TEST(Sema, Temporaries) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) = T(m, n)\n  T(m, n) +=! A(m, k) * B(k, n)")),
+            "2:13: error: temporary 'T' is read before it is written (first written at 3:3)");
+  EXPECT_EQ(first_error(gemm_body("  T(m, n) += A(m, k) * B(k, n)\n  C(m, n) = T(m, n)")),
+            "2:11: error: '+=' accumulates into temporary 'T', which has no value yet; use '+=!' to "
+            "start a zero-initialised reduction");
+  EXPECT_EQ(first_error(gemm_body("  T(m, j) +=! A(m, m2)\n  C(m, n) = B(m, n)")),
+            "2:8: error: cannot infer the range of index 'j' of temporary 'T': it does not appear on "
+            "the right-hand side");
+  // A failed first write is reported once, not again at every read.
+  EXPECT_EQ(errors_of(gemm_body("  T(m, n) = X(m, n)\n  C(m, n) = T(m, n)")),
+            std::vector<std::string>{"2:13: error: undeclared tensor 'X'"});
+}
+
+TEST(Sema, NotSupportedYet) {
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(m + 1, k) * B(k, n)")),
+            "2:17: error: index expression 'm + 1' is not supported yet (indices must be plain index "
+            "variables)");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(0, k) * B(k, n)")),
+            "2:17: error: constant index '0' is not supported yet (indices must be plain index "
+            "variables)");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(k, k) * B(k, n)")),
+            "2:20: error: index 'k' appears twice in one tensor reference (diagonal accesses are not "
+            "supported yet)");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) = 2 * m")),
+            "2:17: error: 'm' is used as a value; index variables and scalars in expressions are not "
+            "supported yet");
+  EXPECT_EQ(first_error(gemm_body("  C(M, n) = A(M, n)")),
+            "2:5: error: index 'M' has the same name as a size; use another index name");
+}
+
+TEST(Sema, SeveralErrorsInOneRun) {
+  std::vector<std::string> errors = errors_of(gemm_body(
+      "  C(m, n) +=! X(m, k) * B(k, n)\n"
+      "  C(m, n) += A(m, k) * Y(k, n)\n"
+      "  C(m, n) = A(m, n + 1)"));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0], "2:15: error: undeclared tensor 'X'");
+  EXPECT_EQ(errors[1], "3:24: error: undeclared tensor 'Y'");
+  EXPECT_EQ(errors[2], "4:18: error: index expression 'n + 1' is not supported yet (indices must be "
+                       "plain index variables)");
+}
+
+TEST(Sema, EmptyFile) {
+  EXPECT_EQ(first_error(""), "1:1: error: no 'def' in this file");
+  EXPECT_EQ(first_error("# only a comment\n\n"), "1:1: error: no 'def' in this file");
+}
+
+TEST(Sema, TemporaryShapeTypeAndAccumulation) {
+  Program p = compile_one(
+      "def f(f16(M, K) A, bf16(K, N) B, f16(N) bias, f16(M, N) X) -> (f16(M, N) D) {\n"
+      "  C(m, n) +=! A(m, k) * B(k, n)\n"
+      "  E(m, n) = X(m, n) * bias(n)\n"
+      "  D(m, n) = C(m, n) + E(m, n)\n"
+      "}\n",
+      {{"K", 64}});
+  const Tensor* c = p.find_tensor("C");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->role, TensorRole::temporary);
+  EXPECT_EQ(c->type, ElementType::f32);  // reductions accumulate (and store) in f32
+  ASSERT_EQ(c->dims.size(), 2u);
+  EXPECT_EQ(c->dims[0].to_string(), "M");
+  EXPECT_EQ(c->dims[1].to_string(), "N");
+  EXPECT_EQ(p.find_tensor("E")->type, ElementType::f16);  // f16 * f16 stays f16
+  EXPECT_EQ(p.statements[0].accumulate_type, ElementType::f32);
+  EXPECT_EQ(p.statements[0].kind, StatementKind::reduce_init);
+  EXPECT_EQ(p.statements[0].reduction_indices(), std::vector<std::string>{"k"});
+  EXPECT_EQ(p.statements[2].accumulate_type, ElementType::f32);  // f32 temporary + f16
+  EXPECT_EQ(p.parameters, (std::vector<std::string>{"M", "N"}));
+  EXPECT_EQ(p.size_bindings.at("K"), 64);
+  std::ostringstream domain;
+  domain << p.statements[0].domain;
+  EXPECT_EQ(domain.str(), "[M, N] -> { S0[m, n, k] : 0 <= m < M and 0 <= n < N and 0 <= k <= 63 }");
+}
+
+TEST(Sema, UnusedBindingIsAWarning) {
+  FrontendResult result = compile_source(
+      SourceFile{"t.tc", "def f(f32(N) a) -> (f32(N) b) { b(i) = a(i) }"}, {{"Q", 3}});
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_EQ(result.warnings[0].message, "-D Q=3: no def in this file has a size named 'Q'");
+}
+
+TEST(Sema, SizeBindingParsing) {
+  SizeBindings sizes;
+  add_size_binding(sizes, "M=128");
+  EXPECT_EQ(sizes.at("M"), 128);
+  add_size_binding(sizes, "M=128");  // same value again is fine
+  auto message = [&](std::string_view text) -> std::string {
+    try {
+      add_size_binding(sizes, text);
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message("M"), "-D 'M': expected NAME=VALUE, e.g. -D M=1024");
+  EXPECT_EQ(message("1M=3"), "-D '1M=3': '1M' is not a size name");
+  EXPECT_EQ(message("N=abc"), "-D 'N=abc': the value must be an integer");
+  EXPECT_EQ(message("N=0"), "-D 'N=0': sizes must be at least 1");
+  EXPECT_EQ(message("N=-5"), "-D 'N=-5': sizes must be at least 1");
+  EXPECT_EQ(message("N=123456789012345678901234567890"),
+            "-D 'N=123456789012345678901234567890': value is too large (the limit is 2147483647)");
+  EXPECT_EQ(message("M=64"), "-D 'M=64': size 'M' is already bound to 128");
+}
+
+TEST(Sema, ProgramCopiesAndAssignmentKeepTheContextAlive) {
+  Program kept;
+  {
+    Program original = compile_one("def f(f32(N) a) -> (f32(N) b) { b(i) = a(i) }");
+    Program other = compile_one("def g(f32(N) a) -> (f32(N) b) { b(i) = relu(a(i)) }");
+    kept = other;
+    other = original;  // the old context of `other` is released after its isl objects
+    Program moved = std::move(original);
+    EXPECT_EQ(moved.name, "f");
+  }
+  std::ostringstream text;
+  text << kept.statements.at(0).domain;
+  EXPECT_EQ(text.str(), "[N] -> { S0[i] : 0 <= i < N }");
+}
+
+}  // namespace
+}  // namespace polyfuse

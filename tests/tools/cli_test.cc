@@ -1,0 +1,170 @@
+// The `polyfuse` command line, run as a separate process: exit codes (0 success, 1 user
+// error), located messages on stderr, output on stdout or -o, and --help.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "support/golden.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// A fresh temporary directory per test process.
+fs::path temp_dir() {
+  static fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / fmt::format("polyfuse-cli-test-{}", ::getpid());
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// Runs polyfuse with `args` (already shell-quoted) from the source root.
+Result run(const std::string& args) {
+  static int counter = 0;
+  fs::path out = temp_dir() / fmt::format("out{}", counter);
+  fs::path err = temp_dir() / fmt::format("err{}", counter++);
+  std::string command = fmt::format("cd '{}' && '{}' {} >'{}' 2>'{}'", POLYFUSE_SOURCE_ROOT,
+                                    POLYFUSE_BINARY, args, out.string(), err.string());
+  int status = std::system(command.c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = polyfuse::testing::read_text_file(out.string());
+  result.err = polyfuse::testing::read_text_file(err.string());
+  return result;
+}
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  fs::path path = temp_dir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(Cli, HelpDocumentsEveryFlag) {
+  Result top = run("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_NE(top.out.find("compile"), std::string::npos) << top.out;
+  Result help = run("compile --help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* flag : {"-D", "--define", "--emit", "-o", "--output", "--def", "NAME=VALUE"})
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag << " missing from:\n" << help.out;
+}
+
+class CliExamples : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliExamples, CompileEmitIrSucceeds) {
+  Result r = run("compile examples/" + GetParam() + ".tc --emit=ir");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("def " + GetParam(), 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("idioms:"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CliExamples,
+                         ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "add_gemms",
+                                           "batched_gemm", "brgemm"));
+
+TEST(Cli, BoundSizesGolden) {
+  Result r = run("compile examples/gemm.tc -D M=128 -D N=256 -DK=64");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(polyfuse::testing::matches_golden(r.out, "tools/gemm_bound.ir"));
+}
+
+TEST(Cli, SyntaxErrorIsLocatedWithCaret) {
+  fs::path file = write_temp("bad.tc", "def g(f16(M, K) A) -> (f16(M) C) {\n  C(m) +=! A(m, k) $ 2\n}\n");
+  Result r = run("compile '" + file.string() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, fmt::format("{}:2:20: error: unexpected character '$'\n"
+                               "  C(m) +=! A(m, k) $ 2\n"
+                               "                   ^\n", file.string()));
+}
+
+TEST(Cli, SeveralErrorsInOneRun) {
+  fs::path file = write_temp("two.tc",
+                             "def g(f16(M, K) A) -> (f16(M) C) {\n  C(m) +=! X(m, k)\n  C(m) += Y(m, k)\n}\n");
+  Result r = run("compile '" + file.string() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(":2:12: error: undeclared tensor 'X'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":3:11: error: undeclared tensor 'Y'"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UserErrorsExitWithOne) {
+  EXPECT_EQ(run("compile does/not/exist.tc").err, "polyfuse: error: cannot read 'does/not/exist.tc': no such file\n");
+  EXPECT_EQ(run("compile examples").err, "polyfuse: error: cannot read 'examples': not a regular file\n");
+  Result bad_define = run("compile examples/gemm.tc -D M=0");
+  EXPECT_EQ(bad_define.exit_code, 1);
+  EXPECT_EQ(bad_define.err, "polyfuse: error: -D 'M=0': sizes must be at least 1\n");
+  Result not_yet = run("compile examples/gemm.tc --emit=cuda");
+  EXPECT_EQ(not_yet.exit_code, 1);
+  EXPECT_EQ(not_yet.err, "polyfuse: error: --emit=cuda is not implemented yet (available: ir)\n");
+  Result unknown_emit = run("compile examples/gemm.tc --emit=llvm");
+  EXPECT_EQ(unknown_emit.exit_code, 1);
+  EXPECT_NE(unknown_emit.err.find("llvm"), std::string::npos) << unknown_emit.err;
+  EXPECT_EQ(run("").exit_code, 1);
+  EXPECT_EQ(run("frobnicate").exit_code, 1);
+  EXPECT_EQ(run("compile").exit_code, 1);
+  Result bad_def = run("compile examples/gemm.tc --def nope");
+  EXPECT_EQ(bad_def.exit_code, 1);
+  EXPECT_EQ(bad_def.err, "polyfuse: error: --def nope: examples/gemm.tc has no def of that name (it has: gemm)\n");
+}
+
+TEST(Cli, UnusedDefineIsOnlyAWarning) {
+  Result r = run("compile examples/gemm.tc -D Q=7");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "examples/gemm.tc: warning: -D Q=7: no def in this file has a size named 'Q'\n");
+}
+
+TEST(Cli, DefSelectsOneOfSeveral) {
+  fs::path file = write_temp("two_defs.tc",
+                             "def a(f32(N) x) -> (f32(N) y) { y(i) = x(i) }\n"
+                             "def b(f32(N) x) -> (f32(N) y) { y(i) = relu(x(i)) }\n");
+  Result all = run("compile '" + file.string() + "'");
+  EXPECT_EQ(all.exit_code, 0);
+  EXPECT_NE(all.out.find("def a"), std::string::npos);
+  EXPECT_NE(all.out.find("def b"), std::string::npos);
+  Result one = run("compile '" + file.string() + "' --def b");
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.out.find("def a"), std::string::npos);
+  EXPECT_EQ(one.out.rfind("def b", 0), 0u);
+}
+
+TEST(Cli, OutputFile) {
+  fs::path out = temp_dir() / "gemm.ir";
+  Result r = run("compile examples/gemm.tc -o '" + out.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(polyfuse::testing::read_text_file(out.string()), run("compile examples/gemm.tc").out);
+  Result unwritable = run("compile examples/gemm.tc -o /nonexistent-dir/x.ir");
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(unwritable.err, "polyfuse: error: cannot write '/nonexistent-dir/x.ir'\n");
+}
+
+TEST(Cli, MalformedInputsNeverCrash) {
+  std::string deep = "def f(f32(N) a) -> (f32(N) b) { b(i) = " + std::string(100000, '(') + "a(i) }";
+  std::string binary;
+  for (int i = 0; i < 4096; ++i) binary += static_cast<char>((i * 7919) & 0xff);
+  std::vector<std::string> inputs = {"", std::string("\0\0\0", 3), deep, binary,
+                                     "def f(f32(N) a) -> (f32(N) b) { b(i) = 1" + std::string(30, '9') + " }"};
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    fs::path file = write_temp(fmt::format("malformed{}.tc", i), inputs[i]);
+    Result r = run("compile '" + file.string() + "'");
+    EXPECT_EQ(r.exit_code, 1) << "input " << i << ": " << r.err;
+    EXPECT_NE(r.err.find(": error: "), std::string::npos) << "input " << i << ": " << r.err;
+  }
+}
+
+}  // namespace
