@@ -49,9 +49,9 @@ Printed print_op(const isl::ast_expr_op& op, const NameOf& name_of) {
     return binary(op, "/", multiplicative, false, name_of);
   if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>())
     return binary(op, "%", multiplicative, false, name_of);
-  if (op.isa<isl::ast_expr_op_fdiv_q>()) return call("polyfuse_floordiv", op, 0, name_of);
-  if (op.isa<isl::ast_expr_op_min>()) return call("polyfuse_min", op, 0, name_of);
-  if (op.isa<isl::ast_expr_op_max>()) return call("polyfuse_max", op, 0, name_of);
+  if (op.isa<isl::ast_expr_op_fdiv_q>()) return call("pf::floordiv", op, 0, name_of);
+  if (op.isa<isl::ast_expr_op_min>()) return call("pf::imin", op, 0, name_of);
+  if (op.isa<isl::ast_expr_op_max>()) return call("pf::imax", op, 0, name_of);
   if (op.isa<isl::ast_expr_op_minus>()) return {"-" + operand(op.arg(0), name_of, unary, false), unary};
   if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>())
     return binary(op, "&&", logical_and, true, name_of);
@@ -148,6 +148,7 @@ class Printer {
     iterator_names_[iterator] = name;
     std::string inc = expr(loop.inc());
     std::string step = inc == "1" ? "++" + name : name + " += " + inc;
+    if (hooks_.unroll && hooks_.unroll(mark_)) line(indent, "#pragma unroll");
     line(indent, fmt::format("for (int {} = {}; {}; {}) {{", name, expr(loop.init()), expr(loop.cond()), step));
     node(loop.body(), indent + 1);
     line(indent, "}");

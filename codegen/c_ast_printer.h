@@ -2,6 +2,8 @@
 // and user statements through a callback that turns each statement instance into
 // helper calls. Loop iterators get readable names from the mark that encloses them
 // (`k_step`, `k_slice`, `tile_m`, `tile_n`, ...) instead of isl's c0, c1, ...
+// isl's floor division, min and max print as pf::floordiv, pf::imin, pf::imax
+// (kernels/cuda/pf_base.cuh).
 #pragma once
 
 #include <isl/cpp.h>
@@ -23,6 +25,9 @@ struct AstPrintHooks {
   std::function<std::string(const std::string& id)> identifier;
   // Comment for a mark node ("" prints no comment).
   std::function<std::string(const std::string& mark)> mark_comment;
+  // True when the loops directly below `mark` are to be fully unrolled (#pragma unroll):
+  // loops that index register fragments must be, or the fragments spill to memory.
+  std::function<bool(const std::string& mark)> unroll;
 };
 
 // The C text of `node`, indented by `indent` levels of two spaces.

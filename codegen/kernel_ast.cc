@@ -45,9 +45,11 @@ isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set pa
   return context.intersect_params(params);
 }
 
-isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
+isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options,
+                               const StatementRewrites& rewrites) {
   isl::set params = isl::set::universe(schedule.domain().space().params());
   isl::ast_build build = isl::ast_build::from_context(kernel_context(plan, options, params));
+  if (!rewrites.empty()) build = with_statement_rewrites(build, rewrites);
   try {
     return build.node_from(schedule);
   } catch (const isl::exception& error) {

@@ -8,6 +8,7 @@
 #include <isl/cpp.h>
 
 
+#include "codegen/statement_rewrites.h"
 #include "schedule/gpu_options.h"
 #include "schedule/kernel_plan.h"
 
@@ -17,7 +18,9 @@ namespace polyfuse {
 // the block tile, 0 <= blockIdx_* < grid, 0 <= warp_* < warps per block.
 isl::set kernel_context(const KernelPlan& plan, const GpuOptions& options, isl::set params);
 
-// Generates the AST of `schedule` (the output of build_gpu_schedule).
-isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
+// Generates the AST of `schedule` (the output of build_gpu_schedule), with the
+// arguments of the statements in `rewrites` replaced (statement_rewrites.h).
+isl::ast_node build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options,
+                               const StatementRewrites& rewrites = {});
 
 }  // namespace polyfuse

@@ -95,7 +95,7 @@ int threads_per_block(const GpuOptions& o) {
 
 int shared_bytes_per_block(const GpuOptions& o, int element_bytes) {
   int operand_tiles = o.stages * (o.block.m * o.block.k + o.block.k * o.block.n) * element_bytes;
-  int accumulator_staging = o.block.m * o.block.n * 4;  // f32 reorder / split-K reduction tile
+  int accumulator_staging = threads_per_block(o) / 32 * 1024;  // reorder scratch: 1 KiB per warp
   return std::max(operand_tiles, accumulator_staging);
 }
 

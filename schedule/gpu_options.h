@@ -76,7 +76,8 @@ GpuOptions default_gpu_options(Arch arch);
 // Threads of one block: 32 × (block.m / warp.m) × (block.n / warp.n) × split_k.
 int threads_per_block(const GpuOptions& options);
 // Dynamic shared memory of one block in bytes: `stages` A and B tiles of
-// `element_bytes` elements, and the accumulator reorder buffer (reused, not added).
+// `element_bytes` elements, or the accumulator reorder scratch of 1 KiB per warp if larger
+// (it reuses the tiles after the last k-step).
 int shared_bytes_per_block(const GpuOptions& options, int element_bytes);
 // Registers of accumulator fragments per thread (f32), a lower bound of the kernel's use.
 int accumulator_registers_per_thread(const GpuOptions& options);

@@ -53,6 +53,13 @@ namespace pf {
 // column-major. For A (M x K) row means [m][k]; for B (K x N) row means [k][n].
 enum class Layout { row, col };
 
+// Integer helpers for the index expressions of generated code (isl's AST operations
+// fdiv_q, min and max).
+PF_DEVICE int floordiv(int a, int b) { return (a >= 0 ? a : a - b + 1) / b; }
+PF_DEVICE long long floordiv(long long a, long long b) { return (a >= 0 ? a : a - b + 1) / b; }
+PF_DEVICE int imin(int a, int b) { return a < b ? a : b; }
+PF_DEVICE int imax(int a, int b) { return a > b ? a : b; }
+
 // Type equality (no <type_traits> on NVRTC without a standard library).
 template <class A, class B> struct IsSame { static constexpr bool value = false; };
 template <class A> struct IsSame<A, A> { static constexpr bool value = true; };

@@ -144,6 +144,20 @@ PF_UNROLL
 #endif
 }
 
+// One macro-MMA of a contracted schedule (paper §IV-D): fragment (i, j) of the warp's
+// accumulator tile += a * b, one mma.m16n8k16. Generated kernels call it once per
+// statement instance inside fully unrolled loops, so `i` and `j` are constants.
+template <class T, int MT, int NT>
+PF_DEVICE void mma_fragment(AccTile16816<MT, NT>& acc, int i, int j, const FragA16x16& a, const FragB16x8& b) {
+  AccTile16816<1, 1> one;
+  float* c = acc.frag(i, j);
+  for (int e = 0; e < 4; ++e) one.v[e] = c[e];
+  const FragA16x16 as[1] = {a};
+  const FragB16x8 bs[1] = {b};
+  mma_16816<T, 1, 1>(one, as, bs);
+  for (int e = 0; e < 4; ++e) c[e] = one.v[e];
+}
+
 // A single mma.m16n8k16: d = a * b + c on one 16x8 fragment.
 template <class T>
 PF_DEVICE void mma_m16n8k16(float (&d)[4], const FragA16x16& a, const FragB16x8& b, const float (&c)[4]) {

@@ -1,0 +1,219 @@
+#include "codegen/cuda_emitter.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "codegen/c_ast_printer.h"
+#include "codegen/cuda_kernel_layout.h"
+#include "codegen/cuda_statements.h"
+#include "codegen/kernel_ast.h"
+#include "frontend/diagnostics.h"
+#include "frontend/idioms.h"
+#include "polyfuse/cuda_helpers_embedded.h"
+#include "schedule/plan_from_program.h"
+#include "schedule/schedule_printer.h"
+
+namespace polyfuse {
+namespace {
+
+// The plan of `program`, checked against what the CUDA emitter handles so far.
+KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
+  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  const MatmulStage& mm = plan.matmuls.front();
+  if (plan.matmuls.size() > 1)
+    throw UserError(fmt::format("def '{}': several matmuls in one kernel are not supported yet", program.name));
+  if (!plan.epilogue.empty())
+    throw UserError(fmt::format("def '{}': statement {}: pointwise epilogues are not supported by the CUDA emitter yet",
+                                program.name, plan.epilogue.front().dims.statement));
+  if (!mm.live_out)
+    throw UserError(fmt::format("def '{}': the matmul result {} is never stored", program.name, mm.c));
+  if (options.mma != MmaShape::m16n8k16)
+    throw UserError(fmt::format("--mma {}: the CUDA emitter supports m16n8k16 only so far", to_string(options.mma)));
+  validate_gpu_options(options, 2);
+  // Issue 4 scope: every bound size is a multiple of its block tile.
+  auto check = [&](const std::optional<std::string>& extent, int tile, const char* what) {
+    if (!extent || extent->empty() || !std::isdigit(static_cast<unsigned char>((*extent)[0]))) return;
+    long long value = std::stoll(*extent);
+    if (value % tile != 0)
+      throw UserError(fmt::format("def '{}': the {} extent {} is not a multiple of the block tile's {} ({}); partial "
+                                  "tiles are not supported yet",
+                                  program.name, what, value, what, tile));
+  };
+  check(mm.dims.m_extent, options.block.m, "M");
+  check(mm.dims.n_extent, options.block.n, "N");
+  check(mm.dims.k_extent, options.block.k, "K");
+  return plan;
+}
+
+AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
+  AstPrintHooks hooks;
+  hooks.statement = [&context](const std::string& name, const std::vector<std::string>& args) {
+    return print_cuda_statement(context, name, args);
+  };
+  hooks.identifier = [](const std::string& id) {
+    if (id == "blockIdx_x") return std::string("blockIdx.x");
+    if (id == "blockIdx_y") return std::string("blockIdx.y");
+    if (id == "blockIdx_z") return std::string("blockIdx.z");
+    return id;
+  };
+  hooks.mark_comment = [](const std::string& mark) -> std::string {
+    if (mark == "kstep") return "k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs";
+    if (mark == "prefetch") return "double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i";
+    if (mark == "warp") return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory";
+    if (mark == "mma") return "macro-MMAs of the warp tile, one accumulator fragment each";
+    if (mark == "fragment") return "epilogue on the accumulator fragments";
+    return "";
+  };
+  hooks.unroll = [](const std::string& mark) { return mark == "warp" || mark == "mma" || mark == "fragment"; };
+  return hooks;
+}
+
+std::vector<KernelParameter> kernel_parameters(const Program& program) {
+  std::vector<KernelParameter> parameters;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role == TensorRole::temporary) continue;
+    KernelParameter p;
+    p.name = tensor.name;
+    p.kind = tensor.role == TensorRole::input ? KernelParameter::Kind::input : KernelParameter::Kind::output;
+    p.element = tensor.type;
+    for (const Size& size : tensor.dims) p.shape.push_back(extent_text(program, size));
+    p.c_type = (tensor.role == TensorRole::input ? "const " : "") + cuda_type(tensor.type) + "*";
+    parameters.push_back(p);
+  }
+  for (const std::string& size : program.parameters) {
+    KernelParameter p;
+    p.name = size;
+    p.kind = KernelParameter::Kind::size;
+    p.c_type = "int";
+    parameters.push_back(p);
+  }
+  return parameters;
+}
+
+GridDimension grid_dimension(const std::string& extent, int tile) {
+  GridDimension g;
+  if (!extent.empty() && std::isdigit(static_cast<unsigned char>(extent[0]))) {
+    g.value = std::stoll(extent) / tile;
+    g.expression = std::to_string(g.value);
+  } else {
+    g.expression = tile == 1 ? extent : fmt::format("{} / {}", extent, tile);
+  }
+  return g;
+}
+
+LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, const GpuOptions& o,
+                               const CudaKernelLayout& layout) {
+  const StatementDims& dims = plan.matmuls.front().dims;
+  LaunchMetadata m;
+  m.kernel = program.name;
+  m.launcher = "polyfuse_launch_" + program.name;
+  m.arch = to_string(o.arch);
+  m.parameters = kernel_parameters(program);
+  m.grid[0] = grid_dimension(dims.n_extent, o.block.n);
+  m.grid[1] = grid_dimension(dims.m_extent, o.block.m);
+  m.grid[2] = dims.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(dims.batch_extents[0], 1);
+  m.block[0] = layout.threads;
+  m.dynamic_shared_bytes = layout.shared_bytes;
+  m.options = fmt::format("block {} warp {} mma {} split-K {} stages {}", to_string(o.block), to_string(o.warp),
+                          to_string(o.mma), o.split_k, o.stages);
+  return m;
+}
+
+std::string signature(const std::vector<KernelParameter>& parameters, bool restrict_pointers) {
+  std::vector<std::string> parts;
+  for (const KernelParameter& p : parameters)
+    parts.push_back(p.c_type + (restrict_pointers && p.kind != KernelParameter::Kind::size ? " __restrict__ " : " ") + p.name);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l) {
+  std::string text = "  PF_DYNAMIC_SHARED(smem);\n";
+  text += fmt::format("  // shared memory: {} {} x [{}][{}] tiles of {} at byte {}, {} {} x [{}][{}] tiles of {} at byte {};\n",
+                      o.stages, l.a.tensor, l.a.rows, l.a.cols, l.a.tensor, l.a.offset, o.stages, l.b.tensor, l.b.rows,
+                      l.b.cols, l.b.tensor, l.b.offset);
+  text += "  // after the k-steps, the accumulator reorder scratch (1 KiB per warp) at byte 0\n";
+  text += "  const int warp = threadIdx.x / 32;\n";
+  text += fmt::format("  const int warp_x = warp % {};\n", l.warps_x);
+  text += fmt::format("  const int warp_y = warp / {} % {};\n", l.warps_x, l.warps_y);
+  if (l.split_k > 1) text += fmt::format("  const int warp_k = warp / {};\n", l.warps_x * l.warps_y);
+  text += fmt::format("  pf::AccTile16816<{}, {}> acc;  // f32 accumulators of this warp's {}x{} tile\n", l.fragments_m,
+                      l.fragments_n, o.warp.m, o.warp.n);
+  if (plan.matmuls.front().zero_init) text += "  pf::tile::fill(acc, 0.f);\n";
+  text += fmt::format("  pf::FragA16x16 a_frag[{}];  // A fragments of one k-slice\n", l.fragments_m);
+  text += fmt::format("  pf::FragB16x8 b_frag[{}];   // B fragments of one k-slice\n", l.fragments_n);
+  return text;
+}
+
+std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const GpuOptions& o) {
+  std::vector<std::string> names, checks;
+  for (const KernelParameter& p : m.parameters) names.push_back(p.name);
+  const StatementDims& dims = plan.matmuls.front().dims;
+  auto check = [&](const std::optional<std::string>& extent, int tile) {
+    if (extent && !extent->empty() && !std::isdigit(static_cast<unsigned char>((*extent)[0])))
+      checks.push_back(fmt::format("{} % {} != 0", *extent, tile));
+  };
+  check(dims.m_extent, o.block.m);
+  check(dims.n_extent, o.block.n);
+  check(dims.k_extent, o.block.k);
+  std::string text = "#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)\n";
+  text += fmt::format("// Host launcher: grid ({}, {}, {}), {} threads, {} bytes of dynamic shared memory.\n",
+                      m.grid[0].expression, m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes);
+  text += fmt::format("extern \"C\" cudaError_t {}({}, cudaStream_t stream) {{\n", m.launcher, signature(m.parameters, false));
+  if (!checks.empty())
+    text += fmt::format("  if ({}) return cudaErrorInvalidValue;  // sizes must be multiples of the block tile\n",
+                        fmt::join(checks, " || "));
+  if (m.dynamic_shared_bytes > 48 * 1024) {
+    text += fmt::format("  cudaError_t status = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n",
+                        m.kernel, m.dynamic_shared_bytes);
+    text += "  if (status != cudaSuccess) return status;\n";
+  }
+  text += fmt::format("  {}<<<dim3({}, {}, {}), dim3({}), {}, stream>>>({});\n", m.kernel, m.grid[0].expression,
+                      m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes,
+                      fmt::join(names, ", "));
+  text += "  return cudaGetLastError();\n}\n#endif\n";
+  return text;
+}
+
+}  // namespace
+
+EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
+  const GpuOptions& o = request.options;
+  KernelPlan plan = checked_plan(program, o);
+  isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
+  isl::ast_node ast = build_kernel_ast(schedule, plan, o, cuda_statement_rewrites(plan, o));
+  CudaKernelLayout layout = cuda_kernel_layout(plan, o);
+  CudaStatementContext context{program, plan, o, layout};
+
+  EmittedKernel kernel;
+  kernel.metadata = launch_metadata(program, plan, o, layout);
+  const LaunchMetadata& m = kernel.metadata;
+  std::string& s = kernel.source;
+  s += fmt::format("// Generated by polyfuse from def '{}' ({}). Do not edit.\n", program.name, program.file);
+  s += fmt::format("// Target {}: {}.\n", m.arch, m.options);
+  s += fmt::format("// Launch: grid ({}, {}, {}), {} threads, {} bytes of dynamic shared memory.\n\n", m.grid[0].expression,
+                   m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes);
+  if (request.embed_helpers)
+    s += "// ---- kernels/cuda helpers (embedded) ----\n" + std::string(cuda_helpers::amalgamation()) + "// ---- end of helpers ----\n\n";
+  else
+    s += "#include \"polyfuse_cuda.cuh\"\n\n";
+  s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
+                   signature(m.parameters, true));
+  s += kernel_preamble(plan, o, layout);
+  s += print_c_ast(ast, cuda_hooks(context), 1);
+  s += "}\n\n";
+  s += host_launcher(m, plan, o);
+  return kernel;
+}
+
+std::string emit_schedule_text(const Program& program, const GpuOptions& options) {
+  KernelPlan plan = checked_plan(program, options);
+  return schedule_to_text(build_gpu_schedule(plan, options));
+}
+
+std::string emit_ast_text(const Program& program, const GpuOptions& options) {
+  KernelPlan plan = checked_plan(program, options);
+  isl::schedule schedule = build_gpu_schedule(plan, options);
+  return build_kernel_ast(schedule, plan, options, cuda_statement_rewrites(plan, options)).to_C_str();
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,41 @@
+// From a checked Program to one self-contained CUDA source: the kernels/cuda helpers
+// embedded, one `extern "C" __global__` kernel that calls them (the isl AST of the
+// mapped schedule, printed by c_ast_printer), a host launcher
+// `polyfuse_launch_<def>(device pointers..., sizes..., cudaStream_t)` compiled only by
+// nvcc (#ifdef __CUDACC__ and not under NVRTC), and the launch metadata.
+//
+//   EmittedKernel kernel = emit_cuda(program, options);
+//   // nvcc -arch=sm_90 -c out.cu   compiles kernel.source with no extra flags
+#pragma once
+
+#include <string>
+
+#include "codegen/launch_metadata.h"
+#include "frontend/program.h"
+#include "schedule/gpu_options.h"
+#include "schedule/gpu_pipeline.h"
+
+namespace polyfuse {
+
+// One generated kernel.
+struct EmittedKernel {
+  std::string source;         // the whole .cu text
+  LaunchMetadata metadata;    // grid, block, shared memory, parameters
+};
+
+// Stages of the GPU path that can be printed instead of the CUDA source.
+struct CudaEmitRequest {
+  GpuOptions options;
+  PassDumps dumps;            // --dump-after
+  bool embed_helpers = true;  // false: `#include "polyfuse_cuda.cuh"` instead (shorter goldens)
+};
+
+// Generates the kernel of `program`. UserError for programs or options the GPU path does
+// not handle (naming the statement or the limit).
+EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request);
+
+// The final schedule tree of `program` (`--emit=schedule`) and its isl AST (`--emit=ast`).
+std::string emit_schedule_text(const Program& program, const GpuOptions& options);
+std::string emit_ast_text(const Program& program, const GpuOptions& options);
+
+}  // namespace polyfuse

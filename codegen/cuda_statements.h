@@ -1,0 +1,34 @@
+// The CUDA text of each statement of a GPU kernel's AST (the names are those of
+// schedule/copies.h and the contracted matmul statement), as calls to the kernels/cuda
+// helpers, plus the argument rewrites that give the matmul statement its fragment
+// coordinates.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/cuda_kernel_layout.h"
+#include "codegen/statement_rewrites.h"
+#include "frontend/program.h"
+#include "schedule/gpu_options.h"
+#include "schedule/kernel_plan.h"
+
+namespace polyfuse {
+
+// What the statement printer reads.
+struct CudaStatementContext {
+  const Program& program;
+  const KernelPlan& plan;
+  const GpuOptions& options;
+  const CudaKernelLayout& layout;
+};
+
+// The matmul statement S(m, n, k) becomes S(i, j): its accumulator fragment within the
+// warp tile, i = (m mod WM) / MM, j = (n mod WN) / MN.
+StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptions& options);
+
+// The CUDA lines of statement `name` with C argument expressions `args`.
+std::string print_cuda_statement(const CudaStatementContext& context, const std::string& name,
+                                 const std::vector<std::string>& args);
+
+}  // namespace polyfuse

@@ -1,0 +1,49 @@
+// What a launcher needs to know about a generated kernel: its parameters in signature
+// order, the grid and block, and the dynamic shared memory. Written next to the `.cu`
+// as a JSON sidecar (`polyfuse compile -o out.cu` writes out.json).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/element_type.h"
+
+namespace polyfuse {
+
+// One kernel parameter.
+struct KernelParameter {
+  enum class Kind { input, output, size };
+  std::string name;                 // tensor or size name
+  Kind kind = Kind::input;
+  ElementType element = ElementType::f32;  // tensors only
+  std::vector<std::string> shape;   // tensors only: each dim's size (a value or a size name)
+  std::string c_type;               // "const __half*", "__half*", "int"
+};
+
+// A grid dimension: its value when every size is bound, and its C expression over the
+// size parameters (e.g. "(M + 127) / 128") in any case.
+struct GridDimension {
+  std::int64_t value = 0;           // 0 when it depends on an unbound size
+  std::string expression;
+};
+
+// Launch configuration and signature of one kernel.
+struct LaunchMetadata {
+  std::string kernel;               // the extern "C" __global__ function's name
+  std::string launcher;             // the host launcher's name: polyfuse_launch_<def>
+  std::string arch;                 // "sm_90"
+  std::vector<KernelParameter> parameters;  // signature order: inputs, outputs, then sizes
+  GridDimension grid[3];            // x, y, z
+  int block[3] = {1, 1, 1};         // x, y, z threads
+  int dynamic_shared_bytes = 0;
+  std::string options;              // the tile options, e.g. "block 128x128x32 warp 64x64x32 ..."
+};
+
+// The sidecar's JSON text form and back.
+nlohmann::json to_json(const LaunchMetadata& metadata);
+LaunchMetadata launch_metadata_from_json(const nlohmann::json& json);
+
+}  // namespace polyfuse
