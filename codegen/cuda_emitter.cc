@@ -192,9 +192,9 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += fmt::format("// Target {}: {}.\n", m.arch, m.options);
   s += fmt::format("// Launch: grid ({}, {}, {}), {} threads, {} bytes of dynamic shared memory.\n\n", m.grid[0].expression,
                    m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes);
-  if (request.embed_helpers)
+  if (request.helpers == CudaEmitRequest::Helpers::embed)
     s += "// ---- kernels/cuda helpers (embedded) ----\n" + std::string(cuda_helpers::amalgamation()) + "// ---- end of helpers ----\n\n";
-  else
+  else if (request.helpers == CudaEmitRequest::Helpers::include)
     s += "#include \"polyfuse_cuda.cuh\"\n\n";
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));

@@ -27,7 +27,10 @@ struct EmittedKernel {
 struct CudaEmitRequest {
   GpuOptions options;
   PassDumps dumps;            // --dump-after
-  bool embed_helpers = true;  // false: `#include "polyfuse_cuda.cuh"` instead (shorter goldens)
+  // How the kernels/cuda helpers reach the source: embedded (self-contained), an
+  // `#include "polyfuse_cuda.cuh"` (shorter goldens), or nothing (a later kernel of the
+  // same file, after one that embedded them).
+  enum class Helpers { embed, include, omit } helpers = Helpers::embed;
 };
 
 // Generates the kernel of `program`. UserError for programs or options the GPU path does

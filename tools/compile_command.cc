@@ -12,16 +12,19 @@
 #include "frontend/frontend.h"
 #include "frontend/idioms.h"
 #include "frontend/ir_printer.h"
+#include "codegen/cuda_emitter.h"
 #include "tools/command.h"
+#include "tools/gpu_flags.h"
 
 namespace polyfuse::tools {
 namespace {
 
 // Every stage --emit documents; only those in `implemented` work yet.
 const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu"};
-const std::vector<std::string> implemented = {"ir"};
+const std::vector<std::string> implemented = {"ir", "schedule", "ast", "cuda"};
 
 struct CompileOptions {
+  GpuFlags gpu;
   std::string input;
   std::vector<std::string> defines;
   std::string emit = "ir";
@@ -29,20 +32,35 @@ struct CompileOptions {
   std::string def;
 };
 
-// The text of the selected defs at the `ir` stage.
-std::string emit_ir(const FrontendResult& result, const CompileOptions& options) {
+// The text of the selected defs at the requested stage. CUDA: one file, the helpers
+// embedded once, one kernel and launcher per def.
+std::string emit_stage(const FrontendResult& result, const CompileOptions& options) {
+  GpuOptions gpu = options.emit == "ir" ? GpuOptions{} : gpu_options(options.gpu);
   std::string text;
+  bool first = true;
   for (const Program& program : result.programs) {
     if (!options.def.empty() && program.name != options.def) continue;
-    if (!text.empty()) text += "\n";
-    text += print_program(program);
+    if (options.emit == "ir") {
+      text += (text.empty() ? "" : "\n") + print_program(program);
+    } else if (options.emit == "schedule") {
+      text += emit_schedule_text(program, gpu);
+    } else if (options.emit == "ast") {
+      text += emit_ast_text(program, gpu);
+    } else if (options.emit == "cuda") {
+      CudaEmitRequest request;
+      request.options = gpu;
+      request.dumps = PassDumps{options.gpu.dump_after, &std::cerr};
+      request.helpers = first ? CudaEmitRequest::Helpers::embed : CudaEmitRequest::Helpers::omit;
+      text += (first ? "" : "\n") + emit_cuda(program, request).source;
+    }
+    first = false;
   }
   return text;
 }
 
 int run_compile(const CompileOptions& options) {
   if (std::find(implemented.begin(), implemented.end(), options.emit) == implemented.end())
-    throw UserError(fmt::format("--emit={} is not implemented yet (available: ir)", options.emit));
+    throw UserError(fmt::format("--emit={} is not implemented yet (available: ir, schedule, ast, cuda)", options.emit));
   SizeBindings sizes;
   for (const std::string& define : options.defines) add_size_binding(sizes, define);
   SourceFile source = read_source_file(options.input);
@@ -61,7 +79,13 @@ int run_compile(const CompileOptions& options) {
       throw UserError(fmt::format("--def {}: {} has no def of that name (it has: {})",
                                   options.def, source.name, fmt::join(names, ", ")));
   }
-  std::string text = emit_ir(result, options);
+  std::string text;
+  try {
+    text = emit_stage(result, options);
+  } catch (const UserError& error) {
+    std::cerr << render_diagnostics(error.diagnostics(), source.text);
+    return exit_user_error;
+  }
   if (options.output.empty() || options.output == "-") {
     std::cout << text << std::flush;
     return exit_success;
@@ -88,13 +112,15 @@ Command add_compile_command(CLI::App& parent) {
       ->type_name("NAME=VALUE");
   app->add_option("--emit", options->emit,
                   "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, "
-                  "dependences, idioms). Documented for later: schedule, ast, cuda, cpu (not "
-                  "implemented yet).")
+                  "dependences, idioms), schedule (the GPU schedule tree after every pass), ast "
+                  "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher). "
+                  "cpu: not implemented yet.")
       ->check(CLI::IsMember(emit_stages))
       ->capture_default_str();
   app->add_option("-o,--output", options->output, "Write the output to this file instead of stdout");
   app->add_option("--def", options->def,
                   "Print only the def with this name (default: every def of the file, in order)");
+  add_gpu_flags(app, options->gpu);
   return Command{app, [options] { return run_compile(*options); }};
 }
 

@@ -71,8 +71,13 @@ PF_DEVICE void store_accumulators(const Tile& acc, void* scratch, OutT* out, lon
   float* base = static_cast<float*>(scratch);
   float* mine = base + 256 * (split_index * warps_per_split + warp_in_split);
   const int row = lane & 15, half = lane >> 4;
+  // Fully unrolled: the accumulator tile is indexed by these loops and must stay in
+  // registers.
+PF_UNROLL
   for (int pm = 0; pm < Tile::pieces_m; ++pm) {
+PF_UNROLL
     for (int pn = 0; pn < Tile::pieces_n; ++pn) {
+PF_UNROLL
       // 1. fragments → scratch (each lane: 4 pairs of horizontally adjacent values)
       for (int e = 0; e < 8; e += 2) {
         const int idx = Tile::piece_index(pm, pn, e);

@@ -18,7 +18,7 @@ EmittedKernel emit_example(const std::string& example, const SizeBindings& sizes
   Program program = compile_source(source, sizes).programs.at(0);
   CudaEmitRequest request;
   request.options = options;
-  request.embed_helpers = false;
+  request.helpers = CudaEmitRequest::Helpers::include;
   return emit_cuda(program, request);
 }
 

@@ -1,0 +1,59 @@
+// Generated kernels compile with NVRTC for sm_80 and sm_90 with no register spills
+// (ptxas -v), for the default options, 4096-sized problems, every layout, split-K,
+// single-buffered and bf16 variants. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "codegen/cuda_emitter.h"
+#include "gemm_programs.h"
+#include "nvrtc_compile.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+struct CompileCase {
+  std::string name;
+  std::string type = "f16";
+  bool a_row = true, b_row = true;
+  SizeBindings sizes;
+  GpuOptions options;
+};
+
+std::vector<CompileCase> cases() {
+  std::vector<CompileCase> all;
+  all.push_back({"default_symbolic", "f16", true, true, {}, GpuOptions{}});
+  all.push_back({"default_4096", "f16", true, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, GpuOptions{}});
+  all.push_back({"colcol_4096", "f16", false, false, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, GpuOptions{}});
+  all.push_back({"bf16_rowcol", "bf16", true, false, {}, GpuOptions{}});
+  GpuOptions split;
+  split.block = {64, 64, 64};
+  split.warp = {32, 32, 16};
+  split.split_k = 4;
+  all.push_back({"splitk4", "f16", true, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, split});
+  GpuOptions single;
+  single.stages = 1;
+  all.push_back({"stages1", "f16", false, true, {}, single});
+  return all;
+}
+
+TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
+  for (const CompileCase& c : cases()) {
+    Program program = compile_program(gemm_source(c.type, c.a_row, c.b_row), c.sizes);
+    CudaEmitRequest request;
+    request.options = c.options;
+    std::string source = emit_cuda(program, request).source;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(fmt::format("{} {}", c.name, arch));
+      pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
+      ASSERT_TRUE(result.ok) << result.log;
+      EXPECT_FALSE(result.cubin.empty());
+      EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse
