@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "codegen/c_ast_printer.h"
+#include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_statements.h"
 #include "codegen/kernel_ast.h"
@@ -22,11 +23,9 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   const MatmulStage& mm = plan.matmuls.front();
   if (plan.matmuls.size() > 1)
     throw UserError(fmt::format("def '{}': several matmuls in one kernel are not supported yet", program.name));
-  if (!plan.epilogue.empty())
-    throw UserError(fmt::format("def '{}': statement {}: pointwise epilogues are not supported by the CUDA emitter yet",
+  if (!plan.epilogue.empty() && options.split_k > 1)
+    throw UserError(fmt::format("def '{}': statement {}: split-K with a fused epilogue is not supported yet (use --split-k 1)",
                                 program.name, plan.epilogue.front().dims.statement));
-  if (!mm.live_out)
-    throw UserError(fmt::format("def '{}': the matmul result {} is never stored", program.name, mm.c));
   if (options.mma != MmaShape::m16n8k16)
     throw UserError(fmt::format("--mma {}: the CUDA emitter supports m16n8k16 only so far", to_string(options.mma)));
   validate_gpu_options(options, 2);
@@ -139,6 +138,9 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
   text += fmt::format("  pf::AccTile16816<{}, {}> acc;  // f32 accumulators of this warp's {}x{} tile\n", l.fragments_m,
                       l.fragments_n, o.warp.m, o.warp.n);
   if (plan.matmuls.front().zero_init) text += "  pf::tile::fill(acc, 0.f);\n";
+  for (const PointwiseStage& pw : plan.epilogue)
+    text += fmt::format("  pf::AccTile16816<{}, {}> {};  // {} of this warp's tile (epilogue result)\n", l.fragments_m,
+                        l.fragments_n, result_tile_name(pw.output), pw.output);
   text += fmt::format("  pf::FragA16x16 a_frag[{}];  // A fragments of one k-slice\n", l.fragments_m);
   text += fmt::format("  pf::FragB16x8 b_frag[{}];   // B fragments of one k-slice\n", l.fragments_n);
   return text;

@@ -24,7 +24,8 @@ struct CudaStatementContext {
 };
 
 // The matmul statement S(m, n, k) becomes S(i, j): its accumulator fragment within the
-// warp tile, i = (m mod WM) / MM, j = (n mod WN) / MN.
+// warp tile, i = (m mod WM) / MM, j = (n mod WN) / MN. An epilogue statement E(b.., m, n)
+// becomes E(i, j, b.., m, n): its fragment and the index of the fragment's first element.
 StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptions& options);
 
 // The CUDA lines of statement `name` with C argument expressions `args`.

@@ -130,6 +130,15 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
     }
     current = at.schedule();
   }
+  // Live-out epilogue results: stored from registers after the epilogue's subtree.
+  for (const PointwiseStage& pw : plan.epilogue) {
+    if (!pw.live_out) continue;
+    isl::schedule_node root = statement_root(current, pw.dims.statement);
+    isl::map write = restricted(pw.write_access, plan);
+    DataTile tile = data_tile(root, write);
+    std::string name = copy_statement_name(pw.dims.statement, "fragments_to_" + pw.output);
+    current = root.graft_after(extension_tree(tile.offset.as_map().set_range_tuple(name), {name})).schedule();
+  }
   return current;
 }
 

@@ -13,6 +13,9 @@
 //   S_C_to_accumulators[c0, c1]    (`+=` only) load C's block tile into the accumulators
 //   S_accumulators_to_C[c0, c1]    store the accumulators to C's block tile (C live-out)
 //
+// For a pointwise epilogue statement E writing a live-out tensor D, after E's subtree:
+//   E_fragments_to_D[d0, d1]       store E's result fragments to D's block tile
+//
 // Placement, after insert_copies:
 //   mark kstep  ← C_to_accumulators before, accumulators_to_C after
 //     band [floor(k/BK)]

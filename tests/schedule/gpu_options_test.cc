@@ -60,7 +60,7 @@ TEST(GpuOptions, NamesTheArchLimitAndByHowMuch) {
   o.block = {256, 256, 64};
   o.warp = {64, 64, 64};
   EXPECT_EQ(error_of(o),
-            "block tile 256x256x64 with 2 stage(s) needs 262144 bytes of shared memory per block; sm_86 allows 101376 (160768 bytes over)");
+            "block tile 256x256x64 with 2 stage(s) needs 131072 bytes of shared memory per block; sm_86 allows 101376 (29696 bytes over)");
   o = GpuOptions{};
   o.block = {256, 256, 32};
   o.warp = {32, 32, 32};

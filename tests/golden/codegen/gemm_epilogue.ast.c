@@ -27,4 +27,5 @@
   for (int c4 = 0; c4 <= 31; c4 += 16)
     for (int c5 = 0; c5 <= 31; c5 += 8)
       S1(64 * blockIdx_y + 32 * warp_y + c4, 64 * blockIdx_x + 32 * warp_x + c5);
+  S1_fragments_to_D(64 * blockIdx_y, 64 * blockIdx_x);
 }

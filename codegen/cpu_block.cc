@@ -1,0 +1,369 @@
+#include "codegen/cpu_block.h"
+
+#include <map>
+#include <set>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+namespace {
+
+// How a primitive sees one operand or result: kernels/cpu's Operand, plus the pointer
+// and leading dimension passed at the call.
+struct View {
+  std::string pointer;  // C++ expression
+  std::string ld = "1";
+  std::string layout = "Layout::row_major";
+  std::string broadcast = "Broadcast::matrix";
+  ElementType type = ElementType::f32;
+
+  std::string operand() const {
+    return "{" + layout + ", " + cxx_dtype(type) + ", " + broadcast + "}";
+  }
+};
+
+std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+std::string unary_op(const Expr& expr) {
+  if (expr.kind == ExprKind::negate) return "neg";
+  return std::string(to_string(expr.function));  // relu sigmoid tanh gelu exp
+}
+
+std::string binary_op(const Expr& expr) {
+  if (expr.kind == ExprKind::call) return std::string(to_string(expr.function));  // max min
+  switch (expr.op) {
+    case BinaryOp::add: return "add";
+    case BinaryOp::sub: return "sub";
+    case BinaryOp::mul: return "mul";
+    case BinaryOp::div: return "div";
+  }
+  return "?";
+}
+
+bool is_leaf(const Expr& expr) {
+  return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
+}
+
+bool reads_tensor(const Expr& expr, const CpuPointwise& pointwise, const std::string& tensor) {
+  if (expr.kind == ExprKind::read) return pointwise.reads.at(expr.read).tensor == tensor;
+  for (const Expr& operand : expr.operands)
+    if (reads_tensor(operand, pointwise, tensor)) return true;
+  return false;
+}
+
+class BlockEmitter {
+ public:
+  BlockEmitter(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,
+               const CpuStageVariables& variables)
+      : plan_(plan), stage_(stage), names_(names), variables_(variables) {}
+
+  CpuBlockCode run() {
+    for (const CpuMatmul& matmul : stage_.matmuls) emit_matmul(matmul);
+    for (const CpuPointwise& pointwise : stage_.pointwise) emit_pointwise(pointwise);
+    CpuBlockCode code;
+    for (const CpuTensor& tensor : plan_.tensors) {
+      if (!used_.count(tensor.name)) continue;
+      const std::string& name = names_.tensor(tensor.name);
+      code.tensors.push_back(name);
+      code.parameters.push_back(std::string(written_.count(tensor.name) ? "" : "const ") +
+                                cxx_element_type(tensor.type) + "* " + name);
+    }
+    for (const std::string& variable : variables_.batch) code.parameters.push_back("int64_t " + variable);
+    if (!variables_.m0.empty()) code.parameters.push_back("int64_t " + variables_.m0);
+    if (!variables_.n0.empty()) code.parameters.push_back("int64_t " + variables_.n0);
+    code.body = body_;
+    return code;
+  }
+
+ private:
+  void line(const std::string& text) { body_ += "  " + text + "\n"; }
+
+  // A per-thread block buffer of `rows` x `cols` elements of `type`, declared once.
+  std::string block_buffer(const std::string& name, ElementType type) {
+    if (declared_.insert(name).second)
+      line("alignas(64) static thread_local " + cxx_element_type(type) + " " + name +
+           "[rows * cols];");
+    return name;
+  }
+
+  // A name for a primitive object of statement `statement` doing `what`.
+  std::string object_name(const std::string& statement, const std::string& what) {
+    std::string base = statement;
+    for (char& c : base)
+      if (c == '.') c = '_';
+    base += "_" + what;
+    const int count = ++object_counts_[base];
+    return count == 1 ? base : base + "_" + std::to_string(count);
+  }
+
+  // The element offset of `access` at the block origin: batch indices and m0/n0 times
+  // their strides; k and r start at 0.
+  std::string offset(const CpuAccess& access, const std::vector<std::int64_t>& strides) {
+    std::vector<std::string> terms;
+    for (std::size_t d = 0; d < access.dims.size(); ++d) {
+      std::string variable;
+      switch (access.dims[d]) {
+        case CpuDim::batch: variable = variables_.batch.at(access.batch_positions[d]); break;
+        case CpuDim::m: variable = variables_.m0; break;
+        case CpuDim::n: variable = variables_.n0; break;
+        case CpuDim::k:
+        case CpuDim::r: break;
+      }
+      if (variable.empty()) continue;
+      terms.push_back(strides[d] == 1 ? variable : variable + " * " + std::to_string(strides[d]));
+    }
+    return terms.empty() ? "" : " + " + sum_text(terms);
+  }
+
+  static std::int64_t stride_of(const CpuAccess& access, const std::vector<std::int64_t>& strides,
+                                CpuDim dim) {
+    for (std::size_t d = 0; d < access.dims.size(); ++d)
+      if (access.dims[d] == dim) return strides[d];
+    PF_INTERNAL_CHECK(false, "cpu block: no such dimension in " + access.tensor);
+    return 0;
+  }
+
+  // The view of a tensor access on the block (block-local buffers: the buffer itself).
+  View view(const CpuAccess& access) {
+    const CpuTensor& tensor = plan_.tensor(access.tensor);
+    View view;
+    view.type = tensor.type;
+    if (tensor.storage == CpuStorage::block_local) {
+      view.pointer = block_buffer(names_.tensor(tensor.name), tensor.type);
+      view.ld = "cols";
+      return view;
+    }
+    used_.insert(tensor.name);
+    const std::vector<std::int64_t> strides = strides_of(tensor.shape);
+    view.pointer = names_.tensor(tensor.name) + offset(access, strides);
+    int m_dim = -1, n_dim = -1;
+    for (std::size_t d = 0; d < access.dims.size(); ++d) {
+      if (access.dims[d] == CpuDim::m) m_dim = static_cast<int>(d);
+      if (access.dims[d] == CpuDim::n) n_dim = static_cast<int>(d);
+    }
+    if (m_dim >= 0 && n_dim >= 0) {
+      const bool row_major = n_dim == static_cast<int>(access.dims.size()) - 1;
+      view.layout = row_major ? "Layout::row_major" : "Layout::col_major";
+      view.ld = std::to_string(strides[row_major ? m_dim : n_dim]);
+    } else if (n_dim >= 0) {
+      view.broadcast = "Broadcast::row_vector";
+      view.ld = std::to_string(strides[n_dim]);
+    } else if (m_dim >= 0) {
+      view.broadcast = "Broadcast::col_vector";
+      view.ld = std::to_string(strides[m_dim]);
+    } else {
+      view.broadcast = "Broadcast::scalar";
+    }
+    // A written block whose rows are absent (rank < 2) is a single row.
+    if (view.broadcast == "Broadcast::row_vector" && &access == writing_) {
+      view.broadcast = "Broadcast::matrix";
+      view.ld = "cols";
+    }
+    return view;
+  }
+
+  void emit_matmul(const CpuMatmul& matmul) {
+    const CpuTensor& c_tensor = plan_.tensor(matmul.c.tensor);
+    line("// main " + matmul.statement + ": " + matmul.source);
+    written_.insert(c_tensor.name);
+    // Where the BRGEMM accumulates: the block itself (block-local or an f32 tensor), or
+    // an f32 block stored to the f16/bf16 tensor afterwards.
+    View c;
+    View stored;
+    const bool through_buffer =
+        c_tensor.storage != CpuStorage::block_local && c_tensor.type != ElementType::f32;
+    if (through_buffer) {
+      writing_ = &matmul.c;
+      stored = view(matmul.c);
+      writing_ = nullptr;
+      c.pointer = block_buffer(names_.variable(names_.tensor(c_tensor.name) + "_f32"), ElementType::f32);
+      c.ld = "cols";
+    } else {
+      PF_INTERNAL_CHECK(c_tensor.type == ElementType::f32, "cpu block: BRGEMM C must be f32");
+      c = view(matmul.c);
+    }
+    if (matmul.zero_init) {
+      line("// first touch: C := 0, fused into the BRGEMM (accumulate = false)");
+    } else if (through_buffer) {
+      line("// first touch: the current " + c_tensor.name + ", widened to f32");
+      emit_unary(matmul.statement, "load", "identity", stored, c);
+    } else {
+      line("// first touch: the current " + c_tensor.name + " (accumulate = true)");
+    }
+
+    const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
+    const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
+    used_.insert(a_tensor.name);
+    used_.insert(b_tensor.name);
+    const std::vector<std::int64_t> a_strides = strides_of(a_tensor.shape);
+    const std::vector<std::int64_t> b_strides = strides_of(b_tensor.shape);
+    const bool a_rows = matmul.a_layout == MatrixLayout::row_major;
+    const bool b_rows = matmul.b_layout == MatrixLayout::row_major;
+    const std::string a_pointer = names_.tensor(a_tensor.name) + offset(matmul.a, a_strides);
+    const std::string b_pointer = names_.tensor(b_tensor.name) + offset(matmul.b, b_strides);
+    const std::int64_t lda = stride_of(matmul.a, a_strides, a_rows ? CpuDim::m : CpuDim::k);
+    const std::int64_t ldb = stride_of(matmul.b, b_strides, b_rows ? CpuDim::k : CpuDim::n);
+    const std::int64_t a_k = stride_of(matmul.a, a_strides, CpuDim::k);
+    const std::int64_t b_k = stride_of(matmul.b, b_strides, CpuDim::k);
+
+    const auto config = [&](std::int64_t k, std::int64_t batch, bool accumulate) {
+      std::string text = "{.m = rows, .n = cols, .k = " + std::to_string(k);
+      if (batch > 1) text += ", .batch = " + std::to_string(batch);
+      text += std::string(", .a_layout = Layout::") + (a_rows ? "row_major" : "col_major") +
+              ", .b_layout = Layout::" + (b_rows ? "row_major" : "col_major") +
+              ", .c_layout = Layout::row_major, .dtype = " + cxx_dtype(matmul.dtype) +
+              ", .accumulate = " + (accumulate ? "true" : "false") + "}";
+      return text;
+    };
+    const std::string leading = ", " + c.pointer + ", " + std::to_string(lda) + ", " +
+                                std::to_string(ldb) + ", " + c.ld;
+    if (matmul.reduce_batch > 1) {
+      const std::int64_t a_r = stride_of(matmul.a, a_strides, CpuDim::r);
+      const std::int64_t b_r = stride_of(matmul.b, b_strides, CpuDim::r);
+      line("// main: one BRGEMM reduces all " + std::to_string(matmul.reduce_batch) +
+           " (A, B) pairs of the batch-reduce index");
+      const std::string name = object_name(matmul.statement, "main");
+      line("static const Brgemm " + name + "(" + config(matmul.k, matmul.reduce_batch, !matmul.zero_init) + ");");
+      line(name + "(" + a_pointer + ", " + b_pointer + leading + ", " + std::to_string(a_r) +
+           ", " + std::to_string(b_r) + ");");
+    } else {
+      if (matmul.k_slices > 1)
+        line("// main: the reduction in " + std::to_string(matmul.k_slices) + " slices of kc = " +
+             std::to_string(matmul.kc) + ", the BRGEMM batch" +
+             (matmul.k_tail ? ", then a tail of " + std::to_string(matmul.k_tail) : std::string()));
+      const std::string name = object_name(matmul.statement, "main");
+      line("static const Brgemm " + name + "(" + config(matmul.kc, matmul.k_slices, !matmul.zero_init) + ");");
+      std::string call = name + "(" + a_pointer + ", " + b_pointer + leading;
+      if (matmul.k_slices > 1)
+        call += ", " + std::to_string(matmul.kc * a_k) + ", " + std::to_string(matmul.kc * b_k);
+      line(call + ");");
+      if (matmul.k_tail > 0) {
+        const std::int64_t done = matmul.k_slices * matmul.kc;
+        const std::string tail = object_name(matmul.statement, "tail");
+        line("static const Brgemm " + tail + "(" + config(matmul.k_tail, 1, true) + ");");
+        line(tail + "(" + a_pointer + " + " + std::to_string(done * a_k) + ", " + b_pointer +
+             " + " + std::to_string(done * b_k) + leading + ");");
+      }
+    }
+    if (through_buffer) {
+      line("// last touch of " + matmul.statement + ": round to " +
+           std::string(to_string(c_tensor.type)) + " into " + c_tensor.name);
+      emit_unary(matmul.statement, "store", "identity", c, stored);
+    }
+  }
+
+  void emit_unary(const std::string& statement, const std::string& what, const std::string& op,
+                  const View& in, const View& out) {
+    const std::string name = object_name(statement, what);
+    line("static const Unary " + name + "({.m = rows, .n = cols, .op = UnaryOp::" + op +
+         ", .in = " + in.operand() + ", .out = " + out.operand() + "});");
+    line(name + "(" + in.pointer + ", " + out.pointer + ", " + in.ld + ", " + out.ld + ");");
+  }
+
+  void emit_binary(const std::string& statement, const std::string& op, const View& in0,
+                   const View& in1, const View& out) {
+    const std::string name = object_name(statement, op);
+    line("static const Binary " + name + "({.m = rows, .n = cols, .op = BinaryOp::" + op +
+         ", .in0 = " + in0.operand() + ", .in1 = " + in1.operand() + ", .out = " +
+         out.operand() + "});");
+    line(name + "(" + in0.pointer + ", " + in1.pointer + ", " + out.pointer + ", " + in0.ld +
+         ", " + in1.ld + ", " + out.ld + ");");
+  }
+
+  View scratch(const std::string& statement) {
+    std::string base = statement;
+    for (char& c : base)
+      if (c == '.') c = '_';
+    View view;
+    view.pointer = block_buffer(names_.variable(base + "_t" + std::to_string(scratch_count_++)),
+                                ElementType::f32);
+    view.ld = "cols";
+    return view;
+  }
+
+  // A leaf as an operand: a tensor access, or a literal as a broadcast scalar.
+  View leaf(const Expr& expr, const CpuPointwise& pointwise) {
+    if (expr.kind == ExprKind::read) return view(pointwise.reads.at(expr.read));
+    const std::string name = object_name(pointwise.statement, "c");
+    line("static constexpr float " + name + " = " + float_literal(expr.value) + ";");
+    View constant;
+    constant.pointer = "&" + name;
+    constant.broadcast = "Broadcast::scalar";
+    return constant;
+  }
+
+  // `expr` as an operand: a leaf directly, anything else evaluated into `spare` (when
+  // given) or a fresh scratch block.
+  View operand(const Expr& expr, const CpuPointwise& pointwise, const View* spare) {
+    if (is_leaf(expr)) return leaf(expr, pointwise);
+    const View target = spare ? *spare : scratch(pointwise.statement);
+    evaluate(expr, pointwise, target, true);
+    return target;
+  }
+
+  // Emits primitives computing `expr` into `target`; `target_is_scratch` says whether
+  // intermediate values may go there too.
+  void evaluate(const Expr& expr, const CpuPointwise& pointwise, const View& target,
+                bool target_is_scratch) {
+    const View* spare = target_is_scratch ? &target : nullptr;
+    switch (expr.kind) {
+      case ExprKind::read:
+      case ExprKind::constant:
+        emit_unary(pointwise.statement, "identity", "identity", leaf(expr, pointwise), target);
+        return;
+      case ExprKind::negate:
+        emit_unary(pointwise.statement, "neg", "neg", operand(expr.operands[0], pointwise, spare), target);
+        return;
+      case ExprKind::call:
+        if (arity(expr.function) == 1) {
+          const std::string op = unary_op(expr);
+          emit_unary(pointwise.statement, op, op, operand(expr.operands[0], pointwise, spare), target);
+          return;
+        }
+        [[fallthrough]];
+      case ExprKind::binary: {
+        const View left = operand(expr.operands[0], pointwise, spare);
+        const View right = operand(expr.operands[1], pointwise, nullptr);
+        emit_binary(pointwise.statement, binary_op(expr), left, right, target);
+        return;
+      }
+    }
+  }
+
+  void emit_pointwise(const CpuPointwise& pointwise) {
+    line(std::string("// ") + (stage_.matmuls.empty() ? "" : "last touch ") + pointwise.statement +
+         ": " + pointwise.source);
+    scratch_count_ = 0;
+    writing_ = &pointwise.write;
+    const View target = view(pointwise.write);
+    writing_ = nullptr;
+    written_.insert(pointwise.write.tensor);
+    // Intermediate values may be built in the target when it is f32 and not read.
+    const bool target_is_scratch = target.type == ElementType::f32 &&
+                                   !reads_tensor(pointwise.expr, pointwise, pointwise.write.tensor);
+    evaluate(pointwise.expr, pointwise, target, target_is_scratch);
+  }
+
+  const CpuPlan& plan_;
+  const CpuStage& stage_;
+  const CpuNames& names_;
+  const CpuStageVariables& variables_;
+  const CpuAccess* writing_ = nullptr;  // the access being viewed as a written block
+  std::string body_;
+  std::set<std::string> declared_, used_, written_;
+  std::map<std::string, int> object_counts_;
+  int scratch_count_ = 0;
+};
+
+}  // namespace
+
+CpuBlockCode emit_cpu_block(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,
+                            const CpuStageVariables& variables) {
+  return BlockEmitter(plan, stage, names, variables).run();
+}
+
+}  // namespace polyfuse

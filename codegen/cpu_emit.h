@@ -1,0 +1,39 @@
+// The CPU target's code generator: one def -> one readable C++ translation unit that
+// calls kernels/cpu primitives inside the cache-blocked, OpenMP-parallel loop nests of
+// the CPU schedule (schedule/cpu_plan.h).
+//
+// ABI of the generated code (every size is bound at compile time; the CPU target
+// specialises each kernel object to the shapes it sees, as the seeds' primitives want):
+//
+//   extern "C" void polyfuse_<def>(const T0* in0, ..., T* out0, ...);
+//   extern "C" void polyfuse_<def>_buffers(void* const* buffers);
+//
+// The first takes one pointer per tensor of the def's signature, inputs then outputs,
+// in declaration order; each buffer is row-major and contiguous with the bound sizes.
+// T is `float` for f32 and `uint16_t` for f16 (IEEE binary16 bits) and bf16 (bfloat16
+// bits). The second takes the same pointers as an array (for loaders: runtime/cpu).
+// Both are safe to call from one thread at a time per output set; they run their own
+// OpenMP parallel loops. Temporaries are allocated inside the call.
+//
+// Compile with: c++ -std=c++20 -O3 -march=native -fopenmp -I<kernels/cpu/include>,
+// link polyfuse_kernels_cpu (runtime/cpu does this).
+#pragma once
+
+#include <string>
+
+#include "frontend/program.h"
+#include "schedule/cpu_plan.h"
+
+namespace polyfuse {
+
+// "polyfuse_<def>": the name of the typed entry point of `def`.
+std::string cpu_entry_name(const std::string& def);
+
+// The C++ source of `program` for the CPU. Throws UserError for programs the CPU target
+// does not handle (see plan_cpu) and for unbound sizes.
+std::string emit_cpu(const Program& program, const CpuScheduleOptions& options = {});
+
+// The C++ source of an already built CPU schedule.
+std::string emit_cpu(const CpuPlan& plan);
+
+}  // namespace polyfuse

@@ -1,0 +1,97 @@
+#include "codegen/cpu_names.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+namespace {
+
+const std::set<std::string>& reserved() {
+  static const std::set<std::string> names = {
+      // C++ keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+      "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "requires", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+      "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t",
+      "while", "xor", "xor_eq",
+      // names the generated code uses
+      "rows", "cols", "buffers", "std", "polyfuse", "int64_t", "uint16_t", "size_t", "main",
+      "Brgemm", "Unary", "Binary", "Layout", "DType", "Broadcast", "UnaryOp", "BinaryOp",
+      "Operand", "BrgemmConfig", "UnaryConfig", "BinaryConfig"};
+  return names;
+}
+
+// Identifiers the generated code makes from statement ids ("S0_main", "stage0_block").
+bool generated_pattern(const std::string& name) {
+  if (name.rfind("stage", 0) == 0) return true;
+  return name.size() >= 2 && name[0] == 'S' && name[1] >= '0' && name[1] <= '9';
+}
+
+}  // namespace
+
+CpuNames::CpuNames(const CpuPlan& plan) {
+  for (const CpuTensor& tensor : plan.tensors) {
+    std::string name = tensor.name;
+    // Synthetic prologue results are named after their statement ("S0_A") on purpose.
+    while ((!tensor.synthetic && generated_pattern(name)) || reserved().count(name) || taken(name))
+      name += "_";
+    tensors_[tensor.name] = name;
+  }
+}
+
+const std::string& CpuNames::tensor(const std::string& tensor) const {
+  const auto found = tensors_.find(tensor);
+  PF_INTERNAL_CHECK(found != tensors_.end(), "cpu names: unknown tensor " + tensor);
+  return found->second;
+}
+
+bool CpuNames::taken(const std::string& name) const {
+  for (const auto& [_, identifier] : tensors_)
+    if (identifier == name) return true;
+  return false;
+}
+
+std::string CpuNames::variable(std::string wanted) const {
+  while (reserved().count(wanted) || taken(wanted) || generated_pattern(wanted)) wanted += "_";
+  return wanted;
+}
+
+std::string cxx_element_type(ElementType type) {
+  return type == ElementType::f32 ? "float" : "uint16_t";
+}
+
+std::string cxx_dtype(ElementType type) { return "DType::" + std::string(to_string(type)); }
+
+std::string float_literal(double value) {
+  // The shortest decimal that reads back as the same float.
+  const float target = static_cast<float>(value);
+  char text[64];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(target));
+    if (std::strtof(text, nullptr) == target) break;
+  }
+  std::string literal = text;
+  if (literal.find_first_of(".en") == std::string::npos) literal += ".0";
+  return literal + "f";
+}
+
+std::string sum_text(const std::vector<std::string>& terms) {
+  std::string text;
+  for (const std::string& term : terms) {
+    if (term.empty()) continue;
+    text += (text.empty() ? "" : " + ") + term;
+  }
+  return text.empty() ? "0" : text;
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,42 @@
+// Spelling things in the generated C++ of the CPU target: identifiers that cannot clash
+// with C++ keywords or the names the generated code uses itself, literals, types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/element_type.h"
+#include "schedule/cpu_plan.h"
+
+namespace polyfuse {
+
+// C++ identifiers of a plan's tensors and of a stage's loop variables.
+class CpuNames {
+ public:
+  // Names every tensor of `plan`: its own name, with '_' appended while it is a C++
+  // keyword, one of the generated code's own names, or taken.
+  explicit CpuNames(const CpuPlan& plan);
+
+  // The identifier of tensor `tensor`.
+  const std::string& tensor(const std::string& tensor) const;
+  // A loop variable called `wanted`, or that with '_' appended while it clashes with a
+  // tensor's identifier or a reserved name.
+  std::string variable(std::string wanted) const;
+
+ private:
+  bool taken(const std::string& name) const;
+  std::map<std::string, std::string> tensors_;
+};
+
+// The element type of a buffer of `type` in generated code ("float", "uint16_t").
+std::string cxx_element_type(ElementType type);
+// The kernels/cpu dtype ("DType::f16").
+std::string cxx_dtype(ElementType type);
+// A float literal that round-trips ("2.0f", "0.1f", "1e-05f").
+std::string float_literal(double value);
+// "a + b * 64 + c" from the terms, dropping empty ones; "0" if none.
+std::string sum_text(const std::vector<std::string>& terms);
+
+}  // namespace polyfuse

@@ -1,0 +1,124 @@
+#include "codegen/cuda_epilogue.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+
+#include "codegen/cuda_addressing.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+
+std::string result_tile_name(const std::string& tensor) { return tensor + "_tile"; }
+
+namespace {
+
+// How one read of an epilogue statement gets its four values.
+struct Operand {
+  std::string variable;  // C name of the values (a float pointer or a 1x1 tile)
+  std::string setup;     // lines that make them available
+  std::string element;   // C expression of element e
+};
+
+Operand operand_of(const CudaStatementContext& c, const Statement& statement, const StatementDims& dims, int read,
+                   const std::vector<std::string>& args) {
+  const Access& access = statement.reads[read];
+  const std::string& fi = args[0];
+  const std::string& fj = args[1];
+  for (const MatmulStage& mm : c.plan.matmuls)
+    if (mm.c == access.tensor) {
+      std::string v = access.tensor + "_values";
+      return {v, fmt::format("const float* {} = acc.frag({}, {});", v, fi, fj), v + "[e]"};
+    }
+  for (const PointwiseStage& pw : c.plan.epilogue)
+    if (pw.output == access.tensor) {
+      std::string v = access.tensor + "_values";
+      return {v, fmt::format("const float* {} = {}.frag({}, {});", v, result_tile_name(access.tensor), fi, fj), v + "[e]"};
+    }
+  // An input tensor: its index of the fragment's first element, from the statement's.
+  std::map<std::string, std::string> origin_of;
+  for (size_t i = 0; i < dims.batch.size(); ++i) origin_of[dims.batch[i]] = args[2 + i];
+  origin_of[dims.m] = args[args.size() - 2];
+  origin_of[dims.n] = args[args.size() - 1];
+  std::vector<std::string> origin;
+  for (const std::string& index : access.indices) origin.push_back(origin_of.at(index));
+  std::vector<std::string> ext = tensor_extents(c.program, access.tensor);
+  std::string v = fmt::format("{}_values{}", access.tensor, read);
+  std::string pointer = address(access.tensor, element_offset(origin, ext));
+  size_t r = access.indices.size();
+  std::string last = access.indices[r - 1];
+  std::string before_last = r >= 2 ? access.indices[r - 2] : "";
+  std::string load;
+  if (last == dims.n && before_last == dims.m)
+    load = fmt::format("pf::load_matrix({}, {}, {}, {}, {});", v, pointer, ext[r - 1], remaining(ext[r - 2], origin[r - 2]),
+                       remaining(ext[r - 1], origin[r - 1]));
+  else if (last == dims.n)
+    load = fmt::format("pf::load_broadcast_cols({}, {}, {});", v, pointer, remaining(ext[r - 1], origin[r - 1]));
+  else if (last == dims.m)
+    load = fmt::format("pf::load_broadcast_rows({}, {}, {});", v, pointer, remaining(ext[r - 1], origin[r - 1]));
+  else
+    throw UserError({Diagnostic{c.program.file, access.location.line, access.location.col,
+                                fmt::format("epilogue operand {}: an epilogue reads a tensor indexed by the result's "
+                                            "row and column indices, or a vector broadcast along one of them",
+                                            access.tensor)}});
+  return {v, fmt::format("pf::AccTile16816<1, 1> {};\n{}", v, load), v + ".v[e]"};
+}
+
+std::string c_expression(const Expr& e, const std::vector<Operand>& operands) {
+  switch (e.kind) {
+    case ExprKind::constant: {
+      std::string number = format_number(e.value);  // a float literal: "2" -> "2.0f"
+      if (number.find_first_of(".e") == std::string::npos) number += ".0";
+      return number + "f";
+    }
+    case ExprKind::read: return operands[e.read].element;
+    case ExprKind::negate: return "-(" + c_expression(e.operands[0], operands) + ")";
+    case ExprKind::binary:
+      return fmt::format("({} {} {})", c_expression(e.operands[0], operands), to_string(e.op),
+                         c_expression(e.operands[1], operands));
+    case ExprKind::call: {
+      std::vector<std::string> args;
+      for (const Expr& operand : e.operands) args.push_back(c_expression(operand, operands));
+      return fmt::format("pf::op::{}({})", to_string(e.function), fmt::join(args, ", "));
+    }
+  }
+  PF_INTERNAL_CHECK(false, "unknown expression kind");
+}
+
+}  // namespace
+
+std::string print_epilogue_instance(const CudaStatementContext& c, const PointwiseStage& stage,
+                                    const std::vector<std::string>& args) {
+  const Statement* statement = c.program.find_statement(stage.dims.statement);
+  PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);
+  std::vector<Operand> operands;
+  std::string text = fmt::format("{{  // {}: {} on fragment ({}, {})\n", statement->id, print_statement_source(*statement),
+                                 args[0], args[1]);
+  std::map<std::string, std::string> done;  // setups already emitted (a tensor read twice)
+  for (size_t r = 0; r < statement->reads.size(); ++r) {
+    Operand o = operand_of(c, *statement, stage.dims, static_cast<int>(r), args);
+    if (done.emplace(o.variable, o.setup).second)
+      for (std::string line; !o.setup.empty();) {
+        size_t end = o.setup.find('\n');
+        line = o.setup.substr(0, end);
+        text += "  " + line + "\n";
+        o.setup = end == std::string::npos ? "" : o.setup.substr(end + 1);
+      }
+    operands.push_back(o);
+  }
+  text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, result_tile_name(stage.output), args[0], args[1]);
+  text += "  #pragma unroll\n";
+  text += fmt::format("  for (int e = 0; e < 4; ++e) {}_out[e] = {};\n", stage.output, c_expression(statement->expr, operands));
+  text += "}";
+  return text;
+}
+
+std::string print_epilogue_store(const CudaStatementContext& c, const PointwiseStage& stage,
+                                 const std::vector<std::string>& args) {
+  return print_tile_store(c, result_tile_name(stage.output), stage.output, args);
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,145 @@
+#include "runtime/reference/compare.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "runtime/reference/element_rounding.h"
+
+namespace polyfuse::reference {
+namespace {
+
+std::string format_value(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string format_error(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  return text;
+}
+
+// "C[3, 5]" for flat index `flat` of a tensor of `shape`; "C[flat]" without a shape.
+std::string element_name(std::string_view name, std::span<const std::int64_t> shape,
+                         std::int64_t flat) {
+  std::string text = std::string(name.empty() ? "element" : name) + "[";
+  if (shape.empty()) return text + std::to_string(flat) + "]";
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t dim = shape.size(); dim-- > 0;) {
+    index[dim] = shape[dim] > 0 ? flat % shape[dim] : 0;
+    flat = shape[dim] > 0 ? flat / shape[dim] : 0;
+  }
+  for (std::size_t dim = 0; dim < index.size(); ++dim)
+    text += (dim ? ", " : "") + std::to_string(index[dim]);
+  return text + "]";
+}
+
+}  // namespace
+
+Tolerance tolerance_for(ElementType type, std::int64_t reduction_length) {
+  const double k = static_cast<double>(std::max<std::int64_t>(1, reduction_length));
+  const double u = unit_roundoff(type);
+  const double u32 = unit_roundoff(ElementType::f32);
+  Tolerance tolerance;
+  tolerance.relative = type == ElementType::f32 ? std::ldexp(1.0, -18) : 4 * u;
+  tolerance.absolute = u * std::sqrt(k) + 8 * u32 * k;
+  if (type == ElementType::f16) tolerance.absolute += std::ldexp(1.0, -24);
+  return tolerance;
+}
+
+std::int64_t reduction_length(const Program& program) {
+  std::int64_t longest = 1;
+  for (const Statement& statement : program.statements) {
+    std::int64_t length = 1;
+    for (const IterationIndex& index : statement.indices)
+      if (index.is_reduction) length *= bound_extent(program, index.extent);
+    longest = std::max(longest, length);
+  }
+  return longest;
+}
+
+std::string CheckReport::to_string() const {
+  const std::string errors =
+      "max abs err " + format_error(max_abs_err) + ", max rel err " + format_error(max_rel_err);
+  if (ok) return "check: ok (" + errors + ")";
+  return "check: FAILED (" + std::to_string(failures) + " of " + std::to_string(compared) +
+         " elements out of tolerance, first " + first_failure + "; " + errors + ")";
+}
+
+void CheckReport::merge(const CheckReport& other) {
+  if (first_failure.empty()) first_failure = other.first_failure;
+  ok = ok && other.ok;
+  max_abs_err = std::max(max_abs_err, other.max_abs_err);
+  max_rel_err = std::max(max_rel_err, other.max_rel_err);
+  compared += other.compared;
+  failures += other.failures;
+}
+
+CheckReport compare(std::span<const float> actual, std::span<const float> expected,
+                    ElementType type, std::int64_t reduction_length, std::string_view name,
+                    std::span<const std::int64_t> shape) {
+  CheckReport report;
+  if (actual.size() != expected.size()) {
+    report.ok = false;
+    report.failures = 1;
+    report.first_failure = std::string(name) + " has " + std::to_string(actual.size()) +
+                           " elements, expected " + std::to_string(expected.size());
+    return report;
+  }
+  const Tolerance tolerance = tolerance_for(type, reduction_length);
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i], e = expected[i];
+    ++report.compared;
+    bool pass;
+    double error = 0;
+    double allowed = 0;
+    if (std::isnan(e) || std::isnan(a)) {
+      pass = std::isnan(e) && std::isnan(a);
+      error = pass ? 0 : INFINITY;
+    } else if (std::isinf(e) || std::isinf(a)) {
+      pass = a == e;
+      error = pass ? 0 : INFINITY;
+    } else {
+      error = std::fabs(a - e);
+      allowed = tolerance.relative * std::fabs(e) + tolerance.absolute;
+      pass = error <= allowed;
+      if (std::fabs(e) > tolerance.absolute)
+        report.max_rel_err = std::max(report.max_rel_err, error / std::fabs(e));
+    }
+    report.max_abs_err = std::max(report.max_abs_err, error);
+    if (!pass) {
+      if (report.failures == 0)
+        report.first_failure = element_name(name, shape, static_cast<std::int64_t>(i)) + " = " +
+                               format_value(a) + " expected " + format_value(e) +
+                               " tolerance " + format_value(allowed);
+      ++report.failures;
+      report.ok = false;
+    }
+  }
+  return report;
+}
+
+CheckReport compare_outputs(const Program& program, const TensorData& actual,
+                            const TensorData& expected) {
+  const std::int64_t length = reduction_length(program);
+  CheckReport report;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role != TensorRole::output) continue;
+    const auto got = actual.find(tensor.name);
+    const auto want = expected.find(tensor.name);
+    if (got == actual.end() || want == expected.end()) {
+      CheckReport missing;
+      missing.ok = false;
+      missing.failures = 1;
+      missing.first_failure = "output " + tensor.name + " missing";
+      report.merge(missing);
+      continue;
+    }
+    const std::vector<std::int64_t> shape = bound_shape(program, tensor);
+    report.merge(compare(got->second, want->second, tensor.type, length, tensor.name, shape));
+  }
+  return report;
+}
+
+}  // namespace polyfuse::reference

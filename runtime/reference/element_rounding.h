@@ -1,0 +1,37 @@
+// Rounding between f32 and the 16-bit element types, as every backend's reference uses it.
+//
+// Values of every tensor are held as f32 (`float`); a tensor of type f16 or bf16 holds
+// only values representable in that type. Conversions round to nearest, ties to even;
+// values beyond the largest finite f16 become +-inf, NaN stays NaN. bf16 has the range
+// of f32, so only its precision is reduced. The bit patterns are IEEE binary16 (f16)
+// and the upper half of an IEEE binary32 (bf16), as generated code stores them.
+#pragma once
+
+#include <cstdint>
+
+#include "frontend/element_type.h"
+
+namespace polyfuse::reference {
+
+// f32 -> IEEE binary16 bits, round to nearest even (subnormals, overflow to inf).
+std::uint16_t f32_to_f16_bits(float value);
+// IEEE binary16 bits -> f32 (exact).
+float f16_bits_to_f32(std::uint16_t bits);
+// f32 -> bfloat16 bits, round to nearest even.
+std::uint16_t f32_to_bf16_bits(float value);
+// bfloat16 bits -> f32 (exact).
+float bf16_bits_to_f32(std::uint16_t bits);
+
+// `value` rounded to the nearest value of `type` (identity for f32).
+float round_to(ElementType type, float value);
+
+// Bits of `value` stored as `type` (f16/bf16 only; checked).
+std::uint16_t to_bits(ElementType type, float value);
+// Value of the `type` bits `bits` (f16/bf16 only; checked).
+float from_bits(ElementType type, std::uint16_t bits);
+
+// Unit roundoff of `type`: half the distance from 1 to the next value
+// (f16 2^-11, bf16 2^-8, f32 2^-24).
+double unit_roundoff(ElementType type);
+
+}  // namespace polyfuse::reference

@@ -1,0 +1,363 @@
+#include "schedule/cpu_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
+
+namespace polyfuse {
+namespace {
+
+[[noreturn]] void unsupported(const Program& program, const Statement& statement,
+                              const std::string& reason) {
+  throw UserError({Diagnostic{program.file, statement.location.line, statement.location.col,
+                              "the CPU target does not support statement " + statement.id +
+                                  " '" + print_statement_source(statement) + "': " + reason}});
+}
+
+std::int64_t bound(const Program& program, const Size& size) {
+  if (!size.is_symbolic()) return size.value;
+  const auto found = program.size_bindings.find(size.symbol);
+  if (found == program.size_bindings.end())
+    throw UserError({Diagnostic{program.file, program.location.line, program.location.col,
+                                "the CPU target needs every size bound: size " +
+                                    quote_name(size.symbol) + " of def " +
+                                    quote_name(program.name) + " is not (bind it with -D " +
+                                    size.symbol + "=VALUE)"}});
+  return found->second;
+}
+
+// The role of every index of one statement in its stage.
+using Roles = std::map<std::string, std::pair<CpuDim, int>>;
+
+CpuAccess access_for(const std::string& tensor, const std::vector<std::string>& indices,
+                     const Roles& roles) {
+  CpuAccess access;
+  access.tensor = tensor;
+  for (const std::string& index : indices) {
+    const auto found = roles.find(index);
+    PF_INTERNAL_CHECK(found != roles.end(), "cpu plan: index without a role: " + index);
+    access.dims.push_back(found->second.first);
+    access.batch_positions.push_back(found->second.second);
+  }
+  return access;
+}
+
+// Roles of a pointwise statement from the indices it writes: batch.., m, n.
+Roles pointwise_roles(const std::vector<std::string>& written) {
+  Roles roles;
+  const std::size_t rank = written.size();
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (i + 1 == rank) roles[written[i]] = {CpuDim::n, -1};
+    else if (i + 2 == rank) roles[written[i]] = {CpuDim::m, -1};
+    else roles[written[i]] = {CpuDim::batch, static_cast<int>(i)};
+  }
+  return roles;
+}
+
+bool same_element(const CpuAccess& x, const CpuAccess& y) {
+  return x.dims == y.dims && x.batch_positions == y.batch_positions;
+}
+
+Expr renumber_read(const Expr& expr, int from, int to) {
+  Expr copy = expr;
+  if (copy.kind == ExprKind::read && copy.read == from) copy.read = to;
+  for (Expr& operand : copy.operands) operand = renumber_read(operand, from, to);
+  return copy;
+}
+
+// A stage being built, with what it reads and writes (for the fusion checks).
+struct StageBuilder {
+  CpuStage stage;
+  std::vector<std::int64_t> space;  // extents of batch.., m, n as written
+  std::set<std::string> written, read;
+};
+
+class Planner {
+ public:
+  Planner(const Program& program, const CpuScheduleOptions& options)
+      : program_(program), options_(options) {
+    blocking_ = options.blocking.mc > 0 && options.blocking.nc > 0 && options.blocking.kc > 0
+                    ? options.blocking
+                    : goto_blocking(options.target);
+  }
+
+  CpuPlan run() {
+    plan_.name = program_.name;
+    for (const Tensor& tensor : program_.tensors) {
+      CpuTensor cpu;
+      cpu.name = tensor.name;
+      cpu.type = tensor.type;
+      cpu.role = tensor.role;
+      for (const Size& dim : tensor.dims) cpu.shape.push_back(bound(program_, dim));
+      plan_.tensors.push_back(cpu);
+    }
+    const Idioms idioms = recognize_idioms(program_);
+    for (const Statement& statement : program_.statements) {
+      const StatementIdiom* idiom = idioms.find(statement.id);
+      PF_INTERNAL_CHECK(idiom != nullptr, "cpu plan: no idiom for " + statement.id);
+      switch (idiom->kind) {
+        case IdiomKind::matmul:
+        case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
+        case IdiomKind::pointwise: add_pointwise(statement, pointwise_of(statement)); break;
+        case IdiomKind::other:
+          unsupported(program_, statement,
+                      "it is a reduction but not a matmul or batch-reduce matmul (" +
+                          idiom->reason + ")");
+      }
+    }
+    for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));
+    for (std::size_t i = 0; i < plan_.stages.size(); ++i)
+      plan_.stages[i].name = "stage" + std::to_string(i);
+    assign_storage();
+    return plan_;
+  }
+
+ private:
+  const CpuTensor& tensor(const std::string& name) const { return plan_.tensor(name); }
+
+  CpuPointwise pointwise_of(const Statement& statement) {
+    CpuPointwise pointwise;
+    pointwise.statement = statement.id;
+    pointwise.source = print_statement_source(statement);
+    const Roles roles = pointwise_roles(statement.write.indices);
+    pointwise.write = access_for(statement.write.tensor, statement.write.indices, roles);
+    for (const Access& read : statement.reads)
+      pointwise.reads.push_back(access_for(read.tensor, read.indices, roles));
+    pointwise.expr = statement.expr;
+    if (statement.kind == StatementKind::reduce) {  // `+=` without reduction index
+      pointwise.reads.push_back(pointwise.write);
+      pointwise.expr = Expr::binary_node(
+          BinaryOp::add,
+          Expr::read_node(static_cast<int>(pointwise.reads.size()) - 1, statement.location),
+          statement.expr, statement.location);
+    }
+    for (const CpuAccess& read : pointwise.reads) {
+      if (read_shape(read) == ReadShape::unsupported)
+        unsupported(program_, statement,
+                    "its read of " + quote_name(read.tensor) +
+                        " is not an element, a row, a column or a scalar of the block it writes");
+      if (read.tensor == pointwise.write.tensor && !same_element(read, pointwise.write))
+        unsupported(program_, statement, "it reads the tensor it writes at other elements");
+    }
+    return pointwise;
+  }
+
+  enum class ReadShape { ok, unsupported };
+  static ReadShape read_shape(const CpuAccess& access) {
+    int m = 0, n = 0;
+    for (CpuDim dim : access.dims) {
+      m += dim == CpuDim::m;
+      n += dim == CpuDim::n;
+    }
+    if (m > 1 || n > 1) return ReadShape::unsupported;
+    if (m == 1 && n == 1) {  // a matrix: its contiguous dimension must be m or n
+      const CpuDim last = access.dims.back();
+      if (last != CpuDim::m && last != CpuDim::n) return ReadShape::unsupported;
+    }
+    return ReadShape::ok;
+  }
+
+  // The extents of a pointwise statement's written indices, outermost first.
+  std::vector<std::int64_t> written_space(const Statement& statement) {
+    std::vector<std::int64_t> space;
+    for (const std::string& index : statement.write.indices)
+      for (const IterationIndex& domain_index : statement.indices)
+        if (domain_index.name == index) space.push_back(bound(program_, domain_index.extent));
+    return space;
+  }
+
+  void add_pointwise(const Statement& statement, CpuPointwise pointwise) {
+    add_pointwise_with_space(std::move(pointwise), written_space(statement),
+                             statement.write.indices);
+  }
+
+  void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
+                                const std::vector<std::string>& names) {
+    StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
+    bool join = last != nullptr && last->space == space &&
+                !last->written.count(pointwise.write.tensor) &&
+                !last->read.count(pointwise.write.tensor);
+    for (const CpuAccess& read : pointwise.reads)
+      if (join && last->written.count(read.tensor) && !same_element(read, pointwise.write))
+        join = false;
+    if (!join) last = &new_stage(space, names);
+    last->written.insert(pointwise.write.tensor);
+    for (const CpuAccess& read : pointwise.reads) last->read.insert(read.tensor);
+    last->stage.pointwise.push_back(std::move(pointwise));
+  }
+
+  StageBuilder& new_stage(const std::vector<std::int64_t>& space,
+                          const std::vector<std::string>& names) {
+    StageBuilder builder;
+    const std::size_t rank = space.size();
+    for (std::size_t i = 0; i < rank; ++i) {
+      if (i + 1 == rank) {
+        builder.stage.n_name = names[i];
+        builder.stage.n_extent = space[i];
+      } else if (i + 2 == rank) {
+        builder.stage.m_name = names[i];
+        builder.stage.m_extent = space[i];
+      } else {
+        builder.stage.batch_names.push_back(names[i]);
+        builder.stage.batch_extents.push_back(space[i]);
+      }
+    }
+    builder.stage.blocking = blocking_;
+    builder.space = space;
+    builders_.push_back(std::move(builder));
+    return builders_.back();
+  }
+
+  // A name for a synthetic tensor that no program tensor has.
+  std::string fresh_name(std::string name) const {
+    const auto taken = [&](const std::string& candidate) {
+      return std::any_of(plan_.tensors.begin(), plan_.tensors.end(),
+                         [&](const CpuTensor& t) { return t.name == candidate; });
+    };
+    while (taken(name)) name += "_";
+    return name;
+  }
+
+  // The tensor the BRGEMM reads for `operand`: the operand's own, or a prologue's result
+  // (written by a pointwise stage added here) when the factor is a function of the read
+  // or its type is not `dtype`.
+  std::string operand_tensor(const Statement& statement, const MatmulOperand& operand,
+                             ElementType dtype) {
+    const Access& read = statement.reads[operand.read];
+    if (!operand.has_prologue && tensor(read.tensor).type == dtype) return read.tensor;
+    CpuTensor result;
+    result.name = fresh_name(statement.id + "_" + read.tensor);
+    result.type = dtype;
+    result.shape = tensor(read.tensor).shape;
+    result.role = TensorRole::temporary;
+    result.synthetic = true;
+    plan_.tensors.push_back(result);
+
+    CpuPointwise prologue;
+    prologue.statement = statement.id + "." + read.tensor;
+    const Roles roles = pointwise_roles(read.indices);
+    prologue.write = access_for(result.name, read.indices, roles);
+    prologue.reads.push_back(access_for(read.tensor, read.indices, roles));
+    prologue.expr = renumber_read(operand.factor, operand.read, 0);
+    std::string indices;
+    for (const std::string& index : read.indices) indices += (indices.empty() ? "" : ", ") + index;
+    prologue.source = result.name + "(" + indices + ") = " + print_expr(operand.factor, statement);
+    std::vector<std::int64_t> space = result.shape;
+    add_pointwise_with_space(std::move(prologue), space, read.indices);
+    return result.name;
+  }
+
+  void add_matmul(const Statement& statement, const MatmulIdiom& idiom) {
+    const ElementType a_type = tensor(statement.reads[idiom.a.read].tensor).type;
+    const ElementType b_type = tensor(statement.reads[idiom.b.read].tensor).type;
+    const ElementType dtype = common_type(a_type, b_type);
+    const std::string a_tensor = operand_tensor(statement, idiom.a, dtype);
+    const std::string b_tensor = operand_tensor(statement, idiom.b, dtype);
+
+    Roles roles;
+    for (std::size_t i = 0; i < idiom.batch.size(); ++i)
+      roles[idiom.batch[i]] = {CpuDim::batch, static_cast<int>(i)};
+    roles[idiom.m] = {CpuDim::m, -1};
+    roles[idiom.n] = {CpuDim::n, -1};
+    roles[idiom.k] = {CpuDim::k, -1};
+    if (!idiom.reduce_batch.empty()) roles[idiom.reduce_batch] = {CpuDim::r, -1};
+
+    CpuMatmul matmul;
+    matmul.statement = statement.id;
+    matmul.source = print_statement_source(statement);
+    matmul.a = access_for(a_tensor, statement.reads[idiom.a.read].indices, roles);
+    matmul.b = access_for(b_tensor, statement.reads[idiom.b.read].indices, roles);
+    matmul.c = access_for(statement.write.tensor, statement.write.indices, roles);
+    matmul.a_layout = idiom.a.layout;
+    matmul.b_layout = idiom.b.layout;
+    matmul.dtype = dtype;
+    matmul.zero_init = idiom.zero_init;
+
+    std::map<std::string, std::int64_t> extent;
+    for (const IterationIndex& index : statement.indices)
+      extent[index.name] = bound(program_, index.extent);
+    matmul.k = extent.at(idiom.k);
+    if (!idiom.reduce_batch.empty()) matmul.reduce_batch = extent.at(idiom.reduce_batch);
+    if (matmul.reduce_batch > 1 || matmul.k <= blocking_.kc) {
+      matmul.kc = matmul.k;
+    } else {
+      matmul.kc = blocking_.kc;
+      matmul.k_slices = matmul.k / blocking_.kc;
+      matmul.k_tail = matmul.k % blocking_.kc;
+    }
+
+    std::vector<std::int64_t> space;
+    std::vector<std::string> names = idiom.batch;
+    for (const std::string& index : idiom.batch) space.push_back(extent.at(index));
+    space.push_back(extent.at(idiom.m));
+    space.push_back(extent.at(idiom.n));
+    names.push_back(idiom.m);
+    names.push_back(idiom.n);
+
+    StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
+    const bool join = last != nullptr && last->stage.pointwise.empty() && last->space == space &&
+                      !last->written.count(a_tensor) && !last->written.count(b_tensor) &&
+                      !last->written.count(matmul.c.tensor) && !last->read.count(matmul.c.tensor);
+    if (!join) last = &new_stage(space, names);
+    last->written.insert(matmul.c.tensor);
+    last->read.insert(a_tensor);
+    last->read.insert(b_tensor);
+    last->stage.matmuls.push_back(std::move(matmul));
+  }
+
+  // Temporaries used by one stage only, and not as a matmul operand, live in blocks.
+  void assign_storage() {
+    std::map<std::string, std::set<std::size_t>> stages_of;
+    std::set<std::string> operands;
+    for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+      for (const CpuMatmul& matmul : plan_.stages[i].matmuls) {
+        for (const CpuAccess* access : {&matmul.a, &matmul.b, &matmul.c}) stages_of[access->tensor].insert(i);
+        operands.insert(matmul.a.tensor);
+        operands.insert(matmul.b.tensor);
+      }
+      for (const CpuPointwise& pointwise : plan_.stages[i].pointwise) {
+        stages_of[pointwise.write.tensor].insert(i);
+        for (const CpuAccess& read : pointwise.reads) stages_of[read.tensor].insert(i);
+      }
+    }
+    for (CpuTensor& tensor : plan_.tensors) {
+      if (tensor.role != TensorRole::temporary) continue;
+      tensor.storage = stages_of[tensor.name].size() <= 1 && !operands.count(tensor.name)
+                           ? CpuStorage::block_local
+                           : CpuStorage::full_temporary;
+    }
+  }
+
+  const Program& program_;
+  const CpuScheduleOptions& options_;
+  CpuBlocking blocking_;
+  CpuPlan plan_;
+  std::vector<StageBuilder> builders_;
+};
+
+}  // namespace
+
+std::string_view to_string(CpuStorage storage) {
+  switch (storage) {
+    case CpuStorage::parameter: return "parameter";
+    case CpuStorage::full_temporary: return "full temporary";
+    case CpuStorage::block_local: return "block local";
+  }
+  return "?";
+}
+
+const CpuTensor& CpuPlan::tensor(const std::string& name) const {
+  for (const CpuTensor& t : tensors)
+    if (t.name == name) return t;
+  PF_INTERNAL_CHECK(false, "cpu plan: unknown tensor " + name);
+  return tensors.front();
+}
+
+CpuPlan plan_cpu(const Program& program, const CpuScheduleOptions& options) {
+  return Planner(program, options).run();
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,134 @@
+// The CPU schedule of one def: a list of cache-blocked loop nests ("stages"), each a
+// parallel loop over mc x nc blocks of one output space whose body is first touch, main
+// (one BRGEMM call per matmul) and last touch (the fused pointwise statements).
+//
+//   for each batch index b.., each m block m0, each n block n0      (OpenMP, collapsed)
+//     first touch   C block := 0 (fused into the BRGEMM: accumulate = false), or the
+//                   current C for `+=`
+//     main          BRGEMM: C block += sum over kc slices of A(m0.., k..) B(k.., n0..)
+//                   (the slices are the BRGEMM batch; a batch-reduce matmul's r is it)
+//     last touch    pointwise statements on the block: bias, activations, residuals,
+//                   sums of several matmuls, conversion to the output type
+//
+// Why a loop-nest description rather than an isl schedule tree: on the CPU every idiom
+// gets the same band structure (one parallel band over the output blocks, the reduction
+// band contracted into one primitive call, pointwise statements on the block), every
+// size is bound, and the primitives take whole blocks, so there is nothing for isl's AST
+// generator to decide. The polyhedral part that matters, dependences and the idioms
+// they reveal, comes from the front end (frontend/idioms.h), and fusion below follows
+// those relations: a pointwise statement joins a nest only if every value it reads from
+// the nest is at the element it writes (a RAW dependence inside one block).
+//
+// Prologues (pointwise functions of a matmul operand, a statement `Ar = relu(A)` or a
+// factor `relu(A(m, k)) * B(k, n)`) run as their own pointwise stage before the matmul
+// and write a full temporary that the BRGEMM reads; operands of different element types
+// are converted the same way (to f32, the common type).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/expr.h"
+#include "frontend/idioms.h"
+#include "frontend/program.h"
+#include "schedule/cpu_target.h"
+
+namespace polyfuse {
+
+// Where the generated code keeps a tensor.
+enum class CpuStorage {
+  parameter,       // an input or output: a pointer argument of the entry function
+  full_temporary,  // a temporary read outside the stage that writes it: allocated whole
+  block_local,     // a temporary used only inside one stage: one f32 block per thread
+};
+
+// "parameter", "full temporary", "block local".
+std::string_view to_string(CpuStorage storage);
+
+// One tensor of the generated code.
+struct CpuTensor {
+  std::string name;
+  ElementType type = ElementType::f32;   // block-local tensors are f32 whatever this says
+  std::vector<std::int64_t> shape;      // bound extents, row-major
+  TensorRole role = TensorRole::input;
+  CpuStorage storage = CpuStorage::parameter;
+  bool synthetic = false;               // made by the CPU schedule (a prologue's result)
+};
+
+// The role of one index in a stage: which loop of the block nest it follows.
+enum class CpuDim { batch, m, n, k, r };
+
+// How one tensor access is addressed inside a block: the role of each of its dimensions.
+struct CpuAccess {
+  std::string tensor;
+  std::vector<CpuDim> dims;          // per tensor dimension
+  std::vector<int> batch_positions;  // per tensor dimension: which batch index (batch only)
+};
+
+// One matmul of a stage, lowered to a BRGEMM per block.
+struct CpuMatmul {
+  std::string statement;   // id, e.g. "S0"
+  std::string source;      // the statement as written, for comments
+  CpuAccess a, b, c;       // A (m x k), B (k x n), C (m x n)
+  MatrixLayout a_layout = MatrixLayout::row_major;
+  MatrixLayout b_layout = MatrixLayout::row_major;
+  ElementType dtype = ElementType::f32;  // of A and B (equal after conversion prologues)
+  bool zero_init = true;   // `+=!`: the first BRGEMM overwrites (accumulate = false)
+  std::int64_t k = 0;      // extent of the contracted index
+  std::int64_t reduce_batch = 1;  // extent of r for a batch-reduce matmul, else 1
+  // The reduction in kc slices: `k_slices` slices of `kc` as one BRGEMM batch, then a
+  // tail of k_tail (0: none). A batch-reduce matmul keeps k whole (its batch is r).
+  std::int64_t kc = 0;
+  std::int64_t k_slices = 1;
+  std::int64_t k_tail = 0;
+};
+
+// One pointwise statement of a stage: write = expr on every element of the block.
+struct CpuPointwise {
+  std::string statement;       // id ("S1"), or "<matmul>.<operand>" for a factor prologue
+  std::string source;          // the statement as written, for comments
+  CpuAccess write;             // dims are batch.., m, n in order (m or n absent below rank 2)
+  std::vector<CpuAccess> reads;  // what Expr::read nodes index
+  Expr expr;                   // `+=` without reduction index is already `W + expr` here
+};
+
+// One blocked loop nest.
+struct CpuStage {
+  std::string name;                      // "stage0", ...: names the block function
+  std::vector<std::string> batch_names;  // loop variables, from the first statement
+  std::string m_name, n_name;            // index names of rows and columns ("" if absent)
+  std::vector<std::int64_t> batch_extents;
+  std::int64_t m_extent = 1;
+  std::int64_t n_extent = 1;
+  CpuBlocking blocking;                  // mc x nc blocks of the output space
+  std::vector<CpuMatmul> matmuls;        // main, in program order
+  std::vector<CpuPointwise> pointwise;   // last touch, in program order (or the whole stage)
+};
+
+// The CPU schedule of one def.
+struct CpuPlan {
+  std::string name;                  // the def
+  std::vector<CpuTensor> tensors;    // program tensors, then synthetic ones
+  std::vector<CpuStage> stages;      // in execution order
+
+  // The tensor called `name` (checked).
+  const CpuTensor& tensor(const std::string& name) const;
+};
+
+// Options of the CPU schedule.
+struct CpuScheduleOptions {
+  CpuTarget target = default_cpu_target();
+  // Overrides goto_blocking(target) when every field is > 0 (tests use small blocks).
+  CpuBlocking blocking;
+};
+
+// The CPU schedule of `program`. Throws UserError naming the statement for what the
+// CPU target does not handle (a reduction that is not a matmul, an unbound size, a read
+// that is not a plain element, a row, a column or a scalar of the block).
+CpuPlan plan_cpu(const Program& program, const CpuScheduleOptions& options = {});
+
+// Readable dump of `plan` (for --emit=schedule and golden tests).
+std::string to_string(const CpuPlan& plan);
+
+}  // namespace polyfuse

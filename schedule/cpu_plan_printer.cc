@@ -1,0 +1,61 @@
+// to_string(CpuPlan): the readable dump of the CPU schedule.
+#include <string>
+
+#include "schedule/cpu_plan.h"
+
+namespace polyfuse {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string loops_text(const CpuStage& stage) {
+  std::string text;
+  for (std::size_t i = 0; i < stage.batch_names.size(); ++i)
+    text += stage.batch_names[i] + " < " + std::to_string(stage.batch_extents[i]) + ", ";
+  const std::int64_t rows = std::min(stage.blocking.mc, stage.m_extent);
+  const std::int64_t cols = std::min(stage.blocking.nc, stage.n_extent);
+  text += (stage.m_name.empty() ? "(no rows)" : stage.m_name) + " < " +
+          std::to_string(stage.m_extent) + " in blocks of " + std::to_string(rows) + ", ";
+  text += (stage.n_name.empty() ? "(no columns)" : stage.n_name) + " < " +
+          std::to_string(stage.n_extent) + " in blocks of " + std::to_string(cols);
+  return text;
+}
+
+}  // namespace
+
+std::string to_string(const CpuPlan& plan) {
+  std::string text = "cpu schedule of def " + plan.name + "\n  tensors:\n";
+  for (const CpuTensor& tensor : plan.tensors) {
+    text += "    " + tensor.name + ": " + std::string(to_string(tensor.role)) + " " +
+            std::string(to_string(tensor.type)) + " " + shape_text(tensor.shape) + ", " +
+            std::string(to_string(tensor.storage)) + (tensor.synthetic ? " (prologue result)" : "") + "\n";
+  }
+  for (const CpuStage& stage : plan.stages) {
+    text += "  " + stage.name + ": parallel over " + loops_text(stage) + " (" +
+            to_string(stage.blocking) + ")\n";
+    for (const CpuMatmul& matmul : stage.matmuls) {
+      text += "    main " + matmul.statement + ": " + matmul.source + "\n";
+      text += "      brgemm " + std::string(to_string(matmul.dtype)) + ", A " + matmul.a.tensor +
+              " " + std::string(to_string(matmul.a_layout)) + ", B " + matmul.b.tensor + " " +
+              std::string(to_string(matmul.b_layout)) + ", ";
+      if (matmul.reduce_batch > 1)
+        text += "batch-reduce over " + std::to_string(matmul.reduce_batch) + " pairs of k " +
+                std::to_string(matmul.k);
+      else
+        text += "k " + std::to_string(matmul.k) + " = " + std::to_string(matmul.k_slices) +
+                " slice(s) of " + std::to_string(matmul.kc) +
+                (matmul.k_tail ? " + " + std::to_string(matmul.k_tail) : "");
+      text += matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n";
+    }
+    for (const CpuPointwise& pointwise : stage.pointwise)
+      text += std::string(stage.matmuls.empty() ? "    pointwise " : "    last touch ") +
+              pointwise.statement + ": " + pointwise.source + "\n";
+  }
+  return text;
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,71 @@
+#include "emu_harness.h"
+
+#include <cstring>
+
+#include "codegen/cuda_emitter.h"
+#include "polyfuse_emu/module.h"
+#include "runtime/reference/element_rounding.h"
+#include "runtime/reference/evaluate.h"
+#include "runtime/reference/tensor_data.h"
+
+namespace polyfuse::testing {
+using namespace polyfuse::reference;
+
+EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed) {
+  CudaEmitRequest request;
+  request.options = options;
+  EmittedKernel kernel = emit_cuda(program, request);
+  const LaunchMetadata& md = kernel.metadata;
+  emu::Module module = emu::Module::compile(kernel.source, {}, {md.kernel});
+
+  TensorData inputs = random_tensors(program, seed);
+  TensorData expected = inputs;
+  evaluate(program, expected);
+
+  // Device-side storage: 16-bit patterns for f16/bf16, floats for f32.
+  std::vector<std::vector<unsigned char>> storage;
+  std::vector<std::unique_ptr<emu::ScopedBuffer>> registered;
+  std::vector<emu::KernelArg> args;
+  for (const KernelParameter& p : md.parameters) {
+    if (p.kind == KernelParameter::Kind::size) {
+      args.push_back(emu::KernelArg::i32(static_cast<std::int32_t>(program.size_bindings.at(p.name))));
+      continue;
+    }
+    const std::vector<float>& values = inputs.at(p.name);
+    size_t bytes = p.element == ElementType::f32 ? 4 : 2;
+    storage.emplace_back(values.size() * bytes);
+    unsigned char* data = storage.back().data();
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (bytes == 4) std::memcpy(data + 4 * i, &values[i], 4);
+      else {
+        std::uint16_t bits = to_bits(p.element, values[i]);
+        std::memcpy(data + 2 * i, &bits, 2);
+      }
+    }
+    registered.push_back(std::make_unique<emu::ScopedBuffer>(data, storage.back().size(), p.name));
+    args.push_back(emu::KernelArg::pointer(data));
+  }
+  EmuRun run;
+  run.stats = module.launch(md.kernel, dim3(md.grid[0].value, md.grid[1].value, md.grid[2].value), dim3(md.block[0]),
+                            md.dynamic_shared_bytes, args);
+  TensorData actual = inputs;
+  size_t buffer = 0;
+  for (const KernelParameter& p : md.parameters) {
+    if (p.kind == KernelParameter::Kind::size) continue;
+    const std::vector<unsigned char>& data = storage[buffer++];
+    if (p.kind != KernelParameter::Kind::output) continue;
+    std::vector<float>& values = actual.at(p.name);
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (p.element == ElementType::f32) std::memcpy(&values[i], data.data() + 4 * i, 4);
+      else {
+        std::uint16_t bits;
+        std::memcpy(&bits, data.data() + 2 * i, 2);
+        values[i] = from_bits(p.element, bits);
+      }
+    }
+  }
+  run.check = compare_outputs(program, actual, expected);
+  return run;
+}
+
+}  // namespace polyfuse::testing
