@@ -21,8 +21,6 @@ namespace {
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MatmulStage& mm = plan.matmuls.front();
-  if (plan.matmuls.size() > 1)
-    throw UserError(fmt::format("def '{}': several matmuls in one kernel are not supported yet", program.name));
   if (!plan.epilogue.empty() && options.split_k > 1)
     throw UserError(fmt::format("def '{}': statement {}: split-K with a fused epilogue is not supported yet (use --split-k 1)",
                                 program.name, plan.epilogue.front().dims.statement));
@@ -42,6 +40,35 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   check(mm.dims.n_extent, options.block.n, "N");
   check(mm.dims.k_extent, options.block.k, "K");
   return plan;
+}
+
+// The tensors each epilogue statement reads, in plan order.
+std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan) {
+  std::vector<std::vector<std::string>> reads;
+  for (const PointwiseStage& pw : plan.epilogue) {
+    reads.emplace_back();
+    for (const Access& access : program.find_statement(pw.dims.statement)->reads) reads.back().push_back(access.tensor);
+  }
+  return reads;
+}
+
+// The kernel layout, with the warp tile shrunk (when options.choose_warp) until the
+// register tiles fit the architecture's registers per thread; UserError when they don't.
+CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o) {
+  const int limit = arch_limits(o.arch).max_registers_per_thread;
+  CudaKernelLayout layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+  while (estimated_registers(layout) > limit && o.choose_warp && (o.warp.m > 16 || o.warp.n > 16)) {
+    if (o.warp.n >= o.warp.m && o.warp.n > 16) o.warp.n /= 2;
+    else o.warp.m /= 2;
+    layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+  }
+  validate_gpu_options(o, 2);
+  if (estimated_registers(layout) > limit)
+    throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
+                                "allows {} ({} over): use a smaller --warp",
+                                program.name, layout.registers.declared.size(), to_string(o.warp),
+                                estimated_registers(layout), to_string(o.arch), limit, estimated_registers(layout) - limit));
+  return layout;
 }
 
 AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
@@ -127,20 +154,26 @@ std::string signature(const std::vector<KernelParameter>& parameters, bool restr
 
 std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l) {
   std::string text = "  PF_DYNAMIC_SHARED(smem);\n";
-  text += fmt::format("  // shared memory: {} {} x [{}][{}] tiles of {} at byte {}, {} {} x [{}][{}] tiles of {} at byte {};\n",
-                      o.stages, l.a.tensor, l.a.rows, l.a.cols, l.a.tensor, l.a.offset, o.stages, l.b.tensor, l.b.rows,
-                      l.b.cols, l.b.tensor, l.b.offset);
-  text += "  // after the k-steps, the accumulator reorder scratch (1 KiB per warp) at byte 0\n";
+  for (size_t i = 0; i < plan.matmuls.size(); ++i) {
+    const MatmulTiles& t = l.matmuls[i];
+    text += fmt::format("  // shared memory of {}: {} x [{}][{}] {} tiles at byte {}, {} x [{}][{}] {} tiles at byte {}\n",
+                        plan.matmuls[i].dims.statement, o.stages, t.a.rows, t.a.cols, t.a.tensor, t.a.offset, o.stages,
+                        t.b.rows, t.b.cols, t.b.tensor, t.b.offset);
+  }
+  text += fmt::format("  // after the k-steps: the accumulator reorder scratch (1 KiB per warp) at byte {}\n", l.scratch_offset);
   text += "  const int warp = threadIdx.x / 32;\n";
   text += fmt::format("  const int warp_x = warp % {};\n", l.warps_x);
   text += fmt::format("  const int warp_y = warp / {} % {};\n", l.warps_x, l.warps_y);
   if (l.split_k > 1) text += fmt::format("  const int warp_k = warp / {};\n", l.warps_x * l.warps_y);
-  text += fmt::format("  pf::AccTile16816<{}, {}> acc;  // f32 accumulators of this warp's {}x{} tile\n", l.fragments_m,
-                      l.fragments_n, o.warp.m, o.warp.n);
-  if (plan.matmuls.front().zero_init) text += "  pf::tile::fill(acc, 0.f);\n";
-  for (const PointwiseStage& pw : plan.epilogue)
-    text += fmt::format("  pf::AccTile16816<{}, {}> {};  // {} of this warp's tile (epilogue result)\n", l.fragments_m,
-                        l.fragments_n, result_tile_name(pw.output), pw.output);
+  for (const std::string& tile : l.registers.declared) {
+    const MatmulStage* owner = nullptr;
+    for (const MatmulStage& mm : plan.matmuls)
+      if (l.registers.of(mm.c) == tile) owner = &mm;
+    std::string what = owner ? "f32 accumulators of " + owner->c : "epilogue results";
+    text += fmt::format("  pf::AccTile16816<{}, {}> {};  // {}: this warp's {}x{} tile\n", l.fragments_m, l.fragments_n,
+                        tile, what, o.warp.m, o.warp.n);
+    if (owner && owner->zero_init) text += fmt::format("  pf::tile::fill({}, 0.f);\n", tile);
+  }
   text += fmt::format("  pf::FragA16x16 a_frag[{}];  // A fragments of one k-slice\n", l.fragments_m);
   text += fmt::format("  pf::FragB16x8 b_frag[{}];   // B fragments of one k-slice\n", l.fragments_n);
   return text;
@@ -179,11 +212,11 @@ std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const
 }  // namespace
 
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
-  const GpuOptions& o = request.options;
+  GpuOptions o = request.options;
   KernelPlan plan = checked_plan(program, o);
+  CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   isl::ast_node ast = build_kernel_ast(schedule, plan, o, cuda_statement_rewrites(plan, o));
-  CudaKernelLayout layout = cuda_kernel_layout(plan, o);
   CudaStatementContext context{program, plan, o, layout};
 
   EmittedKernel kernel;
@@ -208,14 +241,18 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
 }
 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options) {
-  KernelPlan plan = checked_plan(program, options);
-  return schedule_to_text(build_gpu_schedule(plan, options));
+  GpuOptions o = options;
+  KernelPlan plan = checked_plan(program, o);
+  fitted_layout(program, plan, o);
+  return schedule_to_text(build_gpu_schedule(plan, o));
 }
 
 std::string emit_ast_text(const Program& program, const GpuOptions& options) {
-  KernelPlan plan = checked_plan(program, options);
-  isl::schedule schedule = build_gpu_schedule(plan, options);
-  return build_kernel_ast(schedule, plan, options, cuda_statement_rewrites(plan, options)).to_C_str();
+  GpuOptions o = options;
+  KernelPlan plan = checked_plan(program, o);
+  fitted_layout(program, plan, o);
+  isl::schedule schedule = build_gpu_schedule(plan, o);
+  return build_kernel_ast(schedule, plan, o, cuda_statement_rewrites(plan, o)).to_C_str();
 }
 
 }  // namespace polyfuse

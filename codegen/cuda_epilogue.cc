@@ -12,8 +12,6 @@
 
 namespace polyfuse {
 
-std::string result_tile_name(const std::string& tensor) { return tensor + "_tile"; }
-
 namespace {
 
 // How one read of an epilogue statement gets its four values.
@@ -28,16 +26,11 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
   const Access& access = statement.reads[read];
   const std::string& fi = args[0];
   const std::string& fj = args[1];
-  for (const MatmulStage& mm : c.plan.matmuls)
-    if (mm.c == access.tensor) {
-      std::string v = access.tensor + "_values";
-      return {v, fmt::format("const float* {} = acc.frag({}, {});", v, fi, fj), v + "[e]"};
-    }
-  for (const PointwiseStage& pw : c.plan.epilogue)
-    if (pw.output == access.tensor) {
-      std::string v = access.tensor + "_values";
-      return {v, fmt::format("const float* {} = {}.frag({}, {});", v, result_tile_name(access.tensor), fi, fj), v + "[e]"};
-    }
+  if (c.layout.registers.storage.count(access.tensor)) {  // a matmul or earlier epilogue result
+    std::string v = access.tensor + "_values";
+    return {v, fmt::format("const float* {} = {}.frag({}, {});", v, c.layout.registers.of(access.tensor), fi, fj),
+            v + "[e]"};
+  }
   // An input tensor: its index of the fragment's first element, from the statement's.
   std::map<std::string, std::string> origin_of;
   for (size_t i = 0; i < dims.batch.size(); ++i) origin_of[dims.batch[i]] = args[2 + i];
@@ -109,7 +102,8 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
       }
     operands.push_back(o);
   }
-  text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, result_tile_name(stage.output), args[0], args[1]);
+  text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, c.layout.registers.of(stage.output), args[0],
+                      args[1]);
   text += "  #pragma unroll\n";
   text += fmt::format("  for (int e = 0; e < 4; ++e) {}_out[e] = {};\n", stage.output, c_expression(statement->expr, operands));
   text += "}";
@@ -118,7 +112,7 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
 
 std::string print_epilogue_store(const CudaStatementContext& c, const PointwiseStage& stage,
                                  const std::vector<std::string>& args) {
-  return print_tile_store(c, result_tile_name(stage.output), stage.output, args);
+  return print_tile_store(c, c.layout.registers.of(stage.output), stage.output, args);
 }
 
 }  // namespace polyfuse

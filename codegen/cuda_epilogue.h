@@ -13,9 +13,6 @@
 
 namespace polyfuse {
 
-// The register tile that holds the result of an epilogue statement writing `tensor`.
-std::string result_tile_name(const std::string& tensor);
-
 // One instance: args = (i, j, batch..., m, n): the fragment within the warp tile and the
 // global index of its first element.
 std::string print_epilogue_instance(const CudaStatementContext& context, const PointwiseStage& stage,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "frontend/diagnostics.h"
+
 namespace polyfuse {
 
 std::string cuda_type(ElementType type) {
@@ -11,6 +13,12 @@ std::string cuda_type(ElementType type) {
     case ElementType::f32: return "float";
   }
   return "float";
+}
+
+const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std::string& statement) const {
+  for (size_t i = 0; i < plan.matmuls.size(); ++i)
+    if (plan.matmuls[i].dims.statement == statement) return matmuls[i];
+  PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
 
 static SharedTile operand_tile(const std::string& tensor, OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
@@ -23,8 +31,8 @@ static SharedTile operand_tile(const std::string& tensor, OperandLayout layout, 
   return tile;
 }
 
-CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o) {
-  const MatmulStage& mm = plan.matmuls.front();
+CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
+                                    const std::vector<std::vector<std::string>>& epilogue_reads) {
   CudaKernelLayout layout;
   layout.warps_y = o.block.m / o.warp.m;
   layout.warps_x = o.block.n / o.warp.n;
@@ -33,17 +41,38 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o)
   TileShape mma = mma_tile(o.mma);
   layout.fragments_m = o.warp.m / mma.m;
   layout.fragments_n = o.warp.n / mma.n;
-  // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
-  // B(k, n): rows k; column-major B(n, k).
-  layout.a = operand_tile(mm.a, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
-  layout.b = operand_tile(mm.b, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
-  layout.a.offset = 0;
-  layout.b.offset = o.stages * layout.a.bytes;
-  int tiles = o.stages * (layout.a.bytes + layout.b.bytes);
+  int tiles = 0;
+  for (const MatmulStage& mm : plan.matmuls) {
+    // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
+    // B(k, n): rows k; column-major B(n, k).
+    MatmulTiles t;
+    t.a = operand_tile(mm.a, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
+    t.b = operand_tile(mm.b, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
+    t.a.offset = 0;
+    t.b.offset = o.stages * t.a.bytes;
+    tiles = std::max(tiles, o.stages * (t.a.bytes + t.b.bytes));
+    layout.matmuls.push_back(t);
+  }
+  layout.registers = plan_register_tiles(plan, epilogue_reads);
+  layout.has_epilogue = !plan.epilogue.empty();
   int scratch = (layout.threads / 32) * 1024;  // 1 KiB per warp (pf::store_accumulators)
-  layout.scratch_offset = 0;  // after the last k-step's release barrier the tiles are free
-  layout.shared_bytes = std::max(tiles, scratch);
+  if (plan.matmuls.size() == 1) {
+    layout.scratch_offset = 0;  // after the last k-step's release barrier the tiles are free
+    layout.shared_bytes = std::max(tiles, scratch);
+  } else {
+    // A later matmul's copies may start while warps still store an earlier result.
+    layout.scratch_offset = tiles;
+    layout.shared_bytes = tiles + scratch;
+  }
   return layout;
+}
+
+int estimated_registers(const CudaKernelLayout& layout) {
+  int per_tile = layout.fragments_m * layout.fragments_n * 4;
+  // Fragments, addresses and indices of the main loop; an epilogue's operand loads and
+  // addresses in its unrolled loops need about 100 more (measured with ptxas -v on sm_80).
+  int overhead = layout.has_epilogue ? 132 : 32;
+  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead;
 }
 
 }  // namespace polyfuse

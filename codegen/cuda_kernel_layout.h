@@ -1,11 +1,13 @@
 // The resources of one generated GPU kernel, derived from its plan and options: the
-// warp arrangement, the register fragments of a warp, and where each operand's shared
-// tiles live in the block's dynamic shared memory.
+// warp arrangement, the register fragments and tiles of a warp, and where each matmul's
+// operand tiles live in the block's dynamic shared memory (the matmuls of a fused kernel
+// run one after the other and reuse the same bytes).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "codegen/register_tiles.h"
 #include "frontend/program.h"
 #include "schedule/gpu_options.h"
 #include "schedule/kernel_plan.h"
@@ -22,18 +24,34 @@ struct SharedTile {
   int offset = 0;           // of buffer 0 in dynamic shared memory; buffer b at offset + b * bytes
 };
 
+// The shared tiles of one matmul.
+struct MatmulTiles {
+  SharedTile a, b;
+};
+
 // Everything the statement printer and the kernel preamble need.
 struct CudaKernelLayout {
   int warps_y = 1, warps_x = 1, split_k = 1;  // warps per block along m, n and k
   int threads = 32;
   int fragments_m = 1, fragments_n = 1;       // accumulator fragments of a warp tile
-  SharedTile a, b;
+  std::vector<MatmulTiles> matmuls;           // in plan order
+  RegisterTiles registers;                    // accumulators and epilogue results
+  bool has_epilogue = false;
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
+
+  // The shared tiles of the matmul computed by statement `statement`.
+  const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;
 };
 
-// The layout of the kernel of `plan` (one matmul) with `options` and 16-bit operands.
-CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options);
+// The layout of the kernel of `plan` with `options` and 16-bit operands; `epilogue_reads`
+// lists the tensors each epilogue statement reads (for the register tiles).
+CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options,
+                                    const std::vector<std::vector<std::string>>& epilogue_reads);
+
+// Registers per thread the layout needs at least: its register tiles (f32) and an
+// overhead for fragments, addresses, indices and epilogue operands.
+int estimated_registers(const CudaKernelLayout& layout);
 
 // C spelling of an element type: "__half", "__nv_bfloat16", "float".
 std::string cuda_type(ElementType type);

@@ -61,14 +61,14 @@ std::string wait_for_copies(const std::vector<std::string>& args) {
 }
 
 std::string store_accumulators(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args) {
-  return print_tile_store(c, "acc", mm.c, args);
+  return print_tile_store(c, c.layout.registers.of(mm.c), mm.c, args);
 }
 
 std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args) {
   std::vector<std::string> ext = tensor_extents(c.program, mm.c);
   std::vector<std::string> origin = warp_tile_origin(c, args);
   size_t r = args.size();
-  std::string load = fmt::format("pf::load_matrix(acc, {}, {}, {}, {});", address(mm.c, element_offset(origin, ext)),
+  std::string load = fmt::format("pf::load_matrix({}, {}, {}, {}, {});", c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
                                  ext[r - 1], remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
   // Under split-K only the first k-split starts from C; the others add to it.
   return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;
@@ -101,15 +101,16 @@ std::string print_cuda_statement(const CudaStatementContext& c, const std::strin
   for (const MatmulStage& mm : c.plan.matmuls) {
     const std::string& s = mm.dims.statement;
     const Tensor* a = c.program.find_tensor(mm.a);
+    const MatmulTiles& tiles = c.layout.tiles_of(c.plan, s);
     if (name == s)
-      return fmt::format("pf::mma_fragment<{}>(acc, {}, {}, a_frag[{}], b_frag[{}]);", cuda_type(a->type), args[0],
-                         args[1], args[0], args[1]);
-    if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, c.layout.a, args, false);
-    if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, c.layout.b, args, true);
+      return fmt::format("pf::mma_fragment<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", cuda_type(a->type),
+                         c.layout.registers.of(mm.c), args[0], args[1], args[0], args[1]);
+    if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args, false);
+    if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args, true);
     if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(args);
     if (name == copy_statement_name(s, "release_shared")) return "__syncthreads();";
-    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, c.layout.a, true, args);
-    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, c.layout.b, false, args);
+    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, tiles.a, true, args);
+    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args);
     if (name == copy_statement_name(s, "accumulators_to_C")) return store_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "C_to_accumulators")) return load_accumulators(c, mm, args);
   }

@@ -44,6 +44,9 @@ struct GpuOptions {
   MmaShape mma = MmaShape::m16n8k16;
   int split_k = 1;  // p-way intra-block split-K over warps (1, 2 or 4)
   int stages = 2;   // shared-memory buffers per operand (1 = no prefetch, 2 = double buffer)
+  // The warp tile was not chosen by the user: the code generator may shrink it (halving
+  // N, then M) until a fused kernel's register tiles fit the registers per thread.
+  bool choose_warp = false;
 };
 
 // "sm_80" → Arch::sm_80; UserError naming the accepted values otherwise.

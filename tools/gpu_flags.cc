@@ -30,6 +30,7 @@ GpuOptions gpu_options(const GpuFlags& flags) {
     o.warp = parse_tile_shape(flags.warp, "--warp");
   } else {
     o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
+    o.choose_warp = true;
   }
   validate_dump_request(flags.dump_after);
   return o;

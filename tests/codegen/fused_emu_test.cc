@@ -9,6 +9,7 @@
 
 #include "emu_harness.h"
 #include "gemm_programs.h"
+#include "support/golden.h"
 
 namespace polyfuse {
 namespace {
@@ -104,6 +105,40 @@ TEST(FusedEmu, GemmAloneStoresExactlyC) {
   EmuRun run = run_on_emulator(program, small_tiles());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
   EXPECT_EQ(run.stats.global_bytes_stored, 128u * 64 * 2);
+}
+
+}  // namespace
+}  // namespace polyfuse
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+TEST(FusedEmu, TwoMatmulsFeedingAnAdd) {
+  std::string source = read_text_file(source_path("examples/add_gemms.tc"));
+  Program program = compile_program(source, {{"M", 128}, {"N", 128}, {"K", 64}});
+  GpuOptions o;
+  o.block = {64, 64, 32};
+  o.warp = {32, 32, 32};
+  EmuRun run = run_on_emulator(program, o);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.global_bytes_stored, 128u * 128 * 2) << "only D is stored";
+}
+
+TEST(FusedEmu, TwoMatmulsWithDifferentReductionSizes) {
+  std::string source =
+      "def f(f16(M, K) A, f16(K, N) B, f16(L, M) E, f16(N, L) F) -> (bf16(M, N) D) {\n"
+      "  X(m, n) +=! A(m, k) * B(k, n)\n"
+      "  Y(m, n) +=! E(l, m) * F(n, l)\n"
+      "  D(m, n) = sigmoid(X(m, n) - Y(m, n))\n}\n";
+  Program program = compile_program(source, {{"M", 64}, {"N", 128}, {"K", 96}, {"L", 32}});
+  GpuOptions o;
+  o.block = {64, 64, 32};
+  o.warp = {32, 32, 32};
+  EmuRun run = run_on_emulator(program, o);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.global_bytes_stored, 64u * 128 * 2);
 }
 
 }  // namespace

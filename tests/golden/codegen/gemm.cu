@@ -6,12 +6,12 @@
 
 extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, int M, int K, int N) {
   PF_DYNAMIC_SHARED(smem);
-  // shared memory: 2 A x [128][32] tiles of A at byte 0, 2 B x [32][128] tiles of B at byte 16384;
-  // after the k-steps, the accumulator reorder scratch (1 KiB per warp) at byte 0
+  // shared memory of S0: 2 x [128][32] A tiles at byte 0, 2 x [32][128] B tiles at byte 16384
+  // after the k-steps: the accumulator reorder scratch (1 KiB per warp) at byte 0
   const int warp = threadIdx.x / 32;
   const int warp_x = warp % 2;
   const int warp_y = warp / 2 % 2;
-  pf::AccTile16816<4, 8> acc;  // f32 accumulators of this warp's 64x64 tile
+  pf::AccTile16816<4, 8> acc;  // f32 accumulators of C: this warp's 64x64 tile
   pf::tile::fill(acc, 0.f);
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[8];   // B fragments of one k-slice

@@ -1,0 +1,47 @@
+#include "codegen/register_tiles.h"
+
+#include <algorithm>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+
+const std::string& RegisterTiles::of(const std::string& tensor) const {
+  auto found = storage.find(tensor);
+  PF_INTERNAL_CHECK(found != storage.end(), "no register tile holds " + tensor);
+  return found->second;
+}
+
+RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std::vector<std::string>>& reads) {
+  RegisterTiles tiles;
+  std::map<std::string, std::string> owner;  // tile -> the tensor it holds now
+  for (const MatmulStage& mm : plan.matmuls) {
+    std::string name = plan.matmuls.size() == 1 ? "acc" : "acc_" + mm.c;
+    tiles.storage[mm.c] = name;
+    tiles.declared.push_back(name);
+    owner[name] = mm.c;
+  }
+  auto read_later = [&](const std::string& tensor, size_t after) {
+    for (size_t s = after + 1; s < reads.size(); ++s)
+      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end()) return true;
+    return false;
+  };
+  for (size_t s = 0; s < plan.epilogue.size(); ++s) {
+    const std::string& output = plan.epilogue[s].output;
+    std::string chosen;
+    for (const auto& [tile, tensor] : owner)
+      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() && !read_later(tensor, s)) {
+        chosen = tile;
+        break;
+      }
+    if (chosen.empty()) {
+      chosen = output + "_tile";
+      tiles.declared.push_back(chosen);
+    }
+    tiles.storage[output] = chosen;
+    owner[chosen] = output;
+  }
+  return tiles;
+}
+
+}  // namespace polyfuse
