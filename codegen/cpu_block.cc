@@ -187,7 +187,7 @@ class BlockEmitter {
       c = view(matmul.c);
     }
     if (matmul.zero_init) {
-      line("// first touch: C := 0, fused into the BRGEMM (accumulate = false)");
+      line("// first touch: " + c_tensor.name + " := 0, fused into the BRGEMM (accumulate = false)");
     } else if (through_buffer) {
       line("// first touch: the current " + c_tensor.name + ", widened to f32");
       emit_unary(matmul.statement, "load", "identity", stored, c);
@@ -213,9 +213,9 @@ class BlockEmitter {
     const auto config = [&](std::int64_t k, std::int64_t batch, bool accumulate) {
       std::string text = "{.m = rows, .n = cols, .k = " + std::to_string(k);
       if (batch > 1) text += ", .batch = " + std::to_string(batch);
-      text += std::string(", .a_layout = Layout::") + (a_rows ? "row_major" : "col_major") +
+      text += std::string(",\n      .a_layout = Layout::") + (a_rows ? "row_major" : "col_major") +
               ", .b_layout = Layout::" + (b_rows ? "row_major" : "col_major") +
-              ", .c_layout = Layout::row_major, .dtype = " + cxx_dtype(matmul.dtype) +
+              ", .c_layout = Layout::row_major,\n      .dtype = " + cxx_dtype(matmul.dtype) +
               ", .accumulate = " + (accumulate ? "true" : "false") + "}";
       return text;
     };
@@ -260,7 +260,7 @@ class BlockEmitter {
                   const View& in, const View& out) {
     const std::string name = object_name(statement, what);
     line("static const Unary " + name + "({.m = rows, .n = cols, .op = UnaryOp::" + op +
-         ", .in = " + in.operand() + ", .out = " + out.operand() + "});");
+         ",\n      .in = " + in.operand() + ",\n      .out = " + out.operand() + "});");
     line(name + "(" + in.pointer + ", " + out.pointer + ", " + in.ld + ", " + out.ld + ");");
   }
 
@@ -268,8 +268,8 @@ class BlockEmitter {
                    const View& in1, const View& out) {
     const std::string name = object_name(statement, op);
     line("static const Binary " + name + "({.m = rows, .n = cols, .op = BinaryOp::" + op +
-         ", .in0 = " + in0.operand() + ", .in1 = " + in1.operand() + ", .out = " +
-         out.operand() + "});");
+         ",\n      .in0 = " + in0.operand() + ",\n      .in1 = " + in1.operand() +
+         ",\n      .out = " + out.operand() + "});");
     line(name + "(" + in0.pointer + ", " + in1.pointer + ", " + out.pointer + ", " + in0.ld +
          ", " + in1.ld + ", " + out.ld + ");");
   }

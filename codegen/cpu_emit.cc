@@ -77,11 +77,11 @@ class Emitter {
     CpuStageVariables variables;
     std::vector<BlockLoop> loops;
     for (std::size_t i = 0; i < stage.batch_names.size(); ++i) {
-      variables.batch.push_back(names_.variable(stage.batch_names[i]));
+      variables.batch.push_back(names_.loop_variable(stage.batch_names[i]));
       loops.push_back({variables.batch.back(), stage.batch_extents[i], 1});
     }
-    if (!stage.m_name.empty()) variables.m0 = names_.variable(stage.m_name + "0");
-    if (!stage.n_name.empty()) variables.n0 = names_.variable(stage.n_name + "0");
+    if (!stage.m_name.empty()) variables.m0 = names_.loop_variable(stage.m_name + "0");
+    if (!stage.n_name.empty()) variables.n0 = names_.loop_variable(stage.n_name + "0");
     const BlockLoop rows{variables.m0, stage.m_extent, std::min(stage.blocking.mc, stage.m_extent)};
     const BlockLoop cols{variables.n0, stage.n_extent, std::min(stage.blocking.nc, stage.n_extent)};
     if (!variables.m0.empty()) loops.push_back(rows);
@@ -105,13 +105,15 @@ class Emitter {
     std::string text = "  // " + stage.name + ": " + statement_list(stage) + "\n";
     std::string indent = "  ";
     if (depth > 0)
-      text += indent + "#pragma omp parallel for collapse(" + std::to_string(depth) +
-              ") schedule(static)\n";
+      text += indent + "#pragma omp parallel for " +
+              (depth > 1 ? "collapse(" + std::to_string(depth) + ") " : std::string()) +
+              "schedule(static)\n";
     for (const BlockLoop& loop : loops) {
       if (!loop.loops()) continue;
       text += indent + "for (int64_t " + loop.variable + " = 0; " + loop.variable + " < " +
-              std::to_string(loop.extent) + "; " + loop.variable +
-              (loop.block == 1 ? "++" : " += " + std::to_string(loop.block)) + ")\n";
+              std::to_string(loop.extent) + "; " +
+              (loop.block == 1 ? "++" + loop.variable : loop.variable + " += " + std::to_string(loop.block)) +
+              ")\n";
       indent += "  ";
     }
     text += dispatch(function, arguments, rows, cols, indent);

@@ -62,8 +62,12 @@ bool CpuNames::taken(const std::string& name) const {
 }
 
 std::string CpuNames::variable(std::string wanted) const {
-  while (reserved().count(wanted) || taken(wanted) || generated_pattern(wanted)) wanted += "_";
+  while (reserved().count(wanted) || taken(wanted)) wanted += "_";
   return wanted;
+}
+
+std::string CpuNames::loop_variable(const std::string& index) const {
+  return variable(generated_pattern(index) ? "i_" + index : index);
 }
 
 std::string cxx_element_type(ElementType type) {

@@ -21,9 +21,12 @@ class CpuNames {
 
   // The identifier of tensor `tensor`.
   const std::string& tensor(const std::string& tensor) const;
-  // A loop variable called `wanted`, or that with '_' appended while it clashes with a
-  // tensor's identifier or a reserved name.
+  // A local name `wanted`, or that with '_' appended while it clashes with a tensor's
+  // identifier or a reserved name.
   std::string variable(std::string wanted) const;
+  // A loop variable for index `index` (or `index` + "0"): variable(), and prefixed with
+  // "i_" if it looks like a name the generated code makes from statement ids.
+  std::string loop_variable(const std::string& index) const;
 
  private:
   bool taken(const std::string& name) const;

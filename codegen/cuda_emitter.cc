@@ -174,6 +174,11 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
                         tile, what, o.warp.m, o.warp.n);
     if (owner && owner->zero_init) text += fmt::format("  pf::tile::fill({}, 0.f);\n", tile);
   }
+  for (const MatmulTiles& t : l.matmuls)
+    for (const SharedTile* tile : {&t.a, &t.b})
+      if (!tile->prologue.empty())
+        text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
+                            tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
   text += fmt::format("  pf::FragA16x16 a_frag[{}];  // A fragments of one k-slice\n", l.fragments_m);
   text += fmt::format("  pf::FragB16x8 b_frag[{}];   // B fragments of one k-slice\n", l.fragments_n);
   return text;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "codegen/cuda_addressing.h"
+#include "codegen/cuda_expressions.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
@@ -60,27 +61,6 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
   return {v, fmt::format("pf::AccTile16816<1, 1> {};\n{}", v, load), v + ".v[e]"};
 }
 
-std::string c_expression(const Expr& e, const std::vector<Operand>& operands) {
-  switch (e.kind) {
-    case ExprKind::constant: {
-      std::string number = format_number(e.value);  // a float literal: "2" -> "2.0f"
-      if (number.find_first_of(".e") == std::string::npos) number += ".0";
-      return number + "f";
-    }
-    case ExprKind::read: return operands[e.read].element;
-    case ExprKind::negate: return "-(" + c_expression(e.operands[0], operands) + ")";
-    case ExprKind::binary:
-      return fmt::format("({} {} {})", c_expression(e.operands[0], operands), to_string(e.op),
-                         c_expression(e.operands[1], operands));
-    case ExprKind::call: {
-      std::vector<std::string> args;
-      for (const Expr& operand : e.operands) args.push_back(c_expression(operand, operands));
-      return fmt::format("pf::op::{}({})", to_string(e.function), fmt::join(args, ", "));
-    }
-  }
-  PF_INTERNAL_CHECK(false, "unknown expression kind");
-}
-
 }  // namespace
 
 std::string print_epilogue_instance(const CudaStatementContext& c, const PointwiseStage& stage,
@@ -105,7 +85,7 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
   text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, c.layout.registers.of(stage.output), args[0],
                       args[1]);
   text += "  #pragma unroll\n";
-  text += fmt::format("  for (int e = 0; e < 4; ++e) {}_out[e] = {};\n", stage.output, c_expression(statement->expr, operands));
+  text += fmt::format("  for (int e = 0; e < 4; ++e) {}_out[e] = {};\n", stage.output, c_expression(statement->expr, [&](int read) { return operands[read].element; }));
   text += "}";
   return text;
 }

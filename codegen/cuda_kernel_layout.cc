@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/cuda_expressions.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -21,9 +22,13 @@ const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std:
   PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
 
-static SharedTile operand_tile(const std::string& tensor, OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
+static SharedTile operand_tile(const std::string& tensor, const std::optional<OperandPrologue>& prologue,
+                               OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
   SharedTile tile;
   tile.tensor = tensor;
+  tile.source = prologue ? prologue->source : tensor;
+  if (prologue)
+    tile.prologue = "[](float x) { return " + c_expression(prologue->expr, [](int) { return std::string("x"); }) + "; }";
   tile.layout = layout;
   tile.rows = k_is_row_dim ? inner_k : outer;
   tile.cols = k_is_row_dim ? outer : inner_k;
@@ -46,8 +51,8 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
     // B(k, n): rows k; column-major B(n, k).
     MatmulTiles t;
-    t.a = operand_tile(mm.a, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
-    t.b = operand_tile(mm.b, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
+    t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
+    t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
     t.a.offset = 0;
     t.b.offset = o.stages * t.a.bytes;
     tiles = std::max(tiles, o.stages * (t.a.bytes + t.b.bytes));

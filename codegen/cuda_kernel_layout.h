@@ -17,7 +17,9 @@ namespace polyfuse {
 // One operand's shared-memory tile: the last two dimensions of the tensor, in the
 // tensor's own index order (a column-major A(k, m) tile is block.k rows × block.m columns).
 struct SharedTile {
-  std::string tensor;
+  std::string tensor;       // the operand in the matmul (a prologue's temporary, or the input)
+  std::string source;       // the global tensor the tile is copied from
+  std::string prologue;     // C lambda applied to each element on its way to shared memory ("" none)
   OperandLayout layout = OperandLayout::row_major;
   int rows = 0, cols = 0;   // in the tensor's index order
   int bytes = 0;            // one buffer

@@ -22,16 +22,31 @@ std::string buffer_address(const SharedTile& tile, const std::string& buffer) {
   return fmt::format("{} + {} * {}", base, grouped(buffer), tile.bytes);
 }
 
-// A or B block tile: global -> shared with cp.async; args = (buffer, origin...).
+// The register tile that stages an operand with a prologue on its way to shared memory.
+std::string staging_name(const SharedTile& tile) { return tile.tensor + "_staging"; }
+
+// A or B block tile: global -> shared; args = (buffer, origin...). cp.async without a
+// prologue; with one, global -> registers -> prologue -> swizzled shared store (§VII-C).
 std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args,
                            bool commit) {
   std::vector<std::string> origin(args.begin() + 1, args.end());
-  std::vector<std::string> ext = tensor_extents(c.program, tile.tensor);
+  std::vector<std::string> ext = tensor_extents(c.program, tile.source);
   size_t r = origin.size();
-  std::string text = fmt::format("pf::cp_async_tile<{}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", swizzle(),
-                                 tile.rows, tile.cols, c.layout.threads, buffer_address(tile, args[0]),
-                                 address(tile.tensor, element_offset(origin, ext)), ext[r - 1],
-                                 remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
+  std::string src = address(tile.source, element_offset(origin, ext));
+  std::string rows_valid = remaining(ext[r - 2], origin[r - 2]), cols_valid = remaining(ext[r - 1], origin[r - 1]);
+  std::string text;
+  if (tile.prologue.empty()) {
+    text = fmt::format("pf::cp_async_tile<{}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", swizzle(), tile.rows,
+                       tile.cols, c.layout.threads, buffer_address(tile, args[0]), src, ext[r - 1], rows_valid, cols_valid);
+  } else {
+    const Tensor* source = c.program.find_tensor(tile.source);
+    text = fmt::format("pf::load_tile_global({}, {}, {}, {}, {}, threadIdx.x);\n", staging_name(tile), src, ext[r - 1],
+                       rows_valid, cols_valid);
+    text += fmt::format("pf::map_tile_regs<{}>({}, {}, {}, {}, threadIdx.x);\n", cuda_type(source->type),
+                        staging_name(tile), tile.prologue, rows_valid, cols_valid);
+    text += fmt::format("pf::store_tile_shared<{}>({}, {}, threadIdx.x);", swizzle(), buffer_address(tile, args[0]),
+                        staging_name(tile));
+  }
   if (commit) text += "\npf::cp_async_commit();";
   return text;
 }

@@ -39,16 +39,16 @@ std::string to_string(const CpuPlan& plan) {
             to_string(stage.blocking) + ")\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
-      text += "      brgemm " + std::string(to_string(matmul.dtype)) + ", A " + matmul.a.tensor +
-              " " + std::string(to_string(matmul.a_layout)) + ", B " + matmul.b.tensor + " " +
-              std::string(to_string(matmul.b_layout)) + ", ";
+      text += "      brgemm " + std::string(to_string(matmul.dtype)) + ": A = " + matmul.a.tensor +
+              " (" + std::string(to_string(matmul.a_layout)) + "), B = " + matmul.b.tensor + " (" +
+              std::string(to_string(matmul.b_layout)) + "), ";
       if (matmul.reduce_batch > 1)
-        text += "batch-reduce over " + std::to_string(matmul.reduce_batch) + " pairs of k " +
+        text += "batch = " + std::to_string(matmul.reduce_batch) + " pairs of k = " +
                 std::to_string(matmul.k);
       else
-        text += "k " + std::to_string(matmul.k) + " = " + std::to_string(matmul.k_slices) +
+        text += "k = " + std::to_string(matmul.k) + " as batch = " + std::to_string(matmul.k_slices) +
                 " slice(s) of " + std::to_string(matmul.kc) +
-                (matmul.k_tail ? " + " + std::to_string(matmul.k_tail) : "");
+                (matmul.k_tail ? " + a tail of " + std::to_string(matmul.k_tail) : "");
       text += matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n";
     }
     for (const CpuPointwise& pointwise : stage.pointwise)

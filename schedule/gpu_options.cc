@@ -1,5 +1,6 @@
 #include "schedule/gpu_options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -87,6 +88,21 @@ GpuOptions default_gpu_options(Arch arch) {
   GpuOptions options;
   options.arch = arch;
   return options;
+}
+
+GpuOptions gpu_options_from_text(const GpuOptionText& text) {
+  GpuOptions o = default_gpu_options(parse_arch(text.arch));
+  if (!text.mma.empty()) o.mma = parse_mma_shape(text.mma);
+  if (!text.block.empty()) o.block = parse_tile_shape(text.block, "--block");
+  if (text.split_k != 0) o.split_k = text.split_k;
+  if (text.stages != 0) o.stages = text.stages;
+  if (!text.warp.empty()) {
+    o.warp = parse_tile_shape(text.warp, "--warp");
+  } else {
+    o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
+    o.choose_warp = true;
+  }
+  return o;
 }
 
 int threads_per_block(const GpuOptions& o) {

@@ -49,6 +49,20 @@ struct GpuOptions {
   bool choose_warp = false;
 };
 
+// Options as a user writes them (command-line flags, the runtime API's strings);
+// empty strings and zero numbers mean "the default".
+struct GpuOptionText {
+  std::string arch = "sm_90";
+  std::string block, warp, mma;
+  int split_k = 0;
+  int stages = 0;
+};
+
+// The arch's defaults overridden by `text`. Without a warp tile: min(64, block) in M and
+// N, block K / split-K in K, and choose_warp (the code generator may shrink it to fit the
+// registers). UserError for malformed values; the limits are checked at compile time.
+GpuOptions gpu_options_from_text(const GpuOptionText& text);
+
 // "sm_80" → Arch::sm_80; UserError naming the accepted values otherwise.
 Arch parse_arch(std::string_view text);
 // Arch::sm_80 → "sm_80".

@@ -9,6 +9,8 @@
 
 #include <isl/cpp.h>
 
+#include "frontend/expr.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +41,14 @@ struct StatementDims {
   std::string tuple_text() const;
 };
 
+// A pointwise function applied to a matmul operand between its global load and its
+// shared-memory store (prologue fusion, paper §VII-C): the operand tile is read from
+// `source` and `expr` maps each element (every read node of `expr` is that element).
+struct OperandPrologue {
+  std::string source;  // the global tensor the operand's tiles are read from
+  Expr expr;           // element -> value stored to shared memory
+};
+
 // One matmul contraction C(b.., m, n) (+=! | +=) A(...) * B(...).
 struct MatmulStage {
   StatementDims dims;
@@ -46,6 +56,7 @@ struct MatmulStage {
   isl::map a_access, b_access, c_access;  // S[b.., m, n, k] -> A[...], B[...], C[...]
   OperandLayout a_layout = OperandLayout::row_major;  // row: A(m, k); col: A(k, m)
   OperandLayout b_layout = OperandLayout::row_major;  // row: B(k, n); col: B(n, k)
+  std::optional<OperandPrologue> a_prologue, b_prologue;  // absent: copy the tensor as it is
   bool zero_init = true;         // `+=!` (true) or `+=` (false)
   bool live_out = true;          // C is an output of the program (stored to global memory)
 };

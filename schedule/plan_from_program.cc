@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
+
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -48,21 +51,61 @@ static StatementDims dims_of(const Program& program, const Statement& statement,
   return dims;
 }
 
+// Prologue statements `T(i..) = f(X(i..))`: a pointwise function of one input tensor read
+// at the written indices, whose result only feeds matmul operands. They are not
+// scheduled: their function runs in the operand's copy (OperandPrologue).
+static std::map<std::string, OperandPrologue> prologue_statements(const Program& program, const Idioms& idioms) {
+  std::map<std::string, OperandPrologue> prologues;  // written temporary -> prologue
+  for (const Statement& statement : program.statements) {
+    const StatementIdiom* idiom = idioms.find(statement.id);
+    if (idiom->kind != IdiomKind::pointwise || idiom->prologue_of.empty()) continue;
+    if (!idiom->epilogue_of.empty())
+      unsupported(program, statement, "a statement between two matmuls is not supported yet");
+    const Tensor* source = statement.reads.size() == 1 ? program.find_tensor(statement.reads[0].tensor) : nullptr;
+    if (source == nullptr || source->role != TensorRole::input || statement.reads[0].indices != statement.write.indices)
+      unsupported(program, statement,
+                  "a fused prologue must be a function of one input tensor read at the written indices (e.g. "
+                  "Ar(m, k) = relu(A(m, k))); other prologues are not supported yet");
+    prologues[statement.write.tensor] = OperandPrologue{source->name, statement.expr};
+  }
+  return prologues;
+}
+
+// The prologue of one matmul operand: inline (`relu(A(m, k)) * ...`) or through a
+// prologue statement's temporary.
+static std::optional<OperandPrologue> operand_prologue(const Program& program, const Statement& statement,
+                                                       const MatmulOperand& operand,
+                                                       const std::map<std::string, OperandPrologue>& prologues) {
+  auto through = prologues.find(operand.tensor);
+  if (operand.has_prologue) {
+    if (through != prologues.end() || reads_in(operand.factor).size() != 1)
+      unsupported(program, statement,
+                  "a matmul operand must be a function of a single tensor read (e.g. relu(A(m, k))); other prologues "
+                  "are not supported yet");
+    return OperandPrologue{operand.tensor, operand.factor};
+  }
+  if (through != prologues.end()) return through->second;
+  return std::nullopt;
+}
+
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   KernelPlan plan;
   plan.name = program.name;
-  plan.domain = program.domains();
+  std::map<std::string, OperandPrologue> prologues = prologue_statements(program, idioms);
+  plan.domain = isl::union_set::empty(program.ctx());
   for (const Statement& statement : program.statements) {
     const StatementIdiom* idiom = idioms.find(statement.id);
+    if (idiom->kind == IdiomKind::pointwise && !idiom->prologue_of.empty()) continue;  // fused into the copies
+    plan.domain = plan.domain.unite(isl::union_set(statement.domain));
     PF_INTERNAL_CHECK(idiom != nullptr, "no idiom for statement " + statement.id);
     const Tensor* written = program.find_tensor(statement.write.tensor);
     switch (idiom->kind) {
       case IdiomKind::matmul: {
         const MatmulIdiom& mm = idiom->matmul;
-        if (mm.a.has_prologue || mm.b.has_prologue)
-          unsupported(program, statement, "pointwise operations on matmul operands (prologue fusion) are not supported yet");
-        const Tensor* a = program.find_tensor(mm.a.tensor);
-        const Tensor* b = program.find_tensor(mm.b.tensor);
+        std::optional<OperandPrologue> a_prologue = operand_prologue(program, statement, mm.a, prologues);
+        std::optional<OperandPrologue> b_prologue = operand_prologue(program, statement, mm.b, prologues);
+        const Tensor* a = program.find_tensor(a_prologue ? a_prologue->source : mm.a.tensor);
+        const Tensor* b = program.find_tensor(b_prologue ? b_prologue->source : mm.b.tensor);
         if (a->type == ElementType::f32 || b->type == ElementType::f32 || a->type != b->type)
           unsupported(program, statement,
                       fmt::format("tensor cores need f16 or bf16 operands of one type; {} is {} and {} is {}", a->name,
@@ -77,6 +120,8 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         stage.c_access = statement.write.relation;
         stage.a_layout = mm.a.layout == MatrixLayout::row_major ? OperandLayout::row_major : OperandLayout::col_major;
         stage.b_layout = mm.b.layout == MatrixLayout::row_major ? OperandLayout::row_major : OperandLayout::col_major;
+        stage.a_prologue = a_prologue;
+        stage.b_prologue = b_prologue;
         stage.zero_init = mm.zero_init;
         stage.live_out = written->role == TensorRole::output;
         plan.matmuls.push_back(stage);
@@ -85,8 +130,6 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
       case IdiomKind::batch_reduce_matmul:
         unsupported(program, statement, "batch-reduce matmuls are compiled by the CPU path only (--target=cpu)");
       case IdiomKind::pointwise: {
-        if (!idiom->prologue_of.empty())
-          unsupported(program, statement, "pointwise operations on matmul operands (prologue fusion) are not supported yet");
         if (idiom->epilogue_of.empty())
           unsupported(program, statement, "a pointwise statement that consumes no matmul result is not supported on the GPU path yet");
         const Statement& producer = *program.find_statement(idiom->epilogue_of.front());

@@ -28,4 +28,7 @@ struct Command {
 // `polyfuse compile FILE.tc [-D NAME=VALUE ...] [--emit=ir] [-o OUT] [--def NAME]`.
 Command add_compile_command(CLI::App& parent);
 
+// `polyfuse run FILE.tc -D ... [--backend=auto|cuda|emu] [--seed N] [--stats] [tile options]`.
+Command add_run_command(CLI::App& parent);
+
 }  // namespace polyfuse::tools

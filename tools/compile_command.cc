@@ -1,7 +1,9 @@
 // `polyfuse compile`: runs the compiler on a .tc file and prints the requested stage.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +15,8 @@
 #include "frontend/idioms.h"
 #include "frontend/ir_printer.h"
 #include "codegen/cuda_emitter.h"
+#include "polyfuse/compiled_kernel.h"
+#include "runtime/api/compiled_kernel_factory.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
 
@@ -29,12 +33,39 @@ struct CompileOptions {
   std::vector<std::string> defines;
   std::string emit = "ir";
   std::string output;
+  std::string cubin;
   std::string def;
 };
 
+// Writes `bytes` to `path` (UserError if it cannot).
+void write_file(const std::string& path, const void* bytes, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) throw UserError(fmt::format("cannot write {}", quote_name(path)));
+}
+
+// `--cubin OUT`: the selected def's kernel compiled by NVRTC for --arch (through the
+// cache), its cubin written to OUT.
+void write_cubin(const FrontendResult& result, const CompileOptions& options) {
+  const Program* program = nullptr;
+  for (const Program& p : result.programs)
+    if (options.def.empty() || p.name == options.def) {
+      if (program != nullptr) throw UserError("--cubin: the file has several defs; choose one with --def");
+      program = &p;
+    }
+  CudaEmitRequest request;
+  request.options = gpu_options(options.gpu);
+  EmittedKernel kernel = emit_cuda(*program, request);
+  std::map<std::string, std::int64_t> sizes(program->size_bindings.begin(), program->size_bindings.end());
+  CompiledKernel compiled = api::make_compiled_kernel(Backend::cuda, kernel.source, kernel.metadata, sizes, {});
+  write_file(options.cubin, compiled.cubin().data(), compiled.cubin().size());
+}
+
 // The text of the selected defs at the requested stage. CUDA: one file, the helpers
 // embedded once, one kernel and launcher per def.
-std::string emit_stage(const FrontendResult& result, const CompileOptions& options) {
+std::string emit_stage(const FrontendResult& result, const CompileOptions& options,
+                       std::vector<LaunchMetadata>& kernels) {
   GpuOptions gpu = options.emit == "ir" ? GpuOptions{} : gpu_options(options.gpu);
   std::string text;
   bool first = true;
@@ -51,7 +82,9 @@ std::string emit_stage(const FrontendResult& result, const CompileOptions& optio
       request.options = gpu;
       request.dumps = PassDumps{options.gpu.dump_after, &std::cerr};
       request.helpers = first ? CudaEmitRequest::Helpers::embed : CudaEmitRequest::Helpers::omit;
-      text += (first ? "" : "\n") + emit_cuda(program, request).source;
+      EmittedKernel kernel = emit_cuda(program, request);
+      text += (first ? "" : "\n") + kernel.source;
+      kernels.push_back(kernel.metadata);
     }
     first = false;
   }
@@ -80,8 +113,13 @@ int run_compile(const CompileOptions& options) {
                                   options.def, source.name, fmt::join(names, ", ")));
   }
   std::string text;
+  std::vector<LaunchMetadata> kernels;
   try {
-    text = emit_stage(result, options);
+    if (!options.cubin.empty()) {
+      write_cubin(result, options);
+      return exit_success;
+    }
+    text = emit_stage(result, options, kernels);
   } catch (const UserError& error) {
     std::cerr << render_diagnostics(error.diagnostics(), source.text);
     return exit_user_error;
@@ -90,10 +128,14 @@ int run_compile(const CompileOptions& options) {
     std::cout << text << std::flush;
     return exit_success;
   }
-  std::ofstream out(options.output, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw UserError(fmt::format("cannot write {}", quote_name(options.output)));
+  write_file(options.output, text.data(), text.size());
+  if (!kernels.empty()) {  // the sidecar: out.cu -> out.json
+    nlohmann::json sidecar = nlohmann::json::array();
+    for (const LaunchMetadata& metadata : kernels) sidecar.push_back(to_json(metadata));
+    std::string json = sidecar.dump(2) + "\n";
+    std::string path = std::filesystem::path(options.output).replace_extension(".json").string();
+    write_file(path, json.data(), json.size());
+  }
   return exit_success;
 }
 
@@ -117,7 +159,12 @@ Command add_compile_command(CLI::App& parent) {
                   "cpu: not implemented yet.")
       ->check(CLI::IsMember(emit_stages))
       ->capture_default_str();
-  app->add_option("-o,--output", options->output, "Write the output to this file instead of stdout");
+  app->add_option("-o,--output", options->output,
+                  "Write the output to this file instead of stdout; with --emit=cuda also the JSON sidecar "
+                  "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters)");
+  app->add_option("--cubin", options->cubin,
+                  "Compile the kernel with NVRTC for --arch (through the cache) and write its cubin to this file")
+      ->type_name("OUT");
   app->add_option("--def", options->def,
                   "Print only the def with this name (default: every def of the file, in order)");
   add_gpu_flags(app, options->gpu);

@@ -14,19 +14,14 @@ namespace polyfuse::tools {
 
 // The flags as the user wrote them ("" = not given).
 struct GpuFlags {
-  std::string arch = "sm_90";
-  std::string block, warp, mma;
-  int split_k = 1;
-  int stages = 2;
+  GpuOptionText text;
   std::vector<std::string> dump_after;
 };
 
 // Registers the flags on `app`.
 void add_gpu_flags(CLI::App* app, GpuFlags& flags);
 
-// The options the flags select: the arch's defaults, then the given flags. Without
-// --warp, the warp tile is min(64, block) in M and N and block.k / split-k in K.
-// UserError for malformed values (validation against the arch happens at compile time).
+// The options the flags select (gpu_options_from_text); also checks --dump-after.
 GpuOptions gpu_options(const GpuFlags& flags);
 
 }  // namespace polyfuse::tools

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     std::vector<Command> commands;
     commands.push_back(add_compile_command(app));
+    commands.push_back(add_run_command(app));
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/cuda_emitter.h"
 #include "emu_harness.h"
 #include "gemm_programs.h"
 #include "support/golden.h"
@@ -139,6 +140,46 @@ TEST(FusedEmu, TwoMatmulsWithDifferentReductionSizes) {
   EmuRun run = run_on_emulator(program, o);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
   EXPECT_EQ(run.stats.global_bytes_stored, 64u * 128 * 2);
+}
+
+}  // namespace
+}  // namespace polyfuse
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+GpuOptions prologue_tiles() {
+  GpuOptions o;
+  o.block = {64, 64, 32};
+  o.warp = {32, 32, 32};
+  return o;
+}
+
+TEST(FusedEmu, PrologueStatementReluGemm) {
+  Program program = compile_program(read_text_file(source_path("examples/relu_gemm.tc")), {{"M", 128}, {"N", 64}, {"K", 96}});
+  EmuRun run = run_on_emulator(program, prologue_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.global_bytes_stored, 128u * 64 * 2) << "the prologue's temporary is never stored";
+}
+
+TEST(FusedEmu, InlineProloguesOnBothOperandsWithAnEpilogue) {
+  std::string source =
+      "def f(f16(K, M) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n"
+      "  C(m, n) +=! relu(A(k, m)) * tanh(B(n, k) * 2)\n"
+      "  D(m, n) = C(m, n) + bias(n)\n}\n";
+  Program program = compile_program(source, {{"M", 64}, {"N", 128}, {"K", 64}});
+  EmuRun run = run_on_emulator(program, prologue_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+TEST(FusedEmu, PrologueKeepsThePlainGemmSharedFootprint) {
+  SizeBindings sizes{{"M", 256}, {"N", 256}, {"K", 256}};
+  CudaEmitRequest request;
+  EmittedKernel plain = emit_cuda(compile_program(gemm_source("f16", true, true), sizes), request);
+  EmittedKernel fused = emit_cuda(compile_program(read_text_file(source_path("examples/relu_gemm.tc")), sizes), request);
+  EXPECT_EQ(fused.metadata.dynamic_shared_bytes, plain.metadata.dynamic_shared_bytes);
 }
 
 }  // namespace

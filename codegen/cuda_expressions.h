@@ -1,0 +1,16 @@
+// C text of the language's expression trees on f32 values, for generated kernels:
+// operators as in C, functions as pf::op:: helpers (kernels/cuda/pf_pointwise.cuh),
+// literals as float literals.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "frontend/expr.h"
+
+namespace polyfuse {
+
+// `expr` as a C expression; each read node prints as `element(read index)`.
+std::string c_expression(const Expr& expr, const std::function<std::string(int read)>& element);
+
+}  // namespace polyfuse

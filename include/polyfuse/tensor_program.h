@@ -1,0 +1,49 @@
+// A tensor program (.tc text) with its sizes bound, compiled to a kernel at run time.
+//
+//   auto program = polyfuse::TensorProgram::from_file("gemm.tc");
+//   program.bind("M", 1024).bind("N", 1024).bind("K", 512);
+//   polyfuse::CompiledKernel kernel = program.compile({.backend = polyfuse::Backend::emu});
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "polyfuse/compiled_kernel.h"
+#include "polyfuse/options.h"
+
+namespace polyfuse {
+
+class TensorProgram {
+ public:
+  // Parses and checks `text` (reported under `name`). Throws SourceError.
+  static TensorProgram parse(std::string text, std::string name = "<text>");
+  // Reads and parses the file at `path`. Throws SourceError.
+  static TensorProgram from_file(const std::string& path);
+
+  // Binds a size (e.g. "M") to a value from 1 up; a size not used by any def is ignored.
+  TensorProgram& bind(const std::string& size, std::int64_t value);
+  TensorProgram& bind(const std::map<std::string, std::int64_t>& sizes);
+  // The sizes bound so far.
+  const std::map<std::string, std::int64_t>& sizes() const;
+
+  // The defs of the file in order.
+  std::vector<std::string> defs() const;
+  // The size names a def uses that are still unbound (they become kernel parameters).
+  std::vector<std::string> unbound_sizes(const std::string& def = "") const;
+
+  // Generates the kernel of `def` (empty: the only/first def) and compiles it for
+  // options.backend. Throws SourceError (program or options), CompileError.
+  CompiledKernel compile(const CompileOptions& options = {}, const std::string& def = "") const;
+  // Only generates the CUDA source (no NVRTC).
+  std::string cuda_source(const CompileOptions& options = {}, const std::string& def = "") const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+  explicit TensorProgram(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+};
+
+}  // namespace polyfuse

@@ -1,0 +1,234 @@
+#include "polyfuse/compiled_kernel.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "polyfuse/device.h"
+#include "polyfuse/errors.h"
+#include "runtime/api/compiled_kernel_factory.h"
+#include "runtime/api/compiled_kernel_impl.h"
+#include "runtime/api/launch_arguments.h"
+#include "polyfuse_emu/emulator.h"
+
+#if POLYFUSE_HAVE_CUDA
+#include "runtime/cuda/kernel_cache.h"
+#endif
+
+namespace polyfuse {
+namespace fs = std::filesystem;
+namespace {
+
+KernelInfo kernel_info(const LaunchMetadata& m) {
+  KernelInfo info;
+  info.name = m.kernel;
+  info.arch = m.arch;
+  for (const KernelParameter& p : m.parameters) {
+    ParameterInfo q;
+    q.name = p.name;
+    q.kind = p.kind == KernelParameter::Kind::input    ? ParameterInfo::Kind::input
+             : p.kind == KernelParameter::Kind::output ? ParameterInfo::Kind::output
+                                                       : ParameterInfo::Kind::size;
+    q.c_type = p.c_type;
+    if (p.kind != KernelParameter::Kind::size) {
+      q.element = std::string(to_string(p.element));
+      q.shape = p.shape;
+      q.element_bytes = size_in_bytes(p.element);
+    }
+    info.parameters.push_back(std::move(q));
+  }
+  for (int d = 0; d < 3; ++d) {
+    info.grid[d] = m.grid[d].value;
+    info.grid_expressions[d] = m.grid[d].expression;
+    info.block[d] = m.block[d];
+  }
+  info.dynamic_shared_bytes = m.dynamic_shared_bytes;
+  info.options = m.options;
+  return info;
+}
+
+// The directory holding this library, to find headers installed beside it.
+fs::path library_directory() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&kernel_info), &info) && info.dli_fname)
+    return fs::absolute(fs::path(info.dli_fname)).parent_path();
+  return {};
+}
+
+emu::BuildOptions emulator_build_options() {
+  emu::BuildOptions options;
+  const char* emu_cache = std::getenv("POLYFUSE_EMU_CACHE_DIR");
+  if (!(emu_cache && *emu_cache)) {
+#if POLYFUSE_HAVE_CUDA
+    options.cache_dir = (cuda::cache_config_from_environment().directory / "emu").string();
+#endif
+  }
+  // An installed tree: <prefix>/lib/libpolyfuse.so next to <prefix>/include/polyfuse_emu.
+  const fs::path include = library_directory().parent_path() / "include";
+  std::error_code ec;
+  if (!library_directory().empty() && fs::exists(include / "polyfuse_emu" / "cuda_emulation.h", ec))
+    options.extra_flags.push_back("-I" + include.string());
+  return options;
+}
+
+#if POLYFUSE_HAVE_CUDA
+CacheStatus status_of(cuda::CacheOutcome outcome) {
+  switch (outcome) {
+    case cuda::CacheOutcome::disabled: return CacheStatus::disabled;
+    case cuda::CacheOutcome::miss: return CacheStatus::miss;
+    case cuda::CacheOutcome::memory_hit: return CacheStatus::memory_hit;
+    case cuda::CacheOutcome::disk_hit: return CacheStatus::disk_hit;
+    case cuda::CacheOutcome::rebuilt_corrupt: return CacheStatus::rebuilt_corrupt;
+  }
+  return CacheStatus::disabled;
+}
+#endif
+
+void launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLaunch& launch) {
+  std::vector<std::unique_ptr<emu::ScopedBuffer>> buffers;
+  std::vector<emu::KernelArg> args;
+  for (std::size_t i = 0; i < launch.values.size(); ++i) {
+    const api::ParameterValue& v = launch.values[i];
+    if (!v.is_pointer) {
+      args.push_back(emu::KernelArg::i32(v.value));
+      continue;
+    }
+    const std::size_t bytes = std::max(v.required_bytes, v.given_bytes);
+    buffers.push_back(std::make_unique<emu::ScopedBuffer>(v.pointer, bytes, k.metadata.parameters[i].name));
+    args.push_back(emu::KernelArg::pointer(v.pointer));
+  }
+  try {
+    k.emulated->launch(k.metadata.kernel, ::dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
+                       ::dim3(launch.block[0], launch.block[1], launch.block[2]),
+                       static_cast<std::size_t>(launch.dynamic_shared_bytes), args);
+  } catch (const emu::EmulationError& e) {
+    throw EmulatorError(e.what());
+  }
+}
+
+}  // namespace
+
+std::string to_string(Backend backend) { return backend == Backend::cuda ? "cuda" : "emu"; }
+
+std::string to_string(CacheStatus status) {
+  switch (status) {
+    case CacheStatus::disabled: return "disabled";
+    case CacheStatus::miss: return "miss";
+    case CacheStatus::memory_hit: return "memory_hit";
+    case CacheStatus::disk_hit: return "disk_hit";
+    case CacheStatus::rebuilt_corrupt: return "rebuilt_corrupt";
+  }
+  return "disabled";
+}
+
+Backend CompiledKernel::backend() const { return impl_->backend; }
+const std::string& CompiledKernel::source() const { return impl_->source; }
+const std::string& CompiledKernel::ptx() const { return impl_->ptx; }
+const std::vector<char>& CompiledKernel::cubin() const { return impl_->cubin; }
+const std::string& CompiledKernel::log() const { return impl_->log; }
+const KernelInfo& CompiledKernel::info() const { return impl_->info; }
+std::string CompiledKernel::metadata_json() const { return to_json(impl_->metadata).dump(2) + "\n"; }
+CacheStatus CompiledKernel::cache_status() const { return impl_->cache_status; }
+
+std::string CompiledKernel::last_emulator_stats() { return emu::last_stats().summary(); }
+
+void CompiledKernel::launch(const std::vector<Arg>& args, void* stream) const {
+  const api::PreparedLaunch launch = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
+  if (impl_->backend == Backend::emu) {
+    launch_emulated(*impl_, launch);
+    return;
+  }
+#if POLYFUSE_HAVE_CUDA
+  std::vector<std::uint64_t> storage(launch.values.size());  // a device pointer or an int, each
+  std::vector<void*> params(launch.values.size());
+  for (std::size_t i = 0; i < launch.values.size(); ++i) {
+    const api::ParameterValue& v = launch.values[i];
+    if (v.is_pointer) {
+      const void* p = v.pointer;
+      std::memcpy(&storage[i], &p, sizeof p);
+    } else {
+      std::memcpy(&storage[i], &v.value, sizeof v.value);
+    }
+    params[i] = &storage[i];
+  }
+  impl_->loaded->launch(launch.grid, launch.block, static_cast<CUstream>(stream), params.data());
+#else
+  (void)stream;
+  throw NoDeviceError("no CUDA device: polyfuse was built without the CUDA toolkit");
+#endif
+}
+
+void CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
+  if (impl_->backend == Backend::emu) {
+    launch(args);
+    return;
+  }
+  // Check the host arguments first (counts, sizes), then mirror each tensor on the device.
+  const api::PreparedLaunch host = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
+  std::vector<DeviceBuffer> buffers;
+  std::vector<Arg> device_args;
+  for (std::size_t i = 0; i < host.values.size(); ++i) {
+    if (!host.values[i].is_pointer) {
+      device_args.push_back(args[i]);
+      continue;
+    }
+    if (args[i].bytes() == 0)
+      throw ArgumentError("kernel '" + impl_->metadata.kernel + "': run_on_host needs the byte size of argument " +
+                          std::to_string(i + 1) + " (" + impl_->metadata.parameters[i].name +
+                          "): pass a std::vector or Arg::buffer(pointer, bytes)");
+    buffers.emplace_back(host.values[i].required_bytes);
+    buffers.back().upload(args[i].data(), host.values[i].required_bytes);
+    device_args.push_back(Arg::buffer(buffers.back().data(), buffers.back().bytes()));
+  }
+  launch(device_args);
+  synchronize();
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < host.values.size(); ++i) {
+    if (!host.values[i].is_pointer) continue;
+    if (impl_->metadata.parameters[i].kind == KernelParameter::Kind::output)
+      buffers[b].download(const_cast<void*>(args[i].data()), host.values[i].required_bytes);
+    ++b;
+  }
+}
+
+namespace api {
+
+CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchMetadata metadata,
+                                    std::map<std::string, std::int64_t> bound_sizes, const CompileOptions& options) {
+  auto k = std::make_shared<CompiledKernel::Impl>();
+  k->backend = backend;
+  k->source = std::move(source);
+  k->metadata = std::move(metadata);
+  k->info = kernel_info(k->metadata);
+  k->bound_sizes = std::move(bound_sizes);
+  if (backend == Backend::emu) {
+    try {
+      k->emulated = emu::Module::compile(k->source, emulator_build_options(), {k->metadata.kernel});
+    } catch (const emu::EmulationError& e) {
+      throw CompileError(std::string("polyfuse: the emulator build of kernel '") + k->metadata.kernel +
+                             "' failed:\n" + e.what(),
+                         e.what(), "");
+    }
+    return CompiledKernel(std::move(k));
+  }
+#if POLYFUSE_HAVE_CUDA
+  cuda::NvrtcOptions nvrtc;
+  nvrtc.arch = k->metadata.arch;
+  nvrtc.fast_math = options.fast_math;
+  nvrtc.line_info = options.line_info;
+  const cuda::CacheLookup lookup = cuda::KernelCache::global().compile(k->source, nvrtc, k->metadata.kernel, options.use_cache);
+  k->ptx = lookup.output->ptx;
+  k->cubin = lookup.output->cubin;
+  k->log = lookup.output->log;
+  k->cache_status = status_of(lookup.outcome);
+  k->loaded = std::make_unique<cuda::LoadedKernel>(lookup.output, k->metadata.kernel, k->metadata.dynamic_shared_bytes);
+  return CompiledKernel(std::move(k));
+#else
+  throw Error("polyfuse: built without the CUDA toolkit: only Backend::emu is available");
+#endif
+}
+
+}  // namespace api
+}  // namespace polyfuse

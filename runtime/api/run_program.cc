@@ -1,0 +1,128 @@
+#include "runtime/api/run_program.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "codegen/cuda_emitter.h"
+#include "frontend/diagnostics.h"
+#include "polyfuse/device.h"
+#include "polyfuse_emu/emulator.h"
+#include "runtime/api/compiled_kernel_factory.h"
+#include "runtime/reference/element_rounding.h"
+#include "runtime/reference/evaluate.h"
+#include "runtime/reference/tensor_data.h"
+
+namespace polyfuse {
+namespace {
+
+using reference::TensorData;
+
+// 2 × the instances of every reduction statement (one multiply-add each).
+std::int64_t matmul_flops(const Program& program) {
+  std::int64_t flops = 0;
+  for (const Statement& statement : program.statements) {
+    if (!statement.is_reduction()) continue;
+    std::int64_t instances = 1;
+    for (const IterationIndex& index : statement.indices) instances *= reference::bound_extent(program, index.extent);
+    flops += 2 * instances;
+  }
+  return flops;
+}
+
+// Host storage of one tensor in its element type: 16-bit patterns or floats.
+std::vector<unsigned char> to_storage(const std::vector<float>& values, ElementType type) {
+  size_t bytes = type == ElementType::f32 ? 4 : 2;
+  std::vector<unsigned char> storage(values.size() * bytes);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (bytes == 4) {
+      std::memcpy(storage.data() + 4 * i, &values[i], 4);
+    } else {
+      std::uint16_t bits = reference::to_bits(type, values[i]);
+      std::memcpy(storage.data() + 2 * i, &bits, 2);
+    }
+  }
+  return storage;
+}
+
+void from_storage(const std::vector<unsigned char>& storage, ElementType type, std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::f32) {
+      std::memcpy(&values[i], storage.data() + 4 * i, 4);
+    } else {
+      std::uint16_t bits;
+      std::memcpy(&bits, storage.data() + 2 * i, 2);
+      values[i] = reference::from_bits(type, bits);
+    }
+  }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+}  // namespace
+
+RunReport run_program(const Program& program, const RunRequest& request) {
+  if (!program.parameters.empty())
+    throw UserError(fmt::format("def '{}': run needs every size bound; add -D for {}", program.name,
+                                fmt::join(program.parameters, ", ")));
+  CudaEmitRequest emit;
+  emit.options = request.options;
+  EmittedKernel emitted = emit_cuda(program, emit);
+  CompileOptions compile;
+  compile.backend = request.backend;
+  std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
+  LaunchMetadata metadata = emitted.metadata;
+  CompiledKernel kernel = api::make_compiled_kernel(request.backend, emitted.source, metadata, sizes, compile);
+
+  TensorData inputs = reference::random_tensors(program, request.seed);
+  TensorData expected = inputs;
+  reference::evaluate(program, expected);
+
+  std::vector<std::vector<unsigned char>> storage;
+  for (const KernelParameter& p : metadata.parameters) storage.push_back(to_storage(inputs.at(p.name), p.element));
+
+  RunReport report;
+  report.flops = matmul_flops(program);
+  if (request.backend == Backend::emu) {
+    std::vector<Arg> args;
+    for (auto& buffer : storage) args.push_back(Arg::buffer(buffer.data(), buffer.size()));
+    kernel.run_on_host(args);
+    const emu::Stats& stats = emu::last_stats();
+    report.stats = stats.summary() + "\n" + stats.details();
+  } else {
+    std::vector<DeviceBuffer> device;
+    std::vector<Arg> args;
+    for (auto& buffer : storage) {
+      device.emplace_back(buffer.size());
+      device.back().upload(buffer.data(), buffer.size());
+    }
+    for (auto& buffer : device) args.push_back(Arg(buffer.data()));
+    kernel.launch(args);  // warm-up, and the results checked below
+    synchronize();
+    for (size_t i = 0; i < storage.size(); ++i) device[i].download(storage[i].data(), storage[i].size());
+    std::vector<double> times;
+    for (int r = 0; r < request.repeats; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      kernel.launch(args);
+      synchronize();
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    report.median_ms = median(times);
+    report.tflops = report.median_ms > 0 ? report.flops / (report.median_ms * 1e9) : 0;
+  }
+  TensorData actual = inputs;
+  for (size_t i = 0; i < metadata.parameters.size(); ++i) {
+    const KernelParameter& p = metadata.parameters[i];
+    if (p.kind == KernelParameter::Kind::output) from_storage(storage[i], p.element, actual.at(p.name));
+  }
+  report.check = reference::compare_outputs(program, actual, expected);
+  return report;
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,37 @@
+// Running one program's generated kernel on random inputs and checking it against the
+// reference evaluator: what `polyfuse run` does (and tests and benchmarks reuse). The
+// kernel goes through the runtime API (NVRTC + cache on a GPU, or the emulator).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/program.h"
+#include "polyfuse/options.h"
+#include "runtime/reference/compare.h"
+#include "schedule/gpu_options.h"
+
+namespace polyfuse {
+
+// What to run and how.
+struct RunRequest {
+  GpuOptions options;
+  Backend backend = Backend::emu;
+  std::uint64_t seed = 1;
+  int repeats = 20;          // timed launches on a GPU (median reported)
+};
+
+// What happened.
+struct RunReport {
+  reference::CheckReport check;
+  std::string stats;         // emulator: the `stats: ...` line, then details; empty on a GPU
+  double median_ms = 0;      // GPU: median time of one launch (host timer around launch + sync)
+  double tflops = 0;         // GPU: 2 * (multiply-adds of every matmul) / median time
+  std::int64_t flops = 0;    // the program's floating-point operations (matmuls only)
+};
+
+// Compiles `program` (every size bound, else UserError naming the unbound ones), runs it
+// once on the emulator or `repeats` + 1 times on the GPU, and compares with the reference.
+RunReport run_program(const Program& program, const RunRequest& request);
+
+}  // namespace polyfuse

@@ -1,0 +1,86 @@
+// TensorProgram: parsing, size binding, errors, and compiling to a cubin without a GPU.
+#include <gtest/gtest.h>
+
+#include "api_test_util.h"
+#include "polyfuse/polyfuse.h"
+
+namespace {
+
+TEST(TensorProgram, ParseListsDefsAndUnboundSizes) {
+  auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text(), "gemm.tc");
+  EXPECT_EQ(program.defs(), std::vector<std::string>{"gemm"});
+  EXPECT_EQ(program.unbound_sizes(), (std::vector<std::string>{"M", "K", "N"}));
+  program.bind("K", 64).bind({{"N", 128}});
+  EXPECT_EQ(program.unbound_sizes("gemm"), std::vector<std::string>{"M"});
+  EXPECT_EQ(program.sizes().at("K"), 64);
+}
+
+TEST(TensorProgram, CopiesKeepTheirOwnSizes) {
+  auto a = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
+  auto b = a;
+  b.bind("M", 128);
+  EXPECT_TRUE(a.sizes().empty());
+  EXPECT_EQ(b.sizes().size(), 1u);
+}
+
+TEST(TensorProgram, SourceErrorsNameThePlace) {
+  try {
+    polyfuse::TensorProgram::parse("def broken(f16(M) A) -> (f16(M) B) {\n  B(m) = X(m)\n}\n", "broken.tc");
+    FAIL() << "no SourceError";
+  } catch (const polyfuse::SourceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("broken.tc:2:"), std::string::npos) << what;
+    EXPECT_NE(what.find("'X'"), std::string::npos) << what;
+    EXPECT_NE(what.find("^"), std::string::npos) << what;
+  }
+  EXPECT_THROW(polyfuse::TensorProgram::from_file("/nonexistent/file.tc"), polyfuse::SourceError);
+  auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
+  EXPECT_THROW(program.bind("M", 0), polyfuse::SourceError);
+  polyfuse::CompileOptions bad;
+  bad.arch = "sm_42";
+  EXPECT_THROW(program.compile(bad), polyfuse::SourceError);
+  EXPECT_THROW(program.compile({}, "no_such_def"), polyfuse::SourceError);
+}
+
+class CompileForArch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CompileForArch, GemmCompilesToCubinWithoutGpuAndIsCached) {
+  auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
+  program.bind({{"M", 256}, {"N", 256}, {"K", 128}});
+  polyfuse::CompileOptions options;
+  options.arch = GetParam();
+  const polyfuse::CompiledKernel kernel = program.compile(options);
+  EXPECT_EQ(kernel.backend(), polyfuse::Backend::cuda);
+  EXPECT_GT(kernel.cubin().size(), 1000u);
+  EXPECT_NE(kernel.ptx().find(".entry gemm"), std::string::npos);
+  EXPECT_NE(kernel.source().find("__global__"), std::string::npos);
+  const polyfuse::KernelInfo& info = kernel.info();
+  EXPECT_EQ(info.name, "gemm");
+  EXPECT_EQ(info.arch, GetParam());
+  ASSERT_EQ(info.parameters.size(), 3u);
+  EXPECT_EQ(info.parameters[2].name, "C");
+  EXPECT_EQ(info.parameters[2].kind, polyfuse::ParameterInfo::Kind::output);
+  EXPECT_EQ(info.grid, (std::array<std::int64_t, 3>{2, 2, 1}));
+  EXPECT_NE(kernel.metadata_json().find("\"kernel\": \"gemm\""), std::string::npos);
+  EXPECT_TRUE(kernel.cache_status() == polyfuse::CacheStatus::miss ||
+              kernel.cache_status() == polyfuse::CacheStatus::disk_hit)
+      << polyfuse::to_string(kernel.cache_status());
+  const polyfuse::CompiledKernel again = program.compile(options);
+  EXPECT_EQ(again.cache_status(), polyfuse::CacheStatus::memory_hit);
+  EXPECT_EQ(again.cubin(), kernel.cubin());
+  options.use_cache = false;
+  EXPECT_EQ(program.compile(options).cache_status(), polyfuse::CacheStatus::disabled);
+}
+INSTANTIATE_TEST_SUITE_P(Arch, CompileForArch, ::testing::Values("sm_80", "sm_90"));
+
+TEST(Device, DefaultArchIsTheGpusElseSm90) {
+  if (!polyfuse::cuda_device_available()) {
+    EXPECT_EQ(polyfuse::default_arch(), "sm_90");
+    EXPECT_EQ(polyfuse::cuda_device_description().rfind("no CUDA device", 0), 0u);
+  } else {
+    EXPECT_EQ(polyfuse::default_arch().rfind("sm_", 0), 0u);
+  }
+  EXPECT_FALSE(polyfuse::nvrtc_version().empty());
+}
+
+}  // namespace
