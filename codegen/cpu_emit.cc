@@ -1,6 +1,7 @@
 #include "codegen/cpu_emit.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "codegen/cpu_block.h"
@@ -54,12 +55,25 @@ class Emitter {
   }
 
  private:
+  // The entry's parameters; a tensor no statement touches keeps its place, unnamed.
   std::string signature() const {
+    std::set<std::string> touched;
+    for (const CpuStage& stage : plan_.stages) {
+      for (const CpuMatmul& matmul : stage.matmuls)
+        touched.insert({matmul.a.tensor, matmul.b.tensor, matmul.c.tensor});
+      for (const CpuPointwise& pointwise : stage.pointwise) {
+        touched.insert(pointwise.write.tensor);
+        for (const CpuAccess& read : pointwise.reads) touched.insert(read.tensor);
+      }
+    }
     std::vector<std::string> parameters;
-    for (const CpuTensor& tensor : plan_.tensors)
-      if (tensor.storage == CpuStorage::parameter)
-        parameters.push_back(std::string(tensor.role == TensorRole::input ? "const " : "") +
-                             cxx_element_type(tensor.type) + "* " + names_.tensor(tensor.name));
+    for (const CpuTensor& tensor : plan_.tensors) {
+      if (tensor.storage != CpuStorage::parameter) continue;
+      const std::string& name = names_.tensor(tensor.name);
+      parameters.push_back(std::string(tensor.role == TensorRole::input ? "const " : "") +
+                           cxx_element_type(tensor.type) + "* " +
+                           (touched.count(tensor.name) ? name : "/*" + name + ": unused*/"));
+    }
     return join(parameters, ", ");
   }
 
@@ -130,7 +144,10 @@ class Emitter {
   // smaller ones at the ends of m and n that are not multiples of the block.
   static std::string dispatch(const std::string& function, const std::vector<std::string>& arguments,
                               const BlockLoop& rows, const BlockLoop& cols, const std::string& indent) {
-    const std::string args = "(" + join(arguments, ", ") + ");\n";
+    // (Appending avoids GCC 12's false -Wrestrict on "literal" + std::string&&.)
+    std::string args = "(";
+    args += join(arguments, ", ");
+    args += ");\n";
     const auto call = [&](std::int64_t r, std::int64_t c) {
       return function + "<" + std::to_string(r) + ", " + std::to_string(c) + ">" + args;
     };

@@ -24,8 +24,10 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   if (!plan.epilogue.empty() && options.split_k > 1)
     throw UserError(fmt::format("def '{}': statement {}: split-K with a fused epilogue is not supported yet (use --split-k 1)",
                                 program.name, plan.epilogue.front().dims.statement));
-  if (options.mma != MmaShape::m16n8k16)
-    throw UserError(fmt::format("--mma {}: the CUDA emitter supports m16n8k16 only so far", to_string(options.mma)));
+  for (const MatmulStage& m : plan.matmuls)
+    if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
+      throw UserError(fmt::format("--mma {}: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16",
+                                  to_string(options.mma)));
   validate_gpu_options(options, 2);
   // Issue 4 scope: every bound size is a multiple of its block tile.
   auto check = [&](const std::optional<std::string>& extent, int tile, const char* what) {
@@ -170,8 +172,7 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
     for (const MatmulStage& mm : plan.matmuls)
       if (l.registers.of(mm.c) == tile) owner = &mm;
     std::string what = owner ? "f32 accumulators of " + owner->c : "epilogue results";
-    text += fmt::format("  pf::AccTile16816<{}, {}> {};  // {}: this warp's {}x{} tile\n", l.fragments_m, l.fragments_n,
-                        tile, what, o.warp.m, o.warp.n);
+    text += fmt::format("  {} {};  // {}: this warp's {}x{} tile\n", l.accumulator_type(), tile, what, o.warp.m, o.warp.n);
     if (owner && owner->zero_init) text += fmt::format("  pf::tile::fill({}, 0.f);\n", tile);
   }
   for (const MatmulTiles& t : l.matmuls)
@@ -179,8 +180,8 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
       if (!tile->prologue.empty())
         text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
                             tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
-  text += fmt::format("  pf::FragA16x16 a_frag[{}];  // A fragments of one k-slice\n", l.fragments_m);
-  text += fmt::format("  pf::FragB16x8 b_frag[{}];   // B fragments of one k-slice\n", l.fragments_n);
+  text += fmt::format("  {} a_frag[{}];  // A fragments of one k-slice\n", l.a_fragment_type(), l.fragments_m);
+  text += fmt::format("  {} b_frag[{}];  // B fragments of one k-slice\n", l.b_fragment_type(), l.fragments_n);
   return text;
 }
 

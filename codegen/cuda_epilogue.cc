@@ -58,7 +58,7 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
                                 fmt::format("epilogue operand {}: an epilogue reads a tensor indexed by the result's "
                                             "row and column indices, or a vector broadcast along one of them",
                                             access.tensor)}});
-  return {v, fmt::format("pf::AccTile16816<1, 1> {};\n{}", v, load), v + ".v[e]"};
+  return {v, fmt::format("{} {};\n{}", c.layout.fragment_tile_type(), v, load), v + ".v[e]"};
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
   text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, c.layout.registers.of(stage.output), args[0],
                       args[1]);
   text += "  #pragma unroll\n";
-  text += fmt::format("  for (int e = 0; e < 4; ++e) {}_out[e] = {};\n", stage.output, c_expression(statement->expr, [&](int read) { return operands[read].element; }));
+  text += fmt::format("  for (int e = 0; e < {}; ++e) {}_out[e] = {};\n", c.layout.values_per_fragment, stage.output, c_expression(statement->expr, [&](int read) { return operands[read].element; }));
   text += "}";
   return text;
 }

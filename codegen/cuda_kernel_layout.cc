@@ -1,6 +1,7 @@
 #include "codegen/cuda_kernel_layout.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "codegen/cuda_expressions.h"
 #include "frontend/diagnostics.h"
@@ -21,6 +22,18 @@ const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std:
     if (plan.matmuls[i].dims.statement == statement) return matmuls[i];
   PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
+
+std::string CudaKernelLayout::accumulator_type() const {
+  const char* tile = mma == MmaShape::m16n8k16 ? "AccTile16816" : "AccTile884";
+  return fmt::format("pf::{}<{}, {}>", tile, fragments_m, fragments_n);
+}
+
+std::string CudaKernelLayout::fragment_tile_type() const {
+  return mma == MmaShape::m16n8k16 ? "pf::AccTile16816<1, 1>" : "pf::AccTile884<1, 1>";
+}
+
+std::string CudaKernelLayout::a_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragA16x16" : "pf::FragA884"; }
+std::string CudaKernelLayout::b_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragB16x8" : "pf::FragB884"; }
 
 static SharedTile operand_tile(const std::string& tensor, const std::optional<OperandPrologue>& prologue,
                                OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
@@ -43,9 +56,11 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   layout.warps_x = o.block.n / o.warp.n;
   layout.split_k = o.split_k;
   layout.threads = 32 * layout.warps_y * layout.warps_x * layout.split_k;
-  TileShape mma = mma_tile(o.mma);
-  layout.fragments_m = o.warp.m / mma.m;
-  layout.fragments_n = o.warp.n / mma.n;
+  TileShape fragment = accumulator_fragment(o.mma);
+  layout.mma = o.mma;
+  layout.fragments_m = o.warp.m / fragment.m;
+  layout.fragments_n = o.warp.n / fragment.n;
+  layout.values_per_fragment = fragment.m * fragment.n / 32;
   int tiles = 0;
   for (const MatmulStage& mm : plan.matmuls) {
     // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
@@ -73,10 +88,11 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
 }
 
 int estimated_registers(const CudaKernelLayout& layout) {
-  int per_tile = layout.fragments_m * layout.fragments_n * 4;
+  int per_tile = layout.fragments_m * layout.fragments_n * layout.values_per_fragment;
   // Fragments, addresses and indices of the main loop; an epilogue's operand loads and
-  // addresses in its unrolled loops need about 100 more (measured with ptxas -v on sm_80).
-  int overhead = layout.has_epilogue ? 132 : 32;
+  // addresses in its unrolled loops, or the m8n8k4 macro-MMAs' operand shuffling, need
+  // about 100 more (measured with ptxas -v on sm_80 and sm_90: 64x64 warp tiles spill).
+  int overhead = layout.has_epilogue || layout.mma != MmaShape::m16n8k16 ? 132 : 32;
   return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead;
 }
 

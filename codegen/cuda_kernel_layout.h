@@ -35,12 +35,21 @@ struct MatmulTiles {
 struct CudaKernelLayout {
   int warps_y = 1, warps_x = 1, split_k = 1;  // warps per block along m, n and k
   int threads = 32;
+  MmaShape mma = MmaShape::m16n8k16;
   int fragments_m = 1, fragments_n = 1;       // accumulator fragments of a warp tile
+  int values_per_fragment = 4;                // f32 values a lane holds of one fragment
   std::vector<MatmulTiles> matmuls;           // in plan order
   RegisterTiles registers;                    // accumulators and epilogue results
   bool has_epilogue = false;
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
+
+  // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
+  // (epilogue operands), and the A and B fragments.
+  std::string accumulator_type() const;
+  std::string fragment_tile_type() const;
+  std::string a_fragment_type() const;
+  std::string b_fragment_type() const;
 
   // The shared tiles of the matmul computed by statement `statement`.
   const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;

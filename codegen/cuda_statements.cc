@@ -57,13 +57,14 @@ std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile
   const std::string& row = args[args.size() - 2];
   const std::string& col = args[args.size() - 1];
   std::string tile_address = buffer_address(tile, args[0]);
-  if (is_a) {  // load_frag_a(a, tile, m0, k0)
-    bool row_major = tile.layout == OperandLayout::row_major;
-    return fmt::format("pf::load_frag_a<{}, {}, {}, {}>(a_frag, {}, {}, {});", layout_name(tile.layout), swizzle(),
-                       tile.cols, c.layout.fragments_m, tile_address, row_major ? row : col, row_major ? col : row);
-  }
-  bool row_major = tile.layout == OperandLayout::row_major;  // load_frag_b(b, tile, k0, n0)
-  return fmt::format("pf::load_frag_b<{}, {}, {}, {}>(b_frag, {}, {}, {});", layout_name(tile.layout), swizzle(),
+  const char* suffix = c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
+  bool row_major = tile.layout == OperandLayout::row_major;
+  if (is_a)  // load_frag_a(a, tile, m0, k0)
+    return fmt::format("pf::load_frag_a{}<{}, {}, {}, {}>(a_frag, {}, {}, {});", suffix, layout_name(tile.layout),
+                       swizzle(), tile.cols, c.layout.fragments_m, tile_address, row_major ? row : col,
+                       row_major ? col : row);
+  // load_frag_b(b, tile, k0, n0)
+  return fmt::format("pf::load_frag_b{}<{}, {}, {}, {}>(b_frag, {}, {}, {});", suffix, layout_name(tile.layout), swizzle(),
                      tile.cols, c.layout.fragments_n, tile_address, row_major ? row : col, row_major ? col : row);
 }
 
@@ -89,6 +90,24 @@ std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& 
   return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;
 }
 
+// One instance of the contracted matmul on accumulator fragment (args[0], args[1]).
+std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm, const std::string& type,
+                            const std::vector<std::string>& args) {
+  const std::string& acc = c.layout.registers.of(mm.c);
+  const std::string& i = args[0];
+  const std::string& j = args[1];
+  std::string layouts = layout_name(mm.a_layout) + ", " + layout_name(mm.b_layout);
+  switch (c.options.mma) {
+    case MmaShape::m16n8k16:
+      return fmt::format("pf::mma_fragment<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", type, acc, i, j, i, j);
+    case MmaShape::m16n16k8:
+      return fmt::format("pf::mma_fragment_884<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", layouts, acc, i, j, i, j);
+    case MmaShape::m32n32k8:
+      return fmt::format("pf::mma_macro_32x32x8<{}>({}, {}, {}, a_frag, b_frag);", layouts, acc, i, j);
+  }
+  PF_INTERNAL_CHECK(false, "unknown macro-MMA shape");
+}
+
 }  // namespace
 
 StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptions& o) {
@@ -100,12 +119,13 @@ StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptio
     rewrites.emplace(mm.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
   }
   // Epilogue instances: the fragment, then the global index of its first element.
+  TileShape fragment = accumulator_fragment(o.mma);
   for (const PointwiseStage& pw : plan.epilogue) {
     std::vector<std::string> origin = pw.dims.batch;
     origin.push_back(pw.dims.m);
     origin.push_back(pw.dims.n);
     std::string text = fmt::format("{{ {} -> [(floor((({}) mod {})/{})), (floor((({}) mod {})/{})), {}] }}",
-                                   pw.dims.tuple_text(), pw.dims.m, o.warp.m, mma.m, pw.dims.n, o.warp.n, mma.n,
+                                   pw.dims.tuple_text(), pw.dims.m, o.warp.m, fragment.m, pw.dims.n, o.warp.n, fragment.n,
                                    fmt::join(origin, ", "));
     rewrites.emplace(pw.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
   }
@@ -117,9 +137,7 @@ std::string print_cuda_statement(const CudaStatementContext& c, const std::strin
     const std::string& s = mm.dims.statement;
     const Tensor* a = c.program.find_tensor(mm.a);
     const MatmulTiles& tiles = c.layout.tiles_of(c.plan, s);
-    if (name == s)
-      return fmt::format("pf::mma_fragment<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", cuda_type(a->type),
-                         c.layout.registers.of(mm.c), args[0], args[1], args[0], args[1]);
+    if (name == s) return print_macro_mma(c, mm, cuda_type(a->type), args);
     if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args, false);
     if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args, true);
     if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(args);

@@ -24,9 +24,10 @@ static isl::schedule_node innermost_band_of(const isl::schedule& schedule, const
 
 isl::schedule contract_to_mma(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& o) {
   isl::ctx ctx = schedule.ctx();
-  TileShape mma = mma_tile(o.mma);
   isl::schedule current = schedule;
   for (const StatementDims& dims : plan.all_statements()) {
+    // A matmul instance is one macro-MMA; an epilogue instance one accumulator fragment.
+    TileShape mma = dims.k ? mma_tile(o.mma) : accumulator_fragment(o.mma);
     std::string condition = fmt::format("({}) mod {} = 0 and ({}) mod {} = 0", dims.m, mma.m, dims.n, mma.n);
     if (dims.k) condition += fmt::format(" and ({}) mod {} = 0", *dims.k, mma.k);
     isl::schedule_node band = innermost_band_of(current, dims.statement);

@@ -6,7 +6,7 @@
 //     filter { S0[m, n, k] : m mod MM = 0 and n mod MN = 0 and k mod MK = 0 }
 //       band [m mod WM, n mod WN, k mod MK]    loops over macro-MMAs, k mod MK is 0
 //   mark fragment                              (pointwise epilogue)
-//     filter { S1[m, n] : m mod MM = 0 and n mod MN = 0 }
+//     filter { S1[m, n] : m mod FM = 0 and n mod FN = 0 }   FM×FN: accumulator_fragment
 //       band [m mod WM, n mod WN]              loops over accumulator fragments
 //
 // The code generator reads the marks: below "mma" an instance S0(m, n, k) is one

@@ -253,7 +253,11 @@ class Planner {
   void add_matmul(const Statement& statement, const MatmulIdiom& idiom) {
     const ElementType a_type = tensor(statement.reads[idiom.a.read].tensor).type;
     const ElementType b_type = tensor(statement.reads[idiom.b.read].tensor).type;
-    const ElementType dtype = common_type(a_type, b_type);
+    // A factor prologue is computed in f32 and kept in f32, as the language evaluates a
+    // right-hand side: its result is not rounded to the operand's type.
+    const ElementType dtype = idiom.a.has_prologue || idiom.b.has_prologue
+                                  ? ElementType::f32
+                                  : common_type(a_type, b_type);
     const std::string a_tensor = operand_tensor(statement, idiom.a, dtype);
     const std::string b_tensor = operand_tensor(statement, idiom.b, dtype);
 

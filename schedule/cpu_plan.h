@@ -22,7 +22,9 @@
 // Prologues (pointwise functions of a matmul operand, a statement `Ar = relu(A)` or a
 // factor `relu(A(m, k)) * B(k, n)`) run as their own pointwise stage before the matmul
 // and write a full temporary that the BRGEMM reads; operands of different element types
-// are converted the same way (to f32, the common type).
+// are converted the same way (to f32, the common type). A factor's prologue result is
+// f32 (the language evaluates a right-hand side in f32), so the other operand of that
+// matmul is converted to f32 too; a prologue statement's temporary keeps its own type.
 #pragma once
 
 #include <cstdint>

@@ -63,6 +63,10 @@ TileShape mma_tile(MmaShape shape) {
   PF_INTERNAL_CHECK(false, "unknown MmaShape value");
 }
 
+TileShape accumulator_fragment(MmaShape shape) {
+  return shape == MmaShape::m16n8k16 ? TileShape{16, 8, 0} : TileShape{16, 16, 0};
+}
+
 bool mma_supported(MmaShape, Arch) { return true; }
 
 TileShape parse_tile_shape(std::string_view text, std::string_view flag) {

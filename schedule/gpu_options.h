@@ -78,6 +78,9 @@ MmaShape parse_mma_shape(std::string_view text);
 std::string to_string(MmaShape shape);
 // The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).
 TileShape mma_tile(MmaShape shape);
+// The accumulator fragment a lane's values are grouped in: 16×8 for m16n8k16, the 16×16
+// piece of the m8n8k4 macro-MMAs (k = 0). Epilogues work on one fragment per instance.
+TileShape accumulator_fragment(MmaShape shape);
 // True when `shape` can be compiled for `arch` (all shapes can for sm_80 and newer).
 bool mma_supported(MmaShape shape, Arch arch);
 

@@ -14,7 +14,10 @@
 #include "frontend/frontend.h"
 #include "frontend/idioms.h"
 #include "frontend/ir_printer.h"
+#include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
+#include "schedule/cpu_plan.h"
+#include "schedule/cpu_target.h"
 #include "polyfuse/compiled_kernel.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "tools/command.h"
@@ -25,10 +28,11 @@ namespace {
 
 // Every stage --emit documents; only those in `implemented` work yet.
 const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu"};
-const std::vector<std::string> implemented = {"ir", "schedule", "ast", "cuda"};
+const std::vector<std::string> implemented = {"ir", "schedule", "ast", "cuda", "cpu"};
 
 struct CompileOptions {
   GpuFlags gpu;
+  std::string target = "gpu";
   std::string input;
   std::vector<std::string> defines;
   std::string emit = "ir";
@@ -66,13 +70,22 @@ void write_cubin(const FrontendResult& result, const CompileOptions& options) {
 // embedded once, one kernel and launcher per def.
 std::string emit_stage(const FrontendResult& result, const CompileOptions& options,
                        std::vector<LaunchMetadata>& kernels) {
-  GpuOptions gpu = options.emit == "ir" ? GpuOptions{} : gpu_options(options.gpu);
+  bool cpu = options.target == "cpu" || options.emit == "cpu";
+  if (cpu && (options.emit == "ast" || options.emit == "cuda"))
+    throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
+  GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
+  CpuScheduleOptions cpu_options;
+  cpu_options.target = detect_cpu_target();
   std::string text;
   bool first = true;
   for (const Program& program : result.programs) {
     if (!options.def.empty() && program.name != options.def) continue;
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(program);
+    } else if (options.emit == "schedule" && cpu) {
+      text += to_string(plan_cpu(program, cpu_options));
+    } else if (options.emit == "cpu") {
+      text += emit_cpu(program, cpu_options);
     } else if (options.emit == "schedule") {
       text += emit_schedule_text(program, gpu);
     } else if (options.emit == "ast") {
@@ -93,7 +106,7 @@ std::string emit_stage(const FrontendResult& result, const CompileOptions& optio
 
 int run_compile(const CompileOptions& options) {
   if (std::find(implemented.begin(), implemented.end(), options.emit) == implemented.end())
-    throw UserError(fmt::format("--emit={} is not implemented yet (available: ir, schedule, ast, cuda)", options.emit));
+    throw UserError(fmt::format("--emit={} is not implemented yet (available: ir, schedule, ast, cuda, cpu)", options.emit));
   SizeBindings sizes;
   for (const std::string& define : options.defines) add_size_binding(sizes, define);
   SourceFile source = read_source_file(options.input);
@@ -155,8 +168,9 @@ Command add_compile_command(CLI::App& parent) {
   app->add_option("--emit", options->emit,
                   "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, "
                   "dependences, idioms), schedule (the GPU schedule tree after every pass), ast "
-                  "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher). "
-                  "cpu: not implemented yet.")
+                  "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher), cpu (C++ "
+                  "calling the kernels/cpu primitives; implies --target=cpu). With --target=cpu, schedule is "
+                  "the CPU loop nest.")
       ->check(CLI::IsMember(emit_stages))
       ->capture_default_str();
   app->add_option("-o,--output", options->output,
@@ -167,6 +181,9 @@ Command add_compile_command(CLI::App& parent) {
       ->type_name("OUT");
   app->add_option("--def", options->def,
                   "Print only the def with this name (default: every def of the file, in order)");
+  app->add_option("--target", options->target, "gpu (CUDA on tensor cores) or cpu (BRGEMM-based C++)")
+      ->check(CLI::IsMember({"gpu", "cpu"}))
+      ->capture_default_str();
   add_gpu_flags(app, options->gpu);
   return Command{app, [options] { return run_compile(*options); }};
 }

@@ -9,6 +9,7 @@
 #include "frontend/frontend.h"
 #include "polyfuse/device.h"
 #include "runtime/api/run_program.h"
+#include "runtime/cpu/run_on_cpu.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 struct RunOptions {
   GpuFlags gpu;
+  std::string target = "gpu";
   std::string input;
   std::vector<std::string> defines;
   std::string def;
@@ -39,9 +41,12 @@ int run_run(const RunOptions& options) {
   SizeBindings sizes;
   for (const std::string& define : options.defines) add_size_binding(sizes, define);
   SourceFile source = read_source_file(options.input);
+  bool cpu = options.target == "cpu";
   RunRequest request;
-  request.options = gpu_options(options.gpu);
-  request.backend = chosen_backend(options.backend);
+  if (!cpu) {
+    request.options = gpu_options(options.gpu);
+    request.backend = chosen_backend(options.backend);
+  }
   request.seed = options.seed;
   request.repeats = options.repeat;
   try {
@@ -51,6 +56,12 @@ int run_run(const RunOptions& options) {
     for (const Program& program : result.programs) {
       if (!options.def.empty() && program.name != options.def) continue;
       found = true;
+      if (cpu) {
+        cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, options.seed);
+        std::cout << fmt::format("run: {} on cpu\n{}\n", program.name, report.to_string());
+        all_ok = all_ok && report.check.ok;
+        continue;
+      }
       RunReport report = run_program(program, request);
       std::cout << fmt::format("run: {} on {}\n", program.name, to_string(request.backend));
       std::cout << report.check.to_string() << "\n";
@@ -80,6 +91,9 @@ Command add_run_command(CLI::App& parent) {
       ->allow_extra_args(false)
       ->type_name("NAME=VALUE");
   app->add_option("--def", options->def, "Run only the def with this name (default: every def)");
+  app->add_option("--target", options->target, "gpu (the CUDA kernel: --backend) or cpu (BRGEMM-based C++)")
+      ->check(CLI::IsMember({"gpu", "cpu"}))
+      ->capture_default_str();
   app->add_option("--backend", options->backend, "auto (GPU if present, else the emulator), cuda or emu")
       ->check(CLI::IsMember({"auto", "cuda", "emu"}))
       ->capture_default_str();

@@ -49,6 +49,9 @@ template <int MT, int NT> struct AccTile884 {
     col = 16 * (p % NT) + 8 * (q >> 1) + (e & 4) + (l & 2) + (e & 1);
   }
   PF_DEVICE static int piece_index(int pm, int pn, int e) { return (pm * NT + pn) * 8 + e; }
+  // The 8 values this lane holds of 16x16 piece (i, j).
+  PF_DEVICE float* frag(int i, int j) { return v + (i * NT + j) * 8; }
+  PF_DEVICE const float* frag(int i, int j) const { return v + (i * NT + j) * 8; }
 };
 
 namespace detail {
@@ -148,6 +151,26 @@ PF_DEVICE void mma_16x16x8(AccTile884<1, 1>& acc, const FragA884 (&a)[1], const 
 template <Layout LA, Layout LB>
 PF_DEVICE void mma_32x32x8(AccTile884<2, 2>& acc, const FragA884 (&a)[2], const FragB884 (&b)[2]) {
   mma_884<LA, LB, 2, 2>(acc, a, b);
+}
+
+// One macro-MMA of a contracted schedule (paper §IV-D): 16x16 piece (i, j) of the warp's
+// accumulator tile += a * b (16x16x8). Called with constant i, j in unrolled loops.
+template <Layout LA, Layout LB, int MT, int NT>
+PF_DEVICE void mma_fragment_884(AccTile884<MT, NT>& acc, int i, int j, const FragA884& a, const FragB884& b) {
+  AccTile884<1, 1> one;
+  float* c = acc.frag(i, j);
+  for (int e = 0; e < 8; ++e) one.v[e] = c[e];
+  const FragA884 as[1] = {a};
+  const FragB884 bs[1] = {b};
+  mma_884<LA, LB, 1, 1>(one, as, bs);
+  for (int e = 0; e < 8; ++e) c[e] = one.v[e];
+}
+
+// One 32x32x8 macro-MMA: the 2x2 pieces (2i.., 2j..) += A pieces 2i, 2i+1 x B pieces 2j, 2j+1.
+template <Layout LA, Layout LB, int MT, int NT, int FA, int FB>
+PF_DEVICE void mma_macro_32x32x8(AccTile884<MT, NT>& acc, int i, int j, const FragA884 (&a)[FA], const FragB884 (&b)[FB]) {
+  for (int di = 0; di < 2; ++di)
+    for (int dj = 0; dj < 2; ++dj) mma_fragment_884<LA, LB>(acc, 2 * i + di, 2 * j + dj, a[2 * i + di], b[2 * j + dj]);
 }
 
 // Macro A fragments of rows m0 + 16*i.., k0..k0+7 from a swizzled tile

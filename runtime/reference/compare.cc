@@ -37,15 +37,27 @@ std::string element_name(std::string_view name, std::span<const std::int64_t> sh
 
 }  // namespace
 
-Tolerance tolerance_for(ElementType type, std::int64_t reduction_length) {
+Tolerance tolerance_for(ElementType type, std::int64_t reduction_length, ElementType coarsest) {
   const double k = static_cast<double>(std::max<std::int64_t>(1, reduction_length));
   const double u = unit_roundoff(type);
+  const double uc = std::max(u, unit_roundoff(coarsest));
   const double u32 = unit_roundoff(ElementType::f32);
   Tolerance tolerance;
-  tolerance.relative = type == ElementType::f32 ? std::ldexp(1.0, -18) : 4 * u;
-  tolerance.absolute = u * std::sqrt(k) + 8 * u32 * k;
+  tolerance.relative = uc == u32 ? std::ldexp(1.0, -18) : 2 * u + 2 * uc;
+  tolerance.absolute = uc * std::sqrt(k) + 8 * u32 * k;
   if (type == ElementType::f16) tolerance.absolute += std::ldexp(1.0, -24);
   return tolerance;
+}
+
+Tolerance tolerance_for(ElementType type, std::int64_t reduction_length) {
+  return tolerance_for(type, reduction_length, type);
+}
+
+ElementType coarsest_type(const Program& program) {
+  ElementType coarsest = ElementType::f32;
+  for (const Tensor& tensor : program.tensors)
+    if (unit_roundoff(tensor.type) > unit_roundoff(coarsest)) coarsest = tensor.type;
+  return coarsest;
 }
 
 std::int64_t reduction_length(const Program& program) {
@@ -79,6 +91,12 @@ void CheckReport::merge(const CheckReport& other) {
 CheckReport compare(std::span<const float> actual, std::span<const float> expected,
                     ElementType type, std::int64_t reduction_length, std::string_view name,
                     std::span<const std::int64_t> shape) {
+  return compare(actual, expected, tolerance_for(type, reduction_length), name, shape);
+}
+
+CheckReport compare(std::span<const float> actual, std::span<const float> expected,
+                    const Tolerance& tolerance, std::string_view name,
+                    std::span<const std::int64_t> shape) {
   CheckReport report;
   if (actual.size() != expected.size()) {
     report.ok = false;
@@ -87,7 +105,6 @@ CheckReport compare(std::span<const float> actual, std::span<const float> expect
                            " elements, expected " + std::to_string(expected.size());
     return report;
   }
-  const Tolerance tolerance = tolerance_for(type, reduction_length);
   for (std::size_t i = 0; i < actual.size(); ++i) {
     const double a = actual[i], e = expected[i];
     ++report.compared;
@@ -123,6 +140,7 @@ CheckReport compare(std::span<const float> actual, std::span<const float> expect
 CheckReport compare_outputs(const Program& program, const TensorData& actual,
                             const TensorData& expected) {
   const std::int64_t length = reduction_length(program);
+  const ElementType coarsest = coarsest_type(program);
   CheckReport report;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::output) continue;
@@ -137,7 +155,8 @@ CheckReport compare_outputs(const Program& program, const TensorData& actual,
       continue;
     }
     const std::vector<std::int64_t> shape = bound_shape(program, tensor);
-    report.merge(compare(got->second, want->second, tensor.type, length, tensor.name, shape));
+    report.merge(compare(got->second, want->second, tolerance_for(tensor.type, length, coarsest),
+                         tensor.name, shape));
   }
   return report;
 }

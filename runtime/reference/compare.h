@@ -6,20 +6,21 @@
 //                  expected 1.25 tolerance 0.0039; max abs err 0.25, max rel err 0.2)
 //
 // The tolerance (tolerance_for) assumes inputs like random_values makes: |x| <= 1, so
-// every product in a sum has magnitude <= 1. For an expected value e of type T (unit
-// roundoff u_T: f16 2^-11, bf16 2^-8, f32 2^-24) from reductions of K terms, an element
-// passes when |actual - e| <= relative * |e| + absolute, with
-//   relative = 4 u_T   (f32: 2^-18)
-//     two roundings to T may each land one ulp (<= 2 u_T |e|) apart: the final store and
-//     one intermediate T temporary (e.g. a prologue); for f32, vectorised exp/tanh/erf
-//     may differ from libm by a few dozen ulps.
-//   absolute = u_T sqrt(K) + 8 u_f32 K (+ 2^-24 for f16, its subnormal spacing)
-//     T-rounded factors perturb each product by <= u_T with random signs: u_T sqrt(K);
-//     an f32 sum of K random-sign terms of magnitude <= 1 has partial sums of about
-//     sqrt(K), so each of the K roundings errs by <= u_f32 sqrt(K) with random signs:
-//     about u_f32 K per summation order; two orders (blocking, split-K, FMA) and a
-//     3-sigma margin give 8 u_f32 K.
-// K is the longest reduction feeding the outputs (reduction_length); 1 for pointwise code.
+// every product in a sum has magnitude <= 1. For an expected value e of type T, in a
+// program whose coarsest element type is C (the largest unit roundoff u among its
+// tensors; u_f16 = 2^-11, u_bf16 = 2^-8, u_f32 = 2^-24), from reductions of K terms, an
+// element passes when |actual - e| <= relative * |e| + absolute, with
+//   relative = 2 u_T + 2 u_C   (f32 outputs of f32 programs: 2^-18)
+//     the final rounding to T may land one ulp (<= 2 u_T |e|) away, and one intermediate
+//     value stored in C (a temporary, a prologue's result, another output read back) one
+//     ulp of C; for f32, vectorised exp/tanh/erf may differ from libm by a few dozen ulps.
+//   absolute = u_C sqrt(K) + 8 u_f32 K (+ 2^-24 for f16 outputs, their subnormal spacing)
+//     factors rounded to C (as the GPU path stores prologue results) perturb each product
+//     by <= u_C with random signs: u_C sqrt(K); an f32 sum of K random-sign terms of
+//     magnitude <= 1 has partial sums of about sqrt(K), so each of its K roundings errs
+//     by <= u_f32 sqrt(K) with random signs: about u_f32 K per summation order; two
+//     orders (blocking, split-K, FMA) and a 3-sigma margin give 8 u_f32 K.
+// K is the longest reduction of the program (reduction_length); 1 for pointwise code.
 // NaN matches NaN, an infinity only the same infinity.
 #pragma once
 
@@ -41,8 +42,13 @@ struct Tolerance {
 };
 
 // The tolerance for outputs of `type` computed from reductions of `reduction_length`
-// terms (see the file comment).
+// terms in a program whose coarsest element type is `coarsest` (see the file comment).
+Tolerance tolerance_for(ElementType type, std::int64_t reduction_length, ElementType coarsest);
+// Same with coarsest = type.
 Tolerance tolerance_for(ElementType type, std::int64_t reduction_length);
+
+// The element type of `program` with the largest unit roundoff (bf16 > f16 > f32).
+ElementType coarsest_type(const Program& program);
 
 // The longest reduction of `program`: the largest product of the reduction extents of
 // one statement (R * K for a batch-reduce matmul), 1 when there is none.
@@ -63,15 +69,21 @@ struct CheckReport {
   void merge(const CheckReport& other);
 };
 
-// Compares `actual` with `expected` element by element. `name` and `shape` only make
-// the first failure readable ("C[3, 5]"); an empty shape prints a flat index. Sizes that
-// differ are one failure.
+// Compares `actual` with `expected` element by element within `tolerance`. `name` and
+// `shape` only make the first failure readable ("C[3, 5]"); an empty shape prints a flat
+// index. Sizes that differ are one failure.
+CheckReport compare(std::span<const float> actual, std::span<const float> expected,
+                    const Tolerance& tolerance, std::string_view name = "",
+                    std::span<const std::int64_t> shape = {});
+
+// Same with tolerance_for(type, reduction_length).
 CheckReport compare(std::span<const float> actual, std::span<const float> expected,
                     ElementType type, std::int64_t reduction_length,
                     std::string_view name = "", std::span<const std::int64_t> shape = {});
 
 // Compares every output of `program` in `actual` with `expected` (both hold every
-// output, e.g. from a backend run and from evaluate), with K = reduction_length(program).
+// output, e.g. from a backend run and from evaluate), with the tolerance for the
+// output's type, K = reduction_length(program) and coarsest_type(program).
 CheckReport compare_outputs(const Program& program, const TensorData& actual,
                             const TensorData& expected);
 

@@ -33,6 +33,14 @@ std::vector<CompileCase> cases() {
   split.warp = {32, 32, 16};
   split.split_k = 4;
   all.push_back({"splitk4", "f16", true, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, split});
+  GpuOptions paper16;
+  paper16.mma = MmaShape::m16n16k8;
+  paper16.choose_warp = true;
+  all.push_back({"m16n16k8_colrow_4096", "f16", false, true, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, paper16});
+  GpuOptions paper32;
+  paper32.mma = MmaShape::m32n32k8;
+  paper32.choose_warp = true;
+  all.push_back({"m32n32k8_rowcol", "f16", true, false, {}, paper32});
   GpuOptions single;
   single.stages = 1;
   all.push_back({"stages1", "f16", false, true, {}, single});

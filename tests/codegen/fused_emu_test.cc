@@ -73,6 +73,14 @@ TEST(FusedEmu, TemporaryBetweenEpilogueStatements) {
             small_tiles());
 }
 
+TEST(FusedEmu, EpilogueOnPaperMacroMmaFragments) {
+  for (MmaShape shape : {MmaShape::m16n16k8, MmaShape::m32n32k8}) {
+    GpuOptions o = small_tiles();
+    o.mma = shape;
+    expect_ok(fused(", f16(N) bias, f16(M) scale", "  D(m, n) = relu(C(m, n) + bias(n)) * scale(m)"), sizes, o);
+  }
+}
+
 TEST(FusedEmu, Bf16AndTransposedA) {
   expect_ok(fused(", bf16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))", "bf16", "(K, M) A", "A(k, m)"), sizes,
             small_tiles());

@@ -21,14 +21,15 @@ struct GemmCase {
   std::string type = "f16";
   bool a_row = true, b_row = true;
   int split_k = 1, stages = 2;
+  MmaShape mma = MmaShape::m16n8k16;
   TileShape block{64, 64, 32};
   TileShape warp{32, 32, 32};
   std::vector<std::array<int, 3>> shapes{{64, 64, 32}, {128, 64, 96}, {64, 192, 64}};
 };
 
 std::string name_of(const GemmCase& c) {
-  return fmt::format("{}_{}{}_splitk{}_stages{}_{}_{}", c.type, c.a_row ? "row" : "col", c.b_row ? "row" : "col",
-                     c.split_k, c.stages, to_string(c.block), to_string(c.warp));
+  return fmt::format("{}_{}{}_splitk{}_stages{}_{}_{}_{}", c.type, c.a_row ? "row" : "col", c.b_row ? "row" : "col",
+                     c.split_k, c.stages, to_string(c.block), to_string(c.warp), to_string(c.mma));
 }
 
 // Runs one case: one compiled kernel (symbolic sizes), every shape; returns the stats
@@ -40,6 +41,7 @@ emu::Stats run_case(const GemmCase& c) {
   request.options.warp = c.warp;
   request.options.split_k = c.split_k;
   request.options.stages = c.stages;
+  request.options.mma = c.mma;
   EmittedKernel kernel = emit_cuda(program, request);
   emu::Module module = emu::Module::compile(kernel.source, {}, {"gemm"});
   bool bf16 = c.type == "bf16";
@@ -127,6 +129,29 @@ TEST(CudaGemmEmu, Bf16) {
   GemmCase c;
   c.type = "bf16";
   c.a_row = false;
+  c.shapes = {{64, 64, 64}};
+  run_case(c);
+}
+
+TEST(CudaGemmEmu, PaperMacroMmasInEveryLayout) {
+  for (MmaShape shape : {MmaShape::m16n16k8, MmaShape::m32n32k8})
+    for (bool a_row : {true, false})
+      for (bool b_row : {true, false}) {
+        GemmCase c;
+        c.mma = shape;
+        c.a_row = a_row;
+        c.b_row = b_row;
+        c.shapes = {{64, 128, 64}};
+        run_case(c);
+      }
+}
+
+TEST(CudaGemmEmu, PaperMacroMmaWithSplitK2) {
+  GemmCase c;
+  c.mma = MmaShape::m32n32k8;
+  c.split_k = 2;
+  c.block = {64, 64, 16};
+  c.warp = {32, 32, 8};
   c.shapes = {{64, 64, 64}};
   run_case(c);
 }

@@ -108,9 +108,20 @@ TEST(Cli, UserErrorsExitWithOne) {
   Result bad_define = run("compile examples/gemm.tc -D M=0");
   EXPECT_EQ(bad_define.exit_code, 1);
   EXPECT_EQ(bad_define.err, "polyfuse: error: -D 'M=0': sizes must be at least 1\n");
-  Result not_yet = run("compile examples/gemm.tc --emit=cuda");
-  EXPECT_EQ(not_yet.exit_code, 1);
-  EXPECT_EQ(not_yet.err, "polyfuse: error: --emit=cuda is not implemented yet (available: ir)\n");
+  Result cpu_only = run("compile examples/brgemm.tc --emit=cuda");
+  EXPECT_EQ(cpu_only.exit_code, 1);
+  EXPECT_NE(cpu_only.err.find("brgemm.tc:4:3: error: statement S0 of def 'brgemm': batch-reduce matmuls are compiled "
+                              "by the CPU path only (--target=cpu)"),
+            std::string::npos)
+      << cpu_only.err;
+  Result too_big = run("compile examples/gemm.tc --emit=cuda --block 256x256x64 --arch sm_86");
+  EXPECT_EQ(too_big.exit_code, 1);
+  EXPECT_EQ(too_big.err,
+            "polyfuse: error: block tile 256x256x64 with 2 stage(s) needs 131072 bytes of shared memory per block; "
+            "sm_86 allows 101376 (29696 bytes over)\n");
+  Result unbound = run("run examples/gemm.tc --backend=emu");
+  EXPECT_EQ(unbound.exit_code, 1);
+  EXPECT_EQ(unbound.err, "polyfuse: error: def 'gemm': run needs every size bound; add -D for M, K, N\n");
   Result unknown_emit = run("compile examples/gemm.tc --emit=llvm");
   EXPECT_EQ(unknown_emit.exit_code, 1);
   EXPECT_NE(unknown_emit.err.find("llvm"), std::string::npos) << unknown_emit.err;

@@ -12,7 +12,7 @@
 //     C: output f16 [64, 64], parameter
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
-//       brgemm f16, A A row-major, B B row-major, k 64 = 1 slice(s) of 64, first touch: zero
+//       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 
 #include <cstdint>
 
@@ -29,10 +29,14 @@ void stage0_block(const uint16_t* A, const uint16_t* B, uint16_t* C, int64_t m0,
   // main S0: C(m, n) +=! A(m, k) * B(k, n)
   alignas(64) static thread_local float C_f32[rows * cols];
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 64, .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major, .dtype = DType::f16, .accumulate = false});
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
+      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
+      .dtype = DType::f16, .accumulate = false});
   S0_main(A + m0 * 64, B + n0, C_f32, 64, 64, cols);
   // last touch of S0: round to f16 into C
-  static const Unary S0_store({.m = rows, .n = cols, .op = UnaryOp::identity, .in = {Layout::row_major, DType::f32, Broadcast::matrix}, .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
+  static const Unary S0_store({.m = rows, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
   S0_store(C_f32, C + m0 * 64 + n0, cols, 64);
 }
 

@@ -1,0 +1,62 @@
+// Building generated C++ (codegen/cpu_emit.h) into a shared object with the system
+// compiler, caching it on disk, and loading it.
+//
+// Command: <compiler> -std=c++20 -O3 -march=native -fopenmp -shared -fPIC
+//          -I<kernels/cpu/include> source.cpp <libpolyfuse_kernels_cpu.a>
+//          -Wl,--exclude-libs,ALL -o <entry>.so
+// The kernels are linked statically into every shared object (the archive is built
+// with -fPIC) and kept private to it (--exclude-libs), so a generated library needs
+// nothing from the build tree at run time and exports only its entry points.
+//
+// Cache: $POLYFUSE_CACHE_DIR/cpu, else $XDG_CACHE_HOME/polyfuse/cpu, else
+// ~/.cache/polyfuse/cpu; one <32 hex digits>.so per key (and the .cpp beside it, to read).
+// The key hashes the source, the compiler path and flags, the compiler's `--version`
+// and the contents of the kernels library. A build writes a private temporary file and
+// renames it over the entry, so concurrent builders and readers never see half a file.
+// POLYFUSE_DISABLE_CACHE=1 builds into a temporary directory every time. Loaded
+// libraries stay loaded for the life of the process (the kernels keep thread-local
+// scratch, whose destructors must outlive every thread).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace polyfuse::cpu_runtime {
+
+// How generated code is compiled.
+struct CpuBuildOptions {
+  std::string compiler;             // empty: the C++ compiler polyfuse was built with
+  std::vector<std::string> flags = {"-std=c++20", "-O3", "-march=native", "-fopenmp"};
+};
+
+// The cache directory the environment asks for (see the file comment).
+std::filesystem::path cpu_cache_directory();
+
+// A loaded generated library and its array-form entry point.
+class CpuModule {
+ public:
+  // Compiles `source` (or finds it in the cache) and loads `<entry>_buffers`. Throws
+  // std::runtime_error with the compiler's output when the build fails.
+  static CpuModule load(const std::string& source, const std::string& entry,
+                        const CpuBuildOptions& options = {});
+
+  // Calls the entry point with one pointer per tensor in signature order.
+  void operator()(void* const* buffers) const { entry_(buffers); }
+
+  // The shared object on disk.
+  const std::string& library_path() const { return path_; }
+  // True when no compiler ran for this load (disk or process cache).
+  bool from_cache() const { return from_cache_; }
+  // Seconds spent compiling (0 when cached).
+  double build_seconds() const { return build_seconds_; }
+
+ private:
+  void (*entry_)(void* const*) = nullptr;
+  std::string path_;
+  bool from_cache_ = false;
+  double build_seconds_ = 0;
+};
+
+}  // namespace polyfuse::cpu_runtime

@@ -1,0 +1,133 @@
+// The CPU schedule: Goto blocking from cache sizes, fusion into stages, storage of
+// temporaries, and the programs the CPU target refuses (a UserError naming the statement).
+#include <gtest/gtest.h>
+
+#include "frontend/diagnostics.h"
+#include "schedule/cpu_plan.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+TEST(CpuBlocking, GotoBlockingFromCacheSizes) {
+  EXPECT_EQ(goto_blocking(default_cpu_target()), (CpuBlocking{256, 256, 512}));
+  CpuTarget small;
+  small.l1d_bytes = 16 * 1024;  // kc: 8 KiB / (6 * 4) = 341 -> 256
+  small.l2_bytes = 256 * 1024;  // mc: 128 KiB / (256 * 4) = 128; nc: 64 KiB / (128 * 4) = 128
+  EXPECT_EQ(goto_blocking(small), (CpuBlocking{128, 128, 256}));
+  CpuTarget tiny;
+  tiny.l1d_bytes = 1024;
+  tiny.l2_bytes = 8 * 1024;
+  EXPECT_EQ(goto_blocking(tiny), (CpuBlocking{32, 32, 64}));  // clamped
+  const CpuTarget detected = detect_cpu_target();
+  EXPECT_GT(detected.l1d_bytes, 0);
+  EXPECT_GT(detected.l2_bytes, 0);
+}
+
+CpuPlan plan_of(const std::string& text, const SizeBindings& sizes, CpuBlocking blocking = {}) {
+  CpuScheduleOptions options;
+  options.blocking = blocking;
+  return plan_cpu(compile_text(text, sizes), options);
+}
+
+const SizeBindings k64 = {{"M", 64}, {"N", 64}, {"K", 64}};
+
+TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {
+  const CpuPlan plan = plan_of(example_text("gemm_bias_relu"), k64);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_EQ(plan.stages[0].matmuls.size(), 1u);
+  EXPECT_EQ(plan.stages[0].pointwise.size(), 1u);
+  EXPECT_EQ(plan.tensor("C").storage, CpuStorage::block_local);
+  EXPECT_EQ(plan.tensor("D").storage, CpuStorage::parameter);
+}
+
+TEST(CpuPlan, TwoMatmulsAndTheirSumShareOneStage) {
+  const CpuPlan plan = plan_of(example_text("add_gemms"), k64);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_EQ(plan.stages[0].matmuls.size(), 2u);
+  EXPECT_EQ(plan.tensor("C1").storage, CpuStorage::block_local);
+  EXPECT_EQ(plan.tensor("C2").storage, CpuStorage::block_local);
+}
+
+TEST(CpuPlan, PrologueStatementIsItsOwnStageWithAFullTemporary) {
+  const CpuPlan plan = plan_of(example_text("relu_gemm"), k64);
+  ASSERT_EQ(plan.stages.size(), 2u);
+  EXPECT_EQ(plan.stages[0].pointwise.size(), 1u);
+  EXPECT_EQ(plan.stages[1].matmuls.size(), 1u);
+  EXPECT_EQ(plan.tensor("Ar").storage, CpuStorage::full_temporary);
+  EXPECT_EQ(plan.stages[1].matmuls[0].dtype, ElementType::f16);
+}
+
+TEST(CpuPlan, FactorPrologueAndMixedTypesBecomePrologueStages) {
+  const CpuPlan plan = plan_of(R"(
+def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {
+  C(m, n) +=! sigmoid(A(m, k)) * B(k, n)
+})", k64);
+  ASSERT_EQ(plan.stages.size(), 2u);
+  const CpuTensor& converted = plan.tensor("S0_A");
+  EXPECT_TRUE(converted.synthetic);
+  EXPECT_EQ(converted.type, ElementType::f32);  // common type of f16 and f32
+  EXPECT_EQ(converted.storage, CpuStorage::full_temporary);
+  EXPECT_EQ(plan.stages[1].matmuls[0].a.tensor, "S0_A");
+  EXPECT_EQ(plan.stages[1].matmuls[0].b.tensor, "B");
+}
+
+TEST(CpuPlan, KSlicesAndBatchReduce) {
+  const CpuPlan gemm = plan_of(example_text("gemm"), {{"M", 8}, {"N", 8}, {"K", 100}}, {32, 32, 32});
+  const CpuMatmul& matmul = gemm.stages.at(0).matmuls.at(0);
+  EXPECT_EQ(matmul.kc, 32);
+  EXPECT_EQ(matmul.k_slices, 3);
+  EXPECT_EQ(matmul.k_tail, 4);
+  const CpuPlan brgemm =
+      plan_of(example_text("brgemm"), {{"R", 3}, {"M", 8}, {"N", 8}, {"K", 100}}, {32, 32, 32});
+  const CpuMatmul& reduce = brgemm.stages.at(0).matmuls.at(0);
+  EXPECT_EQ(reduce.reduce_batch, 3);
+  EXPECT_EQ(reduce.kc, 100);
+  EXPECT_EQ(reduce.k_slices, 1);
+}
+
+TEST(CpuPlan, TransposedReadOfAMatmulResultStartsANewStage) {
+  const CpuPlan plan = plan_of(R"(
+def t(f32(M, K) A, f32(K, M) B) -> (f32(M, M) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = C(m, n) + C(n, m)
+})", {{"M", 16}, {"K", 16}});
+  ASSERT_EQ(plan.stages.size(), 2u);
+  EXPECT_EQ(plan.tensor("C").storage, CpuStorage::full_temporary);
+}
+
+// The message of the UserError that compiling `text` for the CPU throws.
+std::string cpu_error(const std::string& text, const SizeBindings& sizes) {
+  try {
+    plan_of(text, sizes);
+  } catch (const UserError& error) {
+    const Diagnostic& first = error.diagnostics().at(0);
+    return std::to_string(first.line) + ":" + std::to_string(first.col) + ": " + first.message;
+  }
+  return "";
+}
+
+TEST(CpuPlanErrors, ReductionThatIsNotAMatmul) {
+  EXPECT_EQ(cpu_error(R"(def rowsum(f32(M, K) A) -> (f32(M) s) {
+  s(m) +=! A(m, k)
+})", {{"M", 4}, {"K", 4}}),
+            "2:3: the CPU target does not support statement S0 's(m) +=! A(m, k)': it is a "
+            "reduction but not a matmul or batch-reduce matmul (the right-hand side is not a product)");
+}
+
+TEST(CpuPlanErrors, UnboundSize) {
+  EXPECT_EQ(cpu_error(example_text("gemm"), {{"M", 4}, {"K", 4}}),
+            "3:5: the CPU target needs every size bound: size 'N' of def 'gemm' is not (bind it "
+            "with -D N=VALUE)");
+}
+
+TEST(CpuPlanErrors, ReadThatIsNotAnElementRowColumnOrScalar) {
+  const std::string error = cpu_error(R"(def batch_last(f32(M, N, B) X) -> (f32(B, M, N) D) {
+  D(b, m, n) = X(m, n, b)
+})", {{"M", 4}, {"N", 4}, {"B", 2}});
+  EXPECT_EQ(error, "2:3: the CPU target does not support statement S0 'D(b, m, n) = X(m, n, b)': "
+                   "its read of 'X' is not an element, a row, a column or a scalar of the block it writes");
+}
+
+}  // namespace
+}  // namespace polyfuse::testing

@@ -1,0 +1,34 @@
+// Golden files of the CPU target for every example at M = N = K = 64 (B = R = 4): the
+// CPU schedule (tests/golden/cpu/<example>.schedule) and the emitted C++
+// (tests/golden/cpu/<example>.cpp). UPDATE_GOLDEN=1 rewrites them.
+#include <gtest/gtest.h>
+
+#include "codegen/cpu_emit.h"
+#include "support/golden.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+const SizeBindings kSizes = {{"M", 64}, {"N", 64}, {"K", 64}, {"B", 4}, {"R", 4}};
+
+class CpuGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuGolden, ScheduleAndEmittedCode) {
+  const std::string name = GetParam();
+  SizeBindings sizes;
+  const std::string text = example_text(name);
+  for (const auto& [size, value] : kSizes)
+    if (text.find(size + ",") != std::string::npos || text.find(size + ")") != std::string::npos)
+      sizes[size] = value;
+  const Program program = compile_text(text, sizes, "examples/" + name + ".tc");
+  const CpuPlan plan = plan_cpu(program);
+  EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + name + ".schedule"));
+  EXPECT_TRUE(matches_golden(emit_cpu(plan), "cpu/" + name + ".cpp"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CpuGolden, ::testing::ValuesIn(example_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace polyfuse::testing

@@ -1,0 +1,153 @@
+// Every example built for the CPU, run on random inputs and checked against the
+// reference evaluator: shapes that are not multiples of any block (1, 7, 33, 100) and
+// larger ones, every element type, small blocks (so every edge and k-slice path runs)
+// and the default Goto blocking. One shared object per (program, sizes), cached.
+#include <gtest/gtest.h>
+
+#include "codegen/cpu_emit.h"
+#include "runtime/cpu/run_on_cpu.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+struct RunCase {
+  std::string example;
+  std::string dtype;       // "" = as written in examples/
+  SizeBindings sizes;
+  bool small_blocks = true;  // mc = 32, nc = 24, kc = 32 instead of the Goto blocking
+};
+
+std::string case_name(const RunCase& c) {
+  std::string name = c.example + "_" + (c.dtype.empty() ? "native" : c.dtype);
+  for (const auto& [size, value] : c.sizes) name += "_" + size + std::to_string(value);
+  return name + (c.small_blocks ? "_small_blocks" : "_goto_blocks");
+}
+
+// For gtest's messages and CTest's names: the case name, not the object's bytes.
+void PrintTo(const RunCase& c, std::ostream* out) { *out << case_name(c); }
+
+std::vector<RunCase> run_cases() {
+  const std::vector<SizeBindings> shapes = {
+      {{"M", 1}, {"N", 1}, {"K", 1}, {"B", 1}, {"R", 1}},
+      {{"M", 7}, {"N", 33}, {"K", 100}, {"B", 2}, {"R", 3}},
+      {{"M", 100}, {"N", 7}, {"K", 33}, {"B", 3}, {"R", 2}},
+      {{"M", 33}, {"N", 100}, {"K", 7}, {"B", 1}, {"R", 1}},
+      {{"M", 160}, {"N", 200}, {"K", 256}, {"B", 2}, {"R", 2}},
+  };
+  std::vector<RunCase> cases;
+  for (const std::string& example : example_names()) {
+    for (const SizeBindings& shape : shapes) cases.push_back({example, "", shape});
+    const bool native_f32 = example == "brgemm";
+    for (const std::string dtype : {native_f32 ? "f16" : "f32", "bf16"}) {
+      cases.push_back({example, dtype, shapes[1]});
+      cases.push_back({example, dtype, shapes[4]});
+    }
+    RunCase goto_blocks{example, "", {{"M", 300}, {"N", 260}, {"K", 520}, {"B", 2}, {"R", 2}}};
+    goto_blocks.small_blocks = false;
+    cases.push_back(goto_blocks);
+  }
+  return cases;
+}
+
+class RunExample : public ::testing::TestWithParam<RunCase> {};
+
+TEST_P(RunExample, MatchesTheReference) {
+  const RunCase& c = GetParam();
+  SizeBindings sizes;
+  const std::string text = example_text(c.example, c.dtype);
+  for (const auto& [size, value] : c.sizes)
+    if (text.find("(" + size + ",") != std::string::npos || text.find(" " + size + ",") != std::string::npos ||
+        text.find(" " + size + ")") != std::string::npos)
+      sizes[size] = value;
+  const Program program = compile_text(text, sizes, c.example + ".tc");
+  cpu_runtime::CpuRunOptions options;
+  options.schedule.target = default_cpu_target();
+  if (c.small_blocks) options.schedule.blocking = {32, 24, 32};
+  options.timed_runs = 0;
+  const cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, 42, options);
+  EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+  EXPECT_EQ(report.check.compared > 0, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, RunExample, ::testing::ValuesIn(run_cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
+}  // namespace
+}  // namespace polyfuse::testing
+
+namespace polyfuse::testing {
+namespace {
+
+cpu_runtime::CpuRunOptions quick_options() {
+  cpu_runtime::CpuRunOptions options;
+  options.schedule.target = default_cpu_target();
+  options.schedule.blocking = {32, 24, 32};
+  options.timed_runs = 0;
+  return options;
+}
+
+// The check is not vacuous: emitted code with a first touch that keeps the (random)
+// old outputs, or with the epilogue's bias dropped, fails it.
+TEST(RunCheck, WrongCodeFailsTheCheck) {
+  const Program gemm =
+      compile_text(example_text("gemm", "f32"), {{"M", 40}, {"N", 30}, {"K", 20}});
+  std::string accumulating = emit_cpu(gemm, quick_options().schedule);
+  const std::size_t first_touch = accumulating.find(".accumulate = false");
+  ASSERT_NE(first_touch, std::string::npos);
+  accumulating.replace(first_touch, 19, ".accumulate = true");  // C starts from random values
+  const auto report = cpu_runtime::run_source_on_cpu(gemm, accumulating, 3, quick_options());
+  EXPECT_FALSE(report.check.ok);
+  EXPECT_EQ(report.check.to_string().rfind("check: FAILED (", 0), 0u) << report.check.to_string();
+
+  const Program program =
+      compile_text(example_text("gemm_bias_relu"), {{"M", 40}, {"N", 30}, {"K", 20}});
+  std::string no_bias = emit_cpu(program, quick_options().schedule);
+  const std::size_t bias = no_bias.find("bias + n0");
+  ASSERT_NE(bias, std::string::npos);
+  no_bias.replace(bias, 9, "bias + 0 ");  // every column block reads the first bias values
+  EXPECT_FALSE(cpu_runtime::run_source_on_cpu(program, no_bias, 3, quick_options()).check.ok);
+}
+
+TEST(RunCheck, ReportPrintsCheckAndTime) {
+  const Program program = compile_text(example_text("gemm"), {{"M", 64}, {"N", 64}, {"K", 64}});
+  cpu_runtime::CpuRunOptions options = quick_options();
+  options.timed_runs = 2;
+  const cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, 1, options);
+  EXPECT_TRUE(report.check.ok);
+  EXPECT_DOUBLE_EQ(report.flops, 2.0 * 64 * 64 * 64);
+  EXPECT_GT(report.gflops(), 0);
+  const std::string text = report.to_string();
+  EXPECT_EQ(text.rfind("check: ok (max abs err ", 0), 0u) << text;
+  EXPECT_NE(text.find("\ntime: "), std::string::npos) << text;
+  EXPECT_NE(text.find(" GFLOP/s)"), std::string::npos) << text;
+  // A second load of the same code comes from the cache.
+  EXPECT_TRUE(cpu_runtime::run_on_cpu(program, 1, options).cached);
+}
+
+// More than the examples: column-major operands, `+=` into an output, a factor prologue,
+// mixed types, broadcasts along rows and columns, a chain of epilogues, a constant.
+TEST(RunCheck, MoreIdioms) {
+  const std::vector<std::pair<std::string, SizeBindings>> programs = {
+      {R"(def colmajor(f16(K, M) At, bf16(N, K) Bt, f32(M, N) R0) -> (f32(M, N) C) {
+  C(m, n) += At(k, m) * Bt(n, k)
+})", {{"M", 37}, {"N", 29}, {"K", 70}}},
+      {R"(def chain(bf16(M, K) A, bf16(K, N) B, bf16(M) scale, f32(N) shift, bf16(M, N) res) -> (bf16(M, N) D, f32(M, N) E) {
+  C(m, n) +=! sigmoid(A(m, k)) * B(k, n)
+  D(m, n) = max(gelu(C(m, n) * scale(m) - shift(n)), res(m, n) / 2) + tanh(-C(m, n))
+  E(m, n) = exp(min(C(m, n), 0.5)) + D(m, n)
+})", {{"M", 50}, {"N", 33}, {"K", 41}}},
+      {R"(def pointwise_only(f16(B, N) x, f16(N) y) -> (f16(B, N) z) {
+  z(b, n) = relu(x(b, n) - y(n)) * 3
+})", {{"B", 5}, {"N", 77}}},
+  };
+  for (const auto& [text, sizes] : programs) {
+    const Program program = compile_text(text, sizes);
+    const auto report = cpu_runtime::run_on_cpu(program, 5, quick_options());
+    EXPECT_TRUE(report.check.ok) << program.name << ": " << report.check.to_string() << "\n"
+                                 << report.library;
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse::testing

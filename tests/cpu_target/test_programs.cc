@@ -1,0 +1,26 @@
+#include "test_programs.h"
+
+#include <regex>
+
+#include "support/golden.h"
+
+namespace polyfuse::testing {
+
+const std::vector<std::string>& example_names() {
+  static const std::vector<std::string> names = {"gemm", "gemm_bias_relu", "relu_gemm",
+                                                 "add_gemms", "batched_gemm", "brgemm"};
+  return names;
+}
+
+std::string example_text(const std::string& name, const std::string& dtype) {
+  const std::string text = read_text_file(source_path("examples/" + name + ".tc"));
+  if (dtype.empty()) return text;
+  static const std::regex type(R"(\b(f16|bf16|f32)\()");
+  return std::regex_replace(text, type, dtype + "(");
+}
+
+Program compile_text(const std::string& text, const SizeBindings& sizes, const std::string& file) {
+  return compile_source(SourceFile{file, text}, sizes).programs.at(0);
+}
+
+}  // namespace polyfuse::testing

@@ -1,0 +1,22 @@
+// The examples as the CPU-target tests use them: read from examples/, with their
+// element types rewritten, and bound to a shape.
+#pragma once
+
+#include <string>
+
+#include "frontend/frontend.h"
+
+namespace polyfuse::testing {
+
+// The example names of examples/*.tc, in a fixed order.
+const std::vector<std::string>& example_names();
+
+// The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by
+// `dtype`, or unchanged when `dtype` is empty.
+std::string example_text(const std::string& name, const std::string& dtype = "");
+
+// The first def of `text`, with `sizes` bound.
+Program compile_text(const std::string& text, const SizeBindings& sizes,
+                     const std::string& file = "test.tc");
+
+}  // namespace polyfuse::testing
