@@ -14,7 +14,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
   pf::AccTile16816<4, 8> acc;  // f32 accumulators of C: this warp's 64x64 tile
   pf::tile::fill(acc, 0.f);
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
-  pf::FragB16x8 b_frag[8];   // B fragments of one k-slice
+  pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
   pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128>(smem, A + (long long)(128 * blockIdx.y) * K, K, M - (128 * blockIdx.y), K, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128>(smem + 16384, B + (long long)(128 * blockIdx.x), N, K, N - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
