@@ -9,19 +9,6 @@
 
 namespace polyfuse {
 
-// The innermost band of `statement`'s subtree.
-static isl::schedule_node innermost_band_of(const isl::schedule& schedule, const std::string& statement) {
-  isl::schedule_node node = statement_root(schedule, statement);
-  isl::schedule_node last;
-  while (true) {
-    if (node.isa<isl::schedule_node_band>()) last = node;
-    if (!node.has_children()) break;
-    node = node.isa<isl::schedule_node_sequence>() ? statement_subtree(node, statement) : node.child(0);
-  }
-  PF_INTERNAL_CHECK(!last.is_null(), "statement " + statement + " has no band");
-  return last;
-}
-
 isl::schedule contract_to_mma(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& o) {
   isl::ctx ctx = schedule.ctx();
   isl::schedule current = schedule;
@@ -30,7 +17,7 @@ isl::schedule contract_to_mma(const isl::schedule& schedule, const KernelPlan& p
     TileShape mma = dims.k ? mma_tile(o.mma) : accumulator_fragment(o.mma);
     std::string condition = fmt::format("({}) mod {} = 0 and ({}) mod {} = 0", dims.m, mma.m, dims.n, mma.n);
     if (dims.k) condition += fmt::format(" and ({}) mod {} = 0", *dims.k, mma.k);
-    isl::schedule_node band = innermost_band_of(current, dims.statement);
+    isl::schedule_node band = innermost_band(current, dims.statement);
     isl::schedule_node filter = band.insert_filter(statement_set(ctx, dims, condition));
     current = filter.insert_mark(std::string(dims.k ? marks::mma : marks::fragment)).schedule();
   }

@@ -70,8 +70,7 @@ isl::schedule block_tile(const isl::schedule& schedule, const KernelPlan& plan, 
   return current;
 }
 
-// The band of `statement` that the previous tiling pass left innermost (the point band).
-static isl::schedule_node_band innermost_band(const isl::schedule& schedule, const std::string& statement) {
+isl::schedule_node_band innermost_band(const isl::schedule& schedule, const std::string& statement) {
   isl::schedule_node node = statement_root(schedule, statement);
   isl::schedule_node last;
   while (true) {

@@ -44,6 +44,9 @@ isl::schedule strip_mine_k(const isl::schedule& schedule, const KernelPlan& plan
 // The subtree of `statement` right below the block band (InternalError if absent).
 isl::schedule_node statement_root(const isl::schedule& schedule, const std::string& statement);
 
+// The innermost band of `statement`'s subtree (the point band a tiling pass left).
+isl::schedule_node_band innermost_band(const isl::schedule& schedule, const std::string& statement);
+
 // The first mark named `name` at or below `node` along first children and through the
 // filter of `statement` in sequences; InternalError if there is none.
 isl::schedule_node find_statement_mark(const isl::schedule_node& node, const std::string& statement,

@@ -1,0 +1,15 @@
+# Included by the nvcc test scripts: fails unless `log` (nvcc -Xptxas -v output) has a
+# ptxas report and every function in it has 0 bytes of spill stores and loads.
+function(polyfuse_require_no_spills log what)
+  string(REGEX MATCHALL "[0-9]+ bytes spill stores, [0-9]+ bytes spill loads" spills "${log}")
+  if(spills STREQUAL "")
+    message(FATAL_ERROR "${what}: no ptxas -v report:\n${log}")
+  endif()
+  foreach(s ${spills})
+    if(NOT s STREQUAL "0 bytes spill stores, 0 bytes spill loads")
+      message(FATAL_ERROR "${what}: register spills: ${s}\n${log}")
+    endif()
+  endforeach()
+  list(LENGTH spills n)
+  message(STATUS "${what}: ${n} functions, 0 bytes spill")
+endfunction()
