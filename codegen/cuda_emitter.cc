@@ -20,7 +20,6 @@ namespace {
 // The plan of `program`, checked against what the CUDA emitter handles so far.
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
-  const MatmulStage& mm = plan.matmuls.front();
   if (!plan.epilogue.empty() && options.split_k > 1)
     throw UserError(fmt::format("def '{}': statement {}: split-K with a fused epilogue is not supported yet (use --split-k 1)",
                                 program.name, plan.epilogue.front().dims.statement));
@@ -29,18 +28,6 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
       throw UserError(fmt::format("--mma {}: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16",
                                   to_string(options.mma)));
   validate_gpu_options(options, 2);
-  // Issue 4 scope: every bound size is a multiple of its block tile.
-  auto check = [&](const std::optional<std::string>& extent, int tile, const char* what) {
-    if (!extent || extent->empty() || !std::isdigit(static_cast<unsigned char>((*extent)[0]))) return;
-    long long value = std::stoll(*extent);
-    if (value % tile != 0)
-      throw UserError(fmt::format("def '{}': the {} extent {} is not a multiple of the block tile's {} ({}); partial "
-                                  "tiles are not supported yet",
-                                  program.name, what, value, what, tile));
-  };
-  check(mm.dims.m_extent, options.block.m, "M");
-  check(mm.dims.n_extent, options.block.n, "N");
-  check(mm.dims.k_extent, options.block.k, "K");
   return plan;
 }
 
@@ -118,13 +105,14 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
   return parameters;
 }
 
+// ceil(extent / tile) blocks: the last one covers a partial tile.
 GridDimension grid_dimension(const std::string& extent, int tile) {
   GridDimension g;
   if (!extent.empty() && std::isdigit(static_cast<unsigned char>(extent[0]))) {
-    g.value = std::stoll(extent) / tile;
+    g.value = (std::stoll(extent) + tile - 1) / tile;
     g.expression = std::to_string(g.value);
   } else {
-    g.expression = tile == 1 ? extent : fmt::format("{} / {}", extent, tile);
+    g.expression = tile == 1 ? extent : fmt::format("({} + {}) / {}", extent, tile - 1, tile);
   }
   return g;
 }
@@ -186,23 +174,12 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
 }
 
 std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const GpuOptions& o) {
-  std::vector<std::string> names, checks;
+  std::vector<std::string> names;
   for (const KernelParameter& p : m.parameters) names.push_back(p.name);
-  const StatementDims& dims = plan.matmuls.front().dims;
-  auto check = [&](const std::optional<std::string>& extent, int tile) {
-    if (extent && !extent->empty() && !std::isdigit(static_cast<unsigned char>((*extent)[0])))
-      checks.push_back(fmt::format("{} % {} != 0", *extent, tile));
-  };
-  check(dims.m_extent, o.block.m);
-  check(dims.n_extent, o.block.n);
-  check(dims.k_extent, o.block.k);
   std::string text = "#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)\n";
   text += fmt::format("// Host launcher: grid ({}, {}, {}), {} threads, {} bytes of dynamic shared memory.\n",
                       m.grid[0].expression, m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes);
   text += fmt::format("extern \"C\" cudaError_t {}({}, cudaStream_t stream) {{\n", m.launcher, signature(m.parameters, false));
-  if (!checks.empty())
-    text += fmt::format("  if ({}) return cudaErrorInvalidValue;  // sizes must be multiples of the block tile\n",
-                        fmt::join(checks, " || "));
   if (m.dynamic_shared_bytes > 48 * 1024) {
     text += fmt::format("  cudaError_t status = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n",
                         m.kernel, m.dynamic_shared_bytes);

@@ -24,12 +24,7 @@ isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set pa
     for (const std::string& e : dims.batch_extents) size(e);
     size(dims.m_extent);
     size(dims.n_extent);
-    constraints.push_back(fmt::format("({}) mod {} = 0", dims.m_extent, o.block.m));
-    constraints.push_back(fmt::format("({}) mod {} = 0", dims.n_extent, o.block.n));
-    if (dims.k_extent) {
-      size(*dims.k_extent);
-      constraints.push_back(fmt::format("({}) mod {} = 0", *dims.k_extent, o.block.k));
-    }
+    if (dims.k_extent) size(*dims.k_extent);
     size_t y = blocks.size() - 2, x = blocks.size() - 1;
     constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[y], o.block.m, dims.m_extent));
     constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[x], o.block.n, dims.n_extent));

@@ -1,8 +1,8 @@
 // The isl AST of one kernel: the mapped schedule tree (schedule/gpu_pipeline.h) turned
 // into loops by isl's AST generator, under a context that states what is known when
-// the kernel runs — the sizes (bound or symbolic), that they are multiples of the block
-// tile (issue 4's assumption; partial tiles come later), and the ranges of blockIdx_*
-// and warp_* parameters.
+// the kernel runs — the sizes (bound or symbolic, any value ≥ 1: isl guards the partial
+// tiles at the edges, whose copies zero-fill and whose stores are masked) and the ranges
+// of the blockIdx_* and warp_* parameters.
 #pragma once
 
 #include <isl/cpp.h>
@@ -14,8 +14,8 @@
 
 namespace polyfuse {
 
-// The context set of the kernel's AST: size bindings, sizes ≥ 1, M/N/K multiples of
-// the block tile, 0 <= blockIdx_* < grid, 0 <= warp_* < warps per block.
+// The context set of the kernel's AST: size bindings, sizes ≥ 1, 0 <= blockIdx_* <
+// grid, 0 <= warp_* < warps per block.
 isl::set kernel_context(const KernelPlan& plan, const GpuOptions& options, isl::set params);
 
 // Generates the AST of `schedule` (the output of build_gpu_schedule), with the

@@ -11,10 +11,25 @@
 namespace polyfuse::testing {
 using namespace polyfuse::reference;
 
-EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed) {
+// Evaluates a grid expression such as "(M + 127) / 128" for `program`'s sizes.
+static unsigned grid_value(const GridDimension& g, const Program& program) {
+  if (g.value > 0) return static_cast<unsigned>(g.value);
+  std::string e = g.expression;  // "X", "X / T" or "(X + T-1) / T"
+  if (e.front() != '(') {
+    size_t slash = e.find(" / ");
+    std::int64_t x = program.size_bindings.at(e.substr(0, slash));
+    return static_cast<unsigned>(slash == std::string::npos ? x : x / std::stoll(e.substr(slash + 3)));
+  }
+  std::string name = e.substr(1, e.find(' ') - 1);
+  std::int64_t tile = std::stoll(e.substr(e.rfind(' ') + 1));
+  return static_cast<unsigned>((program.size_bindings.at(name) + tile - 1) / tile);
+}
+
+EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed,
+                       const Program* kernel_program) {
   CudaEmitRequest request;
   request.options = options;
-  EmittedKernel kernel = emit_cuda(program, request);
+  EmittedKernel kernel = emit_cuda(kernel_program ? *kernel_program : program, request);
   const LaunchMetadata& md = kernel.metadata;
   emu::Module module = emu::Module::compile(kernel.source, {}, {md.kernel});
 
@@ -46,8 +61,10 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::u
     args.push_back(emu::KernelArg::pointer(data));
   }
   EmuRun run;
-  run.stats = module.launch(md.kernel, dim3(md.grid[0].value, md.grid[1].value, md.grid[2].value), dim3(md.block[0]),
-                            md.dynamic_shared_bytes, args);
+  run.stats = module.launch(md.kernel,
+                            dim3(grid_value(md.grid[0], program), grid_value(md.grid[1], program),
+                                 grid_value(md.grid[2], program)),
+                            dim3(md.block[0]), md.dynamic_shared_bytes, args);
   TensorData actual = inputs;
   size_t buffer = 0;
   for (const KernelParameter& p : md.parameters) {

@@ -16,7 +16,10 @@ struct EmuRun {
   emu::Stats stats;
 };
 
-// Emits, builds (cached), runs and compares.
-EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed = 1);
+// Emits, builds (cached), runs and compares. With `kernel_program` (the same def with
+// sizes left unbound) the kernel is generated from it and gets `program`'s sizes as
+// arguments, so one build serves every shape.
+EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed = 1,
+                       const Program* kernel_program = nullptr);
 
 }  // namespace polyfuse::testing
