@@ -46,14 +46,11 @@ TEST(CudaEmitter, EveryExampleGolden) {
   }
 }
 
-TEST(CudaEmitter, RejectsSizesThatAreNotMultiplesOfTheBlockTile) {
-  try {
-    emit_example("gemm.tc", {{"M", 100}, {"N", 128}, {"K", 32}}, GpuOptions{});
-    FAIL() << "accepted M = 100";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "def 'gemm': the M extent 100 is not a multiple of the block tile's M (128); partial tiles are not supported yet");
-  }
+TEST(CudaEmitter, PartialTilesRoundTheGridUp) {
+  EmittedKernel kernel = emit_example("gemm.tc", {{"M", 1000}, {"N", 77}, {"K", 33}}, GpuOptions{});
+  EXPECT_EQ(kernel.metadata.grid[0].value, 1);  // ceil(77 / 128)
+  EXPECT_EQ(kernel.metadata.grid[1].value, 8);  // ceil(1000 / 128)
+  EXPECT_EQ(kernel.metadata.grid[2].value, 1);
 }
 
 TEST(CudaEmitter, RejectsInvalidOptions) {
