@@ -1,3 +1,4 @@
+#include <new>
 // Accumulator stores on the emulator: f32 fragments → shared reorder → (split-K sum over
 // 1, 2, 4 warps) → f16 / bf16 / f32 → coalesced global stores, full and partial tiles.
 #include <gtest/gtest.h>
@@ -29,9 +30,20 @@ std::string case_name(const AccCase& c) {
 
 class AccumulatorStoreEmu : public ::testing::TestWithParam<AccCase> {};
 
+// A vector whose data is 32-byte aligned, like cudaMalloc'd memory (std::vector only
+// guarantees 16 bytes; the sector counts below assume rows start on a 32-byte sector).
+template <class T> struct Aligned32 {
+  using value_type = T;
+  Aligned32() = default;
+  template <class U> Aligned32(const Aligned32<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(32))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(32)); }
+  template <class U> bool operator==(const Aligned32<U>&) const { return true; }
+};
+
 template <class Kernel, class Out, class Convert>
 polyfuse::emu::Stats run_store(Kernel kernel, const AccCase& c, Out sentinel, Convert to_float_of, bool exact16) {
-  std::vector<Out> out(32 * 64, sentinel);
+  std::vector<Out, Aligned32<Out>> out(32 * 64, sentinel);
   polyfuse::emu::ScopedBuffer bo(out.data(), out.size() * sizeof(Out), "out");
   const auto stats = polyfuse::emu::launch(kernel, dim3(1), dim3(64 * c.split_k), 1024u * 2 * c.split_k, out.data(),
                                            64, c.split_k, c.m_valid, c.n_valid);
