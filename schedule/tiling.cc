@@ -33,10 +33,10 @@ isl::schedule_node find_statement_mark(const isl::schedule_node& start, const st
 static std::string mod(const std::string& index, int size) { return fmt::format("({}) mod {}", index, size); }
 static std::string tile(const std::string& expr, int size) { return fmt::format("floor(({})/{})", expr, size); }
 
-static isl::multi_union_pw_aff point_band(isl::ctx ctx, const StatementDims& dims, int tm, int tn,
-                                          std::optional<int> tk) {
+// The point band [m mod tm, n mod tn] and, when tk > 0, [.., k mod tk].
+static isl::multi_union_pw_aff point_band(isl::ctx ctx, const StatementDims& dims, int tm, int tn, int tk) {
   std::vector<BandMember> members{BandMember{{{dims, mod(dims.m, tm)}}}, BandMember{{{dims, mod(dims.n, tn)}}}};
-  if (tk) members.push_back(BandMember{{{dims, mod(*dims.k, *tk)}}});
+  if (tk > 0) members.push_back(BandMember{{{dims, mod(*dims.k, tk)}}});
   return make_band(ctx, members);
 }
 
@@ -65,7 +65,7 @@ isl::schedule block_tile(const isl::schedule& schedule, const KernelPlan& plan, 
   }
   for (const PointwiseStage& pw : plan.epilogue) {
     isl::schedule_node leaf = statement_root(current, pw.dims.statement);
-    current = insert_band(leaf, point_band(ctx, pw.dims, o.block.m, o.block.n, std::nullopt), true).schedule();
+    current = insert_band(leaf, point_band(ctx, pw.dims, o.block.m, o.block.n, 0), true).schedule();
   }
   return current;
 }
@@ -86,7 +86,7 @@ isl::schedule warp_tile(const isl::schedule& schedule, const KernelPlan& plan, c
   isl::ctx ctx = schedule.ctx();
   isl::schedule current = schedule;
   for (const StatementDims& dims : plan.all_statements()) {
-    std::optional<int> k = dims.k ? std::optional<int>(o.block.k) : std::nullopt;
+    int k = dims.k ? o.block.k : 0;
     isl::schedule_node_band point = innermost_band(current, dims.statement);
     std::vector<BandMember> warp{BandMember{{{dims, tile(mod(dims.m, o.block.m), o.warp.m)}}},
                                  BandMember{{{dims, tile(mod(dims.n, o.block.n), o.warp.n)}}}};

@@ -1,0 +1,96 @@
+#include "bench/gpu/checks.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "bench/gpu/host_reference.h"
+#include "runtime/reference/compare.h"
+#include "runtime/reference/element_rounding.h"
+
+namespace polyfuse::bench {
+namespace {
+
+// The reduction length the tolerance is derived from: K, or 2K for two matmuls summed.
+std::int64_t reduction_terms(const Idiom& idiom, const ProblemSize& size) {
+  return idiom.second_matmul ? 2 * size.k : size.k;
+}
+
+// Compares one element; records a failure in `outcome`.
+void compare_element(CheckOutcome& outcome, float actual, float expected, const reference::Tolerance& tolerance,
+                     const std::string& position) {
+  ++outcome.compared;
+  const double error = std::fabs(static_cast<double>(actual) - expected);
+  const bool finite = std::isfinite(actual) || !std::isfinite(expected);
+  const double allowed = tolerance.relative * std::fabs(expected) + tolerance.absolute;
+  if (std::isfinite(error) && error > outcome.max_abs_err) outcome.max_abs_err = error;
+  if (finite && error <= allowed) return;
+  if (!std::isfinite(expected) && actual == expected) return;
+  outcome.ok = false;
+  if (outcome.failures++ == 0)
+    outcome.first_failure = fmt::format("{} = {} expected {} (tolerance {:.3g})", position, actual, expected, allowed);
+}
+
+reference::Tolerance scaled(const Idiom& idiom, DType dtype, const ProblemSize& size, double factor) {
+  reference::Tolerance tolerance = reference::tolerance_for(element_type(dtype), reduction_terms(idiom, size));
+  tolerance.relative *= factor;
+  tolerance.absolute *= factor;
+  return tolerance;
+}
+
+}  // namespace
+
+std::string CheckOutcome::to_string() const {
+  if (ok) return fmt::format("ok ({} elements, max abs err {:.3g})", compared, max_abs_err);
+  return fmt::format("FAILED: {} of {} elements, first {}", failures, compared, first_failure);
+}
+
+std::string output_position(const Idiom& idiom, const ProblemSize& size, std::int64_t index) {
+  const std::int64_t n = index % size.n;
+  const std::int64_t m = (index / size.n) % size.m;
+  if (idiom.batched) return fmt::format("D[{}, {}, {}]", index / (size.n * size.m), m, n);
+  return fmt::format("D[{}, {}]", m, n);
+}
+
+CheckOutcome check_against_reference(const Idiom& idiom, DType dtype, const ProblemSize& size,
+                                     const std::vector<std::uint16_t>& actual,
+                                     const std::vector<std::int64_t>& indices, const std::vector<float>& expected) {
+  CheckOutcome outcome;
+  const reference::Tolerance tolerance = scaled(idiom, dtype, size, 2.0);
+  const ElementType type = element_type(dtype);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const std::int64_t index = indices[i];
+    if (index < 0 || static_cast<size_t>(index) >= actual.size()) {
+      outcome.ok = false;
+      if (outcome.failures++ == 0) outcome.first_failure = fmt::format("index {} outside the output", index);
+      continue;
+    }
+    compare_element(outcome, reference::from_bits(type, actual[static_cast<size_t>(index)]), expected[i], tolerance,
+                    output_position(idiom, size, index));
+  }
+  return outcome;
+}
+
+CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const ProblemSize& size,
+                                   const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other) {
+  CheckOutcome outcome;
+  if (actual.size() != other.size()) {
+    outcome.ok = false;
+    outcome.failures = 1;
+    outcome.first_failure = fmt::format("{} elements, the other variant has {}", actual.size(), other.size());
+    return outcome;
+  }
+  const reference::Tolerance tolerance = scaled(idiom, dtype, size, 4.0);
+  const ElementType type = element_type(dtype);
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (actual[i] == other[i]) {
+      ++outcome.compared;
+      continue;
+    }
+    compare_element(outcome, reference::from_bits(type, actual[i]), reference::from_bits(type, other[i]), tolerance,
+                    output_position(idiom, size, static_cast<std::int64_t>(i)));
+  }
+  return outcome;
+}
+
+}  // namespace polyfuse::bench

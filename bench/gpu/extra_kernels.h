@@ -1,0 +1,59 @@
+// The small CUDA kernels polyfuse-bench needs besides the libraries, compiled at run time
+// with NVRTC through polyfuse's kernel cache (runtime/cuda) and launched with the driver
+// API, so the project needs no CUDA language support in CMake:
+//   relu   out = relu(in)       the cuBLASLt baseline's prologue (cuBLASLt has none)
+//   tanh   x = tanh(x) in place the cuBLASLt baseline's activation after its BIAS epilogue
+//                               (cuBLASLt has no tanh epilogue)
+//   spin   waits on %globaltimer for a given time: queued before the timed launches so
+//          the host's launch overhead is hidden behind it
+// The pointwise kernels are memory-bound and simple: each thread converts 8 elements
+// (one 16-byte load and store) to f32, applies the function (tanhf: not fast-math) and
+// rounds back to nearest.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/idioms.h"
+
+namespace polyfuse::cuda {
+class LoadedKernel;
+}
+
+namespace polyfuse::bench {
+
+// The pointwise functions of the extra kernels.
+enum class ExtraOp { relu, tanh };
+
+// The CUDA source of every extra kernel (one module).
+const std::string& extra_kernels_source();
+// The extern "C" names in it: pf_bench_{relu,tanh}_{f16,bf16} and pf_bench_spin.
+std::vector<std::string> extra_kernel_names();
+
+// The compiled extra kernels, launched on the current context (device 0's primary).
+class ExtraKernels {
+ public:
+  // Compiles the module for `arch` ("sm_90") through the kernel cache. Needs no GPU.
+  // Throws polyfuse::CompileError.
+  explicit ExtraKernels(const std::string& arch);
+  ~ExtraKernels();
+  ExtraKernels(const ExtraKernels&) = delete;
+  ExtraKernels& operator=(const ExtraKernels&) = delete;
+
+  // out[i] = op(in[i]) for i < count (in == out is allowed), asynchronously on `stream`.
+  void pointwise(ExtraOp op, DType dtype, const void* in, void* out, std::int64_t count, cudaStream_t stream) const;
+  // One thread that returns after `milliseconds` of GPU time.
+  void spin(double milliseconds, cudaStream_t stream) const;
+
+ private:
+  // The kernel named `name` (extra_kernel_names()).
+  const cuda::LoadedKernel& kernel(const std::string& name) const;
+  // Every kernel of the module, by name.
+  std::vector<std::pair<std::string, std::unique_ptr<cuda::LoadedKernel>>> kernels_;
+};
+
+}  // namespace polyfuse::bench

@@ -1,0 +1,37 @@
+// Issue 7's performance goals (H100, f16, polyfuse's best configuration, geomean over the
+// sizes), and how a measured geomean compares with them:
+//   GEMM                  >= 0.9x cuBLAS
+//   GEMM + bias + ReLU    >= 1.3x cuBLAS+cuDNN and >= 1.0x cuBLASLt (RELU_BIAS epilogue)
+//   Add(GEMM, GEMM)       >= 1.3x cuBLAS+cuDNN
+//   GEMM + bias + tanh    >= 1.2x cuBLASLt + extra tanh kernel
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/idioms.h"
+#include "bench/gpu/results.h"
+
+namespace polyfuse::bench {
+
+// One goal: polyfuse_best's geomean speedup over `baseline` for (idiom, dtype).
+struct Goal {
+  std::string idiom;                          // Idiom::name
+  DType dtype = DType::f16;
+  Variant baseline = Variant::cublas_cudnn;   // the library variant compared with
+  double min_geomean = 1.0;                   // the geomean speedup to reach
+};
+
+// The goals above.
+const std::vector<Goal>& issue7_goals();
+
+// The goal for (idiom, dtype, polyfuse variant `ours`, baseline), if any (only
+// polyfuse_best has goals).
+std::optional<Goal> find_goal(const std::string& idiom, DType dtype, Variant ours, Variant baseline);
+
+// "goal (H100, f16) >= 1.30x: met (+0.05x)" or "goal (H100, f16) >= 1.30x: MISSED by
+// 0.07x (5.4% short)"; "goal ... : not measured" when count == 0.
+std::string describe_goal(const Goal& goal, double geomean, int count);
+
+}  // namespace polyfuse::bench

@@ -1,0 +1,100 @@
+#include "bench/gpu/options.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+namespace polyfuse::bench {
+namespace {
+
+std::string quote_argument(const std::string& argument) {
+  if (!argument.empty() && argument.find_first_of(" \t\"'$\\") == std::string::npos) return argument;
+  std::string quoted = "'";
+  for (char c : argument) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+ParseOutcome usage_error(const std::string& message) {
+  return {std::nullopt, exit_usage,
+          "polyfuse-bench: error: " + message + "\nRun 'polyfuse-bench --help' for usage.\n"};
+}
+
+}  // namespace
+
+ParseOutcome parse_options(int argc, const char* const* argv) {
+  BenchOptions options;
+  std::vector<std::string> size_texts, idiom_names, dtype_names;
+  std::string idiom_list;
+  for (const Idiom& idiom : all_idioms()) idiom_list += (idiom_list.empty() ? "" : ", ") + idiom.name;
+
+  CLI::App app{
+      "polyfuse-bench: polyfuse's fused kernels against cuBLAS (cublasGemmEx), cuBLAS + cuDNN pointwise "
+      "operations (the paper's baseline) and cuBLASLt with fused epilogues, on the idioms of issue 7. Writes a "
+      "CSV and a summary; bench/gpu/plot.py draws the CSV. Needs a CUDA GPU except with --dry-run or "
+      "--compile-only."};
+  app.name("polyfuse-bench");
+  app.add_flag("--dry-run", options.dry_run, "List every idiom x dtype x size and the variants it would time; run and write nothing");
+  app.add_flag("--compile-only", options.compile_only,
+               "Compile every polyfuse kernel (each tile configuration) and the extra pointwise kernels with NVRTC for --arch, run nothing (no GPU needed)");
+  app.add_flag("--quick", options.quick, "20 sizes (the first 20 of the protocol's 100) instead of 100");
+  app.add_option("--size", size_texts, "A problem size MxNxK instead of the protocol's (repeatable)");
+  app.add_option("--seed", options.seed, "Seed of the protocol's random sizes")->capture_default_str();
+  app.add_option("--batch", options.batch, "Batch count of batched idioms")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--idiom", idiom_names, "Idioms to run (repeatable; default all): " + idiom_list);
+  app.add_option("--dtype", dtype_names, "Element types to run (repeatable; default both): f16, bf16");
+  app.add_flag("!--no-tune", options.tune, "Time only polyfuse's default tile configuration (polyfuse_best = polyfuse_default)");
+  app.add_option("--repeats", options.repeats, "Timed launches per variant (the median is reported; issue 7 asks for >= 20)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", options.warmup, "Untimed launches before the timed ones")->capture_default_str()->check(CLI::Range(0, 100000));
+  app.add_flag("!--no-flush", options.l2_flush, "Do not flush L2 between launches (stated in the CSV and the summary)");
+  app.add_option("--spin-ms", options.spin_ms, "Milliseconds of the spin kernel queued before the timed launches, so host launch overhead is not timed")
+      ->capture_default_str()->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--samples", options.samples, "Output elements per variant checked against the host reference")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  app.add_option("--arch", options.arch, "NVRTC target architecture (sm_80, sm_86, sm_89, sm_90; default: the GPU's, else sm_90)")
+      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90"}));
+  app.add_option("--csv", options.csv, "CSV output file")->capture_default_str();
+  app.add_option("--summary", options.summary, "Summary output file (also printed)")->capture_default_str();
+  app.add_option("--compile-jobs", options.compile_jobs, "Threads compiling polyfuse kernels (0: one per hardware thread)")
+      ->capture_default_str()->check(CLI::Range(0, 256));
+
+  std::vector<std::string> arguments;
+  for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) return {std::nullopt, exit_ok, app.help()};
+    return usage_error(error.what());
+  }
+
+  if (options.dry_run && options.compile_only) return usage_error("--dry-run and --compile-only exclude each other");
+  if (options.quick && !size_texts.empty()) return usage_error("--quick and --size exclude each other");
+  for (const std::string& text : size_texts) {
+    std::optional<ProblemSize> size = parse_size(text, options.batch);
+    if (!size) return usage_error(fmt::format("--size '{}': expected MxNxK with positive integers, e.g. 1024x512x256", text));
+    options.sizes.push_back(*size);
+  }
+  options.explicit_sizes = !size_texts.empty();
+  if (!options.explicit_sizes)
+    options.sizes = options.quick ? quick_sizes(options.seed, options.batch)
+                                  : random_sizes(full_size_count, options.seed, options.batch);
+  for (const std::string& name : idiom_names) {
+    const Idiom* idiom = find_idiom(name);
+    if (!idiom) return usage_error(fmt::format("--idiom '{}': unknown idiom; choose from {}", name, idiom_list));
+    options.idioms.push_back(idiom);
+  }
+  if (options.idioms.empty())
+    for (const Idiom& idiom : all_idioms()) options.idioms.push_back(&idiom);
+  for (const std::string& name : dtype_names) {
+    std::optional<DType> type = parse_dtype(name);
+    if (!type) return usage_error(fmt::format("--dtype '{}': unknown element type; choose f16 or bf16", name));
+    options.dtypes.push_back(*type);
+  }
+  if (options.dtypes.empty()) options.dtypes = all_dtypes();
+
+  options.command = "polyfuse-bench";
+  for (const std::string& argument : arguments) options.command += " " + quote_argument(argument);
+  return {options, exit_ok, ""};
+}
+
+}  // namespace polyfuse::bench

@@ -1,0 +1,45 @@
+// polyfuse's side of the benchmark: each idiom's .tc program (idioms.h) compiled through
+// the runtime API (TensorProgram::parse, bind, compile with a TileConfig), many kernels
+// at once on worker threads (NVRTC is the slow part), and launched on a stream.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/idioms.h"
+#include "bench/gpu/sizes.h"
+#include "bench/gpu/tile_configs.h"
+#include "polyfuse/polyfuse.h"
+
+namespace polyfuse::bench {
+
+// One kernel to compile, and its result.
+struct CompileJob {
+  const Idiom* idiom = nullptr;
+  DType dtype = DType::f16;
+  ProblemSize size;       // bound into the program (batch only for batched idioms)
+  TileConfig config;
+  std::string arch;       // "sm_90"
+  std::optional<CompiledKernel> kernel;  // set when it compiled
+  std::string error;      // else the compiler's message (first line)
+};
+
+// The CompileOptions of `config` for `arch` (cuda backend, cache on).
+CompileOptions compile_options(const TileConfig& config, const std::string& arch);
+
+// Compiles one job (catches polyfuse::Error into job.error).
+void compile_job(CompileJob& job);
+
+// Compiles every job on `threads` worker threads (0: one per hardware thread); calls
+// `progress(done, total)` from the calling thread about once a second (may be empty).
+void compile_jobs(std::vector<CompileJob>& jobs, int threads,
+                  const std::function<void(size_t, size_t)>& progress = {});
+
+// Queues `kernel` on `stream` with device pointers by tensor name (A, B, E, F, bias, D).
+// Throws polyfuse::Error (ArgumentError, CudaError).
+void launch_polyfuse(const CompiledKernel& kernel, const std::function<void*(const std::string&)>& pointer,
+                     void* stream);
+
+}  // namespace polyfuse::bench

@@ -1,0 +1,168 @@
+// polyfuse-bench's command line (clear errors, defaults), its plan (problems, variants,
+// tile configurations) and the --dry-run listing.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "bench/gpu/options.h"
+#include "bench/gpu/plan.h"
+#include "bench/gpu/tile_configs.h"
+
+namespace polyfuse::bench {
+namespace {
+
+ParseOutcome parse(std::vector<const char*> arguments) {
+  arguments.insert(arguments.begin(), "polyfuse-bench");
+  return parse_options(static_cast<int>(arguments.size()), arguments.data());
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+TEST(BenchOptions, DefaultsAreTheProtocol) {
+  const ParseOutcome outcome = parse({});
+  ASSERT_TRUE(outcome.options) << outcome.message;
+  const BenchOptions& options = *outcome.options;
+  EXPECT_EQ(options.sizes.size(), 100u);
+  EXPECT_EQ(options.idioms.size(), all_idioms().size());
+  EXPECT_EQ(options.dtypes.size(), 2u);
+  EXPECT_EQ(options.repeats, 20);
+  EXPECT_TRUE(options.l2_flush);
+  EXPECT_TRUE(options.tune);
+  EXPECT_EQ(options.command, "polyfuse-bench");
+}
+
+TEST(BenchOptions, QuickSizesIdiomsDtypes) {
+  const ParseOutcome outcome =
+      parse({"--quick", "--idiom", "gemm", "--idiom", "add_gemms", "--dtype", "bf16", "--no-flush", "--csv", "a b.csv"});
+  ASSERT_TRUE(outcome.options) << outcome.message;
+  const BenchOptions& options = *outcome.options;
+  EXPECT_EQ(options.sizes.size(), 20u);
+  ASSERT_EQ(options.idioms.size(), 2u);
+  EXPECT_EQ(options.idioms[1]->name, "add_gemms");
+  EXPECT_EQ(options.dtypes, std::vector<DType>{DType::bf16});
+  EXPECT_FALSE(options.l2_flush);
+  EXPECT_EQ(options.command, "polyfuse-bench --quick --idiom gemm --idiom add_gemms --dtype bf16 --no-flush --csv 'a b.csv'");
+}
+
+TEST(BenchOptions, ExplicitSizesTakeTheBatch) {
+  const ParseOutcome outcome = parse({"--size", "256x512x128", "--size", "128x128x128", "--batch", "4"});
+  ASSERT_TRUE(outcome.options) << outcome.message;
+  ASSERT_EQ(outcome.options->sizes.size(), 2u);
+  EXPECT_EQ(outcome.options->sizes[0], (ProblemSize{256, 512, 128, 4}));
+  EXPECT_TRUE(outcome.options->explicit_sizes);
+}
+
+TEST(BenchOptions, ErrorsAreClear) {
+  struct Case {
+    std::vector<const char*> arguments;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--idiom", "conv"}, "--idiom 'conv': unknown idiom; choose from gemm, gemm_bias_relu"},
+      {{"--dtype", "f32"}, "--dtype 'f32': unknown element type; choose f16 or bf16"},
+      {{"--size", "128x128"}, "--size '128x128': expected MxNxK"},
+      {{"--quick", "--size", "128x128x128"}, "--quick and --size exclude each other"},
+      {{"--dry-run", "--compile-only"}, "--dry-run and --compile-only exclude each other"},
+      {{"--repeats", "0"}, "--repeats"},
+      {{"--arch", "sm_70"}, "--arch"},
+      {{"--frobnicate"}, "--frobnicate"},
+  };
+  for (const Case& c : cases) {
+    const ParseOutcome outcome = parse(c.arguments);
+    EXPECT_FALSE(outcome.options) << c.message;
+    EXPECT_EQ(outcome.exit_code, exit_usage) << c.message;
+    EXPECT_EQ(outcome.message.rfind("polyfuse-bench: error: ", 0), 0u) << outcome.message;
+    EXPECT_NE(outcome.message.find(c.message), std::string::npos) << outcome.message;
+  }
+}
+
+TEST(BenchOptions, HelpIsNotAnError) {
+  const ParseOutcome outcome = parse({"--help"});
+  EXPECT_FALSE(outcome.options);
+  EXPECT_EQ(outcome.exit_code, exit_ok);
+  EXPECT_NE(outcome.message.find("--dry-run"), std::string::npos);
+}
+
+TEST(BenchPlan, EveryIdiomHasEveryVariantOrAReason) {
+  for (bool cudnn : {false, true}) {
+    for (const Idiom& idiom : all_idioms()) {
+      const std::vector<VariantPlan> plans = variant_plans(idiom, {cudnn, cudnn ? "9.19.0" : ""});
+      ASSERT_EQ(plans.size(), 4u);
+      for (const VariantPlan& plan : plans) EXPECT_FALSE(plan.how.empty()) << idiom.name;
+      EXPECT_TRUE(plans[1].available) << idiom.name;  // cuBLASLt computes every idiom
+      const bool needs_cudnn = idiom.name != "gemm";
+      EXPECT_EQ(plans[0].available, !needs_cudnn || (cudnn && idiom.activation != Activation::gelu)) << idiom.name;
+    }
+  }
+  const std::vector<VariantPlan> tanh = variant_plans(*find_idiom("gemm_bias_tanh"), {true, "9"});
+  EXPECT_NE(tanh[1].how.find("extra tanh kernel"), std::string::npos) << tanh[1].how;
+  const std::vector<VariantPlan> relu = variant_plans(*find_idiom("gemm_bias_relu"), {true, "9"});
+  EXPECT_NE(relu[1].how.find("RELU_BIAS"), std::string::npos) << relu[1].how;
+  EXPECT_NE(relu[0].how.find("cudnnAddTensor"), std::string::npos) << relu[0].how;
+}
+
+TEST(BenchPlan, TileConfigsFitOnlyDividingSizes) {
+  EXPECT_EQ(tuning_configs().size(), 8u);
+  EXPECT_TRUE(tuning_configs()[0].is_default());
+  EXPECT_EQ(fitting_configs({128, 128, 128, 1}).size(), 6u);  // not 128x256 nor 256x128
+  EXPECT_EQ(fitting_configs({256, 256, 128, 1}).size(), 8u);
+  EXPECT_EQ(fitting_configs({256, 128, 128, 1}).size(), 7u);  // 256x128 fits, 128x256 does not
+  EXPECT_TRUE(fitting_configs({100, 100, 100, 1}).empty());
+  EXPECT_EQ(to_string(tuning_configs()[0]), "default");
+  EXPECT_EQ(to_string(TileConfig{"128x128x32", "64x32x32", 1, 2}), "block=128x128x32 warp=64x32x32 stages=1 split_k=2");
+}
+
+TEST(BenchPlan, ProblemsAreSizeMajorAndBatchOnlyForBatchedIdioms) {
+  const BenchOptions options = *parse({"--quick"}).options;
+  const std::vector<Problem> problems = plan_problems(options);
+  ASSERT_EQ(problems.size(), 20u * all_idioms().size() * 2);
+  EXPECT_EQ(problems.front().size_index, 0);
+  EXPECT_EQ(problems.back().size_index, 19);
+  for (const Problem& problem : problems) EXPECT_EQ(problem.size.batch, problem.idiom->batched ? 8 : 1);
+}
+
+TEST(BenchDryRun, ListsEveryIdiomBaselineAndSize) {
+  for (const char* mode : {"--quick", "--seed=2019"}) {
+    const BenchOptions options = *parse({mode}).options;
+    const std::string listing = dry_run_listing(options, {true, "9.19.0"}, "no CUDA device: test");
+    const std::vector<std::string> runs = lines_starting(listing, "run ");
+    const size_t sizes = options.quick ? 20 : 100;
+    ASSERT_EQ(runs.size(), sizes * all_idioms().size() * 2) << mode;
+    std::set<std::string> distinct_sizes, idioms, dtypes;
+    for (const std::string& line : runs) {
+      const size_t m = line.find("M="), batch = line.find("batch=");
+      distinct_sizes.insert(line.substr(m, batch - m));
+      for (const Idiom& idiom : all_idioms())
+        if (line.find(" " + idiom.name + " ") != std::string::npos) idioms.insert(idiom.name);
+      dtypes.insert(line.find(" f16 ") != std::string::npos ? "f16" : "bf16");
+      for (const char* variant : {"cublas_cudnn", "cublaslt", "polyfuse_default", "polyfuse_best("})
+        EXPECT_NE(line.find(variant), std::string::npos) << line;
+    }
+    EXPECT_EQ(distinct_sizes.size(), sizes) << mode;
+    EXPECT_EQ(idioms.size(), all_idioms().size());
+    EXPECT_EQ(dtypes.size(), 2u);
+    EXPECT_NE(listing.find("cudnn: found, version 9.19.0"), std::string::npos);
+    EXPECT_NE(listing.find("device: no CUDA device: test"), std::string::npos);
+    EXPECT_NE(listing.find("median of 20 timed launches"), std::string::npos);
+  }
+}
+
+TEST(BenchDryRun, SaysWhenCudnnIsMissing) {
+  const BenchOptions options = *parse({"--size", "128x128x128", "--idiom", "gemm_bias_relu"}).options;
+  const std::string listing = dry_run_listing(options, {false, ""}, "none");
+  EXPECT_NE(listing.find("cudnn: NOT found at build time"), std::string::npos) << listing;
+  const std::vector<std::string> runs = lines_starting(listing, "run ");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].find("cublas_cudnn(n/a)"), std::string::npos) << runs[0];
+  EXPECT_NE(runs[0].find("polyfuse_best(6 configs)"), std::string::npos) << runs[0];
+}
+
+}  // namespace
+}  // namespace polyfuse::bench

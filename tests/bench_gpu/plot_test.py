@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""bench/gpu/plot.py on a SYNTHETIC CSV (made up here, in a temporary directory that is
+deleted afterwards; never a result): it writes a non-empty PNG, and rejects a CSV that
+is not polyfuse-bench's. Exits 77 (CTest: skipped) when matplotlib is missing."""
+
+import csv
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+try:
+    import matplotlib  # noqa: F401
+except ImportError:
+    print("matplotlib is not installed: skipped")
+    sys.exit(77)
+
+PLOT = sys.argv[1]
+COLUMNS = ["gpu", "driver", "cuda_runtime", "cublas", "cudnn", "date", "idiom", "dtype", "M", "N", "K", "batch",
+           "l2_flush", "repeats", "cublas_cudnn_ms", "cublaslt_ms", "polyfuse_default_ms", "polyfuse_best_ms",
+           "polyfuse_best_config", "speedup_best_vs_cublas_cudnn", "speedup_best_vs_cublaslt",
+           "speedup_default_vs_cublas_cudnn", "speedup_default_vs_cublaslt", "check", "notes"]
+IDIOMS = ["gemm", "gemm_bias_relu", "relu_gemm", "add_gemms", "gemm_bias_tanh", "batched_gemm_bias", "gemm_bias_gelu"]
+
+with tempfile.TemporaryDirectory(prefix="polyfuse-plot-test-") as directory:
+    path = os.path.join(directory, "synthetic.csv")
+    generator = random.Random(1)
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        for idiom in IDIOMS:
+            for dtype in ["f16", "bf16"]:
+                for _ in range(12):
+                    m, n, k = (128 * generator.randint(1, 32) for _ in range(3))
+                    times = {name: generator.uniform(0.1, 2.0) for name in ["cublas", "lt", "default", "best"]}
+                    cublas = "" if idiom == "gemm_bias_gelu" else f"{times['cublas']:.6g}"
+                    speed = lambda base, ours: f"{float(base) / ours:.4g}" if base else ""
+                    writer.writerow(["SYNTHETIC (not a GPU)", "0", "0", "0", "0", "2000-01-01T00:00:00Z", idiom,
+                                     dtype, m, n, k, 8 if idiom.startswith("batched") else 1, "yes", 20, cublas,
+                                     f"{times['lt']:.6g}", f"{times['default']:.6g}", f"{times['best']:.6g}",
+                                     "default", speed(cublas, times["best"]), speed(times["lt"], times["best"]),
+                                     speed(cublas, times["default"]), speed(times["lt"], times["default"]), "ok", ""])
+    png = os.path.join(directory, "speedup.png")
+    result = subprocess.run([sys.executable, PLOT, path, "-o", png], capture_output=True, text=True)
+    if result.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) < 10000:
+        sys.exit(f"plot.py failed on the synthetic CSV: rc {result.returncode}\n{result.stdout}{result.stderr}")
+    with open(png, "rb") as handle:
+        if handle.read(8) != b"\x89PNG\r\n\x1a\n":
+            sys.exit("plot.py did not write a PNG")
+    default_png = os.path.join(directory, "default.png")
+    result = subprocess.run([sys.executable, PLOT, path, "-o", default_png, "--polyfuse", "default", "--dtype", "f16"],
+                            capture_output=True, text=True)
+    if result.returncode != 0 or not os.path.exists(default_png):
+        sys.exit(f"plot.py --polyfuse default failed: {result.stdout}{result.stderr}")
+    bad = os.path.join(directory, "bad.csv")
+    with open(bad, "w") as handle:
+        handle.write("a,b\n1,2\n")
+    result = subprocess.run([sys.executable, PLOT, bad, "-o", os.path.join(directory, "bad.png")],
+                            capture_output=True, text=True)
+    if result.returncode == 0 or "lacks the columns" not in result.stderr:
+        sys.exit(f"plot.py accepted a CSV that is not polyfuse-bench's: {result.stdout}{result.stderr}")
+print("plot.py: ok on a synthetic CSV (deleted)")
