@@ -1,0 +1,85 @@
+// Programs and options the GPU path does not handle (yet) get a UserError that names the
+// statement (with its place) or the option and the reason — one test per case, never a
+// crash or wrong code.
+#include <gtest/gtest.h>
+
+#include "codegen/cuda_emitter.h"
+#include "frontend/diagnostics.h"
+#include "gemm_programs.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// The rendered first diagnostic ("line:col: message") of emitting `source`.
+std::string error_of(const std::string& source, const GpuOptions& options = {}) {
+  try {
+    CudaEmitRequest request;
+    request.options = options;
+    emit_cuda(compile_program(source), request);
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    return d.line ? std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message : d.message;
+  }
+  return "";
+}
+
+TEST(UnsupportedOnGpu, ReductionOverAMatmulResult) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f32(M) S) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  S(m) +=! C(m, n)\n}\n"),
+            "3:3: statement S1 of def 'f': this reduction cannot be mapped to tensor cores: the right-hand side is not "
+            "a product");
+}
+
+TEST(UnsupportedOnGpu, PrologueReadingTwoTensors) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K) g, f16(K, N) B) -> (f16(M, N) C) {\n"
+                     "  C(m, n) +=! relu(A(m, k) * g(k)) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': this reduction cannot be mapped to tensor cores: a factor does not read "
+            "exactly one tensor");
+}
+
+TEST(UnsupportedOnGpu, F32Operands) {
+  EXPECT_EQ(error_of(gemm_source("f32", true, true)),
+            "2:3: statement S0 of def 'gemm': tensor cores need f16 or bf16 operands of one type; A is f32 and B is f32");
+}
+
+TEST(UnsupportedOnGpu, PointwiseWithoutMatmul) {
+  EXPECT_EQ(error_of("def f(f16(M, N) X) -> (f16(M, N) Y) {\n  Y(m, n) = X(m, n) * 2\n}\n"),
+            "2:3: statement S0 of def 'f': a pointwise statement that consumes no matmul result is not supported on "
+            "the GPU path yet");
+}
+
+TEST(UnsupportedOnGpu, BatchReduceIsCpuOnly) {
+  EXPECT_EQ(error_of("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C) {\n"
+                     "  C(m, n) +=! A(r, m, k) * B(r, k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (--target=cpu)");
+}
+
+TEST(UnsupportedOnGpu, SplitKWithAnEpilogue) {
+  GpuOptions o;
+  o.split_k = 2;
+  o.warp = {64, 64, 16};
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N) b) -> (f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  D(m, n) = C(m, n) + b(n)\n}\n",
+                     o),
+            "def 'f': statement S1: split-K with a fused epilogue is not supported yet (use --split-k 1)");
+}
+
+TEST(UnsupportedOnGpu, Bf16WithThePaperMacroMmas) {
+  GpuOptions o;
+  o.mma = MmaShape::m16n16k8;
+  EXPECT_EQ(error_of(gemm_source("bf16", true, true), o),
+            "--mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16");
+}
+
+TEST(UnsupportedOnGpu, WarpTileOverTheRegisterLimit) {
+  GpuOptions o;
+  o.warp = {128, 128, 32};
+  EXPECT_EQ(error_of(gemm_source("f16", true, true), o),
+            "warp tile 128x128x32 needs at least 544 registers per thread (512 for f32 accumulators); sm_90 allows 255 "
+            "(289 over)");
+}
+
+}  // namespace
+}  // namespace polyfuse
