@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 
 #include "codegen/cuda_emitter.h"
 #include "frontend/diagnostics.h"
@@ -33,33 +32,6 @@ std::int64_t matmul_flops(const Program& program) {
   return flops;
 }
 
-// Host storage of one tensor in its element type: 16-bit patterns or floats.
-std::vector<unsigned char> to_storage(const std::vector<float>& values, ElementType type) {
-  size_t bytes = type == ElementType::f32 ? 4 : 2;
-  std::vector<unsigned char> storage(values.size() * bytes);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (bytes == 4) {
-      std::memcpy(storage.data() + 4 * i, &values[i], 4);
-    } else {
-      std::uint16_t bits = reference::to_bits(type, values[i]);
-      std::memcpy(storage.data() + 2 * i, &bits, 2);
-    }
-  }
-  return storage;
-}
-
-void from_storage(const std::vector<unsigned char>& storage, ElementType type, std::vector<float>& values) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::f32) {
-      std::memcpy(&values[i], storage.data() + 4 * i, 4);
-    } else {
-      std::uint16_t bits;
-      std::memcpy(&bits, storage.data() + 2 * i, 2);
-      values[i] = reference::from_bits(type, bits);
-    }
-  }
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values.empty() ? 0 : values[values.size() / 2];
@@ -85,7 +57,7 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   reference::evaluate(program, expected);
 
   std::vector<std::vector<unsigned char>> storage;
-  for (const KernelParameter& p : metadata.parameters) storage.push_back(to_storage(inputs.at(p.name), p.element));
+  for (const KernelParameter& p : metadata.parameters) storage.push_back(reference::encode_tensor(p.element, inputs.at(p.name)));
 
   RunReport report;
   report.flops = matmul_flops(program);
@@ -119,7 +91,7 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   TensorData actual = inputs;
   for (size_t i = 0; i < metadata.parameters.size(); ++i) {
     const KernelParameter& p = metadata.parameters[i];
-    if (p.kind == KernelParameter::Kind::output) from_storage(storage[i], p.element, actual.at(p.name));
+    if (p.kind == KernelParameter::Kind::output) reference::decode_tensor(p.element, storage[i], actual.at(p.name));
   }
   report.check = reference::compare_outputs(program, actual, expected);
   return report;

@@ -12,31 +12,6 @@ namespace polyfuse::cpu_runtime {
 namespace {
 
 // A tensor's storage as the generated code takes it: float, or 16-bit patterns.
-struct NativeBuffer {
-  std::vector<float> f32;
-  std::vector<std::uint16_t> bits;
-  void* data() { return f32.empty() ? static_cast<void*>(bits.data()) : f32.data(); }
-};
-
-NativeBuffer to_native(const std::vector<float>& values, ElementType type) {
-  NativeBuffer buffer;
-  if (type == ElementType::f32) {
-    buffer.f32 = values;
-  } else {
-    buffer.bits.reserve(values.size());
-    for (float value : values) buffer.bits.push_back(reference::to_bits(type, value));
-  }
-  return buffer;
-}
-
-std::vector<float> from_native(const NativeBuffer& buffer, ElementType type) {
-  if (type == ElementType::f32) return buffer.f32;
-  std::vector<float> values;
-  values.reserve(buffer.bits.size());
-  for (std::uint16_t bits : buffer.bits) values.push_back(reference::from_bits(type, bits));
-  return values;
-}
-
 double reduction_flops(const Program& program) {
   double flops = 0;
   for (const Statement& statement : program.statements) {
@@ -69,15 +44,15 @@ RunReport run_source_on_cpu(const Program& program, const std::string& source,
   const CpuModule module = CpuModule::load(source, cpu_entry_name(program.name), options.build);
 
   reference::TensorData expected = reference::random_tensors(program, seed);
-  std::vector<NativeBuffer> buffers;
+  std::vector<std::vector<unsigned char>> buffers;  // each tensor in its element type
   std::vector<void*> pointers;
   std::vector<const Tensor*> parameters;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
     parameters.push_back(&tensor);
-    buffers.push_back(to_native(expected.at(tensor.name), tensor.type));
+    buffers.push_back(reference::encode_tensor(tensor.type, expected.at(tensor.name)));
   }
-  for (NativeBuffer& buffer : buffers) pointers.push_back(buffer.data());
+  for (std::vector<unsigned char>& buffer : buffers) pointers.push_back(buffer.data());
 
   const auto timed = [&] {
     const auto start = std::chrono::steady_clock::now();
@@ -88,8 +63,11 @@ RunReport run_source_on_cpu(const Program& program, const std::string& source,
   report.seconds = timed();
   reference::TensorData actual;
   for (std::size_t i = 0; i < parameters.size(); ++i)
-    if (parameters[i]->role == TensorRole::output)
-      actual[parameters[i]->name] = from_native(buffers[i], parameters[i]->type);
+    if (parameters[i]->role == TensorRole::output) {
+      std::vector<float>& values = actual[parameters[i]->name];
+      values.resize(expected.at(parameters[i]->name).size());
+      reference::decode_tensor(parameters[i]->type, buffers[i], values);
+    }
   reference::evaluate(program, expected);
   report.check = reference::compare_outputs(program, actual, expected);
   for (int run = 0; run < options.timed_runs; ++run) {

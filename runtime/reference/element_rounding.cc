@@ -96,4 +96,30 @@ double unit_roundoff(ElementType type) {
   return 0;
 }
 
+std::vector<unsigned char> encode_tensor(ElementType type, const std::vector<float>& values) {
+  const size_t size = type == ElementType::f32 ? 4 : 2;
+  std::vector<unsigned char> bytes(values.size() * size);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::f32) {
+      std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+    } else {
+      const std::uint16_t bits = to_bits(type, values[i]);
+      std::memcpy(bytes.data() + 2 * i, &bits, 2);
+    }
+  }
+  return bytes;
+}
+
+void decode_tensor(ElementType type, const std::vector<unsigned char>& bytes, std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::f32) {
+      std::memcpy(&values[i], bytes.data() + 4 * i, 4);
+    } else {
+      std::uint16_t bits;
+      std::memcpy(&bits, bytes.data() + 2 * i, 2);
+      values[i] = from_bits(type, bits);
+    }
+  }
+}
+
 }  // namespace polyfuse::reference

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "frontend/element_type.h"
 
@@ -29,6 +30,12 @@ float round_to(ElementType type, float value);
 std::uint16_t to_bits(ElementType type, float value);
 // Value of the `type` bits `bits` (f16/bf16 only; checked).
 float from_bits(ElementType type, std::uint16_t bits);
+
+// `values` as a backend stores a tensor of `type`: 16-bit patterns for f16/bf16, the
+// floats themselves for f32 (host byte order).
+std::vector<unsigned char> encode_tensor(ElementType type, const std::vector<float>& values);
+// The inverse of encode_tensor: `bytes` holds values.size() elements of `type`.
+void decode_tensor(ElementType type, const std::vector<unsigned char>& bytes, std::vector<float>& values);
 
 // Unit roundoff of `type`: half the distance from 1 to the next value
 // (f16 2^-11, bf16 2^-8, f32 2^-24).

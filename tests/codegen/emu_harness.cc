@@ -1,6 +1,5 @@
 #include "emu_harness.h"
 
-#include <cstring>
 
 #include "codegen/cuda_emitter.h"
 #include "polyfuse_emu/module.h"
@@ -46,17 +45,8 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::u
       args.push_back(emu::KernelArg::i32(static_cast<std::int32_t>(program.size_bindings.at(p.name))));
       continue;
     }
-    const std::vector<float>& values = inputs.at(p.name);
-    size_t bytes = p.element == ElementType::f32 ? 4 : 2;
-    storage.emplace_back(values.size() * bytes);
+    storage.push_back(encode_tensor(p.element, inputs.at(p.name)));
     unsigned char* data = storage.back().data();
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (bytes == 4) std::memcpy(data + 4 * i, &values[i], 4);
-      else {
-        std::uint16_t bits = to_bits(p.element, values[i]);
-        std::memcpy(data + 2 * i, &bits, 2);
-      }
-    }
     registered.push_back(std::make_unique<emu::ScopedBuffer>(data, storage.back().size(), p.name));
     args.push_back(emu::KernelArg::pointer(data));
   }
@@ -71,15 +61,7 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::u
     if (p.kind == KernelParameter::Kind::size) continue;
     const std::vector<unsigned char>& data = storage[buffer++];
     if (p.kind != KernelParameter::Kind::output) continue;
-    std::vector<float>& values = actual.at(p.name);
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (p.element == ElementType::f32) std::memcpy(&values[i], data.data() + 4 * i, 4);
-      else {
-        std::uint16_t bits;
-        std::memcpy(&bits, data.data() + 2 * i, 2);
-        values[i] = from_bits(p.element, bits);
-      }
-    }
+    decode_tensor(p.element, data, actual.at(p.name));
   }
   run.check = compare_outputs(program, actual, expected);
   return run;
