@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "schedule/plan_from_program.h"
 
@@ -56,17 +57,18 @@ std::vector<std::string> warp_tile_origin(const CudaStatementContext& c, const s
 }
 
 std::string print_tile_store(const CudaStatementContext& c, const std::string& tile, const std::string& tensor,
-                             const std::vector<std::string>& block_origin) {
+                             const std::vector<std::string>& args) {
   std::vector<std::string> ext = tensor_extents(c.program, tensor);
-  std::vector<std::string> origin = warp_tile_origin(c, block_origin);
+  std::vector<std::string> origin = warp_tile_origin(c, std::vector<std::string>(args.begin(), args.end() - 1));
   size_t r = origin.size();
   const Tensor* t = c.program.find_tensor(tensor);
   std::string split = c.layout.split_k > 1 ? "warp_k" : "0";
   std::string scratch = c.layout.scratch_offset ? fmt::format("smem + {}", c.layout.scratch_offset) : "smem";
-  return fmt::format("pf::store_accumulators<{}>({}, {}, {}, {}, {}, {}, {}, {}, warp_y * {} + warp_x, {});",
-                     cuda_type(t->type), tile, scratch, address(tensor, element_offset(origin, ext)), ext[r - 1],
-                     remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]), c.layout.split_k, split,
-                     c.layout.warps_x, c.layout.warps_y * c.layout.warps_x);
+  return fmt::format("pf::store_accumulators<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}, {}, warp_y * {} + warp_x, {});",
+                     cuda_type(t->type), check_argument(args.back()), row_width(c.program, tensor), tile, scratch,
+                     address(tensor, element_offset(origin, ext)), ext[r - 1], remaining(ext[r - 2], origin[r - 2]),
+                     remaining(ext[r - 1], origin[r - 1]), c.layout.split_k, split, c.layout.warps_x,
+                     c.layout.warps_y * c.layout.warps_x);
 }
 
 }  // namespace polyfuse

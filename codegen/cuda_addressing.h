@@ -27,10 +27,10 @@ std::string remaining(const std::string& extent, const std::string& origin);
 std::string address(const std::string& pointer, const std::string& offset);
 
 // Stores the warp's register tile `tile` into `tensor` (pf::store_accumulators: reorder
-// through shared memory, convert, 128-bit stores); `block_origin` is the block tile's
-// first element.
+// through shared memory, convert, 128-bit stores); `args` are the block tile's first
+// element, then the pf::Check code of the store (statement_rewrites.h).
 std::string print_tile_store(const CudaStatementContext& context, const std::string& tile, const std::string& tensor,
-                             const std::vector<std::string>& block_origin);
+                             const std::vector<std::string>& args);
 
 // The index of the warp tile's first element inside a block tile starting at `block_origin`.
 std::vector<std::string> warp_tile_origin(const CudaStatementContext& context, const std::vector<std::string>& block_origin);

@@ -192,6 +192,26 @@ std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const
   return text;
 }
 
+StatementRewrites kernel_rewrites(const Program& program, const KernelPlan& plan, const CudaKernelLayout& layout,
+                                  const GpuOptions& o) {
+  StatementRewrites rewrites = cuda_statement_rewrites(plan, o);
+  add_tile_bounds(rewrites, program, plan, layout, o);
+  return rewrites;
+}
+
+// The kernel's statements: one body, or the full blocks' and the edge blocks' under an if.
+std::string kernel_body(const KernelAst& ast, const AstPrintHooks& hooks) {
+  if (!ast.is_full) return print_c_ast(ast.full ? *ast.full : *ast.edge, hooks, 1);
+  std::string text = fmt::format("  if ({}) {{\n", print_c_expr(*ast.is_full, hooks.identifier));
+  text += "    // a full block: every tile inside the tensors, no bounds checked\n";
+  text += print_c_ast(*ast.full, hooks, 2);
+  text += "  } else {\n";
+  text += "    // a block at the edge: partial tiles, zero-filled loads, masked stores\n";
+  text += print_c_ast(*ast.edge, hooks, 2);
+  text += "  }\n";
+  return text;
+}
+
 }  // namespace
 
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
@@ -199,7 +219,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   KernelPlan plan = checked_plan(program, o);
   CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
-  isl::ast_node ast = build_kernel_ast(schedule, plan, o, cuda_statement_rewrites(plan, o));
+  KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o));
   CudaStatementContext context{program, plan, o, layout};
 
   EmittedKernel kernel;
@@ -217,7 +237,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));
   s += kernel_preamble(plan, o, layout);
-  s += print_c_ast(ast, cuda_hooks(context), 1);
+  s += kernel_body(ast, cuda_hooks(context));
   s += "}\n\n";
   s += host_launcher(m, plan, o);
   return kernel;
@@ -233,9 +253,9 @@ std::string emit_schedule_text(const Program& program, const GpuOptions& options
 std::string emit_ast_text(const Program& program, const GpuOptions& options) {
   GpuOptions o = options;
   KernelPlan plan = checked_plan(program, o);
-  fitted_layout(program, plan, o);
+  CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o);
-  return build_kernel_ast(schedule, plan, o, cuda_statement_rewrites(plan, o)).to_C_str();
+  return kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
 }
 
 }  // namespace polyfuse

@@ -7,6 +7,7 @@
 
 #include "codegen/cuda_addressing.h"
 #include "codegen/cuda_expressions.h"
+#include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
@@ -35,8 +36,8 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
   // An input tensor: its index of the fragment's first element, from the statement's.
   std::map<std::string, std::string> origin_of;
   for (size_t i = 0; i < dims.batch.size(); ++i) origin_of[dims.batch[i]] = args[2 + i];
-  origin_of[dims.m] = args[args.size() - 2];
-  origin_of[dims.n] = args[args.size() - 1];
+  origin_of[dims.m] = args[args.size() - 3];
+  origin_of[dims.n] = args[args.size() - 2];
   std::vector<std::string> origin;
   for (const std::string& index : access.indices) origin.push_back(origin_of.at(index));
   std::vector<std::string> ext = tensor_extents(c.program, access.tensor);
@@ -45,14 +46,15 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
   size_t r = access.indices.size();
   std::string last = access.indices[r - 1];
   std::string before_last = r >= 2 ? access.indices[r - 2] : "";
+  std::string check = check_argument(args.back());  // of the fragment's rows and columns
   std::string load;
   if (last == dims.n && before_last == dims.m)
-    load = fmt::format("pf::load_matrix({}, {}, {}, {}, {});", v, pointer, ext[r - 1], remaining(ext[r - 2], origin[r - 2]),
-                       remaining(ext[r - 1], origin[r - 1]));
+    load = fmt::format("pf::load_matrix<{}>({}, {}, {}, {}, {});", check, v, pointer, ext[r - 1],
+                       remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
   else if (last == dims.n)
-    load = fmt::format("pf::load_broadcast_cols({}, {}, {});", v, pointer, remaining(ext[r - 1], origin[r - 1]));
+    load = fmt::format("pf::load_broadcast_cols<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
   else if (last == dims.m)
-    load = fmt::format("pf::load_broadcast_rows({}, {}, {});", v, pointer, remaining(ext[r - 1], origin[r - 1]));
+    load = fmt::format("pf::load_broadcast_rows<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
   else
     throw UserError({Diagnostic{c.program.file, access.location.line, access.location.col,
                                 fmt::format("epilogue operand {}: an epilogue reads a tensor indexed by the result's "

@@ -6,6 +6,7 @@
 #include "codegen/cuda_addressing.h"
 #include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "schedule/copies.h"
 #include "schedule/plan_from_program.h"
@@ -29,20 +30,23 @@ std::string staging_name(const SharedTile& tile) { return tile.tensor + "_stagin
 // prologue; with one, global -> registers -> prologue -> swizzled shared store (§VII-C).
 std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args,
                            bool commit) {
-  std::vector<std::string> origin(args.begin() + 1, args.end());
+  std::vector<std::string> origin(args.begin() + 1, args.end() - 1);
+  std::string check = check_argument(args.back());
+  std::string width = row_width(c.program, tile.source);
   std::vector<std::string> ext = tensor_extents(c.program, tile.source);
   size_t r = origin.size();
   std::string src = address(tile.source, element_offset(origin, ext));
   std::string rows_valid = remaining(ext[r - 2], origin[r - 2]), cols_valid = remaining(ext[r - 1], origin[r - 1]);
   std::string text;
   if (tile.prologue.empty()) {
-    text = fmt::format("pf::cp_async_tile<{}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", swizzle(), tile.rows,
-                       tile.cols, c.layout.threads, buffer_address(tile, args[0]), src, ext[r - 1], rows_valid, cols_valid);
+    text = fmt::format("pf::cp_async_tile<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", swizzle(), tile.rows,
+                       tile.cols, c.layout.threads, check, width, buffer_address(tile, args[0]), src, ext[r - 1],
+                       rows_valid, cols_valid);
   } else {
     const Tensor* source = c.program.find_tensor(tile.source);
-    text = fmt::format("pf::load_tile_global({}, {}, {}, {}, {}, threadIdx.x);\n", staging_name(tile), src, ext[r - 1],
-                       rows_valid, cols_valid);
-    text += fmt::format("pf::map_tile_regs<{}>({}, {}, {}, {}, threadIdx.x);\n", cuda_type(source->type),
+    text = fmt::format("pf::load_tile_global<{}, {}>({}, {}, {}, {}, {}, threadIdx.x);\n", check, width, staging_name(tile),
+                       src, ext[r - 1], rows_valid, cols_valid);
+    text += fmt::format("pf::map_tile_regs<{}, {}>({}, {}, {}, {}, threadIdx.x);\n", cuda_type(source->type), check,
                         staging_name(tile), tile.prologue, rows_valid, cols_valid);
     text += fmt::format("pf::store_tile_shared<{}>({}, {}, threadIdx.x);", swizzle(), buffer_address(tile, args[0]),
                         staging_name(tile));
@@ -80,11 +84,13 @@ std::string store_accumulators(const CudaStatementContext& c, const MatmulStage&
   return print_tile_store(c, c.layout.registers.of(mm.c), mm.c, args);
 }
 
+// args = (block origin..., check)
 std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args) {
   std::vector<std::string> ext = tensor_extents(c.program, mm.c);
-  std::vector<std::string> origin = warp_tile_origin(c, args);
-  size_t r = args.size();
-  std::string load = fmt::format("pf::load_matrix({}, {}, {}, {}, {});", c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
+  std::vector<std::string> origin = warp_tile_origin(c, std::vector<std::string>(args.begin(), args.end() - 1));
+  size_t r = origin.size();
+  std::string load = fmt::format("pf::load_matrix<{}>({}, {}, {}, {}, {});", check_argument(args.back()),
+                                 c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
                                  ext[r - 1], remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
   // Under split-K only the first k-split starts from C; the others add to it.
   return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;
@@ -116,7 +122,7 @@ StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptio
   for (const MatmulStage& mm : plan.matmuls) {
     std::string text = fmt::format("{{ {} -> [(floor((({}) mod {})/{})), (floor((({}) mod {})/{}))] }}",
                                    mm.dims.tuple_text(), mm.dims.m, o.warp.m, mma.m, mm.dims.n, o.warp.n, mma.n);
-    rewrites.emplace(mm.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
+    rewrites.arguments.emplace(mm.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
   }
   // Epilogue instances: the fragment, then the global index of its first element.
   TileShape fragment = accumulator_fragment(o.mma);
@@ -127,9 +133,32 @@ StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptio
     std::string text = fmt::format("{{ {} -> [(floor((({}) mod {})/{})), (floor((({}) mod {})/{})), {}] }}",
                                    pw.dims.tuple_text(), pw.dims.m, o.warp.m, fragment.m, pw.dims.n, o.warp.n, fragment.n,
                                    fmt::join(origin, ", "));
-    rewrites.emplace(pw.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
+    rewrites.arguments.emplace(pw.dims.statement, isl::multi_aff(plan.domain.ctx(), text));
   }
   return rewrites;
+}
+
+void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const KernelPlan& plan,
+                     const CudaKernelLayout& layout, const GpuOptions& o) {
+  std::string warp_rows = fmt::format("{}*warp_y", o.warp.m), warp_cols = fmt::format("{}*warp_x", o.warp.n);
+  auto add = [&](const std::string& name, int leading, const std::string& tensor, int rows, int cols,
+                 const std::string& row_offset, const std::string& col_offset) {
+    rewrites.tile_bounds.emplace(name, tile_bounds(program, name, leading, tensor, rows, cols, row_offset, col_offset));
+  };
+  for (const MatmulStage& mm : plan.matmuls) {
+    const std::string& s = mm.dims.statement;
+    const MatmulTiles& tiles = layout.tiles_of(plan, s);
+    add(copy_statement_name(s, "A_to_shared"), 1, tiles.a.source, tiles.a.rows, tiles.a.cols, "", "");
+    add(copy_statement_name(s, "B_to_shared"), 1, tiles.b.source, tiles.b.rows, tiles.b.cols, "", "");
+    add(copy_statement_name(s, "accumulators_to_C"), 0, mm.c, o.warp.m, o.warp.n, warp_rows, warp_cols);
+    add(copy_statement_name(s, "C_to_accumulators"), 0, mm.c, o.warp.m, o.warp.n, warp_rows, warp_cols);
+  }
+  TileShape fragment = accumulator_fragment(o.mma);
+  for (const PointwiseStage& pw : plan.epilogue) {
+    add(pw.dims.statement, 0, pw.output, fragment.m, fragment.n, "", "");
+    add(copy_statement_name(pw.dims.statement, "fragments_to_" + pw.output), 0, pw.output, o.warp.m, o.warp.n, warp_rows,
+        warp_cols);
+  }
 }
 
 std::string print_cuda_statement(const CudaStatementContext& c, const std::string& name, const std::vector<std::string>& args) {

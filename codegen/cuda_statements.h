@@ -28,6 +28,11 @@ struct CudaStatementContext {
 // becomes E(i, j, b.., m, n): its fragment and the index of the fragment's first element.
 StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptions& options);
 
+// Adds the tile bounds of every statement that copies, loads or stores a tile of a tensor
+// (their calls get a pf::Check argument: tile_bounds.h).
+void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const KernelPlan& plan,
+                     const CudaKernelLayout& layout, const GpuOptions& options);
+
 // The CUDA lines of statement `name` with C argument expressions `args`.
 std::string print_cuda_statement(const CudaStatementContext& context, const std::string& name,
                                  const std::vector<std::string>& args);

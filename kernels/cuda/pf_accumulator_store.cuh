@@ -12,7 +12,8 @@
 // `scratch`: dynamic shared memory of 1 KiB per warp (split_k * warps_per_split KiB),
 // 16-byte aligned; the warp (split_index s, warp_in_split w) uses KiB s*warps_per_split + w.
 // `out` points at the warp tile's element (0, 0) (the same for all split indices); only rows
-// < m_valid and columns < n_valid are written (masked stores at the edges). Only warps with
+// < m_valid and columns < n_valid are written (masked stores at the edges; CHECK says which
+// bounds can cut the tile, WIDTH the widest store a row start allows: pf_memory.cuh). Only warps with
 // split_index 0 store. With split_k > 1 every warp of the block must call this (it contains
 // __syncthreads); with split_k == 1 it synchronises the warp only.
 //
@@ -39,11 +40,12 @@ PF_DEVICE void block_or_warp_sync(int split_k) {
     __syncwarp();
   }
 }
-// Stores the first `count` (<= 0: none) of 8 values at p.
-template <class OutT> PF_DEVICE void store_row8(OutT* p, const float (&v)[8], int count) {
+// Stores the first `count` (<= 0: none) of 8 values at p, whole rows in WIDTH-byte pieces.
+template <class OutT, Width WIDTH> PF_DEVICE void store_row8(OutT* p, const float (&v)[8], int count) {
+  constexpr int bytes = WIDTH == Width::by_address ? 0 : static_cast<int>(WIDTH);
   if (count <= 0) {
     stg128_pred(p, Chunk16{{0u, 0u, 0u, 0u}}, false);
-  } else if (count >= 8 && aligned16(p)) {
+  } else if (count >= 8 && (bytes == 16 || (bytes == 0 && aligned16(p)))) {
     if constexpr (sizeof(OutT) == 4) {
       Chunk16 lo, hi;
       for (int e = 0; e < 4; ++e) {
@@ -57,13 +59,27 @@ template <class OutT> PF_DEVICE void store_row8(OutT* p, const float (&v)[8], in
       for (int e = 0; e < 4; ++e) c.x[e] = pack2<OutT>(v[2 * e], v[2 * e + 1]);
       stg128(p, c);
     }
+  } else if (count >= 8 && bytes >= 4) {  // a whole row in 8- or 4-byte pieces
+    if constexpr (sizeof(OutT) == 4) {
+      if constexpr (bytes >= 8) {
+        for (int e = 0; e < 8; e += 2)
+          stg64(p + e, __float_as_uint(v[e]) | (static_cast<unsigned long long>(__float_as_uint(v[e + 1])) << 32));
+      } else {
+        for (int e = 0; e < 8; ++e) stg32(p + e, __float_as_uint(v[e]));
+      }
+    } else if constexpr (bytes >= 8) {
+      for (int e = 0; e < 8; e += 4)
+        stg64(p + e, pack2<OutT>(v[e], v[e + 1]) | (static_cast<unsigned long long>(pack2<OutT>(v[e + 2], v[e + 3])) << 32));
+    } else {
+      for (int e = 0; e < 8; e += 2) stg32(p + e, pack2<OutT>(v[e], v[e + 1]));
+    }
   } else {
     for (int e = 0; e < 8; ++e) stg_pred(p + e, from_float<OutT>(v[e]), e < count);
   }
 }
 }  // namespace detail
 
-template <class OutT, class Tile>
+template <class OutT, Check CHECK = Check::all, Width WIDTH = Width::by_address, class Tile>
 PF_DEVICE void store_accumulators(const Tile& acc, void* scratch, OutT* out, long long ldo, int m_valid,
                                   int n_valid, int split_k, int split_index, int warp_in_split,
                                   int warps_per_split) {
@@ -100,7 +116,9 @@ PF_UNROLL
           }
         }
         const int grow = 16 * pm + row, gcol = 16 * pn + 8 * half;
-        detail::store_row8(out + grow * ldo + gcol, v, grow < m_valid ? n_valid - gcol : 0);
+        const bool row_ok = !checks_rows(CHECK) || grow < m_valid;
+        const int count = !row_ok ? 0 : checks_cols(CHECK) ? n_valid - gcol : 8;
+        detail::store_row8<OutT, WIDTH>(out + grow * ldo + gcol, v, count);
       }
       detail::block_or_warp_sync(split_k);
     }

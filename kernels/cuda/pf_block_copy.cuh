@@ -9,8 +9,12 @@
 //   store_tile_shared    registers → swizzled shared tile (st.shared.v4),
 //   cp_async_tile        global → swizzled shared tile directly (cp.async, sm_80+).
 // Partial tiles: elements at rows >= rows_valid or columns >= cols_valid read as zero (no
-// access). Chunks that are not 16-byte aligned in global memory (a leading dimension that
-// is not a multiple of 8) fall back to element loads.
+// access). Two template arguments say what the generator knew (pf_memory.cuh):
+//   CHECK  which of the two bounds can cut the tile (Check::none for a full tile: no
+//          predicates at all);
+//   WIDTH  the widest access every row start allows (Width::b128 when the leading dimension
+//          is a multiple of 8 elements; narrower ones for other constant leading dimensions;
+//          Width::by_address tests each chunk's address at run time).
 #pragma once
 
 #include "pf_base.cuh"
@@ -28,22 +32,81 @@ template <int ROWS, int COLS, int NTHREADS> struct TileRegs {
 };
 
 namespace detail {
-// One chunk of 8 elements at row/col of a global tile, zero-filled outside the valid part.
-PF_DEVICE Chunk16 load_chunk_global(const unsigned short* src, long long ld, int row, int col,
-                                    int rows_valid, int cols_valid) {
-  const unsigned short* p = src + row * ld + col;
-  if (row >= rows_valid || col >= cols_valid) return ldg128_pred(p, false);
+// The number of valid elements (0..8) of the chunk at row/col.
+template <Check CHECK> PF_DEVICE int chunk_valid(int row, int col, int rows_valid, int cols_valid) {
+  if (checks_rows(CHECK) && row >= rows_valid) return 0;
+  if (!checks_cols(CHECK)) return 8;
+  const int n = cols_valid - col;
+  return n <= 0 ? 0 : n >= 8 ? 8 : n;
+}
+
+// Element i (0..7) of `count` 16-bit elements at p, zero past count, in WIDTH-byte pieces.
+template <Width WIDTH> PF_DEVICE Chunk16 load_chunk_pieces(const unsigned short* p, int count) {
   Chunk16 v = {{0u, 0u, 0u, 0u}};
-  if (col + 8 <= cols_valid && aligned16(p)) return ldg128(p);
-  for (int e = 0; e < 8; ++e) {
-    const unsigned bits = ldg_pred(p + e, col + e < cols_valid);
-    v.x[e >> 1] |= bits << (16 * (e & 1));
+  constexpr int per = WIDTH == Width::b64 ? 4 : WIDTH == Width::b32 ? 2 : 1;  // elements per piece
+PF_UNROLL
+  for (int piece = 0; piece < 8 / per; ++piece) {
+    const int first = piece * per;
+    if constexpr (per == 4) {
+      if (first + 4 <= count) {
+        const unsigned long long bits = ldg64(p + first);
+        v.x[first / 2] = static_cast<unsigned>(bits);
+        v.x[first / 2 + 1] = static_cast<unsigned>(bits >> 32);
+        continue;
+      }
+    } else if constexpr (per == 2) {
+      if (first + 2 <= count) {
+        v.x[first / 2] = ldg32(p + first);
+        continue;
+      }
+    }
+    for (int e = first; e < first + per; ++e) v.x[e >> 1] |= static_cast<unsigned>(ldg_pred(p + e, e < count)) << (16 * (e & 1));
   }
   return v;
 }
+
+// One chunk of 8 elements at row/col of a global tile, zero-filled outside the valid part.
+template <Check CHECK = Check::all, Width WIDTH = Width::by_address>
+PF_DEVICE Chunk16 load_chunk_global(const unsigned short* src, long long ld, int row, int col,
+                                    int rows_valid, int cols_valid) {
+  const unsigned short* p = src + row * ld + col;
+  const int n = chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
+  if (CHECK != Check::none && n == 0) return ldg128_pred(p, false);
+  if constexpr (WIDTH == Width::b128) {
+    if (n == 8) return ldg128(p);
+    return load_chunk_pieces<Width::b16>(p, n);
+  } else if constexpr (WIDTH == Width::by_address) {
+    if (n == 8 && aligned16(p)) return ldg128(p);
+    return load_chunk_pieces<Width::b16>(p, n);
+  } else {
+    return load_chunk_pieces<WIDTH>(p, n);
+  }
+}
+
+// cp.async of one chunk (n valid elements, zero fill) in WIDTH-byte pieces; 2-byte rows
+// take a synchronous element copy (cp.async moves 4, 8 or 16 bytes).
+template <Width WIDTH> PF_DEVICE void cp_async_chunk(unsigned char* dst, const unsigned short* p, int n) {
+  if constexpr (WIDTH == Width::b128) {
+    cp_async16(dst, p, 2 * n);
+  } else if constexpr (WIDTH == Width::b64 || WIDTH == Width::b32) {
+    constexpr int per = WIDTH == Width::b64 ? 4 : 2;
+PF_UNROLL
+    for (int piece = 0; piece < 8 / per; ++piece) {
+      const int valid = n - piece * per;
+      const int elements = valid <= 0 ? 0 : valid >= per ? per : valid;
+      // an empty piece reads nothing; it names the chunk's (valid) start, not past the end
+      cp_async_small<2 * per>(dst + 2 * per * piece, elements ? p + per * piece : p, 2 * elements);
+    }
+  } else if constexpr (WIDTH == Width::b16) {
+    sts128(dst, load_chunk_pieces<Width::b16>(p, n));
+  } else {
+    if (aligned16(p)) cp_async16(dst, p, 2 * n);
+    else sts128(dst, load_chunk_pieces<Width::b16>(p, n));
+  }
+}
 }  // namespace detail
 
-template <int ROWS, int COLS, int NTHREADS>
+template <Check CHECK = Check::all, Width WIDTH = Width::by_address, int ROWS, int COLS, int NTHREADS>
 PF_DEVICE void load_tile_global(TileRegs<ROWS, COLS, NTHREADS>& regs, const void* src, long long ld,
                                 int rows_valid, int cols_valid, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
@@ -51,22 +114,23 @@ PF_UNROLL
   for (int it = 0; it < R::per_thread; ++it) {
     const int q = tid + it * NTHREADS;
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
-    regs.c[it] = detail::load_chunk_global(static_cast<const unsigned short*>(src), ld, q / R::chunks_per_row,
+    regs.c[it] = detail::load_chunk_global<CHECK, WIDTH>(static_cast<const unsigned short*>(src), ld, q / R::chunks_per_row,
                                            8 * (q % R::chunks_per_row), rows_valid, cols_valid);
   }
 }
 
 // Applies f (float -> float) to every valid element held in the registers (element type T).
-template <class T, int ROWS, int COLS, int NTHREADS, class F>
+template <class T, Check CHECK = Check::all, int ROWS, int COLS, int NTHREADS, class F>
 PF_DEVICE void map_tile_regs(TileRegs<ROWS, COLS, NTHREADS>& regs, F f, int rows_valid, int cols_valid, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
 PF_UNROLL
   for (int it = 0; it < R::per_thread; ++it) {
     const int q = tid + it * NTHREADS;
     const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
-    if (q >= R::chunks || row >= rows_valid) continue;
+    if (R::chunks % NTHREADS != 0 && q >= R::chunks) continue;
+    const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
     for (int e = 0; e < 8; ++e)
-      if (col + e < cols_valid) chunk_set<T>(regs.c[it], e, f(chunk_get<T>(regs.c[it], e)));
+      if (e < n) chunk_set<T>(regs.c[it], e, f(chunk_get<T>(regs.c[it], e)));
   }
 }
 
@@ -83,8 +147,8 @@ PF_UNROLL
 }
 
 // Global → swizzled shared tile with cp.async (commit/wait are the caller's). Partial
-// chunks use cp.async's zero-fill; misaligned ones a synchronous element copy.
-template <Swizzle S, int ROWS, int COLS, int NTHREADS>
+// chunks use cp.async's zero-fill.
+template <Swizzle S, int ROWS, int COLS, int NTHREADS, Check CHECK = Check::all, Width WIDTH = Width::by_address>
 PF_DEVICE void cp_async_tile(void* tile, const void* src, long long ld, int rows_valid, int cols_valid, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
   const unsigned short* s = static_cast<const unsigned short*>(src);
@@ -94,15 +158,9 @@ PF_UNROLL
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
     const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
     unsigned char* dst = static_cast<unsigned char*>(tile) + 16 * tile_chunk<S, COLS>(row, col / 8);
-    const unsigned short* p = s + row * ld + col;
-    if (row >= rows_valid || col >= cols_valid) {
-      cp_async16(dst, src, 0);
-    } else if (detail::aligned16(p)) {
-      const int n = cols_valid - col < 8 ? cols_valid - col : 8;
-      cp_async16(dst, p, 2 * n);
-    } else {
-      sts128(dst, detail::load_chunk_global(s, ld, row, col, rows_valid, cols_valid));
-    }
+    const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
+    if (CHECK != Check::none && n == 0) cp_async16(dst, src, 0);  // zero fill, no global read
+    else detail::cp_async_chunk<WIDTH>(dst, s + row * ld + col, n);
   }
 }
 

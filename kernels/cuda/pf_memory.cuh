@@ -5,10 +5,16 @@
 //   128-bit:   ldg128 / stg128 (ld.global.v4 / st.global.v4), lds128 / sts128, lds64 / sts64
 //   element:   ldg / stg / lds / sts, and the predicated forms ldg_pred (zero-fill when the
 //              predicate is false: no access happens) and stg_pred (masked store)
+//   narrower:  ldg64 / ldg32 (ld.global.v2 / ld.global), stg64 / stg32
 //   cp.async:  cp_async16 (cp.async.cg.shared.global, 16 bytes, zero-fill past src_bytes),
+//              cp_async8 / cp_async4 (cp.async.ca, 8 / 4 bytes),
 //              cp_async_commit, cp_async_wait<N>, cp_async_wait_all (sm_80+; on older
 //              targets a synchronous load + store)
-// Addresses of 128-bit accesses must be 16-byte aligned, of 64-bit ones 8-byte aligned.
+// Addresses of 128-bit accesses must be 16-byte aligned, of 64-bit ones 8-byte aligned, of
+// 32-bit ones 4-byte aligned (the emulator checks it, as the hardware faults).
+//
+// Which of them a tile helper uses is decided when the kernel is generated, from what the
+// generator knows of the tensors (see Check and Width).
 #pragma once
 
 #include "pf_base.cuh"
@@ -24,6 +30,18 @@ inline void host_copy(void* dst, const void* src, unsigned bytes) {
 }
 }  // namespace detail
 #endif
+
+// The bounds a tile access must check, known when the kernel is generated: a tile whose
+// rows (columns) all lie inside the tensor needs no row (column) predicate.
+enum class Check { none, rows, cols, all };
+PF_DEVICE constexpr bool checks_rows(Check c) { return c == Check::rows || c == Check::all; }
+PF_DEVICE constexpr bool checks_cols(Check c) { return c == Check::cols || c == Check::all; }
+
+// The widest global access every row of a tile allows, in bytes: each row starts at a
+// multiple of it (a 16-byte aligned tensor whose leading dimension times the element size
+// is a multiple of it). by_address: unknown when the kernel was generated (a leading
+// dimension given at run time); each 16-byte chunk then tests its own address.
+enum class Width { by_address = 0, b16 = 2, b32 = 4, b64 = 8, b128 = 16 };
 
 namespace detail {
 PF_DEVICE bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
@@ -68,6 +86,45 @@ PF_DEVICE void stg128(void* p, const Chunk16& v) {
 #elif PF_HOST_PATH
   ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 16);
   detail::host_copy(p, &v, 16);
+#endif
+}
+
+// ---- global, 64-bit and 32-bit (raw bits) ----------------------------------------------
+
+PF_DEVICE unsigned long long ldg64(const void* p) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, 8);
+  unsigned long long v;
+  detail::host_copy(&v, p, 8);
+  return v;
+#else
+  return *static_cast<const unsigned long long*>(p);
+#endif
+}
+PF_DEVICE unsigned ldg32(const void* p) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, 4);
+  unsigned v;
+  detail::host_copy(&v, p, 4);
+  return v;
+#else
+  return *static_cast<const unsigned*>(p);
+#endif
+}
+PF_DEVICE void stg64(void* p, unsigned long long v) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 8);
+  detail::host_copy(p, &v, 8);
+#else
+  *static_cast<unsigned long long*>(p) = v;
+#endif
+}
+PF_DEVICE void stg32(void* p, unsigned v) {
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, 4);
+  detail::host_copy(p, &v, 4);
+#else
+  *static_cast<unsigned*>(p) = v;
 #endif
 }
 
@@ -199,6 +256,29 @@ PF_DEVICE void cp_async16(void* dst, const void* src, int src_bytes) {
   detail::host_copy(dst, &v, 16);
 #endif
 }
+
+// The same with 8 and 4 bytes (cp.async.ca; `src` aligned to the size).
+template <int BYTES> PF_DEVICE void cp_async_small(void* dst, const void* src, int src_bytes) {
+  static_assert(BYTES == 8 || BYTES == 4, "cp.async.ca copies 4, 8 or 16 bytes");
+#if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(shared_address(dst)), "l"(src), "n"(BYTES),
+               "r"(src_bytes)
+               : "memory");
+#elif PF_DEVICE_PATH || PF_HOST_PATH
+  unsigned char v[BYTES] = {};
+#if PF_HOST_PATH
+  ::pf_host::access(::pf_host::global_space, ::pf_host::load, src, static_cast<unsigned>(src_bytes));
+  if (src_bytes > 0) detail::host_copy(v, src, static_cast<unsigned>(src_bytes));
+  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, dst, BYTES);
+  detail::host_copy(dst, v, BYTES);
+#else
+  for (int i = 0; i < src_bytes; ++i) v[i] = static_cast<const unsigned char*>(src)[i];
+  for (int i = 0; i < BYTES; ++i) static_cast<unsigned char*>(dst)[i] = v[i];
+#endif
+#endif
+}
+PF_DEVICE void cp_async8(void* dst, const void* src, int src_bytes) { cp_async_small<8>(dst, src, src_bytes); }
+PF_DEVICE void cp_async4(void* dst, const void* src, int src_bytes) { cp_async_small<4>(dst, src, src_bytes); }
 
 PF_DEVICE void cp_async_commit() {
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800

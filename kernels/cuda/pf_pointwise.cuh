@@ -11,6 +11,7 @@
 //   pf::load_broadcast_cols(t, vec, n_valid)         t(r, c) = vec[c]  (e.g. bias(n))
 //   pf::load_matrix(t, mat, ld, m_valid, n_valid)    t(r, c) = mat[r*ld + c] (residual)
 // Operand pointers point at the warp tile's origin; elements outside the valid range are 0.
+// The loads take an optional Check (pf_memory.cuh): which bounds can cut the tile.
 // Operand element types: float, __half, __nv_bfloat16.
 #pragma once
 
@@ -73,34 +74,34 @@ PF_UNROLL
 }
 }  // namespace tile
 
-template <class Tile, class T> PF_DEVICE void load_broadcast_rows(Tile& t, const T* vec, int m_valid) {
+template <Check CHECK = Check::all, class Tile, class T> PF_DEVICE void load_broadcast_rows(Tile& t, const T* vec, int m_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
   for (int i = 0; i < Tile::count; ++i) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(vec + r, r < m_valid));
+    t.v[i] = to_float(ldg_pred(vec + r, !checks_rows(CHECK) || r < m_valid));
   }
 }
 
-template <class Tile, class T> PF_DEVICE void load_broadcast_cols(Tile& t, const T* vec, int n_valid) {
+template <Check CHECK = Check::all, class Tile, class T> PF_DEVICE void load_broadcast_cols(Tile& t, const T* vec, int n_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
   for (int i = 0; i < Tile::count; ++i) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(vec + c, c < n_valid));
+    t.v[i] = to_float(ldg_pred(vec + c, !checks_cols(CHECK) || c < n_valid));
   }
 }
 
-template <class Tile, class T>
+template <Check CHECK = Check::all, class Tile, class T>
 PF_DEVICE void load_matrix(Tile& t, const T* mat, long long ld, int m_valid, int n_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
   for (int i = 0; i < Tile::count; ++i) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(mat + r * ld + c, r < m_valid && c < n_valid));
+    t.v[i] = to_float(ldg_pred(mat + r * ld + c, (!checks_rows(CHECK) || r < m_valid) && (!checks_cols(CHECK) || c < n_valid)));
   }
 }
 

@@ -53,6 +53,72 @@ TEST(CudaEmitter, PartialTilesRoundTheGridUp) {
   EXPECT_EQ(kernel.metadata.grid[2].value, 1);
 }
 
+// The text between two markers of the kernel ("" when `from` is missing).
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  size_t begin = text.find(from);
+  if (begin == std::string::npos) return "";
+  size_t end = text.find(to, begin);
+  return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Full tiles keep the fast path: blocks whose tile lies inside every tensor run an AST
+// generated for them (constant loop bounds, no predicate in any copy, load or store).
+TEST(CudaEmitter, FullBlocksRunAnUnpredicatedBody) {
+  GpuOptions o;
+  o.choose_warp = true;
+  std::string cu = emit_example("gemm_bias_relu.tc", {{"M", 1000}, {"N", 300}, {"K", 64}}, o).source;
+  EXPECT_NE(cu.find("if (blockIdx.y <= 6 && blockIdx.x <= 1) {"), std::string::npos) << cu;
+  std::string full = between(cu, "// a full block", "} else {");
+  std::string edge = between(cu, "// a block at the edge", "#if defined");
+  ASSERT_FALSE(full.empty());
+  ASSERT_FALSE(edge.empty());
+  for (const char* predicate : {"pf::Check::rows", "pf::Check::cols", "pf::Check::all", "pf::imin", "if (4 * blockIdx"})
+    EXPECT_EQ(full.find(predicate), std::string::npos) << predicate << " in the full blocks' body:\n" << full;
+  EXPECT_EQ(count(full, "pf::Check::none"), 6);  // 2 + 2 tile copies, the bias loads, the store
+  EXPECT_NE(edge.find("pf::Check::all"), std::string::npos);
+  EXPECT_NE(edge.find("pf::imin"), std::string::npos);
+}
+
+TEST(CudaEmitter, SizesThatAreMultiplesOfTheTileHaveOnlyTheFastPath) {
+  GpuOptions o;
+  o.choose_warp = true;
+  std::string cu = emit_example("gemm_bias_relu.tc", {{"M", 256}, {"N", 256}, {"K", 256}}, o).source;
+  EXPECT_EQ(cu.find("a block at the edge"), std::string::npos);
+  EXPECT_EQ(cu.find("pf::imin"), std::string::npos);
+  for (const char* predicate : {"pf::Check::rows", "pf::Check::cols", "pf::Check::all"})
+    EXPECT_EQ(cu.find(predicate), std::string::npos) << predicate;
+}
+
+TEST(CudaEmitter, WhenNoBlockIsFullThereIsOnlyTheEdgeBody) {
+  std::string cu = emit_example("gemm.tc", {{"M", 1000}, {"N", 77}, {"K", 33}}, GpuOptions{}).source;
+  EXPECT_EQ(cu.find("a full block"), std::string::npos);
+  EXPECT_NE(cu.find("pf::Check::all"), std::string::npos);
+}
+
+// The width of global accesses is chosen when the kernel is generated, from the leading
+// dimension: rows of 2*K bytes for A (K x f16), 2*N for B and C.
+TEST(CudaEmitter, AccessWidthsFollowTheLeadingDimensions) {
+  auto widths = [](const SizeBindings& sizes) {
+    std::string cu = emit_example("gemm.tc", sizes, GpuOptions{}).source;
+    std::string a = between(cu, "pf::cp_async_tile", "(smem");
+    std::string b = between(cu, "pf::cp_async_tile", "(smem + 16384");
+    b = b.substr(b.rfind("pf::cp_async_tile"));
+    std::string c = between(cu, "pf::store_accumulators", "(acc");
+    auto width = [](const std::string& call) { return call.substr(call.find("pf::Width::")); };
+    return width(a) + " " + width(b) + " " + width(c);
+  };
+  EXPECT_EQ(widths({{"M", 256}, {"N", 256}, {"K", 256}}), "pf::Width::b128> pf::Width::b128> pf::Width::b128>");
+  EXPECT_EQ(widths({{"M", 256}, {"N", 66}, {"K", 36}}), "pf::Width::b64> pf::Width::b32> pf::Width::b32>");
+  EXPECT_EQ(widths({{"M", 256}, {"N", 77}, {"K", 33}}), "pf::Width::b16> pf::Width::b16> pf::Width::b16>");
+  EXPECT_EQ(widths({}), "pf::Width::by_address> pf::Width::by_address> pf::Width::by_address>");
+}
+
 TEST(CudaEmitter, RejectsInvalidOptions) {
   GpuOptions o;
   o.block = {128, 128, 32};

@@ -20,7 +20,7 @@ GpuOptions options(int split_k, int stages) {
 }
 
 std::string ast_text(const KernelPlan& plan, const GpuOptions& o) {
-  return build_kernel_ast(build_gpu_schedule(plan, o), plan, o).to_C_str();
+  return kernel_ast_text(build_kernel_ast(build_gpu_schedule(plan, o), plan, o));
 }
 
 TEST(KernelAst, Gemm) {

@@ -44,6 +44,15 @@ TEST(EmuChecks, OutOfBoundsSharedStoreNamesThreadAndOffset) {
   EXPECT_NE(msg.find("declared 128 bytes"), std::string::npos) << msg;
 }
 
+TEST(EmuChecks, MisalignedVectorLoadIsReported) {
+  std::vector<unsigned short> in(8 * 32 + 8, 1), out(8 * 32, 0);
+  polyfuse::emu::ScopedBuffer bi(in.data(), in.size() * 2, "in"), bo(out.data(), out.size() * 2, "out");
+  const std::string msg = error_of([&] { polyfuse::emu::launch(planted_misaligned_load, dim3(1), dim3(32), 0, in.data(), out.data()); });
+  EXPECT_NE(msg.find("misaligned 16-byte global load"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not 16-byte aligned"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("thread (1,0,0)"), std::string::npos) << msg;
+}
+
 TEST(EmuChecks, DivergentBarrierIsReported) {
   std::vector<float> out(64, 0.f);
   polyfuse::emu::ScopedBuffer bo(out.data(), out.size() * 4, "out");

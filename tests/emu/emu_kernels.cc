@@ -14,6 +14,11 @@ extern "C" __global__ void planted_shared_oob(float* out) {
   __syncthreads();
   pf::stg(out + threadIdx.x, pf::lds(s + threadIdx.x));
 }
+extern "C" __global__ void planted_misaligned_load(const unsigned short* in, unsigned short* out) {
+  // thread 1 loads 16 bytes at in + 2 (4-byte aligned, not 16): "misaligned address"
+  const pf::Chunk16 c = pf::ldg128(in + 8 * threadIdx.x + (threadIdx.x == 1 ? 2 : 0));
+  pf::stg128(out + 8 * threadIdx.x, c);
+}
 extern "C" __global__ void planted_divergent_barrier(float* out) {
   if (threadIdx.x < 16) {
     __syncthreads();

@@ -3,7 +3,10 @@
 // naive layout does not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "polyfuse_emu/emulator.h"
 #include "test_util.h"
@@ -51,6 +54,73 @@ INSTANTIATE_TEST_SUITE_P(
                       CopyCase{"xor16_64x32_cp_async_trans", copy_xor16_64x32_cp_async_trans, 64, 32, true, true},
                       CopyCase{"naive_64x32_regs", copy_none_64x32_regs, 64, 32, false, false},
                       CopyCase{"naive_32x128_cp_async_trans", copy_none_32x128_cp_async_trans, 32, 128, true, false}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// Partial tiles with every access width the generator can choose: exactly the valid part
+// arrives (zeros elsewhere), no byte outside it is read (the buffer ends at the last valid
+// element, so any over-read is an out-of-bounds error), and no access is misaligned.
+using PartialKernel = void (*)(const void*, long long, int, int, unsigned short*);
+struct PartialCopyCase {
+  const char* name;
+  PartialKernel kernel;
+  long long ld;
+  int rows_valid, cols_valid;
+};
+
+class PartialCopyEmu : public ::testing::TestWithParam<PartialCopyCase> {};
+
+TEST_P(PartialCopyEmu, ValidPartOnlyWithTheChosenWidth) {
+  const PartialCopyCase& c = GetParam();
+  const std::size_t used = static_cast<std::size_t>((c.rows_valid - 1) * c.ld + c.cols_valid);
+  // 16-byte aligned start (the generator's requirement on tensors), length exactly `used`.
+  std::vector<unsigned short> storage = random_bits(used + 8, false, 11);
+  unsigned short* in = storage.data();
+  while (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) ++in;
+  std::vector<unsigned short> out(32 * 64, 0xffff);
+  polyfuse::emu::ScopedBuffer bi(in, used * 2, "in"), bo(out.data(), out.size() * 2, "out");
+  const auto stats = polyfuse::emu::launch(c.kernel, dim3(1), dim3(128), 32 * 64 * 2, static_cast<const void*>(in), c.ld,
+                                           c.rows_valid, c.cols_valid, out.data());
+  for (int r = 0; r < 32; ++r)
+    for (int col = 0; col < 64; ++col) {
+      const unsigned short expected = r < c.rows_valid && col < c.cols_valid ? in[r * c.ld + col] : 0;
+      ASSERT_EQ(out[r * 64 + col], expected) << "element (" << r << ", " << col << ")";
+    }
+  EXPECT_EQ(stats.buffer("in")->bytes_loaded, std::min(c.rows_valid, 32) * std::min(c.cols_valid, 64) * 2u);
+}
+
+// The check that makes the test above mean something: 128-bit accesses on rows that start
+// 8 bytes apart fault on the hardware, and the emulator says so.
+TEST(PartialCopyEmuChecks, TooWideAnAccessForTheLeadingDimensionIsMisaligned) {
+  std::vector<unsigned short> storage = random_bits(32 * 68 + 8, false, 3);
+  unsigned short* in = storage.data();
+  while (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) ++in;
+  std::vector<unsigned short> out(32 * 64, 0);
+  polyfuse::emu::ScopedBuffer bi(in, 32 * 68 * 2, "in"), bo(out.data(), out.size() * 2, "out");
+  try {
+    polyfuse::emu::launch(partial_copy_all_b128_regs, dim3(1), dim3(128), 32 * 64 * 2, static_cast<const void*>(in),
+                          68LL, 32, 64, out.data());
+    ADD_FAILURE() << "no EmulationError for 128-bit loads with a leading dimension of 68 halves";
+  } catch (const polyfuse::emu::EmulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("misaligned 16-byte global load"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Widths, PartialCopyEmu,
+    ::testing::Values(PartialCopyCase{"cp_async_b128_ld72", partial_copy_all_b128_cp_async, 72, 29, 61},
+                      PartialCopyCase{"cp_async_b64_ld68", partial_copy_all_b64_cp_async, 68, 30, 63},
+                      PartialCopyCase{"cp_async_b32_ld66", partial_copy_all_b32_cp_async, 66, 17, 59},
+                      PartialCopyCase{"cp_async_b16_ld65", partial_copy_all_b16_cp_async, 65, 31, 65},
+                      PartialCopyCase{"cp_async_by_address_ld65", partial_copy_all_by_address_cp_async, 65, 5, 7},
+                      PartialCopyCase{"cp_async_by_address_ld72", partial_copy_all_by_address_cp_async, 72, 32, 64},
+                      PartialCopyCase{"cp_async_full_tile_no_checks", partial_copy_none_b128_cp_async, 64, 32, 64},
+                      PartialCopyCase{"cp_async_cols_only_b64", partial_copy_cols_b64_cp_async, 68, 40, 45},
+                      PartialCopyCase{"regs_b128_ld72", partial_copy_all_b128_regs, 72, 1, 1},
+                      PartialCopyCase{"regs_b64_ld68", partial_copy_all_b64_regs, 68, 30, 63},
+                      PartialCopyCase{"regs_b32_ld66", partial_copy_all_b32_regs, 66, 17, 59},
+                      PartialCopyCase{"regs_b16_ld65", partial_copy_all_b16_regs, 65, 31, 65},
+                      PartialCopyCase{"regs_by_address_ld65", partial_copy_all_by_address_regs, 65, 32, 64},
+                      PartialCopyCase{"regs_rows_only_b32", partial_copy_rows_b32_regs, 66, 20, 64}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -187,6 +187,49 @@ PF_MMA884(mma884_32x32x8_col_col, col, col, 2)
 PF_MMA884(mma884_32x32x8_col_row, col, row, 2)
 #undef PF_MMA884
 
+// ---- partial tiles: a 32x64 tile at the top left of a rows_valid x cols_valid matrix with
+// leading dimension ld, copied (CHECK, WIDTH; cp.async or registers) to shared memory and
+// written back whole: out (32x64) holds the valid part, zeros elsewhere.
+namespace pft {
+template <pf::Check CHECK, pf::Width WIDTH, bool CP_ASYNC>
+__device__ void partial_copy_body(const void* in, long long ld, int rows_valid, int cols_valid, unsigned short* out) {
+  PF_DYNAMIC_SHARED(smem);
+  const int tid = threadIdx.x;
+  if constexpr (CP_ASYNC) {
+    pf::cp_async_tile<pf::Swizzle::none, 32, 64, 128, CHECK, WIDTH>(smem, in, ld, rows_valid, cols_valid, tid);
+    pf::cp_async_commit();
+    pf::cp_async_wait<0>();
+  } else {
+    pf::TileRegs<32, 64, 128> regs;
+    pf::load_tile_global<CHECK, WIDTH>(regs, in, ld, rows_valid, cols_valid, tid);
+    pf::store_tile_shared<pf::Swizzle::none>(smem, regs, tid);
+  }
+  __syncthreads();
+  const unsigned short* tile = reinterpret_cast<const unsigned short*>(smem);
+  for (int i = tid; i < 32 * 64; i += 128) pf::stg(out + i, pf::lds(tile + i));
+}
+}  // namespace pft
+
+#define PF_PARTIAL_COPY(NAME, CHECK, WIDTH, CP)                                                          \
+  extern "C" __global__ void NAME(const void* in, long long ld, int rows_valid, int cols_valid,          \
+                                  unsigned short* out) {                                                 \
+    pft::partial_copy_body<pf::Check::CHECK, pf::Width::WIDTH, CP>(in, ld, rows_valid, cols_valid, out); \
+  }
+PF_PARTIAL_COPY(partial_copy_all_b128_cp_async, all, b128, true)
+PF_PARTIAL_COPY(partial_copy_all_b64_cp_async, all, b64, true)
+PF_PARTIAL_COPY(partial_copy_all_b32_cp_async, all, b32, true)
+PF_PARTIAL_COPY(partial_copy_all_b16_cp_async, all, b16, true)
+PF_PARTIAL_COPY(partial_copy_all_by_address_cp_async, all, by_address, true)
+PF_PARTIAL_COPY(partial_copy_none_b128_cp_async, none, b128, true)
+PF_PARTIAL_COPY(partial_copy_cols_b64_cp_async, cols, b64, true)
+PF_PARTIAL_COPY(partial_copy_all_b128_regs, all, b128, false)
+PF_PARTIAL_COPY(partial_copy_all_b64_regs, all, b64, false)
+PF_PARTIAL_COPY(partial_copy_all_b32_regs, all, b32, false)
+PF_PARTIAL_COPY(partial_copy_all_b16_regs, all, b16, false)
+PF_PARTIAL_COPY(partial_copy_all_by_address_regs, all, by_address, false)
+PF_PARTIAL_COPY(partial_copy_rows_b32_regs, rows, b32, false)
+#undef PF_PARTIAL_COPY
+
 #define PF_COPY(NAME, S, ROWS, COLS, CP, TRANS)                                                \
   extern "C" __global__ void NAME(const void* in, unsigned short* out) {                       \
     pft::copy_roundtrip_body<pf::Swizzle::S, ROWS, COLS, CP, TRANS>(in, out);                  \

@@ -29,6 +29,21 @@ PF_DECLARE_MMA(mma884_32x32x8_row_row)
 PF_DECLARE_MMA(mma884_32x32x8_col_col)
 PF_DECLARE_MMA(mma884_32x32x8_col_row)
 #undef PF_DECLARE_MMA
+#define PF_DECLARE_PARTIAL_COPY(NAME) void NAME(const void* in, long long ld, int rows_valid, int cols_valid, unsigned short* out);
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b128_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b64_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b32_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b16_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_by_address_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_none_b128_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_cols_b64_cp_async)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b128_regs)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b64_regs)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b32_regs)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_b16_regs)
+PF_DECLARE_PARTIAL_COPY(partial_copy_all_by_address_regs)
+PF_DECLARE_PARTIAL_COPY(partial_copy_rows_b32_regs)
+#undef PF_DECLARE_PARTIAL_COPY
 #define PF_DECLARE_COPY(NAME) void NAME(const void* in, unsigned short* out);
 PF_DECLARE_COPY(copy_xor16_64x32_regs)
 PF_DECLARE_COPY(copy_xor16_32x64_regs)

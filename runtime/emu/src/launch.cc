@@ -282,6 +282,15 @@ void access(Space space, Direction direction, const void* address, unsigned byte
   auto* t = l.current;
   const auto addr = reinterpret_cast<std::uintptr_t>(address);
   const char* verb = direction == load ? "load" : "store";
+  if (bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) {
+    // The hardware faults on a misaligned vector access ("misaligned address").
+    if (addr % bytes != 0) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%u-byte %s %s at %p (not %u-byte aligned)", bytes,
+                    space == global_space ? "global" : "shared", verb, address, bytes);
+      throw EmulationError(std::string("polyfuse emu: misaligned ") + text + " in " + polyfuse::emu::where(l, t));
+    }
+  }
   if (bytes == 0) {
     // A lane that takes part in the instruction with its predicate off: no access, but it
     // keeps the lanes' accesses aligned into warp-wide requests.

@@ -16,15 +16,15 @@ extern "C" __global__ void __launch_bounds__(256) gemm(const __half* __restrict_
   pf::tile::fill(acc, 0.f);
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
-  pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256>(smem, A + (long long)(128 * blockIdx.y) * 4096, 4096, 4096 - (128 * blockIdx.y), 4096, threadIdx.x);
-  pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256>(smem + 16384, B + (long long)(128 * blockIdx.x), 4096, 4096, 4096 - (128 * blockIdx.x), threadIdx.x);
+  pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem, A + (long long)(128 * blockIdx.y) * 4096, 4096, 4096 - (128 * blockIdx.y), 4096, threadIdx.x);
+  pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384, B + (long long)(128 * blockIdx.x), 4096, 4096, 4096 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
   // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
   for (int k_step = 0; k_step <= 127; ++k_step) {
     if (k_step <= 126) {
-      pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 4096 + (32 * k_step + 32), 4096, 4096 - (128 * blockIdx.y), 4096 - (32 * k_step + 32), threadIdx.x);
-      pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 4096 + (128 * blockIdx.x), 4096, 4096 - (32 * k_step + 32), 4096 - (128 * blockIdx.x), threadIdx.x);
+      pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 4096 + (32 * k_step + 32), 4096, 4096 - (128 * blockIdx.y), 4096 - (32 * k_step + 32), threadIdx.x);
+      pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 4096 + (128 * blockIdx.x), 4096, 4096 - (32 * k_step + 32), 4096 - (128 * blockIdx.x), threadIdx.x);
       pf::cp_async_commit();
     }
     if (k_step == 127 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm(const __half* __restrict_
     }
     __syncthreads();
   }
-  pf::store_accumulators<__half>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 4096 + (128 * blockIdx.x + 64 * warp_x), 4096, 4096 - (128 * blockIdx.y + 64 * warp_y), 4096 - (128 * blockIdx.x + 64 * warp_x), 2, warp_k, warp_y * 2 + warp_x, 4);
+  pf::store_accumulators<__half, pf::Check::none, pf::Width::b128>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 4096 + (128 * blockIdx.x + 64 * warp_x), 4096, 4096 - (128 * blockIdx.y + 64 * warp_y), 4096 - (128 * blockIdx.x + 64 * warp_x), 2, warp_k, warp_y * 2 + warp_x, 4);
 }
 
 #if defined(__CUDACC__) && !defined(__CUDACC_RTC__)

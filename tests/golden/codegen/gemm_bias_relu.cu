@@ -15,15 +15,15 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bias_relu(const __half* _
   pf::tile::fill(acc, 0.f);
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[4];  // B fragments of one k-slice
-  pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256>(smem, A + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
-  pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256>(smem + 16384, B + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
+  pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem, A + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
+  pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384, B + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
   // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
   for (int k_step = 0; k_step <= 7; ++k_step) {
     if (k_step <= 6) {
-      pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
-      pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
+      pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
+      pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
       pf::cp_async_commit();
     }
     if (k_step == 7 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
@@ -53,14 +53,14 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bias_relu(const __half* _
       {  // S1: D(m, n) = relu(C(m, n) + bias(n)) on fragment (frag_m / 16, frag_n / 8)
         const float* C_values = acc.frag(frag_m / 16, frag_n / 8);
         pf::AccTile16816<1, 1> bias_values1;
-        pf::load_broadcast_cols(bias_values1, bias + (long long)(128 * blockIdx.x + 32 * warp_x + frag_n), 512 - (128 * blockIdx.x + 32 * warp_x + frag_n));
+        pf::load_broadcast_cols<pf::Check::none>(bias_values1, bias + (long long)(128 * blockIdx.x + 32 * warp_x + frag_n), 512 - (128 * blockIdx.x + 32 * warp_x + frag_n));
         float* D_out = acc.frag(frag_m / 16, frag_n / 8);
         #pragma unroll
         for (int e = 0; e < 4; ++e) D_out[e] = pf::op::relu((C_values[e] + bias_values1.v[e]));
       }
     }
   }
-  pf::store_accumulators<__half>(acc, smem, D + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 512 + (128 * blockIdx.x + 32 * warp_x), 512, 1024 - (128 * blockIdx.y + 64 * warp_y), 512 - (128 * blockIdx.x + 32 * warp_x), 1, 0, warp_y * 4 + warp_x, 8);
+  pf::store_accumulators<__half, pf::Check::none, pf::Width::b128>(acc, smem, D + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 512 + (128 * blockIdx.x + 32 * warp_x), 512, 1024 - (128 * blockIdx.y + 64 * warp_y), 512 - (128 * blockIdx.x + 32 * warp_x), 1, 0, warp_y * 4 + warp_x, 8);
 }
 
 #if defined(__CUDACC__) && !defined(__CUDACC_RTC__)

@@ -1,3 +1,38 @@
+if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
+  // full blocks
+// kernel
+// block
+{
+  S0_A_to_shared(0, 64 * blockIdx_y, 0);
+  S0_B_to_shared(0, 0, 64 * blockIdx_x);
+  // kstep
+  // prefetch
+  for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
+    if (K >= 32 * c2 + 33) {
+      S0_A_to_shared((c2 + 1) % 2, 64 * blockIdx_y, 32 * c2 + 32);
+      S0_B_to_shared((c2 + 1) % 2, 32 * c2 + 32, 64 * blockIdx_x);
+    }
+    S0_wait_shared(-((c2 + 1) % 2) + 1, 32 * c2 + 32 >= K ? 0 : 1);
+    // warp
+    for (int c5 = 0; c5 <= min(1, -2 * c2 + (K - 1) / 16); c5 += 1) {
+      S0_A_to_fragments(c2 % 2, 32 * warp_y, 16 * c5);
+      S0_B_to_fragments(c2 % 2, 16 * c5, 32 * warp_x);
+      // mma
+      for (int c6 = 0; c6 <= 31; c6 += 16)
+        for (int c7 = 0; c7 <= 31; c7 += 8)
+          S0(64 * blockIdx_y + 32 * warp_y + c6, 64 * blockIdx_x + 32 * warp_x + c7, 32 * c2 + 16 * c5);
+    }
+    S0_release_shared(c2 % 2);
+  }
+  // warp
+  // fragment
+  for (int c4 = 0; c4 <= 31; c4 += 16)
+    for (int c5 = 0; c5 <= 31; c5 += 8)
+      S1(64 * blockIdx_y + 32 * warp_y + c4, 64 * blockIdx_x + 32 * warp_x + c5);
+  S1_fragments_to_D(64 * blockIdx_y, 64 * blockIdx_x);
+}
+} else {
+  // edge blocks
 // kernel
 // block
 {
@@ -30,4 +65,5 @@
     for (int c5 = 0; c5 <= min(31, N - 64 * blockIdx_x - 32 * warp_x - 1); c5 += 8)
       S1(64 * blockIdx_y + 32 * warp_y + c4, 64 * blockIdx_x + 32 * warp_x + c5);
   S1_fragments_to_D(64 * blockIdx_y, 64 * blockIdx_x);
+}
 }
