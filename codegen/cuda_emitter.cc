@@ -105,14 +105,20 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
   return parameters;
 }
 
-// ceil(extent / tile) blocks: the last one covers a partial tile.
-GridDimension grid_dimension(const std::string& extent, int tile) {
+// ceil(extent / tile) blocks: the last one covers a partial tile. The expression for an
+// unbound extent, (extent - 1) / tile + 1, cannot overflow an int (extent >= 1). A bound
+// extent that needs more blocks than CUDA allows along `axis` is refused.
+GridDimension grid_dimension(const Program& program, const std::string& extent, int tile, int axis) {
   GridDimension g;
   if (!extent.empty() && std::isdigit(static_cast<unsigned char>(extent[0]))) {
     g.value = (std::stoll(extent) + tile - 1) / tile;
     g.expression = std::to_string(g.value);
+    if (g.value > max_grid_dimension[axis])
+      throw UserError(fmt::format("def '{}': the grid needs {} blocks along {} ({} / {}), but CUDA allows at most {}{}",
+                                  program.name, g.value, "xyz"[axis], extent, tile, max_grid_dimension[axis],
+                                  axis == 2 ? " batches per launch: split the batch" : ": use a larger block tile"));
   } else {
-    g.expression = tile == 1 ? extent : fmt::format("({} + {}) / {}", extent, tile - 1, tile);
+    g.expression = tile == 1 ? extent : fmt::format("({} - 1) / {} + 1", extent, tile);
   }
   return g;
 }
@@ -125,9 +131,9 @@ LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, c
   m.launcher = "polyfuse_launch_" + program.name;
   m.arch = to_string(o.arch);
   m.parameters = kernel_parameters(program);
-  m.grid[0] = grid_dimension(dims.n_extent, o.block.n);
-  m.grid[1] = grid_dimension(dims.m_extent, o.block.m);
-  m.grid[2] = dims.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(dims.batch_extents[0], 1);
+  m.grid[0] = grid_dimension(program, dims.n_extent, o.block.n, 0);
+  m.grid[1] = grid_dimension(program, dims.m_extent, o.block.m, 1);
+  m.grid[2] = dims.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(program, dims.batch_extents[0], 1, 2);
   m.block[0] = layout.threads;
   m.dynamic_shared_bytes = layout.shared_bytes;
   m.options = fmt::format("block {} warp {} mma {} split-K {} stages {}", to_string(o.block), to_string(o.warp),

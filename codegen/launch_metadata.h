@@ -25,6 +25,9 @@ struct KernelParameter {
 
 // A grid dimension: its value when every size is bound, and its C expression over the
 // size parameters (e.g. "(M + 127) / 128") in any case.
+// CUDA's limits on gridDim.x, .y, .z (every architecture polyfuse targets).
+inline constexpr std::int64_t max_grid_dimension[3] = {2147483647, 65535, 65535};
+
 struct GridDimension {
   std::int64_t value = 0;           // 0 when it depends on an unbound size
   std::string expression;

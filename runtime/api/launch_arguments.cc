@@ -1,5 +1,6 @@
 #include "runtime/api/launch_arguments.h"
 
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -80,6 +81,9 @@ PreparedLaunch prepare_launch(const LaunchMetadata& metadata, const std::map<std
       throw ArgumentError(where + arg + " must be a pointer, not the integer " + std::to_string(a.value()) +
                           "; signature: " + signature);
     if (!a.data()) throw ArgumentError(where + arg + " is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(a.data()) % 16 != 0)
+      throw ArgumentError(where + arg + " is not 16-byte aligned: generated kernels access tensors with 128-bit loads "
+                          "and stores (cudaMalloc returns 256-byte aligned memory; keep offsets into it multiples of 16 bytes)");
     if (p.kind == Kind::output && a.read_only())
       throw ArgumentError(where + arg + " is an output but was given a const buffer");
     std::uint64_t elements = 1;
@@ -108,9 +112,10 @@ PreparedLaunch prepare_launch(const LaunchMetadata& metadata, const std::map<std
         throw ArgumentError(where + "grid: " + e.what());
       }
     }
-    if (value < 1 || value > std::numeric_limits<std::int32_t>::max())
-      throw ArgumentError(where + "grid dimension " + std::to_string(d) + " (" + metadata.grid[d].expression + ") is " +
-                          std::to_string(value) + " for these sizes");
+    if (value < 1 || value > max_grid_dimension[d])
+      throw ArgumentError(where + "grid dimension " + std::string(1, "xyz"[d]) + " (" + metadata.grid[d].expression +
+                          ") is " + std::to_string(value) + " for these sizes; CUDA allows 1 to " +
+                          std::to_string(max_grid_dimension[d]));
     launch.grid[d] = static_cast<unsigned>(value);
     launch.block[d] = static_cast<unsigned>(metadata.block[d]);
   }

@@ -119,6 +119,32 @@ TEST(CudaEmitter, AccessWidthsFollowTheLeadingDimensions) {
   EXPECT_EQ(widths({}), "pf::Width::by_address> pf::Width::by_address> pf::Width::by_address>");
 }
 
+// Sizes are int32 (the front end refuses larger ones); every element offset is computed in
+// 64-bit arithmetic, so tensors of more than 2^31 elements index correctly.
+TEST(CudaEmitter, OffsetsOfLargeTensorsAre64Bit) {
+  std::string cu = emit_example("gemm.tc", {{"M", 65536}, {"N", 65536}, {"K", 65536}}, GpuOptions{}).source;
+  EXPECT_NE(cu.find("C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 65536"), std::string::npos);
+  EXPECT_NE(cu.find("A + (long long)(128 * blockIdx.y) * 65536"), std::string::npos);
+  EXPECT_NE(cu.find("B + ((long long)(32 * k_step + 32)) * 65536"), std::string::npos);
+}
+
+TEST(CudaEmitter, GridsBeyondCudaLimitsAreRefused) {
+  try {
+    emit_example("gemm.tc", {{"M", 10000000}, {"N", 64}, {"K", 64}}, GpuOptions{});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "def 'gemm': the grid needs 78125 blocks along y (10000000 / 128), but CUDA allows at most "
+                           "65535: use a larger block tile");
+  }
+  try {
+    emit_example("batched_gemm.tc", {{"B", 70000}, {"M", 64}, {"N", 64}, {"K", 64}}, GpuOptions{});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "def 'batched_gemm': the grid needs 70000 blocks along z (70000 / 1), but CUDA allows at most "
+                           "65535 batches per launch: split the batch");
+  }
+}
+
 TEST(CudaEmitter, RejectsInvalidOptions) {
   GpuOptions o;
   o.block = {128, 128, 32};

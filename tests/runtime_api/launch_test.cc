@@ -94,6 +94,21 @@ TEST(LaunchArguments, WrongArgumentsAreClearErrors) {
   EXPECT_EQ(message_of([&] { k.launch({x, y, 0}); }),
             "kernel 'scale_relu': argument 3: size n = 0 is out of range (1 to 2^31-1)");
   EXPECT_EQ(message_of([&] { k.launch({nullptr, y, 256}); }), "kernel 'scale_relu': argument 1 (x (f16(n), input)) is a null pointer");
+  EXPECT_NE(message_of([&] { k.launch({x, static_cast<void*>(y.data() + 1), 255}); })
+                .find("argument 2 (y (f16(n), output)) is not 16-byte aligned"),
+            std::string::npos);
+}
+
+// Sizes given at launch that need more blocks than CUDA allows along y are refused before
+// anything runs (M = 2^31-1 rows: 16,777,216 blocks of 128 rows; gridDim.y <= 65535).
+TEST(LaunchArguments, GridBeyondCudaLimitsIsAClearError) {
+  const polyfuse::CompiledKernel kernel = gemm_kernel(polyfuse::Backend::emu, {{"N", 128}, {"K", 32}});
+  std::vector<__half> a(16), b(32 * 128), c(16);
+  const std::string message = message_of([&] { kernel.launch({static_cast<const void*>(a.data()), b,
+                                                               static_cast<void*>(c.data()), 2147483647}); });
+  EXPECT_NE(message.find("grid dimension y ((M - 1) / 128 + 1) is 16777216 for these sizes; CUDA allows 1 to 65535"),
+            std::string::npos)
+      << message;
 }
 
 TEST(CudaLaunch, WithoutGpuLaunchSaysNoCudaDevice) {
