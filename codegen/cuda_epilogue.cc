@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "codegen/cuda_addressing.h"
@@ -47,18 +48,22 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
   std::string last = access.indices[r - 1];
   std::string before_last = r >= 2 ? access.indices[r - 2] : "";
   std::string check = check_argument(args.back());  // of the fragment's rows and columns
+  auto reads_index = [&](const std::string& index) {
+    return std::find(access.indices.begin(), access.indices.end(), index) != access.indices.end();
+  };
   std::string load;
   if (last == dims.n && before_last == dims.m)
     load = fmt::format("pf::load_matrix<{}>({}, {}, {}, {}, {});", check, v, pointer, ext[r - 1],
                        remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
-  else if (last == dims.n)
+  else if (last == dims.n && !reads_index(dims.m))
     load = fmt::format("pf::load_broadcast_cols<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
-  else if (last == dims.m)
+  else if (last == dims.m && !reads_index(dims.n))
     load = fmt::format("pf::load_broadcast_rows<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
   else
     throw UserError({Diagnostic{c.program.file, access.location.line, access.location.col,
                                 fmt::format("epilogue operand {}: an epilogue reads a tensor indexed by the result's "
-                                            "row and column indices, or a vector broadcast along one of them",
+                                            "row and column indices in that order (last), or a vector broadcast along "
+                                            "one of them",
                                             access.tensor)}});
   return {v, fmt::format("{} {};\n{}", c.layout.fragment_tile_type(), v, load), v + ".v[e]"};
 }

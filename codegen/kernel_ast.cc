@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "codegen/full_ksteps.h"
 #include "frontend/diagnostics.h"
 #include "schedule/gpu_mapping.h"
 
@@ -81,7 +82,7 @@ KernelAst build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan
   isl::set full = full_blocks(plan, options, context.params()).intersect(context);
   isl::set edge = context.subtract(full);
   KernelAst ast;
-  if (!full.is_empty()) ast.full = generate(schedule, plan, full.coalesce(), rewrites);
+  if (!full.is_empty()) ast.full = generate(isolate_full_ksteps(schedule, plan, options), plan, full.coalesce(), rewrites);
   // The edge blocks' AST assumes only the general context: "not full" is a disjunction
   // (rows or columns cut), which would split simple expressions into piecewise ones.
   if (!edge.is_empty()) ast.edge = generate(schedule, plan, context, rewrites);

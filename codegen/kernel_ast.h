@@ -7,7 +7,8 @@
 // tile lies wholly inside every tensor (full blocks: isl knows it from the context, so
 // their loops have constant bounds and their copies and stores check no bounds) and once
 // for the blocks at the edges (partial tiles: guarded loops, zero-filling copies, masked
-// stores). The kernel branches once, on blockIdx, between the two.
+// stores). The kernel branches once, on blockIdx, between the two. In the full blocks'
+// AST the k-steps whose tiles lie inside K are isolated as well (full_ksteps.h).
 #pragma once
 
 #include <isl/cpp.h>

@@ -1,6 +1,7 @@
 #include "schedule/plan_from_program.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <optional>
@@ -66,6 +67,21 @@ static std::map<std::string, OperandPrologue> prologue_statements(const Program&
       unsupported(program, statement,
                   "a fused prologue must be a function of one input tensor read at the written indices (e.g. "
                   "Ar(m, k) = relu(A(m, k))); other prologues are not supported yet");
+    // Its values exist only inside the operand copies: nothing else may need them.
+    const std::string& result = statement.write.tensor;
+    bool only_operands = program.find_tensor(result)->role == TensorRole::temporary;
+    for (const Statement& reader : program.statements)
+      for (const Access& read : reader.reads)
+        if (read.tensor == result) {
+          const StatementIdiom* use = idioms.find(reader.id);
+          only_operands = only_operands && use != nullptr && use->kind == IdiomKind::matmul &&
+                          (use->matmul.a.tensor == result || use->matmul.b.tensor == result);
+        }
+    if (!only_operands)
+      unsupported(program, statement,
+                  fmt::format("a fused prologue's result must be a temporary that only matmul operands read; {} is {}",
+                              result, program.find_tensor(result)->role == TensorRole::temporary
+                                          ? "also read by another statement" : "an output"));
     prologues[statement.write.tensor] = OperandPrologue{source->name, statement.expr};
   }
   return prologues;
@@ -88,16 +104,41 @@ static std::optional<OperandPrologue> operand_prologue(const Program& program, c
   return std::nullopt;
 }
 
+// Matmul and epilogue results live in register tiles, one per tensor, in the layout of
+// the matmul's result: a later statement may write such a tensor again only to update it
+// in place (an epilogue that reads it), and an epilogue reads them at its own indices.
+static void check_register_accesses(const Program& program, const Statement& statement, const StatementIdiom& idiom,
+                                    const std::map<std::string, std::string>& in_registers) {
+  auto earlier = in_registers.find(statement.write.tensor);
+  bool reads_itself = false;
+  for (const Access& read : statement.reads) reads_itself = reads_itself || read.tensor == statement.write.tensor;
+  if (earlier != in_registers.end() && !(idiom.kind == IdiomKind::pointwise && reads_itself))
+    unsupported(program, statement,
+                fmt::format("{} is already written by statement {}; on the GPU path a later statement may only update "
+                            "it in place (an epilogue that reads it)",
+                            statement.write.tensor, earlier->second));
+  if (idiom.kind != IdiomKind::pointwise) return;
+  for (const Access& read : statement.reads)
+    if (in_registers.count(read.tensor) && read.indices != statement.index_names())
+      unsupported(program, statement,
+                  fmt::format("an epilogue must read the result {} at its own indices ({}); a transposed read is not "
+                              "supported yet",
+                              read.tensor, fmt::join(statement.index_names(), ", ")));
+}
+
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   KernelPlan plan;
   plan.name = program.name;
   std::map<std::string, OperandPrologue> prologues = prologue_statements(program, idioms);
   plan.domain = isl::union_set::empty(program.ctx());
+  std::map<std::string, std::string> in_registers;  // matmul and epilogue results -> the statement that wrote them
   for (const Statement& statement : program.statements) {
     const StatementIdiom* idiom = idioms.find(statement.id);
-    if (idiom->kind == IdiomKind::pointwise && !idiom->prologue_of.empty()) continue;  // fused into the copies
-    plan.domain = plan.domain.unite(isl::union_set(statement.domain));
     PF_INTERNAL_CHECK(idiom != nullptr, "no idiom for statement " + statement.id);
+    if (idiom->kind == IdiomKind::pointwise && !idiom->prologue_of.empty()) continue;  // fused into the copies
+    check_register_accesses(program, statement, *idiom, in_registers);
+    in_registers.emplace(statement.write.tensor, statement.id);
+    plan.domain = plan.domain.unite(isl::union_set(statement.domain));
     const Tensor* written = program.find_tensor(statement.write.tensor);
     switch (idiom->kind) {
       case IdiomKind::matmul: {

@@ -85,6 +85,22 @@ TEST(CudaEmitter, FullBlocksRunAnUnpredicatedBody) {
   EXPECT_NE(edge.find("pf::imin"), std::string::npos);
 }
 
+// K = 4104 = 128 k-steps of 32 and 8: in a full block, k-steps 0..126 (whose own and
+// prefetched tiles lie inside K) form a loop of their own without checks; 127 (prefetching
+// the partial tile) and 128 (the partial one) follow.
+TEST(CudaEmitter, FullKStepsAreIsolatedFromTheKTail) {
+  std::string cu = emit_example("gemm.tc", {{"M", 4000}, {"N", 4000}, {"K", 4104}}, GpuOptions{}).source;
+  std::string full = between(cu, "// a full block", "} else {");
+  std::string loop = between(full, "for (int k_step = 0; k_step <= 126; ++k_step) {", "for (int k_step = 127; k_step <= 128; ++k_step) {");
+  ASSERT_FALSE(loop.empty()) << full;
+  EXPECT_EQ(count(loop, "pf::Check::none"), 2);
+  EXPECT_EQ(loop.find("pf::Check::cols"), std::string::npos);
+  EXPECT_EQ(loop.find("pf::Check::rows"), std::string::npos);
+  std::string tail = between(full, "for (int k_step = 127; k_step <= 128; ++k_step) {", "pf::store_accumulators");
+  EXPECT_NE(tail.find("pf::Check::cols"), std::string::npos);  // A's columns cut at K
+  EXPECT_NE(tail.find("pf::Check::rows"), std::string::npos);  // B's rows cut at K
+}
+
 TEST(CudaEmitter, SizesThatAreMultiplesOfTheTileHaveOnlyTheFastPath) {
   GpuOptions o;
   o.choose_warp = true;

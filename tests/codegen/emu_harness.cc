@@ -7,21 +7,23 @@
 #include "runtime/reference/evaluate.h"
 #include "runtime/reference/tensor_data.h"
 
+#include <regex>
+#include <stdexcept>
+
 namespace polyfuse::testing {
 using namespace polyfuse::reference;
 
-// Evaluates a grid expression such as "(M + 127) / 128" for `program`'s sizes.
+// Evaluates a grid expression of the emitter — "X" or "(X - 1) / T + 1" (ceil(X / T)) —
+// for `program`'s sizes; anything else is a test failure, not a guess.
 static unsigned grid_value(const GridDimension& g, const Program& program) {
   if (g.value > 0) return static_cast<unsigned>(g.value);
-  std::string e = g.expression;  // "X", "X / T" or "(X + T-1) / T"
-  if (e.front() != '(') {
-    size_t slash = e.find(" / ");
-    std::int64_t x = program.size_bindings.at(e.substr(0, slash));
-    return static_cast<unsigned>(slash == std::string::npos ? x : x / std::stoll(e.substr(slash + 3)));
-  }
-  std::string name = e.substr(1, e.find(' ') - 1);
-  std::int64_t tile = std::stoll(e.substr(e.rfind(' ') + 1));
-  return static_cast<unsigned>((program.size_bindings.at(name) + tile - 1) / tile);
+  const std::string& e = g.expression;
+  if (program.size_bindings.count(e)) return static_cast<unsigned>(program.size_bindings.at(e));
+  std::smatch m;
+  static const std::regex ceil_div(R"(\((\w+) - 1\) / (\d+) \+ 1)");
+  if (!std::regex_match(e, m, ceil_div)) throw std::runtime_error("emu harness: unexpected grid expression " + e);
+  std::int64_t tile = std::stoll(m[2].str());
+  return static_cast<unsigned>((program.size_bindings.at(m[1].str()) + tile - 1) / tile);
 }
 
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed,

@@ -81,5 +81,66 @@ TEST(UnsupportedOnGpu, WarpTileOverTheRegisterLimit) {
             "(289 over)");
 }
 
+// Results in register tiles (found while fuzzing: these compiled to wrong or uncompilable
+// CUDA before the plan rejected them).
+TEST(UnsupportedOnGpu, EpilogueReadingTheResultTransposed) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(N, M) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  D(n, m) = C(m, n)\n}\n"),
+            "3:3: statement S1 of def 'f': an epilogue must read the result C at its own indices (n, m); a transposed "
+            "read is not supported yet");
+}
+
+TEST(UnsupportedOnGpu, SecondMatmulIntoTheSameTensor) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(M, K) E, f16(K, N) F) -> (f16(M, N) C) {\n"
+                     "  C(m, n) +=! A(m, k) * B(k, n)\n  C(m, n) += E(m, k) * F(k, n)\n}\n"),
+            "3:3: statement S1 of def 'f': C is already written by statement S0; on the GPU path a later statement "
+            "may only update it in place (an epilogue that reads it)");
+}
+
+TEST(UnsupportedOnGpu, EpilogueOverwritingAnEpilogueResult) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N) b) -> (f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  D(m, n) = C(m, n) + b(n)\n  D(m, n) = C(m, n) - b(n)\n}\n"),
+            "4:3: statement S2 of def 'f': D is already written by statement S1; on the GPU path a later statement "
+            "may only update it in place (an epilogue that reads it)");
+}
+
+TEST(UnsupportedOnGpu, PrologueResultReadByTheEpilogue) {
+  EXPECT_EQ(error_of("def f(f16(M, M) A, f16(M, M) B) -> (f16(M, M) D) {\n  Ar(m, k) = relu(A(m, k))\n"
+                     "  C(m, n) +=! Ar(m, k) * B(k, n)\n  D(m, n) = C(m, n) + Ar(m, n)\n}\n"),
+            "2:3: statement S0 of def 'f': a fused prologue's result must be a temporary that only matmul operands "
+            "read; Ar is also read by another statement");
+}
+
+TEST(UnsupportedOnGpu, PrologueIntoAnOutput) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f16(M, K) Ar) {\n  Ar(m, k) = relu(A(m, k))\n"
+                     "  D(m, n) +=! Ar(m, k) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': a fused prologue's result must be a temporary that only matmul operands "
+            "read; Ar is an output");
+}
+
+// Found by hand-probing next to the fuzzer (were loaded as broadcasts: wrong results).
+TEST(UnsupportedOnGpu, EpilogueInputReadTransposed) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N, M) R) -> (f16(M, N) D) {\n"
+                     "  C(m, n) +=! A(m, k) * B(k, n)\n  D(m, n) = C(m, n) + R(n, m)\n}\n",
+                     gpu_options_from_text({})),
+            "3:23: epilogue operand R: an epilogue reads a tensor indexed by the result's row and column indices in "
+            "that order (last), or a vector broadcast along one of them");
+}
+
+TEST(UnsupportedOnGpu, EpilogueInputWithTheBatchBetweenRowsAndColumns) {
+  EXPECT_EQ(error_of("def f(f16(B, M, K) A, f16(B, K, N) W, f16(M, B, N) R) -> (f16(B, M, N) D) {\n"
+                     "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n  D(b, m, n) = C(b, m, n) + R(m, b, n)\n}\n",
+                     gpu_options_from_text({})),
+            "3:29: epilogue operand R: an epilogue reads a tensor indexed by the result's row and column indices in "
+            "that order (last), or a vector broadcast along one of them");
+}
+
+TEST(UnsupportedOnGpu, InPlaceEpilogueUpdatesAreSupported) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  C(m, n) = relu(C(m, n))\n  C(m, n) = C(m, n) * 2\n}\n",
+                     gpu_options_from_text({})),
+            "");
+}
+
 }  // namespace
 }  // namespace polyfuse

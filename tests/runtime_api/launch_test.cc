@@ -115,9 +115,9 @@ TEST(CudaLaunch, WithoutGpuLaunchSaysNoCudaDevice) {
   if (polyfuse::cuda_device_available()) GTEST_SKIP() << "a CUDA device is present";
   const polyfuse::CompiledKernel k = scale_relu_kernel(polyfuse::Backend::cuda);
   EXPECT_FALSE(k.cubin().empty());
-  int fake = 0;
+  alignas(16) int fake[4] = {};
   try {
-    k.launch({&fake, &fake, 1});
+    k.launch({fake, fake, 1});
     FAIL() << "no NoDeviceError";
   } catch (const polyfuse::NoDeviceError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("no CUDA device: ", 0), 0u) << e.what();

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# libFuzzer on the whole compiler (tests/fuzz/compiler_fuzzer.cc): a clang build with
+# -fsanitize=fuzzer,address,undefined (POLYFUSE_FUZZ=ON) of the fuzz target only, run for
+# a bounded time from the examples, the error programs and tests/fuzz/seeds (programs
+# that reach language features the examples do not), with the .tc dictionary.
+# Exits non-zero on any finding (an internal error, an escaped exception, a crash, a
+# sanitizer report, a timeout or out-of-memory) and prints the reproducer's path; replay
+# one with: $build/tests/fuzz/compiler_fuzzer REPRODUCER
+#   POLYFUSE_FUZZ_BUILD_DIR    the clang build folder (default: build-fuzz)
+#   POLYFUSE_LIBFUZZER_SECONDS how long to fuzz (default: 60)
+#   POLYFUSE_FUZZ_FINDINGS     where reproducers go (default: a temporary folder, kept on failure)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${POLYFUSE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${POLYFUSE_LIBFUZZER_SECONDS:-60}"
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOLYFUSE_FUZZ=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target compiler_fuzzer
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/polyfuse-fuzz.XXXXXX")"
+corpus="$work/corpus"
+findings="${POLYFUSE_FUZZ_FINDINGS:-$work/findings}"
+mkdir -p "$corpus" "$findings"
+for seed in "$root"/examples/*.tc "$root"/tests/frontend/errors/*.tc "$root"/tests/fuzz/seeds/*.tc; do
+  cp "$seed" "$corpus/$(basename "$(dirname "$seed")")-$(basename "$seed")"
+done
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+"$build/tests/fuzz/compiler_fuzzer" "$corpus" -dict="$root/tests/fuzz/tc.dict" \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+  -artifact_prefix="$findings/" 2>"$work/fuzz.log" || status=$?
+grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec)' "$work/fuzz.log" || true
+
+if ((status != 0)); then
+  tail -n 40 "$work/fuzz.log"
+  grep -E '^(compiler_fuzzer: |==[0-9]+== ?ERROR|SUMMARY)' "$work/fuzz.log" || true
+  echo "fuzz: FINDING (exit status $status); the fuzzer's log is $work/fuzz.log"
+  for reproducer in "$findings"/*; do
+    [[ -e "$reproducer" ]] && echo "fuzz: reproducer: $reproducer (replay: $build/tests/fuzz/compiler_fuzzer $reproducer)"
+  done
+  exit 1
+fi
+rm -rf "$work"
+echo "fuzz: no finding in ${seconds} s"
