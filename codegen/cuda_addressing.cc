@@ -62,13 +62,21 @@ std::string print_tile_store(const CudaStatementContext& c, const std::string& t
   std::vector<std::string> origin = warp_tile_origin(c, std::vector<std::string>(args.begin(), args.end() - 1));
   size_t r = origin.size();
   const Tensor* t = c.program.find_tensor(tensor);
-  std::string split = c.layout.split_k > 1 ? "warp_k" : "0";
-  std::string scratch = c.layout.scratch_offset ? fmt::format("smem + {}", c.layout.scratch_offset) : "smem";
-  return fmt::format("pf::store_accumulators<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}, {}, warp_y * {} + warp_x, {});",
-                     cuda_type(t->type), check_argument(args.back()), row_width(c.program, tensor), tile, scratch,
-                     address(tensor, element_offset(origin, ext)), ext[r - 1], remaining(ext[r - 2], origin[r - 2]),
-                     remaining(ext[r - 1], origin[r - 1]), c.layout.split_k, split, c.layout.warps_x,
-                     c.layout.warps_y * c.layout.warps_x);
+  // Split-K sums the k-splits in the store, unless they were already added into split 0
+  // before an epilogue (reduce_split_k): then split 0 alone stores, as without split-K.
+  const bool reduced = c.layout.split_k > 1 && !c.plan.epilogue.empty();
+  const int splits = reduced ? 1 : c.layout.split_k;
+  std::string split = splits > 1 ? "warp_k" : "0";
+  std::string store = fmt::format("pf::store_accumulators<{}, {}, {}>({}, {}, {}, {}, {}, {}, {}, {}, warp_y * {} + warp_x, {});",
+                                  cuda_type(t->type), check_argument(args.back()), row_width(c.program, tensor), tile,
+                                  scratch_address(c), address(tensor, element_offset(origin, ext)), ext[r - 1],
+                                  remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]), splits, split,
+                                  c.layout.warps_x, c.layout.warps_y * c.layout.warps_x);
+  return reduced ? "if (warp_k == 0) " + store : store;
+}
+
+std::string scratch_address(const CudaStatementContext& c) {
+  return c.layout.scratch_offset ? fmt::format("smem + {}", c.layout.scratch_offset) : "smem";
 }
 
 }  // namespace polyfuse

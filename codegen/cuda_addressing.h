@@ -32,6 +32,9 @@ std::string address(const std::string& pointer, const std::string& offset);
 std::string print_tile_store(const CudaStatementContext& context, const std::string& tile, const std::string& tensor,
                              const std::vector<std::string>& args);
 
+// The accumulator reorder scratch in dynamic shared memory ("smem + offset").
+std::string scratch_address(const CudaStatementContext& context);
+
 // The index of the warp tile's first element inside a block tile starting at `block_origin`.
 std::vector<std::string> warp_tile_origin(const CudaStatementContext& context, const std::vector<std::string>& block_origin);
 

@@ -20,9 +20,6 @@ namespace {
 // The plan of `program`, checked against what the CUDA emitter handles so far.
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
-  if (!plan.epilogue.empty() && options.split_k > 1)
-    throw UserError(fmt::format("def '{}': statement {}: split-K with a fused epilogue is not supported yet (use --split-k 1)",
-                                program.name, plan.epilogue.front().dims.statement));
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
       throw UserError(fmt::format("--mma {}: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16",

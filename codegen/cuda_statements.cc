@@ -96,6 +96,12 @@ std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& 
   return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;
 }
 
+// The k-splits' accumulators added into split 0's, before the epilogue (all warps call).
+std::string reduce_split_k(const CudaStatementContext& c, const MatmulStage& mm) {
+  return fmt::format("pf::reduce_split_k({}, {}, {}, warp_k, warp_y * {} + warp_x, {});", c.layout.registers.of(mm.c),
+                     scratch_address(c), c.layout.split_k, c.layout.warps_x, c.layout.warps_y * c.layout.warps_x);
+}
+
 // One instance of the contracted matmul on accumulator fragment (args[0], args[1]).
 std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm, const std::string& type,
                             const std::vector<std::string>& args) {
@@ -175,6 +181,7 @@ std::string print_cuda_statement(const CudaStatementContext& c, const std::strin
     if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args);
     if (name == copy_statement_name(s, "accumulators_to_C")) return store_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "C_to_accumulators")) return load_accumulators(c, mm, args);
+    if (name == copy_statement_name(s, "reduce_split_k")) return reduce_split_k(c, mm);
   }
   for (const PointwiseStage& pw : c.plan.epilogue) {
     if (name == pw.dims.statement) return print_epilogue_instance(c, pw, args);

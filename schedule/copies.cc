@@ -97,7 +97,7 @@ isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, CopyTimin
       .unite(statement_map(buffer, b_rel, copy_statement_name(s, "B_to_fragments")));
 }
 
-isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions&) {
+isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
   isl::schedule current = schedule;
   for (const MatmulStage& mm : plan.matmuls) {
     const std::string& s = mm.dims.statement;
@@ -126,6 +126,10 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
     }
     if (mm.live_out) {
       std::string name = copy_statement_name(s, "accumulators_to_C");
+      at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
+    }
+    if (options.split_k > 1 && !plan.epilogue.empty()) {  // before the store above and the epilogue
+      std::string name = copy_statement_name(s, "reduce_split_k");
       at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
     }
     current = at.schedule();

@@ -12,12 +12,14 @@
 //   S_B_to_fragments[buf, r, c]    buffer `buf`, (r, c) relative to the block tile
 //   S_C_to_accumulators[c0, c1]    (`+=` only) load C's block tile into the accumulators
 //   S_accumulators_to_C[c0, c1]    store the accumulators to C's block tile (C live-out)
+//   S_reduce_split_k[c0, c1]       (split-K with an epilogue) add the k-splits' accumulators
+//                                  into those of split 0, which alone runs the epilogue
 //
 // For a pointwise epilogue statement E writing a live-out tensor D, after E's subtree:
 //   E_fragments_to_D[d0, d1]       store E's result fragments to D's block tile
 //
 // Placement, after insert_copies:
-//   mark kstep  ← C_to_accumulators before, accumulators_to_C after
+//   mark kstep  ← C_to_accumulators before, reduce_split_k then accumulators_to_C after
 //     band [floor(k/BK)]
 //       A_to_shared, B_to_shared, wait_shared, <mark warp ...>, release_shared
 //         ... band [k-slices]

@@ -249,7 +249,8 @@ int compile_only(const BenchOptions& options, const std::string& arch) {
       std::cout << line << "\n";
     }
   }
-  std::cout << fmt::format("compiled {} kernels, {} configurations rejected by the compiler{}\n", compiled, rejected,
+  std::cout << fmt::format("compiled {} kernels, {} configuration{} rejected by the compiler{}\n", compiled, rejected,
+                           rejected == 1 ? "" : "s",
                            status == exit_ok ? "" : "; FAILED (a default configuration or the extra kernels)");
   return status;
 }

@@ -10,12 +10,11 @@
 //   64x64x32 warp 32x32x32       small blocks: more blocks for small problems
 //   128x128x64                   longer k step
 //   128x128x32 stages 1          no double buffering
-//   128x128x32 split-K 2         two warps per output tile (plain GEMM only: the
-//                                compiler rejects split-K with a fused epilogue)
+//   128x128x32 split-K 2         two warps per output tile (with an epilogue, the splits
+//                                are added before it)
 // A configuration whose block tile does not divide M, N and K of a problem is skipped for
-// it (the GPU path requires multiples of the block tile today), and one the compiler
-// rejects for an idiom (register budget, split-K with an epilogue) is reported once and
-// skipped.
+// it (the protocol compares full-tile configurations, as the paper does), and one the
+// compiler rejects for an idiom (register budget) is reported once and skipped.
 #pragma once
 
 #include <string>

@@ -1,4 +1,5 @@
-// polyfuse device helpers, block layer: accumulator store (paper §V-D).
+// polyfuse device helpers, block layer: accumulator store (paper §V-D), and the split-K
+// reduction that precedes a fused epilogue (reduce_split_k, at the end).
 //
 //   store_accumulators<OutT>(acc, scratch, out, ldo, m_valid, n_valid,
 //                            split_k, split_index, warp_in_split, warps_per_split)
@@ -122,6 +123,46 @@ PF_UNROLL
       }
       detail::block_or_warp_sync(split_k);
     }
+  }
+}
+
+// Split-K before a fused epilogue (§V-D2, then §VII-A): the split_k warps that computed
+// the same warp tile add their accumulators into those of split index 0, which then runs
+// the epilogue and stores with split_k = 1. Through `scratch` (1 KiB per warp, as above),
+// 8 values per lane per round, each round's 256 floats laid out [half][lane][4] so that
+// both 128-bit stores and loads are conflict-free. Every warp of the block must call it
+// (__syncthreads); the register tile is indexed by fully unrolled loops only.
+template <class Tile>
+PF_DEVICE void reduce_split_k(Tile& acc, void* scratch, int split_k, int split_index, int warp_in_split,
+                              int warps_per_split) {
+  const int lane = static_cast<int>(lane_id());
+  float* base = static_cast<float*>(scratch);
+  float* mine = base + 256 * (split_index * warps_per_split + warp_in_split) + 4 * lane;
+PF_UNROLL
+  for (int first = 0; first < Tile::count; first += 8) {
+    if (split_index != 0) {
+PF_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        Chunk16 c;
+PF_UNROLL
+        for (int e = 0; e < 4; ++e) c.x[e] = first + 4 * h + e < Tile::count ? __float_as_uint(acc.v[first + 4 * h + e]) : 0u;
+        sts128(mine + 128 * h, c);
+      }
+    }
+    __syncthreads();
+    if (split_index == 0) {
+      for (int s = 1; s < split_k; ++s) {
+        const float* theirs = base + 256 * (s * warps_per_split + warp_in_split) + 4 * lane;
+PF_UNROLL
+        for (int h = 0; h < 2; ++h) {
+          const Chunk16 c = lds128(theirs + 128 * h);
+PF_UNROLL
+          for (int e = 0; e < 4; ++e)
+            if (first + 4 * h + e < Tile::count) acc.v[first + 4 * h + e] += __uint_as_float(c.x[e]);
+        }
+      }
+    }
+    __syncthreads();
   }
 }
 

@@ -46,6 +46,17 @@ TEST(CudaEmitter, EveryExampleGolden) {
   }
 }
 
+// Split-K with a fused epilogue: reduce_split_k after the k-steps, then split 0 alone runs
+// the epilogue and stores.
+TEST(CudaEmitter, SplitKWithAnEpilogueGolden) {
+  GpuOptions o;
+  o.choose_warp = true;
+  o.split_k = 2;
+  o.warp.k = 16;
+  EXPECT_TRUE(matches_golden(emit_example("gemm_bias_relu.tc", {{"M", 1024}, {"N", 512}, {"K", 256}}, o).source,
+                             "codegen/gemm_bias_relu_splitk2.cu"));
+}
+
 TEST(CudaEmitter, PartialTilesRoundTheGridUp) {
   EmittedKernel kernel = emit_example("gemm.tc", {{"M", 1000}, {"N", 77}, {"K", 33}}, GpuOptions{});
   EXPECT_EQ(kernel.metadata.grid[0].value, 1);  // ceil(77 / 128)

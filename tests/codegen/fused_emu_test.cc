@@ -97,6 +97,34 @@ TEST(FusedEmu, BatchedWithEpilogue) {
   EXPECT_EQ(run.stats.global_bytes_stored, 3u * 64 * 128 * 2);
 }
 
+// Split-K (§V-D2) with a fused epilogue: the k-splits' accumulators are added before the
+// epilogue (relu of the sum, not the sum of relus), split 0 alone runs it and stores.
+TEST(FusedEmu, SplitKWithAnEpilogue) {
+  for (int split : {2, 4})
+    for (MmaShape shape : {MmaShape::m16n8k16, MmaShape::m16n16k8}) {
+      GpuOptions o = small_tiles();
+      o.split_k = split;
+      o.block.k = 16 * split;  // warp k 16: one k-slice per warp and k-step
+      o.warp = {32, 32, 16};
+      o.mma = shape;
+      expect_ok(fused(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"), sizes, o);
+      expect_ok(fused(", f16(M, N) R", "  D(m, n) = C(m, n) * 0.5 - R(m, n)"), {{"M", 100}, {"N", 77}, {"K", 200}}, o);
+    }
+}
+
+TEST(FusedEmu, SplitKWithAnEpilogueAndTheMatmulResultLiveOut) {
+  GpuOptions o = small_tiles();
+  o.split_k = 2;
+  o.warp = {32, 32, 16};
+  std::string source =
+      "def f(f16(M, K) A, f16(K, N) B, f16(N) bias) -> (f16(M, N) C, f16(M, N) D) {\n"
+      "  C(m, n) +=! A(m, k) * B(k, n)\n  D(m, n) = relu(C(m, n) + bias(n))\n}\n";
+  Program program = compile_program(source, {{"M", 96}, {"N", 72}, {"K", 136}});
+  EmuRun run = run_on_emulator(program, o);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.global_bytes_stored, 2u * 96 * 72 * 2) << "C and D, each stored once";
+}
+
 TEST(FusedEmu, LoadsEachInputTileOncePerBlockPerKStep) {
   Program program = compile_program(fused(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"),
                                     {{"M", 128}, {"N", 256}, {"K", 96}});

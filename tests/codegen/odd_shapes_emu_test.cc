@@ -77,6 +77,13 @@ void bound_sweep(const std::string& source) {
 TEST(BoundSizesEmu, GemmBiasRelu) { bound_sweep(example("gemm_bias_relu")); }
 TEST(BoundSizesEmu, ReluGemm) { bound_sweep(example("relu_gemm")); }
 
+TEST(OddShapesEmu, GemmBiasReluSplitK2) {
+  GpuOptions o = small_tiles();
+  o.split_k = 2;
+  o.warp.k = 16;
+  sweep(example("gemm_bias_relu"), false, o);
+}
+
 TEST(OddShapesEmu, Gemm) { sweep(example("gemm"), false, small_tiles()); }
 TEST(OddShapesEmu, GemmBiasRelu) { sweep(example("gemm_bias_relu"), false, small_tiles()); }
 TEST(OddShapesEmu, ReluGemm) { sweep(example("relu_gemm"), false, small_tiles()); }

@@ -56,16 +56,6 @@ TEST(UnsupportedOnGpu, BatchReduceIsCpuOnly) {
             "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (--target=cpu)");
 }
 
-TEST(UnsupportedOnGpu, SplitKWithAnEpilogue) {
-  GpuOptions o;
-  o.split_k = 2;
-  o.warp = {64, 64, 16};
-  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N) b) -> (f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
-                     "  D(m, n) = C(m, n) + b(n)\n}\n",
-                     o),
-            "def 'f': statement S1: split-K with a fused epilogue is not supported yet (use --split-k 1)");
-}
-
 TEST(UnsupportedOnGpu, Bf16WithThePaperMacroMmas) {
   GpuOptions o;
   o.mma = MmaShape::m16n16k8;
