@@ -52,11 +52,13 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
     return std::find(access.indices.begin(), access.indices.end(), index) != access.indices.end();
   };
   std::string load;
+  std::string width = row_width(c.program, access.tensor);
   if (last == dims.n && before_last == dims.m)
-    load = fmt::format("pf::load_matrix<{}>({}, {}, {}, {}, {});", check, v, pointer, ext[r - 1],
+    load = fmt::format("pf::load_matrix<{}, {}>({}, {}, {}, {}, {});", check, width, v, pointer, ext[r - 1],
                        remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
   else if (last == dims.n && !reads_index(dims.m))
-    load = fmt::format("pf::load_broadcast_cols<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
+    load = fmt::format("pf::load_broadcast_cols<{}, {}>({}, {}, {});", check, width, v, pointer,
+                       remaining(ext[r - 1], origin[r - 1]));
   else if (last == dims.m && !reads_index(dims.n))
     load = fmt::format("pf::load_broadcast_rows<{}>({}, {}, {});", check, v, pointer, remaining(ext[r - 1], origin[r - 1]));
   else

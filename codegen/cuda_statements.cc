@@ -89,8 +89,8 @@ std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& 
   std::vector<std::string> ext = tensor_extents(c.program, mm.c);
   std::vector<std::string> origin = warp_tile_origin(c, std::vector<std::string>(args.begin(), args.end() - 1));
   size_t r = origin.size();
-  std::string load = fmt::format("pf::load_matrix<{}>({}, {}, {}, {}, {});", check_argument(args.back()),
-                                 c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
+  std::string load = fmt::format("pf::load_matrix<{}, {}>({}, {}, {}, {}, {});", check_argument(args.back()),
+                                 row_width(c.program, mm.c), c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
                                  ext[r - 1], remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
   // Under split-K only the first k-split starts from C; the others add to it.
   return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;

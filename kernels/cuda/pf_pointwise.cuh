@@ -11,7 +11,8 @@
 //   pf::load_broadcast_cols(t, vec, n_valid)         t(r, c) = vec[c]  (e.g. bias(n))
 //   pf::load_matrix(t, mat, ld, m_valid, n_valid)    t(r, c) = mat[r*ld + c] (residual)
 // Operand pointers point at the warp tile's origin; elements outside the valid range are 0.
-// The loads take an optional Check (pf_memory.cuh): which bounds can cut the tile.
+// The loads take an optional Check (which bounds can cut the tile) and Width (the widest
+// access a row start allows: pairs of adjacent elements load as one) — pf_memory.cuh.
 // Operand element types: float, __half, __nv_bfloat16.
 #pragma once
 
@@ -74,34 +75,70 @@ PF_UNROLL
 }
 }  // namespace tile
 
+// Every accumulator tile holds horizontally adjacent pairs: v[i] and v[i + 1] (i even) are
+// columns c and c + 1 (c even) of one row. The loads below take a pair at a time.
+namespace detail {
+// Elements c and c + 1 at p, of which `valid` (0..2) exist, as floats. One access per lane
+// either way: a 2-element load when the rows allow it (WIDTH), else element loads of which
+// only the first can be valid when the pair is cut.
+template <Width WIDTH, class T> PF_DEVICE void load_pair(const T* p, int valid, float& lo, float& hi) {
+  constexpr bool one_access = WIDTH != Width::by_address && static_cast<int>(WIDTH) >= 2 * static_cast<int>(sizeof(T));
+  if constexpr (one_access) {
+    if (valid == 2) {
+      if constexpr (sizeof(T) == 2) {
+        const unsigned bits = ldg32(p);
+        lo = unpack<T>(bits, 0);
+        hi = unpack<T>(bits, 1);
+      } else {
+        const unsigned long long bits = ldg64(p);
+        lo = __uint_as_float(static_cast<unsigned>(bits));
+        hi = __uint_as_float(static_cast<unsigned>(bits >> 32));
+      }
+    } else {
+      lo = to_float(ldg_pred(p, valid == 1));
+      hi = 0.f;
+    }
+  } else {
+    lo = to_float(ldg_pred(p, valid >= 1));
+    hi = to_float(ldg_pred(p + 1, valid >= 2));
+  }
+}
+// How many of columns c, c + 1 are below n_valid.
+PF_DEVICE int pair_valid(int c, int n_valid) { return n_valid - c >= 2 ? 2 : n_valid - c > 0 ? n_valid - c : 0; }
+}  // namespace detail
+
+// One load per pair: both elements of a pair are in the same row.
 template <Check CHECK = Check::all, class Tile, class T> PF_DEVICE void load_broadcast_rows(Tile& t, const T* vec, int m_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
-  for (int i = 0; i < Tile::count; ++i) {
+  for (int i = 0; i < Tile::count; i += 2) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(vec + r, !checks_rows(CHECK) || r < m_valid));
+    t.v[i] = t.v[i + 1] = to_float(ldg_pred(vec + r, !checks_rows(CHECK) || r < m_valid));
   }
 }
 
-template <Check CHECK = Check::all, class Tile, class T> PF_DEVICE void load_broadcast_cols(Tile& t, const T* vec, int n_valid) {
+template <Check CHECK = Check::all, Width WIDTH = Width::by_address, class Tile, class T>
+PF_DEVICE void load_broadcast_cols(Tile& t, const T* vec, int n_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
-  for (int i = 0; i < Tile::count; ++i) {
+  for (int i = 0; i < Tile::count; i += 2) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(vec + c, !checks_cols(CHECK) || c < n_valid));
+    detail::load_pair<WIDTH>(vec + c, checks_cols(CHECK) ? detail::pair_valid(c, n_valid) : 2, t.v[i], t.v[i + 1]);
   }
 }
 
-template <Check CHECK = Check::all, class Tile, class T>
+template <Check CHECK = Check::all, Width WIDTH = Width::by_address, class Tile, class T>
 PF_DEVICE void load_matrix(Tile& t, const T* mat, long long ld, int m_valid, int n_valid) {
   const unsigned lane = lane_id();
 PF_UNROLL
-  for (int i = 0; i < Tile::count; ++i) {
+  for (int i = 0; i < Tile::count; i += 2) {
     int r, c;
     Tile::coord(lane, i, r, c);
-    t.v[i] = to_float(ldg_pred(mat + r * ld + c, (!checks_rows(CHECK) || r < m_valid) && (!checks_cols(CHECK) || c < n_valid)));
+    const bool row_ok = !checks_rows(CHECK) || r < m_valid;
+    const int valid = !row_ok ? 0 : checks_cols(CHECK) ? detail::pair_valid(c, n_valid) : 2;
+    detail::load_pair<WIDTH>(mat + r * ld + c, valid, t.v[i], t.v[i + 1]);
   }
 }
 

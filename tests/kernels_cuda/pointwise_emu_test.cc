@@ -48,11 +48,19 @@ TEST_P(PointwiseEmu, MatchesReference) {
   for (auto& v : cols) v = __nv_bfloat16(dist(rng) - 4.f);
   polyfuse::emu::ScopedBuffer bx(x.data(), x.size() * 4, "x"), by(y.data(), y.size() * 4, "y"),
       br(rows.data(), rows.size() * 2, "rows"), bc(cols.data(), cols.size() * 2, "cols"), bo(out.data(), out.size() * 4, "out");
-  polyfuse::emu::launch(pointwise_16816, dim3(1), dim3(32), 1024, x.data(), y.data(), rows.data(), cols.data(), out.data(),
-                        op, mode);
+  const auto stats = polyfuse::emu::launch(pointwise_16816, dim3(1), dim3(32), 1024, x.data(), y.data(), rows.data(),
+                                           cols.data(), out.data(), op, mode);
+  // Pair loads: the same bytes in half as many warp requests for that operand (16 pairs per
+  // lane instead of 32 elements) as the element loads of modes 0 and 2.
+  if (mode >= 3) {
+    const auto element_stats = polyfuse::emu::launch(pointwise_16816, dim3(1), dim3(32), 1024, x.data(), y.data(),
+                                                     rows.data(), cols.data(), out.data(), op, mode == 3 ? 0 : 2);
+    EXPECT_EQ(stats.global_bytes_loaded, element_stats.global_bytes_loaded);
+    EXPECT_EQ(stats.global_requests + 16, element_stats.global_requests);
+  }
   for (int r = 0; r < 32; ++r)
     for (int c = 0; c < 32; ++c) {
-      const float yv = mode == 0 ? y[r * 32 + c] : mode == 1 ? float(rows[r]) : float(cols[c]);
+      const float yv = mode == 0 || mode == 3 ? y[r * 32 + c] : mode == 1 ? float(rows[r]) : float(cols[c]);
       const float ref = reference(op, x[r * 32 + c], yv);
       EXPECT_NEAR(out[r * 32 + c], ref, 1e-5f * (1.f + std::fabs(ref))) << kOps[op] << " at (" << r << ", " << c << ")";
     }
@@ -64,12 +72,14 @@ std::vector<PwCase> all_cases() {
   for (int op : {0, 2, 4}) {
     cases.push_back({op, 1});
     cases.push_back({op, 2});
+    cases.push_back({op, 3});
+    cases.push_back({op, 4});
   }
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<PwCase>& info) {
-  static const char* const modes[] = {"matrix", "rows", "cols"};
+  static const char* const modes[] = {"matrix", "rows", "cols", "matrix_pairs", "cols_pairs"};
   return std::string(kOps[info.param.op]) + "_" + modes[info.param.mode];
 }
 INSTANTIATE_TEST_SUITE_P(Ops, PointwiseEmu, ::testing::ValuesIn(all_cases()), case_name);

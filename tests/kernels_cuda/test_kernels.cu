@@ -257,7 +257,8 @@ extern "C" __global__ void acc_store_f16_884(__half* out, int ldo, int split_k, 
 }
 
 // x, y: 32x32 f32 row-major; rows/cols: 32-element vectors; mode 0: y matrix, 1: rows
-// vector (y(r,c) = rows[r]), 2: cols vector (y(r,c) = cols[c]). out = x (op) y, f32.
+// vector (y(r,c) = rows[r]), 2: cols vector (y(r,c) = cols[c]), 3 and 4: modes 0 and 2 with
+// pair loads (Width::b128: one 64-bit / 32-bit access per adjacent pair). out = x (op) y, f32.
 extern "C" __global__ void pointwise_16816(const float* x, const float* y, const __half* rows, const __nv_bfloat16* cols,
                                            float* out, int op, int mode) {
   PF_DYNAMIC_SHARED(smem);
@@ -266,6 +267,8 @@ extern "C" __global__ void pointwise_16816(const float* x, const float* y, const
   if (mode == 0) pf::load_matrix(u, y, 32, 32, 32);
   if (mode == 1) pf::load_broadcast_rows(u, rows, 32);
   if (mode == 2) pf::load_broadcast_cols(u, cols, 32);
+  if (mode == 3) pf::load_matrix<pf::Check::none, pf::Width::b128>(u, y, 32, 32, 32);
+  if (mode == 4) pf::load_broadcast_cols<pf::Check::none, pf::Width::b128>(u, cols, 32);
   pft::apply_op(op, t, u);
   pf::store_accumulators<float>(t, smem, out, 32, 32, 32, 1, 0, 0, 1);
 }

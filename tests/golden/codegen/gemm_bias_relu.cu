@@ -53,7 +53,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bias_relu(const __half* _
       {  // S1: D(m, n) = relu(C(m, n) + bias(n)) on fragment (frag_m / 16, frag_n / 8)
         const float* C_values = acc.frag(frag_m / 16, frag_n / 8);
         pf::AccTile16816<1, 1> bias_values1;
-        pf::load_broadcast_cols<pf::Check::none>(bias_values1, bias + (long long)(128 * blockIdx.x + 32 * warp_x + frag_n), 512 - (128 * blockIdx.x + 32 * warp_x + frag_n));
+        pf::load_broadcast_cols<pf::Check::none, pf::Width::b128>(bias_values1, bias + (long long)(128 * blockIdx.x + 32 * warp_x + frag_n), 512 - (128 * blockIdx.x + 32 * warp_x + frag_n));
         float* D_out = acc.frag(frag_m / 16, frag_n / 8);
         #pragma unroll
         for (int e = 0; e < 4; ++e) D_out[e] = pf::op::relu((C_values[e] + bias_values1.v[e]));
