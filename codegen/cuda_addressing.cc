@@ -34,13 +34,9 @@ std::string element_offset(const std::vector<std::string>& origin, const std::ve
   return offset.empty() ? "0" : offset;
 }
 
-static bool is_integer(const std::string& text) {
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-}
-
 std::string remaining(const std::string& extent, const std::string& origin) {
   if (origin == "0") return extent;
-  if (is_integer(extent) && is_integer(origin)) return std::to_string(std::stoll(extent) - std::stoll(origin));
+  if (is_integer_text(extent) && is_integer_text(origin)) return std::to_string(std::stoll(extent) - std::stoll(origin));
   return extent + " - " + grouped(origin);
 }
 

@@ -107,7 +107,7 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
 // extent that needs more blocks than CUDA allows along `axis` is refused.
 GridDimension grid_dimension(const Program& program, const std::string& extent, int tile, int axis) {
   GridDimension g;
-  if (!extent.empty() && std::isdigit(static_cast<unsigned char>(extent[0]))) {
+  if (is_integer_text(extent)) {
     g.value = (std::stoll(extent) + tile - 1) / tile;
     g.expression = std::to_string(g.value);
     if (g.value > max_grid_dimension[axis])

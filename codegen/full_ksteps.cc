@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cctype>
 #include <string>
 #include <vector>
 
 #include "schedule/isl_raw.h"
+#include "schedule/plan_from_program.h"
 
 namespace polyfuse {
 namespace {
@@ -46,7 +46,7 @@ isl::schedule isolate_full_ksteps(const isl::schedule& schedule, const KernelPla
     // Only for a bound K: with an unbound one the third copy of the k-loop costs the
     // default kernel its last registers (spills), for a check per chunk it saves.
     if (mm == nullptr || !mm->dims.k_extent || band.n_member() != 1) return node;
-    if (!std::isdigit(static_cast<unsigned char>((*mm->dims.k_extent)[0]))) return node;
+    if (!is_integer_text(*mm->dims.k_extent)) return node;
     int outer = static_cast<int>(band.prefix_schedule_multi_union_pw_aff().size());
     isl::schedule_node done = band.set_ast_build_options(isolate_option(node.ctx(), outer, *mm->dims.k_extent, o));
     for (int i = 0; i < depth; ++i) done = done.parent();

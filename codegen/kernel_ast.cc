@@ -8,6 +8,7 @@
 #include "codegen/full_ksteps.h"
 #include "frontend/diagnostics.h"
 #include "schedule/gpu_mapping.h"
+#include "schedule/plan_from_program.h"
 
 namespace polyfuse {
 
@@ -15,7 +16,7 @@ isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set pa
   std::vector<std::string> constraints;
   std::set<std::string> names;
   auto size = [&](const std::string& extent) {
-    if (!extent.empty() && !std::isdigit(static_cast<unsigned char>(extent[0]))) {
+    if (!extent.empty() && !is_integer_text(extent)) {
       names.insert(extent);
       constraints.push_back(extent + " >= 1");
     }
@@ -49,7 +50,7 @@ isl::set full_blocks(const KernelPlan& plan, const GpuOptions& o, isl::set param
   const std::string& bx = blocks[blocks.size() - 1];
   for (const StatementDims& dims : plan.all_statements()) {
     for (const std::string& e : {dims.m_extent, dims.n_extent})
-      if (!std::isdigit(static_cast<unsigned char>(e[0]))) names.insert(e);
+      if (!is_integer_text(e)) names.insert(e);
     constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.m, by, dims.m_extent));
     constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.n, bx, dims.n_extent));
   }

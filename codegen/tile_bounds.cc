@@ -7,12 +7,9 @@
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "schedule/gpu_mapping.h"
+#include "schedule/plan_from_program.h"
 
 namespace polyfuse {
-
-static bool is_number(const std::string& text) {
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-}
 
 TileBounds tile_bounds(const Program& program, const std::string& statement, int leading, const std::string& tensor,
                        int rows, int cols, const std::string& row_offset, const std::string& col_offset) {
@@ -44,7 +41,7 @@ std::string row_width(const Program& program, const std::string& tensor) {
   const Tensor* t = program.find_tensor(tensor);
   PF_INTERNAL_CHECK(t != nullptr, "unknown tensor " + tensor);
   std::vector<std::string> ext = tensor_extents(program, tensor);
-  if (!is_number(ext.back())) return "pf::Width::by_address";
+  if (!is_integer_text(ext.back())) return "pf::Width::by_address";
   long long row_bytes = std::stoll(ext.back()) * size_in_bytes(t->type);
   for (int width : {16, 8, 4})
     if (row_bytes % width == 0) return fmt::format("pf::Width::b{}", 8 * width);

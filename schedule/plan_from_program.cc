@@ -16,6 +16,10 @@ std::string extent_text(const Program& program, const Size& size) {
   return bound != program.size_bindings.end() ? std::to_string(bound->second) : size.symbol;
 }
 
+bool is_integer_text(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 [[noreturn]] static void unsupported(const Program& program, const Statement& statement, const std::string& why) {
   throw UserError({Diagnostic{program.file, statement.location.line, statement.location.col,
                               fmt::format("statement {} of def '{}': {}", statement.id, program.name, why)}});
