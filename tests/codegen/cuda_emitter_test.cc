@@ -112,6 +112,13 @@ TEST(CudaEmitter, FullKStepsAreIsolatedFromTheKTail) {
   EXPECT_NE(tail.find("pf::Check::rows"), std::string::npos);  // B's rows cut at K
 }
 
+// The whole kernel for sizes that are multiples of nothing: full blocks (with their full
+// k-steps isolated from the K tail) and edge blocks, access widths from 2K and 2N bytes.
+TEST(CudaEmitter, PartialTilesGolden) {
+  EXPECT_TRUE(matches_golden(emit_example("gemm.tc", {{"M", 1000}, {"N", 300}, {"K", 100}}, GpuOptions{}).source,
+                             "codegen/gemm_1000x300x100.cu"));
+}
+
 TEST(CudaEmitter, SizesThatAreMultiplesOfTheTileHaveOnlyTheFastPath) {
   GpuOptions o;
   o.choose_warp = true;
