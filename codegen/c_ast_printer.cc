@@ -148,7 +148,10 @@ class Printer {
     iterator_names_[iterator] = name;
     std::string inc = expr(loop.inc());
     std::string step = inc == "1" ? "++" + name : name + " += " + inc;
-    if (hooks_.unroll && hooks_.unroll(mark_)) line(indent, "#pragma unroll");
+    if (hooks_.loop_pragma) {
+      const std::string pragma = hooks_.loop_pragma(mark_);
+      if (!pragma.empty()) line(indent, pragma);
+    }
     line(indent, fmt::format("for (int {} = {}; {}; {}) {{", name, expr(loop.init()), expr(loop.cond()), step));
     node(loop.body(), indent + 1);
     line(indent, "}");

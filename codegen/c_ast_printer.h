@@ -25,9 +25,10 @@ struct AstPrintHooks {
   std::function<std::string(const std::string& id)> identifier;
   // Comment for a mark node ("" prints no comment).
   std::function<std::string(const std::string& mark)> mark_comment;
-  // True when the loops directly below `mark` are to be fully unrolled (#pragma unroll):
-  // loops that index register fragments must be, or the fragments spill to memory.
-  std::function<bool(const std::string& mark)> unroll;
+  // The pragma printed before each loop directly below `mark` ("" for none), e.g.
+  // "#pragma unroll" for loops that index register fragments (or the fragments spill to
+  // memory), "#pragma unroll 1" for loops that must stay loops.
+  std::function<std::string(const std::string& mark)> loop_pragma;
 };
 
 // The C text of `node`, indented by `indent` levels of two spaces.

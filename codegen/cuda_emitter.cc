@@ -8,16 +8,19 @@
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_statements.h"
 #include "codegen/kernel_ast.h"
+#include "codegen/kernel_grid.h"
 #include "frontend/diagnostics.h"
 #include "frontend/idioms.h"
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "schedule/padded_matmuls.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/schedule_printer.h"
 
 namespace polyfuse {
 namespace {
 
-// The plan of `program`, checked against what the CUDA emitter handles so far.
+// The plan of `program`, checked against what the CUDA emitter handles so far, its
+// reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   for (const MatmulStage& m : plan.matmuls)
@@ -25,7 +28,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
       throw UserError(fmt::format("--mma {}: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16",
                                   to_string(options.mma)));
   validate_gpu_options(options, 2);
-  return plan;
+  return pad_matmuls_to_block_tiles(plan, options);
 }
 
 // The tensors each epilogue statement reads, in plan order.
@@ -49,6 +52,13 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
     layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
   }
   validate_gpu_options(o, 2);
+  const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
+  if (layout.shared_bytes > shared_limit)
+    throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}) and the "
+                                "accumulator reorder scratch need {} bytes of shared memory per block; {} allows {} ({} "
+                                "bytes over): use a smaller block tile or fewer stages",
+                                program.name, plan.matmuls.size(), o.stages, to_string(o.block), layout.shared_bytes,
+                                to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
   if (estimated_registers(layout) > limit)
     throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
                                 "allows {} ({} over): use a smaller --warp",
@@ -76,7 +86,14 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
     if (mark == "fragment") return "epilogue on the accumulator fragments";
     return "";
   };
-  hooks.unroll = [](const std::string& mark) { return mark == "warp" || mark == "mma" || mark == "fragment"; };
+  hooks.loop_pragma = [](const std::string& mark) -> std::string {
+    // Loops that index register fragments are unrolled, or the fragments go to local memory.
+    if (mark == "warp" || mark == "mma" || mark == "fragment") return "#pragma unroll";
+    // A k-step is the whole main-loop body: nvcc unrolling a short K-tail loop scheduled
+    // its two copies together and spilled the default kernel (sm_80, M=N=4000 K=4100).
+    if (mark == "kstep" || mark == "prefetch") return "#pragma unroll 1";
+    return "";
+  };
   return hooks;
 }
 
@@ -122,15 +139,15 @@ GridDimension grid_dimension(const Program& program, const std::string& extent, 
 
 LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, const GpuOptions& o,
                                const CudaKernelLayout& layout) {
-  const StatementDims& dims = plan.matmuls.front().dims;
   LaunchMetadata m;
   m.kernel = program.name;
   m.launcher = "polyfuse_launch_" + program.name;
   m.arch = to_string(o.arch);
   m.parameters = kernel_parameters(program);
-  m.grid[0] = grid_dimension(program, dims.n_extent, o.block.n, 0);
-  m.grid[1] = grid_dimension(program, dims.m_extent, o.block.m, 1);
-  m.grid[2] = dims.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(program, dims.batch_extents[0], 1, 2);
+  const KernelGrid grid = kernel_grid(plan, o);
+  m.grid[0] = grid_dimension(program, grid.cols, grid.block_n, 0);
+  m.grid[1] = grid_dimension(program, grid.rows, grid.block_m, 1);
+  m.grid[2] = grid.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(program, grid.batch_extents[0], 1, 2);
   m.block[0] = layout.threads;
   m.dynamic_shared_bytes = layout.shared_bytes;
   m.options = fmt::format("block {} warp {} mma {} split-K {} stages {}", to_string(o.block), to_string(o.warp),
@@ -223,6 +240,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o));
+  check_grid_covers_statements(plan, kernel_grid(plan, o), ast.context);
   CudaStatementContext context{program, plan, o, layout};
 
   EmittedKernel kernel;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/full_ksteps.h"
+#include "codegen/kernel_grid.h"
 #include "frontend/diagnostics.h"
 #include "schedule/gpu_mapping.h"
 #include "schedule/plan_from_program.h"
@@ -27,11 +28,8 @@ isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set pa
     size(dims.m_extent);
     size(dims.n_extent);
     if (dims.k_extent) size(*dims.k_extent);
-    size_t y = blocks.size() - 2, x = blocks.size() - 1;
-    constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[y], o.block.m, dims.m_extent));
-    constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", blocks[x], o.block.n, dims.n_extent));
-    if (plan.batch_rank() == 1) constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], dims.batch_extents[0]));
   }
+  constraints.push_back(grid_constraints(kernel_grid(plan, o)));
   constraints.push_back(fmt::format("0 <= warp_y < {}", o.block.m / o.warp.m));
   constraints.push_back(fmt::format("0 <= warp_x < {}", o.block.n / o.warp.n));
   constraints.push_back(fmt::format("0 <= warp_k < {}", o.split_k));
@@ -83,6 +81,7 @@ KernelAst build_kernel_ast(const isl::schedule& schedule, const KernelPlan& plan
   isl::set full = full_blocks(plan, options, context.params()).intersect(context);
   isl::set edge = context.subtract(full);
   KernelAst ast;
+  ast.context = context;
   if (!full.is_empty()) ast.full = generate(isolate_full_ksteps(schedule, plan, options), plan, full.coalesce(), rewrites);
   // The edge blocks' AST assumes only the general context: "not full" is a disjunction
   // (rows or columns cut), which would split simple expressions into piecewise ones.

@@ -22,8 +22,8 @@
 
 namespace polyfuse {
 
-// The context set of the kernel's AST: size bindings, sizes ≥ 1, 0 <= blockIdx_* <
-// grid, 0 <= warp_* < warps per block.
+// The context set of the kernel's AST: size bindings, sizes ≥ 1, the blocks of the grid
+// (kernel_grid.h), 0 <= warp_* < warps per block.
 isl::set kernel_context(const KernelPlan& plan, const GpuOptions& options, isl::set params);
 
 // The parameter values (blockIdx_*, sizes) for which the block's tile of every statement
@@ -31,6 +31,7 @@ isl::set kernel_context(const KernelPlan& plan, const GpuOptions& options, isl::
 isl::set full_blocks(const KernelPlan& plan, const GpuOptions& options, isl::set params);
 
 struct KernelAst {
+  isl::set context;                      // the parameter values both bodies assume (kernel_context)
   std::optional<isl::ast_node> full;     // the full blocks' body; none when no block is full
   std::optional<isl::ast_node> edge;     // the edge blocks' body; none when every block is full
   std::optional<isl::ast_expr> is_full;  // with both: true in a full block

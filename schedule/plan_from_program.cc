@@ -130,6 +130,34 @@ static void check_register_accesses(const Program& program, const Statement& sta
                               read.tensor, fmt::join(statement.index_names(), ", ")));
 }
 
+// "M x N" (batch extents first): the output tile extents of a statement.
+static std::string output_extents(const StatementDims& dims) {
+  std::vector<std::string> extents = dims.batch_extents;
+  extents.push_back(dims.m_extent);
+  extents.push_back(dims.n_extent);
+  return fmt::format("{}", fmt::join(extents, " x "));
+}
+
+// One kernel runs every statement over one grid of output tiles, spanning the largest
+// output along each axis (codegen/kernel_grid.h). That needs the extents' values: with
+// unbound sizes, every statement's output must have the first matmul's extents.
+static void check_one_grid(const Program& program, const KernelPlan& plan) {
+  const StatementDims& first = plan.matmuls.front().dims;
+  auto comparable = [](const std::string& a, const std::string& b) {
+    return a == b || (is_integer_text(a) && is_integer_text(b));
+  };
+  for (const StatementDims& dims : plan.all_statements()) {
+    bool ok = comparable(dims.m_extent, first.m_extent) && comparable(dims.n_extent, first.n_extent);
+    for (size_t i = 0; i < dims.batch_extents.size(); ++i) ok = ok && comparable(dims.batch_extents[i], first.batch_extents[i]);
+    if (!ok)
+      unsupported(program, *program.find_statement(dims.statement),
+                  fmt::format("its output is {} but statement {}'s is {}: one kernel runs every statement over one grid "
+                              "of output tiles, which needs the sizes' values; bind the sizes, or write the statements in "
+                              "separate defs",
+                              output_extents(dims), first.statement, output_extents(first)));
+  }
+}
+
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   KernelPlan plan;
   plan.name = program.name;
@@ -197,6 +225,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   }
   if (plan.matmuls.empty())
     throw UserError(fmt::format("def '{}' has no matmul: the GPU path compiles matmuls and their epilogues", program.name));
+  check_one_grid(program, plan);
   return plan;
 }
 

@@ -125,6 +125,31 @@ TEST(UnsupportedOnGpu, EpilogueInputWithTheBatchBetweenRowsAndColumns) {
             "that order (last), or a vector broadcast along one of them");
 }
 
+// Matmuls whose outputs differ in shape share one grid of output tiles, which needs the
+// sizes' values (bound sizes: output_shapes_emu_test.cc runs them).
+TEST(UnsupportedOnGpu, OutputsOfDifferentShapesWithUnboundSizes) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N, K) C, f16(K, M) D) -> (f16(M, N) E, f16(N, M) F) {\n"
+                     "  E(m, n) +=! A(m, k) * B(k, n)\n  F(n, m) +=! C(n, k) * D(k, m)\n}\n"),
+            "3:3: statement S1 of def 'f': its output is N x M but statement S0's is M x N: one kernel runs every "
+            "statement over one grid of output tiles, which needs the sizes' values; bind the sizes, or write the "
+            "statements in separate defs");
+}
+
+// Several matmuls keep their tiles while the accumulator scratch is in use: the kernel
+// needs tiles + scratch (163,840 + 16 warps x 1 KiB), not the larger of the two, which the
+// option check alone compares with the limit (this kernel was emitted before).
+TEST(UnsupportedOnGpu, SharedTilesOfSeveralMatmulsPlusScratchOverTheLimit) {
+  GpuOptionText text;
+  text.arch = "sm_80";
+  text.block = "64x256x128";
+  EXPECT_EQ(error_of("def add_gemms(f16(M, K) A, f16(K, N) B, f16(M, K) C, f16(K, N) D) -> (f16(M, N) E) {\n"
+                     "  X(m, n) +=! A(m, k) * B(k, n)\n  Y(m, n) +=! C(m, k) * D(k, n)\n  E(m, n) = X(m, n) + Y(m, n)\n}\n",
+                     gpu_options_from_text(text)),
+            "def 'add_gemms': the shared tiles of its 2 matmul(s) (2 stage(s) of block tile 64x256x128) and the "
+            "accumulator reorder scratch need 180224 bytes of shared memory per block; sm_80 allows 166912 (13312 bytes "
+            "over): use a smaller block tile or fewer stages");
+}
+
 TEST(UnsupportedOnGpu, InPlaceEpilogueUpdatesAreSupported) {
   EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
                      "  C(m, n) = relu(C(m, n))\n  C(m, n) = C(m, n) * 2\n}\n",

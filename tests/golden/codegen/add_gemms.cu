@@ -23,6 +23,7 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
   // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
@@ -52,6 +53,7 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
   // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, E + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);

@@ -22,6 +22,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
     // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    #pragma unroll 1
     for (int k_step = 0; k_step <= (K - 1) / 32; ++k_step) {
       if (K >= 32 * k_step + 33) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::by_address>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * K + (32 * k_step + 32), K, M - (128 * blockIdx.y), K - (32 * k_step + 32), threadIdx.x);
@@ -32,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       __syncthreads();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
-      for (int k_slice = 0; k_slice <= pf::imin(1, -2 * k_step + (K - 1) / 16); ++k_slice) {
+      for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
         pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
@@ -54,6 +55,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
     // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    #pragma unroll 1
     for (int k_step = 0; k_step <= (K - 1) / 32; ++k_step) {
       if (K >= 32 * k_step + 33) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::all, pf::Width::by_address>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * K + (32 * k_step + 32), K, M - (128 * blockIdx.y), K - (32 * k_step + 32), threadIdx.x);
@@ -62,19 +64,17 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       }
       if (32 * k_step + 32 >= K ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
       __syncthreads();
-      if (M >= 128 * blockIdx.y + 64 * warp_y + 1 && N >= 128 * blockIdx.x + 64 * warp_x + 1) {
-        // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      #pragma unroll
+      for (int k_slice = 0; k_slice <= 1; ++k_slice) {
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
+        // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
-        for (int k_slice = 0; k_slice <= pf::imin(1, -2 * k_step + (K - 1) / 16); ++k_slice) {
-          pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
-          pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
-          // macro-MMAs of the warp tile, one accumulator fragment each
+        for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
-          for (int tile_m = 0; tile_m <= pf::imin(63, M - 128 * blockIdx.y - 64 * warp_y - 1); tile_m += 16) {
-            #pragma unroll
-            for (int tile_n = 0; tile_n <= pf::imin(63, N - 128 * blockIdx.x - 64 * warp_x - 1); tile_n += 8) {
-              pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
-            }
+          for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
           }
         }
       }

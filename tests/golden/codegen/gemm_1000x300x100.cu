@@ -22,6 +22,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
     // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    #pragma unroll 1
     for (int k_step = 0; k_step <= 1; ++k_step) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::none, pf::Width::b64>(smem + (-k_step + 1) * 8192, A + (long long)(128 * blockIdx.y) * 100 + (32 * k_step + 32), 100, 1000 - (128 * blockIdx.y), 100 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b64>(smem + 16384 + (-k_step + 1) * 8192, B + ((long long)(32 * k_step + 32)) * 300 + (128 * blockIdx.x), 300, 100 - (32 * k_step + 32), 300 - (128 * blockIdx.x), threadIdx.x);
@@ -44,6 +45,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       }
       __syncthreads();
     }
+    #pragma unroll 1
     for (int k_step = 2; k_step <= 3; ++k_step) {
       if (k_step == 2) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::b64>(smem + 1 * 8192, A + (long long)(128 * blockIdx.y) * 100 + 96, 100, 1000 - (128 * blockIdx.y), 4, threadIdx.x);
@@ -54,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       __syncthreads();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
-      for (int k_slice = 0; k_slice <= pf::imin(1, -2 * k_step + 6); ++k_slice) {
+      for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step - 2) * 8192, 64 * warp_y, 16 * k_slice);
         pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step - 2) * 8192, 16 * k_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
@@ -76,6 +78,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
     // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    #pragma unroll 1
     for (int k_step = 0; k_step <= 3; ++k_step) {
       if (k_step <= 2) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::all, pf::Width::b64>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 100 + (32 * k_step + 32), 100, 1000 - (128 * blockIdx.y), 100 - (32 * k_step + 32), threadIdx.x);
@@ -84,19 +87,17 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       }
       if (k_step == 3 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
       __syncthreads();
-      if (2 * blockIdx.x + warp_x <= 4) {
-        // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      #pragma unroll
+      for (int k_slice = 0; k_slice <= 1; ++k_slice) {
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
+        // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
-        for (int k_slice = 0; k_slice <= pf::imin(1, -2 * k_step + 6); ++k_slice) {
-          pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
-          pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
-          // macro-MMAs of the warp tile, one accumulator fragment each
+        for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
-          for (int tile_m = 0; tile_m <= pf::imin(63, -128 * blockIdx.y - 64 * warp_y + 999); tile_m += 16) {
-            #pragma unroll
-            for (int tile_n = 0; tile_n <= pf::imin(63, -128 * blockIdx.x - 64 * warp_x + 299); tile_n += 8) {
-              pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
-            }
+          for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
           }
         }
       }

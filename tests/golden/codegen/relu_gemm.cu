@@ -23,6 +23,7 @@ extern "C" __global__ void __launch_bounds__(128) relu_gemm(const __half* __rest
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
   // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
     if (k_step <= 6) {
       pf::load_tile_global<pf::Check::none, pf::Width::b128>(Ar_staging, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);

@@ -1,0 +1,110 @@
+#include "codegen/kernel_grid.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <sstream>
+
+#include "frontend/diagnostics.h"
+#include "schedule/gpu_mapping.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+
+namespace {
+
+// The larger of two extents of one grid axis: bound ones compare by value; a size name
+// must equal the other extent (plan_gpu_kernel refuses other plans).
+std::string larger_extent(const std::string& a, const std::string& b, const KernelPlan& plan) {
+  if (a == b) return a;
+  PF_INTERNAL_CHECK(is_integer_text(a) && is_integer_text(b),
+                    "kernel " + plan.name + ": statements tile unequal symbolic extents " + a + " and " + b);
+  return std::stoll(a) >= std::stoll(b) ? a : b;
+}
+
+}  // namespace
+
+KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options) {
+  PF_INTERNAL_CHECK(!plan.matmuls.empty(), "a kernel grid needs a matmul");
+  KernelGrid grid;
+  const StatementDims& first = plan.matmuls.front().dims;
+  grid.batch_extents = first.batch_extents;
+  grid.rows = first.m_extent;
+  grid.cols = first.n_extent;
+  for (const StatementDims& dims : plan.all_statements()) {
+    for (size_t i = 0; i < grid.batch_extents.size(); ++i)
+      grid.batch_extents[i] = larger_extent(grid.batch_extents[i], dims.batch_extents[i], plan);
+    grid.rows = larger_extent(grid.rows, dims.m_extent, plan);
+    grid.cols = larger_extent(grid.cols, dims.n_extent, plan);
+  }
+  grid.block_m = options.block.m;
+  grid.block_n = options.block.n;
+  return grid;
+}
+
+std::string grid_constraints(const KernelGrid& grid) {
+  std::vector<std::string> blocks = block_parameters(static_cast<int>(grid.batch_extents.size()));
+  const std::string& y = blocks[blocks.size() - 2];
+  const std::string& x = blocks[blocks.size() - 1];
+  std::vector<std::string> constraints;
+  if (!grid.batch_extents.empty()) constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], grid.batch_extents[0]));
+  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", y, grid.block_m, grid.rows));
+  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", x, grid.block_n, grid.cols));
+  return fmt::format("{}", fmt::join(constraints, " and "));
+}
+
+namespace {
+
+// The sizes (non-literal extents) the grid's constraints name.
+std::vector<std::string> grid_sizes(const KernelGrid& grid) {
+  std::vector<std::string> sizes;
+  for (const std::string& e : grid.batch_extents)
+    if (!is_integer_text(e)) sizes.push_back(e);
+  for (const std::string& e : {grid.rows, grid.cols})
+    if (!is_integer_text(e)) sizes.push_back(e);
+  return sizes;
+}
+
+isl::set without_params(isl::set set, const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    set = set.project_out_param(name);  // isl leaves a set without that parameter as it is
+  return set;
+}
+
+// The parameter values (sizes, blockIdx_*) of the blocks that hold an instance of `dims`:
+// block (z, y, x) holds S[b, m, n, ..] when z = b, y = floor(m / BM), x = floor(n / BN).
+isl::set blocks_needed(const KernelPlan& plan, const KernelGrid& grid, const StatementDims& dims) {
+  std::vector<std::string> blocks = block_parameters(plan.batch_rank());
+  std::vector<std::string> owner;
+  if (!dims.batch.empty()) owner.push_back(fmt::format("{} = {}", blocks[0], dims.batch[0]));
+  owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 2], dims.m, grid.block_m));
+  owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 1], dims.n, grid.block_n));
+  isl::set owned(plan.domain.ctx(), fmt::format("[{}] -> {{ {} : {} }}", fmt::join(blocks, ", "), dims.tuple_text(),
+                                                fmt::join(owner, " and ")));
+  return owned.intersect(plan.domain.extract_set(owned.space())).params();
+}
+
+}  // namespace
+
+void check_grid_covers_statements(const KernelPlan& plan, const KernelGrid& grid, const isl::set& context) {
+  std::vector<std::string> blocks = block_parameters(plan.batch_rank());
+  isl::set in_context = without_params(context, warp_parameters());
+  isl::set assumptions = without_params(in_context, blocks);  // sizes >= 1, bindings
+  std::vector<std::string> params = grid_sizes(grid);
+  params.insert(params.end(), blocks.begin(), blocks.end());
+  isl::set in_grid(context.ctx(), fmt::format("[{}] -> {{ : {} }}", fmt::join(params, ", "), grid_constraints(grid)));
+  isl::set allowed = in_context.intersect(in_grid);
+  for (const StatementDims& dims : plan.all_statements()) {
+    isl::set needed = blocks_needed(plan, grid, dims).intersect(assumptions);
+    isl::set missed = needed.subtract(allowed);
+    if (missed.is_empty()) continue;
+    std::ostringstream example;
+    example << missed.sample_point();
+    throw InternalError(fmt::format("kernel {}: statement {} has instances in blocks that the launch grid ({} x {} tiles "
+                                      "of {}x{}) or the kernel's context does not run, e.g. {}",
+                                      plan.name, dims.statement, grid.rows, grid.cols, grid.block_m, grid.block_n,
+                                      example.str()));
+  }
+}
+
+}  // namespace polyfuse
