@@ -26,6 +26,7 @@ struct RunOptions {
   std::uint64_t seed = 1;
   int repeat = 20;
   bool stats = false;
+  std::string kernel_source;  // --kernel-source FILE.cu
 };
 
 Backend chosen_backend(const std::string& name) {
@@ -49,6 +50,11 @@ int run_run(const RunOptions& options) {
   }
   request.seed = options.seed;
   request.repeats = options.repeat;
+  if (!options.kernel_source.empty()) {
+    if (cpu) throw UserError("--kernel-source runs an edited CUDA kernel: it needs --target=gpu");
+    request.kernel_source = read_source_file(options.kernel_source).text;
+    request.kernel_source_name = options.kernel_source;
+  }
   try {
     FrontendResult result = compile_source(source, sizes);
     std::cerr << render_diagnostics(result.warnings, source.text);
@@ -102,6 +108,10 @@ Command add_run_command(CLI::App& parent) {
   app->add_flag("--stats", options->stats,
                 "Emulator: print 'stats: global_bytes_loaded=N global_bytes_stored=N shared_bank_conflicts=N', "
                 "then more counters");
+  app->add_option("--kernel-source", options->kernel_source,
+                  "Run this .cu (an edited copy of what 'compile --emit=cuda -o' wrote for the same -D and tile "
+                  "options) in place of the generated kernel: same launch, inputs, reference check and emulator checks")
+      ->type_name("FILE.cu");
   add_gpu_flags(app, options->gpu);
   return Command{app, [options] { return run_run(*options); }};
 }

@@ -32,6 +32,34 @@ std::int64_t matmul_flops(const Program& program) {
   return flops;
 }
 
+// The first line of `source` that starts with `prefix`, or "".
+std::string line_starting(const std::string& source, const std::string& prefix) {
+  for (std::size_t start = 0; start < source.size();) {
+    std::size_t end = source.find('\n', start);
+    if (end == std::string::npos) end = source.size();
+    if (source.compare(start, prefix.size(), prefix) == 0) return source.substr(start, end - start);
+    start = end + 1;
+  }
+  return "";
+}
+
+// The kernel source to run: the generated one, or the request's edited copy of it, which
+// must define the same kernel for the same launch configuration.
+std::string kernel_to_run(const RunRequest& request, const EmittedKernel& emitted) {
+  if (request.kernel_source.empty()) return emitted.source;
+  const std::string& name = request.kernel_source_name.empty() ? std::string("the kernel source") : request.kernel_source_name;
+  const std::string launch = line_starting(emitted.source, "// Launch:");
+  const std::string given = line_starting(request.kernel_source, "// Launch:");
+  if (!given.empty() && given != launch)
+    throw UserError(fmt::format("{} was generated for another launch configuration:\n  it says   {}\n  this run: {}\n"
+                                "compile and run with the same sizes and tile options",
+                                name, given, launch));
+  const std::string kernel = emitted.metadata.kernel;
+  if (request.kernel_source.find(" " + kernel + "(") == std::string::npos)
+    throw UserError(fmt::format("{} defines no kernel '{}' (the def's kernel)", name, kernel));
+  return request.kernel_source;
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values.empty() ? 0 : values[values.size() / 2];
@@ -50,7 +78,7 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   compile.backend = request.backend;
   std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
   LaunchMetadata metadata = emitted.metadata;
-  CompiledKernel kernel = api::make_compiled_kernel(request.backend, emitted.source, metadata, sizes, compile);
+  CompiledKernel kernel = api::make_compiled_kernel(request.backend, kernel_to_run(request, emitted), metadata, sizes, compile);
 
   TensorData inputs = reference::random_tensors(program, request.seed);
   TensorData expected = inputs;

@@ -19,6 +19,11 @@ struct RunRequest {
   Backend backend = Backend::emu;
   std::uint64_t seed = 1;
   int repeats = 20;          // timed launches on a GPU (median reported)
+  // When not empty: a .cu text to run in place of the generated kernel (an edited copy of
+  // what `polyfuse compile --emit=cuda` wrote for the same program and options), with the
+  // generated kernel's launch configuration, inputs and reference check.
+  std::string kernel_source;
+  std::string kernel_source_name;  // for messages (a file name)
 };
 
 // What happened.
@@ -32,6 +37,8 @@ struct RunReport {
 
 // Compiles `program` (every size bound, else UserError naming the unbound ones), runs it
 // once on the emulator or `repeats` + 1 times on the GPU, and compares with the reference.
+// A request.kernel_source that was generated with other sizes or options (its "// Launch:"
+// line differs) or that lacks the kernel is a UserError naming the difference.
 RunReport run_program(const Program& program, const RunRequest& request);
 
 }  // namespace polyfuse

@@ -164,6 +164,51 @@ TEST(Cli, OutputFile) {
   EXPECT_EQ(unwritable.err, "polyfuse: error: cannot write '/nonexistent-dir/x.ir'\n");
 }
 
+// Returns `text` with the first occurrence of `from` replaced by `to` (which must exist).
+std::string edited(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the kernel";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// `run --kernel-source` runs a hand-edited copy of the generated kernel with the same
+// launch, inputs and reference check: the unedited copy passes, a wrong edit fails the
+// check, and a kernel generated for other sizes or a file without the kernel are refused.
+TEST(Cli, RunsAnEditedKernelSource) {
+  const std::string sizes = "-D M=64 -D N=64 -D K=64 --block 64x64x32 --backend=emu";
+  fs::path cu = temp_dir() / "edit_me.cu";
+  ASSERT_EQ(run("compile examples/gemm_bias_relu.tc " + sizes.substr(0, sizes.find(" --backend")) +
+                " --emit=cuda -o '" + cu.string() + "'")
+                .exit_code,
+            0);
+  const std::string source = polyfuse::testing::read_text_file(cu.string());
+  Result same = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + cu.string() + "'");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("check: ok"), std::string::npos) << same.out;
+
+  fs::path no_relu = write_temp("no_relu.cu", edited(source, "pf::op::relu(", "("));
+  Result failed = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + no_relu.string() + "'");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.out.find("check: FAILED"), std::string::npos) << failed.out;
+
+  Result other_sizes = run("run examples/gemm_bias_relu.tc -D M=128 -D N=64 -D K=64 --block 64x64x32 --backend=emu "
+                           "--kernel-source '" + cu.string() + "'");
+  EXPECT_EQ(other_sizes.exit_code, 1);
+  EXPECT_NE(other_sizes.err.find("was generated for another launch configuration"), std::string::npos) << other_sizes.err;
+
+  fs::path empty = write_temp("empty.cu", "// nothing here\n");
+  Result no_kernel = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + empty.string() + "'");
+  EXPECT_EQ(no_kernel.exit_code, 1);
+  EXPECT_NE(no_kernel.err.find("defines no kernel 'gemm_bias_relu'"), std::string::npos) << no_kernel.err;
+
+  Result cpu = run("run examples/gemm_bias_relu.tc -D M=64 -D N=64 -D K=64 --target=cpu --kernel-source '" +
+                   cu.string() + "'");
+  EXPECT_EQ(cpu.exit_code, 1);
+  EXPECT_NE(cpu.err.find("--kernel-source runs an edited CUDA kernel: it needs --target=gpu"), std::string::npos)
+      << cpu.err;
+}
+
 TEST(Cli, MalformedInputsNeverCrash) {
   std::string deep = "def f(f32(N) a) -> (f32(N) b) { b(i) = " + std::string(100000, '(') + "a(i) }";
   std::string binary;
