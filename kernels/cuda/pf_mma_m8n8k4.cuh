@@ -5,7 +5,8 @@
 //
 // PTX ISA 9.7.15.5.1 "Matrix Fragments for mma.m8n8k4 with .f16 floating point type": the
 // warp is 4 quad-pairs (QP q = lanes 4q..4q+3 and 16+4q..16+4q+3), each computing its own
-// 8x8x4 product. Within a QP, idx = lane%4 + 4*(lane>=16) and hi = lane>=16:
+// 8x8x4 product from its own lanes' registers (the emulator's host model does the same,
+// detail::host_mma_m8n8k4). Within a QP, idx = lane%4 + 4*(lane>=16) and hi = lane>=16:
 //   A .row: a_e = A[idx][e]           A .col: a_e = A[e + 4*hi][lane%4]
 //   B .row: b_e = B[lane%4][e + 4*hi] B .col: b_e = B[e][idx]
 //   C f32:  c_e = C[X + 4*hi][(e & 4) + (lane & 2) + (e & 1)], X = (lane & 1) + (e & 2)
@@ -74,35 +75,42 @@ PF_DEVICE void mma_m8n8k4_instr(float* c, unsigned a0, unsigned a1, unsigned b0,
 }
 
 #if PF_HOST_PATH
-// Element (row 0..15, k 0..7) of a macro A fragment / (k, col 0..15) of a B fragment,
-// read from the 32 lanes' registers (`stride` registers per lane).
-template <Layout LA> inline float frag884_a(const unsigned* lanes, int stride, int row, int k) {
-  const int mb = row >> 3, r = row & 7, hi = r >> 2;
-  int lane, reg, half;
-  if constexpr (LA == Layout::row) {
-    lane = 16 * hi + 4 * mb + (r & 3);
-    reg = k >> 1;
-    half = k & 1;
-  } else {
-    lane = 16 * hi + 4 * mb + (k & 3);
-    reg = 2 * (k >> 2) + ((r & 3) >> 1);
-    half = r & 1;
-  }
-  return unpack<__half>(lanes[lane * stride + reg], half);
+// The emulator's model of one mma.m8n8k4 instruction, as the hardware executes it: quad
+// pair q (lanes 4q..4q+3 and 16+4q..16+4q+3) multiplies the 8x4 A and the 4x8 B held in
+// its own lanes' registers and never sees another quad pair's. The macro-MMAs hold every A
+// row and B column in two quad pairs; a fragment load that gets one copy wrong therefore
+// corrupts exactly that quad pair's 8x8 block, on the GPU and here.
+// `lanes`: the 32 lanes' deposits, `stride` registers each; the instruction's operand is
+// registers reg0 and reg0 + 1 of each lane (a0, a1 | a2, a3 as PTX numbers them).
+// Element (row 0..7, k 0..3) of quad pair q's A: .row a_i = A[lane%4 + 4*high][i],
+// .col a_i = A[i + 4*high][lane%4] (high: lanes 16..31).
+template <Layout LA> inline float qp_a(const unsigned* lanes, int stride, int reg0, int q, int row, int k) {
+  const int high = row >> 2;
+  const int lane = 4 * q + 16 * high + (LA == Layout::row ? (row & 3) : k);
+  const int i = LA == Layout::row ? k : (row & 3);
+  return unpack<__half>(lanes[lane * stride + reg0 + (i >> 1)], i & 1);
 }
-template <Layout LB> inline float frag884_b(const unsigned* lanes, int stride, int k, int col) {
-  const int nb = col >> 3, c = col & 7, hi = c >> 2;
-  int lane, reg, half;
-  if constexpr (LB == Layout::col) {
-    lane = 16 * hi + 8 * nb + (c & 3);
-    reg = k >> 1;
-    half = k & 1;
-  } else {
-    lane = 16 * hi + 8 * nb + (k & 3);
-    reg = 2 * (k >> 2) + ((c & 3) >> 1);
-    half = c & 1;
+// Element (k 0..3, col 0..7) of quad pair q's B: .col b_i = B[i][lane%4 + 4*high],
+// .row b_i = B[lane%4][i + 4*high].
+template <Layout LB> inline float qp_b(const unsigned* lanes, int stride, int reg0, int q, int k, int col) {
+  const int high = col >> 2;
+  const int lane = 4 * q + 16 * high + (LB == Layout::col ? (col & 3) : k);
+  const int i = LB == Layout::col ? k : (col & 3);
+  return unpack<__half>(lanes[lane * stride + reg0 + (i >> 1)], i & 1);
+}
+// c (the calling lane's 8 f32 accumulators) += its part of its quad pair's 8x8x4 product,
+// A in registers a_reg0.., B in b_reg0.. of the deposits.
+template <Layout LA, Layout LB>
+inline void host_mma_m8n8k4(float* c, const unsigned* lanes, int stride, int a_reg0, int b_reg0, unsigned lane) {
+  const int q = static_cast<int>((lane >> 2) & 3);
+  for (int e = 0; e < 8; ++e) {
+    int row, col;
+    AccTile884<1, 1>::coord(lane, e, row, col);  // its 8x8 block is the quad pair's own
+    float sum = c[e];
+    for (int k = 0; k < 4; ++k)
+      sum += qp_a<LA>(lanes, stride, a_reg0, q, row & 7, k) * qp_b<LB>(lanes, stride, b_reg0, q, k, col & 7);
+    c[e] = sum;
   }
-  return unpack<__half>(lanes[lane * stride + reg], half);
 }
 #endif
 }  // namespace detail
@@ -129,17 +137,11 @@ PF_UNROLL
   const unsigned* all =
       static_cast<const unsigned*>(::pf_host::warp_exchange("mma.m8n8k4", mine, sizeof mine));
   const unsigned lane = ::pf_host::lane_id();
+  // The two instructions of each macro-MMA, as on the device: registers 0, 1 then 2, 3.
   for (int i = 0; i < MT; ++i)
     for (int j = 0; j < NT; ++j)
-      for (int e = 0; e < 8; ++e) {
-        int row, col;
-        AccTile884<1, 1>::coord(lane, e, row, col);
-        float sum = acc.v[(i * NT + j) * 8 + e];
-        for (int k = 0; k < 8; ++k)
-          sum += detail::frag884_a<LA>(all + 4 * i, stride, row, k) *
-                 detail::frag884_b<LB>(all + 4 * MT + 4 * j, stride, k, col);
-        acc.v[(i * NT + j) * 8 + e] = sum;
-      }
+      for (int s = 0; s < 2; ++s)
+        detail::host_mma_m8n8k4<LA, LB>(acc.v + (i * NT + j) * 8, all, stride, 4 * i + 2 * s, 4 * MT + 4 * j + 2 * s, lane);
 #endif
 }
 

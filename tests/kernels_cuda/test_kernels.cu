@@ -46,8 +46,12 @@ __device__ void mma16816_body(const void* a, const void* b, float* c) {
 }
 
 // ---- macro-MMA from m8n8k4: one warp, A (16MT x 16) x B (16 x 16NT) ----------------------
+// bad_quad_pair >= 0 plants a fragment-load bug in one copy of the duplicated operands: the
+// lanes of that quad pair repeat their first A (bad_operand 0) or B (1) register in the
+// second (k 2, 3 read as k 0, 1); the other quad pair holding the same rows or columns keeps
+// them right.
 template <pf::Layout LA, pf::Layout LB, int MT, int NT>
-__device__ void mma884_body(const void* a, const void* b, float* c) {
+__device__ void mma884_body(const void* a, const void* b, float* c, int bad_quad_pair = -1, int bad_operand = 0) {
   constexpr int M = 16 * MT, N = 16 * NT, K = 16;
   constexpr int A_COLS = LA == pf::Layout::row ? K : M, A_ROWS = M * K / A_COLS;
   constexpr int B_COLS = LB == pf::Layout::row ? N : K, B_ROWS = N * K / B_COLS;
@@ -70,6 +74,12 @@ __device__ void mma884_body(const void* a, const void* b, float* c) {
     pf::FragB884 fb[NT];
     pf::load_frag_a884<LA, pf::Swizzle::xor16, A_COLS, MT>(fa, a_tile, 0, k0);
     pf::load_frag_b884<LB, pf::Swizzle::xor16, B_COLS, NT>(fb, b_tile, k0, 0);
+    if (static_cast<int>((pf::lane_id() >> 2) & 3) == bad_quad_pair) {
+      for (int i = 0; i < MT; ++i)
+        if (bad_operand == 0) fa[i].x[1] = fa[i].x[0];
+      for (int j = 0; j < NT; ++j)
+        if (bad_operand == 1) fb[j].x[1] = fb[j].x[0];
+    }
     pf::mma_884<LA, LB, MT, NT>(acc, fa, fb);
   }
   pf::store_accumulators<float>(acc, scratch, c, N, M, N, 1, 0, 0, 1);
@@ -186,6 +196,10 @@ PF_MMA884(mma884_32x32x8_row_row, row, row, 2)
 PF_MMA884(mma884_32x32x8_col_col, col, col, 2)
 PF_MMA884(mma884_32x32x8_col_row, col, row, 2)
 #undef PF_MMA884
+extern "C" __global__ void mma884_16x16x8_row_col_bad_copy(const void* a, const void* b, float* c, int bad_quad_pair,
+                                                          int bad_operand) {
+  pft::mma884_body<pf::Layout::row, pf::Layout::col, 1, 1>(a, b, c, bad_quad_pair, bad_operand);
+}
 
 // ---- partial tiles: a 32x64 tile at the top left of a rows_valid x cols_valid matrix with
 // leading dimension ld, copied (CHECK, WIDTH; cp.async or registers) to shared memory and

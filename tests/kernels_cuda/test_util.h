@@ -29,6 +29,7 @@ PF_DECLARE_MMA(mma884_32x32x8_row_row)
 PF_DECLARE_MMA(mma884_32x32x8_col_col)
 PF_DECLARE_MMA(mma884_32x32x8_col_row)
 #undef PF_DECLARE_MMA
+void mma884_16x16x8_row_col_bad_copy(const void* a, const void* b, float* c, int bad_quad_pair, int bad_operand);
 #define PF_DECLARE_PARTIAL_COPY(NAME) void NAME(const void* in, long long ld, int rows_valid, int cols_valid, unsigned short* out);
 PF_DECLARE_PARTIAL_COPY(partial_copy_all_b128_cp_async)
 PF_DECLARE_PARTIAL_COPY(partial_copy_all_b64_cp_async)
