@@ -36,10 +36,26 @@ GpuOptions small_tiles() {
   return o;
 }
 
-void sweep(const std::string& source, bool batched, const GpuOptions& options) {
+// A dozen of them for the default tiles (128x128x32 blocks of up to 64x64 warps, four times
+// the emulated work per block).
+std::vector<std::array<int, 3>> default_tile_shapes() {
+  return {{1, 1, 1}, {17, 1, 1}, {7, 11, 13}, {127, 131, 37}, {129, 65, 33}, {200, 136, 72},
+          {100, 77, 70}, {33, 129, 40}, {1, 257, 9}, {257, 1, 100}, {131, 255, 31}, {64, 128, 129}};
+}
+
+// What the CLI and the API use when no tile option is given: the architecture's default
+// block, the warp tile shrunk until the register tiles fit.
+GpuOptions default_tiles() {
+  GpuOptions o;
+  o.choose_warp = true;
+  return o;
+}
+
+void sweep(const std::string& source, bool batched, const GpuOptions& options,
+           const std::vector<std::array<int, 3>>& shapes = odd_shapes()) {
   Program kernel_program = compile_program(source);
   int checked = 0;
-  for (auto [m, n, k] : odd_shapes()) {
+  for (auto [m, n, k] : shapes) {
     SizeBindings sizes{{"M", m}, {"N", n}, {"K", k}};
     if (batched) sizes["B"] = 1 + (m + n) % 3;
     Program program = compile_program(source, sizes);
@@ -47,7 +63,7 @@ void sweep(const std::string& source, bool batched, const GpuOptions& options) {
     EXPECT_TRUE(run.check.ok) << fmt::format("M={} N={} K={}: ", m, n, k) << run.check.to_string();
     ++checked;
   }
-  EXPECT_GE(checked, 50);
+  EXPECT_GE(checked, std::min<int>(50, static_cast<int>(shapes.size())));
 }
 
 std::string example(const char* name) { return read_text_file(source_path(std::string("examples/") + name + ".tc")); }
@@ -89,6 +105,12 @@ TEST(OddShapesEmu, GemmBiasRelu) { sweep(example("gemm_bias_relu"), false, small
 TEST(OddShapesEmu, ReluGemm) { sweep(example("relu_gemm"), false, small_tiles()); }
 TEST(OddShapesEmu, AddGemms) { sweep(example("add_gemms"), false, small_tiles()); }
 TEST(OddShapesEmu, BatchedGemm) { sweep(example("batched_gemm"), true, small_tiles()); }
+
+TEST(OddShapesEmu, DefaultTilesEveryIdiom) {
+  for (const char* name : {"gemm", "gemm_bias_relu", "relu_gemm", "add_gemms"})
+    sweep(example(name), false, default_tiles(), default_tile_shapes());
+  sweep(example("batched_gemm"), true, default_tiles(), default_tile_shapes());
+}
 
 TEST(OddShapesEmu, TransposedBf16WithPaperMacroMma) {
   GpuOptions o = small_tiles();
