@@ -31,4 +31,7 @@ Command add_compile_command(CLI::App& parent);
 // `polyfuse run FILE.tc -D ... [--backend=auto|cuda|emu] [--seed N] [--stats] [tile options]`.
 Command add_run_command(CLI::App& parent);
 
+// `polyfuse cache info|clear`.
+Command add_cache_command(CLI::App& parent);
+
 }  // namespace polyfuse::tools

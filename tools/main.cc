@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     std::vector<Command> commands;
     commands.push_back(add_compile_command(app));
     commands.push_back(add_run_command(app));
+    commands.push_back(add_cache_command(app));
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {

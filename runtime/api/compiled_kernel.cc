@@ -8,6 +8,7 @@
 
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
+#include "runtime/cache/artifact_cache.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/api/compiled_kernel_impl.h"
 #include "runtime/api/launch_arguments.h"
@@ -60,11 +61,7 @@ fs::path library_directory() {
 emu::BuildOptions emulator_build_options() {
   emu::BuildOptions options;
   const char* emu_cache = std::getenv("POLYFUSE_EMU_CACHE_DIR");
-  if (!(emu_cache && *emu_cache)) {
-#if POLYFUSE_HAVE_CUDA
-    options.cache_dir = (cuda::cache_config_from_environment().directory / "emu").string();
-#endif
-  }
+  if (!(emu_cache && *emu_cache)) options.cache_dir = (cache::cache_config_from_environment().root / "emu").string();
   // An installed tree: <prefix>/lib/libpolyfuse.so next to <prefix>/include/polyfuse_emu.
   const fs::path include = library_directory().parent_path() / "include";
   std::error_code ec;

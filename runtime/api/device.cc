@@ -30,7 +30,7 @@ std::string nvrtc_version() { return cuda::nvrtc_version(); }
 
 std::string cache_directory() {
   const cuda::CacheConfig& config = cuda::KernelCache::global().config();
-  return config.enabled ? config.directory.string() : "";
+  return config.enabled ? config.root.string() : "";
 }
 
 void clear_memory_cache() { cuda::KernelCache::global().clear_memory(); }

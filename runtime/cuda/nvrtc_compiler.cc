@@ -12,7 +12,7 @@
 #include "polyfuse/cuda_helpers_embedded.h"
 #include "polyfuse/errors.h"
 #include "runtime/cuda/cuda_headers_embedded.h"
-#include "runtime/cuda/hash.h"
+#include "runtime/cache/content_hash.h"
 
 namespace polyfuse::cuda {
 namespace fs = std::filesystem;
@@ -101,7 +101,7 @@ std::string nvrtc_version() {
 NvrtcOutput nvrtc_compile(const std::string& source, const NvrtcOptions& options, const std::string& kernel) {
   // The program is named after the file the source is written to if it fails, so that
   // the log's "file(line): error" references point at a real file.
-  const fs::path source_path = temp_directory() / ("polyfuse-" + kernel + "-" + hex64(hash64(source)) + ".cu");
+  const fs::path source_path = temp_directory() / ("polyfuse-" + kernel + "-" + cache::hex64(cache::hash64(source)) + ".cu");
   const HeaderTable& table = headers();
   ProgramHandle program;
   check(nvrtcCreateProgram(program.out(), source.c_str(), source_path.c_str(), static_cast<int>(table.names.size()),

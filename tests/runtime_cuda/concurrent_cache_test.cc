@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "handwritten_kernel.h"
-#include "runtime/cuda/cache_entry.h"
+#include "runtime/cache/cache_entry.h"
 #include "runtime/cuda/kernel_cache.h"
 #include "test_dir.h"
 
@@ -61,7 +61,7 @@ TEST(KernelCacheConcurrency, ForkedWritersOfOneKeyAllSucceedAndLeaveOneValidEntr
   std::ifstream in(files[0], std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
-  EXPECT_TRUE(decode_cache_entry(bytes.str(), cache.key_text(NvrtcOptions{}), source).has_value());
+  EXPECT_TRUE(polyfuse::cache::decode_entry(bytes.str(), cache.key_text(NvrtcOptions{}) + '\0' + source).has_value());
   EXPECT_EQ(cache.compile(source, NvrtcOptions{}, "scale_relu").outcome, CacheOutcome::disk_hit);
 }
 

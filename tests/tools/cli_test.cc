@@ -209,6 +209,23 @@ TEST(Cli, RunsAnEditedKernelSource) {
       << cpu.err;
 }
 
+// (The test's environment points POLYFUSE_CACHE_DIR into the build tree: tests/tools/CMakeLists.txt.)
+TEST(Cli, CacheInfoAndClear) {
+  ASSERT_NE(std::getenv("POLYFUSE_CACHE_DIR"), nullptr) << "never clear the user's own cache";
+  Result filled = run("run examples/gemm.tc -D M=16 -D N=16 -D K=16 --backend=emu");
+  EXPECT_EQ(filled.exit_code, 0) << filled.err;
+  Result info = run("cache info");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  for (const char* line : {"cache: ", "limit: ", "cuda: ", "emu: ", "cpu: ", "total: "})
+    EXPECT_NE(info.out.find(line), std::string::npos) << line << " missing from:\n" << info.out;
+  Result clear = run("cache clear");
+  EXPECT_EQ(clear.exit_code, 0) << clear.err;
+  EXPECT_EQ(clear.out.rfind("cache: removed ", 0), 0u) << clear.out;
+  Result bad = run("cache frob");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("frob not in {info,clear}"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, MalformedInputsNeverCrash) {
   std::string deep = "def f(f32(N) a) -> (f32(N) b) { b(i) = " + std::string(100000, '(') + "a(i) }";
   std::string binary;

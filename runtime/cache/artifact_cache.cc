@@ -1,0 +1,239 @@
+#include "runtime/cache/artifact_cache.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/cache/cache_entry.h"
+#include "runtime/cache/content_hash.h"
+
+namespace polyfuse::cache {
+namespace {
+
+constexpr const char* kinds[] = {"cuda", "emu", "cpu"};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::optional<std::string> read_whole_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return std::move(s).str();
+}
+
+// A fresh name beside `path` for a private temporary file.
+fs::path temporary_beside(const fs::path& path) {
+  static std::atomic<unsigned> counter{0};
+  return path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+}
+
+// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+bool write_atomically(const fs::path& path, std::string_view bytes) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const fs::path temp = temporary_beside(path);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+  if (fd < 0) return false;
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  const bool ok = ::close(fd) == 0 && written == bytes.size() && std::rename(temp.c_str(), path.c_str()) == 0;
+  if (!ok) fs::remove(temp, ec);
+  return ok;
+}
+
+// Marks `path` as used now (least-recently-used eviction goes by modification time).
+void touch(const fs::path& path) {
+  std::error_code ec;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+}
+
+// The loadable object of an entry: <hash>.so beside <hash>.pfc.
+fs::path object_of(const fs::path& entry) { return fs::path(entry).replace_extension(".so"); }
+
+}  // namespace
+
+CacheConfig cache_config_from_environment() {
+  CacheConfig config;
+  config.enabled = env("POLYFUSE_DISABLE_CACHE") != "1";
+  if (!env("POLYFUSE_CACHE_DIR").empty())
+    config.root = env("POLYFUSE_CACHE_DIR");
+  else if (!env("XDG_CACHE_HOME").empty())
+    config.root = fs::path(env("XDG_CACHE_HOME")) / "polyfuse";
+  else if (!env("HOME").empty())
+    config.root = fs::path(env("HOME")) / ".cache" / "polyfuse";
+  else
+    config.root = fs::temp_directory_path() / "polyfuse-cache";
+  const std::string mb = env("POLYFUSE_CACHE_MAX_MB");
+  if (!mb.empty() && mb.find_first_not_of("0123456789") == std::string::npos && mb.size() < 12)
+    config.max_bytes = std::stoull(mb) << 20;
+  return config;
+}
+
+ArtifactCache::ArtifactCache(CacheConfig config) : config_(std::move(config)) {}
+
+ArtifactCache& ArtifactCache::global() {
+  static ArtifactCache cache(cache_config_from_environment());
+  return cache;
+}
+
+fs::path ArtifactCache::entry_path(std::string_view kind, std::string_view key_text) const {
+  return config_.root / std::string(kind) / (hash128_hex(key_text) + ".pfc");
+}
+
+Lookup ArtifactCache::load(std::string_view kind, std::string_view key_text) {
+  Lookup result;
+  if (!config_.enabled) return result;
+  result.entry = entry_path(kind, key_text);
+  result.outcome = Outcome::miss;
+  std::optional<std::string> bytes = read_whole_file(result.entry);
+  if (!bytes) return result;
+  result.sections = decode_entry(*bytes, key_text, &result.rejected_because);
+  if (result.sections) {
+    result.outcome = Outcome::hit;
+    touch(result.entry);
+  } else {
+    result.outcome = Outcome::rebuilt_corrupt;
+  }
+  return result;
+}
+
+void ArtifactCache::store(std::string_view kind, std::string_view key_text, const std::vector<std::string_view>& sections) {
+  if (!config_.enabled) return;
+  write_atomically(entry_path(kind, key_text), encode_entry(key_text, sections));
+  evict_to_fit();
+}
+
+SharedObject ArtifactCache::shared_object(std::string_view kind, std::string_view key_text,
+                                          const std::function<void(const fs::path& output)>& build) {
+  SharedObject result;
+  Lookup cached = load(kind, key_text);
+  if (cached.sections && cached.sections->size() == 1) {
+    const std::string& object = cached.sections->front();
+    const fs::path path = object_of(cached.entry);
+    std::optional<std::string> on_disk = read_whole_file(path);
+    if ((on_disk && *on_disk == object) || write_atomically(path, object)) {
+      touch(path);
+      result.path = path;
+      result.outcome = Outcome::hit;
+      return result;
+    }
+  }
+  std::error_code ec;
+  const fs::path output = config_.enabled
+                              ? temporary_beside(object_of(entry_path(kind, key_text)))
+                              : temporary_beside(fs::temp_directory_path() / ("polyfuse-" + hash128_hex(key_text) + ".so"));
+  fs::create_directories(output.parent_path(), ec);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    build(output);
+  } catch (...) {
+    fs::remove(output, ec);
+    throw;
+  }
+  result.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!config_.enabled) {
+    result.path = output;
+    result.temporary = true;
+    return result;
+  }
+  result.outcome = cached.outcome == Outcome::rebuilt_corrupt ? Outcome::rebuilt_corrupt : Outcome::miss;
+  std::optional<std::string> object = read_whole_file(output);
+  const fs::path path = object_of(cached.entry);
+  if (object) store(kind, key_text, {*object});
+  // The object is used from its final name when it could be put there, else from the
+  // private temporary file.
+  if (std::rename(output.c_str(), path.c_str()) == 0) {
+    result.path = path;
+  } else {
+    result.path = output;
+    result.temporary = true;
+  }
+  return result;
+}
+
+CacheInfo ArtifactCache::info() const {
+  CacheInfo info;
+  info.config = config_;
+  for (const char* kind : kinds) {
+    CacheInfo::Kind k{kind};
+    std::error_code ec;
+    for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      k.bytes += it->file_size(ec);
+      if (it->path().extension() == ".pfc") ++k.entries;
+    }
+    info.kinds.push_back(k);
+  }
+  return info;
+}
+
+std::string CacheInfo::to_string() const {
+  std::string text = "cache: " + config.root.string() + (config.enabled ? "" : " (disabled: POLYFUSE_DISABLE_CACHE=1)") +
+                     "\nlimit: " + std::to_string(config.max_bytes >> 20) + " MiB (POLYFUSE_CACHE_MAX_MB)\n";
+  std::uint64_t total = 0;
+  for (const Kind& k : kinds) {
+    text += k.name + ": " + std::to_string(k.entries) + " entries, " + std::to_string((k.bytes + (1 << 19)) >> 20) + " MiB\n";
+    total += k.bytes;
+  }
+  return text + "total: " + std::to_string((total + (1 << 19)) >> 20) + " MiB\n";
+}
+
+std::uint64_t ArtifactCache::clear() {
+  std::uint64_t freed = 0;
+  for (const char* kind : kinds) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) files.push_back(it->path());
+    for (const fs::path& file : files) {
+      const std::uint64_t size = fs::file_size(file, ec);
+      if (fs::remove(file, ec)) freed += size;
+    }
+  }
+  return freed;
+}
+
+void ArtifactCache::evict_to_fit() {
+  struct File {
+    fs::path path;
+    std::uint64_t bytes;
+    fs::file_time_type used;
+  };
+  std::vector<File> entries;
+  std::uint64_t total = 0;
+  for (const char* kind : kinds) {
+    std::error_code ec;
+    for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      const std::uint64_t size = it->file_size(ec);
+      total += size;
+      if (it->path().extension() == ".pfc") entries.push_back({it->path(), size, it->last_write_time(ec)});
+    }
+  }
+  if (total <= config_.max_bytes) return;
+  std::sort(entries.begin(), entries.end(), [](const File& a, const File& b) { return a.used < b.used; });
+  for (const File& entry : entries) {
+    if (total <= config_.max_bytes) break;
+    std::error_code ec;
+    const fs::path object = object_of(entry.path);
+    const std::uint64_t object_bytes = fs::exists(object, ec) ? fs::file_size(object, ec) : 0;
+    if (fs::remove(entry.path, ec)) total -= entry.bytes;
+    if (object_bytes && fs::remove(object, ec)) total -= object_bytes;
+  }
+}
+
+}  // namespace polyfuse::cache
