@@ -17,13 +17,6 @@ namespace {
 
 using namespace polyfuse::testing;
 
-GpuOptions small_tiles() {
-  GpuOptions o;
-  o.block = {64, 64, 32};
-  o.warp = {32, 32, 32};
-  return o;
-}
-
 // `def f(...)` with a GEMM C = A * B (f16 unless `type`) feeding `epilogue`, whose extra
 // inputs are declared in `extra_inputs`.
 std::string fused(const std::string& extra_inputs, const std::string& epilogue, const std::string& type = "f16",
