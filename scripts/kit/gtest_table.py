@@ -18,7 +18,8 @@ import re
 import sys
 
 RUN = re.compile(r"^\[ RUN      \] (\S+)")
-END = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] (\S+)(?: \(\d+ ms\))?$")
+# "[  FAILED  ] Suite.Name/3, where GetParam() = ... (12 ms)": the name ends at the comma.
+END = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] ([^\s,]+)")
 SKIP_AT = re.compile(r"^\S+:\d+: Skipped$")
 
 

@@ -20,6 +20,12 @@ Program compile_program(const std::string& source, const SizeBindings& sizes) {
   return compile_source(SourceFile{"test.tc", source}, sizes).programs.at(0);
 }
 
+std::string fused_source(const std::string& extra_inputs, const std::string& epilogue, const std::string& type,
+                         const std::string& a, const std::string& a_ref) {
+  return fmt::format("def f({0}{1}, {0}(K, N) B{2}) -> ({0}(M, N) D) {{\n  C(m, n) +=! {3} * B(k, n)\n{4}\n}}\n", type, a,
+                     extra_inputs, a_ref, epilogue);
+}
+
 std::string example_source(const std::string& name) {
   return read_text_file(source_path("examples/" + name + ".tc"));
 }

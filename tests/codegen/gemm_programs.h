@@ -19,6 +19,12 @@ std::string gemm_source(const std::string& type, bool a_row, bool b_row);
 // Compiles `source` with `sizes` bound; the only def.
 Program compile_program(const std::string& source, const SizeBindings& sizes = {});
 
+// `def f(...)` with a GEMM C = A * B (f16 unless `type`) feeding `epilogue`, whose extra
+// inputs are declared in `extra_inputs`; `a` / `a_ref` declare and read A (e.g. "(K, M) A",
+// "A(k, m)" for a column-major A).
+std::string fused_source(const std::string& extra_inputs, const std::string& epilogue, const std::string& type = "f16",
+                         const std::string& a = "(M, K) A", const std::string& a_ref = "A(m, k)");
+
 // The text of examples/<name>.tc.
 std::string example_source(const std::string& name);
 

@@ -4,13 +4,15 @@
 //   CudaGemm/*         every A/B layout x macro-MMA shape x split-K x stages, against the reference
 //   CudaLarge.*        the default configuration on a 4096^3 bf16 GEMM, sampled
 //   CudaFused/*        every fused example with the default tiles, against the reference
+//   CudaFusedVariants/* the emulator tests' epilogues, prologues, macro-MMAs and split-K, odd sizes
 //   CudaOddShapes/*    one kernel per idiom with its sizes left unbound, on the 54 odd shapes
 //   CudaBoundSizes/*   kernels generated for bound odd sizes (access widths, K tails)
 //   CudaVsEmu/*        the same inputs on the GPU and on the emulator, compared within the
 //                      reference's tolerance model (tensor cores do not sum in its order)
 // Without a CUDA device every test is skipped with "no CUDA device: <why>". RunProgramOnEmu
 // runs this file's harness (run_program with a kernel for unbound sizes, and without the
-// reference) on the emulator, so that it is tested on machines without a GPU too.
+// reference) on the emulator and generates every fused variant, so that they are tested on
+// machines without a GPU too.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -20,6 +22,7 @@
 #include <ostream>
 #include <random>
 
+#include "codegen/cuda_emitter.h"
 #include "gemm_programs.h"
 #include "polyfuse/device.h"
 #include "runtime/api/run_program.h"
@@ -150,6 +153,73 @@ std::string example_name(const ::testing::TestParamInfo<std::string>& info) { re
 INSTANTIATE_TEST_SUITE_P(Examples, CudaFused,
                          ::testing::Values("gemm_bias_relu", "relu_gemm", "add_gemms", "batched_gemm"), example_name);
 
+// ---- CudaFusedVariants: the emulator tests' epilogues, prologues and options, odd sizes ------
+struct Variant {
+  std::string name;
+  std::string source;
+  GpuOptions options = small_tiles();
+  SizeBindings sizes{{"M", 200}, {"N", 136}, {"K", 72}};
+};
+
+void PrintTo(const Variant& v, std::ostream* out) { *out << v.name; }
+
+std::vector<Variant> fused_variants() {
+  const std::string bias = ", f16(N) bias", bias_relu = "  D(m, n) = relu(C(m, n) + bias(n))";
+  GpuOptions split_k2 = small_tiles();
+  split_k2.split_k = 2;
+  split_k2.warp = {32, 32, 16};
+  std::vector<Variant> list = {
+      {"bias_relu", fused_source(bias, bias_relu)},
+      {"scale_along_m", fused_source(", f16(M) scale", "  D(m, n) = C(m, n) * scale(m)")},
+      {"residual_add", fused_source(", f16(M, N) R", "  D(m, n) = C(m, n) + R(m, n)")},
+      {"max_min", fused_source(bias, "  D(m, n) = max(C(m, n), bias(n)) - min(C(m, n), -0.5)")},
+      {"chain_of_four", fused_source(bias + ", f16(M) scale", "  D(m, n) = tanh(relu(C(m, n) + bias(n)) * scale(m)) / 2")},
+      {"temporary", fused_source(bias, "  T(m, n) = C(m, n) + bias(n)\n  D(m, n) = sigmoid(T(m, n)) * T(m, n)")},
+      {"bf16_transposed_a", fused_source(", bf16(N) bias", bias_relu, "bf16", "(K, M) A", "A(k, m)")},
+      {"batched_bias_relu",
+       "def f(f16(B, M, K) A, f16(B, K, N) W, f16(N) bias) -> (f16(B, M, N) D) {\n"
+       "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n  D(b, m, n) = relu(C(b, m, n) + bias(n))\n}\n",
+       small_tiles(), {{"B", 3}, {"M", 200}, {"N", 136}, {"K", 72}}},
+      {"split_k2_matmul_result_live_out",
+       "def f(f16(M, K) A, f16(K, N) B, f16(N) bias) -> (f16(M, N) C, f16(M, N) D) {\n"
+       "  C(m, n) +=! A(m, k) * B(k, n)\n  D(m, n) = relu(C(m, n) + bias(n))\n}\n",
+       split_k2},
+      {"two_matmuls_other_k",
+       "def f(f16(M, K) A, f16(K, N) B, f16(L, M) E, f16(N, L) F) -> (bf16(M, N) D) {\n"
+       "  X(m, n) +=! A(m, k) * B(k, n)\n  Y(m, n) +=! E(l, m) * F(n, l)\n  D(m, n) = sigmoid(X(m, n) - Y(m, n))\n}\n",
+       small_tiles(), {{"M", 200}, {"N", 136}, {"K", 72}, {"L", 40}}},
+      {"inline_prologues",
+       "def f(f16(K, M) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n"
+       "  C(m, n) +=! relu(A(k, m)) * tanh(B(n, k) * 2)\n  D(m, n) = C(m, n) + bias(n)\n}\n"}};
+  for (const char* f : {"relu", "sigmoid", "tanh", "gelu", "exp"})
+    list.push_back({std::string("activation_") + f, fused_source("", fmt::format("  D(m, n) = {}(C(m, n) * 0.25)", f))});
+  for (MmaShape shape : {MmaShape::m16n16k8, MmaShape::m32n32k8}) {
+    Variant v{"epilogue_" + to_string(shape),
+              fused_source(bias + ", f16(M) scale", "  D(m, n) = relu(C(m, n) + bias(n)) * scale(m)")};
+    v.options.mma = shape;
+    list.push_back(v);
+  }
+  for (int split : {2, 4}) {
+    Variant v{fmt::format("split_k{}_epilogue", split), fused_source(bias, bias_relu)};
+    v.options.split_k = split;
+    v.options.block.k = 16 * split;
+    v.options.warp = {32, 32, 16};
+    list.push_back(v);
+  }
+  return list;
+}
+
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) { return info.param.name; }
+
+using CudaFusedVariants = OnGpu<::testing::TestWithParam<Variant>>;
+
+TEST_P(CudaFusedVariants, MatchReference) {
+  const Variant& v = GetParam();
+  expect_ok_on_gpu(compile_program(v.source, v.sizes), v.options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulator, CudaFusedVariants, ::testing::ValuesIn(fused_variants()), variant_name);
+
 // ---- Idiom families for odd shapes and the emulator comparison -------------------------------
 struct Family {
   std::string name;
@@ -232,6 +302,16 @@ TEST(RunProgramOnEmu, OneKernelForUnboundSizesServesOddShapes) {
                                     &kernel_program);
     EXPECT_TRUE(report.check.ok) << report.check.to_string();
     EXPECT_EQ(report.check.compared, static_cast<std::int64_t>(shape[0]) * shape[1]);
+  }
+}
+
+// Every fused variant above is one the code generator accepts (a variant it refused would
+// first show on a GPU machine).
+TEST(RunProgramOnEmu, EveryFusedVariantGenerates) {
+  for (const Variant& v : fused_variants()) {
+    CudaEmitRequest request;
+    request.options = v.options;
+    EXPECT_NO_THROW(emit_cuda(compile_program(v.source, v.sizes), request)) << v.name;
   }
 }
 

@@ -39,14 +39,20 @@ class GtestTable(unittest.TestCase):
                 log.write("[ RUN      ] GpuVsEmu.SwizzledCopiesAndLdmatrix\n"
                           "gpu_vs_emu_test.cc:104: Failure\n"
                           "Expected equality of these values:\n"
-                          "[  FAILED  ] GpuVsEmu.SwizzledCopiesAndLdmatrix (3 ms)\n")
+                          "[  FAILED  ] GpuVsEmu.SwizzledCopiesAndLdmatrix (3 ms)\n"
+                          "[ RUN      ] Configs/CudaGemm.MatchesReference/rowrow_m16n8k16_splitk1_stages1\n"
+                          "gpu_run_test.cc:47: Failure\n"
+                          "[  FAILED  ] Configs/CudaGemm.MatchesReference/rowrow_m16n8k16_splitk1_stages1, "
+                          "where GetParam() = rowrow m16n8k16 split-K 1 stages 1 (20 ms)\n")
             summary = os.path.join(tmp, "summary.txt")
             status, out = run("gtest_table.py", "--summary", summary, first, second)
             self.assertEqual(status, 0)
             self.assertIn("skipped (1 tests): no CUDA device: the CUDA driver could not be loaded", out)
             self.assertIn("UNFINISHED: codegen_gpu_tests Idioms/CudaOddShapes.MatchReference/gemm", out)
             self.assertIn("FAILED: gpu_emu_tests GpuVsEmu.SwizzledCopiesAndLdmatrix: gpu_vs_emu_test.cc:104: Failure", out)
-            self.assertEqual(out.strip().splitlines()[-1], "TOTAL passed=1 failed=1 skipped=1 unfinished=1")
+            self.assertIn("FAILED: gpu_emu_tests Configs/CudaGemm.MatchesReference/rowrow_m16n8k16_splitk1_stages1: "
+                          "gpu_run_test.cc:47: Failure", out)
+            self.assertEqual(out.strip().splitlines()[-1], "TOTAL passed=1 failed=2 skipped=1 unfinished=1")
             with open(summary) as f:
                 text = f.read()
             self.assertIn("CudaVsEmu 1/1,", text)
