@@ -192,18 +192,24 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
     };
     std::future<std::vector<CompileJob>> next;
     if (!groups.empty()) next = compile_group(0);
+    // --time-limit: no problem is started after it (the first always runs).
     const auto start = std::chrono::steady_clock::now();
-    for (size_t g = 0; g < groups.size(); ++g) {
+    size_t planned = 0;
+    for (const std::vector<Problem>& group : groups) planned += group.size();
+    auto out_of_time = [&] {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (options.time_limit_s > 0 && g > 0 && elapsed > options.time_limit_s) {
-        stopped = fmt::format("stopped at the time limit (--time-limit {:g} s) after {} of {} sizes; the other "
-                              "{} sizes were not run\n",
-                              options.time_limit_s, g, groups.size(), groups.size() - g);
-        break;
-      }
+      if (options.time_limit_s <= 0 || rows.empty() || elapsed <= options.time_limit_s) return false;
+      stopped = fmt::format("stopped at the time limit (--time-limit {:g} s) after {} of {} problems; the other {} "
+                            "were not run\n",
+                            options.time_limit_s, rows.size(), planned, planned - rows.size());
+      return true;
+    };
+    for (size_t g = 0; g < groups.size() && stopped.empty(); ++g) {
+      if (out_of_time()) break;
       const std::vector<CompileJob> jobs = next.get();
       if (g + 1 < groups.size()) next = compile_group(g + 1);
       for (const Problem& problem : groups[g]) {
+        if (out_of_time()) break;
         std::vector<const CompileJob*> mine;
         for (const CompileJob& job : jobs)
           if (job.idiom == problem.idiom && job.dtype == problem.dtype) mine.push_back(&job);

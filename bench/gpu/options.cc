@@ -58,8 +58,8 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--compile-jobs", options.compile_jobs, "Threads compiling polyfuse kernels (0: one per hardware thread)")
       ->capture_default_str()->check(CLI::Range(0, 256));
   app.add_option("--time-limit", options.time_limit_s,
-                 "Seconds after which no new size is started; the summary covers the sizes measured and says how "
-                 "many were left out (0: no limit)")
+                 "Seconds after which no new problem is started; the summary covers the problems measured and "
+                 "says how many were left out (0: no limit)")
       ->capture_default_str()->check(CLI::Range(0.0, 1e6));
 
   std::vector<std::string> arguments;
