@@ -84,6 +84,10 @@ failures=$(awk 'NR > 1' "$scratch/table.txt" | grep -Ec 'ERRORS|FAILED|TIMEOUT|E
 if ((failures)); then
   record sanitizers FAILED "$failures of ${#kernels[@]} kernels with errors, a wrong result or a time-out (sanitizers.log)"
   add_notes "$scratch/table.txt"
+  # The first complaint of the tool itself: tells a kernel's error from a tool that cannot
+  # run here (seen on gVisor machines: "Device not supported").
+  first=$(cat "$scratch"/{memcheck,racecheck,synccheck}-*.log 2>/dev/null | grep -m1 -E '^========= (Error|ERROR|Invalid|Race|Barrier)' | cut -c1-100)
+  [[ -n "$first" ]] && note "first report: $first"
 else
   record sanitizers ok "${#kernels[@]} kernels clean under ${tools[*]} in $(($(now) - start)) s"
 fi
