@@ -51,6 +51,13 @@ cuda_library_folders() {
     [[ -n "$folder" ]] && echo "$folder/lib64" "$folder/lib" "$folder/targets/x86_64-linux/lib"
   done
   echo /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib/wsl/lib
+  # Python wheels (nvidia-cudnn-cu13, ...): where the machine's python3 keeps them, and the
+  # usual places if asking it fails.
+  local wheel
+  for wheel in /opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib /usr/local/lib/python3*/dist-packages/nvidia/*/lib \
+    /usr/lib/python3/dist-packages/nvidia/*/lib; do
+    [[ -d "$wheel" ]] && echo "$wheel"
+  done
   if have python3; then
     python3 - <<'PY' 2>/dev/null
 import glob, site, sys
