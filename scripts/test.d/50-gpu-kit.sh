@@ -5,7 +5,8 @@
 # machine allows a private mount namespace (unshare), the checkout and the build folder are
 # hidden under empty folders meanwhile, so that anything the kit still reads from them
 # fails. The shell scripts of the kit pass shellcheck. Exits non-zero on any problem.
-#   POLYFUSE_KIT_OUT   keep check's files there (default: a temporary folder, removed)
+#   POLYFUSE_KIT_OUT   keep check's files there, outside the checkout (default: a temporary
+#                      folder, removed)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(realpath -m "${POLYFUSE_BUILD_DIR:-$root/build}")"
@@ -23,9 +24,12 @@ bash "$root/scripts/gpu-kit"
 work="$(mktemp -d "${TMPDIR:-/tmp}/polyfuse-kit.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/gpu-kit" "$work/"
-out="${POLYFUSE_KIT_OUT:-$work/out}"
+out="$(realpath -m "${POLYFUSE_KIT_OUT:-$work/out}")"
+if [[ "$out" == "$root"/* || "$out" == "$build"/* ]]; then
+  echo "gpu-kit stage: error: POLYFUSE_KIT_OUT=$out is inside the checkout or the build, which are hidden" >&2
+  exit 2
+fi
 mkdir -p "$out"
-out="$(realpath "$out")"
 
 # COMMAND... in a private mount namespace where the checkout and the build folder are
 # empty (a build folder inside the checkout is hidden with it).
@@ -51,5 +55,5 @@ else
   echo "gpu-kit stage: no private mount namespace here (unshare or mount refused); the checkout stays visible"
   (cd / && "$work/gpu-kit/check" "$out" --no-gpu) || status=$?
 fi
-echo "gpu-kit stage: kit $(du -sh "$root/gpu-kit" | cut -f1), $((SECONDS - start)) s"
+echo "gpu-kit stage: kit $(du -sb "$root/gpu-kit" | awk '{ printf "%.1f MiB", $1 / 1048576 }'), $((SECONDS - start)) s"
 exit "$status"
