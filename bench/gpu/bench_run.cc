@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -170,7 +171,7 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
   std::cout << "polyfuse-bench on " << environment.gpu << ", arch " << arch << "\n";
 
   std::vector<ResultRow> rows;
-  std::string aborted;
+  std::string aborted, stopped;
   try {
     ExtraKernels extra(arch);
     Libraries libraries;
@@ -191,10 +192,24 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
     };
     std::future<std::vector<CompileJob>> next;
     if (!groups.empty()) next = compile_group(0);
-    for (size_t g = 0; g < groups.size(); ++g) {
+    // --time-limit: no problem is started after it (the first always runs).
+    const auto start = std::chrono::steady_clock::now();
+    size_t planned = 0;
+    for (const std::vector<Problem>& group : groups) planned += group.size();
+    auto out_of_time = [&] {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (options.time_limit_s <= 0 || rows.empty() || elapsed <= options.time_limit_s) return false;
+      stopped = fmt::format("stopped at the time limit (--time-limit {:g} s) after {} of {} problems; the other {} "
+                            "were not run\n",
+                            options.time_limit_s, rows.size(), planned, planned - rows.size());
+      return true;
+    };
+    for (size_t g = 0; g < groups.size() && stopped.empty(); ++g) {
+      if (out_of_time()) break;
       const std::vector<CompileJob> jobs = next.get();
       if (g + 1 < groups.size()) next = compile_group(g + 1);
       for (const Problem& problem : groups[g]) {
+        if (out_of_time()) break;
         std::vector<const CompileJob*> mine;
         for (const CompileJob& job : jobs)
           if (job.idiom == problem.idiom && job.dtype == problem.dtype) mine.push_back(&job);
@@ -208,7 +223,7 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
     aborted = error.what();
   }
 
-  std::string summary = summary_text(environment, rows);
+  std::string summary = summary_text(environment, rows) + stopped;
   if (!aborted.empty()) summary += "RUN ABORTED after " + std::to_string(rows.size()) + " problems: " + aborted + "\n";
   std::ofstream(options.summary, std::ios::trunc) << summary;
   std::cout << "\n" << summary << "CSV: " << options.csv << "\nsummary: " << options.summary

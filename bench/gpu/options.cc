@@ -57,6 +57,10 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--summary", options.summary, "Summary output file (also printed)")->capture_default_str();
   app.add_option("--compile-jobs", options.compile_jobs, "Threads compiling polyfuse kernels (0: one per hardware thread)")
       ->capture_default_str()->check(CLI::Range(0, 256));
+  app.add_option("--time-limit", options.time_limit_s,
+                 "Seconds after which no new problem is started; the summary covers the problems measured and "
+                 "says how many were left out (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e6));
 
   std::vector<std::string> arguments;
   for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
@@ -68,6 +72,8 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   }
 
   if (options.dry_run && options.compile_only) return usage_error("--dry-run and --compile-only exclude each other");
+  if (options.time_limit_s > 0 && (options.dry_run || options.compile_only))
+    return usage_error("--time-limit applies to a run; --dry-run and --compile-only take no time limit");
   if (options.quick && !size_texts.empty()) return usage_error("--quick and --size exclude each other");
   for (const std::string& text : size_texts) {
     std::optional<ProblemSize> size = parse_size(text, options.batch);

@@ -40,6 +40,7 @@ struct BenchOptions {
   std::string csv = "polyfuse-bench.csv";
   std::string summary = "polyfuse-bench-summary.txt";
   int compile_jobs = 0;       // threads compiling polyfuse kernels (0: hardware threads)
+  double time_limit_s = 0;    // > 0: start no new problem after this many seconds (the rest is not run)
   std::string command;        // the command line, as run
 };
 

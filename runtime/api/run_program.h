@@ -9,6 +9,7 @@
 #include "frontend/program.h"
 #include "polyfuse/options.h"
 #include "runtime/reference/compare.h"
+#include "runtime/reference/tensor_data.h"
 #include "schedule/gpu_options.h"
 
 namespace polyfuse {
@@ -24,6 +25,12 @@ struct RunRequest {
   // generated kernel's launch configuration, inputs and reference check.
   std::string kernel_source;
   std::string kernel_source_name;  // for messages (a file name)
+  // When set, the kernel is generated from this def instead (the same program with sizes
+  // left unbound) and the program's sizes are passed at launch: one build, every shape.
+  const Program* kernel_program = nullptr;
+  // false: no reference evaluation (too slow for large sizes); report.check then compares
+  // nothing and the caller checks report.outputs itself.
+  bool evaluate_reference = true;
 };
 
 // What happened.
@@ -33,6 +40,7 @@ struct RunReport {
   double median_ms = 0;      // GPU: median time of one launch (host timer around launch + sync)
   double tflops = 0;         // GPU: 2 * (multiply-adds of every matmul) / median time
   std::int64_t flops = 0;    // the program's floating-point operations (matmuls only)
+  reference::TensorData outputs;  // every tensor after the run: the kernel's outputs, decoded
 };
 
 // Compiles `program` (every size bound, else UserError naming the unbound ones), runs it

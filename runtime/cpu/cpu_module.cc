@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/paths/data_root.h"
+
 namespace polyfuse::cpu_runtime {
 namespace fs = std::filesystem;
 namespace {
@@ -59,8 +61,25 @@ int run_command(const std::string& command, std::string& output) {
   return ::pclose(pipe);
 }
 
+// The compiler polyfuse was built with, or `c++` where that path does not exist (a
+// relocated copy on another machine).
 std::string compiler_of(const CpuBuildOptions& options) {
-  return options.compiler.empty() ? POLYFUSE_CPU_CXX : options.compiler;
+  if (!options.compiler.empty()) return options.compiler;
+  std::error_code ec;
+  return fs::exists(POLYFUSE_CPU_CXX, ec) ? POLYFUSE_CPU_CXX : "c++";
+}
+
+// kernels/cpu's public headers and static library: from the data root (runtime/paths); the
+// library from the build tree unless the data root holds a copy of it.
+struct KernelsLocation {
+  fs::path include;
+  fs::path library;
+};
+KernelsLocation kernels_location() {
+  const fs::path root = paths::data_root(reinterpret_cast<const void*>(&cpu_cache_directory), POLYFUSE_SOURCE_ROOT).path;
+  const fs::path copy = root / "kernels/cpu/libpolyfuse_kernels_cpu.a";
+  std::error_code ec;
+  return {root / "kernels/cpu/include", fs::exists(copy, ec) ? copy : fs::path(POLYFUSE_CPU_KERNELS_LIBRARY)};
 }
 
 // What the key depends on besides the source: compiler identity and the kernels.
@@ -73,7 +92,7 @@ const std::string& toolchain_identity(const std::string& compiler) {
     std::string version;
     run_command(quote(compiler) + " --version", version);
     identity = compiler + "\n" + version.substr(0, version.find('\n')) + "\nkernels " +
-               hex(fnv1a(read_file(POLYFUSE_CPU_KERNELS_LIBRARY), 0xcbf29ce484222325ull));
+               hex(fnv1a(read_file(kernels_location().library), 0xcbf29ce484222325ull));
   }
   return identity;
 }
@@ -146,9 +165,10 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
       out << source;
       if (!out) throw std::runtime_error("cannot write " + temp_source.string());
     }
+    const KernelsLocation kernels = kernels_location();
     const std::string command = quote(compiler) + flags + " -shared -fPIC -I" +
-                                quote(POLYFUSE_CPU_KERNELS_INCLUDE) + " " + quote(temp_source.string()) +
-                                " " + quote(POLYFUSE_CPU_KERNELS_LIBRARY) +
+                                quote(kernels.include.string()) + " " + quote(temp_source.string()) +
+                                " " + quote(kernels.library.string()) +
                                 " -Wl,--exclude-libs,ALL -o " + quote(temp_library.string());
     const auto start = std::chrono::steady_clock::now();
     std::string output;

@@ -17,21 +17,6 @@ namespace {
 
 using namespace polyfuse::testing;
 
-GpuOptions small_tiles() {
-  GpuOptions o;
-  o.block = {64, 64, 32};
-  o.warp = {32, 32, 32};
-  return o;
-}
-
-// `def f(...)` with a GEMM C = A * B (f16 unless `type`) feeding `epilogue`, whose extra
-// inputs are declared in `extra_inputs`.
-std::string fused(const std::string& extra_inputs, const std::string& epilogue, const std::string& type = "f16",
-                  const std::string& a = "(M, K) A", const std::string& a_ref = "A(m, k)") {
-  return fmt::format("def f({0}{1}, {0}(K, N) B{2}) -> ({0}(M, N) D) {{\n  C(m, n) +=! {3} * B(k, n)\n{4}\n}}\n", type, a,
-                     extra_inputs, a_ref, epilogue);
-}
-
 void expect_ok(const std::string& source, const SizeBindings& sizes, const GpuOptions& options) {
   Program program = compile_program(source, sizes);
   EmuRun run = run_on_emulator(program, options);
@@ -46,30 +31,30 @@ void expect_ok(const std::string& source, const SizeBindings& sizes, const GpuOp
 const SizeBindings sizes{{"M", 128}, {"N", 128}, {"K", 64}};
 
 TEST(FusedEmu, BiasAlongNThenRelu) {
-  expect_ok(fused(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"), sizes, small_tiles());
+  expect_ok(fused_source(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"), sizes, small_tiles());
 }
 
 TEST(FusedEmu, ScaleAlongM) {
-  expect_ok(fused(", f16(M) scale", "  D(m, n) = C(m, n) * scale(m)"), sizes, small_tiles());
+  expect_ok(fused_source(", f16(M) scale", "  D(m, n) = C(m, n) * scale(m)"), sizes, small_tiles());
 }
 
 TEST(FusedEmu, ResidualAdd) {
-  expect_ok(fused(", f16(M, N) R", "  D(m, n) = C(m, n) + R(m, n)"), sizes, small_tiles());
+  expect_ok(fused_source(", f16(M, N) R", "  D(m, n) = C(m, n) + R(m, n)"), sizes, small_tiles());
 }
 
 TEST(FusedEmu, EveryActivation) {
   for (const char* f : {"relu", "sigmoid", "tanh", "gelu", "exp"})
-    expect_ok(fused("", fmt::format("  D(m, n) = {}(C(m, n) * 0.25)", f)), sizes, small_tiles());
-  expect_ok(fused(", f16(N) bias", "  D(m, n) = max(C(m, n), bias(n)) - min(C(m, n), -0.5)"), sizes, small_tiles());
+    expect_ok(fused_source("", fmt::format("  D(m, n) = {}(C(m, n) * 0.25)", f)), sizes, small_tiles());
+  expect_ok(fused_source(", f16(N) bias", "  D(m, n) = max(C(m, n), bias(n)) - min(C(m, n), -0.5)"), sizes, small_tiles());
 }
 
 TEST(FusedEmu, ChainOfFourOperations) {
-  expect_ok(fused(", f16(N) bias, f16(M) scale", "  D(m, n) = tanh(relu(C(m, n) + bias(n)) * scale(m)) / 2"), sizes,
+  expect_ok(fused_source(", f16(N) bias, f16(M) scale", "  D(m, n) = tanh(relu(C(m, n) + bias(n)) * scale(m)) / 2"), sizes,
             small_tiles());
 }
 
 TEST(FusedEmu, TemporaryBetweenEpilogueStatements) {
-  expect_ok(fused(", f16(N) bias", "  T(m, n) = C(m, n) + bias(n)\n  D(m, n) = sigmoid(T(m, n)) * T(m, n)"), sizes,
+  expect_ok(fused_source(", f16(N) bias", "  T(m, n) = C(m, n) + bias(n)\n  D(m, n) = sigmoid(T(m, n)) * T(m, n)"), sizes,
             small_tiles());
 }
 
@@ -77,12 +62,12 @@ TEST(FusedEmu, EpilogueOnPaperMacroMmaFragments) {
   for (MmaShape shape : {MmaShape::m16n16k8, MmaShape::m32n32k8}) {
     GpuOptions o = small_tiles();
     o.mma = shape;
-    expect_ok(fused(", f16(N) bias, f16(M) scale", "  D(m, n) = relu(C(m, n) + bias(n)) * scale(m)"), sizes, o);
+    expect_ok(fused_source(", f16(N) bias, f16(M) scale", "  D(m, n) = relu(C(m, n) + bias(n)) * scale(m)"), sizes, o);
   }
 }
 
 TEST(FusedEmu, Bf16AndTransposedA) {
-  expect_ok(fused(", bf16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))", "bf16", "(K, M) A", "A(k, m)"), sizes,
+  expect_ok(fused_source(", bf16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))", "bf16", "(K, M) A", "A(k, m)"), sizes,
             small_tiles());
 }
 
@@ -107,8 +92,8 @@ TEST(FusedEmu, SplitKWithAnEpilogue) {
       o.block.k = 16 * split;  // warp k 16: one k-slice per warp and k-step
       o.warp = {32, 32, 16};
       o.mma = shape;
-      expect_ok(fused(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"), sizes, o);
-      expect_ok(fused(", f16(M, N) R", "  D(m, n) = C(m, n) * 0.5 - R(m, n)"), {{"M", 100}, {"N", 77}, {"K", 200}}, o);
+      expect_ok(fused_source(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"), sizes, o);
+      expect_ok(fused_source(", f16(M, N) R", "  D(m, n) = C(m, n) * 0.5 - R(m, n)"), {{"M", 100}, {"N", 77}, {"K", 200}}, o);
     }
 }
 
@@ -126,7 +111,7 @@ TEST(FusedEmu, SplitKWithAnEpilogueAndTheMatmulResultLiveOut) {
 }
 
 TEST(FusedEmu, LoadsEachInputTileOncePerBlockPerKStep) {
-  Program program = compile_program(fused(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"),
+  Program program = compile_program(fused_source(", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"),
                                     {{"M", 128}, {"N", 256}, {"K", 96}});
   EmuRun run = run_on_emulator(program, small_tiles());
   ASSERT_TRUE(run.check.ok) << run.check.to_string();

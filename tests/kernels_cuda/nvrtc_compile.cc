@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "runtime/cuda/cuda_headers_embedded.h"
+#include "support/golden.h"
 
 namespace pft_test {
 
@@ -14,6 +16,10 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch, bo
   NvrtcResult result;
   std::vector<std::string> names, texts;
   for (const auto& [name, text] : polyfuse::cuda_helpers::embedded_headers()) {
+    names.emplace_back(name);
+    texts.emplace_back(text);
+  }
+  for (const auto& [name, text] : polyfuse::cuda::embedded_cuda_headers()) {
     names.emplace_back(name);
     texts.emplace_back(text);
   }
@@ -28,8 +34,7 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch, bo
     result.log = "nvrtcCreateProgram failed";
     return result;
   }
-  std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++17",
-                                      std::string("-I") + POLYFUSE_CUDA_INCLUDE_DIR};
+  std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++17"};
   if (ptxas_verbose) options.push_back("--ptxas-options=-v");
   std::vector<const char*> option_ptrs;
   for (const std::string& o : options) option_ptrs.push_back(o.c_str());
@@ -51,7 +56,9 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch, bo
 }
 
 std::string test_kernels_source() {
-  std::ifstream in(POLYFUSE_TEST_KERNELS_CU);
+  const std::string path = polyfuse::testing::source_path("tests/kernels_cuda/test_kernels.cu");
+  std::ifstream in(path);
+  if (!in) return "#error \"cannot read " + path + "\"\n";  // the compile log names the file
   std::stringstream s;
   s << in.rdbuf();
   return s.str();

@@ -1,5 +1,6 @@
 // In-process NVRTC compilation of CUDA sources that use the kernels/cuda helpers (their
-// headers come from polyfuse_cuda_helpers_embedded, no files needed).
+// headers and the CUDA fp16/bf16 headers are embedded: no include folder is needed, so
+// the tests run where the toolkit lives elsewhere, e.g. from the GPU check kit).
 #pragma once
 
 #include <string>
@@ -16,7 +17,8 @@ struct NvrtcResult {
 // Compiles `source` for `arch` ("sm_80", "sm_90"); ptxas_verbose adds --ptxas-options=-v.
 NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch, bool ptxas_verbose);
 
-// The text of tests/kernels_cuda/test_kernels.cu.
+// The text of tests/kernels_cuda/test_kernels.cu (under the data root, runtime/paths); if it
+// cannot be read, a source whose compile fails with an #error naming the file.
 std::string test_kernels_source();
 
 // Every "N bytes spill stores, M bytes spill loads" line of a log that is not zero.

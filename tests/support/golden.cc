@@ -8,11 +8,14 @@
 
 #include <unistd.h>
 
+#include "runtime/paths/data_root.h"
+
 namespace polyfuse::testing {
 namespace fs = std::filesystem;
 
 std::string source_path(std::string_view relative) {
-  return (fs::path(POLYFUSE_SOURCE_ROOT) / fs::path(relative)).string();
+  return (paths::data_root(reinterpret_cast<const void*>(&source_path), POLYFUSE_SOURCE_ROOT).path / fs::path(relative))
+      .string();
 }
 
 std::string read_text_file(const std::string& path) {
@@ -49,7 +52,7 @@ static std::string unified_diff(const std::string& golden_path, const std::strin
 
 ::testing::AssertionResult matches_golden(const std::string& actual,
                                           std::string_view golden_relative) {
-  fs::path golden = fs::path(POLYFUSE_SOURCE_ROOT) / "tests" / "golden" / fs::path(golden_relative);
+  fs::path golden = fs::path(source_path("tests/golden")) / fs::path(golden_relative);
   if (update_requested()) {
     fs::create_directories(golden.parent_path());
     std::ofstream(golden, std::ios::binary) << actual;

@@ -14,7 +14,9 @@
 
 namespace polyfuse::testing {
 
-// Absolute path of `relative` inside the source tree (e.g. "examples/gemm.tc").
+// Absolute path of `relative` inside the source tree (e.g. "examples/gemm.tc"), or inside
+// the data root of a relocated copy (runtime/paths: $POLYFUSE_DATA_DIR, or the GPU check
+// kit's share/polyfuse).
 std::string source_path(std::string_view relative);
 
 // Whole contents of the file at `path`; an empty string if it cannot be read.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "runtime/paths/data_root.h"
 
 namespace polyfuse::emu {
 namespace fs = std::filesystem;
@@ -51,13 +52,21 @@ std::string own_library() {
   return {};
 }
 
+// Where the emulation headers and the kernels/cuda helpers are (runtime/paths).
+paths::DataRoot data_root() {
+  return paths::data_root(reinterpret_cast<const void*>(&find_kernel_names), POLYFUSE_SOURCE_ROOT);
+}
+
 fs::path cache_directory(const BuildOptions& options) {
   if (!options.cache_dir.empty()) return options.cache_dir;
   if (const char* dir = std::getenv("POLYFUSE_EMU_CACHE_DIR"); dir && *dir) return dir;
   std::error_code ec;
   fs::path build_tree = POLYFUSE_EMU_BUILD_CACHE_DIR;
-  fs::create_directories(build_tree, ec);
-  if (!ec && access(build_tree.c_str(), W_OK) == 0) return build_tree;
+  // A relocated copy never writes into the build tree it came from.
+  if (data_root().origin == paths::DataRootOrigin::source_tree) {
+    fs::create_directories(build_tree, ec);
+    if (!ec && access(build_tree.c_str(), W_OK) == 0) return build_tree;
+  }
   fs::path xdg = env_or("XDG_CACHE_HOME", env_or("HOME", "/tmp") + "/.cache");
   return xdg / "polyfuse" / "emu";
 }
@@ -98,8 +107,9 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
 
   const std::string compiler = !options.compiler.empty() ? options.compiler
                                                          : env_or("POLYFUSE_EMU_CXX", env_or("CXX", "c++"));
-  const std::string emu_include = env_or("POLYFUSE_EMU_INCLUDE_DIR", POLYFUSE_EMU_INCLUDE_DIR);
-  const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", POLYFUSE_CUDA_HELPERS_DIR);
+  const fs::path root = data_root().path;
+  const std::string emu_include = env_or("POLYFUSE_EMU_INCLUDE_DIR", (root / "runtime/emu/include").string());
+  const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", (root / "kernels/cuda").string());
   std::string flags = "-std=c++20 -O2 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
                       " -I" + quote(helpers_include);
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);

@@ -1,6 +1,7 @@
 // Run-time builds for the emulator: a .cu text is compiled as C++ by the system compiler
 // (g++ -O2 -shared -fPIC, with polyfuse_emu/cuda_emulation.h force-included and the
-// kernels/cuda helpers on the include path) into a shared object cached by a hash of the
+// kernels/cuda helpers on the include path, both from the data root of runtime/paths, or
+// $POLYFUSE_EMU_INCLUDE_DIR and $POLYFUSE_CUDA_HELPERS_DIR) into a shared object cached by a hash of the
 // source, the flags and the emulation headers; the object is dlopen'ed and resolves the
 // emulator's hooks from libpolyfuse_emu.so, which it links against.
 //
@@ -36,8 +37,9 @@ struct KernelArg {
 struct BuildOptions {
   std::string compiler;                   // default: $POLYFUSE_EMU_CXX, else $CXX, else "c++"
   std::vector<std::string> extra_flags;   // e.g. {"-DTILE=64"}
-  std::string cache_dir;                  // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache,
-                                          // else $XDG_CACHE_HOME/polyfuse/emu
+  std::string cache_dir;                  // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache
+                                          // (not from a relocated copy), else
+                                          // $XDG_CACHE_HOME/polyfuse/emu
 };
 
 class Module {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Stage "cli" of gpu-kit/check --no-gpu: the kit's polyfuse on every example (CUDA source
+# and sidecar, a run on the emulator at small sizes; brgemm, a CPU idiom, through the
+# CPU target), one NVRTC cubin, every program that must fail (a located error, exit 1,
+# never a crash) and every fuzzing seed (compiles, or a user error).
+set -uo pipefail
+# shellcheck source=lib.sh
+source "$KIT/libexec/lib.sh"
+
+log="$OUT_DIR/cli.log"
+: >"$log"
+polyfuse="$KIT/bin/polyfuse"
+data="$KIT/share/polyfuse"
+scratch="$WORK/cli"
+mkdir -p "$scratch"
+start=$(now)
+bad=0 checks=0
+
+# expect WHAT STATUS-PATTERN OUTPUT-PATTERN COMMAND...: runs COMMAND (time-boxed), logs it,
+# and counts a failure unless its status matches STATUS-PATTERN (e.g. "0" or "[01]") and
+# its output the extended regex OUTPUT-PATTERN.
+expect() {
+  local what=$1 want_status=$2 want_output=$3 status
+  shift 3
+  checks=$((checks + 1))
+  printf '\n== %s\n$ %s\n' "$what" "$*" >>"$log"
+  timeout --kill-after=5 120 "$@" >"$scratch/out" 2>&1
+  status=$?
+  cat "$scratch/out" >>"$log"
+  # shellcheck disable=SC2053  # the status is a pattern
+  if [[ $status == $want_status ]] && { [[ -z "$want_output" ]] || grep -Eq "$want_output" "$scratch/out"; }; then
+    echo "-> ok (status $status)" >>"$log"
+  else
+    echo "-> UNEXPECTED: status $status (wanted $want_status), output must match: $want_output" >>"$log"
+    echo "$what: status $status" >>"$scratch/failures"
+    bad=$((bad + 1))
+  fi
+}
+
+for example in "$data"/examples/*.tc; do
+  name=$(basename "$example" .tc)
+  if [[ $name == brgemm ]]; then
+    sizes=(-D R=2 -D M=24 -D N=20 -D K=16)
+    expect "$name: C++ for the CPU target" 0 'brgemm' "$polyfuse" compile "$example" "${sizes[@]}" --target=cpu --emit=cpu
+    expect "$name: run on the CPU target" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
+    continue
+  fi
+  sizes=(-D M=40 -D N=24 -D K=24)
+  [[ $name == batched_gemm ]] && sizes+=(-D B=2)
+  expect "$name: CUDA source and sidecar" 0 '' "$polyfuse" compile "$example" --emit=cuda -o "$scratch/$name.cu"
+  [[ -s "$scratch/$name.cu" && -s "$scratch/$name.json" ]] || { echo "$name: no .cu or .json written" >>"$scratch/failures"; bad=$((bad + 1)); }
+  expect "$name: run on the emulator" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu --stats
+done
+expect "gemm: cubin through NVRTC (sm_90)" 0 '' "$polyfuse" compile "$data/examples/gemm.tc" -D M=256 -D N=256 -D K=64 \
+  --arch sm_90 --cubin "$scratch/gemm.cubin"
+[[ -s "$scratch/gemm.cubin" ]] || { echo "gemm: no cubin written" >>"$scratch/failures"; bad=$((bad + 1)); }
+
+for program in "$data"/tests/frontend/errors/*.tc; do
+  expect "must fail: $(basename "$program")" 1 ':[0-9]+:[0-9]+: error: ' "$polyfuse" compile "$program" --emit=ir
+done
+for seed in "$data"/tests/fuzz/seeds/*.tc; do
+  expect "fuzz seed: $(basename "$seed")" '[01]' '' "$polyfuse" compile "$seed" --emit=cuda -o "$scratch/seed.cu"
+done
+
+if ((bad)); then
+  record cli FAILED "$bad of $checks checks unexpected (cli.log)"
+  head -n 4 "$scratch/failures" | cut -c1-110 >"$scratch/notes"
+  add_notes "$scratch/notes"
+else
+  record cli ok "$checks checks: every example (emulator runs), cubin, error programs, fuzz seeds, in $(($(now) - start)) s"
+fi

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Stage "speed" of gpu-kit/check: polyfuse-bench --quick (every idiom x dtype on the
+# protocol's first 20 sizes, against cuBLAS, cuBLAS + cuDNN and cuBLASLt), its CSV, its
+# geomean summary and the plot. Problems that do not fit the stage's time are left out,
+# and the summary says so.
+set -uo pipefail
+# shellcheck source=lib.sh
+source "$KIT/libexec/lib.sh"
+
+log="$OUT_DIR/speed.log"
+: >"$log"
+csv="$OUT_DIR/bench.csv"
+png="$OUT_DIR/bench.png"
+ready_or_skip speed "$KIT/bin/polyfuse-bench" "" || exit 0
+
+start=$(now)
+limit=$((STAGE_SECONDS - 50))  # room for the problem under way, the plot and the summary
+((limit < 30)) && limit=30
+run_boxed $((STAGE_SECONDS - 15)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
+  --summary "$WORK/bench-summary.txt" --time-limit "$limit"
+status=$?
+seconds=$(($(now) - start))
+
+plot="no plot"
+if [[ -s "$csv" ]] && have python3; then
+  if python3 "$KIT/share/polyfuse/bench/gpu/plot.py" "$csv" -o "$png" >>"$log" 2>&1; then
+    plot="plot bench.png"
+  else
+    plot="plot FAILED (speed.log)"
+  fi
+elif ! have python3; then
+  plot="no plot: python3 not found"
+fi
+
+rows=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
+case "$status" in
+  0) record speed ok "$rows problems in $seconds s; $plot" ;;
+  1) record speed FAILED "a variant failed its correctness check ($rows problems, $seconds s; $plot)" ;;
+  124 | 137) record speed FAILED "polyfuse-bench ran out of time after $seconds s ($rows problems in bench.csv; $plot)" ;;
+  *) record speed FAILED "polyfuse-bench exited with status $status after $seconds s ($rows problems; $plot; speed.log)" ;;
+esac
+# For the summary: polyfuse_best's geomean speedup per idiom and dtype against each
+# baseline, a few lines (the whole summary is in speed.log).
+if [[ -f "$WORK/bench-summary.txt" ]]; then
+  awk '$3 == "polyfuse_best" && $4 == "vs" {
+         baseline = $5; sub(":", "", baseline)
+         for (i = 6; i < NF; i++) if ($i == "geomean") { value = $(i + 1); break }
+         line[baseline] = line[baseline] " " $1 "/" $2 " " value
+       }
+       END { for (b in line) print "best vs " b ":" line[b] }' "$WORK/bench-summary.txt" |
+    fold -s -w 96 >"$WORK/speed-notes.txt"
+  grep -E 'stopped at the time limit|CHECK FAILURES|RUN ABORTED' "$WORK/bench-summary.txt" | cut -c1-110 >>"$WORK/speed-notes.txt"
+  add_notes "$WORK/speed-notes.txt"
+fi
