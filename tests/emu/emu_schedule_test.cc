@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
 #include "emu_strict_kernels.h"
 #include "error_of.h"
 #include "polyfuse_emu/emulator.h"
+#include "support/emu_schedules.h"
 
 namespace {
 using namespace polyfuse::emu;
@@ -89,6 +91,14 @@ TEST(EmuSchedule, NamesParseStrictly) {
   EXPECT_EQ(to_string(parse_schedule("warp_ahead:7")), "warp_ahead:7");
   for (const char* bad : {"", "fifo", "random:", "random:x", "random:1x", "round_robin:3"})
     EXPECT_THROW(parse_schedule(bad), EmulationError) << bad;
+}
+
+TEST(EmuSchedule, TheKernelTestsRunsRotateThroughEverySchedule) {
+  if (std::getenv("POLYFUSE_EMU_SCHEDULE")) GTEST_SKIP() << "POLYFUSE_EMU_SCHEDULE pins one schedule";
+  std::vector<ScheduleKind> kinds;
+  for (int run = 0; run < 3; ++run) kinds.push_back(polyfuse::testing::next_emu_schedule().kind);
+  std::sort(kinds.begin(), kinds.end());
+  EXPECT_EQ(kinds, (std::vector<ScheduleKind>{ScheduleKind::round_robin, ScheduleKind::random, ScheduleKind::warp_ahead}));
 }
 
 }  // namespace
