@@ -159,7 +159,9 @@ PF_UNROLL
     const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
     unsigned char* dst = static_cast<unsigned char*>(tile) + 16 * tile_chunk<S, COLS>(row, col / 8);
     const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
-    if (CHECK != Check::none && n == 0) cp_async16(dst, src, 0);  // zero fill, no global read
+    // zero fill, no global read; the source operand must still be 16-byte aligned: the tile
+    // origin rounded down (never dereferenced)
+    if (CHECK != Check::none && n == 0) cp_async16(dst, detail::align_down16(src), 0);
     else detail::cp_async_chunk<WIDTH>(dst, s + row * ld + col, n);
   }
 }

@@ -9,9 +9,11 @@
 //   cp.async:  cp_async16 (cp.async.cg.shared.global, 16 bytes, zero-fill past src_bytes),
 //              cp_async8 / cp_async4 (cp.async.ca, 8 / 4 bytes),
 //              cp_async_commit, cp_async_wait<N>, cp_async_wait_all (sm_80+; on older
-//              targets a synchronous load + store)
+//              targets a synchronous load + store; in the emulator asynchronous: the data
+//              lands at the wait that covers it)
 // Addresses of 128-bit accesses must be 16-byte aligned, of 64-bit ones 8-byte aligned, of
-// 32-bit ones 4-byte aligned (the emulator checks it, as the hardware faults).
+// 32-bit ones 4-byte aligned; both addresses of a cp.async to its copy size, also when it
+// reads no source byte (the emulator checks it, as the hardware faults).
 //
 // Which of them a tile helper uses is decided when the kernel is generated, from what the
 // generator knows of the tensors (see Check and Width).
@@ -45,6 +47,9 @@ enum class Width { by_address = 0, b16 = 2, b32 = 4, b64 = 8, b128 = 16 };
 
 namespace detail {
 PF_DEVICE bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
+PF_DEVICE const void* align_down16(const void* p) {
+  return reinterpret_cast<const void*>(reinterpret_cast<unsigned long long>(p) & ~15ull);
+}
 }  // namespace detail
 
 #if PF_DEVICE_PATH
@@ -247,13 +252,8 @@ PF_DEVICE void cp_async16(void* dst, const void* src, int src_bytes) {
   }
   sts128(dst, v);
 #elif PF_HOST_PATH
-  // The emulator performs the copy at once: data arrives earlier than the wait, which is
-  // one of the behaviours the hardware may show.
-  Chunk16 v = {{0u, 0u, 0u, 0u}};
-  ::pf_host::access(::pf_host::global_space, ::pf_host::load, src, static_cast<unsigned>(src_bytes));
-  if (src_bytes > 0) detail::host_copy(&v, src, static_cast<unsigned>(src_bytes));
-  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, dst, 16);
-  detail::host_copy(dst, &v, 16);
+  // The emulator keeps the copy pending until the wait that covers it (host_hooks.h).
+  ::pf_host::async_copy(dst, src, 16, static_cast<unsigned>(src_bytes));
 #endif
 }
 
@@ -264,17 +264,12 @@ template <int BYTES> PF_DEVICE void cp_async_small(void* dst, const void* src, i
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(shared_address(dst)), "l"(src), "n"(BYTES),
                "r"(src_bytes)
                : "memory");
-#elif PF_DEVICE_PATH || PF_HOST_PATH
+#elif PF_DEVICE_PATH
   unsigned char v[BYTES] = {};
-#if PF_HOST_PATH
-  ::pf_host::access(::pf_host::global_space, ::pf_host::load, src, static_cast<unsigned>(src_bytes));
-  if (src_bytes > 0) detail::host_copy(v, src, static_cast<unsigned>(src_bytes));
-  ::pf_host::access(::pf_host::shared_space, ::pf_host::store, dst, BYTES);
-  detail::host_copy(dst, v, BYTES);
-#else
   for (int i = 0; i < src_bytes; ++i) v[i] = static_cast<const unsigned char*>(src)[i];
   for (int i = 0; i < BYTES; ++i) static_cast<unsigned char*>(dst)[i] = v[i];
-#endif
+#elif PF_HOST_PATH
+  ::pf_host::async_copy(dst, src, BYTES, static_cast<unsigned>(src_bytes));
 #endif
 }
 PF_DEVICE void cp_async8(void* dst, const void* src, int src_bytes) { cp_async_small<8>(dst, src, src_bytes); }
@@ -283,6 +278,8 @@ PF_DEVICE void cp_async4(void* dst, const void* src, int src_bytes) { cp_async_s
 PF_DEVICE void cp_async_commit() {
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;" ::: "memory");
+#elif PF_HOST_PATH
+  ::pf_host::async_commit();
 #endif
 }
 
@@ -290,12 +287,17 @@ PF_DEVICE void cp_async_commit() {
 template <int N> PF_DEVICE void cp_async_wait() {
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#elif PF_HOST_PATH
+  ::pf_host::async_wait(N);
 #endif
 }
 
+// Commits the uncommitted copies and waits for every group (cp.async.wait_all).
 PF_DEVICE void cp_async_wait_all() {
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");
+#elif PF_HOST_PATH
+  ::pf_host::async_wait_all();
 #endif
 }
 

@@ -1,8 +1,8 @@
 #include "emu_harness.h"
 
-
 #include "codegen/cuda_emitter.h"
 #include "polyfuse_emu/module.h"
+#include "support/emu_schedules.h"
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/evaluate.h"
 #include "runtime/reference/tensor_data.h"
@@ -28,13 +28,21 @@ static unsigned grid_value(const GridDimension& g, const Program& program) {
 
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed,
                        const Program* kernel_program) {
+  EmuRunOptions run;
+  run.seed = seed;
+  run.kernel_program = kernel_program;
+  return run_on_emulator(program, options, run);
+}
+
+EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const EmuRunOptions& how) {
   CudaEmitRequest request;
   request.options = options;
-  EmittedKernel kernel = emit_cuda(kernel_program ? *kernel_program : program, request);
+  EmittedKernel kernel = emit_cuda(how.kernel_program ? *how.kernel_program : program, request);
   const LaunchMetadata& md = kernel.metadata;
-  emu::Module module = emu::Module::compile(kernel.source, {}, {md.kernel});
+  emu::Module module = emu::Module::compile(how.edit ? how.edit(kernel.source) : kernel.source, {}, {md.kernel});
+  emu::ScopedSchedule schedule(how.schedule ? *how.schedule : next_emu_schedule());
 
-  TensorData inputs = random_tensors(program, seed);
+  TensorData inputs = random_tensors(program, how.seed);
   TensorData expected = inputs;
   evaluate(program, expected);
 

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "frontend/program.h"
 #include "polyfuse_emu/emulator.h"
@@ -16,9 +19,21 @@ struct EmuRun {
   emu::Stats stats;
 };
 
+// Edits the generated CUDA text before it is built (a hand-edited kernel).
+using SourceEdit = std::function<std::string(const std::string&)>;
+
+struct EmuRunOptions {
+  std::uint64_t seed = 1;                  // of the random inputs
+  const Program* kernel_program = nullptr; // see run_on_emulator
+  SourceEdit edit;                         // applied to the kernel's CUDA text
+  std::optional<emu::Schedule> schedule;   // default: next_emu_schedule() (tests/support)
+};
+
 // Emits, builds (cached), runs and compares. With `kernel_program` (the same def with
 // sizes left unbound) the kernel is generated from it and gets `program`'s sizes as
-// arguments, so one build serves every shape.
+// arguments, so one build serves every shape. Each run takes the test's next thread
+// schedule (emu_schedules.h) unless one is given. Emulator errors are thrown.
+EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const EmuRunOptions& run);
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed = 1,
                        const Program* kernel_program = nullptr);
 

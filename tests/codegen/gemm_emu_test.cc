@@ -11,6 +11,7 @@
 #include "gemm_programs.h"
 #include "polyfuse_emu/emulator.h"
 #include "polyfuse_emu/module.h"
+#include "support/emu_schedules.h"
 
 namespace polyfuse {
 namespace {
@@ -49,7 +50,8 @@ emu::Stats run_case(const GemmCase& c) {
   std::mt19937 random(7);
   std::uniform_real_distribution<float> value(-1.f, 1.f);
   for (auto [m, n, k] : c.shapes) {
-    SCOPED_TRACE(fmt::format("{} M={} N={} K={}", name_of(c), m, n, k));
+    emu::ScopedSchedule schedule(next_emu_schedule());
+    SCOPED_TRACE(fmt::format("{} M={} N={} K={} schedule {}", name_of(c), m, n, k, emu::to_string(emu::options().schedule)));
     std::vector<std::uint16_t> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), out(static_cast<size_t>(m) * n, 0xffff);
     std::vector<float> af(a.size()), bf(b.size());
     for (size_t i = 0; i < a.size(); ++i) {

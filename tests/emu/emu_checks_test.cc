@@ -6,21 +6,12 @@
 #include <vector>
 
 #include "emu_kernels.h"
+#include "error_of.h"
 #include "polyfuse_emu/emulator.h"
 
 namespace {
 using polyfuse::emu::EmulationError;
-
-// Runs f, which must throw EmulationError; returns its message.
-template <class F> std::string error_of(F f) {
-  try {
-    f();
-  } catch (const EmulationError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no EmulationError thrown";
-  return {};
-}
+using polyfuse::emu::testing::error_of;
 
 TEST(EmuChecks, OutOfBoundsGlobalLoadNamesKernelBlockThreadAndBuffer) {
   std::vector<float> in(64, 1.f), out(64, 0.f);

@@ -1,5 +1,6 @@
-// The emulator's launch: blocks in turn, CUDA threads as fibers, warp rendezvous, block
-// barriers, and the host hooks (kernels/cuda/host_hooks.h) that the helpers call.
+// The emulator's launch: blocks in turn, CUDA threads as fibers picked by the schedule
+// (schedule_policy.h), block barriers, and the checkers' per-block state. The host hooks
+// that the helpers call are in host_hooks.cc.
 #include <cxxabi.h>
 #include <dlfcn.h>
 
@@ -10,78 +11,15 @@
 #include <exception>
 #include <memory>
 
-#include "access_tracker.h"
-#include "fiber.h"
-#include "host_hooks.h"
-#include "polyfuse_emu/cuda_emulation.h"
-#include "polyfuse_emu/emulator.h"
+#include "launch_state.h"
 
 namespace polyfuse::emu {
 namespace {
-
-enum class Wait { none, warp, barrier, exited };
-
-struct ThreadState {
-  detail::ThreadCoords coords{};
-  unsigned linear = 0, warp = 0, lane = 0;
-  Wait wait = Wait::none;
-  unsigned sequence[2] = {0, 0};  // global / shared accesses since the warp's last sync point
-  Fiber fiber;
-};
-
-struct WarpState {
-  unsigned first = 0, size = 0, arrived = 0, generation = 0, exited = 0;
-  const char* what = nullptr;
-  unsigned bytes = 0;
-  std::vector<unsigned char> deposits[2];
-  WarpAccessLog log[2];  // global, shared
-};
-
-struct Launch {
-  std::string kernel;
-  dim3 grid, block;
-  std::size_t shared_bytes = 0;
-  const std::function<void()>* body = nullptr;
-  std::vector<ThreadState> threads;
-  std::vector<WarpState> warps;
-  std::vector<unsigned char> shared_storage;
-  unsigned char* shared = nullptr;
-  unsigned barrier_arrived = 0;
-  const char* barrier_file = nullptr;
-  unsigned barrier_line = 0;
-  unsigned barrier_first = 0;
-  uint3 block_idx{};
-  ThreadState* current = nullptr;
-  ucontext_t scheduler{};
-  std::exception_ptr error;
-  Stats stats;
-};
 
 thread_local Launch* g_launch = nullptr;
 thread_local Stats g_last_stats;
 thread_local std::vector<std::unique_ptr<FiberStack>> g_stacks;
 thread_local std::size_t g_stack_bytes = 0;
-
-std::string coord_text(uint3 v) {
-  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-std::string where(const Launch& l, const ThreadState* t) {
-  std::string text = "kernel '" + l.kernel + "', block " + coord_text(l.block_idx);
-  if (t) text += ", thread " + coord_text(t->coords.thread_idx);
-  return text;
-}
-
-Launch& current_launch() {
-  if (!g_launch || !g_launch->current)
-    throw EmulationError("polyfuse emu: a CUDA built-in or helper was called outside an emulated kernel");
-  return *g_launch;
-}
-
-void flush_warp(Launch& l, WarpState& w) {
-  for (WarpAccessLog& log : w.log) log.flush(l.stats, reinterpret_cast<std::uintptr_t>(l.shared));
-  for (unsigned i = 0; i < w.size; ++i) l.threads[w.first + i].sequence[0] = l.threads[w.first + i].sequence[1] = 0;
-}
 
 void thread_entry(void* arg) {
   auto* l = static_cast<Launch*>(arg);
@@ -124,6 +62,9 @@ void run_block(Launch& l) {
   }
   l.barrier_arrived = 0;
   if (options().poison_shared && l.shared_bytes) std::memset(l.shared, 0xff, l.shared_bytes);
+  l.schedule.begin_block(options().schedule, l.block_linear, n);
+  l.shared_races.begin_block();
+  l.async_copies.begin_block(l.shared);
   for (unsigned i = 0; i < n; ++i) {
     ThreadState& t = l.threads[i];
     t.coords.block_idx = l.block_idx;
@@ -133,30 +74,67 @@ void run_block(Launch& l) {
   }
   unsigned exited = 0;
   while (exited < n) {
-    bool ran = false;
-    exited = 0;
-    for (unsigned i = 0; i < n; ++i) {
-      ThreadState& t = l.threads[i];
-      if (t.wait == Wait::none) {
-        l.current = &t;
-        t.fiber.resume();
-        l.current = nullptr;
-        ran = true;
-        if (l.error) std::rethrow_exception(l.error);
-      }
-      if (t.wait == Wait::exited) ++exited;
-    }
-    if (!ran && exited < n) block_deadlock(l);
+    const int next = l.schedule.next([&](unsigned i) { return l.threads[i].wait == Wait::none; });
+    if (next < 0) block_deadlock(l);
+    ThreadState& t = l.threads[static_cast<unsigned>(next)];
+    l.current = &t;
+    t.fiber.resume();
+    l.current = nullptr;
+    if (l.error) std::rethrow_exception(l.error);
+    if (t.wait == Wait::exited) ++exited;
   }
   l.stats.blocks += 1;
 }
 
+// Appends the schedule to an error raised under a schedule other than round_robin.
+[[noreturn]] void rethrow_with_schedule(const Launch& l) {
+  try {
+    throw;
+  } catch (const EmulationError& e) {
+    if (l.schedule.schedule().kind == ScheduleKind::round_robin) throw;
+    throw EmulationError(std::string(e.what()) + " [schedule " + to_string(l.schedule.schedule()) + "]");
+  }
+}
+
 }  // namespace
+
+Launch& current_launch() {
+  if (!g_launch || !g_launch->current)
+    throw EmulationError("polyfuse emu: a CUDA built-in or helper was called outside an emulated kernel");
+  return *g_launch;
+}
+
+std::string coord_text(uint3 v) {
+  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+std::string where(const Launch& l, const ThreadState* t) {
+  std::string text = "kernel '" + l.kernel + "', block " + coord_text(l.block_idx);
+  if (t) text += ", thread " + coord_text(t->coords.thread_idx);
+  return text;
+}
+
+std::string thread_text(const Launch& l, unsigned linear) { return coord_text(l.threads[linear].coords.thread_idx); }
+
+std::string shared_address_text(const Launch& l, std::uintptr_t address) {
+  char text[64];
+  std::snprintf(text, sizeof text, "shared offset %lld (%p)",
+                static_cast<long long>(address - reinterpret_cast<std::uintptr_t>(l.shared)),
+                reinterpret_cast<const void*>(address));
+  return text;
+}
+
+void flush_warp(Launch& l, WarpState& w) {
+  for (WarpAccessLog& log : w.log) log.flush(l.stats, reinterpret_cast<std::uintptr_t>(l.shared));
+  for (unsigned i = 0; i < w.size; ++i) l.threads[w.first + i].sequence[0] = l.threads[w.first + i].sequence[1] = 0;
+}
 
 Options& options() {
   static Options o = [] {
     Options d;
     if (const char* kib = std::getenv("POLYFUSE_EMU_STACK_KIB")) d.fiber_stack_bytes = std::strtoull(kib, nullptr, 10) * 1024;
+    if (const char* s = std::getenv("POLYFUSE_EMU_SCHEDULE"); s && *s) d.schedule = parse_schedule(s);
+    if (const char* r = std::getenv("POLYFUSE_EMU_RACECHECK"); r && std::strcmp(r, "0") == 0) d.race_check = false;
     return d;
   }();
   return o;
@@ -190,7 +168,8 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
   if (n == 0 || n > 1024)
     throw EmulationError("polyfuse emu: kernel '" + kernel_name + "': block of " + std::to_string(n) +
                          " threads (must be 1..1024)");
-  Launch l;
+  auto owned = std::make_unique<Launch>();
+  Launch& l = *owned;
   l.kernel = std::move(kernel_name);
   l.grid = grid;
   l.block = block;
@@ -220,6 +199,13 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
     g_stack_bytes = stack_bytes;
   }
   while (g_stacks.size() < n) g_stacks.push_back(std::make_unique<FiberStack>(stack_bytes));
+  l.race_check = options().race_check;
+  if (l.race_check) {
+    l.shared_races.begin_launch(dynamic_shared_bytes, n_warps);
+    l.global_races.begin_launch();
+  }
+  l.async_copies.begin_launch(dynamic_shared_bytes, n);
+  l.sites.clear();
 
   buffer_registry().reset_counters();
   g_launch = &l;
@@ -228,11 +214,12 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
       for (unsigned y = 0; y < grid.y; ++y)
         for (unsigned x = 0; x < grid.x; ++x) {
           l.block_idx = uint3{x, y, z};
+          l.block_linear = x + grid.x * (y + grid.y * z);
           run_block(l);
         }
   } catch (...) {
     g_launch = nullptr;
-    throw;
+    rethrow_with_schedule(l);
   }
   g_launch = nullptr;
   l.stats.threads = static_cast<std::uint64_t>(n) * l.stats.blocks;
@@ -261,6 +248,8 @@ void syncthreads(const char* file, unsigned line) {
     l.barrier_arrived = 0;
     l.stats.barriers += 1;
     for (WarpState& w : l.warps) flush_warp(l, w);
+    if (l.race_check) l.shared_races.block_barrier();
+    l.schedule.barrier_completed();
     for (ThreadState& other : l.threads)
       if (other.wait == Wait::barrier) other.wait = Wait::none;
     return;
@@ -271,99 +260,3 @@ void syncthreads(const char* file, unsigned line) {
 }  // namespace detail
 
 }  // namespace polyfuse::emu
-
-// ---- host hooks (kernels/cuda/host_hooks.h) ----------------------------------------------
-
-namespace pf_host {
-using polyfuse::emu::EmulationError;
-
-void access(Space space, Direction direction, const void* address, unsigned bytes) {
-  auto& l = polyfuse::emu::current_launch();
-  auto* t = l.current;
-  const auto addr = reinterpret_cast<std::uintptr_t>(address);
-  const char* verb = direction == load ? "load" : "store";
-  if (bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) {
-    // The hardware faults on a misaligned vector access ("misaligned address").
-    if (addr % bytes != 0) {
-      char text[96];
-      std::snprintf(text, sizeof text, "%u-byte %s %s at %p (not %u-byte aligned)", bytes,
-                    space == global_space ? "global" : "shared", verb, address, bytes);
-      throw EmulationError(std::string("polyfuse emu: misaligned ") + text + " in " + polyfuse::emu::where(l, t));
-    }
-  }
-  if (bytes == 0) {
-    // A lane that takes part in the instruction with its predicate off: no access, but it
-    // keeps the lanes' accesses aligned into warp-wide requests.
-  } else if (space == global_space) {
-    polyfuse::emu::RegisteredBuffer* b = polyfuse::emu::buffer_registry().find(addr, bytes);
-    if (!b) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%u bytes at %p", bytes, address);
-      throw EmulationError(std::string("polyfuse emu: out-of-bounds global ") + verb + " of " + text + " in " +
-                           polyfuse::emu::where(l, t) + ": " +
-                           polyfuse::emu::buffer_registry().describe_miss(addr, bytes));
-    }
-    if (direction == load) {
-      b->bytes_loaded += bytes;
-      l.stats.global_bytes_loaded += bytes;
-    } else {
-      b->bytes_stored += bytes;
-      l.stats.global_bytes_stored += bytes;
-    }
-  } else {
-    const auto base = reinterpret_cast<std::uintptr_t>(l.shared);
-    if (addr < base || addr + bytes > base + l.shared_bytes) {
-      char text[96];
-      std::snprintf(text, sizeof text, "%u bytes at %p (shared offset %lld)", bytes, address,
-                    static_cast<long long>(addr - base));
-      throw EmulationError(std::string("polyfuse emu: out-of-bounds shared ") + verb + " of " + text + " in " +
-                           polyfuse::emu::where(l, t) + ": the launch declared " + std::to_string(l.shared_bytes) +
-                           " bytes of dynamic shared memory");
-    }
-    if (direction == load)
-      l.stats.shared_bytes_loaded += bytes;
-    else
-      l.stats.shared_bytes_stored += bytes;
-  }
-  l.warps[t->warp].log[space].record(t->sequence[space]++, polyfuse::emu::AccessEntry{addr, bytes, static_cast<unsigned char>(t->lane),
-                                                                        static_cast<unsigned char>(space),
-                                                                        static_cast<unsigned char>(direction)});
-}
-
-const void* warp_exchange(const char* what, const void* mine, unsigned bytes) {
-  auto& l = polyfuse::emu::current_launch();
-  auto* t = l.current;
-  auto& w = l.warps[t->warp];
-  if (w.arrived == 0) {
-    w.what = what;
-    w.bytes = bytes;
-  } else if (bytes != w.bytes || std::strcmp(what, w.what) != 0) {
-    throw EmulationError(std::string("polyfuse emu: warp divergence in ") + polyfuse::emu::where(l, t) + ": lane " +
-                         std::to_string(t->lane) + " reached '" + what + "' while other lanes of warp " +
-                         std::to_string(t->warp) + " wait at '" + w.what + "'");
-  }
-  auto& deposits = w.deposits[w.generation & 1];
-  if (deposits.size() < 32u * bytes) deposits.resize(32u * bytes);
-  if (bytes) std::memcpy(deposits.data() + t->lane * bytes, mine, bytes);
-  if (++w.arrived == w.size) {
-    w.arrived = 0;
-    ++w.generation;
-    l.stats.warp_collectives += 1;
-    polyfuse::emu::flush_warp(l, w);
-    for (unsigned i = 0; i < w.size; ++i) {
-      auto& other = l.threads[w.first + i];
-      if (other.wait == polyfuse::emu::Wait::warp) other.wait = polyfuse::emu::Wait::none;
-    }
-  } else {
-    t->wait = polyfuse::emu::Wait::warp;
-    t->fiber.yield();
-  }
-  return deposits.data();
-}
-
-unsigned lane_id() { return polyfuse::emu::current_launch().current->lane; }
-unsigned warp_id() { return polyfuse::emu::current_launch().current->warp; }
-unsigned char* dynamic_shared() { return polyfuse::emu::current_launch().shared; }
-unsigned long long dynamic_shared_bytes() { return polyfuse::emu::current_launch().shared_bytes; }
-
-}  // namespace pf_host

@@ -110,7 +110,8 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
   const fs::path root = data_root().path;
   const std::string emu_include = env_or("POLYFUSE_EMU_INCLUDE_DIR", (root / "runtime/emu/include").string());
   const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", (root / "kernels/cuda").string());
-  std::string flags = "-std=c++20 -O2 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
+  // -g1: line tables, so that the emulator's errors name the kernel's source lines.
+  std::string flags = "-std=c++20 -O2 -g1 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
                       " -I" + quote(helpers_include);
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);
 

@@ -26,6 +26,7 @@ std::string Stats::details() const {
   line("shared_bank_conflicts", shared_bank_conflicts);
   line("warp_collectives", warp_collectives);
   line("barriers", barriers);
+  line("async_copies", async_copies);
   for (const BufferStats& b : buffers)
     text += "buffer " + b.name + ": loaded=" + std::to_string(b.bytes_loaded) + " stored=" + std::to_string(b.bytes_stored) + "\n";
   return text;

@@ -2,9 +2,10 @@
 // (runtime/emu). Include it first (g++ -include polyfuse_emu/cuda_emulation.h -x c++ k.cu):
 // it defines POLYFUSE_EMU, the CUDA keywords, dim3 and the built-in variables
 // threadIdx/blockIdx/blockDim/gridDim (per fiber), __syncthreads/__syncwarp (real
-// barriers; divergence is an error), warp shuffles and votes, __half/__nv_bfloat16, and the
-// math the helpers use. Memory checks and counters apply to accesses made through the
-// kernels/cuda helpers (pf::ldg, pf::sts, ...); plain C++ dereferences are not seen.
+// barriers; divergence is an error; threads interleave by the emulator's schedule), warp
+// shuffles and votes, __half/__nv_bfloat16, and the math the helpers use. Memory checks (bounds, alignment, pending cp.async, races: see
+// emulator.h) and counters apply to accesses made through the kernels/cuda helpers
+// (pf::ldg, pf::sts, pf::cp_async16, ...); plain C++ dereferences are not seen.
 // `__shared__` variables become function statics: blocks run one after another, so that is
 // per-block storage, but unchecked; generated kernels use PF_DYNAMIC_SHARED instead.
 #pragma once
@@ -101,9 +102,13 @@ template <class T> inline T __ldg(const T* p) {
   ::pf_host::access(::pf_host::global_space, ::pf_host::load, p, sizeof(T));
   return *p;
 }
-// Blocks run one at a time on one host thread, so atomics are plain read-modify-writes.
+// Blocks run one at a time on one host thread, so atomics are plain read-modify-writes
+// (reported as atomics: those of different blocks on one address are not a race).
 template <class T> inline T atomicAdd(T* p, T v) {
-  ::pf_host::access(::pf_host::global_space, ::pf_host::store, p, sizeof(T));
+  const unsigned char* shared = ::pf_host::dynamic_shared();
+  const auto* byte = reinterpret_cast<const unsigned char*>(p);
+  const bool in_shared = byte >= shared && byte < shared + ::pf_host::dynamic_shared_bytes();
+  ::pf_host::atomic_access(in_shared ? ::pf_host::shared_space : ::pf_host::global_space, p, sizeof(T));
   const T old = *p;
   *p = old + v;
   return old;

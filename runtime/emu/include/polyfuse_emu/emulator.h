@@ -1,10 +1,28 @@
 // polyfuse::emu — runs CUDA kernels on the CPU (see cuda_emulation.h for the dialect).
 //
-// Blocks run one after another; the threads of a block are fibers with real barriers;
-// warp-collective helpers rendezvous the lanes of a warp. Global accesses made through the
-// kernels/cuda helpers must fall inside a registered buffer, shared accesses inside the
-// launch's dynamic shared memory; a bad access, a divergent barrier or a deadlock throws
-// EmulationError naming the kernel, block, thread (and address and buffer).
+// Blocks run one after another; the threads of a block are fibers with real barriers,
+// interleaved by a seeded schedule (Options::schedule); warp-collective helpers rendezvous
+// the lanes of a warp. Every access made through the kernels/cuda helpers is checked, and a
+// violation throws EmulationError naming the kernel, block, thread(s), address and what
+// conflicted (with the source line of each access when the kernel has line information):
+//   * bounds: global accesses inside a registered buffer, shared ones inside the launch's
+//     dynamic shared memory; alignment of every vector access and cp.async to its size
+//     (zero-fill cp.async included; a predicated-off access is not executed, not checked);
+//   * cp.async (PTX ISA 9.7.9.25): the data lands in shared memory at the cp.async.wait_group
+//     / wait_all of the issuing thread that covers its group (random policy: possibly at a
+//     random point before); any access to the destination before that wait is an error;
+//     copies still pending when their thread exits are dropped (nothing may read them);
+//   * shared-memory races (compute-sanitizer racecheck's model, per byte): a read-after-write,
+//     write-after-read or write-after-write between two threads with no __syncthreads between
+//     them — or, for two lanes of one warp, no warp collective (__syncwarp, shuffles,
+//     ldmatrix, mma) — a completed cp.async counting as a write of its thread at its wait;
+//   * global-memory races between blocks (no order exists between the blocks of a launch):
+//     a block writing bytes that another block wrote or read in the same launch, or reading
+//     bytes another block wrote, unless both are atomics (races within a block are not
+//     checked in global memory);
+//   * divergent barriers, warp collectives and deadlocks.
+// Not modelled: plain C++ dereferences and __shared__ variables (unchecked), writes to the
+// source of a pending cp.async, memory fences.
 //
 //   polyfuse::emu::ScopedBuffer a(A.data(), A.size() * 2, "A");
 //   polyfuse::emu::Stats s = polyfuse::emu::launch(my_kernel, dim3(4), dim3(128), 16384, A.data(), n);
@@ -25,7 +43,9 @@
 
 namespace polyfuse::emu {
 
-// A kernel misbehaved (bad access, barrier divergence, deadlock) or could not be built.
+// A kernel misbehaved (bad access, race, early read of a cp.async destination, barrier
+// divergence, deadlock) or could not be built. Errors raised under a schedule other than
+// round_robin end with "[schedule random:SEED]" (set it again to repeat the run).
 class EmulationError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -52,6 +72,7 @@ struct Stats {
   std::uint64_t shared_bank_conflicts = 0; // wavefronts beyond the minimum
   std::uint64_t warp_collectives = 0;
   std::uint64_t barriers = 0;
+  std::uint64_t async_copies = 0;          // cp.async operations issued
   std::uint64_t blocks = 0;
   std::uint64_t threads = 0;
   std::vector<BufferStats> buffers;        // registered buffers touched, in address order
@@ -64,11 +85,44 @@ struct Stats {
   const BufferStats* buffer(std::string_view name) const;
 };
 
+// How the threads of a block are interleaved. Threads switch only where the emulator is
+// called (memory accesses, barriers, warp collectives, cp.async operations).
+//   round_robin  threads 0, 1, 2, ... in turn, each until it waits (barrier, collective)
+//   random       a seeded random runnable thread runs next; a thread is also preempted at
+//                about one memory access in eight, and a pending cp.async may land early
+//   warp_ahead   a seeded random warp runs alone until it waits at __syncthreads (or
+//                exits), then the others in turn; a new warp is drawn after each barrier
+// The seed and the block index decide every choice: a failure repeats with the same schedule.
+enum class ScheduleKind { round_robin, random, warp_ahead };
+struct Schedule {
+  ScheduleKind kind = ScheduleKind::round_robin;
+  std::uint64_t seed = 1;
+};
+// Parses "round_robin", "random[:SEED]" or "warp_ahead[:SEED]"; throws EmulationError.
+Schedule parse_schedule(std::string_view text);
+// "round_robin", "random:7", "warp_ahead:3".
+std::string to_string(const Schedule& schedule);
+
 struct Options {
   std::size_t fiber_stack_bytes = 256 * 1024;  // per CUDA thread; env POLYFUSE_EMU_STACK_KIB
   bool poison_shared = true;                   // fill shared memory with 0xff before each block
+  Schedule schedule;                           // env POLYFUSE_EMU_SCHEDULE (parse_schedule)
+  bool race_check = true;                      // shared and global race detection;
+                                               // env POLYFUSE_EMU_RACECHECK=0 turns it off
 };
 Options& options();
+
+// Sets options().schedule for its lifetime.
+class ScopedSchedule {
+ public:
+  explicit ScopedSchedule(Schedule schedule) : saved_(options().schedule) { options().schedule = schedule; }
+  ~ScopedSchedule() { options().schedule = saved_; }
+  ScopedSchedule(const ScopedSchedule&) = delete;
+  ScopedSchedule& operator=(const ScopedSchedule&) = delete;
+
+ private:
+  Schedule saved_;
+};
 
 // Global buffers: every global access of a kernel must fall inside one of these.
 void register_buffer(const void* data, std::size_t bytes, std::string name);

@@ -1,5 +1,5 @@
 // Run-time builds for the emulator: a .cu text is compiled as C++ by the system compiler
-// (g++ -O2 -shared -fPIC, with polyfuse_emu/cuda_emulation.h force-included and the
+// (g++ -O2 -g1 -shared -fPIC, with polyfuse_emu/cuda_emulation.h force-included and the
 // kernels/cuda helpers on the include path, both from the data root of runtime/paths, or
 // $POLYFUSE_EMU_INCLUDE_DIR and $POLYFUSE_CUDA_HELPERS_DIR) into a shared object cached by a hash of the
 // source, the flags and the emulation headers; the object is dlopen'ed and resolves the
