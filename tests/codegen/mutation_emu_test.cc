@@ -1,0 +1,166 @@
+// The mutation check of the emulator: the generated kernel of each idiom, edited the way a
+// broken code generator (or a user tweaking generated code) would break it, must be
+// rejected — by an emulator error (a race, a read of a copy still in flight, a misaligned
+// or out-of-bounds access) or by the reference check. The edits:
+//   barrier   one __syncthreads() of the kernel removed (each in turn)
+//   wait      one cp_async_wait removed (each in turn), and every wait removed at once
+//   both      every barrier and every wait removed
+//   stage     a double-buffered fragment load reading the other stage
+//   swizzle   a fragment load reading its tile unswizzled
+// Every barrier and wait mutant must be killed; the test prints the kill rate per kernel.
+// Each mutant runs through run_program with RunRequest::kernel_source, which is what
+// `polyfuse run --kernel-source` does.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "codegen/cuda_emitter.h"
+#include "gemm_programs.h"
+#include "polyfuse/errors.h"
+#include "runtime/api/run_program.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+struct Mutant {
+  std::string kind;    // barrier, wait, both, stage, swizzle
+  std::string what;    // e.g. "__syncthreads #2 removed"
+  std::string source;
+};
+
+// Positions of `needle` in `text` at or after `from`.
+std::vector<std::size_t> find_all(const std::string& text, const std::string& needle, std::size_t from) {
+  std::vector<std::size_t> at;
+  for (std::size_t p = text.find(needle, from); p != std::string::npos; p = text.find(needle, p + needle.size()))
+    at.push_back(p);
+  return at;
+}
+
+// The length of the call starting at `at` up to its closing ")" (balanced parentheses).
+std::size_t call_length(const std::string& text, std::size_t at) {
+  int depth = 0;
+  for (std::size_t i = text.find('(', at); i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0) return i + 1 - at;
+  }
+  return std::string::npos;
+}
+
+// `text` with the calls at `positions` replaced by a no-op expression.
+std::string without_calls(std::string text, std::vector<std::size_t> positions) {
+  for (auto p = positions.rbegin(); p != positions.rend(); ++p) text.replace(*p, call_length(text, *p), "(void)0");
+  return text;
+}
+
+std::vector<Mutant> mutants_of(const std::string& source) {
+  const std::size_t body = source.find("extern \"C\" __global__");
+  std::vector<Mutant> mutants;
+  const std::vector<std::size_t> barriers = find_all(source, "__syncthreads()", body);
+  const std::vector<std::size_t> waits = find_all(source, "pf::cp_async_wait", body);
+  for (std::size_t i = 0; i < barriers.size(); ++i)
+    mutants.push_back({"barrier", fmt::format("__syncthreads #{} of {} removed", i + 1, barriers.size()),
+                       without_calls(source, {barriers[i]})});
+  for (std::size_t i = 0; i < waits.size(); ++i)
+    mutants.push_back({"wait", fmt::format("cp_async_wait #{} of {} removed", i + 1, waits.size()),
+                       without_calls(source, {waits[i]})});
+  if (waits.size() > 1) mutants.push_back({"wait", "every cp_async_wait removed", without_calls(source, waits)});
+  if (!waits.empty()) {
+    std::vector<std::size_t> all = barriers;
+    all.insert(all.end(), waits.begin(), waits.end());
+    std::sort(all.begin(), all.end());
+    mutants.push_back({"both", "every barrier and wait removed", without_calls(source, all)});
+  }
+  // A fragment load of the double-buffered loop reading the stage being filled.
+  const std::size_t frag = source.find("pf::load_frag_a<", body);
+  for (const char* stage : {"(k_step % 2) * ", "k_step * "}) {
+    const std::size_t at = source.find(stage, frag);
+    if (frag == std::string::npos || at == std::string::npos || at > source.find(';', frag)) continue;
+    std::string s = source;
+    s.replace(at, std::string(stage).size(), std::string(stage) == "k_step * " ? "(k_step + 1) * " : "((k_step + 1) % 2) * ");
+    mutants.push_back({"stage", "A fragments read from the other stage", s});
+    break;
+  }
+  if (frag != std::string::npos) {
+    std::string s = source;
+    const std::size_t at = s.find("pf::Swizzle::xor16", frag);
+    if (at != std::string::npos && at < s.find(';', frag)) {
+      s.replace(at, std::string("pf::Swizzle::xor16").size(), "pf::Swizzle::none");
+      mutants.push_back({"swizzle", "A fragments read unswizzled", s});
+    }
+  }
+  return mutants;
+}
+
+// True when the emulator or the reference check rejects `source` as the kernel of `program`.
+bool killed(const Program& program, const GpuOptions& options, const Mutant& mutant, std::string& why) {
+  RunRequest request;
+  request.backend = Backend::emu;
+  request.options = options;
+  request.kernel_source = mutant.source;
+  request.kernel_source_name = mutant.what;
+  try {
+    RunReport report = run_program(program, request);
+    why = report.check.to_string();
+    return !report.check.ok;
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << "the mutant '" << mutant.what << "' does not compile (a broken mutation): " << e.what();
+    why = "does not compile";
+    return false;
+  } catch (const Error& e) {
+    why = e.what();
+    return true;
+  }
+}
+
+std::string read_example(const std::string& name) {
+  std::ifstream in(std::string(POLYFUSE_SOURCE_ROOT) + "/examples/" + name + ".tc");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void check_mutants(const std::string& example, int stages) {
+  GpuOptions o;
+  o.block = {64, 64, 32};
+  o.warp = {32, 32, 32};
+  o.stages = stages;
+  Program program = compile_program(read_example(example), {{"M", 128}, {"N", 128}, {"K", 96}, {"B", 2}});
+  CudaEmitRequest emit;
+  emit.options = o;
+  const std::vector<Mutant> mutants = mutants_of(emit_cuda(program, emit).source);
+  ASSERT_FALSE(mutants.empty());
+  int dead = 0;
+  for (const Mutant& m : mutants) {
+    std::string why;
+    const bool is_dead = killed(program, o, m, why);
+    dead += is_dead;
+    EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "both"))
+        << example << " stages " << stages << ": the " << m.kind << " mutant '" << m.what << "' survived: " << why;
+    // The first words of the reason: which check caught it.
+    std::string reason = why.substr(0, why.find_first_of("\n("));
+    if (reason.size() > 70) reason = reason.substr(0, 70) + "...";
+    std::printf("  %-8s %-38s %-8s %s\n", m.kind.c_str(), m.what.c_str(), is_dead ? "killed" : "SURVIVED", reason.c_str());
+  }
+  std::printf("mutation check: %s, %d stage(s): %d of %zu mutants killed\n", example.c_str(), stages, dead,
+              mutants.size());
+}
+
+TEST(MutationEmu, Gemm) {
+  check_mutants("gemm", 2);
+  check_mutants("gemm", 1);
+}
+TEST(MutationEmu, GemmBiasRelu) {
+  check_mutants("gemm_bias_relu", 2);
+  check_mutants("gemm_bias_relu", 1);
+}
+TEST(MutationEmu, ReluGemm) { check_mutants("relu_gemm", 2); }
+TEST(MutationEmu, AddGemms) { check_mutants("add_gemms", 2); }
+TEST(MutationEmu, BatchedGemm) { check_mutants("batched_gemm", 2); }
+
+}  // namespace
+}  // namespace polyfuse
