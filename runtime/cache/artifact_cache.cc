@@ -7,7 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "runtime/cache/cache_entry.h"
@@ -37,8 +40,9 @@ fs::path temporary_beside(const fs::path& path) {
   return path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
 }
 
-// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-bool write_atomically(const fs::path& path, std::string_view bytes) {
+}  // namespace
+
+bool write_file_atomically(const fs::path& path, std::string_view bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   const fs::path temp = temporary_beside(path);
@@ -54,6 +58,26 @@ bool write_atomically(const fs::path& path, std::string_view bytes) {
   if (!ok) fs::remove(temp, ec);
   return ok;
 }
+
+const std::string& compiler_identity(const std::string& compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> identities;
+  std::lock_guard lock(mutex);
+  std::string& identity = identities[compiler];
+  if (identity.empty()) {
+    std::string version;
+    if (FILE* pipe = ::popen(("'" + compiler + "' --version 2>&1").c_str(), "r")) {
+      char line[512];
+      if (std::fgets(line, sizeof line, pipe)) version = line;
+      ::pclose(pipe);
+    }
+    if (!version.empty() && version.back() == '\n') version.pop_back();
+    identity = compiler + "\n" + version;
+  }
+  return identity;
+}
+
+namespace {
 
 // Marks `path` as used now (least-recently-used eviction goes by modification time).
 void touch(const fs::path& path) {
@@ -113,7 +137,7 @@ Lookup ArtifactCache::load(std::string_view kind, std::string_view key_text) {
 
 void ArtifactCache::store(std::string_view kind, std::string_view key_text, const std::vector<std::string_view>& sections) {
   if (!config_.enabled) return;
-  write_atomically(entry_path(kind, key_text), encode_entry(key_text, sections));
+  write_file_atomically(entry_path(kind, key_text), encode_entry(key_text, sections));
   evict_to_fit();
 }
 
@@ -125,7 +149,7 @@ SharedObject ArtifactCache::shared_object(std::string_view kind, std::string_vie
     const std::string& object = cached.sections->front();
     const fs::path path = object_of(cached.entry);
     std::optional<std::string> on_disk = read_whole_file(path);
-    if ((on_disk && *on_disk == object) || write_atomically(path, object)) {
+    if ((on_disk && *on_disk == object) || write_file_atomically(path, object)) {
       touch(path);
       result.path = path;
       result.outcome = Outcome::hit;
@@ -208,31 +232,42 @@ std::uint64_t ArtifactCache::clear() {
 }
 
 void ArtifactCache::evict_to_fit() {
-  struct File {
-    fs::path path;
-    std::uint64_t bytes;
-    fs::file_time_type used;
+  // An entry is every file named <hash>.*: the .pfc, its loadable object, a builder's source.
+  struct Entry {
+    std::vector<fs::path> files;
+    std::uint64_t bytes = 0;
+    fs::file_time_type used{};
+    bool has_pfc = false;
   };
-  std::vector<File> entries;
+  std::map<fs::path, Entry> entries;  // by directory / stem
   std::uint64_t total = 0;
   for (const char* kind : kinds) {
     std::error_code ec;
     for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
+      const fs::path& file = it->path();
+      const std::string name = file.filename().string();
+      Entry& entry = entries[file.parent_path() / name.substr(0, name.find('.'))];
       const std::uint64_t size = it->file_size(ec);
+      entry.files.push_back(file);
+      entry.bytes += size;
       total += size;
-      if (it->path().extension() == ".pfc") entries.push_back({it->path(), size, it->last_write_time(ec)});
+      if (file.extension() == ".pfc") {
+        entry.has_pfc = true;
+        entry.used = it->last_write_time(ec);
+      }
     }
   }
   if (total <= config_.max_bytes) return;
-  std::sort(entries.begin(), entries.end(), [](const File& a, const File& b) { return a.used < b.used; });
-  for (const File& entry : entries) {
+  std::vector<Entry*> order;
+  for (auto& [stem, entry] : entries)
+    if (entry.has_pfc) order.push_back(&entry);
+  std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) { return a->used < b->used; });
+  for (const Entry* entry : order) {
     if (total <= config_.max_bytes) break;
     std::error_code ec;
-    const fs::path object = object_of(entry.path);
-    const std::uint64_t object_bytes = fs::exists(object, ec) ? fs::file_size(object, ec) : 0;
-    if (fs::remove(entry.path, ec)) total -= entry.bytes;
-    if (object_bytes && fs::remove(object, ec)) total -= object_bytes;
+    for (const fs::path& file : entry->files) fs::remove(file, ec);
+    total -= entry->bytes;
   }
 }
 

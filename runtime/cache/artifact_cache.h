@@ -12,6 +12,8 @@
 // its checks (truncated, corrupt, another key) is never used: it is rebuilt and replaced.
 // A shared object must be a file to be loaded: the verified entry's object is written
 // beside it (<hash>.so, atomically) and compared with the entry each time it is used.
+// Other files of an entry (a builder's <hash>.cu or .cpp, kept to be read) share its name
+// and are evicted with it.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,14 @@ struct CacheConfig {
 
 // The configuration the environment asks for (see the file comment).
 CacheConfig cache_config_from_environment();
+
+// Writes `bytes` to a private temporary file beside `path`, then renames it over `path`,
+// so that readers see the old file or the new one, never a part. False on failure.
+bool write_file_atomically(const fs::path& path, std::string_view bytes);
+
+// "<compiler>\n<first line of `compiler --version`>", computed once per compiler and
+// process: the part of a build's cache key that names the toolchain.
+const std::string& compiler_identity(const std::string& compiler);
 
 // How a lookup was answered.
 enum class Outcome { disabled, miss, hit, rebuilt_corrupt };

@@ -8,12 +8,10 @@
 // with -fPIC) and kept private to it (--exclude-libs), so a generated library needs
 // nothing from the build tree at run time and exports only its entry points.
 //
-// Cache: $POLYFUSE_CACHE_DIR/cpu, else $XDG_CACHE_HOME/polyfuse/cpu, else
-// ~/.cache/polyfuse/cpu; one <32 hex digits>.so per key (and the .cpp beside it, to read).
-// The key hashes the source, the compiler path and flags, the compiler's `--version`
-// and the contents of the kernels library. A build writes a private temporary file and
-// renames it over the entry, so concurrent builders and readers never see half a file.
-// POLYFUSE_DISABLE_CACHE=1 builds into a temporary directory every time. Loaded
+// Cache: the artefact cache (runtime/cache/artifact_cache.h), kind "cpu": keyed by the
+// source, the compiler (path and `--version`), the flags and the kernels library's
+// contents; checksummed and written atomically; the .cpp kept beside each object to be
+// read. POLYFUSE_DISABLE_CACHE=1 builds into a temporary file every time. Loaded
 // libraries stay loaded for the life of the process (the kernels keep thread-local
 // scratch, whose destructors must outlive every thread).
 #pragma once
@@ -30,9 +28,6 @@ struct CpuBuildOptions {
   std::string compiler;             // empty: the C++ compiler polyfuse was built with
   std::vector<std::string> flags = {"-std=c++20", "-O3", "-march=native", "-fopenmp"};
 };
-
-// The cache directory the environment asks for (see the file comment).
-std::filesystem::path cpu_cache_directory();
 
 // A loaded generated library and its array-form entry point.
 class CpuModule {

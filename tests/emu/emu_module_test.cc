@@ -10,6 +10,9 @@
 #include "polyfuse_emu/module.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace {
 using polyfuse::emu::KernelArg;
@@ -65,6 +68,54 @@ TEST(EmuModule, ErrorsInBuiltKernelsAreEmulationErrors) {
   }
   EXPECT_THROW(module.launch("scale_relu", dim3(1), dim3(32), 0, {KernelArg::pointer(p.data())}),
                polyfuse::emu::EmulationError);
+}
+
+// The code generator writes `__global__ void __launch_bounds__(256) name(`; the scan used to
+// find no kernel there.
+TEST(EmuModule, KernelScanAcceptsLaunchBoundsOnEitherSideOfVoid) {
+  EXPECT_EQ(polyfuse::emu::find_kernel_names("extern \"C\" __global__ void __launch_bounds__(256) a(int* p) {}\n"
+                                             "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int* p) {}\n"
+                                             "extern \"C\" __global__ void c(int* p) {}\n"),
+            (std::vector<std::string>{"a", "b", "c"}));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Replaces `path` by a file holding `bytes` (a new file: the old one may be mapped).
+void replace_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path + ".damage", std::ios::binary) << bytes;
+  std::rename((path + ".damage").c_str(), path.c_str());
+}
+
+// The cached object is checked before it is loaded: a damaged object is restored from its
+// checksummed entry, a damaged entry is rebuilt; neither is ever dlopen'ed.
+TEST(EmuModule, DamagedCacheFilesAreNeverLoaded) {
+  const std::string source = scale_source("damage " + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::string object, good;
+  {
+    const auto built = polyfuse::emu::Module::compile(source);  // unloaded at the end of the scope
+    object = built.shared_object();
+    good = read_file(object);
+  }
+  replace_file(object, "not an ELF object");
+  {
+    const auto restored = polyfuse::emu::Module::compile(source);
+    EXPECT_TRUE(restored.from_cache());
+    EXPECT_EQ(read_file(restored.shared_object()), good);
+    EXPECT_EQ(restored.signature("scale_relu"), "ppfi");
+  }
+  const std::string entry = object.substr(0, object.size() - 3) + ".pfc";
+  ASSERT_FALSE(read_file(entry).empty()) << entry;
+  replace_file(entry, "garbage");
+  replace_file(object, "not an ELF object");
+  const auto rebuilt = polyfuse::emu::Module::compile(source);
+  EXPECT_FALSE(rebuilt.from_cache());
+  EXPECT_EQ(rebuilt.signature("scale_relu"), "ppfi");
 }
 
 TEST(EmuModule, CompileErrorsAreReported) {

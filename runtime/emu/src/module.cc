@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "runtime/cache/artifact_cache.h"
+#include "runtime/cache/content_hash.h"
 #include "runtime/paths/data_root.h"
 
 namespace polyfuse::emu {
@@ -24,14 +26,6 @@ struct Module::Handle {
 };
 
 namespace {
-
-std::uint64_t fnv1a(std::uint64_t h, std::string_view text) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,18 +51,22 @@ paths::DataRoot data_root() {
   return paths::data_root(reinterpret_cast<const void*>(&find_kernel_names), POLYFUSE_SOURCE_ROOT);
 }
 
-fs::path cache_directory(const BuildOptions& options) {
-  if (!options.cache_dir.empty()) return options.cache_dir;
-  if (const char* dir = std::getenv("POLYFUSE_EMU_CACHE_DIR"); dir && *dir) return dir;
-  std::error_code ec;
-  fs::path build_tree = POLYFUSE_EMU_BUILD_CACHE_DIR;
-  // A relocated copy never writes into the build tree it came from.
-  if (data_root().origin == paths::DataRootOrigin::source_tree) {
+// The artefact cache the builds go to (runtime/cache, kind "emu"): under the options' or
+// $POLYFUSE_EMU_CACHE_DIR's folder, else the build tree's emu-cache (never from a
+// relocated copy), else the user's cache. POLYFUSE_DISABLE_CACHE=1 builds every time.
+cache::ArtifactCache build_cache(const BuildOptions& options) {
+  cache::CacheConfig config = cache::cache_config_from_environment();
+  if (!options.cache_dir.empty()) {
+    config.root = options.cache_dir;
+  } else if (const char* dir = std::getenv("POLYFUSE_EMU_CACHE_DIR"); dir && *dir) {
+    config.root = dir;
+  } else if (data_root().origin == paths::DataRootOrigin::source_tree) {
+    std::error_code ec;
+    const fs::path build_tree = POLYFUSE_EMU_BUILD_CACHE_DIR;
     fs::create_directories(build_tree, ec);
-    if (!ec && access(build_tree.c_str(), W_OK) == 0) return build_tree;
+    if (!ec && access(build_tree.c_str(), W_OK) == 0) config.root = build_tree;
   }
-  fs::path xdg = env_or("XDG_CACHE_HOME", env_or("HOME", "/tmp") + "/.cache");
-  return xdg / "polyfuse" / "emu";
+  return cache::ArtifactCache(config);
 }
 
 std::string quote(const std::string& s) {
@@ -80,7 +78,10 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::vector<std::string> find_kernel_names(std::string_view source) {
-  static const std::regex kernel(R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\()");
+  // __launch_bounds__(...) may stand before or after `void` (the code generator writes
+  // `__global__ void __launch_bounds__(256) name(`).
+  static const std::regex kernel(
+      R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()");
   std::vector<std::string> names;
   const std::string text(source);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kernel); it != std::sregex_iterator(); ++it)
@@ -115,40 +116,43 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
                       " -I" + quote(helpers_include);
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);
 
-  std::uint64_t h = 14695981039346656037ull;
-  h = fnv1a(h, text);
-  h = fnv1a(h, flags);
-  h = fnv1a(h, compiler);
+  // The key: what the object is built from and how (the headers by content).
+  std::string key = "polyfuse emu cache v2\n" + cache::compiler_identity(compiler) + "\nflags " + flags + "\nlinks " +
+                    own_library() + "\nheaders";
+  std::string headers;
   for (const char* header : {"cuda_emulation.h", "cuda_types.h", "fp16.h"})
-    h = fnv1a(h, read_file(fs::path(emu_include) / "polyfuse_emu" / header));
-  h = fnv1a(h, polyfuse::cuda_helpers::amalgamation());
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
+    headers += read_file(fs::path(emu_include) / "polyfuse_emu" / header);
+  headers += polyfuse::cuda_helpers::amalgamation();
+  key += " " + cache::hex64(cache::hash64(headers)) + "\n" + text;
 
-  const fs::path dir = cache_directory(options);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path so = dir / (std::string("kernel-") + hash + ".so");
-  Module m;
-  m.from_cache_ = fs::exists(so);
-  if (!m.from_cache_) {
-    const fs::path src = dir / (std::string("kernel-") + hash + ".cu");
-    {
-      std::ofstream out(src, std::ios::binary);
-      out << text;
-    }
-    const fs::path tmp = dir / (std::string("kernel-") + hash + "." + std::to_string(getpid()) + ".so.tmp");
-    const fs::path log = dir / (std::string("kernel-") + hash + ".log");
+  cache::ArtifactCache store = build_cache(options);
+  const cache::SharedObject object = store.shared_object("emu", key, [&](const fs::path& output) {
+    // The source stays beside the entry (<hash>.cu): errors name its lines.
+    fs::path src = fs::path(output.string().substr(0, output.string().find(".so"))).replace_extension(".cu");
+    if (!store.config().enabled) src = output.string() + ".cu";
+    const fs::path log = output.string() + ".log";
+    if (!cache::write_file_atomically(src, text)) throw EmulationError("polyfuse emu: cannot write " + src.string());
     const std::string command = quote(compiler) + " " + flags + " -x c++ " + quote(src.string()) + " -x none " +
                                 quote(own_library()) + " -Wl,-rpath," + quote(fs::path(own_library()).parent_path().string()) +
-                                " -o " + quote(tmp.string()) + " > " + quote(log.string()) + " 2>&1";
-    if (std::system(command.c_str()) != 0)
-      throw EmulationError("polyfuse emu: building " + src.string() + " failed:\n" + read_file(log) + "command: " + command);
-    fs::rename(tmp, so);
-  }
+                                " -o " + quote(output.string()) + " > " + quote(log.string()) + " 2>&1";
+    const int status = std::system(command.c_str());
+    const std::string messages = read_file(log);
+    std::error_code ec;
+    fs::remove(log, ec);
+    if (status != 0)
+      throw EmulationError("polyfuse emu: building " + src.string() + " failed:\n" + messages + "command: " + command);
+    if (!store.config().enabled) fs::remove(src, ec);
+  });
+  Module m;
+  m.from_cache_ = object.outcome == cache::Outcome::hit;
+  const fs::path so = object.path;
   m.handle_ = std::make_shared<Handle>();
   m.handle_->dl = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m.handle_->dl) throw EmulationError(std::string("polyfuse emu: dlopen failed: ") + dlerror());
+  if (object.temporary) {
+    std::error_code ec;
+    fs::remove(so, ec);  // loaded; the cache is off
+  }
   m.path_ = so.string();
   m.kernels_ = std::move(kernel_names);
   return m;

@@ -1,9 +1,11 @@
 // Run-time builds for the emulator: a .cu text is compiled as C++ by the system compiler
 // (g++ -O2 -g1 -shared -fPIC, with polyfuse_emu/cuda_emulation.h force-included and the
 // kernels/cuda helpers on the include path, both from the data root of runtime/paths, or
-// $POLYFUSE_EMU_INCLUDE_DIR and $POLYFUSE_CUDA_HELPERS_DIR) into a shared object cached by a hash of the
-// source, the flags and the emulation headers; the object is dlopen'ed and resolves the
-// emulator's hooks from libpolyfuse_emu.so, which it links against.
+// $POLYFUSE_EMU_INCLUDE_DIR and $POLYFUSE_CUDA_HELPERS_DIR) into a shared object kept in the
+// artefact cache (runtime/cache, kind "emu": keyed by the source, the compiler, the flags
+// and the emulation headers; checksummed), with the source beside it (<hash>.cu); the
+// object is dlopen'ed and resolves the emulator's hooks from libpolyfuse_emu.so, which it
+// links against.
 //
 //   auto m = polyfuse::emu::Module::compile(source_text);          // kernels found by scan
 //   m.launch("gemm", dim3(2, 2), dim3(128), 32768, {KernelArg::pointer(a), KernelArg::i32(n)});
@@ -37,9 +39,10 @@ struct KernelArg {
 struct BuildOptions {
   std::string compiler;                   // default: $POLYFUSE_EMU_CXX, else $CXX, else "c++"
   std::vector<std::string> extra_flags;   // e.g. {"-DTILE=64"}
-  std::string cache_dir;                  // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache
-                                          // (not from a relocated copy), else
-                                          // $XDG_CACHE_HOME/polyfuse/emu
+  std::string cache_dir;                  // the artefact cache's root (objects go to <root>/emu);
+                                          // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache
+                                          // (not from a relocated copy), else the user's cache
+                                          // (runtime/cache/artifact_cache.h)
 };
 
 class Module {
