@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # A second build with AddressSanitizer + UndefinedBehaviorSanitizer (POLYFUSE_SANITIZE=ON)
 # that runs the unit tests of the compiler (front end with its bounded mutation-fuzz loop,
-# schedule passes, code generation), the reference evaluator and kernels/cpu. The emulator
-# (ucontext fibers) and the NVRTC/nvcc tests stay in the main build.
+# schedule passes, code generation), the reference evaluator, kernels/cpu, and the emulator:
+# its own tests, the device helpers' and a selection of generated kernels (GEMM, fused
+# idioms, the hand-edited kernels that must fail), with the kernels it builds at run time
+# sanitized too (POLYFUSE_EMU_CXXFLAGS). The fibers announce their stack switches to ASan.
+# The NVRTC/nvcc tests stay in the main build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${POLYFUSE_ASAN_BUILD_DIR:-$root/build-asan}"
-tests=(frontend_tests schedule_tests codegen_tests reference_tests kernels_cpu_tests)
+tests=(frontend_tests schedule_tests codegen_tests reference_tests kernels_cpu_tests emu_tests kernels_cuda_emu_tests
+       codegen_emu_tests)
+# The generated-kernel tests that run under ASan (the odd-shape sweeps run in the main build).
+codegen_emu_filter='GemmEmu.*:FusedEmu.*:MutatedKernelsEmu.*:OutputShapesEmu.EachOutputStoredOnce'
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOLYFUSE_SANITIZE=ON >/dev/null
 cmake --build "$build" --parallel "$(nproc)" --target "${tests[@]}"
@@ -14,9 +20,13 @@ cmake --build "$build" --parallel "$(nproc)" --target "${tests[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export POLYFUSE_FUZZ_SECONDS="${POLYFUSE_FUZZ_SECONDS:-20}"
+export POLYFUSE_EMU_CXXFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+export POLYFUSE_EMU_CACHE_DIR="$build/emu-cache"
 for test in "${tests[@]}"; do
   binary=$(find "$build/tests" -name "$test" -type f -perm -u+x | head -n 1)
   echo "-- sanitizers: $test"
-  "$binary" --gtest_brief=1
+  filter=()
+  [[ $test == codegen_emu_tests ]] && filter=(--gtest_filter="$codegen_emu_filter")
+  "$binary" --gtest_brief=1 "${filter[@]}"
 done
 echo "sanitizers: ${#tests[@]} test programs passed under ASan+UBSan"

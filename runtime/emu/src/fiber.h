@@ -1,5 +1,7 @@
 // Fibers for the emulator: one per CUDA thread of a block, on ucontext with mmap'ed stacks
 // (a guard page below each, so a stack overflow faults instead of corrupting a neighbour).
+// Under AddressSanitizer every switch is announced to it (__sanitizer_start/finish_switch_fiber),
+// so that the emulator and the kernels it runs can be checked by ASan.
 #pragma once
 
 #include <ucontext.h>
@@ -37,6 +39,10 @@ class Fiber {
  private:
   static void trampoline(unsigned lo, unsigned hi);
   ucontext_t context_{};
+  void* stack_base_ = nullptr;               // this fiber's stack (for ASan)
+  std::size_t stack_size_ = 0;
+  const void* scheduler_stack_ = nullptr;    // the scheduler's stack, learnt at the first switch
+  std::size_t scheduler_stack_size_ = 0;
   ucontext_t* scheduler_ = nullptr;
   void (*entry_)(void*) = nullptr;
   void* arg_ = nullptr;

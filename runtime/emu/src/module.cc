@@ -115,6 +115,9 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
   std::string flags = "-std=c++20 -O2 -g1 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
                       " -I" + quote(helpers_include);
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);
+  // POLYFUSE_EMU_CXXFLAGS: more flags for every build, e.g. -fsanitize=address (the
+  // sanitizer stage of the tests builds the kernels it runs with it).
+  if (const char* more = std::getenv("POLYFUSE_EMU_CXXFLAGS"); more && *more) flags += std::string(" ") + more;
 
   // The key: what the object is built from and how (the headers by content).
   std::string key = "polyfuse emu cache v2\n" + cache::compiler_identity(compiler) + "\nflags " + flags + "\nlinks " +

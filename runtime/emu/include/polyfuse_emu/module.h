@@ -38,7 +38,7 @@ struct KernelArg {
 
 struct BuildOptions {
   std::string compiler;                   // default: $POLYFUSE_EMU_CXX, else $CXX, else "c++"
-  std::vector<std::string> extra_flags;   // e.g. {"-DTILE=64"}
+  std::vector<std::string> extra_flags;   // e.g. {"-DTILE=64"}; $POLYFUSE_EMU_CXXFLAGS adds more to every build
   std::string cache_dir;                  // the artefact cache's root (objects go to <root>/emu);
                                           // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache
                                           // (not from a relocated copy), else the user's cache
