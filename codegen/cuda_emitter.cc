@@ -25,7 +25,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
-      throw UserError(fmt::format("--mma {}: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16",
+      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
                                   to_string(options.mma)));
   validate_gpu_options(options, 2);
   return pad_matmuls_to_block_tiles(plan, options);
@@ -61,7 +61,7 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
                                 to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
   if (estimated_registers(layout) > limit)
     throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
-                                "allows {} ({} over): use a smaller --warp",
+                                "allows {} ({} over): use a smaller `warp`",
                                 program.name, layout.registers.declared.size(), to_string(o.warp),
                                 estimated_registers(layout), to_string(o.arch), limit, estimated_registers(layout) - limit));
   return layout;

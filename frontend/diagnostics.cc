@@ -4,8 +4,33 @@
 
 namespace polyfuse {
 
+std::string api_spelling(std::string_view name) {
+  if (name == "sizes") return "TensorProgram::bind";
+  return std::string(name);
+}
+
+std::string spell_options(std::string_view message, OptionSpelling spell) {
+  std::string text;
+  for (std::size_t at = 0; at < message.size();) {
+    const std::size_t open = message.find('`', at);
+    const std::size_t close = open == std::string_view::npos ? open : message.find('`', open + 1);
+    if (close == std::string_view::npos) {
+      text += message.substr(at);
+      break;
+    }
+    text += message.substr(at, open - at);
+    const std::string_view option = message.substr(open + 1, close - open - 1);
+    const std::size_t equals = option.find('=');
+    text += spell(option.substr(0, equals));
+    if (equals != std::string_view::npos) text += std::string("=") + std::string(option.substr(equals + 1));
+    at = close + 1;
+  }
+  return text;
+}
+
 UserError::UserError(std::vector<Diagnostic> diagnostics)
-    : std::runtime_error(diagnostics.empty() ? std::string("error") : diagnostics.front().message),
+    : std::runtime_error(diagnostics.empty() ? std::string("error")
+                                             : spell_options(diagnostics.front().message, api_spelling)),
       diagnostics_(std::move(diagnostics)) {
   if (diagnostics_.empty()) diagnostics_.push_back(Diagnostic{"", 0, 0, "error"});
 }
@@ -67,7 +92,9 @@ static char printable(char c) {
   return (u < 0x20 || u >= 0x7f) ? '?' : c;
 }
 
-std::string render_diagnostic(const Diagnostic& d, std::string_view source) {
+std::string render_diagnostic(const Diagnostic& diagnostic, std::string_view source, OptionSpelling spell) {
+  Diagnostic d = diagnostic;
+  d.message = spell_options(d.message, spell);
   const char* kind = d.severity == Severity::error ? "error" : "warning";
   if (d.line <= 0) {
     if (d.file.empty()) return fmt::format("polyfuse: {}: {}\n", kind, d.message);
@@ -96,9 +123,9 @@ std::string render_diagnostic(const Diagnostic& d, std::string_view source) {
 }
 
 std::string render_diagnostics(const std::vector<Diagnostic>& diagnostics,
-                               std::string_view source) {
+                               std::string_view source, OptionSpelling spell) {
   std::string text;
-  for (const Diagnostic& d : diagnostics) text += render_diagnostic(d, source);
+  for (const Diagnostic& d : diagnostics) text += render_diagnostic(d, source, spell);
   return text;
 }
 

@@ -32,6 +32,20 @@ struct SourceLocation {
 // How serious a diagnostic is.
 enum class Severity { error, warning };
 
+// Options in messages. A message about an option names it in backticks by its name in the
+// C++ API — `arch`, `block`, `warp`, `mma`, `split_k`, `stages`, `dump_after`, `target`,
+// `sizes` (the size bindings) — alone or with a value (`mma=m16n8k16`). Each front end
+// spells them its way when it renders the message: the API as written (api_spelling), the
+// command line as its flags (`split_k` -> --split-k, `sizes` -> -D). Inner layers never
+// name a command-line flag.
+using OptionSpelling = std::string (*)(std::string_view name);
+
+// The C++ API's spelling: the name itself; `sizes` is TensorProgram::bind.
+std::string api_spelling(std::string_view name);
+
+// `message` with every `name` or `name=value` spelled by `spell` (the value kept after '=').
+std::string spell_options(std::string_view message, OptionSpelling spell);
+
 // One message about the user's input, with its place.
 struct Diagnostic {
   std::string file;  // file name as given by the user ("" for command-line problems)
@@ -44,7 +58,8 @@ struct Diagnostic {
 // The user's input is wrong: carries every diagnostic found (at least one).
 class UserError : public std::runtime_error {
  public:
-  // Wraps one or more diagnostics; the what() text is the first message.
+  // Wraps one or more diagnostics; the what() text is the first message, its options
+  // spelled as the C++ API names them.
   explicit UserError(std::vector<Diagnostic> diagnostics);
   // A single error without a location (command-line problems, unreadable files).
   explicit UserError(std::string message);
@@ -110,12 +125,14 @@ class DiagnosticSink {
 
 // Renders one diagnostic: "file:line:col: error: message", then the source line and a
 // caret under the column when `source` holds that line. Location-less diagnostics render
-// as "polyfuse: error: message". Ends with a newline.
-std::string render_diagnostic(const Diagnostic& diagnostic, std::string_view source);
+// as "polyfuse: error: message". Options in the message are spelled by `spell`. Ends with
+// a newline.
+std::string render_diagnostic(const Diagnostic& diagnostic, std::string_view source,
+                              OptionSpelling spell = api_spelling);
 
 // Renders all diagnostics of `error` against `source` (see render_diagnostic).
 std::string render_diagnostics(const std::vector<Diagnostic>& diagnostics,
-                               std::string_view source);
+                               std::string_view source, OptionSpelling spell = api_spelling);
 
 // `name` in single quotes for messages, shortened with "..." past 64 bytes and with
 // non-printable bytes shown as '?'.

@@ -75,7 +75,7 @@ FrontendResult compile_source(const SourceFile& source, const SizeBindings& size
         if (size.is_symbolic()) used.insert(size.symbol);
   for (const auto& [name, value] : sizes)
     if (!used.count(name))
-      sink.warning(SourceLocation{}, fmt::format("-D {}={}: no def in this file has a size named {}",
+      sink.warning(SourceLocation{}, fmt::format("`sizes` {}={}: no def in this file has a size named {}",
                                                  name, value, quote_name(name)));
   result.warnings = sink.warnings();
 

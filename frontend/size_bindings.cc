@@ -23,27 +23,27 @@ void add_size_binding(SizeBindings& bindings, std::string_view text) {
   std::string shown = quote_name(text);
   std::size_t equals = text.find('=');
   if (equals == std::string_view::npos)
-    throw UserError(fmt::format("-D {}: expected NAME=VALUE, e.g. -D M=1024", shown));
+    throw UserError(fmt::format("`sizes` {}: expected NAME=VALUE, e.g. M=1024", shown));
   std::string_view name = text.substr(0, equals);
   std::string_view value_text = text.substr(equals + 1);
   if (!is_name(name))
-    throw UserError(fmt::format("-D {}: {} is not a size name", shown, quote_name(name)));
+    throw UserError(fmt::format("`sizes` {}: {} is not a size name", shown, quote_name(name)));
   std::int64_t value = 0;
   auto [ptr, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
   bool digits_only = !value_text.empty() &&
                      value_text.find_first_not_of("0123456789-") == std::string_view::npos;
   if (ec == std::errc::result_out_of_range && digits_only)
-    throw UserError(fmt::format("-D {}: value is too large (the limit is {})", shown,
+    throw UserError(fmt::format("`sizes` {}: value is too large (the limit is {})", shown,
                                 limits::max_size_value));
   if (ec != std::errc() || ptr != value_text.data() + value_text.size())
-    throw UserError(fmt::format("-D {}: the value must be an integer", shown));
-  if (value < 1) throw UserError(fmt::format("-D {}: sizes must be at least 1", shown));
+    throw UserError(fmt::format("`sizes` {}: the value must be an integer", shown));
+  if (value < 1) throw UserError(fmt::format("`sizes` {}: sizes must be at least 1", shown));
   if (value > limits::max_size_value)
-    throw UserError(fmt::format("-D {}: value is too large (the limit is {})", shown,
+    throw UserError(fmt::format("`sizes` {}: value is too large (the limit is {})", shown,
                                 limits::max_size_value));
   auto [it, inserted] = bindings.emplace(std::string(name), value);
   if (!inserted && it->second != value)
-    throw UserError(fmt::format("-D {}: size {} is already bound to {}", shown, quote_name(name),
+    throw UserError(fmt::format("`sizes` {}: size {} is already bound to {}", shown, quote_name(name),
                                 it->second));
 }
 

@@ -1,4 +1,5 @@
-// Size bindings: `-D NAME=VALUE` on the command line (or the API) fixes a size.
+// Size bindings: `-D NAME=VALUE` on the command line (TensorProgram::bind in the API)
+// fixes a size.
 //
 // A bound size becomes a constant in every domain; an unbound one stays an isl
 // parameter. Values must be integers from 1 to limits::max_size_value.

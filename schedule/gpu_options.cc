@@ -13,7 +13,7 @@ Arch parse_arch(std::string_view text) {
   if (text == "sm_86") return Arch::sm_86;
   if (text == "sm_89") return Arch::sm_89;
   if (text == "sm_90") return Arch::sm_90;
-  throw UserError(fmt::format("--arch: unknown architecture '{}' (expected sm_80, sm_86, sm_89 or sm_90)", text));
+  throw UserError(fmt::format("`arch`: unknown architecture '{}' (expected sm_80, sm_86, sm_89 or sm_90)", text));
 }
 
 std::string to_string(Arch arch) { return fmt::format("sm_{}", compute_capability(arch)); }
@@ -42,7 +42,7 @@ MmaShape parse_mma_shape(std::string_view text) {
   if (text == "16x16x8") return MmaShape::m16n16k8;
   if (text == "32x32x8") return MmaShape::m32n32k8;
   if (text == "m16n8k16") return MmaShape::m16n8k16;
-  throw UserError(fmt::format("--mma: unknown macro-MMA shape '{}' (expected 16x16x8, 32x32x8 or m16n8k16)", text));
+  throw UserError(fmt::format("`mma`: unknown macro-MMA shape '{}' (expected 16x16x8, 32x32x8 or m16n8k16)", text));
 }
 
 std::string to_string(MmaShape shape) {
@@ -69,7 +69,7 @@ TileShape accumulator_fragment(MmaShape shape) {
 
 bool mma_supported(MmaShape, Arch) { return true; }
 
-TileShape parse_tile_shape(std::string_view text, std::string_view flag) {
+TileShape parse_tile_shape(std::string_view text, std::string_view option) {
   int values[3] = {0, 0, 0};
   std::string_view rest = text;
   for (int i = 0; i < 3; ++i) {
@@ -80,7 +80,7 @@ TileShape parse_tile_shape(std::string_view text, std::string_view flag) {
     bool last = i == 2;
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || values[i] <= 0 ||
         (!last && end == rest.size()) || (last && end != rest.size()))
-      throw UserError(fmt::format("{}: expected MxNxK with three positive integers (e.g. 128x128x32), got '{}'", flag, text));
+      throw UserError(fmt::format("`{}`: expected MxNxK with three positive integers (e.g. 128x128x32), got '{}'", option, text));
     rest = last ? std::string_view() : rest.substr(end + 1);
   }
   return {values[0], values[1], values[2]};
@@ -97,11 +97,11 @@ GpuOptions default_gpu_options(Arch arch) {
 GpuOptions gpu_options_from_text(const GpuOptionText& text) {
   GpuOptions o = default_gpu_options(parse_arch(text.arch));
   if (!text.mma.empty()) o.mma = parse_mma_shape(text.mma);
-  if (!text.block.empty()) o.block = parse_tile_shape(text.block, "--block");
+  if (!text.block.empty()) o.block = parse_tile_shape(text.block, "block");
   if (text.split_k != 0) o.split_k = text.split_k;
   if (text.stages != 0) o.stages = text.stages;
   if (!text.warp.empty()) {
-    o.warp = parse_tile_shape(text.warp, "--warp");
+    o.warp = parse_tile_shape(text.warp, "warp");
   } else {
     o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
     o.choose_warp = true;
@@ -128,16 +128,16 @@ static void require(bool ok, const std::string& message) {
 void validate_gpu_options(const GpuOptions& o, int element_bytes) {
   TileShape mma = mma_tile(o.mma);
   require(o.split_k == 1 || o.split_k == 2 || o.split_k == 4,
-          fmt::format("--split-k: must be 1, 2 or 4, got {}", o.split_k));
-  require(o.stages == 1 || o.stages == 2, fmt::format("--stages: must be 1 or 2, got {}", o.stages));
+          fmt::format("`split_k` must be 1, 2 or 4, got {}", o.split_k));
+  require(o.stages == 1 || o.stages == 2, fmt::format("`stages` must be 1 or 2, got {}", o.stages));
   require(o.block.m % o.warp.m == 0 && o.block.n % o.warp.n == 0,
-          fmt::format("--block {} is not a multiple of --warp {} in M and N", to_string(o.block), to_string(o.warp)));
+          fmt::format("`block` {} is not a multiple of `warp` {} in M and N", to_string(o.block), to_string(o.warp)));
   require(o.block.k % o.split_k == 0 && o.block.k / o.split_k == o.warp.k,
-          fmt::format("--warp K ({}) must equal --block K ({}) divided by --split-k ({})", o.warp.k, o.block.k, o.split_k));
+          fmt::format("`warp` K ({}) must equal `block` K ({}) divided by `split_k` ({})", o.warp.k, o.block.k, o.split_k));
   require(o.warp.m % mma.m == 0 && o.warp.n % mma.n == 0 && o.warp.k % mma.k == 0,
-          fmt::format("--warp {} is not a multiple of the {} macro-MMA tile {}", to_string(o.warp), to_string(o.mma), to_string(mma)));
+          fmt::format("`warp` {} is not a multiple of the {} macro-MMA tile {}", to_string(o.warp), to_string(o.mma), to_string(mma)));
   require(mma_supported(o.mma, o.arch),
-          fmt::format("--mma {} is not available on {}", to_string(o.mma), to_string(o.arch)));
+          fmt::format("`mma` {} is not available on {}", to_string(o.mma), to_string(o.arch)));
 
   ArchLimits limits = arch_limits(o.arch);
   int threads = threads_per_block(o);

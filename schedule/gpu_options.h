@@ -2,7 +2,7 @@
 // split-K and pipeline stages — with the limits of each architecture they must respect.
 //
 //   GpuOptions options = default_gpu_options(Arch::sm_90);
-//   options.block = parse_tile_shape("128x128x32", "--block");
+//   options.block = parse_tile_shape("128x128x32", "block");
 //   validate_gpu_options(options, ElementSize{2});   // throws UserError naming the limit
 #pragma once
 
@@ -84,8 +84,9 @@ TileShape accumulator_fragment(MmaShape shape);
 // True when `shape` can be compiled for `arch` (all shapes can for sm_80 and newer).
 bool mma_supported(MmaShape shape, Arch arch);
 
-// "128x128x32" → {128, 128, 32}; `flag` names the option in the error message.
-TileShape parse_tile_shape(std::string_view text, std::string_view flag);
+// "128x128x32" → {128, 128, 32}; `option` is the API name of the option (`block`, `warp`)
+// for the error message (diagnostics.h: options in messages).
+TileShape parse_tile_shape(std::string_view text, std::string_view option);
 // {128, 128, 32} → "128x128x32".
 std::string to_string(const TileShape& tile);
 

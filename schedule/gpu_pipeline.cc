@@ -26,7 +26,7 @@ void validate_dump_request(const std::vector<std::string>& names) {
     if (name == "all") continue;
     const auto& known = gpu_pass_names();
     if (std::find(known.begin(), known.end(), name) == known.end())
-      throw UserError(fmt::format("--dump-after: unknown pass '{}' (passes: {}, or all)", name, fmt::join(known, ", ")));
+      throw UserError(fmt::format("`dump_after`: unknown pass '{}' (passes: {}, or all)", name, fmt::join(known, ", ")));
   }
 }
 

@@ -201,7 +201,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         break;
       }
       case IdiomKind::batch_reduce_matmul:
-        unsupported(program, statement, "batch-reduce matmuls are compiled by the CPU path only (--target=cpu)");
+        unsupported(program, statement, "batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
       case IdiomKind::pointwise: {
         if (idiom->epilogue_of.empty())
           unsupported(program, statement, "a pointwise statement that consumes no matmul result is not supported on the GPU path yet");

@@ -20,6 +20,7 @@
 #include "schedule/cpu_target.h"
 #include "polyfuse/compiled_kernel.h"
 #include "runtime/api/compiled_kernel_factory.h"
+#include "tools/cli_spelling.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
 
@@ -114,10 +115,10 @@ int run_compile(const CompileOptions& options) {
   try {
     result = compile_source(source, sizes);
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text);
+    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
     return exit_user_error;
   }
-  std::cerr << render_diagnostics(result.warnings, source.text);
+  std::cerr << render_diagnostics(result.warnings, source.text, cli_spelling);
   if (!options.def.empty()) {
     std::vector<std::string> names;
     for (const Program& program : result.programs) names.push_back(program.name);
@@ -134,7 +135,7 @@ int run_compile(const CompileOptions& options) {
     }
     text = emit_stage(result, options, kernels);
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text);
+    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
     return exit_user_error;
   }
   if (options.output.empty() || options.output == "-") {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "frontend/diagnostics.h"
+#include "tools/cli_spelling.h"
 #include "tools/command.h"
 
 int main(int argc, char** argv) {
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
     std::cerr << "polyfuse: error: no command given\n";
     return exit_user_error;
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), "");
+    std::cerr << render_diagnostics(error.diagnostics(), "", cli_spelling);
     return exit_user_error;
   } catch (const InternalError& error) {
     std::cerr << "polyfuse: internal error: " << error.what() << "\n";

@@ -10,6 +10,7 @@
 #include "polyfuse/device.h"
 #include "runtime/api/run_program.h"
 #include "runtime/cpu/run_on_cpu.h"
+#include "tools/cli_spelling.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
 
@@ -57,7 +58,7 @@ int run_run(const RunOptions& options) {
   }
   try {
     FrontendResult result = compile_source(source, sizes);
-    std::cerr << render_diagnostics(result.warnings, source.text);
+    std::cerr << render_diagnostics(result.warnings, source.text, cli_spelling);
     bool all_ok = true, found = false;
     for (const Program& program : result.programs) {
       if (!options.def.empty() && program.name != options.def) continue;
@@ -80,7 +81,7 @@ int run_run(const RunOptions& options) {
     if (!found) throw UserError(fmt::format("--def {}: {} has no def of that name", options.def, source.name));
     return all_ok ? exit_success : exit_user_error;
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text);
+    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
     return exit_user_error;
   }
 }

@@ -69,7 +69,7 @@ double median(std::vector<double> values) {
 
 RunReport run_program(const Program& program, const RunRequest& request) {
   if (!program.parameters.empty())
-    throw UserError(fmt::format("def '{}': run needs every size bound; add -D for {}", program.name,
+    throw UserError(fmt::format("def '{}': run needs every size bound; add `sizes` for {}", program.name,
                                 fmt::join(program.parameters, ", ")));
   const Program& generated = request.kernel_program ? *request.kernel_program : program;
   CudaEmitRequest emit;

@@ -13,7 +13,7 @@ std::int64_t bound_extent(const Program& program, const Size& size) {
                                 "size " + quote_name(size.symbol) + " of def " +
                                     quote_name(program.name) +
                                     " is not bound; running a program needs every size "
-                                    "(bind it with -D " + size.symbol + "=VALUE)"}});
+                                    "(bind it with `sizes` " + size.symbol + "=VALUE)"}});
   }
   return found->second;
 }

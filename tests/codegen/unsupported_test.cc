@@ -20,7 +20,9 @@ std::string error_of(const std::string& source, const GpuOptions& options = {}) 
     emit_cuda(compile_program(source), request);
   } catch (const UserError& e) {
     const Diagnostic& d = e.diagnostics().front();
-    return d.line ? std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message : d.message;
+    // Options spelled as the C++ API names them (the CLI spells them as flags).
+    const std::string message = spell_options(d.message, api_spelling);
+    return d.line ? std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + message : message;
   }
   return "";
 }
@@ -53,14 +55,14 @@ TEST(UnsupportedOnGpu, PointwiseWithoutMatmul) {
 TEST(UnsupportedOnGpu, BatchReduceIsCpuOnly) {
   EXPECT_EQ(error_of("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C) {\n"
                      "  C(m, n) +=! A(r, m, k) * B(r, k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (--target=cpu)");
+            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (target=cpu)");
 }
 
 TEST(UnsupportedOnGpu, Bf16WithThePaperMacroMmas) {
   GpuOptions o;
   o.mma = MmaShape::m16n16k8;
   EXPECT_EQ(error_of(gemm_source("bf16", true, true), o),
-            "--mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use --mma m16n8k16 for bf16");
+            "mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use mma=m16n8k16 for bf16");
 }
 
 TEST(UnsupportedOnGpu, WarpTileOverTheRegisterLimit) {

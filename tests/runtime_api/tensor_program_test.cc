@@ -42,6 +42,30 @@ TEST(TensorProgram, SourceErrorsNameThePlace) {
   EXPECT_THROW(program.compile({}, "no_such_def"), polyfuse::SourceError);
 }
 
+// Options are named as the API names them, never as command-line flags.
+TEST(TensorProgram, OptionErrorsNameTheApiOption) {
+  auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
+  program.bind({{"M", 64}, {"N", 64}, {"K", 64}});
+  polyfuse::CompileOptions options;
+  options.backend = polyfuse::Backend::emu;
+  options.split_k = 3;
+  try {
+    program.compile(options);
+    FAIL() << "split_k = 3 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "polyfuse: error: split_k must be 1, 2 or 4, got 3\n");
+  }
+  options.split_k = 0;
+  options.block = "64x64";
+  try {
+    program.compile(options);
+    FAIL() << "block = 64x64 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "polyfuse: error: block: expected MxNxK with three positive integers (e.g. 128x128x32), got '64x64'\n");
+  }
+}
+
 class CompileForArch : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CompileForArch, GemmCompilesToCubinWithoutGpuAndIsCached) {

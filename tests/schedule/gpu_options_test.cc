@@ -22,13 +22,13 @@ TEST(GpuOptions, DefaultsAreValidOnEveryArch) {
 }
 
 TEST(GpuOptions, ParsesTileShapesAndRejectsMalformedOnes) {
-  EXPECT_EQ(parse_tile_shape("128x64x32", "--block"), (TileShape{128, 64, 32}));
+  EXPECT_EQ(parse_tile_shape("128x64x32", "block"), (TileShape{128, 64, 32}));
   for (const char* bad : {"", "128", "128x64", "128x64x", "128x64x32x8", "0x64x32", "-8x64x32", "ax64x32", "99999999999x1x1"}) {
     try {
-      parse_tile_shape(bad, "--block");
+      parse_tile_shape(bad, "block");
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const UserError& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("--block: expected MxNxK with three positive integers (e.g. 128x128x32), got '") + bad + "'");
+      EXPECT_EQ(std::string(e.what()), std::string("block: expected MxNxK with three positive integers (e.g. 128x128x32), got '") + bad + "'");
     }
   }
 }
@@ -43,16 +43,16 @@ TEST(GpuOptions, ParsesArchAndMma) {
 TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {
   GpuOptions o;
   o.warp = {48, 64, 32};
-  EXPECT_EQ(error_of(o), "--block 128x128x32 is not a multiple of --warp 48x64x32 in M and N");
+  EXPECT_EQ(error_of(o), "block 128x128x32 is not a multiple of warp 48x64x32 in M and N");
   o = GpuOptions{};
   o.split_k = 2;
-  EXPECT_EQ(error_of(o), "--warp K (32) must equal --block K (32) divided by --split-k (2)");
+  EXPECT_EQ(error_of(o), "warp K (32) must equal block K (32) divided by split_k (2)");
   o.split_k = 3;
-  EXPECT_EQ(error_of(o), "--split-k: must be 1, 2 or 4, got 3");
+  EXPECT_EQ(error_of(o), "split_k must be 1, 2 or 4, got 3");
   o = GpuOptions{};
   o.block = {128, 72, 32};
   o.warp = {64, 36, 32};
-  EXPECT_EQ(error_of(o), "--warp 64x36x32 is not a multiple of the m16n8k16 macro-MMA tile 16x8x16");
+  EXPECT_EQ(error_of(o), "warp 64x36x32 is not a multiple of the m16n8k16 macro-MMA tile 16x8x16");
 }
 
 TEST(GpuOptions, NamesTheArchLimitAndByHowMuch) {

@@ -122,6 +122,13 @@ TEST(Cli, UserErrorsExitWithOne) {
   Result unbound = run("run examples/gemm.tc --backend=emu");
   EXPECT_EQ(unbound.exit_code, 1);
   EXPECT_EQ(unbound.err, "polyfuse: error: def 'gemm': run needs every size bound; add -D for M, K, N\n");
+  // The inner layers name options by their API names; the command line spells its flags.
+  Result split_k = run("compile examples/gemm.tc --emit=cuda --split-k 3");
+  EXPECT_EQ(split_k.exit_code, 1);
+  EXPECT_EQ(split_k.err, "polyfuse: error: --split-k must be 1, 2 or 4, got 3\n");
+  Result warp = run("compile examples/gemm_bias_relu.tc --emit=cuda --warp 64x64x32");
+  EXPECT_EQ(warp.exit_code, 1);
+  EXPECT_NE(warp.err.find("use a smaller --warp"), std::string::npos) << warp.err;
   Result unknown_emit = run("compile examples/gemm.tc --emit=llvm");
   EXPECT_EQ(unknown_emit.exit_code, 1);
   EXPECT_NE(unknown_emit.err.find("llvm"), std::string::npos) << unknown_emit.err;

@@ -1,0 +1,16 @@
+#include "tools/cli_spelling.h"
+
+#include <map>
+
+namespace polyfuse::tools {
+
+std::string cli_spelling(std::string_view name) {
+  static const std::map<std::string_view, std::string_view> flags = {
+      {"arch", "--arch"},         {"block", "--block"},       {"warp", "--warp"},
+      {"mma", "--mma"},           {"split_k", "--split-k"},   {"stages", "--stages"},
+      {"dump_after", "--dump-after"}, {"target", "--target"}, {"sizes", "-D"}};
+  const auto flag = flags.find(name);
+  return std::string(flag != flags.end() ? flag->second : name);
+}
+
+}  // namespace polyfuse::tools
