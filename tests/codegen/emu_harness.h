@@ -1,5 +1,6 @@
 // Runs a program's generated CUDA kernel on the emulator with random inputs and checks
-// it against the reference evaluator (runtime/reference). Every size must be bound.
+// it against the exact reference (runtime/reference: check_outputs). Every size must be
+// bound.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@ namespace polyfuse::testing {
 struct EmuRun {
   reference::CheckReport check;
   emu::Stats stats;
+  reference::TensorData outputs;  // every input and output after the run, decoded
 };
 
 // Emits, builds (cached), runs and compares. With `kernel_program` (the same def with
