@@ -179,10 +179,10 @@ CheckReport compare(std::span<const float> actual, std::span<const float> expect
 
 CheckReport compare(std::span<const float> actual, const ExactTensor& exact, std::string_view name,
                     std::span<const std::int64_t> shape) {
-  if (actual.size() != exact.value.size()) return size_mismatch(name, actual.size(), exact.value.size());
+  if (actual.size() != exact.size()) return size_mismatch(name, actual.size(), exact.size());
   CheckReport report;
   for (std::size_t i = 0; i < actual.size(); ++i)
-    check_element(report, actual[i], exact.value[i], exact.bound[i], exact.bound[i], {name, shape, i});
+    check_element(report, actual[i], exact[i].value, exact[i].bound, exact[i].bound, {name, shape, i});
   return report;
 }
 

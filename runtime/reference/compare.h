@@ -106,7 +106,7 @@ CheckReport compare(std::span<const float> actual, std::span<const float> expect
                     ElementType type, std::int64_t reduction_length,
                     std::string_view name = "", std::span<const std::int64_t> shape = {});
 
-// Compares `actual` with the exact values of `exact`, element i within exact.bound[i].
+// Compares `actual` with the exact values of `exact`, element i within exact[i].bound.
 // `name` and `shape` as for the other compare.
 CheckReport compare(std::span<const float> actual, const ExactTensor& exact, std::string_view name = "",
                     std::span<const std::int64_t> shape = {});

@@ -38,12 +38,8 @@ class ExactSemantics {
                                                           : kTensorCoreSummationFactor;
   }
 
-  Bounded load(const Storage& tensor, std::size_t at) const { return {tensor.value[at], tensor.bound[at]}; }
-  void store(Storage& tensor, std::size_t at, Bounded value) const {
-    const Bounded stored = stored_as(written_type_, value);
-    tensor.value[at] = stored.value;
-    tensor.bound[at] = stored.bound;
-  }
+  Bounded load(const Storage& tensor, std::size_t at) const { return tensor[at]; }
+  void store(Storage& tensor, std::size_t at, Bounded value) const { tensor[at] = stored_as(written_type_, value); }
   Bounded constant(double value) const { return literal(value); }
   Bounded negate(Bounded x) const { return reference::negate(x); }
   Bounded binary(BinaryOp op, Bounded x, Bounded y) const { return reference::binary(op, x, y); }
@@ -70,13 +66,10 @@ ExactData evaluate_exact(const Program& program, const TensorData& inputs) {
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
     const Tensor& tensor = program.tensors[i];
     ExactTensor& exact = tensors[tensor.name];
-    exact.bound.assign(static_cast<std::size_t>(counts[i]), 0.0);
-    if (tensor.role == TensorRole::temporary) {
-      exact.value.assign(exact.bound.size(), 0.0);
-    } else {
-      const std::vector<float>& values = inputs.at(tensor.name);
-      exact.value.assign(values.begin(), values.end());
-    }
+    exact.assign(static_cast<std::size_t>(counts[i]), Bounded{});
+    if (tensor.role == TensorRole::temporary) continue;
+    const std::vector<float>& values = inputs.at(tensor.name);
+    for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
   }
   for (const Statement& statement : program.statements)
     StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement)).run();

@@ -29,15 +29,13 @@
 #include <vector>
 
 #include "frontend/program.h"
+#include "runtime/reference/error_bound.h"
 #include "runtime/reference/tensor_data.h"
 
 namespace polyfuse::reference {
 
-// One tensor of the exact reference: row-major values and bounds, element for element.
-struct ExactTensor {
-  std::vector<double> value;
-  std::vector<double> bound;
-};
+// One tensor of the exact reference: its elements (value and bound), row-major.
+using ExactTensor = std::vector<Bounded>;
 
 // Tensor name -> its exact values and bounds.
 using ExactData = std::map<std::string, ExactTensor>;

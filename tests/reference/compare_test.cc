@@ -99,12 +99,12 @@ def g(f16(M, K) A, f16(K, N) B) -> (f32(M, N) C, f16(M, N) D) {
   const ExactData exact = evaluate_exact(program, inputs);
   for (const char* tensor : {"C", "D"}) {
     const std::size_t element = 8 * 3 + 5;  // [3, 5]
-    const double value = exact.at(tensor).value[element], bound = exact.at(tensor).bound[element];
+    const double value = exact.at(tensor)[element].value, bound = exact.at(tensor)[element].bound;
     ASSERT_GT(bound, 0);
     for (double sign : {1.0, -1.0}) {
       TensorData actual;
       for (const char* output : {"C", "D"})
-        actual[output].assign(exact.at(output).value.begin(), exact.at(output).value.end());
+        for (const Bounded& element : exact.at(output)) actual[output].push_back(static_cast<float>(element.value));
       actual[tensor][element] = static_cast<float>(value + sign * 2 * bound);
       const CheckReport outside = compare_outputs(program, actual, exact);
       EXPECT_FALSE(outside.ok);
@@ -121,7 +121,7 @@ def g(f16(M, K) A, f16(K, N) B) -> (f32(M, N) C, f16(M, N) D) {
 }
 
 TEST(CompareExact, FailureNamesExactValueAndBound) {
-  ExactTensor exact{{1.0, 2.0, 3.0}, {0.5, 0.25, 0}};
+  const ExactTensor exact{{1.0, 0.5}, {2.0, 0.25}, {3.0, 0}};
   const std::vector<std::int64_t> shape{3};
   EXPECT_TRUE(compare(std::vector<float>{1.5f, 1.75f, 3.0f}, exact, "X", shape).ok);
   const CheckReport report = compare(std::vector<float>{1.5f, 2.5f, 3.0f}, exact, "X", shape);
@@ -129,7 +129,7 @@ TEST(CompareExact, FailureNamesExactValueAndBound) {
             "check: FAILED (1 of 3 elements out of tolerance, first X[1] = 2.5 expected 2 tolerance 0.25; "
             "max abs err 5.0e-01, max rel err 5.0e-01)");
   // No claim where the bound is infinite (a possible overflow); NaN still must match.
-  ExactTensor unbounded{{1.0, NAN}, {INFINITY, 0}};
+  const ExactTensor unbounded{{1.0, INFINITY}, {NAN, 0}};
   EXPECT_TRUE(compare(std::vector<float>{1e30f, NAN}, unbounded).ok);
   EXPECT_FALSE(compare(std::vector<float>{1e30f, 1}, unbounded).ok);
 }
