@@ -99,9 +99,8 @@ Bounded stored_as(ElementType type, Bounded x) {
 }
 
 Bounded literal(double value) {
-  const float as_f32 = static_cast<float>(value);
-  if (!std::isfinite(as_f32)) return {value, kInfinity};
-  return {value, std::fabs(value - static_cast<double>(as_f32))};
+  if (!(std::fabs(value) <= std::numeric_limits<float>::max())) return {value, kInfinity};
+  return {value, std::fabs(value - static_cast<double>(static_cast<float>(value)))};
 }
 
 Bounded negate(Bounded x) { return {-x.value, x.bound}; }

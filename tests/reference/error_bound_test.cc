@@ -34,6 +34,7 @@ TEST(ErrorBound, StoringRoundsOnceToNearest) {
 TEST(ErrorBound, LiteralsAreRoundedToF32) {
   EXPECT_EQ(literal(0.5).bound, 0);
   EXPECT_DOUBLE_EQ(literal(0.1).bound, std::fabs(0.1 - static_cast<double>(0.1f)));
+  EXPECT_EQ(literal(1e40).bound, kInf);  // an f32 infinity: no claim
 }
 
 TEST(ErrorBound, ProductAndQuotientRules) {
