@@ -90,8 +90,6 @@ double implementation_ulps(Function function, double argument, double result) {
 
 }  // namespace
 
-double unit_roundoff_f64() { return u64; }
-
 Bounded stored_as(ElementType type, Bounded x) {
   if (type == ElementType::f32 || !finite(x)) return x;
   const double rounding = unit_roundoff(type) * (std::fabs(x.value) + x.bound) + absolute_floor(type);

@@ -8,7 +8,7 @@
 //     contraction allowed: it only removes roundings), and exp/tanh/erf accurate to
 //     2 ulps (CUDA's expf/tanhf/erff without --use_fast_math; glibc's are at least as
 //     accurate); literals are rounded to f32;
-//   - reductions accumulate in f32 in any order (see reduce below);
+//   - reductions accumulate in f32 in any order (see Reduction below);
 //   - a value stored in an f16/bf16 tensor is rounded to nearest once; a backend may also
 //     round a computed matmul factor to the matmul's operand type (the GPU path stores
 //     prologue results in shared memory as f16/bf16) and may keep a temporary wider
@@ -131,8 +131,5 @@ class Reduction {
   double magnitude_ = 0;   // A
   std::int64_t operands_ = 0;
 };
-
-// u_f64 = 2^-53: the truth's own unit roundoff.
-double unit_roundoff_f64();
 
 }  // namespace polyfuse::reference
