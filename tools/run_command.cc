@@ -1,5 +1,6 @@
 // `polyfuse run`: compiles a .tc file, runs it once on random inputs (GPU if present, else
-// the emulator), checks it against the reference and prints `check: ok (...)`.
+// the emulator), checks it against the exact reference (each element within its derived
+// error bound: runtime/reference/compare.h) and prints `check: ok (...)`.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -92,7 +93,8 @@ Command add_run_command(CLI::App& parent) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* app = parent.add_subcommand(
       "run", "Compile a .tc file, run it once on random inputs (GPU if present, else the emulator) and check it "
-             "against a reference; prints 'check: ok (...)' or 'check: FAILED (...)' and exits 0 or 1.");
+             "against the exact (f64) reference within derived error bounds; prints 'check: ok (...)' or "
+             "'check: FAILED (...)' and exits 0 or 1.");
   app->add_option("file", options->input, "The .tc source file")->required();
   app->add_option("-D,--define", options->defines, "Bind a size: -D NAME=VALUE (every size must be bound)")
       ->allow_extra_args(false)

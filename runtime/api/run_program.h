@@ -1,5 +1,5 @@
 // Running one program's generated kernel on random inputs and checking it against the
-// reference evaluator: what `polyfuse run` does (and tests and benchmarks reuse). The
+// exact reference (runtime/reference/compare.h): what `polyfuse run` does (and tests and benchmarks reuse). The
 // kernel goes through the runtime API (NVRTC + cache on a GPU, or the emulator).
 #pragma once
 
@@ -44,7 +44,8 @@ struct RunReport {
 };
 
 // Compiles `program` (every size bound, else UserError naming the unbound ones), runs it
-// once on the emulator or `repeats` + 1 times on the GPU, and compares with the reference.
+// once on the emulator or `repeats` + 1 times on the GPU, and checks the outputs against
+// the exact reference (reference::check_outputs).
 // A request.kernel_source that was generated with other sizes or options (its "// Launch:"
 // line differs) or that lacks the kernel is a UserError naming the difference.
 RunReport run_program(const Program& program, const RunRequest& request);

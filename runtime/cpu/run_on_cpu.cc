@@ -6,7 +6,6 @@
 
 #include "codegen/cpu_emit.h"
 #include "runtime/reference/element_rounding.h"
-#include "runtime/reference/evaluate.h"
 
 namespace polyfuse::cpu_runtime {
 namespace {
@@ -43,14 +42,14 @@ RunReport run_source_on_cpu(const Program& program, const std::string& source,
                             std::uint64_t seed, const CpuRunOptions& options) {
   const CpuModule module = CpuModule::load(source, cpu_entry_name(program.name), options.build);
 
-  reference::TensorData expected = reference::random_tensors(program, seed);
+  const reference::TensorData inputs = reference::random_tensors(program, seed);
   std::vector<std::vector<unsigned char>> buffers;  // each tensor in its element type
   std::vector<void*> pointers;
   std::vector<const Tensor*> parameters;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
     parameters.push_back(&tensor);
-    buffers.push_back(reference::encode_tensor(tensor.type, expected.at(tensor.name)));
+    buffers.push_back(reference::encode_tensor(tensor.type, inputs.at(tensor.name)));
   }
   for (std::vector<unsigned char>& buffer : buffers) pointers.push_back(buffer.data());
 
@@ -65,11 +64,10 @@ RunReport run_source_on_cpu(const Program& program, const std::string& source,
   for (std::size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i]->role == TensorRole::output) {
       std::vector<float>& values = actual[parameters[i]->name];
-      values.resize(expected.at(parameters[i]->name).size());
+      values.resize(inputs.at(parameters[i]->name).size());
       reference::decode_tensor(parameters[i]->type, buffers[i], values);
     }
-  reference::evaluate(program, expected);
-  report.check = reference::compare_outputs(program, actual, expected);
+  report.check = reference::check_outputs(program, inputs, actual);
   for (int run = 0; run < options.timed_runs; ++run) {
     const double seconds = timed();
     report.seconds = run == 0 ? seconds : std::min(report.seconds, seconds);

@@ -1,6 +1,6 @@
 // `polyfuse run --target=cpu` as a library call: emit C++ for a program, build and load
-// it (cpu_module.h), run it on random inputs, run the reference evaluator on the same
-// inputs, and compare (runtime/reference).
+// it (cpu_module.h), run it on random inputs, and check its outputs against the exact
+// reference on the same inputs (runtime/reference/compare.h: check_outputs).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct CpuRunOptions {
 
 // What one run gave.
 struct RunReport {
-  reference::CheckReport check;  // outputs against the reference evaluator
+  reference::CheckReport check;  // outputs against the exact reference
   double seconds = 0;            // best of the timed runs (the checked run if none)
   double flops = 0;              // 2 per multiply-add of every reduction statement
   std::string library;           // the shared object that ran
@@ -36,7 +36,7 @@ struct RunReport {
 };
 
 // Runs `program` (every size bound) on the CPU on reference::random_tensors(program,
-// seed) and checks every output against reference::evaluate. Throws UserError for what
+// seed) and checks every output against reference::check_outputs. Throws UserError for what
 // the CPU target does not handle, std::runtime_error when the build fails.
 RunReport run_on_cpu(const Program& program, std::uint64_t seed,
                      const CpuRunOptions& options = {});

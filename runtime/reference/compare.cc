@@ -35,6 +35,76 @@ std::string element_name(std::string_view name, std::span<const std::int64_t> sh
   return text + "]";
 }
 
+// Which element is checked, for the first failure's message.
+struct ElementPlace {
+  std::string_view tensor;
+  std::span<const std::int64_t> shape;
+  std::size_t index;
+};
+
+// Checks one element: `actual` against `expected` within `allowed` (infinite: not
+// judged); the relative error counts where |expected| > `relative_floor`.
+void check_element(CheckReport& report, double actual, double expected, double allowed, double relative_floor,
+                   const ElementPlace& place) {
+  ++report.compared;
+  if (std::isinf(allowed) && std::isfinite(expected)) return;
+  bool pass;
+  double error = 0;
+  if (std::isnan(expected) || std::isnan(actual)) {
+    pass = std::isnan(expected) && std::isnan(actual);
+    error = pass ? 0 : INFINITY;
+  } else if (std::isinf(expected) || std::isinf(actual)) {
+    pass = actual == expected;
+    error = pass ? 0 : INFINITY;
+  } else {
+    error = std::fabs(actual - expected);
+    pass = error <= allowed;
+    if (std::fabs(expected) > relative_floor)
+      report.max_rel_err = std::max(report.max_rel_err, error / std::fabs(expected));
+    if (allowed > 0) report.max_tolerance_used = std::max(report.max_tolerance_used, error / allowed);
+  }
+  report.max_abs_err = std::max(report.max_abs_err, error);
+  if (pass) return;
+  if (report.failures == 0)
+    report.first_failure = element_name(place.tensor, place.shape, static_cast<std::int64_t>(place.index)) +
+                           " = " + format_value(actual) + " expected " + format_value(expected) + " tolerance " +
+                           format_value(allowed);
+  ++report.failures;
+  report.ok = false;
+}
+
+CheckReport size_mismatch(std::string_view name, std::size_t actual, std::size_t expected) {
+  CheckReport report;
+  report.ok = false;
+  report.failures = 1;
+  report.first_failure =
+      std::string(name) + " has " + std::to_string(actual) + " elements, expected " + std::to_string(expected);
+  return report;
+}
+
+// Merges compare_tensor(tensor, actual, expected) over the outputs of `program`; an
+// output missing from either side is one failure.
+template <typename Expected, typename CompareTensor>
+CheckReport compare_each_output(const Program& program, const TensorData& actual,
+                                const std::map<std::string, Expected>& expected, CompareTensor compare_tensor) {
+  CheckReport report;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role != TensorRole::output) continue;
+    const auto got = actual.find(tensor.name);
+    const auto want = expected.find(tensor.name);
+    if (got == actual.end() || want == expected.end()) {
+      CheckReport missing;
+      missing.ok = false;
+      missing.failures = 1;
+      missing.first_failure = "output " + tensor.name + " missing";
+      report.merge(missing);
+      continue;
+    }
+    report.merge(compare_tensor(tensor, got->second, want->second));
+  }
+  return report;
+}
+
 }  // namespace
 
 Tolerance tolerance_for(ElementType type, std::int64_t reduction_length, ElementType coarsest) {
@@ -84,6 +154,7 @@ void CheckReport::merge(const CheckReport& other) {
   ok = ok && other.ok;
   max_abs_err = std::max(max_abs_err, other.max_abs_err);
   max_rel_err = std::max(max_rel_err, other.max_rel_err);
+  max_tolerance_used = std::max(max_tolerance_used, other.max_tolerance_used);
   compared += other.compared;
   failures += other.failures;
 }
@@ -97,68 +168,43 @@ CheckReport compare(std::span<const float> actual, std::span<const float> expect
 CheckReport compare(std::span<const float> actual, std::span<const float> expected,
                     const Tolerance& tolerance, std::string_view name,
                     std::span<const std::int64_t> shape) {
+  if (actual.size() != expected.size()) return size_mismatch(name, actual.size(), expected.size());
   CheckReport report;
-  if (actual.size() != expected.size()) {
-    report.ok = false;
-    report.failures = 1;
-    report.first_failure = std::string(name) + " has " + std::to_string(actual.size()) +
-                           " elements, expected " + std::to_string(expected.size());
-    return report;
-  }
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    const double a = actual[i], e = expected[i];
-    ++report.compared;
-    bool pass;
-    double error = 0;
-    double allowed = 0;
-    if (std::isnan(e) || std::isnan(a)) {
-      pass = std::isnan(e) && std::isnan(a);
-      error = pass ? 0 : INFINITY;
-    } else if (std::isinf(e) || std::isinf(a)) {
-      pass = a == e;
-      error = pass ? 0 : INFINITY;
-    } else {
-      error = std::fabs(a - e);
-      allowed = tolerance.relative * std::fabs(e) + tolerance.absolute;
-      pass = error <= allowed;
-      if (std::fabs(e) > tolerance.absolute)
-        report.max_rel_err = std::max(report.max_rel_err, error / std::fabs(e));
-    }
-    report.max_abs_err = std::max(report.max_abs_err, error);
-    if (!pass) {
-      if (report.failures == 0)
-        report.first_failure = element_name(name, shape, static_cast<std::int64_t>(i)) + " = " +
-                               format_value(a) + " expected " + format_value(e) +
-                               " tolerance " + format_value(allowed);
-      ++report.failures;
-      report.ok = false;
-    }
+    const double allowed = tolerance.relative * std::fabs(expected[i]) + tolerance.absolute;
+    check_element(report, actual[i], expected[i], allowed, tolerance.absolute, {name, shape, i});
   }
   return report;
+}
+
+CheckReport compare(std::span<const float> actual, const ExactTensor& exact, std::string_view name,
+                    std::span<const std::int64_t> shape) {
+  if (actual.size() != exact.size()) return size_mismatch(name, actual.size(), exact.size());
+  CheckReport report;
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    check_element(report, actual[i], exact[i].value, exact[i].bound, exact[i].bound, {name, shape, i});
+  return report;
+}
+
+CheckReport compare_outputs(const Program& program, const TensorData& actual, const ExactData& exact) {
+  return compare_each_output(program, actual, exact, [&](const Tensor& tensor, const std::vector<float>& got,
+                                                         const ExactTensor& want) {
+    return compare(got, want, tensor.name, bound_shape(program, tensor));
+  });
+}
+
+CheckReport check_outputs(const Program& program, const TensorData& inputs, const TensorData& actual) {
+  return compare_outputs(program, actual, evaluate_exact(program, inputs));
 }
 
 CheckReport compare_outputs(const Program& program, const TensorData& actual,
                             const TensorData& expected) {
   const std::int64_t length = reduction_length(program);
   const ElementType coarsest = coarsest_type(program);
-  CheckReport report;
-  for (const Tensor& tensor : program.tensors) {
-    if (tensor.role != TensorRole::output) continue;
-    const auto got = actual.find(tensor.name);
-    const auto want = expected.find(tensor.name);
-    if (got == actual.end() || want == expected.end()) {
-      CheckReport missing;
-      missing.ok = false;
-      missing.failures = 1;
-      missing.first_failure = "output " + tensor.name + " missing";
-      report.merge(missing);
-      continue;
-    }
-    const std::vector<std::int64_t> shape = bound_shape(program, tensor);
-    report.merge(compare(got->second, want->second, tolerance_for(tensor.type, length, coarsest),
-                         tensor.name, shape));
-  }
-  return report;
+  return compare_each_output(program, actual, expected, [&](const Tensor& tensor, const std::vector<float>& got,
+                                                            const std::vector<float>& want) {
+    return compare(got, want, tolerance_for(tensor.type, length, coarsest), tensor.name, bound_shape(program, tensor));
+  });
 }
 
 }  // namespace polyfuse::reference

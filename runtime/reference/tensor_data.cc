@@ -1,5 +1,7 @@
 #include "runtime/reference/tensor_data.h"
 
+#include <stdexcept>
+
 #include "frontend/diagnostics.h"
 #include "runtime/reference/element_rounding.h"
 
@@ -29,6 +31,26 @@ std::int64_t element_count(const Program& program, const Tensor& tensor) {
   std::int64_t count = 1;
   for (std::int64_t extent : bound_shape(program, tensor)) count *= extent;
   return count;
+}
+
+std::vector<std::int64_t> checked_element_counts(const Program& program, const TensorData& tensors,
+                                                 const std::string& who) {
+  // Sizes first: an unbound size is the user's error, whatever buffers were passed.
+  std::vector<std::int64_t> counts;
+  for (const Tensor& tensor : program.tensors) counts.push_back(element_count(program, tensor));
+  for (std::size_t i = 0; i < program.tensors.size(); ++i) {
+    const Tensor& tensor = program.tensors[i];
+    if (tensor.role == TensorRole::temporary) continue;
+    const auto found = tensors.find(tensor.name);
+    if (found == tensors.end())
+      throw std::invalid_argument(who + ": no buffer for " + std::string(to_string(tensor.role)) + " '" +
+                                  tensor.name + "'");
+    if (static_cast<std::int64_t>(found->second.size()) != counts[i])
+      throw std::invalid_argument(who + ": buffer of '" + tensor.name + "' has " +
+                                  std::to_string(found->second.size()) + " elements, expected " +
+                                  std::to_string(counts[i]));
+  }
+  return counts;
 }
 
 std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed) {

@@ -28,6 +28,12 @@ std::vector<std::int64_t> bound_shape(const Program& program, const Tensor& tens
 // Number of elements of `tensor` (1 for a rank-0 tensor).
 std::int64_t element_count(const Program& program, const Tensor& tensor);
 
+// Element counts of every tensor of `program`, in order (after checking the sizes:
+// bound_extent). Throws std::invalid_argument, naming `who`, when `tensors` lacks a
+// buffer of that many elements for an input or output.
+std::vector<std::int64_t> checked_element_counts(const Program& program, const TensorData& tensors,
+                                                 const std::string& who);
+
 // Values uniform in [-1, 1], rounded to `type`, from a fixed generator (a 64-bit
 // SplitMix stream seeded with `seed`): the same on every machine and compiler.
 // The range keeps sums of products well-conditioned for f16 outputs (|a*b| <= 1).

@@ -1,5 +1,6 @@
 // Runs a program's generated CUDA kernel on the emulator with random inputs and checks
-// it against the reference evaluator (runtime/reference). Every size must be bound.
+// it against the exact reference (runtime/reference: check_outputs). Every size must be
+// bound.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ namespace polyfuse::testing {
 struct EmuRun {
   reference::CheckReport check;
   emu::Stats stats;
+  reference::TensorData outputs;  // every input and output after the run, decoded
 };
 
 // Edits the generated CUDA text before it is built (a hand-edited kernel).

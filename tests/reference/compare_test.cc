@@ -8,6 +8,7 @@
 #include "runtime/reference/compare.h"
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/evaluate.h"
+#include "runtime/reference/evaluate_exact.h"
 
 namespace polyfuse::reference {
 namespace {
@@ -84,6 +85,53 @@ def g(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {
   EXPECT_EQ(report.first_failure.substr(0, 7), "C[1, 1]");
   actual.erase("C");
   EXPECT_FALSE(compare_outputs(program, actual, expected).ok);
+}
+
+// The check every backend reports: one element moved to twice its bound from the exact
+// value fails, named; moved to half its bound, it passes.
+TEST(CompareExact, APlantedErrorJustOutsideTheBoundFails) {
+  const Program program = compile_source(SourceFile{"t.tc", R"(
+def g(f16(M, K) A, f16(K, N) B) -> (f32(M, N) C, f16(M, N) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = relu(C(m, n))
+})"}, {{"M", 8}, {"N", 8}, {"K", 32}}).programs.at(0);
+  const TensorData inputs = random_tensors(program, 1);
+  const ExactData exact = evaluate_exact(program, inputs);
+  for (const char* tensor : {"C", "D"}) {
+    const std::size_t element = 8 * 3 + 5;  // [3, 5]
+    const double value = exact.at(tensor)[element].value, bound = exact.at(tensor)[element].bound;
+    ASSERT_GT(bound, 0);
+    for (double sign : {1.0, -1.0}) {
+      TensorData actual;
+      for (const char* output : {"C", "D"})
+        for (const Bounded& element : exact.at(output)) actual[output].push_back(static_cast<float>(element.value));
+      actual[tensor][element] = static_cast<float>(value + sign * 2 * bound);
+      const CheckReport outside = compare_outputs(program, actual, exact);
+      EXPECT_FALSE(outside.ok);
+      EXPECT_EQ(outside.failures, 1);
+      EXPECT_EQ(outside.first_failure.rfind(std::string(tensor) + "[3, 5] = ", 0), 0u) << outside.first_failure;
+      EXPECT_NE(outside.to_string().find("tolerance"), std::string::npos);
+      EXPECT_NEAR(outside.max_tolerance_used, 2, 0.01);
+      actual[tensor][element] = static_cast<float>(value + sign * 0.5 * bound);
+      const CheckReport inside = compare_outputs(program, actual, exact);
+      EXPECT_TRUE(inside.ok) << inside.to_string();
+      EXPECT_EQ(inside.to_string().rfind("check: ok (max abs err ", 0), 0u);
+    }
+  }
+}
+
+TEST(CompareExact, FailureNamesExactValueAndBound) {
+  const ExactTensor exact{{1.0, 0.5}, {2.0, 0.25}, {3.0, 0}};
+  const std::vector<std::int64_t> shape{3};
+  EXPECT_TRUE(compare(std::vector<float>{1.5f, 1.75f, 3.0f}, exact, "X", shape).ok);
+  const CheckReport report = compare(std::vector<float>{1.5f, 2.5f, 3.0f}, exact, "X", shape);
+  EXPECT_EQ(report.to_string(),
+            "check: FAILED (1 of 3 elements out of tolerance, first X[1] = 2.5 expected 2 tolerance 0.25; "
+            "max abs err 5.0e-01, max rel err 5.0e-01)");
+  // No claim where the bound is infinite (a possible overflow); NaN still must match.
+  const ExactTensor unbounded{{1.0, INFINITY}, {NAN, 0}};
+  EXPECT_TRUE(compare(std::vector<float>{1e30f, NAN}, unbounded).ok);
+  EXPECT_FALSE(compare(std::vector<float>{1e30f, 1}, unbounded).ok);
 }
 
 TEST(Compare, ReductionLengthOfABatchReduce) {

@@ -1,0 +1,170 @@
+#include "runtime/reference/error_bound.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "runtime/reference/element_rounding.h"
+
+namespace polyfuse::reference {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+const double u32 = std::ldexp(1.0, -24);
+const double u64 = std::ldexp(1.0, -53);
+const double nu32 = std::ldexp(1.0, -126);
+// Where gelu has its minimum: Phi(x) + x phi(x) = 0.
+constexpr double kGeluArgmin = -0.7517915246935646;
+
+// nu_T: the absolute part of one rounding to `type` (see the file comment of the header).
+double absolute_floor(ElementType type) {
+  return type == ElementType::f16 ? std::ldexp(1.0, -24) : nu32;
+}
+
+// The magnitude from which round to nearest gives an infinity in `type`: the largest
+// finite value plus half an ulp of it.
+double overflow_threshold(ElementType type) {
+  switch (type) {
+    case ElementType::f16: return 65520.0;
+    case ElementType::bf16: return std::ldexp(1.0, 128) - std::ldexp(1.0, 119);
+    case ElementType::f32: return std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  }
+  return kInfinity;
+}
+
+// a * b for magnitudes, with 0 * inf = 0 (an exact operand adds no error however large
+// the other one is).
+double times(double a, double b) { return a == 0 || b == 0 ? 0 : a * b; }
+
+// `x` as a value of `type`: an infinity when all of x +- e rounds to one, no claim when
+// part of it does.
+Bounded overflow_checked(Bounded x, ElementType type) {
+  if (!std::isfinite(x.value) || !std::isfinite(x.bound)) return x;
+  const double threshold = overflow_threshold(type);
+  const double magnitude = std::fabs(x.value);
+  if (magnitude - x.bound >= threshold) return {std::copysign(kInfinity, x.value), 0};
+  if (magnitude + x.bound >= threshold) return {x.value, kInfinity};
+  return x;
+}
+
+// One f32 rounding of the result of an operation (and one f64 rounding of the truth).
+Bounded rounded_f32(double value, double bound) {
+  const double rounding = (u32 + u64) * (std::fabs(value) + bound) + nu32;
+  return overflow_checked({value, bound + rounding}, ElementType::f32);
+}
+
+// A result computed from operands of which one is not finite: exact when every operand
+// is (the backend then has the same operands), else no claim.
+Bounded not_finite_result(double value, bool operands_exact) {
+  return {value, operands_exact ? 0 : kInfinity};
+}
+
+bool finite(Bounded x) { return std::isfinite(x.value) && std::isfinite(x.bound); }
+
+double exact_function(Function function, double x) {
+  switch (function) {
+    case Function::relu: return x > 0 ? x : 0;
+    case Function::sigmoid: return 1 / (1 + std::exp(-x));
+    case Function::tanh: return std::tanh(x);
+    case Function::gelu: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Function::exp: return std::exp(x);
+    case Function::max:
+    case Function::min: break;
+  }
+  return 0;
+}
+
+// The implementation's error of `function` at an argument of magnitude <= `argument`
+// whose result has magnitude <= `result`, in units of (u_f32 + u64) (header comment).
+double implementation_ulps(Function function, double argument, double result) {
+  switch (function) {
+    case Function::exp:
+    case Function::tanh: return 4 * result;
+    case Function::sigmoid: return 6 * result;
+    case Function::gelu: return 3.5 * argument + result;
+    case Function::relu:
+    case Function::max:
+    case Function::min: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Bounded stored_as(ElementType type, Bounded x) {
+  if (type == ElementType::f32 || !finite(x)) return x;
+  const double rounding = unit_roundoff(type) * (std::fabs(x.value) + x.bound) + absolute_floor(type);
+  return overflow_checked({x.value, x.bound + rounding}, type);
+}
+
+Bounded literal(double value) {
+  if (!(std::fabs(value) <= std::numeric_limits<float>::max())) return {value, kInfinity};
+  return {value, std::fabs(value - static_cast<double>(static_cast<float>(value)))};
+}
+
+Bounded negate(Bounded x) { return {-x.value, x.bound}; }
+
+Bounded binary(BinaryOp op, Bounded x, Bounded y) {
+  const double a = x.value, b = y.value, ea = x.bound, eb = y.bound;
+  double value = 0, bound = 0;
+  switch (op) {
+    case BinaryOp::add: value = a + b; bound = ea + eb; break;
+    case BinaryOp::sub: value = a - b; bound = ea + eb; break;
+    case BinaryOp::mul:
+      value = a * b;
+      bound = times(std::fabs(a), eb) + times(std::fabs(b), ea) + times(ea, eb);
+      break;
+    case BinaryOp::div:
+      value = a / b;
+      if (eb >= std::fabs(b)) return not_finite_result(value, ea == 0 && eb == 0);
+      bound = (times(std::fabs(a), eb) + std::fabs(b) * ea) / (std::fabs(b) * (std::fabs(b) - eb));
+      break;
+  }
+  if (!finite(x) || !finite(y) || !std::isfinite(value))
+    return not_finite_result(value, ea == 0 && eb == 0);
+  return rounded_f32(value, bound);
+}
+
+Bounded call(Function function, Bounded x, Bounded y) {
+  if (function == Function::max || function == Function::min) {
+    const double value = function == Function::max ? std::max(x.value, y.value) : std::min(x.value, y.value);
+    return {value, std::max(x.bound, y.bound)};
+  }
+  const double value = exact_function(function, x.value);
+  if (!finite(x) || !std::isfinite(value)) return not_finite_result(value, x.bound == 0);
+  // The image of [x - e, x + e].
+  double low = exact_function(function, x.value - x.bound);
+  double high = exact_function(function, x.value + x.bound);
+  if (function == Function::gelu) {
+    if (low > high) std::swap(low, high);
+    if (x.value - x.bound < kGeluArgmin && kGeluArgmin < x.value + x.bound)
+      low = std::min(low, exact_function(function, kGeluArgmin));
+  }
+  const double propagated = std::max(high - value, value - low);
+  const double largest = std::max(std::fabs(low), std::fabs(high));
+  const double ulps = implementation_ulps(function, std::fabs(x.value) + x.bound, largest);
+  if (ulps == 0) return {value, propagated};  // relu: an exact operation
+  const double implementation = (u32 + u64) * ulps + nu32;
+  return overflow_checked({value, propagated + implementation}, ElementType::f32);
+}
+
+Reduction::Reduction(Bounded initial, double factor) {
+  factor_ = factor;
+  sum_ = initial.value;
+  propagated_ = initial.bound;
+  magnitude_ = std::fabs(initial.value) + initial.bound;
+  operands_ = 1;
+}
+
+Bounded Reduction::finish() const {
+  if (!std::isfinite(sum_) || !std::isfinite(magnitude_))
+    return not_finite_result(sum_, propagated_ == 0);
+  const double n = static_cast<double>(operands_);
+  const double t = factor_ * n * u32;
+  if (t >= 1) return {sum_, kInfinity};
+  const double order = t / (1 - t) * magnitude_ + n * u64 * magnitude_ + n * nu32;
+  // A partial sum may be as large as the magnitudes: no claim if that can overflow.
+  if (magnitude_ + order >= overflow_threshold(ElementType::f32)) return {sum_, kInfinity};
+  return {sum_, propagated_ + order};
+}
+
+}  // namespace polyfuse::reference

@@ -1,0 +1,79 @@
+#include "runtime/reference/evaluate_exact.h"
+
+#include "frontend/diagnostics.h"
+#include "runtime/reference/error_bound.h"
+#include "runtime/reference/statement_runner.h"
+
+namespace polyfuse::reference {
+namespace {
+
+// The type a matmul on tensor cores takes its operands in: the common type of the
+// tensors the statement reads (f32 when it reads none or mixes types).
+ElementType operand_type(const Program& program, const Statement& statement) {
+  if (statement.reads.empty()) return ElementType::f32;
+  ElementType type = program.find_tensor(statement.reads[0].tensor)->type;
+  for (const Access& read : statement.reads) type = common_type(type, program.find_tensor(read.tensor)->type);
+  return type;
+}
+
+// The arithmetic of evaluate_exact.h (error_bound.h's rules), for StatementRunner.
+class ExactSemantics {
+ public:
+  using Value = Bounded;
+  using Storage = ExactTensor;
+
+  ExactSemantics(const Program& program, const Statement& statement) {
+    const Tensor* written = program.find_tensor(statement.write.tensor);
+    PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
+    written_type_ = written->type;
+    factor_type_ = operand_type(program, statement);
+    // A product's factors that a backend may round to the operand type (not plain reads).
+    const Expr& expr = statement.expr;
+    if (statement.is_reduction() && expr.kind == ExprKind::binary && expr.op == BinaryOp::mul) {
+      round_factor_[0] = expr.operands[0].kind != ExprKind::read;
+      round_factor_[1] = expr.operands[1].kind != ExprKind::read;
+    }
+    // f16/bf16 operands may meet tensor cores (truncating block additions).
+    summation_factor_ = factor_type_ == ElementType::f32 ? kRoundToNearestSummationFactor
+                                                          : kTensorCoreSummationFactor;
+  }
+
+  Bounded load(const Storage& tensor, std::size_t at) const { return tensor[at]; }
+  void store(Storage& tensor, std::size_t at, Bounded value) const { tensor[at] = stored_as(written_type_, value); }
+  Bounded constant(double value) const { return literal(value); }
+  Bounded negate(Bounded x) const { return reference::negate(x); }
+  Bounded binary(BinaryOp op, Bounded x, Bounded y) const { return reference::binary(op, x, y); }
+  Bounded call(Function function, Bounded x, Bounded y) const { return reference::call(function, x, y); }
+  // The factors of the final product, as a backend may hold them (see the constructor).
+  void final_product(Bounded& left, Bounded& right) const {
+    if (round_factor_[0]) left = stored_as(factor_type_, left);
+    if (round_factor_[1]) right = stored_as(factor_type_, right);
+  }
+  Reduction reduction(Bounded initial) const { return Reduction(initial, summation_factor_); }
+
+ private:
+  ElementType written_type_ = ElementType::f32;
+  ElementType factor_type_ = ElementType::f32;
+  double summation_factor_ = kRoundToNearestSummationFactor;
+  bool round_factor_[2] = {false, false};
+};
+
+}  // namespace
+
+ExactData evaluate_exact(const Program& program, const TensorData& inputs) {
+  const std::vector<std::int64_t> counts = checked_element_counts(program, inputs, "reference::evaluate_exact");
+  ExactData tensors;
+  for (std::size_t i = 0; i < program.tensors.size(); ++i) {
+    const Tensor& tensor = program.tensors[i];
+    ExactTensor& exact = tensors[tensor.name];
+    exact.assign(static_cast<std::size_t>(counts[i]), Bounded{});
+    if (tensor.role == TensorRole::temporary) continue;
+    const std::vector<float>& values = inputs.at(tensor.name);
+    for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
+  }
+  for (const Statement& statement : program.statements)
+    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement)).run();
+  return tensors;
+}
+
+}  // namespace polyfuse::reference

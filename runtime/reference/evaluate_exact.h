@@ -1,0 +1,49 @@
+// The exact reference: runs a Program in f64 with, for every element, a bound on how far
+// any conforming backend's value may be from it (error_bound.h). The check every backend
+// reports (compare.h: compare_outputs with ExactData) uses it: an element passes when
+// |actual - exact| <= its bound.
+//
+// Semantics, exactly (evaluate.h is the same walk in f32):
+//  - Statements run one after the other in program order, each over its whole iteration
+//    domain in lexicographic order, in place (a statement reading the tensor it writes
+//    sees the elements written before, as in evaluate.h).
+//  - The value of an element is the program's result in real arithmetic (computed in
+//    f64): no rounding is applied to it, not even where a tensor's type is f16 or bf16;
+//    every rounding a backend may do is in the bound instead (so a backend that keeps a
+//    temporary in registers wider than its type, or that rounds a matmul factor to the
+//    operand type, is right either way).
+//  - Inputs (and outputs' initial values for `+=`) are exact: bound 0.
+//  - A right-hand side is evaluated by the rules of error_bound.h (binary, call, literal,
+//    negate); in a reduction whose right-hand side is a product, a factor that is not a
+//    plain tensor read may also be rounded to the statement's operand type (the common
+//    type of the tensors it reads), as the GPU path stores prologue results.
+//  - `=`: stored_as(written type, value). `+=!` / `+=`: a Reduction from 0 / the current
+//    element over every reduction point, then stored_as(written type); its summation
+//    factor is the tensor cores' when the operand type is f16 or bf16, else
+//    round-to-nearest's (error_bound.h).
+//  - Temporaries start at zero (exact).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/program.h"
+#include "runtime/reference/error_bound.h"
+#include "runtime/reference/tensor_data.h"
+
+namespace polyfuse::reference {
+
+// One tensor of the exact reference: its elements (value and bound), row-major.
+using ExactTensor = std::vector<Bounded>;
+
+// Tensor name -> its exact values and bounds.
+using ExactData = std::map<std::string, ExactTensor>;
+
+// Runs `program` on `inputs`, which must hold a buffer of the right size for every input
+// and output (outputs' values matter for `+=` only), and returns every tensor of the
+// program after the run, temporaries included. Every size must be bound (bound_extent).
+// A missing or mis-sized buffer throws std::invalid_argument.
+ExactData evaluate_exact(const Program& program, const TensorData& inputs);
+
+}  // namespace polyfuse::reference

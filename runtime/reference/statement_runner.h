@@ -1,0 +1,94 @@
+// The interpreter both reference evaluators share: one statement over its whole domain
+// (statement_walk.h), its right-hand side as postfix code, with the arithmetic of a
+// Semantics policy: f32 (evaluate.cc) or f64 values with error bounds (evaluate_exact.cc).
+//
+// A Semantics, made for one statement, provides
+//   using Value; using Storage;          (one element; one tensor's elements)
+//   Value load(const Storage&, std::size_t) const;
+//   void store(Storage&, std::size_t, Value) const;      (rounding to the written type)
+//   Value constant(double) const; Value negate(Value) const;
+//   Value binary(BinaryOp, Value, Value) const; Value call(Function, Value, Value) const;
+//   void final_product(Value& left, Value& right) const;  (the factors of a top-level *)
+//   Accumulator reduction(Value initial) const;  (add(Value), Value finish() const)
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "runtime/reference/statement_walk.h"
+
+namespace polyfuse::reference {
+
+template <typename Semantics>
+class StatementRunner {
+ public:
+  using Value = typename Semantics::Value;
+  using Storage = typename Semantics::Storage;
+
+  StatementRunner(const Program& program, const Statement& statement, std::map<std::string, Storage>& tensors,
+                  Semantics semantics)
+      : statement_(statement),
+        walk_(program, statement),
+        code_(postfix_code(statement.expr)),
+        semantics_(std::move(semantics)) {
+    out_ = &tensors.at(statement.write.tensor);
+    for (const Access& access : statement.reads) reads_.push_back(&tensors.at(access.tensor));
+  }
+
+  // Every written element in lexicographic order: `=` stores the right-hand side, `+=!`
+  // and `+=` reduce it over the element's reduction points (from zero or the element).
+  void run() {
+    if (walk_.empty()) return;
+    std::vector<Value> stack(code_.size() + 1);
+    do {
+      const std::size_t at = static_cast<std::size_t>(walk_.write_offset());
+      if (statement_.kind == StatementKind::assign) {
+        semantics_.store(*out_, at, evaluate(stack));
+        continue;
+      }
+      auto sum = semantics_.reduction(statement_.kind == StatementKind::reduce ? semantics_.load(*out_, at) : Value{});
+      do sum.add(evaluate(stack));
+      while (walk_.next_reduction_point());
+      semantics_.store(*out_, at, sum.finish());
+    } while (walk_.next_written_element());
+  }
+
+ private:
+  Value evaluate(std::vector<Value>& stack) const {
+    std::size_t top = 0;
+    for (std::size_t i = 0; i < code_.size(); ++i) {
+      const Instruction& instruction = code_[i];
+      switch (instruction.kind) {
+        case ExprKind::constant: stack[top++] = semantics_.constant(instruction.value); break;
+        case ExprKind::read:
+          stack[top++] = semantics_.load(*reads_[static_cast<std::size_t>(instruction.read)],
+                                         static_cast<std::size_t>(walk_.read_offset(instruction.read)));
+          break;
+        case ExprKind::negate: stack[top - 1] = semantics_.negate(stack[top - 1]); break;
+        case ExprKind::binary:
+          --top;
+          if (i + 1 == code_.size() && instruction.op == BinaryOp::mul)
+            semantics_.final_product(stack[top - 1], stack[top]);
+          stack[top - 1] = semantics_.binary(instruction.op, stack[top - 1], stack[top]);
+          break;
+        case ExprKind::call:
+          if (arity(instruction.function) == 2) --top;
+          stack[top - 1] = semantics_.call(instruction.function, stack[top - 1],
+                                           arity(instruction.function) == 2 ? stack[top] : Value{});
+          break;
+      }
+    }
+    return stack[0];
+  }
+
+  const Statement& statement_;
+  StatementWalk walk_;
+  std::vector<Instruction> code_;
+  Semantics semantics_;
+  Storage* out_ = nullptr;
+  std::vector<const Storage*> reads_;
+};
+
+}  // namespace polyfuse::reference

@@ -1,0 +1,94 @@
+#include "runtime/reference/statement_walk.h"
+
+#include <algorithm>
+
+#include "frontend/diagnostics.h"
+#include "runtime/reference/tensor_data.h"
+
+namespace polyfuse::reference {
+namespace {
+
+void flatten(const Expr& expr, std::vector<Instruction>& code) {
+  for (const Expr& operand : expr.operands) flatten(operand, code);
+  Instruction instruction;
+  instruction.kind = expr.kind;
+  instruction.value = expr.value;
+  instruction.read = expr.read;
+  instruction.op = expr.op;
+  instruction.function = expr.function;
+  code.push_back(instruction);
+}
+
+}  // namespace
+
+std::vector<Instruction> postfix_code(const Expr& expr) {
+  std::vector<Instruction> code;
+  flatten(expr, code);
+  return code;
+}
+
+StatementWalk::StatementWalk(const Program& program, const Statement& statement) {
+  write_ = linearize(program, statement, statement.write);
+  for (const Access& access : statement.reads) reads_.push_back(linearize(program, statement, access));
+  std::size_t reduction_rank = 0;
+  for (const IterationIndex& index : statement.indices) {
+    extents_.push_back(bound_extent(program, index.extent));
+    if (index.is_reduction) ++reduction_rank;
+    else PF_INTERNAL_CHECK(reduction_rank == 0, "reference: reduction index before " + index.name);
+  }
+  point_.assign(extents_.size(), 0);
+  outer_rank_ = extents_.size() - reduction_rank;
+}
+
+bool StatementWalk::empty() const {
+  return std::any_of(extents_.begin(), extents_.end(), [](std::int64_t extent) { return extent <= 0; });
+}
+
+std::int64_t StatementWalk::reduction_points() const {
+  std::int64_t points = 1;
+  for (std::size_t dim = outer_rank_; dim < extents_.size(); ++dim) points *= extents_[dim];
+  return points;
+}
+
+StatementWalk::LinearAccess StatementWalk::linearize(const Program& program, const Statement& statement,
+                                                     const Access& access) {
+  const Tensor* tensor = program.find_tensor(access.tensor);
+  PF_INTERNAL_CHECK(tensor != nullptr, "reference: unknown tensor " + access.tensor);
+  const std::vector<std::int64_t> shape = bound_shape(program, *tensor);
+  LinearAccess linear;
+  linear.coefficients.assign(statement.indices.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t dim = shape.size(); dim-- > 0;) {
+    const auto& names = statement.indices;
+    const auto found = std::find_if(names.begin(), names.end(), [&](const IterationIndex& index) {
+      return index.name == access.indices[dim];
+    });
+    PF_INTERNAL_CHECK(found != names.end(), "reference: index " + access.indices[dim] + " of " +
+                                                access.tensor + " not in " + statement.id);
+    linear.coefficients[static_cast<std::size_t>(found - names.begin())] += stride;
+    stride *= shape[dim];
+  }
+  return linear;
+}
+
+// Moves the point to the next point of dimensions [first, last) (an odometer), with every
+// access offset; false (and those dimensions at 0 again) after the last one.
+bool StatementWalk::advance(std::size_t first, std::size_t last) {
+  for (std::size_t dim = last; dim-- > first;) {
+    if (point_[dim] + 1 < extents_[dim]) {
+      ++point_[dim];
+      shift(dim, 1);
+      return true;
+    }
+    shift(dim, -point_[dim]);
+    point_[dim] = 0;
+  }
+  return false;
+}
+
+void StatementWalk::shift(std::size_t dim, std::int64_t steps) {
+  write_.offset += steps * write_.coefficients[dim];
+  for (LinearAccess& read : reads_) read.offset += steps * read.coefficients[dim];
+}
+
+}  // namespace polyfuse::reference

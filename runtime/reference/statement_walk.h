@@ -1,0 +1,64 @@
+// How the reference evaluators (evaluate.h in f32, evaluate_exact.h in f64 with error
+// bounds) walk one statement: its right-hand side as postfix code, and its iteration
+// domain in lexicographic order with the flat offset of every access at the current
+// point. One written element at a time: all of its reduction points (the reduction
+// indices are the innermost domain dimensions), then the next written element.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "frontend/program.h"
+
+namespace polyfuse::reference {
+
+// One instruction of a right-hand side in postfix order.
+struct Instruction {
+  ExprKind kind = ExprKind::constant;
+  double value = 0;     // constant, as written
+  int read = -1;        // read: index into the statement's reads
+  BinaryOp op = BinaryOp::add;
+  Function function = Function::relu;
+};
+
+// `expr` in postfix order (operands left to right, then the node).
+std::vector<Instruction> postfix_code(const Expr& expr);
+
+// The odometer over one statement's domain, with the element offsets (row-major, in
+// elements) of the written access and of every read at the current point.
+class StatementWalk {
+ public:
+  // Every size of `program` must be bound (bound_extent throws UserError otherwise).
+  StatementWalk(const Program& program, const Statement& statement);
+
+  // True when some extent is 0: the statement has no instance.
+  bool empty() const;
+  // Offset of the written element at the current point.
+  std::int64_t write_offset() const { return write_.offset; }
+  // Offset of read `read` (Statement::reads) at the current point.
+  std::int64_t read_offset(int read) const { return reads_[static_cast<std::size_t>(read)].offset; }
+  // Number of points per written element (the product of the reduction extents; 1 for `=`).
+  std::int64_t reduction_points() const;
+  // The next reduction point of the current written element; false (and back at its
+  // first one) after the last.
+  bool next_reduction_point() { return advance(outer_rank_, extents_.size()); }
+  // The first point of the next written element; false after the last one.
+  bool next_written_element() { return advance(0, outer_rank_); }
+
+ private:
+  struct LinearAccess {
+    std::vector<std::int64_t> coefficients;  // per domain dimension, in elements
+    std::int64_t offset = 0;                 // at the current point
+  };
+  static LinearAccess linearize(const Program& program, const Statement& statement, const Access& access);
+  bool advance(std::size_t first, std::size_t last);
+  void shift(std::size_t dim, std::int64_t steps);
+
+  LinearAccess write_;
+  std::vector<LinearAccess> reads_;
+  std::vector<std::int64_t> extents_;
+  std::vector<std::int64_t> point_;
+  std::size_t outer_rank_ = 0;
+};
+
+}  // namespace polyfuse::reference
