@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <optional>
+
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
@@ -19,7 +22,7 @@ std::vector<std::string> tensor_extents(const Program& program, const std::strin
   const Tensor* t = program.find_tensor(tensor);
   PF_INTERNAL_CHECK(t != nullptr, "unknown tensor " + tensor);
   std::vector<std::string> result;
-  for (const Size& size : t->dims) result.push_back(extent_text(program, size));
+  for (const Size& size : t->dims) result.push_back(bound_size(program, size).to_string());
   return result;
 }
 
@@ -34,9 +37,17 @@ std::string element_offset(const std::vector<std::string>& origin, const std::ve
   return offset.empty() ? "0" : offset;
 }
 
+// The value of a literal C integer expression ("128"), if it is one.
+static std::optional<long long> literal(const std::string& text) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 std::string remaining(const std::string& extent, const std::string& origin) {
   if (origin == "0") return extent;
-  if (is_integer_text(extent) && is_integer_text(origin)) return std::to_string(std::stoll(extent) - std::stoll(origin));
+  if (literal(extent) && literal(origin)) return std::to_string(*literal(extent) - *literal(origin));
   return extent + " - " + grouped(origin);
 }
 

@@ -105,7 +105,7 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
     p.name = tensor.name;
     p.kind = tensor.role == TensorRole::input ? KernelParameter::Kind::input : KernelParameter::Kind::output;
     p.element = tensor.type;
-    for (const Size& size : tensor.dims) p.shape.push_back(extent_text(program, size));
+    for (const Size& size : tensor.dims) p.shape.push_back(bound_size(program, size).to_string());
     p.c_type = (tensor.role == TensorRole::input ? "const " : "") + cuda_type(tensor.type) + "*";
     parameters.push_back(p);
   }
@@ -122,17 +122,17 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
 // ceil(extent / tile) blocks: the last one covers a partial tile. The expression for an
 // unbound extent, (extent - 1) / tile + 1, cannot overflow an int (extent >= 1). A bound
 // extent that needs more blocks than CUDA allows along `axis` is refused.
-GridDimension grid_dimension(const Program& program, const std::string& extent, int tile, int axis) {
+GridDimension grid_dimension(const Program& program, const Size& extent, int tile, int axis) {
   GridDimension g;
-  if (is_integer_text(extent)) {
-    g.value = (std::stoll(extent) + tile - 1) / tile;
+  if (!extent.is_symbolic()) {
+    g.value = (extent.value + tile - 1) / tile;
     g.expression = std::to_string(g.value);
     if (g.value > max_grid_dimension[axis])
       throw UserError(fmt::format("def '{}': the grid needs {} blocks along {} ({} / {}), but CUDA allows at most {}{}",
-                                  program.name, g.value, "xyz"[axis], extent, tile, max_grid_dimension[axis],
+                                  program.name, g.value, "xyz"[axis], extent.value, tile, max_grid_dimension[axis],
                                   axis == 2 ? " batches per launch: split the batch" : ": use a larger block tile"));
   } else {
-    g.expression = tile == 1 ? extent : fmt::format("({} - 1) / {} + 1", extent, tile);
+    g.expression = tile == 1 ? extent.symbol : fmt::format("({} - 1) / {} + 1", extent.symbol, tile);
   }
   return g;
 }
@@ -264,18 +264,18 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   return kernel;
 }
 
-std::string emit_schedule_text(const Program& program, const GpuOptions& options) {
+std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = options;
   KernelPlan plan = checked_plan(program, o);
   fitted_layout(program, plan, o);
-  return schedule_to_text(build_gpu_schedule(plan, o));
+  return schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
-std::string emit_ast_text(const Program& program, const GpuOptions& options) {
+std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = options;
   KernelPlan plan = checked_plan(program, o);
   CudaKernelLayout layout = fitted_layout(program, plan, o);
-  isl::schedule schedule = build_gpu_schedule(plan, o);
+  isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
   return kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
 }
 

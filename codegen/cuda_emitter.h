@@ -37,8 +37,9 @@ struct CudaEmitRequest {
 // not handle (naming the statement or the limit).
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request);
 
-// The final schedule tree of `program` (`--emit=schedule`) and its isl AST (`--emit=ast`).
-std::string emit_schedule_text(const Program& program, const GpuOptions& options);
-std::string emit_ast_text(const Program& program, const GpuOptions& options);
+// The final schedule tree of `program` (`--emit=schedule`) and its isl AST (`--emit=ast`);
+// `dumps` prints the trees between the passes as emit_cuda does.
+std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps = {});
+std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps = {});
 
 }  // namespace polyfuse

@@ -20,7 +20,7 @@ const MatmulStage* matmul_of(const isl::schedule_node_band& band, const KernelPl
   return nullptr;
 }
 
-isl::union_set isolate_option(isl::ctx ctx, int outer, const std::string& k_extent, const GpuOptions& o) {
+isl::union_set isolate_option(isl::ctx ctx, int outer, std::int64_t k_extent, const GpuOptions& o) {
   std::vector<std::string> prefix;
   for (int i = 0; i < outer; ++i) prefix.push_back(fmt::format("i{}", i));
   // The k-step's tile is full, and so is the tile it prefetches, if it prefetches one.
@@ -46,9 +46,9 @@ isl::schedule isolate_full_ksteps(const isl::schedule& schedule, const KernelPla
     // Only for a bound K: with an unbound one the third copy of the k-loop costs the
     // default kernel its last registers (spills), for a check per chunk it saves.
     if (mm == nullptr || !mm->dims.k_extent || band.n_member() != 1) return node;
-    if (!is_integer_text(*mm->dims.k_extent)) return node;
+    if (mm->dims.k_extent->is_symbolic()) return node;
     int outer = static_cast<int>(band.prefix_schedule_multi_union_pw_aff().size());
-    isl::schedule_node done = band.set_ast_build_options(isolate_option(node.ctx(), outer, *mm->dims.k_extent, o));
+    isl::schedule_node done = band.set_ast_build_options(isolate_option(node.ctx(), outer, mm->dims.k_extent->value, o));
     for (int i = 0; i < depth; ++i) done = done.parent();
     return done;
   });

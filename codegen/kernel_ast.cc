@@ -16,15 +16,12 @@ namespace polyfuse {
 isl::set kernel_context(const KernelPlan& plan, const GpuOptions& o, isl::set params) {
   std::vector<std::string> constraints;
   std::set<std::string> names;
-  auto size = [&](const std::string& extent) {
-    if (!extent.empty() && !is_integer_text(extent)) {
-      names.insert(extent);
-      constraints.push_back(extent + " >= 1");
-    }
+  auto size = [&](const Size& extent) {
+    if (extent.is_symbolic() && names.insert(extent.symbol).second) constraints.push_back(extent.symbol + " >= 1");
   };
   std::vector<std::string> blocks = block_parameters(plan.batch_rank());
   for (const StatementDims& dims : plan.all_statements()) {
-    for (const std::string& e : dims.batch_extents) size(e);
+    for (const Size& e : dims.batch_extents) size(e);
     size(dims.m_extent);
     size(dims.n_extent);
     if (dims.k_extent) size(*dims.k_extent);
@@ -47,10 +44,10 @@ isl::set full_blocks(const KernelPlan& plan, const GpuOptions& o, isl::set param
   const std::string& by = blocks[blocks.size() - 2];
   const std::string& bx = blocks[blocks.size() - 1];
   for (const StatementDims& dims : plan.all_statements()) {
-    for (const std::string& e : {dims.m_extent, dims.n_extent})
-      if (!is_integer_text(e)) names.insert(e);
-    constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.m, by, dims.m_extent));
-    constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.n, bx, dims.n_extent));
+    for (const Size& e : {dims.m_extent, dims.n_extent})
+      if (e.is_symbolic()) names.insert(e.symbol);
+    constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.m, by, dims.m_extent.to_string()));
+    constraints.push_back(fmt::format("{0}*{1} + {0} <= {2}", o.block.n, bx, dims.n_extent.to_string()));
   }
   std::vector<std::string> all(names.begin(), names.end());
   all.push_back(by);

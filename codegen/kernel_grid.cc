@@ -15,11 +15,11 @@ namespace {
 
 // The larger of two extents of one grid axis: bound ones compare by value; a size name
 // must equal the other extent (plan_gpu_kernel refuses other plans).
-std::string larger_extent(const std::string& a, const std::string& b, const KernelPlan& plan) {
+Size larger_extent(const Size& a, const Size& b, const KernelPlan& plan) {
   if (a == b) return a;
-  PF_INTERNAL_CHECK(is_integer_text(a) && is_integer_text(b),
-                    "kernel " + plan.name + ": statements tile unequal symbolic extents " + a + " and " + b);
-  return std::stoll(a) >= std::stoll(b) ? a : b;
+  PF_INTERNAL_CHECK(!a.is_symbolic() && !b.is_symbolic(), "kernel " + plan.name + ": statements tile unequal symbolic extents " +
+                                                              a.to_string() + " and " + b.to_string());
+  return a.value >= b.value ? a : b;
 }
 
 }  // namespace
@@ -47,9 +47,10 @@ std::string grid_constraints(const KernelGrid& grid) {
   const std::string& y = blocks[blocks.size() - 2];
   const std::string& x = blocks[blocks.size() - 1];
   std::vector<std::string> constraints;
-  if (!grid.batch_extents.empty()) constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], grid.batch_extents[0]));
-  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", y, grid.block_m, grid.rows));
-  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", x, grid.block_n, grid.cols));
+  if (!grid.batch_extents.empty())
+    constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], grid.batch_extents[0].to_string()));
+  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", y, grid.block_m, grid.rows.to_string()));
+  constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", x, grid.block_n, grid.cols.to_string()));
   return fmt::format("{}", fmt::join(constraints, " and "));
 }
 
@@ -58,10 +59,10 @@ namespace {
 // The sizes (non-literal extents) the grid's constraints name.
 std::vector<std::string> grid_sizes(const KernelGrid& grid) {
   std::vector<std::string> sizes;
-  for (const std::string& e : grid.batch_extents)
-    if (!is_integer_text(e)) sizes.push_back(e);
-  for (const std::string& e : {grid.rows, grid.cols})
-    if (!is_integer_text(e)) sizes.push_back(e);
+  for (const Size& e : grid.batch_extents)
+    if (e.is_symbolic()) sizes.push_back(e.symbol);
+  for (const Size& e : {grid.rows, grid.cols})
+    if (e.is_symbolic()) sizes.push_back(e.symbol);
   return sizes;
 }
 
@@ -102,7 +103,7 @@ void check_grid_covers_statements(const KernelPlan& plan, const KernelGrid& grid
     example << missed.sample_point();
     throw InternalError(fmt::format("kernel {}: statement {} has instances in blocks that the launch grid ({} x {} tiles "
                                       "of {}x{}) or the kernel's context does not run, e.g. {}",
-                                      plan.name, dims.statement, grid.rows, grid.cols, grid.block_m, grid.block_n,
+                                      plan.name, dims.statement, grid.rows.to_string(), grid.cols.to_string(), grid.block_m, grid.block_n,
                                       example.str()));
   }
 }

@@ -21,11 +21,11 @@
 
 namespace polyfuse {
 
-// The extents the grid tiles, in isl syntax (a size name or a literal): batch (tile 1),
-// rows (tile BM) and columns (tile BN); each the largest of the statements' extents.
+// The extents the grid tiles (a size or a literal): batch (tile 1), rows (tile BM) and
+// columns (tile BN); each the largest of the statements' extents.
 struct KernelGrid {
-  std::vector<std::string> batch_extents;  // at most one: blockIdx.z
-  std::string rows, cols;                  // blockIdx.y, blockIdx.x
+  std::vector<Size> batch_extents;  // at most one: blockIdx.z
+  Size rows, cols;                  // blockIdx.y, blockIdx.x
   int block_m = 0, block_n = 0;
 };
 

@@ -40,9 +40,9 @@ std::string check_argument(const std::string& code) {
 std::string row_width(const Program& program, const std::string& tensor) {
   const Tensor* t = program.find_tensor(tensor);
   PF_INTERNAL_CHECK(t != nullptr, "unknown tensor " + tensor);
-  std::vector<std::string> ext = tensor_extents(program, tensor);
-  if (!is_integer_text(ext.back())) return "pf::Width::by_address";
-  long long row_bytes = std::stoll(ext.back()) * size_in_bytes(t->type);
+  const Size row = bound_size(program, t->dims.back());
+  if (row.is_symbolic()) return "pf::Width::by_address";
+  long long row_bytes = row.value * size_in_bytes(t->type);
   for (int width : {16, 8, 4})
     if (row_bytes % width == 0) return fmt::format("pf::Width::b{}", 8 * width);
   return "pf::Width::b16";

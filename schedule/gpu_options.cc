@@ -94,14 +94,14 @@ GpuOptions default_gpu_options(Arch arch) {
   return options;
 }
 
-GpuOptions gpu_options_from_text(const GpuOptionText& text) {
-  GpuOptions o = default_gpu_options(parse_arch(text.arch));
-  if (!text.mma.empty()) o.mma = parse_mma_shape(text.mma);
-  if (!text.block.empty()) o.block = parse_tile_shape(text.block, "block");
-  if (text.split_k != 0) o.split_k = text.split_k;
-  if (text.stages != 0) o.stages = text.stages;
-  if (!text.warp.empty()) {
-    o.warp = parse_tile_shape(text.warp, "warp");
+GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
+  GpuOptions o = default_gpu_options(choices.arch);
+  if (choices.mma) o.mma = *choices.mma;
+  if (choices.block) o.block = *choices.block;
+  if (choices.split_k != 0) o.split_k = choices.split_k;
+  if (choices.stages != 0) o.stages = choices.stages;
+  if (choices.warp) {
+    o.warp = *choices.warp;
   } else {
     o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
     o.choose_warp = true;
@@ -126,6 +126,9 @@ static void require(bool ok, const std::string& message) {
 }
 
 void validate_gpu_options(const GpuOptions& o, int element_bytes) {
+  for (const auto& [tile, name] : {std::pair{o.block, "block"}, std::pair{o.warp, "warp"}})
+    require(tile.m >= 1 && tile.n >= 1 && tile.k >= 1,
+            fmt::format("`{}` {}: every extent of a tile must be at least 1", name, to_string(tile)));
   TileShape mma = mma_tile(o.mma);
   require(o.split_k == 1 || o.split_k == 2 || o.split_k == 4,
           fmt::format("`split_k` must be 1, 2 or 4, got {}", o.split_k));

@@ -10,22 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "polyfuse/gpu_target.h"  // Arch, MmaShape, TileShape: the options' typed values
+
 namespace polyfuse {
-
-// GPU architectures polyfuse targets (CUDA 13 compiles for sm_75 and newer).
-enum class Arch { sm_80, sm_86, sm_89, sm_90 };
-
-// Warp-level macro-MMA shapes: the paper's two compositions of mma.m8n8k4, and warp tiles
-// built from mma.m16n8k16 (the fast path on sm_80 and newer).
-enum class MmaShape { m16n16k8, m32n32k8, m16n8k16 };
-
-// An M×N×K tile.
-struct TileShape {
-  int m = 0;
-  int n = 0;
-  int k = 0;
-  friend bool operator==(const TileShape&, const TileShape&) = default;
-};
 
 // Resource limits of one architecture, from the CUDA C Programming Guide's table of
 // compute-capability features.
@@ -49,33 +36,33 @@ struct GpuOptions {
   bool choose_warp = false;
 };
 
-// Options as a user writes them (command-line flags, the runtime API's strings);
-// empty strings and zero numbers mean "the default".
-struct GpuOptionText {
-  std::string arch = "sm_90";
-  std::string block, warp, mma;
+// The options a user chose (command-line flags, the API's CompileOptions), already
+// parsed; unset values and zeros mean "the default".
+struct GpuChoices {
+  Arch arch = Arch::sm_90;
+  std::optional<TileShape> block, warp;
+  std::optional<MmaShape> mma;
   int split_k = 0;
   int stages = 0;
 };
 
-// The arch's defaults overridden by `text`. Without a warp tile: min(64, block) in M and
-// N, block K / split-K in K, and choose_warp (the code generator may shrink it to fit the
-// registers). UserError for malformed values; the limits are checked at compile time.
-GpuOptions gpu_options_from_text(const GpuOptionText& text);
+// The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
+// and N, block K / split-K in K, and choose_warp (the code generator may shrink it to fit
+// the registers). The limits are checked at compile time (validate_gpu_options).
+GpuOptions gpu_options_from_choices(const GpuChoices& choices);
 
-// "sm_80" → Arch::sm_80; UserError naming the accepted values otherwise.
+// The parsers of the options' values (public: polyfuse/gpu_target.h's *_from_string, which
+// wrap these). Each throws UserError naming the option by its API name (`arch`, `mma`, or
+// `option` for a tile) and the accepted spellings.
+// "sm_80" → Arch::sm_80.
 Arch parse_arch(std::string_view text);
-// Arch::sm_80 → "sm_80".
-std::string to_string(Arch arch);
 // The architecture's compute capability as a number (sm_86 → 86).
 int compute_capability(Arch arch);
 // Shared memory, thread and register limits of `arch`.
 ArchLimits arch_limits(Arch arch);
 
-// "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape; UserError otherwise.
+// "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape.
 MmaShape parse_mma_shape(std::string_view text);
-// The spelling parse_mma_shape accepts.
-std::string to_string(MmaShape shape);
 // The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).
 TileShape mma_tile(MmaShape shape);
 // The accumulator fragment a lane's values are grouped in: 16×8 for m16n8k16, the 16×16
@@ -87,8 +74,6 @@ bool mma_supported(MmaShape shape, Arch arch);
 // "128x128x32" → {128, 128, 32}; `option` is the API name of the option (`block`, `warp`)
 // for the error message (diagnostics.h: options in messages).
 TileShape parse_tile_shape(std::string_view text, std::string_view option);
-// {128, 128, 32} → "128x128x32".
-std::string to_string(const TileShape& tile);
 
 // Defaults for large fp16 GEMMs on `arch` (H100 for sm_90): 128×128×32 blocks of four
 // 64×64 warps, m16n8k16, no split-K, double-buffered shared tiles.
@@ -103,7 +88,7 @@ int shared_bytes_per_block(const GpuOptions& options, int element_bytes);
 // Registers of accumulator fragments per thread (f32), a lower bound of the kernel's use.
 int accumulator_registers_per_thread(const GpuOptions& options);
 
-// Checks divisibility (block by warp, warp by MMA, block.k by split_k), split_k ∈ {1,2,4},
+// Checks that every tile extent is positive, divisibility (block by warp, warp by MMA, block.k by split_k), split_k ∈ {1,2,4},
 // stages ∈ {1,2}, the MMA shape against the arch, and the shared-memory, thread and
 // register limits. Throws UserError that names the option, the limit and by how much it
 // is exceeded.

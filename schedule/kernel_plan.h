@@ -10,6 +10,7 @@
 #include <isl/cpp.h>
 
 #include "frontend/expr.h"
+#include "frontend/tensor.h"
 
 #include <optional>
 #include <string>
@@ -31,11 +32,11 @@ struct StatementDims {
   std::string m;                   // output row index
   std::string n;                   // output column index
   std::optional<std::string> k;    // reduction index of a matmul
-  // Extent of each dimension (0 <= index < extent) in isl syntax: a size name ("M") or
-  // a literal ("4096"), in the same order.
-  std::vector<std::string> batch_extents;
-  std::string m_extent, n_extent;
-  std::optional<std::string> k_extent;
+  // Extent of each dimension (0 <= index < extent), in the same order: a size's value
+  // when it is bound (plan_from_program.h's bound_size), its name otherwise.
+  std::vector<Size> batch_extents;
+  Size m_extent, n_extent;
+  std::optional<Size> k_extent;
 
   // "S0[b, m, n, k]": the tuple as isl text, dimensions in domain order.
   std::string tuple_text() const;

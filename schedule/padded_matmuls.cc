@@ -35,14 +35,15 @@ KernelPlan pad_matmuls_to_block_tiles(const KernelPlan& plan, const GpuOptions& 
     const StatementDims& d = mm.dims;
     std::set<std::string> sizes;
     std::vector<std::string> bounds;
-    auto range = [&](const std::string& index, const std::string& extent) {
-      if (!is_integer_text(extent)) sizes.insert(extent);
-      bounds.push_back(fmt::format("0 <= {} < {}", index, extent));
+    auto range = [&](const std::string& index, const Size& extent) {
+      if (extent.is_symbolic()) sizes.insert(extent.symbol);
+      bounds.push_back(fmt::format("0 <= {} < {}", index, extent.to_string()));
     };
     // index below the first multiple of `tile` that is >= extent.
-    auto padded_range = [&](const std::string& index, const std::string& extent, int tile) {
-      if (!is_integer_text(extent)) sizes.insert(extent);
-      bounds.push_back(fmt::format("exists (q : 0 <= {0} < {1} q and {2} <= {1} q < {2} + {1})", index, tile, extent));
+    auto padded_range = [&](const std::string& index, const Size& extent, int tile) {
+      if (extent.is_symbolic()) sizes.insert(extent.symbol);
+      bounds.push_back(
+          fmt::format("exists (q : 0 <= {0} < {1} q and {2} <= {1} q < {2} + {1})", index, tile, extent.to_string()));
     };
     for (size_t i = 0; i < d.batch.size(); ++i) range(d.batch[i], d.batch_extents[i]);
     padded_range(d.m, d.m_extent, options.block.m);

@@ -10,14 +10,10 @@
 
 namespace polyfuse {
 
-std::string extent_text(const Program& program, const Size& size) {
-  if (!size.is_symbolic()) return std::to_string(size.value);
+Size bound_size(const Program& program, const Size& size) {
+  if (!size.is_symbolic()) return size;
   auto bound = program.size_bindings.find(size.symbol);
-  return bound != program.size_bindings.end() ? std::to_string(bound->second) : size.symbol;
-}
-
-bool is_integer_text(const std::string& text) {
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  return bound != program.size_bindings.end() ? Size{"", bound->second} : size;
 }
 
 [[noreturn]] static void unsupported(const Program& program, const Statement& statement, const std::string& why) {
@@ -26,9 +22,9 @@ bool is_integer_text(const std::string& text) {
 }
 
 // The extent of index `name` in `statement`.
-static std::string index_extent(const Program& program, const Statement& statement, const std::string& name) {
+static Size index_extent(const Program& program, const Statement& statement, const std::string& name) {
   for (const IterationIndex& index : statement.indices)
-    if (index.name == name) return extent_text(program, index.extent);
+    if (index.name == name) return bound_size(program, index.extent);
   PF_INTERNAL_CHECK(false, "statement " + statement.id + " has no index " + name);
 }
 
@@ -132,9 +128,10 @@ static void check_register_accesses(const Program& program, const Statement& sta
 
 // "M x N" (batch extents first): the output tile extents of a statement.
 static std::string output_extents(const StatementDims& dims) {
-  std::vector<std::string> extents = dims.batch_extents;
-  extents.push_back(dims.m_extent);
-  extents.push_back(dims.n_extent);
+  std::vector<std::string> extents;
+  for (const Size& e : dims.batch_extents) extents.push_back(e.to_string());
+  extents.push_back(dims.m_extent.to_string());
+  extents.push_back(dims.n_extent.to_string());
   return fmt::format("{}", fmt::join(extents, " x "));
 }
 
@@ -143,8 +140,8 @@ static std::string output_extents(const StatementDims& dims) {
 // unbound sizes, every statement's output must have the first matmul's extents.
 static void check_one_grid(const Program& program, const KernelPlan& plan) {
   const StatementDims& first = plan.matmuls.front().dims;
-  auto comparable = [](const std::string& a, const std::string& b) {
-    return a == b || (is_integer_text(a) && is_integer_text(b));
+  auto comparable = [](const Size& a, const Size& b) {
+    return a == b || (!a.is_symbolic() && !b.is_symbolic());
   };
   for (const StatementDims& dims : plan.all_statements()) {
     bool ok = comparable(dims.m_extent, first.m_extent) && comparable(dims.n_extent, first.n_extent);

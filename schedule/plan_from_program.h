@@ -13,11 +13,7 @@ namespace polyfuse {
 // epilogues that consume them.
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms);
 
-// The extent of `size` in isl syntax: the bound value, the size's name, or the literal.
-std::string extent_text(const Program& program, const Size& size);
-
-// True when `text` is a non-negative integer (e.g. a bound or literal extent), false for a
-// size name or an expression.
-bool is_integer_text(const std::string& text);
+// `size` with its binding applied: the bound value as a literal, else `size` itself.
+Size bound_size(const Program& program, const Size& size);
 
 }  // namespace polyfuse

@@ -1,35 +1,31 @@
-// `polyfuse compile`: runs the compiler on a .tc file and prints the requested stage.
+// `polyfuse compile`: runs the compiler on a .tc file and prints the requested stage;
+// `--cubin` also compiles the kernel with NVRTC and writes its cubin.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "frontend/dependences.h"
-#include "frontend/diagnostics.h"
-#include "frontend/frontend.h"
-#include "frontend/idioms.h"
-#include "frontend/ir_printer.h"
 #include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
-#include "schedule/cpu_plan.h"
-#include "schedule/cpu_target.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
 #include "polyfuse/compiled_kernel.h"
 #include "runtime/api/compiled_kernel_factory.h"
-#include "tools/cli_spelling.h"
+#include "schedule/cpu_plan.h"
+#include "schedule/cpu_target.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
+#include "tools/program_input.h"
 
 namespace polyfuse::tools {
 namespace {
 
-// Every stage --emit documents; only those in `implemented` work yet.
 const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu"};
-const std::vector<std::string> implemented = {"ir", "schedule", "ast", "cuda", "cpu"};
 
 struct CompileOptions {
   GpuFlags gpu;
@@ -37,6 +33,7 @@ struct CompileOptions {
   std::string input;
   std::vector<std::string> defines;
   std::string emit = "ir";
+  CLI::Option* emit_option = nullptr;  // to tell an explicit --emit from the default
   std::string output;
   std::string cubin;
   std::string def;
@@ -50,53 +47,57 @@ void write_file(const std::string& path, const void* bytes, size_t size) {
   if (!out) throw UserError(fmt::format("cannot write {}", quote_name(path)));
 }
 
+// The flags that only make sense with other flags, refused with the reason.
+void check_combinations(const CompileOptions& options, bool cpu) {
+  if (cpu && (options.emit == "ast" || options.emit == "cuda"))
+    throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
+  if (cpu) refuse_gpu_flags(options.gpu, "the CPU target (--target=cpu, --emit=cpu) has its own blocking");
+  if (cpu && !options.cubin.empty()) throw UserError("--cubin compiles the GPU kernel; it does not go with --target=cpu");
+  if (options.emit == "ir" && options.cubin.empty())
+    refuse_gpu_flags(options.gpu, "--emit=ir prints the program before any GPU pass (choose --emit=schedule, ast or cuda)");
+}
+
 // `--cubin OUT`: the selected def's kernel compiled by NVRTC for --arch (through the
-// cache), its cubin written to OUT.
-void write_cubin(const FrontendResult& result, const CompileOptions& options) {
-  const Program* program = nullptr;
-  for (const Program& p : result.programs)
-    if (options.def.empty() || p.name == options.def) {
-      if (program != nullptr) throw UserError("--cubin: the file has several defs; choose one with --def");
-      program = &p;
-    }
+// cache), its cubin written to OUT; the schedule trees go to `dumps`.
+void write_cubin(const std::vector<const Program*>& programs, const CompileOptions& options, const PassDumps& dumps) {
+  if (programs.size() != 1) throw UserError("--cubin: the file has several defs; choose one with --def");
   CudaEmitRequest request;
   request.options = gpu_options(options.gpu);
-  EmittedKernel kernel = emit_cuda(*program, request);
-  std::map<std::string, std::int64_t> sizes(program->size_bindings.begin(), program->size_bindings.end());
+  request.dumps = dumps;
+  EmittedKernel kernel = emit_cuda(*programs.front(), request);
+  const Program& program = *programs.front();
+  std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
   CompiledKernel compiled = api::make_compiled_kernel(Backend::cuda, kernel.source, kernel.metadata, sizes, {});
   write_file(options.cubin, compiled.cubin().data(), compiled.cubin().size());
 }
 
 // The text of the selected defs at the requested stage. CUDA: one file, the helpers
 // embedded once, one kernel and launcher per def.
-std::string emit_stage(const FrontendResult& result, const CompileOptions& options,
+std::string emit_stage(const std::vector<const Program*>& programs, const CompileOptions& options, bool cpu,
                        std::vector<LaunchMetadata>& kernels) {
-  bool cpu = options.target == "cpu" || options.emit == "cpu";
-  if (cpu && (options.emit == "ast" || options.emit == "cuda"))
-    throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
-  GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
+  const GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
+  const PassDumps dumps{options.gpu.dump_after, &std::cerr};
   CpuScheduleOptions cpu_options;
   cpu_options.target = detect_cpu_target();
   std::string text;
   bool first = true;
-  for (const Program& program : result.programs) {
-    if (!options.def.empty() && program.name != options.def) continue;
+  for (const Program* program : programs) {
     if (options.emit == "ir") {
-      text += (text.empty() ? "" : "\n") + print_program(program);
+      text += (text.empty() ? "" : "\n") + print_program(*program);
     } else if (options.emit == "schedule" && cpu) {
-      text += to_string(plan_cpu(program, cpu_options));
+      text += to_string(plan_cpu(*program, cpu_options));
     } else if (options.emit == "cpu") {
-      text += emit_cpu(program, cpu_options);
+      text += emit_cpu(*program, cpu_options);
     } else if (options.emit == "schedule") {
-      text += emit_schedule_text(program, gpu);
+      text += emit_schedule_text(*program, gpu, dumps);
     } else if (options.emit == "ast") {
-      text += emit_ast_text(program, gpu);
+      text += emit_ast_text(*program, gpu, dumps);
     } else if (options.emit == "cuda") {
       CudaEmitRequest request;
       request.options = gpu;
-      request.dumps = PassDumps{options.gpu.dump_after, &std::cerr};
+      request.dumps = dumps;
       request.helpers = first ? CudaEmitRequest::Helpers::embed : CudaEmitRequest::Helpers::omit;
-      EmittedKernel kernel = emit_cuda(program, request);
+      EmittedKernel kernel = emit_cuda(*program, request);
       text += (first ? "" : "\n") + kernel.source;
       kernels.push_back(kernel.metadata);
     }
@@ -105,52 +106,40 @@ std::string emit_stage(const FrontendResult& result, const CompileOptions& optio
   return text;
 }
 
+void write_output(const std::string& path, const std::string& text, const std::vector<LaunchMetadata>& kernels) {
+  write_file(path, text.data(), text.size());
+  if (kernels.empty()) return;
+  // The sidecar: out.cu -> out.json
+  nlohmann::json sidecar = nlohmann::json::array();
+  for (const LaunchMetadata& metadata : kernels) sidecar.push_back(to_json(metadata));
+  std::string json = sidecar.dump(2) + "\n";
+  write_file(std::filesystem::path(path).replace_extension(".json").string(), json.data(), json.size());
+}
+
 int run_compile(const CompileOptions& options) {
-  if (std::find(implemented.begin(), implemented.end(), options.emit) == implemented.end())
-    throw UserError(fmt::format("--emit={} is not implemented yet (available: ir, schedule, ast, cuda, cpu)", options.emit));
-  SizeBindings sizes;
-  for (const std::string& define : options.defines) add_size_binding(sizes, define);
-  SourceFile source = read_source_file(options.input);
-  FrontendResult result;
+  ProgramInput input(options.input, options.defines);
+  const bool cpu = options.target == "cpu" || options.emit == "cpu";
   try {
-    result = compile_source(source, sizes);
-  } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
-    return exit_user_error;
-  }
-  std::cerr << render_diagnostics(result.warnings, source.text, cli_spelling);
-  if (!options.def.empty()) {
-    std::vector<std::string> names;
-    for (const Program& program : result.programs) names.push_back(program.name);
-    if (std::find(names.begin(), names.end(), options.def) == names.end())
-      throw UserError(fmt::format("--def {}: {} has no def of that name (it has: {})",
-                                  options.def, source.name, fmt::join(names, ", ")));
-  }
-  std::string text;
-  std::vector<LaunchMetadata> kernels;
-  try {
-    if (!options.cubin.empty()) {
-      write_cubin(result, options);
+    check_combinations(options, cpu);
+    const std::vector<const Program*> programs = input.defs(options.def);
+    // With --cubin alone nothing else is printed; -o or an explicit --emit asks for the stage too
+    // (which then prints the --dump-after trees).
+    const bool stage_wanted = options.cubin.empty() || !options.output.empty() || options.emit_option->count() > 0;
+    if (!options.cubin.empty())
+      write_cubin(programs, options, stage_wanted ? PassDumps{} : PassDumps{options.gpu.dump_after, &std::cerr});
+    if (!stage_wanted) return exit_success;
+    std::vector<LaunchMetadata> kernels;
+    const std::string text = emit_stage(programs, options, cpu, kernels);
+    if (options.output.empty() || options.output == "-") {
+      std::cout << text << std::flush;
       return exit_success;
     }
-    text = emit_stage(result, options, kernels);
+    write_output(options.output, text, kernels);
+    return exit_success;
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
+    input.print(error);
     return exit_user_error;
   }
-  if (options.output.empty() || options.output == "-") {
-    std::cout << text << std::flush;
-    return exit_success;
-  }
-  write_file(options.output, text.data(), text.size());
-  if (!kernels.empty()) {  // the sidecar: out.cu -> out.json
-    nlohmann::json sidecar = nlohmann::json::array();
-    for (const LaunchMetadata& metadata : kernels) sidecar.push_back(to_json(metadata));
-    std::string json = sidecar.dump(2) + "\n";
-    std::string path = std::filesystem::path(options.output).replace_extension(".json").string();
-    write_file(path, json.data(), json.size());
-  }
-  return exit_success;
 }
 
 }  // namespace
@@ -158,7 +147,8 @@ int run_compile(const CompileOptions& options) {
 Command add_compile_command(CLI::App& parent) {
   auto options = std::make_shared<CompileOptions>();
   CLI::App* app = parent.add_subcommand(
-      "compile", "Compile a .tc file and print the result of a stage (--emit).");
+      "compile", "Compile a .tc file and print the result of a stage (--emit), and/or write the kernel's cubin (--cubin).");
+  app->footer(exit_codes_help);
   app->add_option("file", options->input, "The .tc source file")->required();
   app->add_option("-D,--define", options->defines,
                   "Bind a size: -D NAME=VALUE (VALUE an integer >= 1). Repeat for several "
@@ -166,19 +156,21 @@ Command add_compile_command(CLI::App& parent) {
                   "uses gets a warning.")
       ->allow_extra_args(false)
       ->type_name("NAME=VALUE");
-  app->add_option("--emit", options->emit,
-                  "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, "
-                  "dependences, idioms), schedule (the GPU schedule tree after every pass), ast "
-                  "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher), cpu (C++ "
-                  "calling the kernels/cpu primitives; implies --target=cpu). With --target=cpu, schedule is "
-                  "the CPU loop nest.")
-      ->check(CLI::IsMember(emit_stages))
-      ->capture_default_str();
+  options->emit_option =
+      app->add_option("--emit", options->emit,
+                      "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, dependences, idioms), "
+                      "schedule (the final GPU schedule tree; --dump-after prints the trees between passes), ast "
+                      "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher), cpu (C++ "
+                      "calling the kernels/cpu primitives; implies --target=cpu). With --target=cpu, schedule is "
+                      "the CPU loop nest.")
+          ->check(CLI::IsMember(emit_stages))
+          ->capture_default_str();
   app->add_option("-o,--output", options->output,
-                  "Write the output to this file instead of stdout; with --emit=cuda also the JSON sidecar "
+                  "Write the stage to this file instead of stdout; with --emit=cuda also the JSON sidecar "
                   "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters)");
   app->add_option("--cubin", options->cubin,
-                  "Compile the kernel with NVRTC for --arch (through the cache) and write its cubin to this file")
+                  "Compile the kernel with NVRTC for --arch (through the cache) and write its cubin to this file; "
+                  "with -o (or --emit) the stage is written too")
       ->type_name("OUT");
   app->add_option("--def", options->def,
                   "Print only the def with this name (default: every def of the file, in order)");

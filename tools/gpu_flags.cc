@@ -1,26 +1,55 @@
 #include "tools/gpu_flags.h"
 
+#include <fmt/format.h>
+
+#include "frontend/diagnostics.h"
+#include "polyfuse/device.h"
 
 namespace polyfuse::tools {
 
+std::string GpuFlags::given() const {
+  std::string names;
+  for (const CLI::Option* option : registered)
+    if (option->count() > 0) names += (names.empty() ? "" : ", ") + option->get_name();
+  return names;
+}
+
 void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
-  app->add_option("--arch", flags.text.arch, "Target architecture: sm_80, sm_86, sm_89 or sm_90")->capture_default_str();
-  app->add_option("--block", flags.text.block, "Block tile MxNxK (default 128x128x32)")->type_name("MxNxK");
-  app->add_option("--warp", flags.text.warp,
-                  "Warp tile MxNxK (default: min(64, block) in M and N, block K / split-K in K)")
-      ->type_name("MxNxK");
-  app->add_option("--mma", flags.text.mma, "Warp-level macro-MMA: m16n8k16 (default), 16x16x8 or 32x32x8");
-  app->add_option("--split-k", flags.text.split_k, "Intra-block split-K over 1, 2 or 4 warps (default 1)");
-  app->add_option("--stages", flags.text.stages, "Shared-memory buffers per operand: 1, or 2 (double buffering, default)");
+  flags.registered = {
+      app->add_option("--arch", flags.arch,
+                      "Target architecture: sm_80, sm_86, sm_89 or sm_90 (default: the present GPU's, else sm_90)"),
+      app->add_option("--block", flags.block, "Block tile MxNxK (default 128x128x32)")->type_name("MxNxK"),
+      app->add_option("--warp", flags.warp,
+                      "Warp tile MxNxK (default: min(64, block) in M and N, block K / split-K in K, shrunk until the "
+                      "register tiles fit)")
+          ->type_name("MxNxK"),
+      app->add_option("--mma", flags.mma, "Warp-level macro-MMA: m16n8k16 (default), 16x16x8 or 32x32x8"),
+      app->add_option("--split-k", flags.split_k, "Intra-block split-K over 1, 2 or 4 warps (default 1)"),
+      app->add_option("--stages", flags.stages,
+                      "Shared-memory buffers per operand: 1, or 2 (double buffering, default)")};
   app->add_option("--dump-after", flags.dump_after,
-                  "Print the schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
-                  "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all); repeatable")
+                  "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
+                  "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "
+                  "repeatable")
       ->type_name("PASS|all");
 }
 
 GpuOptions gpu_options(const GpuFlags& flags) {
   validate_dump_request(flags.dump_after);
-  return gpu_options_from_text(flags.text);
+  GpuChoices choices;
+  choices.arch = flags.arch.empty() ? default_arch() : parse_arch(flags.arch);
+  if (!flags.block.empty()) choices.block = parse_tile_shape(flags.block, "block");
+  if (!flags.warp.empty()) choices.warp = parse_tile_shape(flags.warp, "warp");
+  if (!flags.mma.empty()) choices.mma = parse_mma_shape(flags.mma);
+  choices.split_k = flags.split_k;
+  choices.stages = flags.stages;
+  return gpu_options_from_choices(choices);
+}
+
+void refuse_gpu_flags(const GpuFlags& flags, const std::string& why) {
+  std::string given = flags.given();
+  if (!flags.dump_after.empty()) given += (given.empty() ? "" : ", ") + std::string("--dump-after");
+  if (!given.empty()) throw UserError(fmt::format("{}: GPU options, but {}", given, why));
 }
 
 }  // namespace polyfuse::tools

@@ -12,16 +12,28 @@
 
 namespace polyfuse::tools {
 
-// The flags as the user wrote them ("" = not given).
+// The flags as the user wrote them ("" and 0 = not given), and which were given.
 struct GpuFlags {
-  GpuOptionText text;
+  std::string arch, block, warp, mma;
+  int split_k = 0;
+  int stages = 0;
   std::vector<std::string> dump_after;
+  std::vector<CLI::Option*> registered;  // the tile options (not --dump-after), to see which were given
+
+  // The tile flags given on the command line ("--block, --warp"), "" when none.
+  std::string given() const;
 };
 
 // Registers the flags on `app`.
 void add_gpu_flags(CLI::App* app, GpuFlags& flags);
 
-// The options the flags select (gpu_options_from_text); also checks --dump-after.
+// The options the flags select, each value through its parser (gpu_options.h's parse_*,
+// the API's parsers too); no --arch: the present GPU's, else sm_90. Also checks
+// --dump-after.
 GpuOptions gpu_options(const GpuFlags& flags);
+
+// Throws UserError when a tile flag or --dump-after was given although the GPU path does
+// not run (`why`, e.g. "--target=cpu has its own blocking").
+void refuse_gpu_flags(const GpuFlags& flags, const std::string& why);
 
 }  // namespace polyfuse::tools

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "frontend/diagnostics.h"
+#include "polyfuse/errors.h"
 #include "tools/cli_spelling.h"
 #include "tools/command.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
     CLI::App app{"polyfuse: a polyhedral compiler from tensor comprehensions (.tc) to fused "
                  "tensor-core CUDA kernels and BRGEMM-based CPU code."};
     app.name("polyfuse");
+    app.footer(exit_codes_help);
     app.require_subcommand(1);
     std::vector<Command> commands;
     commands.push_back(add_compile_command(app));
@@ -36,6 +38,15 @@ int main(int argc, char** argv) {
   } catch (const UserError& error) {
     std::cerr << render_diagnostics(error.diagnostics(), "", cli_spelling);
     return exit_user_error;
+  } catch (const NoDeviceNeeded& error) {
+    std::cerr << "polyfuse: error: " << error.what() << "\n";
+    return exit_no_device;
+  } catch (const polyfuse::CompileError& error) {
+    std::cerr << error.what() << "\n";
+    return exit_user_error;
+  } catch (const polyfuse::EmulatorError& error) {
+    std::cerr << "polyfuse: error: " << error.what() << "\n";
+    return exit_check_failed;
   } catch (const InternalError& error) {
     std::cerr << "polyfuse: internal error: " << error.what() << "\n";
     return exit_internal_error;

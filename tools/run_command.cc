@@ -1,19 +1,21 @@
-// `polyfuse run`: compiles a .tc file, runs it once on random inputs (GPU if present, else
-// the emulator), checks it against the exact reference (each element within its derived
-// error bound: runtime/reference/compare.h) and prints `check: ok (...)`.
+// `polyfuse run`: compiles a .tc file, runs each def once on random inputs (GPU if present,
+// else the emulator; or the CPU target), checks it against the exact reference (each
+// element within its derived error bound: runtime/reference/compare.h) through the driver
+// (runtime/api/run_program.h) and prints `check: ok (...)`.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
-#include "frontend/diagnostics.h"
-#include "frontend/frontend.h"
 #include "polyfuse/device.h"
+#include "polyfuse_emu/emulator.h"
 #include "runtime/api/run_program.h"
-#include "runtime/cpu/run_on_cpu.h"
-#include "tools/cli_spelling.h"
+#include "runtime/reference/flops.h"
 #include "tools/command.h"
 #include "tools/gpu_flags.h"
+#include "tools/program_input.h"
 
 namespace polyfuse::tools {
 namespace {
@@ -28,61 +30,102 @@ struct RunOptions {
   std::uint64_t seed = 1;
   int repeat = 20;
   bool stats = false;
-  std::string kernel_source;  // --kernel-source FILE.cu
+  std::string kernel_source;  // --kernel-source FILE
 };
 
 Backend chosen_backend(const std::string& name) {
   if (name == "emu") return Backend::emu;
   if (name == "cuda") {
-    if (!cuda_device_available()) throw UserError("--backend=cuda: no CUDA device: " + cuda_device_description());
+    if (!cuda_device_available()) throw NoDeviceNeeded("--backend=cuda: " + cuda_device_description());
     return Backend::cuda;
   }
   return cuda_device_available() ? Backend::cuda : Backend::emu;
 }
 
-int run_run(const RunOptions& options) {
-  SizeBindings sizes;
-  for (const std::string& define : options.defines) add_size_binding(sizes, define);
-  SourceFile source = read_source_file(options.input);
-  bool cpu = options.target == "cpu";
-  RunRequest request;
-  if (!cpu) {
-    request.options = gpu_options(options.gpu);
-    request.backend = chosen_backend(options.backend);
+// The emulator runs at about 50 MFLOP/s of matmul work on one core (measured: 512^3 in ~6 s).
+constexpr double emulator_flops_per_second = 5e7;
+
+// Runs estimated to take longer than this many seconds are announced and show progress;
+// POLYFUSE_EMU_NOTICE_SECONDS sets it (0: every run).
+double notice_seconds() {
+  const char* value = std::getenv("POLYFUSE_EMU_NOTICE_SECONDS");
+  if (value == nullptr || *value == '\0') return 10;
+  char* end = nullptr;
+  const double seconds = std::strtod(value, &end);
+  if (*end != '\0' || !(seconds >= 0))
+    throw UserError(fmt::format("POLYFUSE_EMU_NOTICE_SECONDS={}: expected a number of seconds >= 0", value));
+  return seconds;
+}
+
+// On a long emulator run: says so before it starts, then prints the blocks done every few
+// seconds (stderr), until destroyed.
+class EmulatorProgress {
+ public:
+  EmulatorProgress(const Program& program, bool emulated) {
+    if (!emulated || !program.parameters.empty()) return;  // (the run refuses unbound sizes)
+    const double seconds = static_cast<double>(reference::reduction_flops(program)) / emulator_flops_per_second;
+    if (seconds < notice_seconds()) return;
+    std::cerr << fmt::format("run: {} on the emulator will take about {:.0f} s (CPU emulation of every thread; "
+                             "--backend=cuda on a GPU)\n",
+                             program.name, seconds);
+    emu::options().progress = [last = std::chrono::steady_clock::now()](std::uint64_t done, std::uint64_t blocks) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(3) && done < blocks) return;
+      last = now;
+      std::cerr << fmt::format("emu: {} of {} blocks ({:.0f}%)\n", done, blocks, 100.0 * done / blocks);
+    };
   }
+  ~EmulatorProgress() { emu::options().progress = nullptr; }
+  EmulatorProgress(const EmulatorProgress&) = delete;
+  EmulatorProgress& operator=(const EmulatorProgress&) = delete;
+};
+
+void print_report(const Program& program, const RunRequest& request, const RunReport& report, bool stats) {
+  const std::string where = request.target == Target::cpu ? "cpu" : to_string(request.backend);
+  std::cout << fmt::format("run: {} on {}\n{}\n", program.name, where, report.check.to_string());
+  if (report.timed_runs > 0) {
+    const double rate = report.flops_per_second();
+    std::cout << fmt::format("time: {:.4f} ms (median of {} runs){}\n", report.median_ms, report.timed_runs,
+                             rate <= 0       ? ""
+                             : rate >= 1e12 ? fmt::format(", {:.2f} TFLOP/s", rate * 1e-12)
+                                            : fmt::format(", {:.2f} GFLOP/s", rate * 1e-9));
+  }
+  if (stats) std::cout << report.stats.details();
+}
+
+int run_run(const RunOptions& options) {
+  ProgramInput input(options.input, options.defines);
+  RunRequest request;
+  request.target = options.target == "cpu" ? Target::cpu : Target::gpu;
   request.seed = options.seed;
   request.repeats = options.repeat;
-  if (!options.kernel_source.empty()) {
-    if (cpu) throw UserError("--kernel-source runs an edited CUDA kernel: it needs --target=gpu");
-    request.kernel_source = read_source_file(options.kernel_source).text;
-    request.kernel_source_name = options.kernel_source;
-  }
   try {
-    FrontendResult result = compile_source(source, sizes);
-    std::cerr << render_diagnostics(result.warnings, source.text, cli_spelling);
-    bool all_ok = true, found = false;
-    for (const Program& program : result.programs) {
-      if (!options.def.empty() && program.name != options.def) continue;
-      found = true;
-      if (cpu) {
-        cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, options.seed);
-        std::cout << fmt::format("run: {} on cpu\n{}\n", program.name, report.to_string());
-        all_ok = all_ok && report.check.ok;
-        continue;
-      }
-      RunReport report = run_program(program, request);
-      std::cout << fmt::format("run: {} on {}\n", program.name, to_string(request.backend));
-      std::cout << report.check.to_string() << "\n";
-      if (request.backend == Backend::cuda)
-        std::cout << fmt::format("time: {:.4f} ms (median of {} launches), {:.2f} TFLOP/s\n", report.median_ms,
-                                 request.repeats, report.tflops);
-      if (options.stats && !report.stats.empty()) std::cout << report.stats;
+    if (request.target == Target::cpu) {
+      refuse_gpu_flags(options.gpu, "--target=cpu has its own blocking");
+      if (options.backend != "auto") throw UserError("--backend chooses where the GPU kernel runs; --target=cpu runs C++ on this CPU");
+      if (options.stats) throw UserError("--stats prints the emulator's counters; --target=cpu runs no emulator");
+    } else {
+      request.options = gpu_options(options.gpu);
+      request.dumps = PassDumps{options.gpu.dump_after, &std::cerr};
+      request.backend = chosen_backend(options.backend);
+      if (options.stats && request.backend != Backend::emu)
+        throw UserError("--stats prints the emulator's counters; this run is on a GPU (profile it with ncu, or run "
+                        "with --backend=emu)");
+    }
+    if (!options.kernel_source.empty()) {
+      request.kernel_source = read_source_file(options.kernel_source).text;
+      request.kernel_source_name = options.kernel_source;
+    }
+    bool all_ok = true;
+    for (const Program* program : input.defs(options.def)) {
+      EmulatorProgress progress(*program, request.target == Target::gpu && request.backend == Backend::emu);
+      const RunReport report = run_program(*program, request);
+      print_report(*program, request, report, options.stats);
       all_ok = all_ok && report.check.ok;
     }
-    if (!found) throw UserError(fmt::format("--def {}: {} has no def of that name", options.def, source.name));
-    return all_ok ? exit_success : exit_user_error;
+    return all_ok ? exit_success : exit_check_failed;
   } catch (const UserError& error) {
-    std::cerr << render_diagnostics(error.diagnostics(), source.text, cli_spelling);
+    input.print(error);
     return exit_user_error;
   }
 }
@@ -92,9 +135,10 @@ int run_run(const RunOptions& options) {
 Command add_run_command(CLI::App& parent) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* app = parent.add_subcommand(
-      "run", "Compile a .tc file, run it once on random inputs (GPU if present, else the emulator) and check it "
-             "against the exact (f64) reference within derived error bounds; prints 'check: ok (...)' or "
-             "'check: FAILED (...)' and exits 0 or 1.");
+      "run", "Compile a .tc file, run each def once on random inputs (GPU if present, else the emulator; or the CPU "
+             "target) and check it against the exact (f64) reference within derived error bounds; prints "
+             "'check: ok (...)' or 'check: FAILED (...)'.");
+  app->footer(exit_codes_help);
   app->add_option("file", options->input, "The .tc source file")->required();
   app->add_option("-D,--define", options->defines, "Bind a size: -D NAME=VALUE (every size must be bound)")
       ->allow_extra_args(false)
@@ -103,18 +147,23 @@ Command add_run_command(CLI::App& parent) {
   app->add_option("--target", options->target, "gpu (the CUDA kernel: --backend) or cpu (BRGEMM-based C++)")
       ->check(CLI::IsMember({"gpu", "cpu"}))
       ->capture_default_str();
-  app->add_option("--backend", options->backend, "auto (GPU if present, else the emulator), cuda or emu")
+  app->add_option("--backend", options->backend, "GPU target: auto (GPU if present, else the emulator), cuda or emu")
       ->check(CLI::IsMember({"auto", "cuda", "emu"}))
       ->capture_default_str();
   app->add_option("--seed", options->seed, "Seed of the random inputs")->capture_default_str();
-  app->add_option("--repeat", options->repeat, "Timed launches on a GPU (the median is printed)")->capture_default_str();
+  app->add_option("--repeat", options->repeat,
+                  "Timed runs after the checked one, on a GPU or the CPU target (the median is printed; the emulator "
+                  "runs once, untimed)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app->add_flag("--stats", options->stats,
-                "Emulator: print 'stats: global_bytes_loaded=N global_bytes_stored=N shared_bank_conflicts=N', "
-                "then more counters");
+                "Emulator (--backend=emu): print every counter of the launch once ('stats: name=N ...') and the "
+                "bytes of each tensor");
   app->add_option("--kernel-source", options->kernel_source,
-                  "Run this .cu (an edited copy of what 'compile --emit=cuda -o' wrote for the same -D and tile "
-                  "options) in place of the generated kernel: same launch, inputs, reference check and emulator checks")
-      ->type_name("FILE.cu");
+                  "Run this file (an edited copy of what 'compile --emit=cuda -o' wrote for the same -D and tile "
+                  "options, or of --emit=cpu with --target=cpu) in place of the generated code: same launch, inputs, "
+                  "reference check and emulator checks")
+      ->type_name("FILE");
   add_gpu_flags(app, options->gpu);
   return Command{app, [options] { return run_run(*options); }};
 }

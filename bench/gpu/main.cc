@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
       std::cout << dry_run_listing(options, features, polyfuse::cuda_device_description());
       return exit_ok;
     }
-    const std::string arch = options.arch.empty() ? polyfuse::default_arch() : options.arch;
+    const std::string arch =
+        polyfuse::to_string(options.arch.empty() ? polyfuse::default_arch() : polyfuse::arch_from_string(options.arch));
     if (options.compile_only) return compile_only(options, arch);
     if (!polyfuse::cuda_device_available()) {
       std::cerr << "polyfuse-bench: error: " << polyfuse::cuda_device_description()

@@ -9,7 +9,7 @@ namespace polyfuse::bench {
 CompileOptions compile_options(const TileConfig& config, const std::string& arch) {
   CompileOptions options;
   options.backend = Backend::cuda;
-  options.arch = arch;
+  options.arch = arch_from_string(arch);
   options.block = config.block;
   options.warp = config.warp;
   options.stages = config.stages;

@@ -1,41 +1,37 @@
 #include "bench/gpu/tile_configs.h"
 
-#include <cstdio>
-
 namespace polyfuse::bench {
 
 std::string to_string(const TileConfig& config) {
   if (config.is_default()) return "default";
   std::string text;
   auto add = [&](const std::string& field) { text += (text.empty() ? "" : " ") + field; };
-  if (!config.block.empty()) add("block=" + config.block);
-  if (!config.warp.empty()) add("warp=" + config.warp);
+  if (config.block) add("block=" + polyfuse::to_string(*config.block));
+  if (config.warp) add("warp=" + polyfuse::to_string(*config.warp));
   if (config.stages != 0) add("stages=" + std::to_string(config.stages));
   if (config.split_k != 0) add("split_k=" + std::to_string(config.split_k));
   return text;
 }
 
 const std::vector<TileConfig>& tuning_configs() {
-  // {block, warp, stages, split_k}; "" and 0: the compiler's default.
+  // {block, warp, stages, split_k}; unset and 0: the compiler's default.
+  using T = TileShape;
   static const std::vector<TileConfig> configs = {
-      {"", "", 0, 0},
-      {"128x128x32", "64x32x32", 0, 0},
-      {"128x256x32", "", 0, 0},
-      {"256x128x32", "", 0, 0},
-      {"64x64x32", "32x32x32", 0, 0},
-      {"128x128x64", "", 0, 0},
-      {"128x128x32", "", 1, 0},
-      {"128x128x32", "", 0, 2},
+      {{}, {}, 0, 0},
+      {T{128, 128, 32}, T{64, 32, 32}, 0, 0},
+      {T{128, 256, 32}, {}, 0, 0},
+      {T{256, 128, 32}, {}, 0, 0},
+      {T{64, 64, 32}, T{32, 32, 32}, 0, 0},
+      {T{128, 128, 64}, {}, 0, 0},
+      {T{128, 128, 32}, {}, 1, 0},
+      {T{128, 128, 32}, {}, 0, 2},
   };
   return configs;
 }
 
 BlockExtents block_extents(const TileConfig& config) {
-  BlockExtents extents;
-  if (config.block.empty()) return extents;
-  long long m = 0, n = 0, k = 0;
-  if (std::sscanf(config.block.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) extents = {m, n, k};
-  return extents;
+  if (!config.block) return BlockExtents{};
+  return BlockExtents{config.block->m, config.block->n, config.block->k};
 }
 
 bool fits(const TileConfig& config, const ProblemSize& size) {

@@ -17,21 +17,23 @@
 // compiler rejects for an idiom (register budget) is reported once and skipped.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/gpu/sizes.h"
+#include "polyfuse/gpu_target.h"
 
 namespace polyfuse::bench {
 
-// One tile configuration: the CompileOptions fields it sets ("" / 0: the default).
+// One tile configuration: the CompileOptions fields it sets (unset / 0: the default).
 struct TileConfig {
-  std::string block;  // "128x256x32"
-  std::string warp;   // "64x32x32"
+  std::optional<TileShape> block;
+  std::optional<TileShape> warp;
   int stages = 0;
   int split_k = 0;
 
-  bool is_default() const { return block.empty() && warp.empty() && stages == 0 && split_k == 0; }
+  bool is_default() const { return !block && !warp && stages == 0 && split_k == 0; }
 };
 
 // "default", or "block=128x256x32 warp=64x32x32 stages=1 split_k=2" (only the fields set).

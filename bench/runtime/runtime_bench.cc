@@ -58,7 +58,7 @@ void nvrtc_compile(benchmark::State& state, const std::string& path) {
   try {
     const std::string source = load(path).cuda_source(options_for_bench());
     polyfuse::cuda::NvrtcOptions nvrtc;
-    nvrtc.arch = polyfuse::default_arch();
+    nvrtc.arch = polyfuse::to_string(polyfuse::default_arch());
     for (auto _ : state) benchmark::DoNotOptimize(polyfuse::cuda::nvrtc_compile(source, nvrtc, "bench"));
   } catch (const polyfuse::Error& e) {
     state.SkipWithError(first_line(e).c_str());
@@ -69,7 +69,7 @@ void cache_hit(benchmark::State& state, const std::string& path, bool from_disk)
   try {
     const std::string source = load(path).cuda_source(options_for_bench());
     polyfuse::cuda::NvrtcOptions nvrtc;
-    nvrtc.arch = polyfuse::default_arch();
+    nvrtc.arch = polyfuse::to_string(polyfuse::default_arch());
     polyfuse::cuda::KernelCache warm({true, bench_cache_dir()});
     warm.compile(source, nvrtc, "bench");
     for (auto _ : state) {

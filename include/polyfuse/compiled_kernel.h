@@ -12,6 +12,7 @@
 
 #include "polyfuse/arguments.h"
 #include "polyfuse/kernel_info.h"
+#include "polyfuse/launch_stats.h"
 #include "polyfuse/options.h"
 
 namespace polyfuse {
@@ -50,21 +51,20 @@ class CompiledKernel {
   // parameter. cuda backend: device pointers, asynchronous on `stream` (a CUstream or
   // cudaStream_t; nullptr: the default stream) in the current context, else device 0's
   // primary context. emu backend: host pointers; runs to completion, `stream` ignored.
+  // Returns the emulator's counters of this launch (none on a GPU).
   // Throws ArgumentError (count, sizes), NoDeviceError, CudaError, EmulatorError.
-  void launch(const std::vector<Arg>& args, void* stream = nullptr) const;
-  void launch(std::initializer_list<Arg> args, void* stream = nullptr) const {
-    launch(std::vector<Arg>(args), stream);
+  LaunchStats launch(const std::vector<Arg>& args, void* stream = nullptr) const;
+  LaunchStats launch(std::initializer_list<Arg> args, void* stream = nullptr) const {
+    return launch(std::vector<Arg>(args), stream);
   }
 
   // Runs the kernel on host buffers with either backend and waits for it: for cuda, the
   // tensors are copied to device memory, the kernel launched, and the outputs copied
   // back; for emu, the same as launch(). Tensor arguments must carry their byte size
-  // (std::vectors or Arg::buffer). The simplest way to run a kernel once.
-  void run_on_host(const std::vector<Arg>& args) const;
-  void run_on_host(std::initializer_list<Arg> args) const { run_on_host(std::vector<Arg>(args)); }
-
-  // Counters of this thread's most recent emulator launch ("stats: global_bytes_loaded=...").
-  static std::string last_emulator_stats();
+  // (std::vectors or Arg::buffer). The simplest way to run a kernel once. Returns the
+  // emulator's counters (none on a GPU).
+  LaunchStats run_on_host(const std::vector<Arg>& args) const;
+  LaunchStats run_on_host(std::initializer_list<Arg> args) const { return run_on_host(std::vector<Arg>(args)); }
 
   struct Impl;
   explicit CompiledKernel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}

@@ -5,15 +5,17 @@
 #include <cstddef>
 #include <string>
 
+#include "polyfuse/gpu_target.h"
+
 namespace polyfuse {
 
 // True when libcuda.so.1 loads and reports at least one device.
 bool cuda_device_available();
 // "NVIDIA H100 80GB HBM3 (sm_90)", or the reason there is none ("no CUDA device: ...").
 std::string cuda_device_description();
-// The present GPU's architecture ("sm_90"), else "sm_90". Newer GPUs than sm_90 map to
-// sm_90 (their driver JIT-compiles the PTX).
-std::string default_arch();
+// The present GPU's architecture, else sm_90. Newer GPUs than sm_90 map to sm_90 (their
+// driver JIT-compiles the PTX).
+Arch default_arch();
 // The NVRTC version in use, e.g. "13.0" ("" when built without the CUDA toolkit).
 std::string nvrtc_version();
 // The disk cache directory in use, or "" when the cache is disabled.

@@ -2,7 +2,10 @@
 // choices of the GPU path, NVRTC flags and the cache.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "polyfuse/gpu_target.h"
 
 namespace polyfuse {
 
@@ -15,13 +18,16 @@ enum class Backend {
 // "cuda" or "emu".
 std::string to_string(Backend backend);
 
-// Every choice of TensorProgram::compile. Empty strings and zeros mean "the default".
+// Every choice of TensorProgram::compile. Unset values and zeros mean "the default".
+// Values given as text (a configuration file, a command line) go through the parsers of
+// polyfuse/gpu_target.h, the ones `polyfuse compile` uses for its flags.
 struct CompileOptions {
   Backend backend = Backend::cuda;
-  std::string arch;     // "sm_80", "sm_86", "sm_89", "sm_90"; empty: the present GPU's, else sm_90
-  std::string block;    // block tile M×N×K, e.g. "128x128x32"; empty: the arch's default
-  std::string warp;     // warp tile, e.g. "64x64x32"
-  std::string mma;      // "m16n8k16", "16x16x8" or "32x32x8"
+  std::optional<Arch> arch;        // unset: the present GPU's (default_arch())
+  std::optional<TileShape> block;  // block tile M×N×K; unset: 128x128x32
+  std::optional<TileShape> warp;   // warp tile; unset: min(64, block) in M and N, block K / split_k
+                                   // in K, shrunk (N, then M) until a fused kernel's registers fit
+  std::optional<MmaShape> mma;     // unset: m16n8k16
   int split_k = 0;      // 1, 2 or 4 warps splitting k; 0: default
   int stages = 0;       // shared-memory buffers per operand (1 or 2); 0: default
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)

@@ -15,6 +15,7 @@
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
 #include "polyfuse/kernel_info.h"
+#include "polyfuse/launch_stats.h"
 #include "polyfuse/options.h"
 #include "polyfuse/tensor_program.h"
 #include "polyfuse/version.h"

@@ -83,7 +83,18 @@ CacheStatus status_of(cuda::CacheOutcome outcome) {
 }
 #endif
 
-void launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLaunch& launch) {
+// The public form of the emulator's counters, the buffers in the kernel's parameter order.
+LaunchStats launch_stats(const emu::Stats& stats, const LaunchMetadata& metadata) {
+  LaunchStats s;
+  s.emulated = true;
+  s.counters = stats.counters();
+  for (const KernelParameter& p : metadata.parameters)
+    for (const emu::BufferStats& b : stats.buffers)
+      if (b.name == p.name) s.buffers.push_back({b.name, b.bytes_loaded, b.bytes_stored});
+  return s;
+}
+
+LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLaunch& launch) {
   std::vector<std::unique_ptr<emu::ScopedBuffer>> buffers;
   std::vector<emu::KernelArg> args;
   for (std::size_t i = 0; i < launch.values.size(); ++i) {
@@ -97,9 +108,10 @@ void launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLaunch& l
     args.push_back(emu::KernelArg::pointer(v.pointer));
   }
   try {
-    k.emulated->launch(k.metadata.kernel, ::dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
-                       ::dim3(launch.block[0], launch.block[1], launch.block[2]),
-                       static_cast<std::size_t>(launch.dynamic_shared_bytes), args);
+    return launch_stats(k.emulated->launch(k.metadata.kernel, ::dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
+                                           ::dim3(launch.block[0], launch.block[1], launch.block[2]),
+                                           static_cast<std::size_t>(launch.dynamic_shared_bytes), args),
+                        k.metadata);
   } catch (const emu::EmulationError& e) {
     throw EmulatorError(e.what());
   }
@@ -129,14 +141,9 @@ const KernelInfo& CompiledKernel::info() const { return impl_->info; }
 std::string CompiledKernel::metadata_json() const { return to_json(impl_->metadata).dump(2) + "\n"; }
 CacheStatus CompiledKernel::cache_status() const { return impl_->cache_status; }
 
-std::string CompiledKernel::last_emulator_stats() { return emu::last_stats().summary(); }
-
-void CompiledKernel::launch(const std::vector<Arg>& args, void* stream) const {
+LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream) const {
   const api::PreparedLaunch launch = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
-  if (impl_->backend == Backend::emu) {
-    launch_emulated(*impl_, launch);
-    return;
-  }
+  if (impl_->backend == Backend::emu) return launch_emulated(*impl_, launch);
 #if POLYFUSE_HAVE_CUDA
   std::vector<std::uint64_t> storage(launch.values.size());  // a device pointer or an int, each
   std::vector<void*> params(launch.values.size());
@@ -151,17 +158,15 @@ void CompiledKernel::launch(const std::vector<Arg>& args, void* stream) const {
     params[i] = &storage[i];
   }
   impl_->loaded->launch(launch.grid, launch.block, static_cast<CUstream>(stream), params.data());
+  return LaunchStats{};
 #else
   (void)stream;
   throw NoDeviceError("no CUDA device: polyfuse was built without the CUDA toolkit");
 #endif
 }
 
-void CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
-  if (impl_->backend == Backend::emu) {
-    launch(args);
-    return;
-  }
+LaunchStats CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
+  if (impl_->backend == Backend::emu) return launch(args);
   // Check the host arguments first (counts, sizes), then mirror each tensor on the device.
   const api::PreparedLaunch host = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
   std::vector<DeviceBuffer> buffers;
@@ -188,6 +193,7 @@ void CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
       buffers[b].download(const_cast<void*>(args[i].data()), host.values[i].required_bytes);
     ++b;
   }
+  return LaunchStats{};
 }
 
 namespace api {

@@ -18,12 +18,12 @@ bool cuda_device_available() { return cuda::driver() != nullptr; }
 
 std::string cuda_device_description() { return cuda::device_description(); }
 
-std::string default_arch() {
+Arch default_arch() {
   const std::optional<int> cc = cuda::device_compute_capability();
-  if (!cc || *cc >= 90) return "sm_90";
-  if (*cc >= 89) return "sm_89";
-  if (*cc >= 86) return "sm_86";
-  return "sm_80";
+  if (!cc || *cc >= 90) return Arch::sm_90;
+  if (*cc >= 89) return Arch::sm_89;
+  if (*cc >= 86) return Arch::sm_86;
+  return Arch::sm_80;
 }
 
 std::string nvrtc_version() { return cuda::nvrtc_version(); }
@@ -72,7 +72,7 @@ void synchronize(void* stream) {
 
 bool cuda_device_available() { return false; }
 std::string cuda_device_description() { return "no CUDA device: polyfuse was built without the CUDA toolkit"; }
-std::string default_arch() { return "sm_90"; }
+Arch default_arch() { return Arch::sm_90; }
 std::string nvrtc_version() { return ""; }
 std::string cache_directory() { return ""; }
 void clear_memory_cache() {}

@@ -1,10 +1,13 @@
 #include "runtime/api/generate.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <isl/cpp.h>
 
 #include "codegen/cuda_emitter.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
+#include "polyfuse/device.h"
 #include "polyfuse/errors.h"
 #include "schedule/gpu_options.h"
 
@@ -30,21 +33,23 @@ template <class F> auto translating_errors(const std::string& text, F&& body) {
   }
 }
 
-const Program& find_def(const FrontendResult& result, const std::string& def, const std::string& name) {
-  if (result.programs.empty()) throw SourceError(name + ": the source defines no def");
-  if (def.empty()) return result.programs.front();
-  for (const Program& p : result.programs)
-    if (p.name == def) return p;
-  std::string known;
-  for (const Program& p : result.programs) known += (known.empty() ? "'" : ", '") + p.name + "'";
-  throw SourceError(name + ": no def '" + def + "' (the file defines " + known + ")");
-}
-
-GpuOptions gpu_options(const std::string& arch, const CompileOptions& options) {
-  return gpu_options_from_text(GpuOptionText{arch, options.block, options.warp, options.mma, options.split_k, options.stages});
+GpuOptions gpu_options(const CompileOptions& options) {
+  return gpu_options_from_choices(GpuChoices{options.arch.value_or(default_arch()), options.block, options.warp,
+                                             options.mma, options.split_k, options.stages});
 }
 
 }  // namespace
+
+const Program& select_def(const FrontendResult& result, const std::string& def, const std::string& source_name) {
+  if (result.programs.empty()) throw UserError(source_name + ": the source defines no def");
+  if (def.empty()) return result.programs.front();
+  std::vector<std::string> names;
+  for (const Program& p : result.programs) {
+    if (p.name == def) return p;
+    names.push_back(p.name);
+  }
+  throw UserError(fmt::format("`def` {}: {} has no def of that name (it has: {})", def, source_name, fmt::join(names, ", ")));
+}
 
 SourceSummary summarize_source(const std::string& text, const std::string& name, const Sizes& sizes) {
   return translating_errors(text, [&] {
@@ -52,19 +57,26 @@ SourceSummary summarize_source(const std::string& text, const std::string& name,
     SourceSummary summary;
     for (const Program& p : result.programs) {
       summary.defs.push_back(p.name);
-      summary.unbound_sizes[p.name] = p.parameters;
     }
     return summary;
   });
 }
 
-GeneratedKernel generate_cuda(const std::string& text, const std::string& name, const Sizes& sizes,
-                              const std::string& def, const std::string& arch, const CompileOptions& options) {
+std::vector<std::string> unbound_sizes(const std::string& text, const std::string& name, const Sizes& sizes,
+                                       const std::string& def) {
   return translating_errors(text, [&] {
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
-    const Program& program = find_def(result, def, name);
+    return select_def(result, def, name).parameters;
+  });
+}
+
+GeneratedKernel generate_cuda(const std::string& text, const std::string& name, const Sizes& sizes,
+                              const std::string& def, const CompileOptions& options) {
+  return translating_errors(text, [&] {
+    const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
+    const Program& program = select_def(result, def, name);
     CudaEmitRequest request;
-    request.options = gpu_options(arch, options);
+    request.options = gpu_options(options);
     EmittedKernel emitted = emit_cuda(program, request);
     return GeneratedKernel{std::move(emitted.source), std::move(emitted.metadata)};
   });

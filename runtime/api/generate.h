@@ -1,7 +1,8 @@
-// The one place where the runtime API meets the compiler: .tc text → checked defs →
-// CUDA source and launch metadata. Only generate.cc includes front-end and codegen
-// headers (the compiler's IR class is also called polyfuse::Program), and every compiler
-// exception is turned into a public polyfuse::Error here.
+// The compile half of the driver (its run/check half is run_program.h): .tc text → checked
+// defs → the selected def → CUDA source and launch metadata. The runtime API meets the
+// compiler only here (the compiler's IR class is also called polyfuse::Program), and every
+// compiler exception is turned into a public polyfuse::Error here; the command line uses
+// select_def for the same def lookup.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +11,29 @@
 #include <vector>
 
 #include "codegen/launch_metadata.h"
+#include "frontend/frontend.h"
 #include "polyfuse/options.h"
 
 namespace polyfuse::api {
 
 using Sizes = std::map<std::string, std::int64_t>;
 
-// What a source holds: its defs in order, and each def's unbound sizes.
+// What a source holds: its defs in order.
 struct SourceSummary {
   std::vector<std::string> defs;
-  std::map<std::string, std::vector<std::string>> unbound_sizes;  // by def
 };
+
+// The def named `def` of `result` ("" = the first), read from `source_name`. Throws
+// UserError naming the def and the file's defs: "`def` nope: gemm.tc has no def of that
+// name (it has: gemm)".
+const polyfuse::Program& select_def(const FrontendResult& result, const std::string& def, const std::string& source_name);
 
 // Parses and checks `text` with `sizes` bound. Throws SourceError.
 SourceSummary summarize_source(const std::string& text, const std::string& name, const Sizes& sizes);
+
+// The sizes of `def` ("" = the first) still unbound with `sizes`. Throws SourceError.
+std::vector<std::string> unbound_sizes(const std::string& text, const std::string& name, const Sizes& sizes,
+                                       const std::string& def);
 
 // A generated kernel.
 struct GeneratedKernel {
@@ -31,10 +41,11 @@ struct GeneratedKernel {
   LaunchMetadata metadata;
 };
 
-// Generates the CUDA kernel of `def` ("" = the first def) for `arch` with the tile
-// choices of `options`. Throws SourceError (program, options), Error (internal).
+// Generates the CUDA kernel of `def` ("" = the first def) with the architecture and tile
+// choices of `options` (unset arch: default_arch()). Throws SourceError (program,
+// options), Error (internal).
 GeneratedKernel generate_cuda(const std::string& text, const std::string& name, const Sizes& sizes,
-                              const std::string& def, const std::string& arch, const CompileOptions& options);
+                              const std::string& def, const CompileOptions& options);
 
 // Bytes of one element of `metadata`'s tensor parameter `index`.
 int element_bytes(const LaunchMetadata& metadata, std::size_t index);

@@ -6,30 +6,19 @@
 #include <algorithm>
 #include <chrono>
 
+#include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
 #include "frontend/diagnostics.h"
 #include "polyfuse/device.h"
-#include "polyfuse_emu/emulator.h"
+#include "polyfuse/errors.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/reference/element_rounding.h"
-#include "runtime/reference/tensor_data.h"
+#include "runtime/reference/flops.h"
 
 namespace polyfuse {
 namespace {
 
 using reference::TensorData;
-
-// 2 × the instances of every reduction statement (one multiply-add each).
-std::int64_t matmul_flops(const Program& program) {
-  std::int64_t flops = 0;
-  for (const Statement& statement : program.statements) {
-    if (!statement.is_reduction()) continue;
-    std::int64_t instances = 1;
-    for (const IterationIndex& index : statement.indices) instances *= reference::bound_extent(program, index.extent);
-    flops += 2 * instances;
-  }
-  return flops;
-}
 
 // The first line of `source` that starts with `prefix`, or "".
 std::string line_starting(const std::string& source, const std::string& prefix) {
@@ -42,21 +31,30 @@ std::string line_starting(const std::string& source, const std::string& prefix) 
   return "";
 }
 
-// The kernel source to run: the generated one, or the request's edited copy of it, which
-// must define the same kernel for the same launch configuration.
-std::string kernel_to_run(const RunRequest& request, const EmittedKernel& emitted) {
-  if (request.kernel_source.empty()) return emitted.source;
-  const std::string& name = request.kernel_source_name.empty() ? std::string("the kernel source") : request.kernel_source_name;
-  const std::string launch = line_starting(emitted.source, "// Launch:");
-  const std::string given = line_starting(request.kernel_source, "// Launch:");
-  if (!given.empty() && given != launch)
-    throw UserError(fmt::format("{} was generated for another launch configuration:\n  it says   {}\n  this run: {}\n"
-                                "compile and run with the same sizes and tile options",
-                                name, given, launch));
-  const std::string kernel = emitted.metadata.kernel;
-  if (request.kernel_source.find(" " + kernel + "(") == std::string::npos)
-    throw UserError(fmt::format("{} defines no kernel '{}' (the def's kernel)", name, kernel));
-  return request.kernel_source;
+// The source to build: the generated one, or the request's edited copy of it, which must
+// be code for the request's target, define `entry` and (CUDA) be for the same launch
+// configuration (its "// Launch:" line); then the request's edit, if any.
+std::string source_to_run(const RunRequest& request, const std::string& generated, const std::string& entry) {
+  std::string source = generated;
+  if (!request.kernel_source.empty()) {
+    const std::string& name =
+        request.kernel_source_name.empty() ? std::string("the kernel source") : request.kernel_source_name;
+    const bool cuda = request.kernel_source.find("__global__") != std::string::npos;
+    if (request.target == Target::cpu && cuda)
+      throw UserError(fmt::format("{} is a CUDA kernel; the CPU target runs the C++ of `emit=cpu`", name));
+    if (request.target == Target::gpu && !cuda)
+      throw UserError(fmt::format("{} defines no __global__ kernel; the GPU target runs the CUDA of `emit=cuda`", name));
+    const std::string launch = line_starting(generated, "// Launch:");
+    const std::string given = line_starting(request.kernel_source, "// Launch:");
+    if (!given.empty() && given != launch)
+      throw UserError(fmt::format("{} was generated for another launch configuration:\n  it says   {}\n  this run: {}\n"
+                                  "compile and run with the same sizes and tile options",
+                                  name, given, launch));
+    if (request.kernel_source.find(" " + entry + "(") == std::string::npos)
+      throw UserError(fmt::format("{} defines no kernel '{}' (the def's kernel)", name, entry));
+    source = request.kernel_source;
+  }
+  return request.edit_kernel_source ? request.edit_kernel_source(source) : source;
 }
 
 double median(std::vector<double> values) {
@@ -64,23 +62,35 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
-}  // namespace
+// Milliseconds `body` takes.
+template <class F> double milliseconds(F&& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
-RunReport run_program(const Program& program, const RunRequest& request) {
-  if (!program.parameters.empty())
-    throw UserError(fmt::format("def '{}': run needs every size bound; add `sizes` for {}", program.name,
-                                fmt::join(program.parameters, ", ")));
+// What running one target's code gave, before the check.
+struct Execution {
+  TensorData outputs;  // every tensor: the inputs, and the outputs as the code left them
+  LaunchStats stats;
+  std::vector<double> times_ms;
+  std::string library;
+  bool cached = false;
+};
+
+// The generated CUDA kernel on the emulator or a GPU, through the public API.
+Execution run_gpu(const Program& program, const RunRequest& request, const TensorData& inputs) {
   const Program& generated = request.kernel_program ? *request.kernel_program : program;
   CudaEmitRequest emit;
   emit.options = request.options;
+  emit.dumps = request.dumps;
   EmittedKernel emitted = emit_cuda(generated, emit);
   CompileOptions compile;
   compile.backend = request.backend;
   std::map<std::string, std::int64_t> sizes(generated.size_bindings.begin(), generated.size_bindings.end());
-  LaunchMetadata metadata = emitted.metadata;
-  CompiledKernel kernel = api::make_compiled_kernel(request.backend, kernel_to_run(request, emitted), metadata, sizes, compile);
-
-  TensorData inputs = reference::random_tensors(program, request.seed);
+  const LaunchMetadata metadata = emitted.metadata;
+  CompiledKernel kernel = api::make_compiled_kernel(
+      request.backend, source_to_run(request, emitted.source, metadata.kernel), metadata, sizes, compile);
 
   // Tensors in signature order (their encoded bytes), then the sizes left unbound.
   std::vector<const KernelParameter*> tensors;
@@ -92,15 +102,13 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   std::vector<std::vector<unsigned char>> storage;
   for (const KernelParameter* p : tensors) storage.push_back(reference::encode_tensor(p->element, inputs.at(p->name)));
 
-  RunReport report;
-  report.flops = matmul_flops(program);
+  Execution run;
+  run.cached = kernel.cache_status() == CacheStatus::memory_hit || kernel.cache_status() == CacheStatus::disk_hit;
   if (request.backend == Backend::emu) {
     std::vector<Arg> args;
     for (auto& buffer : storage) args.push_back(Arg::buffer(buffer.data(), buffer.size()));
     args.insert(args.end(), size_args.begin(), size_args.end());
-    kernel.run_on_host(args);
-    const emu::Stats& stats = emu::last_stats();
-    report.stats = stats.summary() + "\n" + stats.details();
+    run.stats = kernel.run_on_host(args);
   } else {
     std::vector<DeviceBuffer> device;
     std::vector<Arg> args;
@@ -113,22 +121,66 @@ RunReport run_program(const Program& program, const RunRequest& request) {
     kernel.launch(args);  // warm-up, and the results checked below
     synchronize();
     for (size_t i = 0; i < storage.size(); ++i) device[i].download(storage[i].data(), storage[i].size());
-    std::vector<double> times;
-    for (int r = 0; r < request.repeats; ++r) {
-      auto start = std::chrono::steady_clock::now();
-      kernel.launch(args);
-      synchronize();
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    report.median_ms = median(times);
-    report.tflops = report.median_ms > 0 ? report.flops / (report.median_ms * 1e9) : 0;
+    for (int r = 0; r < request.repeats; ++r)
+      run.times_ms.push_back(milliseconds([&] {
+        kernel.launch(args);
+        synchronize();
+      }));
   }
-  TensorData actual = inputs;
+  run.outputs = inputs;
   for (size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i]->kind == KernelParameter::Kind::output)
-      reference::decode_tensor(tensors[i]->element, storage[i], actual.at(tensors[i]->name));
-  if (request.evaluate_reference) report.check = reference::check_outputs(program, inputs, actual);
-  report.outputs = std::move(actual);
+      reference::decode_tensor(tensors[i]->element, storage[i], run.outputs.at(tensors[i]->name));
+  return run;
+}
+
+// The CPU target's C++, built into a shared object (runtime/cpu) and called on the
+// tensors in the order of the def's signature.
+Execution run_cpu(const Program& program, const RunRequest& request, const TensorData& inputs) {
+  const std::string entry = cpu_entry_name(program.name);
+  const cpu_runtime::CpuModule module = cpu_runtime::CpuModule::load(
+      source_to_run(request, emit_cpu(program, request.cpu_schedule), entry), entry, request.cpu_build);
+  std::vector<std::vector<unsigned char>> buffers;  // each tensor in its element type
+  std::vector<void*> pointers;
+  std::vector<const Tensor*> parameters;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role == TensorRole::temporary) continue;
+    parameters.push_back(&tensor);
+    buffers.push_back(reference::encode_tensor(tensor.type, inputs.at(tensor.name)));
+  }
+  for (std::vector<unsigned char>& buffer : buffers) pointers.push_back(buffer.data());
+
+  Execution run;
+  module(pointers.data());  // the checked run
+  run.outputs = inputs;
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    if (parameters[i]->role == TensorRole::output)
+      reference::decode_tensor(parameters[i]->type, buffers[i], run.outputs.at(parameters[i]->name));
+  for (int r = 0; r < request.repeats; ++r) run.times_ms.push_back(milliseconds([&] { module(pointers.data()); }));
+  run.library = module.library_path();
+  run.cached = module.from_cache();
+  return run;
+}
+
+}  // namespace
+
+const char* to_string(Target target) { return target == Target::gpu ? "gpu" : "cpu"; }
+
+RunReport run_program(const Program& program, const RunRequest& request) {
+  if (!program.parameters.empty())
+    throw UserError(fmt::format("def '{}': run needs every size bound; add `sizes` for {}", program.name,
+                                fmt::join(program.parameters, ", ")));
+  const TensorData inputs = reference::random_tensors(program, request.seed);
+  Execution run = request.target == Target::cpu ? run_cpu(program, request, inputs) : run_gpu(program, request, inputs);
+  RunReport report;
+  report.stats = std::move(run.stats);
+  report.median_ms = median(run.times_ms);
+  report.timed_runs = static_cast<int>(run.times_ms.size());
+  report.flops = reference::reduction_flops(program);
+  report.library = std::move(run.library);
+  report.cached = run.cached;
+  if (request.evaluate_reference) report.check = reference::check_outputs(program, inputs, run.outputs);
+  report.outputs = std::move(run.outputs);
   return report;
 }
 

@@ -51,21 +51,15 @@ const std::map<std::string, std::int64_t>& TensorProgram::sizes() const { return
 std::vector<std::string> TensorProgram::defs() const { return impl_->defs; }
 
 std::vector<std::string> TensorProgram::unbound_sizes(const std::string& def) const {
-  const api::SourceSummary summary = api::summarize_source(impl_->text, impl_->name, impl_->sizes);
-  const std::string& name = def.empty() ? summary.defs.front() : def;
-  const auto it = summary.unbound_sizes.find(name);
-  if (it == summary.unbound_sizes.end()) throw SourceError(impl_->name + ": no def '" + name + "'");
-  return it->second;
+  return api::unbound_sizes(impl_->text, impl_->name, impl_->sizes, def);
 }
 
 std::string TensorProgram::cuda_source(const CompileOptions& options, const std::string& def) const {
-  const std::string arch = options.arch.empty() ? default_arch() : options.arch;
-  return api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, arch, options).source;
+  return api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options).source;
 }
 
 CompiledKernel TensorProgram::compile(const CompileOptions& options, const std::string& def) const {
-  const std::string arch = options.arch.empty() ? default_arch() : options.arch;
-  api::GeneratedKernel generated = api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, arch, options);
+  api::GeneratedKernel generated = api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options);
   return api::make_compiled_kernel(options.backend, std::move(generated.source), std::move(generated.metadata),
                                    impl_->sizes, options);
 }

@@ -19,11 +19,6 @@ namespace polyfuse::cpu_runtime {
 namespace fs = std::filesystem;
 namespace {
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 std::string read_file(const fs::path& path) {
   std::ifstream file(path, std::ios::binary);
   std::ostringstream text;

@@ -1,6 +1,7 @@
-// Runs a program's generated CUDA kernel on the emulator with random inputs and checks
-// it against the exact reference (runtime/reference: check_outputs). Every size must be
-// bound.
+// Runs a program's generated CUDA kernel on the emulator through the driver
+// (runtime/api/run_program.h) with random inputs and checks it against the exact reference
+// (runtime/reference: check_outputs). Every size must be bound. Each run takes the test's
+// next thread schedule (tests/support/emu_schedules.h) unless one is given.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "frontend/program.h"
+#include "polyfuse/launch_stats.h"
 #include "polyfuse_emu/emulator.h"
 #include "runtime/reference/compare.h"
 #include "schedule/gpu_options.h"
@@ -17,8 +19,8 @@ namespace polyfuse::testing {
 
 struct EmuRun {
   reference::CheckReport check;
-  emu::Stats stats;
-  reference::TensorData outputs;  // every input and output after the run, decoded
+  LaunchStats stats;               // the emulator's counters
+  reference::TensorData outputs;   // every input and output after the run, decoded
 };
 
 // Edits the generated CUDA text before it is built (a hand-edited kernel).
@@ -31,10 +33,9 @@ struct EmuRunOptions {
   std::optional<emu::Schedule> schedule;   // default: next_emu_schedule() (tests/support)
 };
 
-// Emits, builds (cached), runs and compares. With `kernel_program` (the same def with
-// sizes left unbound) the kernel is generated from it and gets `program`'s sizes as
-// arguments, so one build serves every shape. Each run takes the test's next thread
-// schedule (emu_schedules.h) unless one is given. Emulator errors are thrown.
+// Emits, builds (cached), runs and checks. With `kernel_program` (the same def with sizes
+// left unbound) the kernel is generated from it and gets `program`'s sizes as arguments,
+// so one build serves every shape. Emulator errors are thrown as polyfuse::EmulatorError.
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const EmuRunOptions& run);
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed = 1,
                        const Program* kernel_program = nullptr);

@@ -22,10 +22,10 @@ void expect_ok(const std::string& source, const SizeBindings& sizes, const GpuOp
   EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << source;
   std::int64_t m = sizes.at("M"), n = sizes.at("N");
-  const emu::BufferStats* d = run.stats.buffer("D");
+  const LaunchStats::Buffer* d = run.stats.buffer("D");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->bytes_stored, static_cast<std::uint64_t>(m * n * 2)) << "D stored exactly once";
-  EXPECT_EQ(run.stats.global_bytes_stored, static_cast<std::uint64_t>(m * n * 2)) << "only the live-out is stored";
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(m * n * 2)) << "only the live-out is stored";
 }
 
 const SizeBindings sizes{{"M", 128}, {"N", 128}, {"K", 64}};
@@ -79,7 +79,7 @@ TEST(FusedEmu, BatchedWithEpilogue) {
   Program program = compile_program(source, {{"B", 3}, {"M", 64}, {"N", 128}, {"K", 64}});
   EmuRun run = run_on_emulator(program, small_tiles());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 3u * 64 * 128 * 2);
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 3u * 64 * 128 * 2);
 }
 
 // Split-K (§V-D2) with a fused epilogue: the k-splits' accumulators are added before the
@@ -107,7 +107,7 @@ TEST(FusedEmu, SplitKWithAnEpilogueAndTheMatmulResultLiveOut) {
   Program program = compile_program(source, {{"M", 96}, {"N", 72}, {"K", 136}});
   EmuRun run = run_on_emulator(program, o);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 2u * 96 * 72 * 2) << "C and D, each stored once";
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 2u * 96 * 72 * 2) << "C and D, each stored once";
 }
 
 TEST(FusedEmu, LoadsEachInputTileOncePerBlockPerKStep) {
@@ -126,7 +126,7 @@ TEST(FusedEmu, GemmAloneStoresExactlyC) {
   Program program = compile_program(gemm_source("f16", true, true), {{"M", 128}, {"N", 64}, {"K", 64}});
   EmuRun run = run_on_emulator(program, small_tiles());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 128u * 64 * 2);
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 128u * 64 * 2);
 }
 
 }  // namespace
@@ -145,7 +145,7 @@ TEST(FusedEmu, TwoMatmulsFeedingAnAdd) {
   o.warp = {32, 32, 32};
   EmuRun run = run_on_emulator(program, o);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 128u * 128 * 2) << "only D is stored";
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 128u * 128 * 2) << "only D is stored";
 }
 
 TEST(FusedEmu, TwoMatmulsWithDifferentReductionSizes) {
@@ -160,7 +160,7 @@ TEST(FusedEmu, TwoMatmulsWithDifferentReductionSizes) {
   o.warp = {32, 32, 32};
   EmuRun run = run_on_emulator(program, o);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 64u * 128 * 2);
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 64u * 128 * 2);
 }
 
 }  // namespace
@@ -182,7 +182,7 @@ TEST(FusedEmu, PrologueStatementReluGemm) {
   Program program = compile_program(read_text_file(source_path("examples/relu_gemm.tc")), {{"M", 128}, {"N", 64}, {"K", 96}});
   EmuRun run = run_on_emulator(program, prologue_tiles());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.global_bytes_stored, 128u * 64 * 2) << "the prologue's temporary is never stored";
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), 128u * 64 * 2) << "the prologue's temporary is never stored";
 }
 
 TEST(FusedEmu, InlineProloguesOnBothOperandsWithAnEpilogue) {

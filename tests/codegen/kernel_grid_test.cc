@@ -106,7 +106,7 @@ TEST(KernelGrid, AGridNarrowerThanAStatementIsACompilerBug) {
   GpuOptions o;
   isl::set params(context.ctx(), "[M, N, K, blockIdx_y, blockIdx_x, warp_y, warp_x, warp_k] -> { : }");
   KernelGrid narrow = kernel_grid(plan, o);
-  narrow.rows = "128";  // one row of blocks, whatever M is
+  narrow.rows = Size{"", 128};  // one row of blocks, whatever M is
   EXPECT_THROW(check_grid_covers_statements(plan, narrow, kernel_context(plan, o, params)), InternalError);
 }
 

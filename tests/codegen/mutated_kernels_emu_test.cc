@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "emu_harness.h"
+#include "polyfuse/errors.h"
 #include "gemm_programs.h"
 #include "support/golden.h"
 
@@ -83,7 +84,7 @@ std::string run_mutant(const Mutant& m, const char* schedule, int& edits) {
   };
   try {
     run_on_emulator(gemm_bias_relu(), small_tiles(m.stages), how);
-  } catch (const emu::EmulationError& e) {
+  } catch (const EmulatorError& e) {  // the emulator's EmulationError, through the API
     return e.what();
   }
   return {};

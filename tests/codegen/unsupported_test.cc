@@ -114,7 +114,7 @@ TEST(UnsupportedOnGpu, PrologueIntoAnOutput) {
 TEST(UnsupportedOnGpu, EpilogueInputReadTransposed) {
   EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B, f16(N, M) R) -> (f16(M, N) D) {\n"
                      "  C(m, n) +=! A(m, k) * B(k, n)\n  D(m, n) = C(m, n) + R(n, m)\n}\n",
-                     gpu_options_from_text({})),
+                     gpu_options_from_choices({})),
             "3:23: epilogue operand R: an epilogue reads a tensor indexed by the result's row and column indices in "
             "that order (last), or a vector broadcast along one of them");
 }
@@ -122,7 +122,7 @@ TEST(UnsupportedOnGpu, EpilogueInputReadTransposed) {
 TEST(UnsupportedOnGpu, EpilogueInputWithTheBatchBetweenRowsAndColumns) {
   EXPECT_EQ(error_of("def f(f16(B, M, K) A, f16(B, K, N) W, f16(M, B, N) R) -> (f16(B, M, N) D) {\n"
                      "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n  D(b, m, n) = C(b, m, n) + R(m, b, n)\n}\n",
-                     gpu_options_from_text({})),
+                     gpu_options_from_choices({})),
             "3:29: epilogue operand R: an epilogue reads a tensor indexed by the result's row and column indices in "
             "that order (last), or a vector broadcast along one of them");
 }
@@ -141,12 +141,12 @@ TEST(UnsupportedOnGpu, OutputsOfDifferentShapesWithUnboundSizes) {
 // needs tiles + scratch (163,840 + 16 warps x 1 KiB), not the larger of the two, which the
 // option check alone compares with the limit (this kernel was emitted before).
 TEST(UnsupportedOnGpu, SharedTilesOfSeveralMatmulsPlusScratchOverTheLimit) {
-  GpuOptionText text;
-  text.arch = "sm_80";
-  text.block = "64x256x128";
+  GpuChoices choices;
+  choices.arch = Arch::sm_80;
+  choices.block = TileShape{64, 256, 128};
   EXPECT_EQ(error_of("def add_gemms(f16(M, K) A, f16(K, N) B, f16(M, K) C, f16(K, N) D) -> (f16(M, N) E) {\n"
                      "  X(m, n) +=! A(m, k) * B(k, n)\n  Y(m, n) +=! C(m, k) * D(k, n)\n  E(m, n) = X(m, n) + Y(m, n)\n}\n",
-                     gpu_options_from_text(text)),
+                     gpu_options_from_choices(choices)),
             "def 'add_gemms': the shared tiles of its 2 matmul(s) (2 stage(s) of block tile 64x256x128) and the "
             "accumulator reorder scratch need 180224 bytes of shared memory per block; sm_80 allows 166912 (13312 bytes "
             "over): use a smaller block tile or fewer stages");
@@ -155,7 +155,7 @@ TEST(UnsupportedOnGpu, SharedTilesOfSeveralMatmulsPlusScratchOverTheLimit) {
 TEST(UnsupportedOnGpu, InPlaceEpilogueUpdatesAreSupported) {
   EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
                      "  C(m, n) = relu(C(m, n))\n  C(m, n) = C(m, n) * 2\n}\n",
-                     gpu_options_from_text({})),
+                     gpu_options_from_choices({})),
             "");
 }
 

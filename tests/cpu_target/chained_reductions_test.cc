@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <regex>
 
-#include "runtime/cpu/run_on_cpu.h"
+#include "runtime/api/run_program.h"
 #include "support/golden.h"
 #include "test_programs.h"
 
@@ -21,15 +21,17 @@ TEST(ChainedReductions, FourFcReluLayersPassOnEverySeed) {
   const std::string text = read_text_file(source_path("tests/programs/4fcrelu.tc"));
   ASSERT_FALSE(text.empty());
   const SizeBindings sizes{{"B", 32}, {"M", 512}, {"N", 256}, {"O", 128}, {"P", 64}, {"Q", 16}};
-  cpu_runtime::CpuRunOptions options;
-  options.schedule.target = default_cpu_target();
-  options.timed_runs = 0;
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
   // f32 as TC has it; f16 and bf16 store every layer's output rounded.
   for (const char* type : {"f32", "f16", "bf16"}) {
     const Program program = compile_text(std::regex_replace(text, std::regex(R"(\bf32\()"), std::string(type) + "("),
                                          sizes, "4fcrelu.tc");
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-      const cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, seed, options);
+      request.seed = seed;
+      const RunReport report = run_program(program, request);
       EXPECT_TRUE(report.check.ok) << type << " seed " << seed << ": " << report.check.to_string();
       EXPECT_GT(report.check.max_abs_err, 0) << type << " seed " << seed;
       EXPECT_EQ(report.check.compared, 32 * (256 + 128 + 64 + 16));

@@ -1,11 +1,11 @@
-// Every example built for the CPU, run on random inputs and checked against the
-// reference evaluator: shapes that are not multiples of any block (1, 7, 33, 100) and
+// Every example built for the CPU, run through the driver (runtime/api/run_program.h) on
+// random inputs and checked against the exact reference: shapes that are not multiples of any block (1, 7, 33, 100) and
 // larger ones, every element type, small blocks (so every edge and k-slice path runs)
 // and the default Goto blocking. One shared object per (program, sizes), cached.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
-#include "runtime/cpu/run_on_cpu.h"
+#include "runtime/api/run_program.h"
 #include "test_programs.h"
 
 namespace polyfuse::testing {
@@ -61,11 +61,13 @@ TEST_P(RunExample, MatchesTheReference) {
         text.find(" " + size + ")") != std::string::npos)
       sizes[size] = value;
   const Program program = compile_text(text, sizes, c.example + ".tc");
-  cpu_runtime::CpuRunOptions options;
-  options.schedule.target = default_cpu_target();
-  if (c.small_blocks) options.schedule.blocking = {32, 24, 32};
-  options.timed_runs = 0;
-  const cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, 42, options);
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  if (c.small_blocks) request.cpu_schedule.blocking = {32, 24, 32};
+  request.repeats = 0;
+  request.seed = 42;
+  const RunReport report = run_program(program, request);
   EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
   EXPECT_EQ(report.check.compared > 0, true);
 }
@@ -79,12 +81,21 @@ INSTANTIATE_TEST_SUITE_P(Examples, RunExample, ::testing::ValuesIn(run_cases()),
 namespace polyfuse::testing {
 namespace {
 
-cpu_runtime::CpuRunOptions quick_options() {
-  cpu_runtime::CpuRunOptions options;
-  options.schedule.target = default_cpu_target();
-  options.schedule.blocking = {32, 24, 32};
-  options.timed_runs = 0;
-  return options;
+// The CPU target with small blocks, untimed, on the inputs of `seed`.
+RunRequest quick_request(std::uint64_t seed) {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.cpu_schedule.blocking = {32, 24, 32};
+  request.repeats = 0;
+  request.seed = seed;
+  return request;
+}
+
+// `request` running `source` in place of the emitted C++.
+RunRequest with_source(RunRequest request, std::string source) {
+  request.kernel_source = std::move(source);
+  return request;
 }
 
 // The check is not vacuous: emitted code with a first touch that keeps the (random)
@@ -92,37 +103,37 @@ cpu_runtime::CpuRunOptions quick_options() {
 TEST(RunCheck, WrongCodeFailsTheCheck) {
   const Program gemm =
       compile_text(example_text("gemm", "f32"), {{"M", 40}, {"N", 30}, {"K", 20}});
-  std::string accumulating = emit_cpu(gemm, quick_options().schedule);
+  std::string accumulating = emit_cpu(gemm, quick_request(3).cpu_schedule);
   const std::size_t first_touch = accumulating.find(".accumulate = false");
   ASSERT_NE(first_touch, std::string::npos);
   accumulating.replace(first_touch, 19, ".accumulate = true");  // C starts from random values
-  const auto report = cpu_runtime::run_source_on_cpu(gemm, accumulating, 3, quick_options());
+  const auto report = run_program(gemm, with_source(quick_request(3), accumulating));
   EXPECT_FALSE(report.check.ok);
   EXPECT_EQ(report.check.to_string().rfind("check: FAILED (", 0), 0u) << report.check.to_string();
 
   const Program program =
       compile_text(example_text("gemm_bias_relu"), {{"M", 40}, {"N", 30}, {"K", 20}});
-  std::string no_bias = emit_cpu(program, quick_options().schedule);
+  std::string no_bias = emit_cpu(program, quick_request(3).cpu_schedule);
   const std::size_t bias = no_bias.find("bias + n0");
   ASSERT_NE(bias, std::string::npos);
   no_bias.replace(bias, 9, "bias + 0 ");  // every column block reads the first bias values
-  EXPECT_FALSE(cpu_runtime::run_source_on_cpu(program, no_bias, 3, quick_options()).check.ok);
+  EXPECT_FALSE(run_program(program, with_source(quick_request(3), no_bias)).check.ok);
 }
 
-TEST(RunCheck, ReportPrintsCheckAndTime) {
+TEST(RunCheck, ReportHasCheckTimeAndFlops) {
   const Program program = compile_text(example_text("gemm"), {{"M", 64}, {"N", 64}, {"K", 64}});
-  cpu_runtime::CpuRunOptions options = quick_options();
-  options.timed_runs = 2;
-  const cpu_runtime::RunReport report = cpu_runtime::run_on_cpu(program, 1, options);
+  RunRequest request = quick_request(1);
+  request.repeats = 2;
+  const RunReport report = run_program(program, request);
   EXPECT_TRUE(report.check.ok);
-  EXPECT_DOUBLE_EQ(report.flops, 2.0 * 64 * 64 * 64);
-  EXPECT_GT(report.gflops(), 0);
-  const std::string text = report.to_string();
-  EXPECT_EQ(text.rfind("check: ok (max abs err ", 0), 0u) << text;
-  EXPECT_NE(text.find("\ntime: "), std::string::npos) << text;
-  EXPECT_NE(text.find(" GFLOP/s)"), std::string::npos) << text;
+  EXPECT_EQ(report.flops, 2 * 64 * 64 * 64);
+  EXPECT_EQ(report.timed_runs, 2);
+  EXPECT_GT(report.median_ms, 0);
+  EXPECT_GT(report.flops_per_second(), 0);
+  EXPECT_EQ(report.check.to_string().rfind("check: ok (max abs err ", 0), 0u) << report.check.to_string();
+  EXPECT_FALSE(report.library.empty());
   // A second load of the same code comes from the cache.
-  EXPECT_TRUE(cpu_runtime::run_on_cpu(program, 1, options).cached);
+  EXPECT_TRUE(run_program(program, request).cached);
 }
 
 // More than the examples: column-major operands, `+=` into an output, a factor prologue,
@@ -143,7 +154,7 @@ TEST(RunCheck, MoreIdioms) {
   };
   for (const auto& [text, sizes] : programs) {
     const Program program = compile_text(text, sizes);
-    const auto report = cpu_runtime::run_on_cpu(program, 5, quick_options());
+    const auto report = run_program(program, quick_request(5));
     EXPECT_TRUE(report.check.ok) << program.name << ": " << report.check.to_string() << "\n"
                                  << report.library;
   }

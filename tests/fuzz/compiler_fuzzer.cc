@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!run_stage("frontend", text, [&] { result = compile_source(SourceFile{"fuzz.tc", text}, small_sizes(text)); }))
     return 0;
   render_diagnostics(result.warnings, text);
-  const GpuOptions gpu = gpu_options_from_text(GpuOptionText{});
+  const GpuOptions gpu = gpu_options_from_choices(GpuChoices{});
   const CpuScheduleOptions cpu;  // the fixed default target: findings replay on any machine
   for (const Program& program : result.programs) {
     run_stage("ir", text, [&] { print_program(program); });

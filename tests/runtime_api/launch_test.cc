@@ -43,13 +43,17 @@ TEST(EmuLaunch, HandwrittenKernelOnHostBuffersWithSizeArgument) {
   EXPECT_TRUE(k.cubin().empty());
   const int n = 1000;  // not a multiple of the 256 elements of one block
   std::vector<__half> x = pattern(1024, 1), y(1024, __half(-7.0f));
-  k.launch({x, y, n});
+  const polyfuse::LaunchStats stats = k.launch({x, y, n});
   for (int i = 0; i < 1024; ++i) {
     const float expected = i < n ? std::max(0.f, 2.f * float(x[i])) : -7.f;
     ASSERT_EQ(float(y[i]), expected) << i;
   }
-  EXPECT_NE(polyfuse::CompiledKernel::last_emulator_stats().find("global_bytes_loaded=2000"), std::string::npos)
-      << polyfuse::CompiledKernel::last_emulator_stats();
+  // The launch returns its own counters.
+  EXPECT_TRUE(stats.emulated);
+  EXPECT_EQ(stats.counter("global_bytes_loaded"), 2000u);
+  EXPECT_EQ(stats.summary().rfind("stats: global_bytes_loaded=2000 global_bytes_stored=2000 ", 0), 0u) << stats.summary();
+  ASSERT_NE(stats.buffer("y"), nullptr);
+  EXPECT_EQ(stats.buffer("y")->bytes_stored, 2000u);
 }
 
 TEST(EmuLaunch, GeneratedGemmMatchesReference) {

@@ -37,7 +37,7 @@ TEST(TensorProgram, SourceErrorsNameThePlace) {
   auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
   EXPECT_THROW(program.bind("M", 0), polyfuse::SourceError);
   polyfuse::CompileOptions bad;
-  bad.arch = "sm_42";
+  bad.warp = polyfuse::TileShape{48, 48, 32};  // not a multiple of the 16x8x16 MMA
   EXPECT_THROW(program.compile(bad), polyfuse::SourceError);
   EXPECT_THROW(program.compile({}, "no_such_def"), polyfuse::SourceError);
 }
@@ -56,14 +56,37 @@ TEST(TensorProgram, OptionErrorsNameTheApiOption) {
     EXPECT_EQ(std::string(e.what()), "polyfuse: error: split_k must be 1, 2 or 4, got 3\n");
   }
   options.split_k = 0;
-  options.block = "64x64";
+  options.block = polyfuse::TileShape{64, 64, 0};
   try {
     program.compile(options);
-    FAIL() << "block = 64x64 was accepted";
+    FAIL() << "block = 64x64x0 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "polyfuse: error: block 64x64x0: every extent of a tile must be at least 1\n");
+  }
+}
+
+// The parsers the CLI uses for its flags, as the API offers them.
+TEST(TensorProgram, OptionValuesParseFromTheirSpellings) {
+  EXPECT_EQ(polyfuse::tile_shape_from_string("128x256x32"), (polyfuse::TileShape{128, 256, 32}));
+  EXPECT_EQ(polyfuse::arch_from_string("sm_86"), polyfuse::Arch::sm_86);
+  EXPECT_EQ(polyfuse::mma_shape_from_string("32x32x8"), polyfuse::MmaShape::m32n32k8);
+  EXPECT_EQ(polyfuse::to_string(polyfuse::TileShape{64, 32, 16}), "64x32x16");
+  EXPECT_EQ(polyfuse::to_string(polyfuse::Arch::sm_89), "sm_89");
+  try {
+    polyfuse::tile_shape_from_string("64x64");
+    FAIL() << "64x64 was accepted";
   } catch (const polyfuse::SourceError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "polyfuse: error: block: expected MxNxK with three positive integers (e.g. 128x128x32), got '64x64'\n");
+              "polyfuse: error: tile: expected MxNxK with three positive integers (e.g. 128x128x32), got '64x64'\n");
   }
+  try {
+    polyfuse::arch_from_string("sm_70");
+    FAIL() << "sm_70 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "polyfuse: error: arch: unknown architecture 'sm_70' (expected sm_80, sm_86, sm_89 or sm_90)\n");
+  }
+  EXPECT_THROW(polyfuse::mma_shape_from_string("m16n8k8"), polyfuse::SourceError);
 }
 
 class CompileForArch : public ::testing::TestWithParam<const char*> {};
@@ -72,7 +95,7 @@ TEST_P(CompileForArch, GemmCompilesToCubinWithoutGpuAndIsCached) {
   auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
   program.bind({{"M", 256}, {"N", 256}, {"K", 128}});
   polyfuse::CompileOptions options;
-  options.arch = GetParam();
+  options.arch = polyfuse::arch_from_string(GetParam());
   const polyfuse::CompiledKernel kernel = program.compile(options);
   EXPECT_EQ(kernel.backend(), polyfuse::Backend::cuda);
   EXPECT_GT(kernel.cubin().size(), 1000u);
@@ -99,10 +122,10 @@ INSTANTIATE_TEST_SUITE_P(Arch, CompileForArch, ::testing::Values("sm_80", "sm_90
 
 TEST(Device, DefaultArchIsTheGpusElseSm90) {
   if (!polyfuse::cuda_device_available()) {
-    EXPECT_EQ(polyfuse::default_arch(), "sm_90");
+    EXPECT_EQ(polyfuse::default_arch(), polyfuse::Arch::sm_90);
     EXPECT_EQ(polyfuse::cuda_device_description().rfind("no CUDA device", 0), 0u);
   } else {
-    EXPECT_EQ(polyfuse::default_arch().rfind("sm_", 0), 0u);
+    EXPECT_EQ(polyfuse::to_string(polyfuse::default_arch()).rfind("sm_", 0), 0u);
   }
   EXPECT_FALSE(polyfuse::nvrtc_version().empty());
 }

@@ -8,12 +8,12 @@ static StatementDims dims(const char* statement, std::vector<std::string> batch,
   d.batch = std::move(batch);
   d.m = "m";
   d.n = "n";
-  d.m_extent = "M";
-  d.n_extent = "N";
-  for (size_t i = 0; i < d.batch.size(); ++i) d.batch_extents.push_back("B");
+  d.m_extent = Size{"M"};
+  d.n_extent = Size{"N"};
+  for (size_t i = 0; i < d.batch.size(); ++i) d.batch_extents.push_back(Size{"B"});
   if (matmul) {
     d.k = "k";
-    d.k_extent = "K";
+    d.k_extent = Size{"K"};
   }
   return d;
 }

@@ -3,64 +3,21 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
+#include "cli_runner.h"
 #include "support/golden.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using Result = polyfuse::testing::CliResult;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// A fresh temporary directory per test process.
-fs::path temp_dir() {
-  static fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / fmt::format("polyfuse-cli-test-{}", ::getpid());
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-// Runs polyfuse with `args` (already shell-quoted) from the source root.
-Result run(const std::string& args) {
-  static int counter = 0;
-  fs::path out = temp_dir() / fmt::format("out{}", counter);
-  fs::path err = temp_dir() / fmt::format("err{}", counter++);
-  std::string command = fmt::format("cd '{}' && '{}' {} >'{}' 2>'{}'", POLYFUSE_SOURCE_ROOT,
-                                    POLYFUSE_BINARY, args, out.string(), err.string());
-  int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = polyfuse::testing::read_text_file(out.string());
-  result.err = polyfuse::testing::read_text_file(err.string());
-  return result;
-}
-
+Result run(const std::string& args) { return polyfuse::testing::run_cli(args); }
+fs::path temp_dir() { return polyfuse::testing::cli_temp_dir(); }
 fs::path write_temp(const std::string& name, const std::string& text) {
-  fs::path path = temp_dir() / name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-TEST(Cli, HelpDocumentsEveryFlag) {
-  Result top = run("--help");
-  EXPECT_EQ(top.exit_code, 0);
-  EXPECT_NE(top.out.find("compile"), std::string::npos) << top.out;
-  Result help = run("compile --help");
-  EXPECT_EQ(help.exit_code, 0);
-  for (const char* flag : {"-D", "--define", "--emit", "-o", "--output", "--def", "NAME=VALUE"})
-    EXPECT_NE(help.out.find(flag), std::string::npos) << flag << " missing from:\n" << help.out;
+  return polyfuse::testing::write_temp_file(name, text);
 }
 
 class CliExamples : public ::testing::TestWithParam<std::string> {};
@@ -196,7 +153,7 @@ TEST(Cli, RunsAnEditedKernelSource) {
 
   fs::path no_relu = write_temp("no_relu.cu", edited(source, "pf::op::relu(", "("));
   Result failed = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + no_relu.string() + "'");
-  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_EQ(failed.exit_code, 2) << "a failed check" << failed.err;
   EXPECT_NE(failed.out.find("check: FAILED"), std::string::npos) << failed.out;
 
   Result other_sizes = run("run examples/gemm_bias_relu.tc -D M=128 -D N=64 -D K=64 --block 64x64x32 --backend=emu "
@@ -207,12 +164,18 @@ TEST(Cli, RunsAnEditedKernelSource) {
   fs::path empty = write_temp("empty.cu", "// nothing here\n");
   Result no_kernel = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + empty.string() + "'");
   EXPECT_EQ(no_kernel.exit_code, 1);
-  EXPECT_NE(no_kernel.err.find("defines no kernel 'gemm_bias_relu'"), std::string::npos) << no_kernel.err;
+  EXPECT_NE(no_kernel.err.find("empty.cu defines no __global__ kernel; the GPU target runs the CUDA of --emit=cuda"),
+            std::string::npos)
+      << no_kernel.err;
+  fs::path renamed = write_temp("renamed.cu", edited(source, " gemm_bias_relu(", " renamed_kernel("));
+  Result other_kernel = run("run examples/gemm_bias_relu.tc " + sizes + " --kernel-source '" + renamed.string() + "'");
+  EXPECT_EQ(other_kernel.exit_code, 1);
+  EXPECT_NE(other_kernel.err.find("defines no kernel 'gemm_bias_relu'"), std::string::npos) << other_kernel.err;
 
   Result cpu = run("run examples/gemm_bias_relu.tc -D M=64 -D N=64 -D K=64 --target=cpu --kernel-source '" +
                    cu.string() + "'");
   EXPECT_EQ(cpu.exit_code, 1);
-  EXPECT_NE(cpu.err.find("--kernel-source runs an edited CUDA kernel: it needs --target=gpu"), std::string::npos)
+  EXPECT_NE(cpu.err.find("edit_me.cu is a CUDA kernel; the CPU target runs the C++ of --emit=cpu"), std::string::npos)
       << cpu.err;
 }
 

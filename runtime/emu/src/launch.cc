@@ -17,7 +17,6 @@ namespace polyfuse::emu {
 namespace {
 
 thread_local Launch* g_launch = nullptr;
-thread_local Stats g_last_stats;
 thread_local std::vector<std::unique_ptr<FiberStack>> g_stacks;
 thread_local std::size_t g_stack_bytes = 0;
 
@@ -145,7 +144,6 @@ void register_buffer(const void* data, std::size_t bytes, std::string name) {
 }
 void unregister_buffer(const void* data) { buffer_registry().remove(data); }
 
-const Stats& last_stats() { return g_last_stats; }
 
 std::string symbol_name(const void* address) {
   Dl_info info{};
@@ -216,6 +214,8 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
           l.block_idx = uint3{x, y, z};
           l.block_linear = x + grid.x * (y + grid.y * z);
           run_block(l);
+          if (options().progress)
+            options().progress(l.block_linear + 1, static_cast<std::uint64_t>(grid.x) * grid.y * grid.z);
         }
   } catch (...) {
     g_launch = nullptr;
@@ -224,7 +224,6 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
   g_launch = nullptr;
   l.stats.threads = static_cast<std::uint64_t>(n) * l.stats.blocks;
   buffer_registry().collect(l.stats);
-  g_last_stats = l.stats;
   return l.stats;
 }
 

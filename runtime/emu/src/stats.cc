@@ -10,23 +10,26 @@ std::string Stats::summary() const {
          " shared_bank_conflicts=" + std::to_string(shared_bank_conflicts);
 }
 
+std::vector<std::pair<std::string, std::uint64_t>> Stats::counters() const {
+  return {{"blocks", blocks},
+          {"threads", threads},
+          {"global_bytes_loaded", global_bytes_loaded},
+          {"global_bytes_stored", global_bytes_stored},
+          {"global_requests", global_requests},
+          {"global_sectors", global_sectors},
+          {"shared_bytes_loaded", shared_bytes_loaded},
+          {"shared_bytes_stored", shared_bytes_stored},
+          {"shared_accesses", shared_accesses},
+          {"shared_wavefronts", shared_wavefronts},
+          {"shared_bank_conflicts", shared_bank_conflicts},
+          {"warp_collectives", warp_collectives},
+          {"barriers", barriers},
+          {"async_copies", async_copies}};
+}
+
 std::string Stats::details() const {
   std::string text;
-  const auto line = [&](const char* name, std::uint64_t v) { text += std::string(name) + "=" + std::to_string(v) + "\n"; };
-  line("blocks", blocks);
-  line("threads", threads);
-  line("global_bytes_loaded", global_bytes_loaded);
-  line("global_bytes_stored", global_bytes_stored);
-  line("global_requests", global_requests);
-  line("global_sectors", global_sectors);
-  line("shared_bytes_loaded", shared_bytes_loaded);
-  line("shared_bytes_stored", shared_bytes_stored);
-  line("shared_accesses", shared_accesses);
-  line("shared_wavefronts", shared_wavefronts);
-  line("shared_bank_conflicts", shared_bank_conflicts);
-  line("warp_collectives", warp_collectives);
-  line("barriers", barriers);
-  line("async_copies", async_copies);
+  for (const auto& [name, value] : counters()) text += name + "=" + std::to_string(value) + "\n";
   for (const BufferStats& b : buffers)
     text += "buffer " + b.name + ": loaded=" + std::to_string(b.bytes_loaded) + " stored=" + std::to_string(b.bytes_stored) + "\n";
   return text;

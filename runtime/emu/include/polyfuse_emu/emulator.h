@@ -79,6 +79,8 @@ struct Stats {
 
   // "stats: global_bytes_loaded=N global_bytes_stored=N shared_bank_conflicts=N"
   std::string summary() const;
+  // Every counter by name, in a fixed order (the buffers apart).
+  std::vector<std::pair<std::string, std::uint64_t>> counters() const;
   // Every counter, one per line (for logs).
   std::string details() const;
   // Counters of the buffer registered under `name`, or nullptr.
@@ -109,6 +111,9 @@ struct Options {
   Schedule schedule;                           // env POLYFUSE_EMU_SCHEDULE (parse_schedule)
   bool race_check = true;                      // shared and global race detection;
                                                // env POLYFUSE_EMU_RACECHECK=0 turns it off
+  // Called after each block of a launch with the blocks done and the grid's blocks (a
+  // long launch's progress); empty: not called.
+  std::function<void(std::uint64_t done, std::uint64_t blocks)> progress;
 };
 Options& options();
 
@@ -144,8 +149,6 @@ class ScopedBuffer {
 Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
                   const std::function<void()>& body);
 
-// Stats of the most recent launch on this host thread.
-const Stats& last_stats();
 
 // Name of the function at `address` (its symbol, demangled), or "kernel@0x...".
 std::string symbol_name(const void* address);

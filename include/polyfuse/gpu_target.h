@@ -1,0 +1,42 @@
+// The typed values of the GPU path's options — the target architecture, the block and
+// warp tile shapes, the warp-level MMA shape — and the one parser of each, shared by the
+// command line (`--arch sm_80`, `--block 128x128x32`) and the API:
+//
+//   polyfuse::CompileOptions options;
+//   options.block = polyfuse::TileShape{128, 256, 32};
+//   options.mma = polyfuse::mma_shape_from_string("m16n8k16");
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace polyfuse {
+
+// GPU architectures polyfuse targets.
+enum class Arch { sm_80, sm_86, sm_89, sm_90 };
+
+// Warp-level macro-MMA shapes: the two compositions of mma.m8n8k4 (16x16x8, 32x32x8), and
+// warp tiles built from mma.m16n8k16 (the fast path on sm_80 and newer).
+enum class MmaShape { m16n16k8, m32n32k8, m16n8k16 };
+
+// An M×N×K tile.
+struct TileShape {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+
+// "sm_80" → Arch::sm_80. Throws SourceError naming the accepted values.
+Arch arch_from_string(std::string_view text);
+// "m16n8k16", "16x16x8" or "32x32x8". Throws SourceError otherwise.
+MmaShape mma_shape_from_string(std::string_view text);
+// "128x128x32" → {128, 128, 32}: three positive integers. Throws SourceError otherwise.
+TileShape tile_shape_from_string(std::string_view text);
+
+// The spellings the parsers accept: "sm_80", "m16n8k16", "128x128x32".
+std::string to_string(Arch arch);
+std::string to_string(MmaShape shape);
+std::string to_string(const TileShape& tile);
+
+}  // namespace polyfuse

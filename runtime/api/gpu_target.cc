@@ -1,0 +1,34 @@
+// The public parsers of polyfuse/gpu_target.h: the compiler's own (schedule/gpu_options.h),
+// with their UserError turned into the API's SourceError.
+#include "polyfuse/gpu_target.h"
+
+#include "frontend/diagnostics.h"
+#include "polyfuse/errors.h"
+#include "schedule/gpu_options.h"
+
+namespace polyfuse {
+namespace {
+
+template <class F> auto as_source_error(F&& parse) {
+  try {
+    return parse();
+  } catch (const UserError& e) {
+    throw SourceError(render_diagnostics(e.diagnostics(), ""));
+  }
+}
+
+}  // namespace
+
+Arch arch_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_arch(text); });
+}
+
+MmaShape mma_shape_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_mma_shape(text); });
+}
+
+TileShape tile_shape_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_tile_shape(text, "tile"); });
+}
+
+}  // namespace polyfuse

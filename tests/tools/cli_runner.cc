@@ -1,0 +1,45 @@
+#include "cli_runner.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "support/golden.h"
+
+namespace polyfuse::testing {
+
+namespace fs = std::filesystem;
+
+fs::path cli_temp_dir() {
+  static fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / fmt::format("polyfuse-cli-test-{}", ::getpid());
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+CliResult run_cli(const std::string& args, const std::string& env) {
+  static int counter = 0;
+  fs::path out = cli_temp_dir() / fmt::format("out{}", counter);
+  fs::path err = cli_temp_dir() / fmt::format("err{}", counter++);
+  std::string command = fmt::format("cd '{}' && {} '{}' {} >'{}' 2>'{}'", POLYFUSE_SOURCE_ROOT, env, POLYFUSE_BINARY,
+                                    args, out.string(), err.string());
+  int status = std::system(command.c_str());
+  CliResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_text_file(out.string());
+  result.err = read_text_file(err.string());
+  return result;
+}
+
+fs::path write_temp_file(const std::string& name, const std::string& text) {
+  fs::path path = cli_temp_dir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+}  // namespace polyfuse::testing
