@@ -27,6 +27,10 @@ std::string Stats::details() const {
   line("warp_collectives", warp_collectives);
   line("barriers", barriers);
   line("async_copies", async_copies);
+  line("tma_loads", tma_loads);
+  line("tma_stores", tma_stores);
+  line("tma_bytes", tma_bytes);
+  line("wgmma_instructions", wgmma_instructions);
   for (const BufferStats& b : buffers)
     text += "buffer " + b.name + ": loaded=" + std::to_string(b.bytes_loaded) + " stored=" + std::to_string(b.bytes_stored) + "\n";
   return text;
