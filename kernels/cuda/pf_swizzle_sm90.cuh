@@ -59,6 +59,14 @@ PF_DEVICE constexpr unsigned tile_offset(Major major, Swizzle s, int mn_extent, 
   return swizzle_offset(s, major == Major::k ? kmajor_logical(s, mn_extent, mn, k) : mnmajor_logical(s, k_extent, mn, k));
 }
 
+// Bytes of a canonical tile (whole atom columns; a multiple of the row bytes).
+PF_DEVICE constexpr unsigned tile_bytes(Major major, Swizzle s, int mn_extent, int k_extent) {
+  const int per_row = row_bytes(s) / 2;
+  const int columns = major == Major::k ? (k_extent + per_row - 1) / per_row : (mn_extent + per_row - 1) / per_row;
+  const int rows = major == Major::k ? mn_extent : k_extent;
+  return static_cast<unsigned>(columns * rows * row_bytes(s));
+}
+
 // The TMA box that fills one atom column of a canonical tile: {inner, outer} elements
 // (inner = W/2 along the contiguous dimension, outer = all rows), and the byte offset of atom
 // column j in the tile.
