@@ -1,10 +1,10 @@
 // Test kernels of the Hopper helpers (kernels/cuda pf::sm90): valid CUDA for sm_90a (compiled
-// by nvcc and NVRTC in the static checks, run on an H100 by tests/gpu_hopper) and emulator C++
+// by nvcc and NVRTC in the static checks, run on a GPU by tests/gpu) and emulator C++
 // (hopper_kernels_host.cc, run against scalar references by hopper_*_emu_test.cc).
 //
-//   hopper_wgmma_ss_*   one warpgroup: A (64 x 16 k_steps) and B (N x 16 k_steps) copied into
-//                       canonical tiles by ordinary stores (fence.proxy.async), then wgmma from
-//                       shared memory, every swizzle, both majors of A and B
+//   hopper_wgmma_ss_*   one warpgroup: A (64 x 64) and B (N x 64) copied into canonical tiles
+//                       by ordinary stores (fence.proxy.async), then 1 or 4 k-steps of wgmma
+//                       from shared memory; swizzles given at launch, both majors of A and B
 //   hopper_wgmma_rs_*   the same with A's fragments loaded into registers (load_wg_frag_a)
 //   hopper_tma_load_*   one TMA box into shared memory through an mbarrier, copied out raw
 //   hopper_tma_store_2d a raw box from global memory to shared memory, then a TMA store
@@ -12,9 +12,10 @@
 //   hopper_gemm_*       C = A * B (f32 out): TMA fills an S-stage ring of swizzled stages that
 //                       complete on "full" mbarriers; the warpgroup issues wgmma from them and
 //                       releases each stage on its "empty" mbarrier once wgmma.wait_group
-//                       retired its reads; thread 0 is the producer. Any M, N, K >= 1 with
-//                       K (and, for a row-major B, N) a multiple of 8 (TMA's 16-byte strides):
-//                       boxes past the edges are zero-filled, the store is masked.
+//                       retired its reads; thread 0 is the producer. Any M, N, K >= 1 whose
+//                       leading dimensions are multiples of 8 elements (TMA's 16-byte strides;
+//                       the maps' extents are M, N, K): boxes past the edges are zero-filled,
+//                       the store is masked.
 #include "polyfuse_cuda.cuh"
 
 namespace pfh {
@@ -48,49 +49,63 @@ __device__ unsigned char* fill_operands(unsigned char* smem, const T* a, const T
   return b_tile;
 }
 
-// a: 64 x 64 [m][k]; b: N x 64 [n][k]; d: 64 x N; the first k_steps k-steps are multiplied.
-template <class T, int N, Major MA, Major MB>
-__device__ void wgmma_ss(const T* a, const T* b, float* d, int k_steps, int swizzle_a, int swizzle_b) {
-  PF_DYNAMIC_SHARED_SM90(smem);
-  const Swizzle sa = static_cast<Swizzle>(swizzle_a), sb = static_cast<Swizzle>(swizzle_b);
-  unsigned char* b_tile = fill_operands<T, N, MA, MB>(smem, a, b, sa, sb);
-  const unsigned base = shared_window_address(smem), b_base = shared_window_address(b_tile);
-  WgAcc<N> acc;
+// The descriptors of k-steps 0..3 of a canonical tile of `rows` x kMaxK at window address
+// `base`. The probes compute them before the wgmma.fence and issue straight-line code of 1 or 4
+// k-steps: registers a wgmma reads that are defined after the fence, or a wgmma under a
+// runtime condition, make ptxas inject warpgroup.arrive (C7519), which the static check refuses.
+struct Descriptors {
+  unsigned long long k_step[4];
+};
+__device__ Descriptors tile_descriptors(Major major, Swizzle s, unsigned base, int rows) {
+  Descriptors d;
+PF_UNROLL
+  for (int kk = 0; kk < 4; ++kk) d.k_step[kk] = tile_descriptor(major, s, base, rows, kMaxK, 0, kk);
+  return d;
+}
+
+// STEPS wgmma (fence, mma_async, commit, wait): A from shared memory (SS) or from the
+// fragments (RS, when `frag` is not null).
+template <class T, int N, Major MA, Major MB, int STEPS>
+__device__ void k_steps_of(WgAcc<N>& acc, const Descriptors& a, const Descriptors& b, const WgFragA* frag) {
   wgmma_fence();
-  for (int kk = 0; kk < k_steps; ++kk)
-    pf::sm90::wgmma_ss<T, N, MA, MB>(acc, tile_descriptor(MA, sa, base, 64, kMaxK, 0, kk),
-                                     tile_descriptor(MB, sb, b_base, N, kMaxK, 0, kk), kk > 0);
+PF_UNROLL
+  for (int kk = 0; kk < STEPS; ++kk) {
+    if (frag) pf::sm90::wgmma_rs<T, N, MB>(acc, frag[kk], b.k_step[kk], kk > 0);
+    else pf::sm90::wgmma_ss<T, N, MA, MB>(acc, a.k_step[kk], b.k_step[kk], kk > 0);
+  }
   wgmma_commit();
   wgmma_wait<0>();
-  store_wg_acc(acc, d, N, 64, N);
 }
 
 template <Major MA, Swizzle S>
-__device__ void load_fragments(WgFragA (&frag)[4], const unsigned char* smem, int k_steps) {
+__device__ void load_fragments(WgFragA (&frag)[4], const unsigned char* smem) {
   const OperandTile tile{shared_window_address(smem), 64, kMaxK, 0};
-  for (int kk = 0; kk < k_steps; ++kk) load_wg_frag_a<MA, S>(frag[kk], smem, tile, kk);
+PF_UNROLL
+  for (int kk = 0; kk < 4; ++kk) load_wg_frag_a<MA, S>(frag[kk], smem, tile, kk);
 }
 
-// A from registers: the fragments of every k-step are loaded from A's tile first.
-template <class T, int N, Major MA, Major MB>
-__device__ void wgmma_rs(const T* a, const T* b, float* d, int k_steps, int swizzle_a, int swizzle_b) {
+// a: 64 x 64 [m][k]; b: N x 64 [n][k]; d: 64 x N; the first k_steps (1 or 4) k-steps are
+// multiplied, A from shared memory (REGISTERS = false) or from registers: the fragments of all
+// 4 k-steps are then loaded from A's tile first (load_wg_frag_a).
+template <class T, int N, Major MA, Major MB, bool REGISTERS>
+__device__ void wgmma_probe(const T* a, const T* b, float* d, int k_steps, int swizzle_a, int swizzle_b) {
   PF_DYNAMIC_SHARED_SM90(smem);
   const Swizzle sa = static_cast<Swizzle>(swizzle_a), sb = static_cast<Swizzle>(swizzle_b);
   unsigned char* b_tile = fill_operands<T, N, MA, MB>(smem, a, b, sa, sb);
   WgFragA frag[4];
-  switch (sa) {
-    case Swizzle::none: load_fragments<MA, Swizzle::none>(frag, smem, k_steps); break;
-    case Swizzle::b32: load_fragments<MA, Swizzle::b32>(frag, smem, k_steps); break;
-    case Swizzle::b64: load_fragments<MA, Swizzle::b64>(frag, smem, k_steps); break;
-    case Swizzle::b128: load_fragments<MA, Swizzle::b128>(frag, smem, k_steps); break;
+  if (REGISTERS) {
+    switch (sa) {
+      case Swizzle::none: load_fragments<MA, Swizzle::none>(frag, smem); break;
+      case Swizzle::b32: load_fragments<MA, Swizzle::b32>(frag, smem); break;
+      case Swizzle::b64: load_fragments<MA, Swizzle::b64>(frag, smem); break;
+      default: load_fragments<MA, Swizzle::b128>(frag, smem); break;
+    }
   }
-  const unsigned b_base = shared_window_address(b_tile);
+  const Descriptors da = tile_descriptors(MA, sa, shared_window_address(smem), 64);
+  const Descriptors db = tile_descriptors(MB, sb, shared_window_address(b_tile), N);
   WgAcc<N> acc;
-  wgmma_fence();
-  for (int kk = 0; kk < k_steps; ++kk)
-    pf::sm90::wgmma_rs<T, N, MB>(acc, frag[kk], tile_descriptor(MB, sb, b_base, N, kMaxK, 0, kk), kk > 0);
-  wgmma_commit();
-  wgmma_wait<0>();
+  if (k_steps == 1) k_steps_of<T, N, MA, MB, 1>(acc, da, db, REGISTERS ? frag : nullptr);
+  else k_steps_of<T, N, MA, MB, 4>(acc, da, db, REGISTERS ? frag : nullptr);
   store_wg_acc(acc, d, N, 64, N);
 }
 
@@ -218,11 +233,11 @@ extern "C" {
 #define PFH_WGMMA(T, TN, N, MA, MB)                                                                         \
   __global__ void __launch_bounds__(128, 1) hopper_wgmma_ss_##TN##_n##N##_##MA##_##MB(                      \
       const T* a, const T* b, float* d, int k_steps, int sa, int sb) {                                     \
-    pfh::wgmma_ss<T, N, pf::sm90::Major::MA, pf::sm90::Major::MB>(a, b, d, k_steps, sa, sb);              \
+    pfh::wgmma_probe<T, N, pf::sm90::Major::MA, pf::sm90::Major::MB, false>(a, b, d, k_steps, sa, sb);              \
   }                                                                                                         \
   __global__ void __launch_bounds__(128, 1) hopper_wgmma_rs_##TN##_n##N##_##MA##_##MB(                      \
       const T* a, const T* b, float* d, int k_steps, int sa, int sb) {                                     \
-    pfh::wgmma_rs<T, N, pf::sm90::Major::MA, pf::sm90::Major::MB>(a, b, d, k_steps, sa, sb);              \
+    pfh::wgmma_probe<T, N, pf::sm90::Major::MA, pf::sm90::Major::MB, true>(a, b, d, k_steps, sa, sb);              \
   }
 #define PFH_WGMMA_MAJORS(T, TN, N) \
   PFH_WGMMA(T, TN, N, k, k)        \
