@@ -5,11 +5,11 @@
 // wgmma counter.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "hopper_kernels.h"
+#include "hopper_reference.h"
 #include "polyfuse_emu/emulator.h"
 #include "test_util.h"
 
@@ -21,25 +21,6 @@ using polyfuse::emu::ScopedBuffer;
 const char* const kModes[4] = {"none", "32B", "64B", "128B"};
 
 class HopperWgmmaEmu : public ::testing::TestWithParam<WgmmaProbe> {};
-
-// D = A * B over the first 16 k_steps columns of k, A [m][k] (64 x kProbeK), B [n][k].
-void expect_product(const WgmmaProbe& p, const std::vector<unsigned short>& a, const std::vector<unsigned short>& b,
-                    const std::vector<float>& d, int k_steps, const std::string& what) {
-  int bad = 0;
-  for (int m = 0; m < 64; ++m)
-    for (int n = 0; n < p.n; ++n) {
-      double ref = 0, mag = 0;
-      for (int k = 0; k < 16 * k_steps; ++k) {
-        const double t = double(pft_test::to_f(a[m * kProbeK + k], p.bf16)) * pft_test::to_f(b[n * kProbeK + k], p.bf16);
-        ref += t;
-        mag += std::abs(t);
-      }
-      const float got = d[m * p.n + n];
-      if (!(std::abs(got - ref) <= 1e-5 * mag + 1e-6) && bad++ < 4)
-        ADD_FAILURE() << what << ": D(" << m << ", " << n << ") = " << got << ", reference " << ref;
-    }
-  EXPECT_EQ(bad, 0) << what << ": " << bad << " wrong elements of 64 x " << p.n;
-}
 
 TEST_P(HopperWgmmaEmu, MatchesScalarReferenceInEverySwizzle) {
   const WgmmaProbe& p = GetParam();
@@ -56,7 +37,8 @@ TEST_P(HopperWgmmaEmu, MatchesScalarReferenceInEverySwizzle) {
         const std::string what = p.name() + " A " + kModes[sa] + ", B " + kModes[sb] + ", " +
                                  std::to_string(k_steps) + " k-step(s)";
         const polyfuse::emu::Stats s = pfh_test::run_wgmma_probe(p, a.data(), b.data(), d.data(), k_steps, sa, sb);
-        expect_product(p, a, b, d, k_steps, what);
+        const pfh_test::Mismatches bad = pfh_test::check_wgmma_probe(p, a, b, d, k_steps);
+        EXPECT_EQ(bad.count, 0) << what << ": " << bad.text();
         EXPECT_EQ(s.wgmma_instructions, static_cast<std::uint64_t>(k_steps)) << what;
         if (HasFailure()) return;
       }
