@@ -12,8 +12,11 @@
 
 namespace polyfuse {
 
-// GPU architectures polyfuse targets (CUDA 13 compiles for sm_75 and newer).
-enum class Arch { sm_80, sm_86, sm_89, sm_90 };
+// GPU architectures polyfuse targets (CUDA 13 compiles for sm_75 and newer). sm_90a is
+// Hopper with its architecture-specific features (wgmma; the PTX ISA's "sm_90a" target): its
+// code runs on compute capability 9.0 only. Until the TMA + wgmma main loop of issue 17 is
+// generated, sm_90a kernels use the same mma.sync main loop as sm_90.
+enum class Arch { sm_80, sm_86, sm_89, sm_90, sm_90a };
 
 // Warp-level macro-MMA shapes: the paper's two compositions of mma.m8n8k4, and warp tiles
 // built from mma.m16n8k16 (the fast path on sm_80 and newer).
@@ -65,9 +68,11 @@ GpuOptions gpu_options_from_text(const GpuOptionText& text);
 
 // "sm_80" → Arch::sm_80; UserError naming the accepted values otherwise.
 Arch parse_arch(std::string_view text);
-// Arch::sm_80 → "sm_80".
+// Arch::sm_80 → "sm_80", Arch::sm_90a → "sm_90a" (what NVRTC's --gpu-architecture takes).
 std::string to_string(Arch arch);
-// The architecture's compute capability as a number (sm_86 → 86).
+// True for the targets with wgmma.mma_async (sm_90a).
+bool has_wgmma(Arch arch);
+// The architecture's compute capability as a number (sm_86 → 86, sm_90a → 90).
 int compute_capability(Arch arch);
 // Shared memory, thread and register limits of `arch`.
 ArchLimits arch_limits(Arch arch);

@@ -4,7 +4,7 @@
 namespace polyfuse::tools {
 
 void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
-  app->add_option("--arch", flags.text.arch, "Target architecture: sm_80, sm_86, sm_89 or sm_90")->capture_default_str();
+  app->add_option("--arch", flags.text.arch, "Target architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a (Hopper only)")->capture_default_str();
   app->add_option("--block", flags.text.block, "Block tile MxNxK (default 128x128x32)")->type_name("MxNxK");
   app->add_option("--warp", flags.text.warp,
                   "Warp tile MxNxK (default: min(64, block) in M and N, block K / split-K in K)")
