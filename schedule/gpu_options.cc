@@ -13,17 +13,23 @@ Arch parse_arch(std::string_view text) {
   if (text == "sm_86") return Arch::sm_86;
   if (text == "sm_89") return Arch::sm_89;
   if (text == "sm_90") return Arch::sm_90;
-  throw UserError(fmt::format("`arch`: unknown architecture '{}' (expected sm_80, sm_86, sm_89 or sm_90)", text));
+  if (text == "sm_90a") return Arch::sm_90a;
+  throw UserError(fmt::format("`arch`: unknown architecture '{}' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)", text));
 }
 
-std::string to_string(Arch arch) { return fmt::format("sm_{}", compute_capability(arch)); }
+std::string to_string(Arch arch) {
+  return fmt::format("sm_{}{}", compute_capability(arch), has_wgmma(arch) ? "a" : "");
+}
+
+bool has_wgmma(Arch arch) { return arch == Arch::sm_90a; }
 
 int compute_capability(Arch arch) {
   switch (arch) {
     case Arch::sm_80: return 80;
     case Arch::sm_86: return 86;
     case Arch::sm_89: return 89;
-    case Arch::sm_90: return 90;
+    case Arch::sm_90:
+    case Arch::sm_90a: return 90;
   }
   PF_INTERNAL_CHECK(false, "unknown Arch value");
 }
@@ -33,7 +39,8 @@ ArchLimits arch_limits(Arch arch) {
     case Arch::sm_80: return {163 * 1024, 1024, 255, 65536};
     case Arch::sm_86:
     case Arch::sm_89: return {99 * 1024, 1024, 255, 65536};
-    case Arch::sm_90: return {227 * 1024, 1024, 255, 65536};
+    case Arch::sm_90:
+    case Arch::sm_90a: return {227 * 1024, 1024, 255, 65536};
   }
   PF_INTERNAL_CHECK(false, "unknown Arch value");
 }

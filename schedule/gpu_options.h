@@ -56,7 +56,9 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices);
 // `option` for a tile) and the accepted spellings.
 // "sm_80" → Arch::sm_80.
 Arch parse_arch(std::string_view text);
-// The architecture's compute capability as a number (sm_86 → 86).
+// True for the targets with wgmma.mma_async (sm_90a).
+bool has_wgmma(Arch arch);
+// The architecture's compute capability as a number (sm_86 → 86, sm_90a → 90).
 int compute_capability(Arch arch);
 // Shared memory, thread and register limits of `arch`.
 ArchLimits arch_limits(Arch arch);

@@ -17,7 +17,8 @@ std::string GpuFlags::given() const {
 void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
   flags.registered = {
       app->add_option("--arch", flags.arch,
-                      "Target architecture: sm_80, sm_86, sm_89 or sm_90 (default: the present GPU's, else sm_90)"),
+                      "Target architecture: sm_80, sm_86, sm_89, sm_90 or sm_90a (Hopper only; default: the present "
+                      "GPU's, else sm_90)"),
       app->add_option("--block", flags.block, "Block tile MxNxK (default 128x128x32)")->type_name("MxNxK"),
       app->add_option("--warp", flags.warp,
                       "Warp tile MxNxK (default: min(64, block) in M and N, block K / split-K in K, shrunk until the "

@@ -52,7 +52,7 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--samples", options.samples, "Output elements per variant checked against the host reference")
       ->capture_default_str()->check(CLI::Range(1, 1 << 24));
   app.add_option("--arch", options.arch, "NVRTC target architecture (sm_80, sm_86, sm_89, sm_90; default: the GPU's, else sm_90)")
-      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90"}));
+      ->check(CLI::IsMember({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}));
   app.add_option("--csv", options.csv, "CSV output file")->capture_default_str();
   app.add_option("--summary", options.summary, "Summary output file (also printed)")->capture_default_str();
   app.add_option("--compile-jobs", options.compile_jobs, "Threads compiling polyfuse kernels (0: one per hardware thread)")

@@ -12,8 +12,11 @@
 
 namespace polyfuse {
 
-// GPU architectures polyfuse targets.
-enum class Arch { sm_80, sm_86, sm_89, sm_90 };
+// GPU architectures polyfuse targets. sm_90a is Hopper with its architecture-specific
+// features (wgmma, the PTX ISA's "sm_90a" target): its code runs on compute capability 9.0
+// only. Until the TMA + wgmma main loop is generated, sm_90a kernels use the same mma.sync
+// main loop as sm_90.
+enum class Arch { sm_80, sm_86, sm_89, sm_90, sm_90a };
 
 // Warp-level macro-MMA shapes: the two compositions of mma.m8n8k4 (16x16x8, 32x32x8), and
 // warp tiles built from mma.m16n8k16 (the fast path on sm_80 and newer).
@@ -27,7 +30,7 @@ struct TileShape {
   friend bool operator==(const TileShape&, const TileShape&) = default;
 };
 
-// "sm_80" → Arch::sm_80. Throws SourceError naming the accepted values.
+// "sm_80" → Arch::sm_80, "sm_90a" → Arch::sm_90a. Throws SourceError naming the accepted values.
 Arch arch_from_string(std::string_view text);
 // "m16n8k16", "16x16x8" or "32x32x8". Throws SourceError otherwise.
 MmaShape mma_shape_from_string(std::string_view text);

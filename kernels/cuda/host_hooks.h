@@ -30,6 +30,11 @@
 //                     (groups are per thread, as on the hardware).
 //   * atomic_access() like access(), for an atomic read-modify-write (atomics of different
 //                     blocks on the same address are not a race).
+//   * wgmma_*, mbarrier_*, fence_*, tma_*, bulk_*
+//                     the Hopper operations (pf_wgmma, pf_mbarrier, pf_tma): the emulator runs
+//                     them as the PTX ISA states them (asynchronous wgmma and TMA, mbarrier
+//                     phases and transaction counts, the generic/async proxy fence) and checks
+//                     them (runtime/emu: wgmma_state, mbarrier, tma_copy, async_proxy).
 // Every hook may switch to another CUDA thread (the emulator's schedule decides): between two
 // hook calls of a lane, other threads may run and touch memory. The emulator locates errors by
 // the hooks' return addresses: a hook must be called from the helper's own code.
@@ -74,6 +79,51 @@ unsigned warp_id();
 // The calling block's dynamic shared memory and its declared size in bytes.
 unsigned char* dynamic_shared();
 unsigned long long dynamic_shared_bytes();
+
+// ---- Hopper (sm_90 / sm_90a): the helpers of pf_wgmma, pf_mbarrier and pf_tma --------------
+// Shared-memory operands are pointers into dynamic_shared() (descriptors hold offsets from it).
+
+// One wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} of the calling thread (PTX ISA
+// 9.7.15.5.2). All 128 threads of a warpgroup (4 consecutive warps from a warp index that is a
+// multiple of 4) call it together; `d` is the thread's N/2 accumulators, kept by the emulator
+// until the wgmma.wait_group that retires the operation writes the result back.
+struct WgmmaOp {
+  unsigned n;                  // N (8..256, a multiple of 8)
+  unsigned bf16;               // 0: .f16 A and B, 1: .bf16
+  unsigned long long desc_a;   // A's matrix descriptor (unless a_in_registers)
+  unsigned long long desc_b;   // B's matrix descriptor
+  unsigned a_regs[4];          // the thread's A fragment (a_in_registers)
+  unsigned a_in_registers;     // 1: the register form (A from registers)
+  unsigned trans_a, trans_b;   // imm-trans-a / imm-trans-b: 0 K-major, 1 M/N-major
+  unsigned scale_d;            // 0: D = A*B, 1: D = A*B + D
+};
+void wgmma_mma_async(const WgmmaOp& op, float* d, const void* a_fragment);
+// wgmma.fence / commit_group / wait_group N of the calling thread.
+void wgmma_fence();
+void wgmma_commit();
+void wgmma_wait(unsigned pending_groups);
+// Ordinary code reads or writes the wgmma registers at `registers` (an accumulator or an A
+// fragment): an error while a wgmma that uses them is in flight.
+void wgmma_register_access(const void* registers);
+
+// mbarrier (PTX ISA 9.7.13.15) on the 8-byte object at `bar` in shared memory.
+void mbarrier_init(void* bar, unsigned count);
+unsigned long long mbarrier_arrive(void* bar, unsigned count);
+unsigned long long mbarrier_arrive_expect_tx(void* bar, unsigned tx_bytes);
+void mbarrier_expect_tx(void* bar, unsigned tx_bytes);
+// try_wait.parity (blocking: may suspend the thread until the phase completes) / test_wait.
+bool mbarrier_wait_parity(void* bar, unsigned parity, bool blocking);
+// fence.proxy.async.shared::cta and fence.mbarrier_init.release.cluster of the calling thread.
+void fence_proxy_async();
+void fence_mbarrier_init();
+
+// TMA (PTX ISA 9.7.9.27 cp.async.bulk.tensor): `tensor_map` points at the 128-byte map the
+// emulator's encoder wrote (runtime/tma); `coords` has `rank` signed element coordinates.
+void tma_load(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar);
+void tma_store(const void* tensor_map, const int* coords, unsigned rank, const void* src);
+// cp.async.bulk.commit_group / wait_group{.read} N of the calling thread (TMA stores).
+void bulk_commit();
+void bulk_wait(unsigned pending_groups, bool read_only);
 
 }  // namespace pf_host
 

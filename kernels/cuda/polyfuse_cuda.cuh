@@ -3,6 +3,11 @@
 //   instruction layer: pf_memory (ld/st/cp.async), pf_mma_m16n8k16, pf_ldmatrix, pf_mma_m8n8k4
 //   warp layer:        warp tiles and fragment loads (same headers), pf_warp (shuffles)
 //   block layer:       pf_block_copy, pf_accumulator_store, pf_pointwise
+//   Hopper (sm_90/sm_90a, pf::sm90): pf_sm90 (guards, warpgroups), pf_swizzle_sm90 (TMA/wgmma
+//                      swizzles, canonical tiles), pf_wgmma_desc, pf_wgmma_operands, pf_wgmma,
+//                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles).
+//                      Every wrapper guards its PTX by target (PF_SM90_PATH / PF_SM90A_PATH), so
+//                      sm_80 and sm_90 builds of kernels that do not call them are unaffected.
 #pragma once
 
 #include "host_hooks.h"
@@ -16,3 +21,11 @@
 #include "pf_block_copy.cuh"
 #include "pf_accumulator_store.cuh"
 #include "pf_pointwise.cuh"
+#include "pf_sm90.cuh"
+#include "pf_swizzle_sm90.cuh"
+#include "pf_wgmma_desc.cuh"
+#include "pf_wgmma_operands.cuh"
+#include "pf_wgmma.cuh"
+#include "pf_mbarrier.cuh"
+#include "pf_tma.cuh"
+#include "pf_wgmma_tile.cuh"

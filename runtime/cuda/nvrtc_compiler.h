@@ -14,7 +14,7 @@
 namespace polyfuse::cuda {
 
 struct NvrtcOptions {
-  std::string arch = "sm_90";  // a real architecture: sm_80, sm_86, sm_89, sm_90
+  std::string arch = "sm_90";  // a real architecture: sm_80, sm_86, sm_89, sm_90, sm_90a
   bool fast_math = false;
   bool line_info = false;
 };

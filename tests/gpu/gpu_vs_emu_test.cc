@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_device.h"
 #include "nvrtc_compile.h"
 #include "polyfuse_emu/emulator.h"
 #include "test_util.h"
@@ -30,17 +31,13 @@ template <class T> std::vector<unsigned char> bytes_of(const std::vector<T>& v) 
 class GpuVsEmu : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
-    cudaDeviceProp prop{};
-    cudaGetDeviceProperties(&prop, 0);
-    const std::string arch = "sm_" + std::to_string(prop.major * 10 + prop.minor);
+    const std::string arch = pft_test::cuda_device_arch();
+    if (arch.empty()) return;
     compiled_ = pft_test::nvrtc_compile(pft_test::test_kernels_source(), arch, false);
     if (compiled_.ok) cudaLibraryLoadData(&library_, compiled_.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   }
   void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device";
+    if (pft_test::cuda_device_arch().empty()) GTEST_SKIP() << "no CUDA device";
     ASSERT_TRUE(compiled_.ok) << compiled_.log;
   }
   // Runs kernel `name` on the GPU; returns the buffers after the launch.

@@ -55,8 +55,10 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch, bo
   return result;
 }
 
-std::string test_kernels_source() {
-  const std::string path = polyfuse::testing::source_path("tests/kernels_cuda/test_kernels.cu");
+std::string test_kernels_source() { return kernels_source("test_kernels.cu"); }
+
+std::string kernels_source(const std::string& file) {
+  const std::string path = polyfuse::testing::source_path("tests/kernels_cuda/" + file);
   std::ifstream in(path);
   if (!in) return "#error \"cannot read " + path + "\"\n";  // the compile log names the file
   std::stringstream s;
@@ -70,6 +72,16 @@ std::vector<std::string> nonzero_spills(const std::string& log) {
   for (auto it = std::sregex_iterator(log.begin(), log.end(), spill); it != std::sregex_iterator(); ++it)
     if ((*it)[1] != "0" || (*it)[2] != "0") bad.push_back(it->str());
   return bad;
+}
+
+std::vector<std::string> ptxas_diagnostics(const std::string& log) {
+  static const std::regex code(R"(\(C[0-9]{4}\))");
+  std::vector<std::string> found;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("ptxas", 0) == 0 && (line.find("arning") != std::string::npos || std::regex_search(line, code)))
+      found.push_back(line);
+  return found;
 }
 
 }  // namespace pft_test

@@ -37,6 +37,22 @@ plant(pf_mma_m8n8k4.cuh "(LB == Layout::col ? (col & 3) : k)" "(LB == Layout::co
 # 5. Accumulator store: the two 8-column halves of each 16x16 piece written to each other's place.
 plant(pf_accumulator_store.cuh "gcol = 16 * pn + 8 * half" "gcol = 16 * pn + 8 * (1 - half)" "accumulator store halves")
 
+# 6. wgmma accumulator layout (WgAcc::wg_coord): the column takes the row-half bit for the
+#    element bit.
+plant(pf_wgmma.cuh "col = 8 * (i / 4) + 2 * (l % 4) + i % 2;" "col = 8 * (i / 4) + 2 * (l % 4) + (i / 2) % 2;"
+      "wgmma accumulator column")
+# 7. The TMA/wgmma swizzle: the line index taken one bit too low.
+plant(pf_swizzle_sm90.cuh "return offset ^ (((offset >> 7) &" "return offset ^ (((offset >> 6) &" "sm90 swizzle line bits")
+# 8. The matrix descriptor: the leading byte offset one bit too high.
+plant(pf_wgmma_desc.cuh "(descriptor_encode(leading_bytes) << 16)" "(descriptor_encode(leading_bytes) << 17)"
+      "descriptor LBO position")
+# 9. The descriptor of an unswizzled M/N-major tile: LBO and SBO exchanged.
+plant(pf_wgmma_desc.cuh "make_descriptor(start, 128u, static_cast<unsigned>(k_extent) * 16u, s)"
+      "make_descriptor(start, static_cast<unsigned>(k_extent) * 16u, 128u, s)" "M/N-major interleave LBO/SBO")
+# 10. The register-form A fragment load: matrices 1 and 2 address each other's rows.
+plant(pf_wgmma_tile.cuh "16 * static_cast<int>(warp_in_warpgroup()) + 8 * (q & 1);"
+      "16 * static_cast<int>(warp_in_warpgroup()) + 8 * (q >> 1);" "wgmma A fragment rows")
+
 file(MAKE_DIRECTORY "${OUTPUT_DIR}")
 foreach(path ${headers})
   get_filename_component(name "${path}" NAME)

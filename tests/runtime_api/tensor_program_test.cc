@@ -84,7 +84,7 @@ TEST(TensorProgram, OptionValuesParseFromTheirSpellings) {
     FAIL() << "sm_70 was accepted";
   } catch (const polyfuse::SourceError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "polyfuse: error: arch: unknown architecture 'sm_70' (expected sm_80, sm_86, sm_89 or sm_90)\n");
+              "polyfuse: error: arch: unknown architecture 'sm_70' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n");
   }
   EXPECT_THROW(polyfuse::mma_shape_from_string("m16n8k8"), polyfuse::SourceError);
 }

@@ -17,7 +17,7 @@ std::string error_of(const GpuOptions& o, int element_bytes = 2) {
 }
 
 TEST(GpuOptions, DefaultsAreValidOnEveryArch) {
-  for (Arch arch : {Arch::sm_80, Arch::sm_86, Arch::sm_89, Arch::sm_90})
+  for (Arch arch : {Arch::sm_80, Arch::sm_86, Arch::sm_89, Arch::sm_90, Arch::sm_90a})
     EXPECT_EQ(error_of(default_gpu_options(arch)), "") << to_string(arch);
 }
 
@@ -36,8 +36,18 @@ TEST(GpuOptions, ParsesTileShapesAndRejectsMalformedOnes) {
 TEST(GpuOptions, ParsesArchAndMma) {
   EXPECT_EQ(parse_arch("sm_86"), Arch::sm_86);
   EXPECT_THROW(parse_arch("sm_70"), UserError);
+  EXPECT_THROW(parse_arch("sm_89a"), UserError);
+  for (const char* name : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}) EXPECT_EQ(to_string(parse_arch(name)), name);
   EXPECT_EQ(parse_mma_shape("32x32x8"), MmaShape::m32n32k8);
   EXPECT_THROW(parse_mma_shape("m16n8k8"), UserError);
+}
+
+TEST(GpuOptions, Sm90aIsHopperWithWgmma) {
+  EXPECT_EQ(compute_capability(Arch::sm_90a), 90);
+  EXPECT_TRUE(has_wgmma(Arch::sm_90a));
+  EXPECT_FALSE(has_wgmma(Arch::sm_90));
+  EXPECT_EQ(arch_limits(Arch::sm_90a).max_shared_bytes_per_block, 227 * 1024);
+  EXPECT_EQ(gpu_options_from_choices(GpuChoices{.arch = Arch::sm_90a}).arch, Arch::sm_90a);
 }
 
 TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {

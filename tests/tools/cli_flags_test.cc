@@ -160,7 +160,7 @@ TEST(CliCompile, TileFlagsReachTheKernel) {
   EXPECT_NE(sidecar.find("\"arch\": \"sm_80\""), std::string::npos) << sidecar;
 
   const std::map<std::string, std::string> refused = {
-      {"--arch sm_70", "polyfuse: error: --arch: unknown architecture 'sm_70' (expected sm_80, sm_86, sm_89 or sm_90)\n"},
+      {"--arch sm_70", "polyfuse: error: --arch: unknown architecture 'sm_70' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n"},
       {"--block 64x64", "polyfuse: error: --block: expected MxNxK with three positive integers (e.g. 128x128x32), got "
                         "'64x64'\n"},
       {"--warp 0x64x32", "polyfuse: error: --warp: expected MxNxK with three positive integers (e.g. 128x128x32), got "

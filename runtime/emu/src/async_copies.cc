@@ -12,6 +12,7 @@ void AsyncCopies::begin_launch(std::size_t shared_bytes, unsigned threads) {
   owner_.assign(shared_bytes, 0);
   threads_.assign(threads, ThreadGroups{});
   active_ = 0;
+  pending_tx_ = 0;
 }
 
 void AsyncCopies::begin_block(unsigned char* shared) {
@@ -44,7 +45,8 @@ void AsyncCopies::issue(const AsyncCopy& copy) {
   for (std::size_t i = copy.offset; i < copy.offset + copy.bytes; ++i) owner_[i] = slot + 1;
   unlanded_at_[slot] = static_cast<unsigned>(unlanded_.size());
   unlanded_.push_back(slot);
-  threads_[copy.thread].slots.push_back(slot);
+  if (copy.trigger == Trigger::async_group) threads_[copy.thread].slots.push_back(slot);
+  else ++pending_tx_;
   ++active_;
 }
 
@@ -58,8 +60,9 @@ void AsyncCopies::commit(unsigned thread) {
 void AsyncCopies::land(AsyncCopy& c) {
   if (c.landed) return;
   unsigned char* dst = shared_ + c.offset;
-  if (c.src_bytes) std::memcpy(dst, c.src, c.src_bytes);
-  std::memset(dst + c.src_bytes, 0, c.bytes - c.src_bytes);
+  std::memset(dst, 0, c.dst_skip);
+  if (c.src_bytes) std::memcpy(dst + c.dst_skip, c.src, c.src_bytes);
+  std::memset(dst + c.dst_skip + c.src_bytes, 0, c.bytes - c.dst_skip - c.src_bytes);
   c.landed = true;
   const unsigned slot = static_cast<unsigned>(&c - copies_.data());
   const unsigned at = unlanded_at_[slot];
@@ -72,6 +75,14 @@ void AsyncCopies::land_early(std::uint64_t choice) {
   if (!unlanded_.empty()) land(copies_[unlanded_[choice % unlanded_.size()]]);
 }
 
+const AsyncCopy* AsyncCopies::pending_tx_at(std::uint64_t choice) const {
+  if (pending_tx_ == 0) return nullptr;
+  std::uint64_t k = choice % pending_tx_;
+  for (const AsyncCopy& c : copies_)
+    if (c.bytes && c.trigger == Trigger::mbarrier_tx && k-- == 0) return &c;
+  return nullptr;
+}
+
 void AsyncCopies::remove(unsigned slot) {
   AsyncCopy& c = copies_[slot];
   if (!c.landed) {  // dropped unlanded (block end): take it off the unlanded list
@@ -82,6 +93,7 @@ void AsyncCopies::remove(unsigned slot) {
   }
   for (std::size_t i = c.offset; i < c.offset + c.bytes; ++i)
     if (owner_[i] == slot + 1) owner_[i] = 0;
+  if (c.trigger == Trigger::mbarrier_tx) --pending_tx_;
   c = AsyncCopy{};
   free_.push_back(slot);
   --active_;

@@ -13,10 +13,11 @@
 // with the block. The bytes may land in shared memory earlier than the trigger (land_early,
 // as the hardware may), but stay pending until it fires.
 //
-// The same list serves the Hopper operations: a TMA load (cp.async.bulk.tensor) is a pending
-// operation whose trigger is an mbarrier phase completing its transaction count, wgmma one
-// whose trigger is the warpgroup's wgmma.wait_group; each adds a Trigger kind and the wait
-// that fires it (complete_if below), nothing else.
+// The same list serves the Hopper TMA loads (cp.async.bulk.tensor, tma_copy.h): a box is a
+// set of 16-byte chunks with Trigger::mbarrier_tx, completed by the copy engine (complete_tx_if)
+// when a thread waits on their mbarrier, when no thread can run, or (random schedule) at random
+// points; each completed chunk lowers the mbarrier's transaction count. wgmma keeps its own
+// in-flight state (wgmma_state.h): its result goes to registers, not shared memory.
 #pragma once
 
 #include <cstddef>
@@ -25,15 +26,28 @@
 
 namespace polyfuse::emu {
 
+// What completes a pending operation.
+enum class Trigger : unsigned char {
+  async_group,  // cp.async: the issuing thread's cp.async.wait_group covering `group`
+  mbarrier_tx   // a TMA load chunk: the copy engine finishes it and lowers the transaction
+                // count of the mbarrier at shared offset `barrier` (tma_copy.h decides when)
+};
+
 struct AsyncCopy {
   std::size_t offset = 0;           // shared destination (offset in the block's shared memory)
   unsigned bytes = 0;               // bytes written at the destination (cp-size)
   const unsigned char* src = nullptr;
   unsigned src_bytes = 0;           // bytes read from src; the rest of the destination is zero
+  unsigned dst_skip = 0;            // leading destination bytes zero-filled before the src bytes
+                                    // (a TMA box that starts outside the tensor)
   unsigned thread = 0;              // issuing thread (linear index)
   std::uint16_t site = 0;           // AccessSites index of the issuing helper
-  // Trigger: the issuing thread's async-group `group` (0: not committed yet).
+  Trigger trigger = Trigger::async_group;
+  // async_group: the issuing thread's async-group `group` (0: not committed yet).
   std::uint64_t group = 0;
+  // mbarrier_tx: the mbarrier (shared offset) and the TMA operation (numbered per launch).
+  std::size_t barrier = 0;
+  std::uint64_t operation = 0;
   bool landed = false;              // the bytes are already in shared memory
 };
 
@@ -57,6 +71,12 @@ class AsyncCopies {
   // Lands the bytes of one pending copy, chosen by `choice`, ahead of its trigger.
   void land_early(std::uint64_t choice);
   std::size_t pending() const { return active_; }
+  // Completes every pending operation with trigger mbarrier_tx for which pick(copy) is true:
+  // lands its bytes, removes it, then calls done(copy). Returns how many completed.
+  template <class Pick, class Done> std::size_t complete_tx_if(Pick pick, Done done);
+  // The number of pending mbarrier_tx operations, and one of them chosen by `choice`.
+  std::size_t pending_tx() const { return pending_tx_; }
+  const AsyncCopy* pending_tx_at(std::uint64_t choice) const;
 
  private:
   void land(AsyncCopy& c);
@@ -73,6 +93,7 @@ class AsyncCopies {
   std::vector<ThreadGroups> threads_;
   unsigned char* shared_ = nullptr;
   std::size_t active_ = 0;
+  std::size_t pending_tx_ = 0;
 };
 
 template <class Done> void AsyncCopies::wait(unsigned thread, unsigned allowed, Done done) {
@@ -93,6 +114,21 @@ template <class Done> void AsyncCopies::wait(unsigned thread, unsigned allowed, 
     remove(slot);
     done(completed);
   }
+}
+
+template <class Pick, class Done> std::size_t AsyncCopies::complete_tx_if(Pick pick, Done done) {
+  if (pending_tx_ == 0) return 0;
+  std::size_t completed = 0;
+  for (unsigned slot = 0; slot < copies_.size(); ++slot) {
+    AsyncCopy& c = copies_[slot];
+    if (c.bytes == 0 || c.trigger != Trigger::mbarrier_tx || !pick(static_cast<const AsyncCopy&>(c))) continue;
+    land(c);
+    const AsyncCopy finished = c;
+    remove(slot);
+    ++completed;
+    done(finished);
+  }
+  return completed;
 }
 
 }  // namespace polyfuse::emu

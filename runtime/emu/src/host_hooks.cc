@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "agents.h"
 #include "host_hooks.h"
+#include "hopper.h"
 #include "launch_state.h"
 
 namespace polyfuse::emu {
@@ -37,6 +39,7 @@ std::string block_text(const Launch& l, unsigned linear) {
 // The random schedule may switch threads at any hook, and land a pending copy early.
 void schedule_point(Launch& l, ThreadState* t) {
   if (l.async_copies.pending() && l.schedule.land_early()) l.async_copies.land_early(l.schedule.uniform(1u << 30));
+  hopper_schedule_point(l);
   if (l.schedule.preempt()) t->fiber.yield();
 }
 
@@ -91,6 +94,9 @@ void check_not_pending(const Launch& l, const ThreadState* t, What what, std::ui
   const std::size_t offset = addr - reinterpret_cast<std::uintptr_t>(l.shared);
   const AsyncCopy* c = l.async_copies.pending_at(offset, bytes);
   if (!c) return;
+  if (c->trigger == Trigger::mbarrier_tx)
+    throw EmulationError("polyfuse emu: " + what() + " at " + shared_address_text(l, addr) + " in " + where(l, t) +
+                         l.sites.describe(site) + " touches the destination of " + pending_tma_text(l, *c));
   const std::string issuer = thread_text(l, c->thread);
   const std::uint64_t committed = l.async_copies.committed(c->thread);
   const std::string group = c->group == 0 ? "not committed to a group yet"
@@ -113,6 +119,17 @@ std::string access_verb(const Launch& l, std::uint16_t site, bool write) {
 [[noreturn]] void report_shared_race(const Launch& l, const ThreadState* t, const std::string& what,
                                      std::uintptr_t addr, unsigned bytes, std::uint16_t site, const SharedRace& race) {
   const unsigned other = race.earlier.thread;
+  if (other >= kAgentIdBase) {  // an asynchronous agent (TMA, wgmma) that nothing ordered before t
+    throw EmulationError(
+        "polyfuse emu: shared-memory race (" + std::string(to_string(race.kind)) + ") in " + where(l, nullptr) +
+        ": thread " + coord_text(t->coords.thread_idx) + " " + what + " " + std::to_string(bytes) + " bytes at " +
+        shared_address_text(l, addr) + l.sites.describe(site) + ", but " + agent_text(l, other) +
+        (race.kind == RaceKind::write_after_read ? " read " : " wrote ") +
+        shared_address_text(l, reinterpret_cast<std::uintptr_t>(l.shared) + race.offset) +
+        l.sites.describe(race.earlier.site) + " and thread " + coord_text(t->coords.thread_idx) +
+        " has not observed its completion (no mbarrier wait, wgmma.wait_group or bulk wait_group.read, or "
+        "__syncthreads after one, orders it)");
+  }
   const bool same_warp = other / 32 == t->warp;
   const std::string earlier = access_verb(l, race.earlier.site, race.kind != RaceKind::write_after_read);
   throw EmulationError(
@@ -171,6 +188,7 @@ void checked_access(Space space, Direction direction, const void* address, unsig
   if (bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) emu::check_alignment(l, t, what, addr, bytes, site);
   emu::RegisteredBuffer* b = emu::check_bounds(l, t, space, direction, addr, bytes, site);
   if (space == shared_space) {
+    emu::hopper_shared_access(l, t, addr - reinterpret_cast<std::uintptr_t>(l.shared), bytes, direction == store, site);
     emu::check_not_pending(l, t, what, addr, bytes, site);
     if (l.race_check && !atomic) {
       const std::size_t offset = addr - reinterpret_cast<std::uintptr_t>(l.shared);
@@ -246,6 +264,7 @@ void async_wait(unsigned pending_groups) {
   emu::schedule_point(l, l.current);
   l.async_copies.wait(l.current->linear, pending_groups, [&](const emu::AsyncCopy& c) {
     if (l.race_check) l.shared_races.record_write(c.offset, c.bytes, c.thread, c.site);
+    l.hopper.proxy.generic_write(c.offset, c.bytes, c.thread, c.site);  // cp.async is a generic-proxy write
   });
 }
 

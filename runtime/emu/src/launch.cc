@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 
+#include "hopper.h"
 #include "launch_state.h"
 
 namespace polyfuse::emu {
@@ -34,6 +35,7 @@ void thread_entry(void* arg) {
 }
 
 void block_deadlock(Launch& l) {
+  if (const std::string hopper = hopper_deadlock(l); !hopper.empty()) throw EmulationError(hopper);
   std::string at_barrier, exited, at_warp;
   unsigned n_barrier = 0, n_exited = 0, n_warp = 0;
   for (ThreadState& t : l.threads) {
@@ -64,6 +66,7 @@ void run_block(Launch& l) {
   l.schedule.begin_block(options().schedule, l.block_linear, n);
   l.shared_races.begin_block();
   l.async_copies.begin_block(l.shared);
+  hopper_begin_block(l);
   for (unsigned i = 0; i < n; ++i) {
     ThreadState& t = l.threads[i];
     t.coords.block_idx = l.block_idx;
@@ -74,7 +77,10 @@ void run_block(Launch& l) {
   unsigned exited = 0;
   while (exited < n) {
     const int next = l.schedule.next([&](unsigned i) { return l.threads[i].wait == Wait::none; });
-    if (next < 0) block_deadlock(l);
+    if (next < 0) {
+      if (hopper_unstick(l)) continue;  // the copy engine finished TMA loads someone waits for
+      block_deadlock(l);
+    }
     ThreadState& t = l.threads[static_cast<unsigned>(next)];
     l.current = &t;
     t.fiber.resume();
@@ -173,8 +179,10 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
   l.block = block;
   l.shared_bytes = dynamic_shared_bytes;
   l.body = &body;
-  l.shared_storage.resize(dynamic_shared_bytes + 128);
-  l.shared = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(l.shared_storage.data()) + 127) & ~std::uintptr_t{127});
+  // 1024-byte aligned, like the dynamic shared memory of Hopper kernels (PF_DYNAMIC_SHARED_SM90):
+  // the TMA/wgmma swizzles apply to shared-window address bits up to bit 9.
+  l.shared_storage.resize(dynamic_shared_bytes + 1024);
+  l.shared = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(l.shared_storage.data()) + 1023) & ~std::uintptr_t{1023});
   l.threads.resize(n);
   const unsigned n_warps = (n + 31) / 32;
   l.warps.resize(n_warps);
@@ -204,6 +212,7 @@ Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dy
   }
   l.async_copies.begin_launch(dynamic_shared_bytes, n);
   l.sites.clear();
+  hopper_begin_launch(l);
 
   buffer_registry().reset_counters();
   g_launch = &l;

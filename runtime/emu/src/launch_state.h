@@ -1,6 +1,7 @@
 // The state of one emulated launch, shared by the scheduler (launch.cc) and the host hooks
 // (host_hooks.cc): the block's threads (fibers) and warps, its shared memory, and the
-// checkers that watch it (race detectors, pending asynchronous copies, access sites).
+// checkers that watch it (race detectors, pending asynchronous copies, access sites, the Hopper
+// state: mbarriers, wgmma in flight, proxies).
 #pragma once
 
 #include <ucontext.h>
@@ -16,6 +17,7 @@
 #include "async_copies.h"
 #include "fiber.h"
 #include "global_race_detector.h"
+#include "hopper_state.h"
 #include "polyfuse_emu/cuda_emulation.h"
 #include "polyfuse_emu/emulator.h"
 #include "race_detector.h"
@@ -23,7 +25,9 @@
 
 namespace polyfuse::emu {
 
-enum class Wait { none, warp, barrier, exited };
+// What a suspended thread waits for: a warp collective, __syncthreads, the other warps of its
+// warpgroup at a wgmma.mma_async, an mbarrier phase (HopperState::waits), or nothing (exited).
+enum class Wait { none, warp, barrier, exited, warpgroup, mbarrier };
 
 struct ThreadState {
   detail::ThreadCoords coords{};
@@ -67,6 +71,7 @@ struct Launch {
   GlobalRaceDetector global_races;
   AsyncCopies async_copies;
   AccessSites sites;
+  HopperState hopper;
 };
 
 // The launch running on this host thread, with a current CUDA thread; throws otherwise.

@@ -28,7 +28,23 @@ void SharedRaceDetector::warp_sync(unsigned warp) { warp_sync_[warp] = tick(); }
 bool SharedRaceDetector::unordered(const AccessRecord& x, unsigned thread) const {
   if (x.serial < block_sync_ || x.thread == thread) return false;
   const unsigned warp = thread / 32;
-  return x.thread / 32u != warp || x.serial >= warp_sync_[warp];
+  if (x.thread < kAgentIdBase && x.thread / 32u == warp && x.serial < warp_sync_[warp]) return false;
+  return !(extra_ && extra_->ordered(x.serial, x.thread, thread));
+}
+
+std::optional<SharedRace> SharedRaceDetector::check_read(std::size_t offset, unsigned bytes, unsigned thread) const {
+  for (std::size_t i = offset; i < offset + bytes; ++i)
+    if (unordered(shadow_[i].write, thread)) return SharedRace{RaceKind::read_after_write, i, shadow_[i].write};
+  return std::nullopt;
+}
+
+void SharedRaceDetector::record_agent_read(std::size_t offset, unsigned bytes, unsigned id, std::uint16_t site) {
+  const AccessRecord r{serial_, static_cast<std::uint16_t>(id), site};
+  for (std::size_t i = offset; i < offset + bytes; ++i) {
+    ByteShadow& s = shadow_[i];
+    if (s.read_a.serial >= block_sync_ && s.read_a.thread != id) s.read_b = s.read_a;
+    s.read_a = r;
+  }
 }
 
 std::optional<SharedRace> SharedRaceDetector::read(std::size_t offset, unsigned bytes, unsigned thread,

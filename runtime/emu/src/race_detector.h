@@ -37,6 +37,21 @@ struct SharedRace {
   AccessRecord earlier;  // the other thread's access
 };
 
+// Happens-before edges beyond barriers and warp collectives (mbarrier phases, wgmma and TMA
+// retirement: sync_clocks.h). Accesses of asynchronous agents (a TMA load completing on an
+// mbarrier, the operand reads of a warpgroup's wgmma, a TMA store's source reads) are recorded
+// under ids >= kAgentIdBase, which no barrier or warp collective orders.
+constexpr unsigned kAgentIdBase = 1024;
+class ExtraOrder {
+ public:
+  // Whether the access at `serial` by `id` (thread or agent) is ordered before the current
+  // point of thread `thread`.
+  virtual bool ordered(std::uint32_t serial, unsigned id, unsigned thread) const = 0;
+
+ protected:
+  ~ExtraOrder() = default;
+};
+
 class SharedRaceDetector {
  public:
   // A new launch with `bytes` bytes of shared memory and `warps` warps per block.
@@ -57,6 +72,19 @@ class SharedRaceDetector {
   // Records a write without checking it (a cp.async when its wait completes it).
   void record_write(std::size_t offset, unsigned bytes, unsigned thread, std::uint16_t site);
 
+  // Checks a read by `thread` against the last writes without recording it (a wgmma's
+  // operands, checked for each thread of its warpgroup; the use of an mbarrier after its init).
+  std::optional<SharedRace> check_read(std::size_t offset, unsigned bytes, unsigned thread) const;
+  // Records a read by asynchronous agent `id` (>= kAgentIdBase) without checking it.
+  void record_agent_read(std::size_t offset, unsigned bytes, unsigned id, std::uint16_t site);
+  // Consults `order` (or nothing) in every check from now on.
+  void set_extra_order(const ExtraOrder* order) { extra_ = order; }
+  // A new serial: accesses before it are < it, accesses after it are >= it (release points).
+  std::uint32_t sync_point() { return tick(); }
+  std::uint32_t serial() const { return serial_; }
+  std::uint32_t block_sync() const { return block_sync_; }
+  std::uint32_t warp_sync_serial(unsigned warp) const { return warp < warp_sync_.size() ? warp_sync_[warp] : block_sync_; }
+
  private:
   struct ByteShadow {
     AccessRecord write, read_a, read_b, read_c;
@@ -67,6 +95,7 @@ class SharedRaceDetector {
   std::vector<std::uint32_t> warp_sync_;  // serial of each warp's last collective or barrier
   std::uint32_t block_sync_ = 0;          // serial of the block's last barrier
   std::uint32_t serial_ = 0;
+  const ExtraOrder* extra_ = nullptr;
 };
 
 }  // namespace polyfuse::emu

@@ -24,7 +24,11 @@ std::vector<std::pair<std::string, std::uint64_t>> Stats::counters() const {
           {"shared_bank_conflicts", shared_bank_conflicts},
           {"warp_collectives", warp_collectives},
           {"barriers", barriers},
-          {"async_copies", async_copies}};
+          {"async_copies", async_copies},
+          {"tma_loads", tma_loads},
+          {"tma_stores", tma_stores},
+          {"tma_bytes", tma_bytes},
+          {"wgmma_instructions", wgmma_instructions}};
 }
 
 std::string Stats::details() const {

@@ -73,6 +73,10 @@ struct Stats {
   std::uint64_t warp_collectives = 0;
   std::uint64_t barriers = 0;
   std::uint64_t async_copies = 0;          // cp.async operations issued
+  std::uint64_t tma_loads = 0;             // cp.async.bulk.tensor global -> shared (boxes)
+  std::uint64_t tma_stores = 0;            // cp.async.bulk.tensor shared -> global (boxes)
+  std::uint64_t tma_bytes = 0;             // bytes of the boxes TMA moved (loads + stores)
+  std::uint64_t wgmma_instructions = 0;    // wgmma.mma_async issued (one per warpgroup)
   std::uint64_t blocks = 0;
   std::uint64_t threads = 0;
   std::vector<BufferStats> buffers;        // registered buffers touched, in address order

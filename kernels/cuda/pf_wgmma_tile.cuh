@@ -1,0 +1,83 @@
+// polyfuse device helpers, Hopper warpgroup-tile layer: a k-block of wgmma on canonical
+// shared-memory tiles (pf_swizzle_sm90.cuh, filled by TMA or by ordinary stores), the A
+// register fragment of the register form, and the accumulator store.
+//
+//   wgmma_k_block<T, N, MA, MB, SA, SB>(acc, a, b, k_steps, accumulate)
+//       fence, k_steps mma_async (k-steps 0 .. k_steps-1 of the operand tiles a and b), commit;
+//       the caller retires the group with wgmma_wait<N>() before touching acc.
+//   load_wg_frag_a<MA, SA>(frag, a, kk)
+//       the A fragment of k-step kk from a canonical tile (ldmatrix.x4, .trans for M-major).
+//   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
+//       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
+//       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
+// An operand is a canonical tile at a shared-window address with its extents and the first
+// row (m or n) of the 64 x 16 / N x 16 operand inside it.
+#pragma once
+
+#include "pf_base.cuh"
+#include "pf_ldmatrix.cuh"
+#include "pf_memory.cuh"
+#include "pf_sm90.cuh"
+#include "pf_swizzle_sm90.cuh"
+#include "pf_wgmma.cuh"
+#include "pf_wgmma_desc.cuh"
+
+namespace pf {
+namespace sm90 {
+
+struct OperandTile {
+  unsigned address;  // shared-window address of the canonical tile (pf::sm90::shared_window_address)
+  int mn_extent;     // rows of m (A) or n (B) in the tile
+  int k_extent;      // k of the tile
+  int mn0;           // first row of the operand in the tile
+};
+
+template <Major MAJOR, Swizzle S> PF_DEVICE unsigned long long operand_descriptor(const OperandTile& t, int kk) {
+  return tile_descriptor(MAJOR, S, t.address, t.mn_extent, t.k_extent, t.mn0, kk);
+}
+
+template <class T, int N, Major MA, Major MB, Swizzle SA, Swizzle SB>
+PF_DEVICE void wgmma_k_block(WgAcc<N>& acc, const OperandTile& a, const OperandTile& b, int k_steps, bool accumulate) {
+  wgmma_fence_operand(acc);
+  wgmma_fence();
+PF_UNROLL
+  for (int kk = 0; kk < k_steps; ++kk)
+    wgmma_ss<T, N, MA, MB>(acc, operand_descriptor<MA, SA>(a, kk), operand_descriptor<MB, SB>(b, kk),
+                           accumulate || kk > 0);
+  wgmma_commit();
+  wgmma_fence_operand(acc);
+}
+
+// The register-form A fragment of k-step kk: warp w of the warpgroup loads rows
+// a.mn0 + 16 w .. + 15 as four 8 x 8 matrices (rows +0/+8, k +0/+8), lane 8q + r addressing
+// row r of matrix q; every 8-element row piece is one 16-byte chunk of the swizzled tile.
+template <Major MA, Swizzle SA> PF_DEVICE void load_wg_frag_a(WgFragA& frag, const void* smem_tile, const OperandTile& a,
+                                                              int kk) {
+  const int lane = static_cast<int>(lane_id()), q = lane >> 3, r = lane & 7;
+  const int row0 = a.mn0 + 16 * static_cast<int>(warp_in_warpgroup()) + 8 * (q & 1);
+  const int k0 = 16 * kk + 8 * (q >> 1);
+  const unsigned char* base = static_cast<const unsigned char*>(smem_tile);
+  unsigned(&regs)[4] = *reinterpret_cast<unsigned(*)[4]>(frag.x.raw());
+  if constexpr (MA == Major::k) {
+    ldmatrix_x4<false>(regs, base + tile_offset(MA, SA, a.mn_extent, a.k_extent, row0 + r, k0));
+  } else {
+    ldmatrix_x4<true>(regs, base + tile_offset(MA, SA, a.mn_extent, a.k_extent, row0, k0 + r));
+  }
+}
+
+template <class OutT, int N>
+PF_DEVICE void store_wg_acc(WgAcc<N>& acc, OutT* out, long long ldo, int m_valid, int n_valid) {
+  const unsigned t = thread_in_warpgroup();
+PF_UNROLL
+  for (int i = 0; i < N / 2; i += 2) {
+    int row, col;
+    WgAcc<N>::wg_coord(t, i, row, col);
+    OutT* p = out + row * ldo + col;
+    const bool row_ok = row < m_valid;
+    stg_pred(p, from_float<OutT>(acc.v[i]), row_ok && col < n_valid);
+    stg_pred(p + 1, from_float<OutT>(acc.v[i + 1]), row_ok && col + 1 < n_valid);
+  }
+}
+
+}  // namespace sm90
+}  // namespace pf
