@@ -71,6 +71,7 @@ class DefChecker {
                   SourceLocation at, StatementState& state, bool on_rhs);
   Expr lower(const ast::Expr& expr, StatementState& state);
   Expr lower_call(const ast::Expr& expr, StatementState& state);
+  Expr lower_size_value(const ast::Expr& expr, StatementState& state);
   Tensor* find(std::string_view name) {
     for (Tensor& tensor : program_.tensors)
       if (tensor.name == name) return &tensor;
@@ -189,10 +190,7 @@ void DefChecker::record_use(const std::string& index, const Tensor& tensor, std:
 Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
   switch (expr.kind) {
     case ast::Expr::Kind::number: return Expr::constant_node(expr.value, expr.location);
-    case ast::Expr::Kind::name:
-      error(expr.location, fmt::format("{} is used as a value; index variables and scalars in "
-                                       "expressions are not supported yet", quote_name(expr.name)), &state);
-      return Expr::constant_node(0, expr.location);
+    case ast::Expr::Kind::name: return lower_size_value(expr, state);
     case ast::Expr::Kind::negate:
       return Expr::negate_node(lower(expr.args.at(0), state), expr.location);
     case ast::Expr::Kind::binary: {
@@ -206,6 +204,27 @@ Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
     case ast::Expr::Kind::call: return lower_call(expr, state);
   }
   PF_INTERNAL_CHECK(false, "unknown expression kind");
+}
+
+// A size used as a value (`x(i) / N`): its bound value, a constant exact in f32 and in
+// every element type's arithmetic. Unbound sizes and index variables as values are
+// reported.
+Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) {
+  constexpr std::int64_t exact_in_f32 = std::int64_t{1} << 24;
+  auto bound = program_.size_bindings.find(expr.name);
+  if (bound != program_.size_bindings.end()) {
+    if (bound->second > exact_in_f32)
+      error(expr.location, fmt::format("size {} = {} is used as a value, but values above 2^24 = {} are not exact in "
+                                       "f32", quote_name(expr.name), bound->second, exact_in_f32), &state);
+    return Expr::constant_node(static_cast<double>(bound->second), expr.location);
+  }
+  if (std::find(program_.parameters.begin(), program_.parameters.end(), expr.name) != program_.parameters.end())
+    error(expr.location, fmt::format("size {} is used as a value, which needs its value at compile time: bind it "
+                                     "(`sizes` {}=VALUE)", quote_name(expr.name), expr.name), &state);
+  else
+    error(expr.location, fmt::format("{} is used as a value; only sizes can be (index variables and scalars in "
+                                     "expressions are not supported yet)", quote_name(expr.name)), &state);
+  return Expr::constant_node(0, expr.location);
 }
 
 Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {

@@ -90,8 +90,8 @@ TEST(Sema, NotSupportedYet) {
             "2:20: error: index 'k' appears twice in one tensor reference (diagonal accesses are not "
             "supported yet)");
   EXPECT_EQ(first_error(gemm_body("  C(m, n) = 2 * m")),
-            "2:17: error: 'm' is used as a value; index variables and scalars in expressions are not "
-            "supported yet");
+            "2:17: error: 'm' is used as a value; only sizes can be (index variables and scalars in "
+            "expressions are not supported yet)");
   EXPECT_EQ(first_error(gemm_body("  C(M, n) = A(M, n)")),
             "2:5: error: index 'M' has the same name as a size; use another index name");
 }

@@ -196,6 +196,29 @@ TEST(Cli, CacheInfoAndClear) {
   EXPECT_NE(bad.err.find("frob not in {info,clear}"), std::string::npos) << bad.err;
 }
 
+// A bound size used as a value is that constant on every target; unbound, it is refused
+// with its place.
+TEST(Cli, SizesAsValues) {
+  fs::path file = write_temp("scaled_gemm.tc",
+                             "def scaled_gemm(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D) {\n"
+                             "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                             "  D(m, n) = C(m, n) / K - M * 0.5\n"
+                             "}\n");
+  for (const char* target : {"--backend=emu", "--target=cpu"}) {
+    Result r = run("run '" + file.string() + "' -D M=40 -D N=24 -D K=72 " + target);
+    EXPECT_EQ(r.exit_code, 0) << target << ": " << r.err;
+    EXPECT_NE(r.out.find("check: ok"), std::string::npos) << target << ": " << r.out;
+  }
+  Result ir = run("compile '" + file.string() + "' -D M=40 -D N=24 -D K=72");
+  EXPECT_NE(ir.out.find("C(m, n) / 72 - 40 * 0.5"), std::string::npos) << ir.out;
+  Result unbound = run("compile '" + file.string() + "' -D M=40 -D N=24");
+  EXPECT_EQ(unbound.exit_code, 1);
+  EXPECT_EQ(unbound.err.substr(unbound.err.find(":3:")),
+            ":3:23: error: size 'K' is used as a value, which needs its value at compile time: bind it (-D K=VALUE)\n"
+            "  D(m, n) = C(m, n) / K - M * 0.5\n"
+            "                      ^\n");
+}
+
 TEST(Cli, MalformedInputsNeverCrash) {
   std::string deep = "def f(f32(N) a) -> (f32(N) b) { b(i) = " + std::string(100000, '(') + "a(i) }";
   std::string binary;
