@@ -106,14 +106,20 @@ PF_UNROLL
       detail::block_or_warp_sync(split_k);
       // 2. split 0 reads rows, sums the other splits, converts, stores to global
       if (split_index == 0) {
+        // The lane's 8 values are chunks 2*half and 2*half + 1 of its row; lanes with bit 2
+        // of the row set read them in the other order (conflict-free). The chunks are put
+        // back in order with selects: v is indexed by constants only (no stack frame).
         float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-        const int first = 2 * half + ((row >> 2) & 1);
+        const bool swapped = ((row >> 2) & 1) != 0;
+        const int first = 2 * half + (swapped ? 1 : 0);
         for (int s = 0; s < split_k; ++s) {
           const float* src = base + 256 * (s * warps_per_split + warp_in_split);
-          for (int h = 0; h < 2; ++h) {
-            const int chunk = h == 0 ? first : (first ^ 1);
-            const Chunk16 c = lds128(src + detail::acc_scratch_offset(row, 4 * chunk));
-            for (int e = 0; e < 4; ++e) v[4 * (chunk - 2 * half) + e] += __uint_as_float(c.x[e]);
+          const Chunk16 a = lds128(src + detail::acc_scratch_offset(row, 4 * first));
+          const Chunk16 b = lds128(src + detail::acc_scratch_offset(row, 4 * (first ^ 1)));
+PF_UNROLL
+          for (int e = 0; e < 4; ++e) {
+            v[e] += __uint_as_float(swapped ? b.x[e] : a.x[e]);
+            v[4 + e] += __uint_as_float(swapped ? a.x[e] : b.x[e]);
           }
         }
         const int grow = 16 * pm + row, gcol = 16 * pn + 8 * half;

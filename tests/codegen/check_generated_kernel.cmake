@@ -1,6 +1,6 @@
 # Runs `polyfuse compile EXAMPLE --emit=cuda ARGS -o OUT.cu`, then compiles OUT.cu with
 # plain `nvcc -arch=ARCH -c` (no include paths: the file must be self-contained) and fails
-# on errors or any register spill reported by ptxas -v.
+# on errors, any register spill or any stack frame (local memory) reported by ptxas -v.
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ptxas_spills.cmake")
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND "${POLYFUSE}" compile "${EXAMPLE}" --emit=cuda ${args} -o "${OUTPUT}.cu"
@@ -14,3 +14,4 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nvcc ${ARCH} failed:\n${out}${err}")
 endif()
 polyfuse_require_no_spills("${out}${err}" "nvcc ${ARCH}: ${EXAMPLE} ${ARGS}")
+polyfuse_require_no_stack_frame("${out}${err}" "nvcc ${ARCH}: ${EXAMPLE} ${ARGS}")

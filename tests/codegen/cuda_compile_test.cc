@@ -47,6 +47,7 @@ std::vector<CompileCase> cases() {
   return all;
 }
 
+// No spills and no stack frame (no local memory at all) in any generated kernel.
 TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
   for (const CompileCase& c : cases()) {
     Program program = compile_program(gemm_source(c.type, c.a_row, c.b_row), c.sizes);
@@ -59,6 +60,7 @@ TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
       ASSERT_TRUE(result.ok) << result.log;
       EXPECT_FALSE(result.cubin.empty());
       EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+      EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
     }
   }
 }

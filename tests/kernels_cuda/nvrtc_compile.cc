@@ -74,6 +74,14 @@ std::vector<std::string> nonzero_spills(const std::string& log) {
   return bad;
 }
 
+std::vector<std::string> nonzero_stack_frames(const std::string& log) {
+  static const std::regex frame(R"((\d+) bytes stack frame)");
+  std::vector<std::string> bad;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), frame); it != std::sregex_iterator(); ++it)
+    if ((*it)[1] != "0") bad.push_back(it->str());
+  return bad;
+}
+
 std::vector<std::string> ptxas_diagnostics(const std::string& log) {
   static const std::regex code(R"(\(C[0-9]{4}\))");
   std::vector<std::string> found;

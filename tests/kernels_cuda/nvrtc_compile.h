@@ -26,6 +26,10 @@ std::string test_kernels_source();
 // Every "N bytes spill stores, M bytes spill loads" line of a log that is not zero.
 std::vector<std::string> nonzero_spills(const std::string& log);
 
+// Every "N bytes stack frame" line of a log that is not zero (local memory: a register
+// array indexed at run time, or spills).
+std::vector<std::string> nonzero_stack_frames(const std::string& log);
+
 // Every ptxas line of a log that is a warning or carries a diagnostic code, e.g. "(C7511)
 // Potential Performance Loss: wgmma.mma_async instructions are serialized ..." (CUDA 13
 // reports those as "ptxas info").
