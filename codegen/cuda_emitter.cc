@@ -310,11 +310,19 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   return kernel;
 }
 
+// For a kernel that takes the TMA + wgmma main loop, a first line saying that the tree and AST
+// below are the mma.sync path's (the Hopper kernel is written without them so far).
+static std::string hopper_note(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
+  if (choose_main_loop(program, plan, o).loop != MainLoop::tma_wgmma) return "";
+  return "# sm_90a: the kernel's main loop is TMA + wgmma (codegen/hopper_gemm_kernel.h), not generated from this "
+         "tree; it shows the mma.sync path\n";
+}
+
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = options;
   KernelPlan plan = checked_plan(program, o);
   fitted_layout(program, plan, o);
-  return schedule_to_text(build_gpu_schedule(plan, o, dumps));
+  return hopper_note(program, plan, o) + schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
 std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
@@ -322,7 +330,8 @@ std::string emit_ast_text(const Program& program, const GpuOptions& options, con
   KernelPlan plan = checked_plan(program, o);
   CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
-  return kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
+  return hopper_note(program, plan, o) +
+         kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
 }
 
 }  // namespace polyfuse
