@@ -280,11 +280,26 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
 
 }  // namespace
 
+// For a kernel that takes the TMA + wgmma main loop, a first line saying that the tree and AST
+// below are the mma.sync path's (the Hopper kernel is written without them so far).
+static std::string hopper_note(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
+  if (choose_main_loop(program, plan, o).loop != MainLoop::tma_wgmma) return "";
+  return "# sm_90a: the kernel's main loop is TMA + wgmma (codegen/hopper_gemm_kernel.h), not generated from this "
+         "tree; it shows the mma.sync path\n";
+}
+
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
   GpuOptions o = request.options;
   KernelPlan plan = checked_plan(program, o);
   const MainLoopChoice choice = choose_main_loop(program, plan, o);
-  if (choice.loop == MainLoop::tma_wgmma) return emit_hopper_gemm(program, plan, o, choice, request.helpers);
+  if (choice.loop == MainLoop::tma_wgmma) {
+    if (request.dumps.out != nullptr && !request.dumps.after.empty()) {  // --dump-after: the trees, with the note
+      *request.dumps.out << hopper_note(program, plan, o);
+      fitted_layout(program, plan, o);
+      build_gpu_schedule(plan, o, request.dumps);
+    }
+    return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
+  }
   CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o));
@@ -308,14 +323,6 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += "}\n\n";
   s += host_launcher(m, plan, o);
   return kernel;
-}
-
-// For a kernel that takes the TMA + wgmma main loop, a first line saying that the tree and AST
-// below are the mma.sync path's (the Hopper kernel is written without them so far).
-static std::string hopper_note(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
-  if (choose_main_loop(program, plan, o).loop != MainLoop::tma_wgmma) return "";
-  return "# sm_90a: the kernel's main loop is TMA + wgmma (codegen/hopper_gemm_kernel.h), not generated from this "
-         "tree; it shows the mma.sync path\n";
 }
 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
