@@ -38,6 +38,7 @@ nlohmann::json to_json(const LaunchMetadata& metadata) {
     if (p.kind != KernelParameter::Kind::size) {
       entry["element"] = std::string(to_string(p.element));
       entry["shape"] = p.shape;
+      if (!p.tma_box.empty()) entry["tma_box"] = p.tma_box;
     }
     parameters.push_back(std::move(entry));
   }
@@ -72,6 +73,7 @@ LaunchMetadata launch_metadata_from_json(const nlohmann::json& json) {
         if (!type) throw std::invalid_argument("launch metadata: unknown element type '" + element + "'");
         p.element = *type;
         p.shape = field(entry, "shape").get<std::vector<std::string>>();
+        if (entry.contains("tma_box")) p.tma_box = entry["tma_box"].get<std::vector<int>>();
       }
       m.parameters.push_back(std::move(p));
     }

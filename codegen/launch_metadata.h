@@ -21,6 +21,11 @@ struct KernelParameter {
   ElementType element = ElementType::f32;  // tensors only
   std::vector<std::string> shape;   // tensors only: each dim's size (a value or a size name)
   std::string c_type;               // "const __half*", "__half*", "int"
+  // An input the kernel reads by TMA (the sm_90a main loop): it takes a CUtensorMap of the
+  // 2-d tensor (dimension 0 the contiguous one, 128-byte swizzle) with boxes of
+  // tma_box[0] x tma_box[1] elements in place of the pointer; the runtime encodes it from
+  // the pointer and the shape at launch. Empty: the pointer.
+  std::vector<int> tma_box;
 };
 
 // A grid dimension: its value when every size is bound, and its C expression over the

@@ -10,6 +10,12 @@
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
 //       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
+//   store_wg_acc_staged<OutT>(acc, staging, out, ldo, m_valid, n_valid)
+//       the same through shared memory (64 x (N + 4) floats at `staging`; the block is the one
+//       warpgroup): f32 stores of the accumulators, a block barrier, then each row converted
+//       to OutT by consecutive threads. For 16-bit outputs: converting the accumulators in
+//       registers (cvt.rn.f16.f32 reading them) makes ptxas serialise the wgmma of the main
+//       loop (C7514), storing them does not.
 // An operand is a canonical tile at a shared-window address with its extents and the first
 // row (m or n) of the 64 x 16 / N x 16 operand inside it.
 #pragma once
@@ -76,6 +82,23 @@ PF_UNROLL
     const bool row_ok = row < m_valid;
     stg_pred(p, from_float<OutT>(acc.v[i]), row_ok && col < n_valid);
     stg_pred(p + 1, from_float<OutT>(acc.v[i + 1]), row_ok && col + 1 < n_valid);
+  }
+}
+
+template <class OutT, int N>
+PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
+  constexpr int pitch = N + 4;  // rows 4 banks apart: the 8 rows of a store hit different banks
+  const int t = static_cast<int>(thread_in_warpgroup());
+PF_UNROLL
+  for (int i = 0; i < N / 2; ++i) {
+    int row, col;
+    WgAcc<N>::wg_coord(static_cast<unsigned>(t), i, row, col);
+    sts(staging + row * pitch + col, acc.v[i]);
+  }
+  __syncthreads();
+  for (int e = t; e < 64 * N; e += 128) {
+    const int row = e / N, col = e % N;
+    stg_pred(out + row * ldo + col, from_float<OutT>(lds(staging + row * pitch + col)), row < m_valid && col < n_valid);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/api/compiled_kernel_impl.h"
 #include "runtime/api/launch_arguments.h"
+#include "runtime/api/tensor_map_arguments.h"
 #include "polyfuse_emu/emulator.h"
 
 #if POLYFUSE_HAVE_CUDA
@@ -96,6 +97,8 @@ LaunchStats launch_stats(const emu::Stats& stats, const LaunchMetadata& metadata
 
 LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLaunch& launch) {
   std::vector<std::unique_ptr<emu::ScopedBuffer>> buffers;
+  std::vector<tma::TensorMapBytes> maps;  // the 'm' arguments point into it: no reallocation
+  maps.reserve(launch.values.size());
   std::vector<emu::KernelArg> args;
   for (std::size_t i = 0; i < launch.values.size(); ++i) {
     const api::ParameterValue& v = launch.values[i];
@@ -104,8 +107,14 @@ LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLa
       continue;
     }
     const std::size_t bytes = std::max(v.required_bytes, v.given_bytes);
-    buffers.push_back(std::make_unique<emu::ScopedBuffer>(v.pointer, bytes, k.metadata.parameters[i].name));
-    args.push_back(emu::KernelArg::pointer(v.pointer));
+    const KernelParameter& p = k.metadata.parameters[i];
+    buffers.push_back(std::make_unique<emu::ScopedBuffer>(v.pointer, bytes, p.name));
+    if (p.tma_box.empty()) {
+      args.push_back(emu::KernelArg::pointer(v.pointer));
+    } else {
+      maps.push_back(api::tensor_map_argument(p, v, tma::Target::emulator));
+      args.push_back(emu::KernelArg::tensor_map(maps.back().bytes));
+    }
   }
   try {
     return launch_stats(k.emulated->launch(k.metadata.kernel, ::dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
@@ -146,9 +155,15 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream) c
   if (impl_->backend == Backend::emu) return launch_emulated(*impl_, launch);
 #if POLYFUSE_HAVE_CUDA
   std::vector<std::uint64_t> storage(launch.values.size());  // a device pointer or an int, each
+  std::vector<tma::TensorMapBytes> maps(launch.values.size());  // or a tensor map
   std::vector<void*> params(launch.values.size());
   for (std::size_t i = 0; i < launch.values.size(); ++i) {
     const api::ParameterValue& v = launch.values[i];
+    if (!impl_->metadata.parameters[i].tma_box.empty()) {
+      maps[i] = api::tensor_map_argument(impl_->metadata.parameters[i], v, tma::Target::gpu);
+      params[i] = maps[i].bytes;
+      continue;
+    }
     if (v.is_pointer) {
       const void* p = v.pointer;
       std::memcpy(&storage[i], &p, sizeof p);

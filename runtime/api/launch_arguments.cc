@@ -89,7 +89,8 @@ PreparedLaunch prepare_launch(const LaunchMetadata& metadata, const std::map<std
     std::uint64_t elements = 1;
     for (const std::string& extent : p.shape) {
       try {
-        elements *= static_cast<std::uint64_t>(evaluate_size_expression(extent, sizes));
+        v.extents.push_back(static_cast<std::uint64_t>(evaluate_size_expression(extent, sizes)));
+        elements *= v.extents.back();
       } catch (const std::invalid_argument& e) {
         throw ArgumentError(where + arg + ": " + e.what());
       }

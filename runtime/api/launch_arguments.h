@@ -20,6 +20,7 @@ struct ParameterValue {
   std::int32_t value = 0;            // size parameters
   std::uint64_t required_bytes = 0;  // tensors: what the kernel may touch
   std::uint64_t given_bytes = 0;     // tensors: the Arg's size (0: unknown)
+  std::vector<std::uint64_t> extents;  // tensors: each dimension's extent, outermost first
 };
 
 struct PreparedLaunch {

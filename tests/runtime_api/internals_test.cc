@@ -36,4 +36,16 @@ TEST(LaunchMetadataJson, RoundTrips) {
   EXPECT_THROW(polyfuse::launch_metadata_from_json(broken), std::invalid_argument);
 }
 
+// An input read by TMA (the sm_90a main loop) keeps its box; the others have none.
+TEST(LaunchMetadataJson, TmaBoxesRoundTrip) {
+  polyfuse::LaunchMetadata m = pf_runtime_test::scale_relu_metadata("sm_90a");
+  m.parameters[0].tma_box = {64, 64};
+  const nlohmann::json json = polyfuse::to_json(m);
+  EXPECT_EQ(json["parameters"][0]["tma_box"], nlohmann::json::array({64, 64}));
+  EXPECT_FALSE(json["parameters"][1].contains("tma_box"));
+  const polyfuse::LaunchMetadata back = polyfuse::launch_metadata_from_json(json);
+  EXPECT_EQ(back.parameters[0].tma_box, (std::vector<int>{64, 64}));
+  EXPECT_TRUE(back.parameters[1].tma_box.empty());
+}
+
 }  // namespace

@@ -188,7 +188,7 @@ Stats Module::launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t
                          "' but was given '" + given + "'");
   std::vector<KernelArg> copies = args;
   std::vector<void*> params;
-  for (KernelArg& a : copies) params.push_back(&a.value);
+  for (KernelArg& a : copies) params.push_back(a.kind == 'm' ? const_cast<void*>(a.value.p) : &a.value);
   return launch_raw(kernel, grid, block, dynamic_shared_bytes, params.data());
 }
 

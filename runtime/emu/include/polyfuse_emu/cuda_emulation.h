@@ -157,6 +157,8 @@ template <class T> constexpr char parameter_kind() {
   else if constexpr (std::is_same_v<T, double>) return 'd';
   else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return 'l';
   else if constexpr (std::is_integral_v<T> && sizeof(T) <= 4) return 'i';
+  // A CUtensorMap passed by value (`const __grid_constant__ pf::sm90::TensorMap`): 128 opaque bytes.
+  else if constexpr (std::is_class_v<T> && sizeof(T) == 128 && alignof(T) == 64) return 'm';
   else return '?';
 }
 }  // namespace polyfuse::emu::detail

@@ -21,7 +21,7 @@
 
 namespace polyfuse::emu {
 
-// One kernel argument by value ('p' pointer, 'i' int32, 'l' int64, 'f' float).
+// One kernel argument by value ('p' pointer, 'i' int32, 'l' int64, 'f' float, 'm' tensor map).
 struct KernelArg {
   char kind = 'p';
   union {
@@ -34,6 +34,9 @@ struct KernelArg {
   static KernelArg i32(std::int32_t v) { KernelArg a; a.kind = 'i'; a.value.i = v; return a; }
   static KernelArg i64(std::int64_t v) { KernelArg a; a.kind = 'l'; a.value.l = v; return a; }
   static KernelArg f32(float v) { KernelArg a; a.kind = 'f'; a.value.f = v; return a; }
+  // A tensor map by value: `bytes` (128, 64-byte aligned: runtime/tma's TensorMapBytes) must
+  // outlive the launch.
+  static KernelArg tensor_map(const void* bytes) { KernelArg a; a.kind = 'm'; a.value.p = bytes; return a; }
 };
 
 struct BuildOptions {

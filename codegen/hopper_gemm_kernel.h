@@ -1,0 +1,41 @@
+// The sm_90a main loop of a plain GEMM C = A * B (main_loop_choice.h: MainLoop::tma_wgmma),
+// written as ThunderKittens-style CUDA over kernels/cuda's Hopper layer (pf::sm90): thread 0
+// issues TMA loads of A's and B's k-blocks into an S-stage ring of 128-byte-swizzled tiles
+// that complete on "full" mbarriers; the warpgroup (128 threads) waits on a stage, issues one
+// k-block of wgmma.mma_async from shared-memory descriptors and releases the stage of the
+// previous k-block on its "empty" mbarrier once wgmma.wait_group retired its reads. The f32
+// accumulators are stored with bounds checks, staged in the ring's shared memory. The model is
+// tests/kernels_cuda's hand-written hopper_gemm_* kernel.
+//
+// The wgmma issue is straight-line (one k-block of BK / 16 instructions, descriptors from
+// constant tile addresses before wgmma.fence), so ptxas does not serialise it (C7510/C7511).
+#pragma once
+
+#include <string>
+
+#include "frontend/program.h"
+#include "schedule/kernel_plan.h"
+
+namespace polyfuse {
+
+// The Hopper main loop's tiles: one consumer warpgroup computes BM x BN of C per block.
+struct HopperGemmTiles {
+  int bm = 64, bn = 128, bk = 64;  // wgmma m64nBNk16, BK / 16 k-steps per k-block
+  int stages = 4;                  // shared-memory ring (2..6)
+
+  int a_bytes() const { return bm * bk * 2; }   // one K-major A tile (128-byte swizzle)
+  int b_bytes() const { return bk * bn * 2; }   // one N-major B tile
+  int stage_bytes() const { return a_bytes() + b_bytes(); }  // a multiple of 1024
+  int barrier_offset() const { return stages * stage_bytes(); }
+  int shared_bytes() const { return barrier_offset() + 16 * stages; }  // + full and empty mbarriers
+  // (the epilogue's 64 x (bn + 4) f32 staging reuses the stages: it must fit in them)
+};
+
+// The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
+// (one matmul, row-major f16/bf16 A(m, k) and B(k, n), sizes bound): its grid is
+// (ceil(N / bn), ceil(M / bm)), 128 threads, tiles.shared_bytes() of dynamic shared memory;
+// A_map is a 2-d tensor map of A over {K, M} with boxes {64, bm}, B_map of B over {N, K} with
+// boxes {64, bk}, both with 128-byte swizzle (runtime/tma builds them).
+std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const HopperGemmTiles& tiles);
+
+}  // namespace polyfuse

@@ -1,0 +1,83 @@
+#include "codegen/main_loop_choice.h"
+
+#include <fmt/format.h>
+
+#include "runtime/tma/tensor_map_rules.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+// The Hopper main loop's tiles: k-blocks of 64 (one 128-byte swizzle atom of 16-bit
+// elements), A boxes of 64 rows (one warpgroup's wgmma M), B boxes of 64 columns.
+constexpr unsigned kBoxInner = 64, kBoxOuter = 64;
+// cudaMalloc returns 256-byte aligned pointers; the runtime's buffers are its.
+constexpr std::uintptr_t kAllocationAlignment = 256;
+
+// Why TMA cannot load the row-major `rows` x `cols` tensor `name`, or "".
+std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols) {
+  tma::TiledMapRequest r;
+  r.type = type == ElementType::bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
+  r.rank = 2;
+  r.global_address = kAllocationAlignment;
+  r.global_dim[0] = static_cast<std::uint64_t>(cols);
+  r.global_dim[1] = static_cast<std::uint64_t>(rows);
+  r.global_strides[0] = static_cast<std::uint64_t>(cols) * 2;
+  r.box_dim[0] = kBoxInner;
+  r.box_dim[1] = kBoxOuter;
+  r.swizzle = tma::Swizzle::b128;
+  std::optional<tma::RuleViolation> broken = tma::check_tiled_map(r);
+  return broken ? fmt::format("TMA cannot load {}: {}", name, broken->message) : "";
+}
+
+// Why the Hopper main loop does not handle `plan` yet, or "".
+std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
+  if (plan.matmuls.size() != 1) return "more than one matmul";
+  if (!plan.epilogue.empty()) return "an epilogue";
+  if (plan.batch_rank() != 0) return "a batch dimension";
+  const MatmulStage& mm = plan.matmuls[0];
+  if (mm.a_prologue || mm.b_prologue) return "an operand prologue";
+  if (!mm.zero_init) return "a `+=` reduction";
+  if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::row_major)
+    return "a column-major operand";
+  ElementType a = program.find_tensor(mm.a)->type, b = program.find_tensor(mm.b)->type;
+  if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";
+  return "";
+}
+
+}  // namespace
+
+const char* to_string(MainLoop loop) { return loop == MainLoop::tma_wgmma ? "TMA + wgmma" : "mma.sync"; }
+
+MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
+  MainLoopChoice choice;
+  if (!has_wgmma(options.arch)) return choice;
+  if (std::string why = unsupported_plan(program, plan); !why.empty()) {
+    choice.fallback_reason = "the TMA + wgmma main loop does not handle " + why + " yet";
+    return choice;
+  }
+  const MatmulStage& mm = plan.matmuls[0];
+  const Size m = bound_size(program, mm.dims.m_extent), n = bound_size(program, mm.dims.n_extent),
+             k = bound_size(program, *mm.dims.k_extent);
+  if (m.is_symbolic() || n.is_symbolic() || k.is_symbolic()) {
+    choice.fallback_reason = "unbound sizes (TMA's stride rules are checked at compile time)";
+    return choice;
+  }
+  const ElementType type = program.find_tensor(mm.a)->type;
+  std::string why = tma_refusal(mm.a, type, m.value, k.value);
+  if (why.empty()) why = tma_refusal(mm.b, type, k.value, n.value);
+  if (!why.empty()) {
+    choice.fallback_reason = why;
+    return choice;
+  }
+  choice.loop = MainLoop::tma_wgmma;
+  return choice;
+}
+
+std::string main_loop_comment(const MainLoopChoice& choice, Arch arch) {
+  if (!has_wgmma(arch)) return "";
+  if (choice.loop == MainLoop::tma_wgmma) return "// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25).\n";
+  return fmt::format("// Main loop: mma.sync, the sm_80 path ({}).\n", choice.fallback_reason);
+}
+
+}  // namespace polyfuse

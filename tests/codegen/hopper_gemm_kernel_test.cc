@@ -1,0 +1,38 @@
+// The sm_90a TMA + wgmma kernel of a plain GEMM (codegen/hopper_gemm_kernel.h) as golden CUDA.
+// The golden file is also what the static checks compile (tests/codegen/CMakeLists.txt: nvcc
+// for sm_90a without spills or ptxas diagnostics; SASS with HGMMA and UTMALDG, no HMMA).
+#include <gtest/gtest.h>
+
+#include "codegen/hopper_gemm_kernel.h"
+#include "frontend/idioms.h"
+#include "gemm_programs.h"
+#include "schedule/plan_from_program.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+std::string hopper_source(const std::string& type, const SizeBindings& sizes) {
+  Program program = compile_program(gemm_source(type, true, true), sizes);
+  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  return "// The sm_90a main loop of def gemm (" + type + ", M = " + std::to_string(sizes.at("M")) + ", N = " +
+         std::to_string(sizes.at("N")) + ", K = " + std::to_string(sizes.at("K")) +
+         "): codegen/hopper_gemm_kernel.h\n#include \"polyfuse_cuda.cuh\"\n\n" +
+         hopper_gemm_kernel(program, plan, HopperGemmTiles{});
+}
+
+// Partial tiles in M, a K of two k-blocks.
+TEST(HopperGemmKernel, GemmF16Golden) {
+  EXPECT_TRUE(matches_golden(hopper_source("f16", {{"M", 300}, {"N", 256}, {"K", 128}}), "codegen/gemm_sm90a_tma.cu"));
+}
+
+// bf16, a K tail (136 = 2 k-blocks + 8, zero-filled by TMA), more k-blocks than stages.
+TEST(HopperGemmKernel, GemmBf16Golden) {
+  EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 129}, {"N", 136}, {"K", 328}}),
+                             "codegen/gemm_sm90a_tma_bf16.cu"));
+}
+
+}  // namespace
+}  // namespace polyfuse

@@ -1,0 +1,67 @@
+// The compile-time choice of main loop (codegen/main_loop_choice.h): TMA + wgmma on sm_90a
+// where TMA can load both operands of a plain GEMM, the mma.sync path with the broken rule
+// otherwise; other targets never ask.
+#include <gtest/gtest.h>
+
+#include "codegen/main_loop_choice.h"
+#include "frontend/idioms.h"
+#include "gemm_programs.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+MainLoopChoice choice_for(const std::string& source, const SizeBindings& sizes, Arch arch = Arch::sm_90a) {
+  Program program = compile_program(source, sizes);
+  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  GpuOptions options;
+  options.arch = arch;
+  return choose_main_loop(program, plan, options);
+}
+
+SizeBindings mnk(int m, int n, int k) { return {{"M", m}, {"N", n}, {"K", k}}; }
+
+TEST(MainLoopChoice, AlignedRowMajorGemmTakesTmaWgmma) {
+  for (const char* type : {"f16", "bf16"}) {
+    MainLoopChoice c = choice_for(gemm_source(type, true, true), mnk(300, 256, 128));
+    EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << type << ": " << c.fallback_reason;
+    EXPECT_EQ(c.fallback_reason, "");
+  }
+}
+
+TEST(MainLoopChoice, OnlySm90aAsks) {
+  MainLoopChoice c = choice_for(gemm_source("f16", true, true), mnk(256, 256, 128), Arch::sm_90);
+  EXPECT_EQ(c.loop, MainLoop::mma_sync);
+  EXPECT_EQ(c.fallback_reason, "");
+  EXPECT_EQ(main_loop_comment(c, Arch::sm_90), "");
+}
+
+// Row-major f16 A with K = 129: a 258-byte row stride (TMA needs multiples of 16).
+TEST(MainLoopChoice, UnalignedRowStrideOfAFallsBack) {
+  MainLoopChoice c = choice_for(gemm_source("f16", true, true), mnk(300, 256, 129));
+  EXPECT_EQ(c.loop, MainLoop::mma_sync);
+  EXPECT_NE(c.fallback_reason.find("TMA cannot load A"), std::string::npos) << c.fallback_reason;
+  EXPECT_NE(c.fallback_reason.find("258"), std::string::npos) << c.fallback_reason;
+  EXPECT_EQ(main_loop_comment(c, Arch::sm_90a), "// Main loop: mma.sync, the sm_80 path (" + c.fallback_reason + ").\n");
+}
+
+// Row-major B(k, n) with N = 257: B's rows are 514 bytes apart.
+TEST(MainLoopChoice, UnalignedRowStrideOfBFallsBack) {
+  MainLoopChoice c = choice_for(gemm_source("bf16", true, true), mnk(300, 257, 128));
+  EXPECT_EQ(c.loop, MainLoop::mma_sync);
+  EXPECT_NE(c.fallback_reason.find("TMA cannot load B"), std::string::npos) << c.fallback_reason;
+  EXPECT_NE(c.fallback_reason.find("514"), std::string::npos) << c.fallback_reason;
+}
+
+TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
+  EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
+  EXPECT_NE(choice_for(gemm_source("f16", false, true), mnk(256, 256, 128)).fallback_reason.find("column-major"),
+            std::string::npos);
+  EXPECT_NE(choice_for(example_source("gemm_bias_relu"), mnk(256, 256, 128)).fallback_reason.find("an epilogue"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace polyfuse
