@@ -4,13 +4,56 @@
 #include <fmt/format.h>
 
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/main_loop_choice.h"
 #include "frontend/diagnostics.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
 
-std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const HopperGemmTiles& t) {
+namespace {
+
+// What the generator writes about one operand's part of a stage.
+struct StageOperand {
+  std::string name;               // the tensor
+  OperandCopy copy;
+  int offset;                     // bytes from the stage's start
+  std::string inner0, outer0;     // its tile's origin: contiguous dimension, rows
+  int rows, atoms;                // the tile: `atoms` boxes of 64 x rows (128-byte swizzle)
+  std::int64_t extent_inner, extent_outer;  // the row-major tensor: rows of extent_inner elements
+  int bytes() const { return rows * atoms * 128; }
+};
+
+// The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:
+// rows start at multiples of its bytes (buffers are 256-byte aligned), groups never straddle a row.
+int vector_elements(std::int64_t extent_inner) {
+  int v = 8;
+  while (extent_inner % v != 0) v /= 2;
+  return v;
+}
+
+std::string tma_load(const StageOperand& o, const std::string& stage) {
+  return fmt::format("tma_load_tile({}{}, {}_map, {}, {}, {}, {}, Swizzle::b128, full + s);\n", stage,
+                     o.offset ? fmt::format(" + {}", o.offset) : "", o.name, o.inner0, o.outer0, o.rows, o.atoms);
+}
+
+std::string thread_load(const StageOperand& o, const std::string& stage) {
+  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128);\n",
+                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
+                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms);
+}
+
+std::string parameter(const StageOperand& o, const std::string& type) {
+  return o.copy == OperandCopy::tma ? fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", o.name)
+                                    : fmt::format("const {}* __restrict__ {}", type, o.name);
+}
+
+}  // namespace
+
+std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
+                               const HopperGemmTiles& t) {
   PF_INTERNAL_CHECK(plan.matmuls.size() == 1 && plan.epilogue.empty(), "the Hopper main loop takes one plain matmul");
+  PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
+                    "the Hopper main loop loads A or B by TMA");
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value,
                      k = bound_size(program, *mm.dims.k_extent).value;
@@ -18,11 +61,15 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const std::int64_t k_blocks = (k + t.bk - 1) / t.bk;
   const std::int64_t preloaded = std::min<std::int64_t>(t.stages - 1, k_blocks);
   const int s = t.stages;
+  const StageOperand a{mm.a, choice.a_copy, 0, fmt::format("kb * {}", t.bk), "m0", t.bm, t.bk / 64, k, m};
+  const StageOperand b{mm.b, choice.b_copy, t.a_bytes(), "n0", fmt::format("kb * {}", t.bk), t.bk, t.bn / 64, n, k};
+  const StageOperand& by_tma = a.copy == OperandCopy::tma ? a : b;
+  const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
+  const bool both_tma = by_threads == nullptr;
 
   std::string text = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__(128, 1) {}(const __grid_constant__ pf::sm90::TensorMap {}_map,\n"
-      "    const __grid_constant__ pf::sm90::TensorMap {}_map, {}* __restrict__ {}) {{\n",
-      program.name, mm.a, mm.b, out, mm.c);
+      "extern \"C\" __global__ void __launch_bounds__(128, 1) {}({},\n    {}, {}* __restrict__ {}) {{\n", program.name,
+      parameter(a, in), parameter(b, in), out, mm.c);
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
       "  // shared memory: {} stages of {} bytes (A: {} x {} K-major at +0, B: {} x {} N-major at +{}; 128-byte\n"
@@ -34,42 +81,71 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += "  const bool producer = threadIdx.x == 0;  // issues the TMA loads\n";
   text += "  if (producer) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
-  text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
+  if (both_tma)
+    text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
+  else
+    text += fmt::format("      mbarrier_init(full + s, 129);   // the producer's arrive_expect_tx, the bytes of {}, and every\n"
+                        "                                      // thread once its part of {} is written\n",
+                        by_tma.name, by_threads->name);
   text += "      mbarrier_init(empty + s, 128);  // every consumer thread, once its wgmma retired\n";
   text += "    }\n    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
-  text += fmt::format("  // TMA (PTX ISA 9.7.9.25): k-block kb of {} and {} into stage kb % {}, completing on full[kb % {}]\n",
-                      mm.a, mm.b, s, s);
-  text += "  const auto load_k_block = [&](int kb) {\n";
-  text += fmt::format("    const int s = kb % {};\n", s);
-  text += fmt::format("    unsigned char* a_tile = smem + s * {};\n", t.stage_bytes());
-  text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", t.stage_bytes());
-  text += fmt::format("    tma_load_tile(a_tile, {}_map, kb * {}, m0, {}, {}, Swizzle::b128, full + s);\n", mm.a, t.bk, t.bm,
-                      t.bk / 64);
-  text += fmt::format("    tma_load_tile(a_tile + {}, {}_map, n0, kb * {}, {}, {}, Swizzle::b128, full + s);\n",
-                      t.a_bytes(), mm.b, t.bk, t.bk, t.bn / 64);
-  text += "  };\n";
-  text += fmt::format("  if (producer)\n    for (int kb = 0; kb < {}; ++kb) load_k_block(kb);\n", preloaded);
+  if (both_tma) {
+    text += fmt::format("  // TMA (PTX ISA 9.7.9.25): k-block kb of {} and {} into stage kb % {}, completing on full[kb % {}]\n",
+                        mm.a, mm.b, s, s);
+    text += "  const auto load_k_block = [&](int kb) {\n";
+    text += fmt::format("    const int s = kb % {};\n", s);
+    text += fmt::format("    unsigned char* stage = smem + s * {};\n", t.stage_bytes());
+    text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", t.stage_bytes());
+    text += "    " + tma_load(a, "stage") + "    " + tma_load(b, "stage");
+    text += "  };\n";
+    text += fmt::format("  if (producer)\n    for (int kb = 0; kb < {}; ++kb) load_k_block(kb);\n", preloaded);
+  } else {
+    text += fmt::format("  // k-block kb of {} by TMA (PTX ISA 9.7.9.25) into stage kb % {}, completing on full[kb % {}] (the producer)\n",
+                        by_tma.name, s, s);
+    text += "  const auto tma_k_block = [&](int kb) {\n";
+    text += fmt::format("    const int s = kb % {};\n", s);
+    text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", by_tma.bytes());
+    text += "    " + tma_load(by_tma, fmt::format("smem + s * {}", t.stage_bytes()));
+    text += "  };\n";
+    text += fmt::format("  // k-block kb of {} by every thread, the tile TMA would write (TMA cannot load {}: its rows are\n"
+                        "  // {} bytes apart), made visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
+                        by_threads->name, by_threads->name, by_threads->extent_inner * 2, s);
+    text += "  const auto copy_k_block = [&](int kb) {\n";
+    text += fmt::format("    const int s = kb % {};\n", s);
+    text += "    " + thread_load(*by_threads, fmt::format("smem + s * {}", t.stage_bytes()));
+    text += "    fence_proxy_async();\n";
+    text += "    mbarrier_arrive(full + s);\n";
+    text += "  };\n";
+    text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n    if (producer) tma_k_block(kb);\n    copy_k_block(kb);\n  }}\n",
+                        preloaded);
+  }
   text += fmt::format("  WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's {} x {} tile\n", t.bn, mm.c, t.bm, t.bn);
   text += "  // k-blocks: wait for a stage, wgmma (PTX ISA 9.7.15) from it, release the previous one\n";
   text += "#pragma unroll 1\n";
   text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n", k_blocks);
   text += fmt::format("    const int s = kb % {};\n", s);
   text += fmt::format("    mbarrier_wait(full + s, static_cast<unsigned>(kb / {}) & 1u);\n", s);
-  text += fmt::format("    const unsigned a_tile = shared_window_address(smem + s * {});\n", t.stage_bytes());
+  text += fmt::format("    const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
   text += fmt::format(
-      "    wgmma_k_block<{}, {}, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{a_tile, {}, {}, 0}},\n"
-      "        OperandTile{{a_tile + {}, {}, {}, 0}}, {}, kb > 0);\n",
+      "    wgmma_k_block<{}, {}, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, 0}},\n"
+      "        OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
       in, t.bn, t.bm, t.bk, t.a_bytes(), t.bn, t.bk, t.bk / 16);
   text += "    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   text += fmt::format("    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % {});\n", s);
   text += fmt::format("    const int next = kb + {};\n", s - 1);
-  text += fmt::format("    if (producer && next < {}) {{\n", k_blocks);
-  text += fmt::format("      if (next >= {}) mbarrier_wait(empty + next % {}, static_cast<unsigned>(next / {} - 1) & 1u);\n", s,
-                      s, s);
-  text += "      load_k_block(next);\n    }\n  }\n";
+  const std::string wait_empty =
+      fmt::format("      if (next >= {}) mbarrier_wait(empty + next % {}, static_cast<unsigned>(next / {} - 1) & 1u);\n", s, s, s);
+  if (both_tma) {
+    text += fmt::format("    if (producer && next < {}) {{\n", k_blocks);
+    text += wait_empty + "      load_k_block(next);\n    }\n  }\n";
+  } else {
+    text += fmt::format("    if (next < {}) {{  // every thread refills the stage of k-block kb - 1\n", k_blocks);
+    text += wait_empty + "      if (producer) tma_k_block(next);\n      copy_k_block(next);\n    }\n  }\n";
+  }
   text += "  wgmma_wait<0>();\n  wgmma_fence_operand(acc);\n";
   text += fmt::format("  // the accumulators to {} (rows and columns outside {} x {} not written), through the stages'\n"
-                      "  // shared memory: every TMA load landed and every wgmma retired\n", mm.c, m, n);
+                      "  // shared memory: every {} landed and every wgmma retired\n",
+                      mm.c, m, n, both_tma ? "TMA load" : "stage");
   text += fmt::format("  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
                       "                      {} - m0, {} - n0);\n", mm.c, n, n, m, n);
   text += "}\n";

@@ -1,7 +1,7 @@
 // The sm_90a main loop of a plain GEMM C = A * B (main_loop_choice.h: MainLoop::tma_wgmma),
 // written as ThunderKittens-style CUDA over kernels/cuda's Hopper layer (pf::sm90): thread 0
 // issues TMA loads of A's and B's k-blocks into an S-stage ring of 128-byte-swizzled tiles
-// that complete on "full" mbarriers; the warpgroup (128 threads) waits on a stage, issues one
+// that complete on "full" mbarriers (or of one of them, the threads copying the other); the warpgroup (128 threads) waits on a stage, issues one
 // k-block of wgmma.mma_async from shared-memory descriptors and releases the stage of the
 // previous k-block on its "empty" mbarrier once wgmma.wait_group retired its reads. The f32
 // accumulators are stored with bounds checks, staged in the ring's shared memory. The model is
@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "codegen/main_loop_choice.h"
 #include "frontend/program.h"
 #include "schedule/kernel_plan.h"
 
@@ -35,7 +36,11 @@ struct HopperGemmTiles {
 // (one matmul, row-major f16/bf16 A(m, k) and B(k, n), sizes bound): its grid is
 // (ceil(N / bn), ceil(M / bm)), 128 threads, tiles.shared_bytes() of dynamic shared memory;
 // A_map is a 2-d tensor map of A over {K, M} with boxes {64, bm}, B_map of B over {N, K} with
-// boxes {64, bk}, both with 128-byte swizzle (runtime/tma builds them).
-std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const HopperGemmTiles& tiles);
+// boxes {64, bk}, both with 128-byte swizzle (runtime/tma builds them). An operand that
+// `choice` copies by threads is a plain pointer instead (`const T* B`): every thread writes its
+// share of the tile TMA would have written (pf_thread_tile_sm90.cuh), fences it for the async
+// proxy and arrives on the stage's "full" mbarrier (then initialised to 129 arrivals).
+std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
+                               const HopperGemmTiles& tiles);
 
 }  // namespace polyfuse

@@ -64,19 +64,26 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     return choice;
   }
   const ElementType type = program.find_tensor(mm.a)->type;
-  std::string why = tma_refusal(mm.a, type, m.value, k.value);
-  if (why.empty()) why = tma_refusal(mm.b, type, k.value, n.value);
-  if (!why.empty()) {
-    choice.fallback_reason = why;
+  const std::string a_refusal = tma_refusal(mm.a, type, m.value, k.value);
+  const std::string b_refusal = tma_refusal(mm.b, type, k.value, n.value);
+  if (!a_refusal.empty() && !b_refusal.empty()) {
+    choice.fallback_reason = a_refusal + "; " + b_refusal;
     return choice;
   }
   choice.loop = MainLoop::tma_wgmma;
+  if (!a_refusal.empty()) choice.a_copy = OperandCopy::threads;
+  if (!b_refusal.empty()) choice.b_copy = OperandCopy::threads;
+  choice.thread_copy_reason = a_refusal + b_refusal;
   return choice;
 }
 
 std::string main_loop_comment(const MainLoopChoice& choice, Arch arch) {
   if (!has_wgmma(arch)) return "";
-  if (choice.loop == MainLoop::tma_wgmma) return "// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25).\n";
+  if (choice.loop == MainLoop::tma_wgmma && !choice.any_thread_copy())
+    return "// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25).\n";
+  if (choice.loop == MainLoop::tma_wgmma)
+    return fmt::format("// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25); {} copied by threads ({}).\n",
+                       choice.a_copy == OperandCopy::threads ? "A" : "B", choice.thread_copy_reason);
   return fmt::format("// Main loop: mma.sync, the sm_80 path ({}).\n", choice.fallback_reason);
 }
 

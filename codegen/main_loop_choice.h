@@ -1,10 +1,13 @@
 // Which main loop a GPU kernel gets (issue 17): on sm_90a, TMA + wgmma where the Hopper path
 // handles the kernel and TMA can load its operands, the sm_80 mma.sync main loop otherwise.
 // The choice is made at compile time from the bound sizes; the kernel's header comment names
-// it and, for a fallback, the reason.
+// it and, for a fallback, the reason. An operand TMA cannot address (its rows not a multiple of
+// 16 bytes apart) is copied into the same swizzled stages by the block's threads while the other
+// one still comes by TMA; when neither can come by TMA the sm_80 main loop (cp.async) is taken.
 //
 //   MainLoopChoice choice = choose_main_loop(program, plan, options);
-//   // K = 129, row-major f16 A: mma_sync, "TMA cannot load A: globalStrides[0] = 258 ..."
+//   // M = 300, N = 257, K = 128: tma_wgmma, A by TMA, B by threads ("TMA cannot load B: ...")
+//   // K = 129 and N = 257: mma_sync, "TMA can load neither A (...) nor B (...)"
 #pragma once
 
 #include <string>
@@ -23,20 +26,33 @@ enum class MainLoop {
 // "mma.sync" / "TMA + wgmma".
 const char* to_string(MainLoop loop);
 
+// How the TMA + wgmma main loop fills an operand's part of a stage.
+enum class OperandCopy {
+  tma,      // TMA boxes completing on the stage's "full" mbarrier (transaction bytes)
+  threads,  // every thread: ordinary loads and stores (pf_thread_tile_sm90.cuh), fence.proxy.async,
+            // then an arrive on the stage's "full" mbarrier
+};
+
 struct MainLoopChoice {
   MainLoop loop = MainLoop::mma_sync;
   // Why the Hopper main loop was not taken on sm_90a ("" when it was, or for other targets).
   std::string fallback_reason;
+  // TMA + wgmma: how A's and B's tiles reach the stages, and why one comes by threads ("" if not).
+  OperandCopy a_copy = OperandCopy::tma, b_copy = OperandCopy::tma;
+  std::string thread_copy_reason;
+  bool any_thread_copy() const { return a_copy == OperandCopy::threads || b_copy == OperandCopy::threads; }
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
 // matmul (no batch, epilogue or prologue, `+=!`); f16 or bf16 operands, A(m, k) and B(k, n)
-// row-major; bound sizes; and tensor maps of A and B that cuTensorMapEncodeTiled accepts
-// (runtime/tma/tensor_map_rules.h: 16-byte row strides, boxes of 64 x 64 with 128-byte swizzle).
+// row-major; bound sizes; and a tensor map of A or of B that cuTensorMapEncodeTiled accepts
+// (runtime/tma/tensor_map_rules.h: 16-byte row strides, boxes of 64 x 64 with 128-byte swizzle);
+// the operand whose map it refuses is copied by threads.
 MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, const GpuOptions& options);
 
 // The header comment line of a kernel for `arch`: "" for targets without wgmma, else
-// "// Main loop: mma.sync, the sm_80 path (<reason>).\n" or the TMA + wgmma line.
+// "// Main loop: mma.sync, the sm_80 path (<reason>).\n" or the TMA + wgmma line (naming an
+// operand copied by threads, and why).
 std::string main_loop_comment(const MainLoopChoice& choice, Arch arch);
 
 }  // namespace polyfuse

@@ -12,7 +12,8 @@
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
 //   store_wg_acc_staged<OutT>(acc, staging, out, ldo, m_valid, n_valid)
 //       the same through shared memory (64 x (N + 4) floats at `staging`; the block is the one
-//       warpgroup): f32 stores of the accumulators, a block barrier, then each row converted
+//       warpgroup, every thread has retired its wgmma): a block barrier (the staging may overlay
+//       what the last wgmma read), f32 stores of the accumulators, a block barrier, then each row converted
 //       to OutT by consecutive threads. For 16-bit outputs: converting the accumulators in
 //       registers (cvt.rn.f16.f32 reading them) makes ptxas serialise the wgmma of the main
 //       loop (C7514), storing them does not.
@@ -89,6 +90,9 @@ template <class OutT, int N>
 PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
   constexpr int pitch = N + 4;  // rows 4 banks apart: the 8 rows of a store hit different banks
   const int t = static_cast<int>(thread_in_warpgroup());
+  // The staging may overlay tiles the last wgmma read: a thread's wgmma.wait_group retires its
+  // own warp's share of the warpgroup's wgmma only, so every warp must have waited first.
+  __syncthreads();
 PF_UNROLL
   for (int i = 0; i < N / 2; ++i) {
     int row, col;

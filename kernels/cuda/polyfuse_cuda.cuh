@@ -5,7 +5,8 @@
 //   block layer:       pf_block_copy, pf_accumulator_store, pf_pointwise
 //   Hopper (sm_90/sm_90a, pf::sm90): pf_sm90 (guards, warpgroups), pf_swizzle_sm90 (TMA/wgmma
 //                      swizzles, canonical tiles), pf_wgmma_desc, pf_wgmma_operands, pf_wgmma,
-//                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles).
+//                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles),
+//                      pf_thread_tile_sm90 (TMA's tiles written by threads, where TMA cannot).
 //                      Every wrapper guards its PTX by target (PF_SM90_PATH / PF_SM90A_PATH), so
 //                      sm_80 and sm_90 builds of kernels that do not call them are unaffected.
 #pragma once
@@ -28,4 +29,5 @@
 #include "pf_wgmma.cuh"
 #include "pf_mbarrier.cuh"
 #include "pf_tma.cuh"
+#include "pf_thread_tile_sm90.cuh"
 #include "pf_wgmma_tile.cuh"

@@ -4,7 +4,9 @@
 // partial tiles in M and N, a K tail that TMA zero-fills, more k-blocks than stages, so stages
 // are refilled after their "empty" mbarriers) under several thread schedules; and kernels
 // generated here for odd shapes (1 x 8 x 8, primes, tile +- 1: N and K multiples of 8, TMA's
-// 16-byte strides), built at run time by the emulator (emu::Module, tensor maps by value).
+// 16-byte strides), built at run time by the emulator (emu::Module, tensor maps by value). With
+// N or K not a multiple of 8 TMA cannot load B or A: the golden f16 300 x 257 x 128 kernel and
+// generated ones copy that operand by threads (groups of 1, 2 and 4 elements) beside TMA.
 #include "polyfuse_emu/cuda_emulation.h"
 
 // Both golden kernels are `extern "C" gemm`: one name each here.
@@ -13,6 +15,9 @@
 #undef gemm
 #define gemm generated_gemm_bf16
 #include "../golden/codegen/gemm_sm90a_tma_bf16.cu"
+#undef gemm
+#define gemm generated_gemm_b_by_threads
+#include "../golden/codegen/gemm_sm90a_tma_b_by_threads.cu"
 #undef gemm
 
 #include <gtest/gtest.h>
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include "codegen/hopper_gemm_kernel.h"
+#include "codegen/main_loop_choice.h"
 #include "frontend/idioms.h"
 #include "gemm_programs.h"
 #include "polyfuse_emu/module.h"
@@ -46,16 +52,42 @@ pf::sm90::TensorMap kernel_map(const tma::TensorMapBytes& bytes) {
   return map;
 }
 
-// Launches the kernel on (grid, A's map, B's map, C).
-using Launcher = std::function<emu::Stats(dim3, const tma::TensorMapBytes&, const tma::TensorMapBytes&, void*)>;
+// A GEMM's operands as the kernel takes them: a tensor map, or the pointer when it copies the
+// operand by threads.
+struct Operands {
+  tma::TensorMapBytes map_a, map_b;
+  const void* a;
+  const void* b;
+  bool a_by_threads = false, b_by_threads = false;
+};
 
-template <class T> Launcher compiled_launcher(void (*kernel)(pf::sm90::TensorMap, pf::sm90::TensorMap, T*)) {
-  return [kernel](dim3 grid, const tma::TensorMapBytes& a, const tma::TensorMapBytes& b, void* c) {
-    return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(a), kernel_map(b), static_cast<T*>(c));
-  };
+// Launches the kernel on (grid, operands, C).
+using Launcher = std::function<emu::Stats(dim3, const Operands&, void*)>;
+struct Kernel {
+  Launcher launch;
+  bool a_by_threads = false, b_by_threads = false;
+};
+
+Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, pf::sm90::TensorMap, __half*)) {
+  return {[kernel](dim3 grid, const Operands& o, void* c) {
+    return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), kernel_map(o.map_b), static_cast<__half*>(c));
+  }};
+}
+Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, pf::sm90::TensorMap, __nv_bfloat16*)) {
+  return {[kernel](dim3 grid, const Operands& o, void* c) {
+    return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), kernel_map(o.map_b),
+                       static_cast<__nv_bfloat16*>(c));
+  }};
+}
+Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, const __half*, __half*)) {
+  return {[kernel](dim3 grid, const Operands& o, void* c) {
+            return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), static_cast<const __half*>(o.b),
+                               static_cast<__half*>(c));
+          },
+          false, true};
 }
 
-void check_generated_gemm(const Launcher& launch, bool bf16, int m, int n, int k, const char* schedule) {
+void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, const char* schedule) {
   emu::ScopedSchedule scoped(emu::parse_schedule(schedule));
   const auto encode = bf16 ? to_bf16_bits : to_f16_bits;
   const auto decode = bf16 ? from_bf16_bits : from_f16_bits;
@@ -67,12 +99,15 @@ void check_generated_gemm(const Launcher& launch, bool bf16, int m, int n, int k
   std::vector<std::uint16_t> c(static_cast<std::size_t>(m) * n, 0x7e00);  // NaN: every element must be written
   emu::ScopedBuffer ba(a.data(), a.size() * 2, "A"), bb(b.data(), b.size() * 2, "B"), bc(c.data(), c.size() * 2, "C");
   const tma::DataType type = bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
-  const auto map_a = tma::encode_tiled(tma::tiled_2d(type, a.data(), k, m, std::uint64_t(k) * 2, 64, kBlockM, tma::Swizzle::b128),
+  Operands operands{{}, {}, a.data(), b.data(), kernel.a_by_threads, kernel.b_by_threads};
+  if (!kernel.a_by_threads)
+    operands.map_a = tma::encode_tiled(tma::tiled_2d(type, a.data(), k, m, std::uint64_t(k) * 2, 64, kBlockM, tma::Swizzle::b128),
                                        tma::Target::emulator);
-  const auto map_b = tma::encode_tiled(tma::tiled_2d(type, b.data(), n, k, std::uint64_t(n) * 2, 64, kBlockK, tma::Swizzle::b128),
+  if (!kernel.b_by_threads)
+    operands.map_b = tma::encode_tiled(tma::tiled_2d(type, b.data(), n, k, std::uint64_t(n) * 2, 64, kBlockK, tma::Swizzle::b128),
                                        tma::Target::emulator);
   const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
-  const emu::Stats stats = launch(grid, map_a, map_b, c.data());
+  const emu::Stats stats = kernel.launch(grid, operands, c.data());
 
   const std::vector<float> ref = reference_gemm(af, bf, m, n, k, true, true);
   int bad = 0;
@@ -86,28 +121,44 @@ void check_generated_gemm(const Launcher& launch, bool bf16, int m, int n, int k
     }
   const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y, k_blocks = (k + kBlockK - 1) / kBlockK;
   EXPECT_EQ(stats.wgmma_instructions, blocks * k_blocks * (kBlockK / 16));
-  EXPECT_EQ(stats.tma_bytes, blocks * k_blocks * (kBlockM + kBlockN) * kBlockK * 2);
+  const std::uint64_t tma_rows = (kernel.a_by_threads ? 0 : kBlockM) + (kernel.b_by_threads ? 0 : kBlockN);
+  EXPECT_EQ(stats.tma_bytes, blocks * k_blocks * tma_rows * kBlockK * 2);
 }
 
 TEST(HopperGemmEmu, GeneratedF16KernelMatchesTheReference) {
-  for (const char* schedule : {"round_robin", "random:3"}) check_generated_gemm(compiled_launcher(generated_gemm_f16), false, 300, 256, 128, schedule);
+  for (const char* schedule : {"round_robin", "random:3"}) check_generated_gemm(compiled_kernel(generated_gemm_f16), false, 300, 256, 128, schedule);
 }
 
 TEST(HopperGemmEmu, GeneratedBf16KernelMatchesTheReference) {
   for (const char* schedule : {"round_robin", "warp_ahead:5"})
-    check_generated_gemm(compiled_launcher(generated_gemm_bf16), true, 129, 136, 328, schedule);
+    check_generated_gemm(compiled_kernel(generated_gemm_bf16), true, 129, 136, 328, schedule);
 }
 
-// The kernel hopper_gemm_kernel generates for `type` and the sizes, built by the emulator.
-Launcher generated_launcher(const std::string& type, int m, int n, int k) {
+// Issue 17's done-when shape: B's rows are 514 bytes apart, so the threads copy B, TMA loads A.
+TEST(HopperGemmEmu, GeneratedKernelWithBCopiedByThreadsMatchesTheReference) {
+  for (const char* schedule : {"round_robin", "random:5"})
+    check_generated_gemm(compiled_kernel(generated_gemm_b_by_threads), false, 300, 257, 128, schedule);
+}
+
+// The kernel hopper_gemm_kernel generates for `type` and the sizes, built by the emulator;
+// `edit` may change its source first (a planted error).
+Kernel generated_kernel(const std::string& type, int m, int n, int k,
+                        const std::function<std::string(std::string)>& edit = nullptr) {
   Program program = compile_program(gemm_source(type, true, true), {{"M", m}, {"N", n}, {"K", k}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
-  const std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, HopperGemmTiles{});
+  const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
+  std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, HopperGemmTiles{});
+  if (edit) source = edit(source);
   auto module = std::make_shared<emu::Module>(emu::Module::compile(source, {}, {"gemm"}));
-  return [module](dim3 grid, const tma::TensorMapBytes& a, const tma::TensorMapBytes& b, void* c) {
-    return module->launch("gemm", grid, dim3(128), kSharedBytes,
-                          {emu::KernelArg::tensor_map(a.bytes), emu::KernelArg::tensor_map(b.bytes), emu::KernelArg::pointer(c)});
+  const auto argument = [](const tma::TensorMapBytes& map, const void* p, bool by_threads) {
+    return by_threads ? emu::KernelArg::pointer(const_cast<void*>(p)) : emu::KernelArg::tensor_map(map.bytes);
   };
+  return {[module, argument](dim3 grid, const Operands& o, void* c) {
+            return module->launch("gemm", grid, dim3(128), kSharedBytes,
+                                  {argument(o.map_a, o.a, o.a_by_threads), argument(o.map_b, o.b, o.b_by_threads),
+                                   emu::KernelArg::pointer(c)});
+          },
+          choice.a_copy == OperandCopy::threads, choice.b_copy == OperandCopy::threads};
 }
 
 TEST(HopperGemmEmu, GeneratedKernelsOfOddShapesMatchTheReference) {
@@ -117,8 +168,60 @@ TEST(HopperGemmEmu, GeneratedKernelsOfOddShapesMatchTheReference) {
   };
   for (const Case& c : {Case{"f16", 1, 8, 8}, Case{"bf16", 7, 16, 24}, Case{"f16", 67, 136, 72},
                         Case{"bf16", kBlockM - 1, kBlockN - 8, kBlockK - 8}, Case{"f16", kBlockM + 1, kBlockN + 8, 5 * kBlockK + 8}}) {
-    check_generated_gemm(generated_launcher(c.type, c.m, c.n, c.k), std::string(c.type) == "bf16", c.m, c.n, c.k, "random:7");
+    check_generated_gemm(generated_kernel(c.type, c.m, c.n, c.k), std::string(c.type) == "bf16", c.m, c.n, c.k, "random:7");
     if (HasFailure()) return;
+  }
+}
+
+// N or K not a multiple of 8: B (odd N: groups of 1 element, N = 2 mod 4: of 2, N = 4 mod 8: of
+// 4) or A (odd K) copied by threads beside TMA, with edge tiles and K tails.
+TEST(HopperGemmEmu, GeneratedKernelsWithAnOperandCopiedByThreadsMatchTheReference) {
+  struct Case {
+    const char* type;
+    int m, n, k;
+    bool a_by_threads;
+  };
+  for (const Case& c : {Case{"f16", 1, 1, 8, false}, Case{"bf16", 65, 130, 72, false}, Case{"f16", 70, 132, 328, false},
+                        Case{"bf16", 67, 64, 37, true}, Case{"f16", 5, 136, 1, true}, Case{"bf16", 66, 128, 331, true}}) {
+    const Kernel kernel = generated_kernel(c.type, c.m, c.n, c.k);
+    EXPECT_EQ(kernel.a_by_threads, c.a_by_threads) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_NE(kernel.a_by_threads, kernel.b_by_threads) << c.m << "x" << c.n << "x" << c.k;
+    check_generated_gemm(kernel, std::string(c.type) == "bf16", c.m, c.n, c.k, "random:7");
+    if (HasFailure()) return;
+  }
+}
+
+// `text` with its first `from` replaced by `to` (which must occur).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("planted error: no '" + from + "' in the kernel");
+  return text.replace(at, from.size(), to);
+}
+
+// Planted errors in the threads' half of the pipeline: each must be reported by the emulator
+// (the message names what went wrong), never pass. 6 k-blocks: stages are refilled.
+TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
+  struct Plant {
+    const char* what;
+    std::string from, to;
+    const char* reported;  // in the emulator's message
+  };
+  const Plant plants[] = {
+      {"fence.proxy.async removed", "    fence_proxy_async();\n", "", "missing fence.proxy.async"},
+      {"no arrive after the copy", "    mbarrier_arrive(full + s);\n  };", "  };", "deadlock"},
+      {"full counts only the producer", "mbarrier_init(full + s, 129)", "mbarrier_init(full + s, 1)",
+       "more often than its expected 1 arrivals"},
+      {"refill without waiting for the stage", "      if (next >= 4) mbarrier_wait(empty", "      if (false) mbarrier_wait(empty",
+       "race"},
+  };
+  for (const Plant& p : plants) {
+    const Kernel kernel = generated_kernel("f16", 70, 257, 328, [&](std::string source) { return replaced(source, p.from, p.to); });
+    try {
+      check_generated_gemm(kernel, false, 70, 257, 328, "random:3");
+      ADD_FAILURE() << p.what << ": not reported";
+    } catch (const emu::EmulationError& e) {
+      EXPECT_NE(std::string(e.what()).find(p.reported), std::string::npos) << p.what << ": " << e.what();
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/hopper_gemm_kernel.h"
+#include "codegen/main_loop_choice.h"
 #include "frontend/idioms.h"
 #include "gemm_programs.h"
 #include "schedule/plan_from_program.h"
@@ -17,10 +18,11 @@ using namespace polyfuse::testing;
 std::string hopper_source(const std::string& type, const SizeBindings& sizes) {
   Program program = compile_program(gemm_source(type, true, true), sizes);
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
   return "// The sm_90a main loop of def gemm (" + type + ", M = " + std::to_string(sizes.at("M")) + ", N = " +
          std::to_string(sizes.at("N")) + ", K = " + std::to_string(sizes.at("K")) +
          "): codegen/hopper_gemm_kernel.h\n#include \"polyfuse_cuda.cuh\"\n\n" +
-         hopper_gemm_kernel(program, plan, HopperGemmTiles{});
+         hopper_gemm_kernel(program, plan, choice, HopperGemmTiles{});
 }
 
 // Partial tiles in M, a K of two k-blocks.
@@ -32,6 +34,12 @@ TEST(HopperGemmKernel, GemmF16Golden) {
 TEST(HopperGemmKernel, GemmBf16Golden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 129}, {"N", 136}, {"K", 328}}),
                              "codegen/gemm_sm90a_tma_bf16.cu"));
+}
+
+// Issue 17's done-when shape: TMA cannot load B (rows 514 bytes apart): the threads copy it.
+TEST(HopperGemmKernel, GemmF16WithBCopiedByThreadsGolden) {
+  EXPECT_TRUE(matches_golden(hopper_source("f16", {{"M", 300}, {"N", 257}, {"K", 128}}),
+                             "codegen/gemm_sm90a_tma_b_by_threads.cu"));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The compile-time choice of main loop (codegen/main_loop_choice.h): TMA + wgmma on sm_90a
-// where TMA can load both operands of a plain GEMM, the mma.sync path with the broken rule
-// otherwise; other targets never ask.
+// where TMA can load an operand of a plain GEMM (the threads copy the other if TMA cannot), the
+// mma.sync path with the broken rules when it can load neither; other targets never ask.
 #include <gtest/gtest.h>
 
 #include "codegen/main_loop_choice.h"
@@ -38,21 +38,37 @@ TEST(MainLoopChoice, OnlySm90aAsks) {
   EXPECT_EQ(main_loop_comment(c, Arch::sm_90), "");
 }
 
-// Row-major f16 A with K = 129: a 258-byte row stride (TMA needs multiples of 16).
-TEST(MainLoopChoice, UnalignedRowStrideOfAFallsBack) {
-  MainLoopChoice c = choice_for(gemm_source("f16", true, true), mnk(300, 256, 129));
+// Row-major f16 A with K = 129 (a 258-byte row stride; TMA needs multiples of 16) and B with
+// N = 257 (514 bytes): TMA can load neither.
+TEST(MainLoopChoice, UnalignedRowStridesOfBothOperandsFallBack) {
+  MainLoopChoice c = choice_for(gemm_source("f16", true, true), mnk(300, 257, 129));
   EXPECT_EQ(c.loop, MainLoop::mma_sync);
   EXPECT_NE(c.fallback_reason.find("TMA cannot load A"), std::string::npos) << c.fallback_reason;
   EXPECT_NE(c.fallback_reason.find("258"), std::string::npos) << c.fallback_reason;
+  EXPECT_NE(c.fallback_reason.find("TMA cannot load B"), std::string::npos) << c.fallback_reason;
+  EXPECT_NE(c.fallback_reason.find("514"), std::string::npos) << c.fallback_reason;
   EXPECT_EQ(main_loop_comment(c, Arch::sm_90a), "// Main loop: mma.sync, the sm_80 path (" + c.fallback_reason + ").\n");
 }
 
-// Row-major B(k, n) with N = 257: B's rows are 514 bytes apart.
-TEST(MainLoopChoice, UnalignedRowStrideOfBFallsBack) {
+// Row-major B(k, n) with N = 257: B's rows are 514 bytes apart; TMA loads A, the threads B.
+TEST(MainLoopChoice, UnalignedRowStrideOfBIsCopiedByThreads) {
   MainLoopChoice c = choice_for(gemm_source("bf16", true, true), mnk(300, 257, 128));
-  EXPECT_EQ(c.loop, MainLoop::mma_sync);
-  EXPECT_NE(c.fallback_reason.find("TMA cannot load B"), std::string::npos) << c.fallback_reason;
-  EXPECT_NE(c.fallback_reason.find("514"), std::string::npos) << c.fallback_reason;
+  EXPECT_EQ(c.loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(c.a_copy, OperandCopy::tma);
+  EXPECT_EQ(c.b_copy, OperandCopy::threads);
+  EXPECT_NE(c.thread_copy_reason.find("TMA cannot load B"), std::string::npos) << c.thread_copy_reason;
+  EXPECT_NE(c.thread_copy_reason.find("514"), std::string::npos) << c.thread_copy_reason;
+  EXPECT_EQ(main_loop_comment(c, Arch::sm_90a),
+            "// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25); B copied by threads (" + c.thread_copy_reason + ").\n");
+}
+
+// K = 129 with N = 256: A's rows are 258 bytes apart; TMA loads B, the threads A.
+TEST(MainLoopChoice, UnalignedRowStrideOfAIsCopiedByThreads) {
+  MainLoopChoice c = choice_for(gemm_source("f16", true, true), mnk(300, 256, 129));
+  EXPECT_EQ(c.loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(c.a_copy, OperandCopy::threads);
+  EXPECT_EQ(c.b_copy, OperandCopy::tma);
+  EXPECT_NE(c.thread_copy_reason.find("258"), std::string::npos) << c.thread_copy_reason;
 }
 
 TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {

@@ -1,6 +1,7 @@
 // The emulator's Hopper checks (issue 17, item 2): each planted bug of emu_hopper_kernels.cc is
 // reported as an EmulationError that names the rule and the place:
 //   * accumulators read or written between wgmma.mma_async and its wait_group;
+//   * operand tiles overwritten by a warp that retired only its own share of the wgmma;
 //   * shared memory written by ordinary stores and read by wgmma or a TMA store without
 //     fence.proxy.async;
 //   * a wait on the wrong mbarrier phase (an early read of the TMA box; a deadlock);
@@ -55,6 +56,16 @@ TEST(EmuHopperChecks, AccumulatorWriteBeforeWaitGroup) {
   const std::string msg = wgmma_error(WgmmaBug::accumulator_write);
   EXPECT_TRUE(mentions(msg, {"wgmma accumulators touched before wgmma.wait_group",
                              "kernel 'planted_wgmma_accumulator_touched'", "still in flight"}));
+}
+
+TEST(EmuHopperChecks, OperandsOverwrittenAfterOnlyTheOwnWarpsWait) {
+  const std::string msg = wgmma_error(WgmmaBug::operands_overwritten_after_own_wait);
+  EXPECT_TRUE(mentions(msg, {"shared-memory race", "kernel 'planted_wgmma_operands_overwritten_after_own_wait'",
+                             "the wgmma.mma_async of warpgroup 0", "each of its four warps"}))
+      << msg;
+  std::vector<float> out(64 * 8, 0.f);  // the control: after a __syncthreads every warp has waited
+  ScopedBuffer b(out.data(), out.size() * 4, "out");
+  EXPECT_NO_THROW(emu_hopper::launch_wgmma(WgmmaBug::operands_overwritten_after_barrier, out.data(), 128));
 }
 
 TEST(EmuHopperChecks, WgmmaReadsOrdinaryStoresWithoutProxyFence) {

@@ -29,12 +29,17 @@ __device__ unsigned long long descriptor_b(const unsigned char* smem, unsigned o
   return tile_descriptor(Major::k, Swizzle::none, shared_window_address(smem) + offset, 8, 16, 0, 0);
 }
 
-// One m64n8k16 of the calling warpgroup into out (64 x 8).
-__device__ void wgmma_64x8(unsigned char* smem, float* out, unsigned b_offset) {
-  WgAcc<8> acc;
+// fence, one m64n8k16 wgmma from A at 0 and B at b_offset, commit (the caller waits).
+__device__ void issue_wgmma_64x8(WgAcc<8>& acc, unsigned char* smem, unsigned b_offset) {
   wgmma_fence();
   wgmma_ss<__half, 8, Major::k, Major::k>(acc, descriptor_a(smem), descriptor_b(smem, b_offset), false);
   wgmma_commit();
+}
+
+// One m64n8k16 of the calling warpgroup into out (64 x 8).
+__device__ void wgmma_64x8(unsigned char* smem, float* out, unsigned b_offset) {
+  WgAcc<8> acc;
+  issue_wgmma_64x8(acc, smem, b_offset);
   wgmma_wait<0>();
   store_wg_acc(acc, out, 8, 64, 8);
 }
@@ -64,15 +69,27 @@ __global__ void planted_wgmma_accumulator_touched(float* out, int write) {
   PF_DYNAMIC_SHARED_SM90(smem);
   fill_operands(smem, true);
   WgAcc<8> acc;
-  wgmma_fence();
-  wgmma_ss<__half, 8, Major::k, Major::k>(acc, descriptor_a(smem), descriptor_b(smem, kBTile), false);
-  wgmma_commit();
+  issue_wgmma_64x8(acc, smem, kBTile);
   float early = 0.f;
   if (write) acc.v[3] = 0.f;  // planted: the wgmma is still in flight
   else early = acc.v[0];      // planted
   wgmma_wait<0>();
   store_wg_acc(acc, out, 8, 64, 8);
   if (threadIdx.x == 0) pf::stg(out, early);
+}
+
+// A wgmma, each thread's wait_group, then the operand tiles overwritten "for the next tile":
+// without a barrier between (barrier = 0) warp 0 may overwrite what warps 1..3's shares of the
+// wgmma still read — a thread's wait_group retires its own warp's share only.
+__global__ void planted_wgmma_operands_overwritten_after_own_wait(float* out, int barrier) {
+  PF_DYNAMIC_SHARED_SM90(smem);
+  fill_operands(smem, true);
+  WgAcc<8> acc;
+  issue_wgmma_64x8(acc, smem, kBTile);
+  wgmma_wait<0>();
+  if (barrier) __syncthreads();  // else planted: the other warps' shares may still read B
+  if (threadIdx.x < 16) pf::sts128(smem + kBTile + 16 * threadIdx.x, pf::Chunk16{{0u, 0u, 0u, 0u}});
+  store_wg_acc(acc, out, 8, 64, 8);
 }
 
 // Ordinary stores to the operand tiles, then wgmma without fence.proxy.async.
@@ -183,6 +200,10 @@ polyfuse::emu::Stats launch_wgmma(WgmmaBug bug, float* out, unsigned threads) {
     case WgmmaBug::accumulator_write:
       return polyfuse::emu::launch(planted_wgmma_accumulator_touched, grid, block, kOperandBytes, out,
                                    bug == WgmmaBug::accumulator_write ? 1 : 0);
+    case WgmmaBug::operands_overwritten_after_own_wait:
+    case WgmmaBug::operands_overwritten_after_barrier:
+      return polyfuse::emu::launch(planted_wgmma_operands_overwritten_after_own_wait, grid, block, kOperandBytes, out,
+                                   bug == WgmmaBug::operands_overwritten_after_barrier ? 1 : 0);
     case WgmmaBug::no_proxy_fence: return polyfuse::emu::launch(planted_wgmma_without_proxy_fence, grid, block, kOperandBytes, out);
     case WgmmaBug::descriptor_outside:
       return polyfuse::emu::launch(planted_wgmma_descriptor_outside, grid, block, kOperandBytes, out, kOperandBytes - 128);

@@ -12,6 +12,8 @@ enum class WgmmaBug {
   no_proxy_fence,        // operands written by ordinary stores, no fence.proxy.async
   descriptor_outside,    // B's descriptor addresses past the block's shared memory
   misaligned_warpgroup,  // warps 1..4 issue the wgmma
+  operands_overwritten_after_own_wait,  // warp 0 rewrites B after its own wait_group only
+  operands_overwritten_after_barrier,   // the same after a __syncthreads: correct (the control)
 };
 // out: 64 x 8 floats; threads: 128 (160 or 256 for misaligned_warpgroup).
 polyfuse::emu::Stats launch_wgmma(WgmmaBug bug, float* out, unsigned threads);

@@ -8,6 +8,8 @@
 //   hopper_wgmma_rs_*   the same with A's fragments loaded into registers (load_wg_frag_a)
 //   hopper_tma_load_*   one TMA box into shared memory through an mbarrier, copied out raw
 //   hopper_tma_store_2d a raw box from global memory to shared memory, then a TMA store
+//   hopper_thread_load_tile_v{1,2,4,8}  thread_load_tile: TMA's canonical tile written by
+//                       threads in groups of V elements, copied out raw
 //   hopper_mbarrier_phases  the phase/parity answers of try_wait and test_wait over 3 phases
 //   hopper_gemm_*       C = A * B (f32 out): TMA fills an S-stage ring of swizzled stages that
 //                       complete on "full" mbarriers; the warpgroup issues wgmma from them and
@@ -127,6 +129,20 @@ template <int RANK> __device__ void tma_load(const TensorMap& map, int c0, int c
   }
   mbarrier_wait(bar, 0);
   for (int i = threadIdx.x; i < box_bytes / 16; i += blockDim.x) pf::stg128(out + 16 * i, pf::lds128(box + 16 * i));
+}
+
+// thread_load_tile<V> (pf_thread_tile_sm90.cuh): the canonical tile of `atoms` boxes of
+// {W/2, rows} at (inner0, outer0) of the row-major matrix src (extent_outer x extent_inner),
+// written by the block's threads, then copied out raw (tile at offset 0).
+template <int V>
+__device__ void thread_load(const unsigned short* src, int extent_inner, int extent_outer, int inner0, int outer0,
+                            int rows, int atoms, int swizzle, unsigned char* out) {
+  PF_DYNAMIC_SHARED_SM90(smem);
+  const Swizzle s = static_cast<Swizzle>(swizzle);
+  thread_load_tile<V>(smem, src, extent_inner, extent_outer, inner0, outer0, rows, atoms, s, threadIdx.x, blockDim.x);
+  __syncthreads();
+  const int bytes = atoms * rows * row_bytes(s);
+  for (int i = threadIdx.x; i < bytes / 16; i += blockDim.x) pf::stg128(out + 16 * i, pf::lds128(smem + 16 * i));
 }
 
 // A raw box (box_bytes) from global memory into shared memory, then stored by TMA at (c0, c1).
@@ -270,6 +286,17 @@ __global__ void hopper_tma_store_2d(const __grid_constant__ pf::sm90::TensorMap 
   pfh::tma_store(map, c0, c1, in, box_bytes);
 }
 __global__ void hopper_mbarrier_phases(int* out) { pfh::mbarrier_phases(out); }
+#define PFH_THREAD_LOAD(V)                                                                                  \
+  __global__ void hopper_thread_load_tile_v##V(const unsigned short* src, int extent_inner, int extent_outer,    \
+                                               int inner0, int outer0, int rows, int atoms, int swizzle,        \
+                                               unsigned char* out) {                                            \
+    pfh::thread_load<V>(src, extent_inner, extent_outer, inner0, outer0, rows, atoms, swizzle, out);           \
+  }
+PFH_THREAD_LOAD(1)
+PFH_THREAD_LOAD(2)
+PFH_THREAD_LOAD(4)
+PFH_THREAD_LOAD(8)
+#undef PFH_THREAD_LOAD
 
 #define PFH_GEMM(NAME, T, BN, MB, S, STAGES)                                                                \
   __global__ void __launch_bounds__(128, 1) NAME(const __grid_constant__ pf::sm90::TensorMap map_a,         \

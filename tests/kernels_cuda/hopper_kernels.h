@@ -47,6 +47,12 @@ polyfuse::emu::Stats run_tma_load(const TensorMapBytes& map, int rank, const int
 // hopper_tma_store_2d: a raw box (`in`, box_bytes) through shared memory, stored by TMA at (c0, c1).
 polyfuse::emu::Stats run_tma_store_2d(const TensorMapBytes& map, int c0, int c1, const unsigned char* in,
                                       int box_bytes);
+// hopper_thread_load_tile_v<V>: thread_load_tile<V> of `atoms` boxes {W/2, rows} at (inner0, outer0)
+// of src (extent_outer rows of extent_inner elements) with swizzle mode `swizzle`, copied out raw
+// to `out` (atoms * rows * W bytes).
+polyfuse::emu::Stats run_thread_load_tile(int v, const unsigned short* src, int extent_inner, int extent_outer,
+                                          int inner0, int outer0, int rows, int atoms, int swizzle, unsigned char* out,
+                                          unsigned threads);
 // hopper_mbarrier_phases: out[thread * 10 + i] (see hopper_kernels.cu), 8 bytes of shared memory.
 polyfuse::emu::Stats run_mbarrier_phases(int* out, unsigned threads);
 

@@ -124,6 +124,18 @@ polyfuse::emu::Stats run_tma_load(const TensorMapBytes& map, int rank, const int
                                box_bytes);
 }
 
+polyfuse::emu::Stats run_thread_load_tile(int v, const unsigned short* src, int extent_inner, int extent_outer,
+                                          int inner0, int outer0, int rows, int atoms, int swizzle, unsigned char* out,
+                                          unsigned threads) {
+  const std::size_t smem = static_cast<std::size_t>(atoms) * rows * (16 << swizzle);
+  auto* const kernel = v == 1   ? hopper_thread_load_tile_v1
+                       : v == 2 ? hopper_thread_load_tile_v2
+                       : v == 4 ? hopper_thread_load_tile_v4
+                                : hopper_thread_load_tile_v8;
+  return polyfuse::emu::launch(kernel, dim3(1), dim3(threads), smem, src, extent_inner, extent_outer, inner0, outer0,
+                               rows, atoms, swizzle, out);
+}
+
 polyfuse::emu::Stats run_tma_store_2d(const TensorMapBytes& map, int c0, int c1, const unsigned char* in,
                                       int box_bytes) {
   return polyfuse::emu::launch(hopper_tma_store_2d, dim3(1), dim3(128), static_cast<std::size_t>(box_bytes),

@@ -118,7 +118,10 @@ std::string agent_text(const Launch& l, unsigned id) {
       return "a TMA load completing on " + barrier;
     }
     case AgentKind::wgmma:
-      return "the wgmma.mma_async of warpgroup " + std::to_string(agent_index(id)) + " (operand reads)";
+      return "the wgmma.mma_async of warpgroup " + std::to_string(agent_index(id)) +
+             " (operand reads, ordered only after the wgmma.wait_group of each of its four warps)";
+    case AgentKind::wgmma_retirement:
+      return "the wgmma retirements of warp " + std::to_string(agent_index(id));
     case AgentKind::tma_store:
       return "a TMA store issued by warp " + std::to_string(agent_index(id)) + " (source reads)";
   }

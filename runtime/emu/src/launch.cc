@@ -256,7 +256,10 @@ void syncthreads(const char* file, unsigned line) {
     l.barrier_arrived = 0;
     l.stats.barriers += 1;
     for (WarpState& w : l.warps) flush_warp(l, w);
-    if (l.race_check) l.shared_races.block_barrier();
+    if (l.race_check) {
+      l.shared_races.block_barrier();
+      l.hopper.clocks.merge();
+    }
     l.schedule.barrier_completed();
     for (ThreadState& other : l.threads)
       if (other.wait == Wait::barrier) other.wait = Wait::none;

@@ -7,13 +7,13 @@ namespace polyfuse::emu {
 void SharedRaceDetector::begin_launch(std::size_t bytes, unsigned warps) {
   shadow_.assign(bytes, ByteShadow{});
   warp_sync_.assign(warps, 0);
-  block_sync_ = serial_ = 0;
+  block_sync_ = block_start_ = serial_ = 0;
 }
 
 std::uint32_t SharedRaceDetector::tick() {
   if (serial_ == 0xfffffff0u) {  // wrap-around: forget everything (all of it is ordered before)
     std::fill(shadow_.begin(), shadow_.end(), ByteShadow{});
-    serial_ = 0;
+    serial_ = block_start_ = 0;
   }
   return ++serial_;
 }
@@ -26,7 +26,9 @@ void SharedRaceDetector::block_barrier() {
 void SharedRaceDetector::warp_sync(unsigned warp) { warp_sync_[warp] = tick(); }
 
 bool SharedRaceDetector::unordered(const AccessRecord& x, unsigned thread) const {
-  if (x.serial < block_sync_ || x.thread == thread) return false;
+  if (x.serial < block_start_ || x.thread == thread) return false;
+  if (x.thread >= kAgentIdBase) return !(extra_ && extra_->ordered(x.serial, x.thread, thread));
+  if (x.serial < block_sync_) return false;
   const unsigned warp = thread / 32;
   if (x.thread < kAgentIdBase && x.thread / 32u == warp && x.serial < warp_sync_[warp]) return false;
   return !(extra_ && extra_->ordered(x.serial, x.thread, thread));

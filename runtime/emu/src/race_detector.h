@@ -40,7 +40,8 @@ struct SharedRace {
 // Happens-before edges beyond barriers and warp collectives (mbarrier phases, wgmma and TMA
 // retirement: sync_clocks.h). Accesses of asynchronous agents (a TMA load completing on an
 // mbarrier, the operand reads of a warpgroup's wgmma, a TMA store's source reads) are recorded
-// under ids >= kAgentIdBase, which no barrier or warp collective orders.
+// under ids >= kAgentIdBase, which no barrier or warp collective orders: only the ExtraOrder
+// (a thread that observed the agent's completion, directly or through a barrier).
 constexpr unsigned kAgentIdBase = 1024;
 class ExtraOrder {
  public:
@@ -57,7 +58,10 @@ class SharedRaceDetector {
   // A new launch with `bytes` bytes of shared memory and `warps` warps per block.
   void begin_launch(std::size_t bytes, unsigned warps);
   // A new block: nothing before it is related to anything after.
-  void begin_block() { block_barrier(); }
+  void begin_block() {
+    block_barrier();
+    block_start_ = block_sync_;
+  }
   // A __syncthreads completed.
   void block_barrier();
   // A collective of warp `warp` completed.
@@ -94,6 +98,7 @@ class SharedRaceDetector {
   std::vector<ByteShadow> shadow_;
   std::vector<std::uint32_t> warp_sync_;  // serial of each warp's last collective or barrier
   std::uint32_t block_sync_ = 0;          // serial of the block's last barrier
+  std::uint32_t block_start_ = 0;         // serial of the block's start (older records are another block's)
   std::uint32_t serial_ = 0;
   const ExtraOrder* extra_ = nullptr;
 };

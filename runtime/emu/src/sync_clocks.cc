@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "agents.h"
+
 namespace polyfuse::emu {
 
 void SyncClocks::begin_launch(unsigned threads, unsigned agents) {
@@ -10,12 +12,23 @@ void SyncClocks::begin_launch(unsigned threads, unsigned agents) {
   clock_.assign(static_cast<std::size_t>(threads_) * columns_, 0);
 }
 
-void SyncClocks::begin_block() { std::fill(clock_.begin(), clock_.end(), 0); }
+void SyncClocks::begin_block() {
+  std::fill(clock_.begin(), clock_.end(), 0);
+  any_ = false;
+}
 
 bool SyncClocks::ordered(std::uint32_t serial, unsigned id, unsigned thread) const {
+  if (thread >= threads_) return false;
+  if (agent_kind(id) == AgentKind::wgmma) {  // every warp of the warpgroup retired it
+    const unsigned first = 4 * agent_index(id);
+    for (unsigned w = first; w < first + 4; ++w) {
+      const unsigned c = column(wgmma_retirement(w));
+      if (c >= columns_ || !(serial < at(thread, c))) return false;
+    }
+    return true;
+  }
   const unsigned c = column(id);
-  if (thread >= threads_ || c >= columns_) return false;
-  return serial < clock_[static_cast<std::size_t>(thread) * columns_ + c];
+  return c < columns_ && serial < at(thread, c);
 }
 
 void SyncClocks::release(unsigned t, std::uint32_t r, std::uint32_t block_sync, std::uint32_t warp_sync,
@@ -39,6 +52,7 @@ void SyncClocks::release_agent(unsigned id, std::uint32_t r, std::vector<std::ui
 }
 
 void SyncClocks::acquire(unsigned t, const std::vector<std::uint32_t>& from) {
+  any_ = true;
   std::uint32_t* mine = clock_.data() + static_cast<std::size_t>(t) * columns_;
   for (unsigned c = 0; c < columns_; ++c) mine[c] = std::max(mine[c], from[c]);
 }
@@ -48,7 +62,16 @@ void SyncClocks::observe(unsigned t, unsigned id, std::uint32_t r) {
   if (t < threads_ && c < columns_) {
     std::uint32_t& v = clock_[static_cast<std::size_t>(t) * columns_ + c];
     v = std::max(v, r);
+    any_ = true;
   }
+}
+
+void SyncClocks::merge() {
+  if (!any_ || threads_ == 0) return;
+  std::vector<std::uint32_t> all(clock_.begin(), clock_.begin() + columns_);
+  for (unsigned t = 1; t < threads_; ++t)
+    for (unsigned c = 0; c < columns_; ++c) all[c] = std::max(all[c], at(t, c));
+  for (unsigned t = 0; t < threads_; ++t) std::copy(all.begin(), all.end(), clock_.begin() + static_cast<std::ptrdiff_t>(t) * columns_);
 }
 
 }  // namespace polyfuse::emu

@@ -7,8 +7,14 @@
 //     current phase; a TMA load chunk completing on the barrier releases its write likewise;
 //   * a thread whose wait observes a completed phase acquires everything released into it and
 //     into earlier phases;
-//   * wgmma.wait_group retiring a warpgroup's operations makes their operand reads ordered
-//     before the waiting thread; a TMA store's wait_group.read its source reads likewise.
+//   * wgmma.wait_group retiring a warpgroup's operations is observed per warp (column
+//     wgmma_retirement(w)): the PTX ISA promises the waiting thread its own operations complete,
+//     not the other warps' shares of the warpgroup's wgmma, so the operand reads are ordered
+//     before a thread only once it has observed the retirements of all four warps (its own
+//     wait, plus the others' through an mbarrier or a __syncthreads); a TMA store's
+//     wait_group.read orders its source reads before the waiting thread;
+//   * __syncthreads: every thread acquires what any thread observed (merge()).
+// Accesses of agents are ordered by nothing else: not by a __syncthreads alone (race_detector.h).
 // clock[t][c] = s means: accesses of thread or agent c with serial < s are ordered before
 // thread t's current point. Agents are the race detector's ids >= kAgentIdBase (agents.h).
 #pragma once
@@ -41,11 +47,15 @@ class SyncClocks final : public ExtraOrder {
   void acquire(unsigned t, const std::vector<std::uint32_t>& from);
   // Thread `t` observes agent `id`'s accesses before serial `r` (a retirement).
   void observe(unsigned t, unsigned id, std::uint32_t r);
+  // A __syncthreads completed: every thread acquires every thread's observations.
+  void merge();
 
  private:
   unsigned column(unsigned id) const { return id < kAgentIdBase ? id : threads_ + (id - kAgentIdBase); }
   unsigned threads_ = 0, columns_ = 0;
+  std::uint32_t at(unsigned t, unsigned c) const { return clock_[static_cast<std::size_t>(t) * columns_ + c]; }
   std::vector<std::uint32_t> clock_;  // threads_ x columns_
+  bool any_ = false;                  // some entry is non-zero (kernels without Hopper operations skip merge())
 };
 
 }  // namespace polyfuse::emu

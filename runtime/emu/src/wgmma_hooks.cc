@@ -243,7 +243,7 @@ void wgmma_wait(unsigned pending_groups) {
     std::uint32_t retired = 0;
     for (const auto& r : wt.reads) retired = retired ? std::min(retired, r.second) : r.second;
     if (!retired) retired = l.shared_races.sync_point();
-    l.hopper.clocks.observe(t->linear, emu::wgmma_agent(t->warp / 4), retired);
+    l.hopper.clocks.observe(t->linear, emu::wgmma_retirement(t->warp), retired);
   }
 }
 

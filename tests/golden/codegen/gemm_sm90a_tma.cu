@@ -22,10 +22,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
   // TMA (PTX ISA 9.7.9.25): k-block kb of A and B into stage kb % 4, completing on full[kb % 4]
   const auto load_k_block = [&](int kb) {
     const int s = kb % 4;
-    unsigned char* a_tile = smem + s * 24576;
+    unsigned char* stage = smem + s * 24576;
     mbarrier_arrive_expect_tx(full + s, 24576);
-    tma_load_tile(a_tile, A_map, kb * 64, m0, 64, 1, Swizzle::b128, full + s);
-    tma_load_tile(a_tile + 8192, B_map, n0, kb * 64, 64, 2, Swizzle::b128, full + s);
+    tma_load_tile(stage, A_map, kb * 64, m0, 64, 1, Swizzle::b128, full + s);
+    tma_load_tile(stage + 8192, B_map, n0, kb * 64, 64, 2, Swizzle::b128, full + s);
   };
   if (producer)
     for (int kb = 0; kb < 2; ++kb) load_k_block(kb);
@@ -35,9 +35,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
   for (int kb = 0; kb < 2; ++kb) {
     const int s = kb % 4;
     mbarrier_wait(full + s, static_cast<unsigned>(kb / 4) & 1u);
-    const unsigned a_tile = shared_window_address(smem + s * 24576);
-    wgmma_k_block<__half, 128, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{a_tile, 64, 64, 0},
-        OperandTile{a_tile + 8192, 128, 64, 0}, 4, kb > 0);
+    const unsigned stage = shared_window_address(smem + s * 24576);
+    wgmma_k_block<__half, 128, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{stage, 64, 64, 0},
+        OperandTile{stage + 8192, 128, 64, 0}, 4, kb > 0);
     wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
     if (kb > 0) mbarrier_arrive(empty + (kb - 1) % 4);
     const int next = kb + 3;

@@ -1,0 +1,74 @@
+// polyfuse device helpers, Hopper block-copy layer: the canonical tile that tma_load_tile
+// (pf_tma.cuh) writes, written instead by the block's threads with ordinary loads and stores —
+// for tensors TMA cannot address (rows not a multiple of 16 bytes apart: row-major f16 B with
+// an odd N, A with an odd K; cuTensorMapEncodeTiled refuses their maps).
+//
+//   thread_load_tile<V>(tile, src, extent_inner, extent_outer, inner0, outer0, rows, atoms, s,
+//                       thread, threads)
+//       src is a row-major matrix of extent_outer rows of extent_inner 16-bit elements (row r at
+//       src + r * extent_inner); the tile gets the same bytes as `atoms` TMA boxes of
+//       {W/2, rows} at (inner0 + j W/2, outer0) with swizzle s (pf_swizzle_sm90.cuh: W the
+//       swizzle span), zeros outside the matrix. Thread `thread` of `threads` writes every
+//       threads-th 16-byte chunk, loading it in groups of V elements (V = 1, 2, 4 or 8: one
+//       16/32/64/128-bit load each; extent_inner must be a multiple of V and src 2V-byte aligned,
+//       so that no group straddles the end of a row or a misaligned address).
+// The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
+// writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
+// readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
+#pragma once
+
+#include "pf_base.cuh"
+#include "pf_memory.cuh"
+#include "pf_sm90.cuh"
+#include "pf_swizzle_sm90.cuh"
+
+namespace pf {
+namespace sm90 {
+
+namespace detail {
+
+// Loads V 16-bit elements at `p` (2V-byte aligned) into element slots first .. first + V - 1 of
+// `chunk` (8 slots of 16 bits), or zeros (and no access) when `in` is false.
+template <int V> PF_DEVICE void load_group(Chunk16& chunk, int first, const unsigned short* p, bool in) {
+  static_assert(V == 1 || V == 2 || V == 4 || V == 8, "groups of 1, 2, 4 or 8 elements");
+  if constexpr (V == 8) {
+    chunk = ldg128_pred(p, in);
+  } else if constexpr (V == 4) {
+    const unsigned long long bits = ldg_pred(reinterpret_cast<const unsigned long long*>(p), in);
+    chunk.x[first / 2] = static_cast<unsigned>(bits);
+    chunk.x[first / 2 + 1] = static_cast<unsigned>(bits >> 32);
+  } else if constexpr (V == 2) {
+    chunk.x[first / 2] = ldg_pred(reinterpret_cast<const unsigned*>(p), in);
+  } else {
+    const unsigned bits = ldg_pred(p, in);
+    chunk.x[first / 2] |= bits << (16 * (first % 2));
+  }
+}
+
+}  // namespace detail
+
+template <int V, class T>
+PF_DEVICE void thread_load_tile(void* tile, const T* src, int extent_inner, int extent_outer, int inner0, int outer0,
+                                int rows, int atoms, Swizzle s, int thread, int threads) {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);
+  const int w = row_bytes(s), chunks_per_row = w / 16, chunks_per_atom = rows * chunks_per_row;
+  const int chunks = atoms * chunks_per_atom;
+  for (int q = thread; q < chunks; q += threads) {
+    const int j = q / chunks_per_atom, r = (q % chunks_per_atom) / chunks_per_row, c = q % chunks_per_row;
+    const int outer = outer0 + r, inner = inner0 + j * (w / 2) + c * 8;
+    const bool row_in = outer >= 0 && outer < extent_outer;
+    const unsigned short* row = bits + static_cast<long long>(row_in ? outer : 0) * extent_inner;
+    Chunk16 chunk = {{0u, 0u, 0u, 0u}};
+PF_UNROLL
+    for (int g = 0; g < 8; g += V) {
+      const bool in = row_in && inner + g >= 0 && inner + g < extent_inner;
+      detail::load_group<V>(chunk, g, row + (in ? inner + g : 0), in);
+    }
+    const unsigned logical = atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16);
+    sts128(static_cast<unsigned char*>(tile) + swizzle_offset(s, logical), chunk);
+  }
+}
+
+}  // namespace sm90
+}  // namespace pf
