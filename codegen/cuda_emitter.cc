@@ -345,4 +345,36 @@ std::string emit_ast_text(const Program& program, const GpuOptions& options, con
          kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
 }
 
+std::string emit_config_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
+  GpuOptions o = options;
+  const KernelPlan plan = checked_plan(program, o);
+  const MainLoopChoice choice = choose_main_loop(program, plan, o);
+  CudaEmitRequest request;
+  request.options = options;
+  request.dumps = dumps;
+  request.helpers = CudaEmitRequest::Helpers::omit;
+  const LaunchMetadata m = emit_cuda(program, request).metadata;
+  std::string text = fmt::format("kernel: {}\narch: {}\n", m.kernel, m.arch);
+  if (choice.loop == MainLoop::tma_wgmma)
+    text += fmt::format("main loop: {}{}\n", to_string(choice.loop),
+                        choice.any_thread_copy()
+                            ? fmt::format(", {} copied by threads ({})", choice.a_copy == OperandCopy::threads ? "A" : "B",
+                                          choice.thread_copy_reason)
+                            : "");
+  else if (has_wgmma(o.arch))
+    text += fmt::format("main loop: {}, the sm_80 path ({})\n", to_string(choice.loop), choice.fallback_reason);
+  else
+    text += fmt::format("main loop: {}\n", to_string(choice.loop));
+  text += fmt::format("tiles: {}\n", m.options);
+  text += fmt::format("launch: grid ({}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory\n",
+                      m.grid[0].expression, m.grid[1].expression, m.grid[2].expression, m.block[0], m.block[1], m.block[2],
+                      m.dynamic_shared_bytes);
+  std::vector<std::string> parameters;
+  for (const KernelParameter& p : m.parameters)
+    parameters.push_back(p.tma_box.empty() ? fmt::format("{} ({})", p.name, p.c_type)
+                                           : fmt::format("{} (tensor map, boxes of {})", p.name, fmt::join(p.tma_box, " x ")));
+  text += fmt::format("parameters: {}\n", fmt::join(parameters, ", "));
+  return text;
+}
+
 }  // namespace polyfuse

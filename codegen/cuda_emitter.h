@@ -42,4 +42,10 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request);
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps = {});
 std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps = {});
 
+// The configuration emit_cuda chooses for `program` (`--emit=config`): the arch, the main loop
+// and why (the fallback's reason, an operand copied by threads), the tiles and stages, the
+// launch and how each parameter reaches the kernel. One "key: value" line each. `dumps` as for
+// emit_cuda.
+std::string emit_config_text(const Program& program, const GpuOptions& options, const PassDumps& dumps = {});
+
 }  // namespace polyfuse

@@ -25,7 +25,7 @@
 namespace polyfuse::tools {
 namespace {
 
-const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu"};
+const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu", "config"};
 
 struct CompileOptions {
   GpuFlags gpu;
@@ -49,7 +49,7 @@ void write_file(const std::string& path, const void* bytes, size_t size) {
 
 // The flags that only make sense with other flags, refused with the reason.
 void check_combinations(const CompileOptions& options, bool cpu) {
-  if (cpu && (options.emit == "ast" || options.emit == "cuda"))
+  if (cpu && (options.emit == "ast" || options.emit == "cuda" || options.emit == "config"))
     throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
   if (cpu) refuse_gpu_flags(options.gpu, "the CPU target (--target=cpu, --emit=cpu) has its own blocking");
   if (cpu && !options.cubin.empty()) throw UserError("--cubin compiles the GPU kernel; it does not go with --target=cpu");
@@ -92,6 +92,8 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
       text += emit_schedule_text(*program, gpu, dumps);
     } else if (options.emit == "ast") {
       text += emit_ast_text(*program, gpu, dumps);
+    } else if (options.emit == "config") {
+      text += (first ? "" : "\n") + emit_config_text(*program, gpu, dumps);
     } else if (options.emit == "cuda") {
       CudaEmitRequest request;
       request.options = gpu;
@@ -161,8 +163,9 @@ Command add_compile_command(CLI::App& parent) {
                       "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, dependences, idioms), "
                       "schedule (the final GPU schedule tree; --dump-after prints the trees between passes), ast "
                       "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher), cpu (C++ "
-                      "calling the kernels/cpu primitives; implies --target=cpu). With --target=cpu, schedule is "
-                      "the CPU loop nest.")
+                      "calling the kernels/cpu primitives; implies --target=cpu), config (the GPU kernel's chosen "
+                      "configuration: main loop and why, tiles, stages, launch, how each parameter is passed). With "
+                      "--target=cpu, schedule is the CPU loop nest.")
           ->check(CLI::IsMember(emit_stages))
           ->capture_default_str();
   app->add_option("-o,--output", options->output,
