@@ -255,8 +255,11 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   m.parameters = kernel_parameters(program);
   std::vector<std::string> maps;  // the operands that reach the kernel as tensor maps
   for (KernelParameter& p : m.parameters) {
-    if (p.name == mm.a && choice.a_copy == OperandCopy::tma) p.tma_box = {64, tiles.bm};
-    if (p.name == mm.b && choice.b_copy == OperandCopy::tma) p.tma_box = {64, tiles.bk};
+    // boxes of 64 along the contiguous dimension, by the block's rows of the other one
+    if (p.name == mm.a && choice.a_copy == OperandCopy::tma)
+      p.tma_box = {64, mm.a_layout == OperandLayout::row_major ? tiles.bm : tiles.bk};
+    if (p.name == mm.b && choice.b_copy == OperandCopy::tma)
+      p.tma_box = {64, mm.b_layout == OperandLayout::row_major ? tiles.bk : tiles.bn};
     if (!p.tma_box.empty()) {
       p.c_type = "const __grid_constant__ pf::sm90::TensorMap";
       maps.push_back(p.name);

@@ -19,9 +19,20 @@ struct StageOperand {
   int offset;                     // bytes from the stage's start
   std::string inner0, outer0;     // its tile's origin: contiguous dimension, rows
   int rows, atoms;                // the tile: `atoms` boxes of 64 x rows (128-byte swizzle)
-  std::int64_t extent_inner, extent_outer;  // the row-major tensor: rows of extent_inner elements
+  std::int64_t extent_inner, extent_outer;  // the tensor as stored: rows of extent_inner elements
+  const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
   int bytes() const { return rows * atoms * 128; }
 };
+
+// An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
+// in memory (A(m, k), B(n, k)) a K-major tile of `atoms` = k_extent / 64 boxes of mn_extent
+// rows, else an MN-major one of mn_extent / 64 boxes of k_extent rows (A(k, m), B(k, n)).
+StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
+                           int mn_extent, int k_extent, std::int64_t mn_size, std::int64_t k_size) {
+  const std::string k0 = fmt::format("kb * {}", k_extent);
+  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / 64, k_size, mn_size, "Major::k"};
+  return {name, copy, offset, mn0, k0, k_extent, mn_extent / 64, mn_size, k_size, "Major::mn"};
+}
 
 // The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:
 // rows start at multiples of its bytes (buffers are 256-byte aligned), groups never straddle a row.
@@ -61,8 +72,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const std::int64_t k_blocks = (k + t.bk - 1) / t.bk;
   const std::int64_t preloaded = std::min<std::int64_t>(t.stages - 1, k_blocks);
   const int s = t.stages;
-  const StageOperand a{mm.a, choice.a_copy, 0, fmt::format("kb * {}", t.bk), "m0", t.bm, t.bk / 64, k, m};
-  const StageOperand b{mm.b, choice.b_copy, t.a_bytes(), "n0", fmt::format("kb * {}", t.bk), t.bk, t.bn / 64, n, k};
+  const StageOperand a = stage_operand(mm.a, choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0", t.bm, t.bk, m, k);
+  const StageOperand b =
+      stage_operand(mm.b, choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major, "n0", t.bn, t.bk, n, k);
   const StageOperand& by_tma = a.copy == OperandCopy::tma ? a : b;
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
   const bool both_tma = by_threads == nullptr;
@@ -72,9 +84,10 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
       parameter(a, in), parameter(b, in), out, mm.c);
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
-      "  // shared memory: {} stages of {} bytes (A: {} x {} K-major at +0, B: {} x {} N-major at +{}; 128-byte\n"
+      "  // shared memory: {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{}; 128-byte\n"
       "  // swizzle), then the stages' \"full\" and \"empty\" mbarriers at byte {}\n",
-      s, t.stage_bytes(), t.bm, t.bk, t.bk, t.bn, t.a_bytes(), t.barrier_offset());
+      s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
+      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.barrier_offset());
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  const int m0 = blockIdx.y * {}, n0 = blockIdx.x * {};\n", t.bm, t.bn);
@@ -127,9 +140,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("    mbarrier_wait(full + s, static_cast<unsigned>(kb / {}) & 1u);\n", s);
   text += fmt::format("    const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
   text += fmt::format(
-      "    wgmma_k_block<{}, {}, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, 0}},\n"
+      "    wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, 0}},\n"
       "        OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-      in, t.bn, t.bm, t.bk, t.a_bytes(), t.bn, t.bk, t.bk / 16);
+      in, t.bn, a.major, b.major, t.bm, t.bk, t.a_bytes(), t.bn, t.bk, t.bk / 16);
   text += "    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   text += fmt::format("    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % {});\n", s);
   text += fmt::format("    const int next = kb + {};\n", s - 1);

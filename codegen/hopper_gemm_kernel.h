@@ -24,8 +24,8 @@ struct HopperGemmTiles {
   int bm = 64, bn = 128, bk = 64;  // wgmma m64nBNk16, BK / 16 k-steps per k-block
   int stages = 4;                  // shared-memory ring (2..6)
 
-  int a_bytes() const { return bm * bk * 2; }   // one K-major A tile (128-byte swizzle)
-  int b_bytes() const { return bk * bn * 2; }   // one N-major B tile
+  int a_bytes() const { return bm * bk * 2; }   // one A tile (128-byte swizzle, K- or M-major)
+  int b_bytes() const { return bk * bn * 2; }   // one B tile (K- or N-major)
   int stage_bytes() const { return a_bytes() + b_bytes(); }  // a multiple of 1024
   int barrier_offset() const { return stages * stage_bytes(); }
   int shared_bytes() const { return barrier_offset() + 16 * stages; }  // + full and empty mbarriers
@@ -33,10 +33,12 @@ struct HopperGemmTiles {
 };
 
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
-// (one matmul, row-major f16/bf16 A(m, k) and B(k, n), sizes bound): its grid is
+// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), sizes bound): its grid is
 // (ceil(N / bn), ceil(M / bm)), 128 threads, tiles.shared_bytes() of dynamic shared memory;
-// A_map is a 2-d tensor map of A over {K, M} with boxes {64, bm}, B_map of B over {N, K} with
-// boxes {64, bk}, both with 128-byte swizzle (runtime/tma builds them). An operand that
+// A_map and B_map are 2-d tensor maps of the tensors as stored (dimension 0 the contiguous
+// one) with boxes of 64 by the block's extent of the other dimension (A(m, k): {64, bm},
+// A(k, m): {64, bk}, B(k, n): {64, bk}, B(n, k): {64, bn}), 128-byte swizzle (runtime/tma
+// builds them); wgmma reads k-contiguous tiles K-major, the others M/N-major. An operand that
 // `choice` copies by threads is a plain pointer instead (`const T* B`): every thread writes its
 // share of the tile TMA would have written (pf_thread_tile_sm90.cuh), fences it for the async
 // proxy and arrives on the stage's "full" mbarrier (then initialised to 129 arrivals).

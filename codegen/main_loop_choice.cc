@@ -1,6 +1,9 @@
 #include "codegen/main_loop_choice.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
 
 #include "runtime/tma/tensor_map_rules.h"
 #include "schedule/plan_from_program.h"
@@ -30,6 +33,21 @@ std::string tma_refusal(const std::string& name, ElementType type, std::int64_t 
   return broken ? fmt::format("TMA cannot load {}: {}", name, broken->message) : "";
 }
 
+// Why the tile options keep the mma.sync main loop, or "": they are that loop's (warp tiles,
+// macro-MMAs, split-K over warps, cp.async stages); the Hopper loop chooses its own tiles.
+std::string tile_options_refusal(const GpuOptions& options) {
+  const GpuOptions d = default_gpu_options(options.arch);
+  std::vector<std::string> set;
+  if (options.block != d.block) set.push_back("--block");
+  if (!options.choose_warp && options.warp != d.warp) set.push_back("--warp");
+  if (options.mma != d.mma) set.push_back("--mma");
+  if (options.split_k != d.split_k) set.push_back("--split-k");
+  if (options.stages != d.stages) set.push_back("--stages");
+  if (set.empty()) return "";
+  return fmt::format("{} chosen: tile options of the mma.sync main loop (the TMA + wgmma loop takes its own tiles)",
+                     fmt::join(set, ", "));
+}
+
 // Why the Hopper main loop does not handle `plan` yet, or "".
 std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   if (plan.matmuls.size() != 1) return "more than one matmul";
@@ -38,8 +56,6 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   const MatmulStage& mm = plan.matmuls[0];
   if (mm.a_prologue || mm.b_prologue) return "an operand prologue";
   if (!mm.zero_init) return "a `+=` reduction";
-  if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::row_major)
-    return "a column-major operand";
   ElementType a = program.find_tensor(mm.a)->type, b = program.find_tensor(mm.b)->type;
   if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";
   return "";
@@ -56,6 +72,10 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     choice.fallback_reason = "the TMA + wgmma main loop does not handle " + why + " yet";
     return choice;
   }
+  if (std::string why = tile_options_refusal(options); !why.empty()) {
+    choice.fallback_reason = why;
+    return choice;
+  }
   const MatmulStage& mm = plan.matmuls[0];
   const Size m = bound_size(program, mm.dims.m_extent), n = bound_size(program, mm.dims.n_extent),
              k = bound_size(program, *mm.dims.k_extent);
@@ -64,8 +84,10 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     return choice;
   }
   const ElementType type = program.find_tensor(mm.a)->type;
-  const std::string a_refusal = tma_refusal(mm.a, type, m.value, k.value);
-  const std::string b_refusal = tma_refusal(mm.b, type, k.value, n.value);
+  // The tensors as stored: A(m, k) or A(k, m), B(k, n) or B(n, k); rows of the second extent.
+  const bool a_row = mm.a_layout == OperandLayout::row_major, b_row = mm.b_layout == OperandLayout::row_major;
+  const std::string a_refusal = tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value);
+  const std::string b_refusal = tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value);
   if (!a_refusal.empty() && !b_refusal.empty()) {
     choice.fallback_reason = a_refusal + "; " + b_refusal;
     return choice;

@@ -44,8 +44,10 @@ struct MainLoopChoice {
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul (no batch, epilogue or prologue, `+=!`); f16 or bf16 operands, A(m, k) and B(k, n)
-// row-major; bound sizes; and a tensor map of A or of B that cuTensorMapEncodeTiled accepts
+// matmul (no batch, epilogue or prologue, `+=!`); f16 or bf16 operands (A(m, k) or A(k, m),
+// B(k, n) or B(n, k)); the default tile options (--block, --warp, --mma, --split-k and
+// --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that
+// cuTensorMapEncodeTiled accepts
 // (runtime/tma/tensor_map_rules.h: 16-byte row strides, boxes of 64 x 64 with 128-byte swizzle);
 // the operand whose map it refuses is copied by threads.
 MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, const GpuOptions& options);

@@ -13,8 +13,9 @@ namespace polyfuse {
 bool cuda_device_available();
 // "NVIDIA H100 80GB HBM3 (sm_90)", or the reason there is none ("no CUDA device: ...").
 std::string cuda_device_description();
-// The present GPU's architecture, else sm_90. Newer GPUs than sm_90 map to sm_90 (their
-// driver JIT-compiles the PTX).
+// The present GPU's architecture, else sm_90: sm_90a on compute capability 9.0 (H100, H200),
+// whose kernels may use wgmma; newer GPUs map to sm_90 (their driver JIT-compiles the PTX,
+// which sm_90a's architecture-specific code is not).
 Arch default_arch();
 // The NVRTC version in use, e.g. "13.0" ("" when built without the CUDA toolkit).
 std::string nvrtc_version();

@@ -20,7 +20,8 @@ std::string cuda_device_description() { return cuda::device_description(); }
 
 Arch default_arch() {
   const std::optional<int> cc = cuda::device_compute_capability();
-  if (!cc || *cc >= 90) return Arch::sm_90;
+  if (cc == 90) return Arch::sm_90a;  // H100/H200: the TMA + wgmma main loop
+  if (!cc || *cc > 90) return Arch::sm_90;  // newer GPUs JIT-compile sm_90's PTX (sm_90a's is not portable)
   if (*cc >= 89) return Arch::sm_89;
   if (*cc >= 86) return Arch::sm_86;
   return Arch::sm_80;

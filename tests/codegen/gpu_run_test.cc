@@ -2,6 +2,7 @@
 // per kernel family and configuration, so that the GPU check kit (gpu-kit/check) reports
 // pass/fail per family:
 //   CudaGemm/*         every A/B layout x macro-MMA shape x split-K x stages, against the reference
+//   CudaSm90a/*        the sm_90a TMA + wgmma main loop: layouts, thread-copied operands (Hopper only)
 //   CudaLarge.*        the default configuration on a 4096^3 bf16 GEMM, sampled
 //   CudaFused/*        every fused example with the default tiles, against the reference
 //   CudaFusedVariants/* the emulator tests' epilogues, prologues, macro-MMAs and split-K, odd sizes
@@ -107,6 +108,43 @@ TEST_P(CudaGemm, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CudaGemm, ::testing::ValuesIn(gemm_configs()), gemm_config_name);
+
+// ---- CudaSm90a: the TMA + wgmma main loop (issue 17) on a Hopper GPU -------------------------
+// Every layout, an operand copied by threads (N = 257, K = 128: issue 17's done-when shape),
+// edge tiles and K tails, f16 and bf16; skipped visibly on GPUs that are not sm_90.
+struct Sm90aCase {
+  const char* type;
+  bool a_row, b_row;
+  int m, n, k;
+};
+
+std::string sm90a_case_name(const ::testing::TestParamInfo<Sm90aCase>& info) {
+  const Sm90aCase& c = info.param;
+  return fmt::format("{}_{}{}_{}x{}x{}", c.type, c.a_row ? "row" : "col", c.b_row ? "row" : "col", c.m, c.n, c.k);
+}
+
+class CudaSm90a : public OnGpu<::testing::TestWithParam<Sm90aCase>> {
+ protected:
+  void SetUp() override {
+    OnGpu::SetUp();
+    if (!IsSkipped() && default_arch() != Arch::sm_90a)
+      GTEST_SKIP() << "the sm_90a kernels need a Hopper GPU (compute capability 9.0), this one is "
+                   << cuda_device_description();
+  }
+};
+
+TEST_P(CudaSm90a, MatchesReference) {
+  const Sm90aCase& c = GetParam();
+  expect_ok_on_gpu(compile_program(gemm_source(c.type, c.a_row, c.b_row), {{"M", c.m}, {"N", c.n}, {"K", c.k}}),
+                   default_gpu_options(Arch::sm_90a));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaSm90a,
+                         ::testing::Values(Sm90aCase{"f16", true, true, 300, 257, 128}, Sm90aCase{"f16", true, true, 300, 256, 129},
+                                           Sm90aCase{"f16", true, true, 512, 512, 1024}, Sm90aCase{"bf16", true, true, 129, 136, 328},
+                                           Sm90aCase{"f16", false, true, 72, 136, 200}, Sm90aCase{"f16", true, false, 72, 136, 200},
+                                           Sm90aCase{"bf16", false, false, 67, 130, 128}, Sm90aCase{"bf16", false, true, 66, 136, 128}),
+                         sm90a_case_name);
 
 // ---- CudaLarge: 4096^3 bf16, 4096 sampled elements against a host reference ----------------
 using CudaLarge = OnGpu<::testing::Test>;

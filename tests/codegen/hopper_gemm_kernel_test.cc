@@ -15,8 +15,8 @@ namespace {
 
 using namespace polyfuse::testing;
 
-std::string hopper_source(const std::string& type, const SizeBindings& sizes) {
-  Program program = compile_program(gemm_source(type, true, true), sizes);
+std::string hopper_source(const std::string& type, const SizeBindings& sizes, bool a_row = true, bool b_row = true) {
+  Program program = compile_program(gemm_source(type, a_row, b_row), sizes);
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
   return "// The sm_90a main loop of def gemm (" + type + ", M = " + std::to_string(sizes.at("M")) + ", N = " +
@@ -40,6 +40,12 @@ TEST(HopperGemmKernel, GemmBf16Golden) {
 TEST(HopperGemmKernel, GemmF16WithBCopiedByThreadsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("f16", {{"M", 300}, {"N", 257}, {"K", 128}}),
                              "codegen/gemm_sm90a_tma_b_by_threads.cu"));
+}
+
+// A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
+TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
+  EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),
+                             "codegen/gemm_sm90a_tma_at_bt_bf16.cu"));
 }
 
 }  // namespace
