@@ -47,10 +47,10 @@ std::string tma_load(const StageOperand& o, const std::string& stage) {
                      o.offset ? fmt::format(" + {}", o.offset) : "", o.name, o.inner0, o.outer0, o.rows, o.atoms);
 }
 
-std::string thread_load(const StageOperand& o, const std::string& stage) {
-  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128);\n",
+std::string thread_load(const StageOperand& o, const std::string& stage, int threads) {
+  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, {});\n",
                      vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
-                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms);
+                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms, threads);
 }
 
 std::string parameter(const StageOperand& o, const std::string& type) {
@@ -59,6 +59,15 @@ std::string parameter(const StageOperand& o, const std::string& type) {
 }
 
 }  // namespace
+
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m) {
+  HopperGemmTiles t;
+  t.bm = m > 64 ? 128 : 64;
+  constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
+  t.stages = std::clamp((kSharedBudget - 16 * kMaxStages) / t.stage_bytes(), 2, kMaxStages);
+  PF_INTERNAL_CHECK(t.staging_bytes() <= t.barrier_offset(), "the epilogue's staging fits in the stages");
+  return t;
+}
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
                                const HopperGemmTiles& t) {
@@ -80,8 +89,8 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const bool both_tma = by_threads == nullptr;
 
   std::string text = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__(128, 1) {}({},\n    {}, {}* __restrict__ {}) {{\n", program.name,
-      parameter(a, in), parameter(b, in), out, mm.c);
+      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}({},\n    {}, {}* __restrict__ {}) {{\n", t.threads(),
+      program.name, parameter(a, in), parameter(b, in), out, mm.c);
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
       "  // shared memory: {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{}; 128-byte\n"
@@ -92,15 +101,18 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  const int m0 = blockIdx.y * {}, n0 = blockIdx.x * {};\n", t.bm, t.bn);
   text += "  const bool producer = threadIdx.x == 0;  // issues the TMA loads\n";
+  if (t.consumers() > 1)
+    text += fmt::format("  const int wg = threadIdx.x / 128;  // consumer warpgroup: rows 64 wg .. 64 wg + 63 of the {} x {} tile\n",
+                        t.bm, t.bn);
   text += "  if (producer) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
   if (both_tma)
     text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
   else
-    text += fmt::format("      mbarrier_init(full + s, 129);   // the producer's arrive_expect_tx, the bytes of {}, and every\n"
+    text += fmt::format("      mbarrier_init(full + s, {});   // the producer's arrive_expect_tx, the bytes of {}, and every\n"
                         "                                      // thread once its part of {} is written\n",
-                        by_tma.name, by_threads->name);
-  text += "      mbarrier_init(empty + s, 128);  // every consumer thread, once its wgmma retired\n";
+                        t.threads() + 1, by_tma.name, by_threads->name);
+  text += fmt::format("      mbarrier_init(empty + s, {});  // every consumer thread, once its wgmma retired\n", t.threads());
   text += "    }\n    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
   if (both_tma) {
     text += fmt::format("  // TMA (PTX ISA 9.7.9.25): k-block kb of {} and {} into stage kb % {}, completing on full[kb % {}]\n",
@@ -125,14 +137,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                         by_threads->name, by_threads->name, by_threads->extent_inner * 2, s);
     text += "  const auto copy_k_block = [&](int kb) {\n";
     text += fmt::format("    const int s = kb % {};\n", s);
-    text += "    " + thread_load(*by_threads, fmt::format("smem + s * {}", t.stage_bytes()));
+    text += "    " + thread_load(*by_threads, fmt::format("smem + s * {}", t.stage_bytes()), t.threads());
     text += "    fence_proxy_async();\n";
     text += "    mbarrier_arrive(full + s);\n";
     text += "  };\n";
     text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n    if (producer) tma_k_block(kb);\n    copy_k_block(kb);\n  }}\n",
                         preloaded);
   }
-  text += fmt::format("  WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's {} x {} tile\n", t.bn, mm.c, t.bm, t.bn);
+  text += fmt::format("  WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
   text += "  // k-blocks: wait for a stage, wgmma (PTX ISA 9.7.15) from it, release the previous one\n";
   text += "#pragma unroll 1\n";
   text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n", k_blocks);
@@ -140,9 +152,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("    mbarrier_wait(full + s, static_cast<unsigned>(kb / {}) & 1u);\n", s);
   text += fmt::format("    const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
   text += fmt::format(
-      "    wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, 0}},\n"
+      "    wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
       "        OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-      in, t.bn, a.major, b.major, t.bm, t.bk, t.a_bytes(), t.bn, t.bk, t.bk / 16);
+      in, t.bn, a.major, b.major, t.bm, t.bk, t.consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
   text += "    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   text += fmt::format("    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % {});\n", s);
   text += fmt::format("    const int next = kb + {};\n", s - 1);
@@ -159,8 +171,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("  // the accumulators to {} (rows and columns outside {} x {} not written), through the stages'\n"
                       "  // shared memory: every {} landed and every wgmma retired\n",
                       mm.c, m, n, both_tma ? "TMA load" : "stage");
-  text += fmt::format("  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
-                      "                      {} - m0, {} - n0);\n", mm.c, n, n, m, n);
+  if (t.consumers() == 1)
+    text += fmt::format("  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
+                        "                      {} - m0, {} - n0);\n", mm.c, n, n, m, n);
+  else
+    text += fmt::format("  const int row0 = m0 + 64 * wg;  // the warpgroup's rows, staged at its own {} bytes\n"
+                        "  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem) + wg * {}, {} + static_cast<long long>(row0) * {} + n0,\n"
+                        "                      {}, {} - row0, {} - n0);\n",
+                        t.staging_bytes() / t.consumers(), 64 * (t.bn + 4), mm.c, n, n, m, n);
   text += "}\n";
   return text;
 }

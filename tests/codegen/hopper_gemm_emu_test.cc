@@ -43,7 +43,8 @@ namespace {
 using namespace polyfuse::testing;
 namespace tma = polyfuse::tma;
 
-constexpr int kBlockM = 64, kBlockN = 128, kBlockK = 64, kSharedBytes = 4 * 24576 + 64;
+// The golden kernels' tiles (hopper_gemm_tiles: M > 64, two consumer warpgroups).
+const HopperGemmTiles kGoldenTiles = hopper_gemm_tiles(300);
 
 pf::sm90::TensorMap kernel_map(const tma::TensorMapBytes& bytes) {
   pf::sm90::TensorMap map;
@@ -65,29 +66,37 @@ struct Operands {
 using Launcher = std::function<emu::Stats(dim3, const Operands&, void*)>;
 struct Kernel {
   Launcher launch;
+  HopperGemmTiles tiles;
   bool a_by_threads = false, b_by_threads = false;
 };
 
+const dim3 kGoldenBlock(static_cast<unsigned>(kGoldenTiles.threads()));
+const std::size_t kGoldenShared = static_cast<std::size_t>(kGoldenTiles.shared_bytes());
+
 Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, pf::sm90::TensorMap, __half*)) {
   return {[kernel](dim3 grid, const Operands& o, void* c) {
-    return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), kernel_map(o.map_b), static_cast<__half*>(c));
-  }};
+            return emu::launch(kernel, grid, kGoldenBlock, kGoldenShared, kernel_map(o.map_a), kernel_map(o.map_b),
+                               static_cast<__half*>(c));
+          },
+          kGoldenTiles};
 }
 Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, pf::sm90::TensorMap, __nv_bfloat16*)) {
   return {[kernel](dim3 grid, const Operands& o, void* c) {
-    return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), kernel_map(o.map_b),
-                       static_cast<__nv_bfloat16*>(c));
-  }};
+            return emu::launch(kernel, grid, kGoldenBlock, kGoldenShared, kernel_map(o.map_a), kernel_map(o.map_b),
+                               static_cast<__nv_bfloat16*>(c));
+          },
+          kGoldenTiles};
 }
 Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, const __half*, __half*)) {
   return {[kernel](dim3 grid, const Operands& o, void* c) {
-            return emu::launch(kernel, grid, dim3(128), kSharedBytes, kernel_map(o.map_a), static_cast<const __half*>(o.b),
+            return emu::launch(kernel, grid, kGoldenBlock, kGoldenShared, kernel_map(o.map_a), static_cast<const __half*>(o.b),
                                static_cast<__half*>(c));
           },
-          false, true};
+          kGoldenTiles, false, true};
 }
 
 void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, const char* schedule) {
+  const HopperGemmTiles& t = kernel.tiles;
   emu::ScopedSchedule scoped(emu::parse_schedule(schedule));
   const auto encode = bf16 ? to_bf16_bits : to_f16_bits;
   const auto decode = bf16 ? from_bf16_bits : from_f16_bits;
@@ -101,12 +110,12 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
   const tma::DataType type = bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
   Operands operands{{}, {}, a.data(), b.data(), kernel.a_by_threads, kernel.b_by_threads};
   if (!kernel.a_by_threads)
-    operands.map_a = tma::encode_tiled(tma::tiled_2d(type, a.data(), k, m, std::uint64_t(k) * 2, 64, kBlockM, tma::Swizzle::b128),
+    operands.map_a = tma::encode_tiled(tma::tiled_2d(type, a.data(), k, m, std::uint64_t(k) * 2, 64, t.bm, tma::Swizzle::b128),
                                        tma::Target::emulator);
   if (!kernel.b_by_threads)
-    operands.map_b = tma::encode_tiled(tma::tiled_2d(type, b.data(), n, k, std::uint64_t(n) * 2, 64, kBlockK, tma::Swizzle::b128),
+    operands.map_b = tma::encode_tiled(tma::tiled_2d(type, b.data(), n, k, std::uint64_t(n) * 2, 64, t.bk, tma::Swizzle::b128),
                                        tma::Target::emulator);
-  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  const dim3 grid((n + t.bn - 1) / t.bn, (m + t.bm - 1) / t.bm);
   const emu::Stats stats = kernel.launch(grid, operands, c.data());
 
   const std::vector<float> ref = reference_gemm(af, bf, m, n, k, true, true);
@@ -119,10 +128,10 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
         ++bad;
       }
     }
-  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y, k_blocks = (k + kBlockK - 1) / kBlockK;
-  EXPECT_EQ(stats.wgmma_instructions, blocks * k_blocks * (kBlockK / 16));
-  const std::uint64_t tma_rows = (kernel.a_by_threads ? 0 : kBlockM) + (kernel.b_by_threads ? 0 : kBlockN);
-  EXPECT_EQ(stats.tma_bytes, blocks * k_blocks * tma_rows * kBlockK * 2);
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y, k_blocks = (k + t.bk - 1) / t.bk;
+  EXPECT_EQ(stats.wgmma_instructions, blocks * k_blocks * (t.bk / 16) * t.consumers());
+  const std::uint64_t tma_rows = (kernel.a_by_threads ? 0 : t.bm) + (kernel.b_by_threads ? 0 : t.bn);
+  EXPECT_EQ(stats.tma_bytes, blocks * k_blocks * tma_rows * t.bk * 2);
 }
 
 TEST(HopperGemmEmu, GeneratedF16KernelMatchesTheReference) {
@@ -147,18 +156,20 @@ Kernel generated_kernel(const std::string& type, int m, int n, int k,
   Program program = compile_program(gemm_source(type, true, true), {{"M", m}, {"N", n}, {"K", k}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
-  std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, HopperGemmTiles{});
+  const HopperGemmTiles tiles = hopper_gemm_tiles(m);
+  std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, tiles);
   if (edit) source = edit(source);
   auto module = std::make_shared<emu::Module>(emu::Module::compile(source, {}, {"gemm"}));
   const auto argument = [](const tma::TensorMapBytes& map, const void* p, bool by_threads) {
     return by_threads ? emu::KernelArg::pointer(const_cast<void*>(p)) : emu::KernelArg::tensor_map(map.bytes);
   };
-  return {[module, argument](dim3 grid, const Operands& o, void* c) {
-            return module->launch("gemm", grid, dim3(128), kSharedBytes,
+  return {[module, argument, tiles](dim3 grid, const Operands& o, void* c) {
+            return module->launch("gemm", grid, dim3(static_cast<unsigned>(tiles.threads())),
+                                  static_cast<std::size_t>(tiles.shared_bytes()),
                                   {argument(o.map_a, o.a, o.a_by_threads), argument(o.map_b, o.b, o.b_by_threads),
                                    emu::KernelArg::pointer(c)});
           },
-          choice.a_copy == OperandCopy::threads, choice.b_copy == OperandCopy::threads};
+          tiles, choice.a_copy == OperandCopy::threads, choice.b_copy == OperandCopy::threads};
 }
 
 TEST(HopperGemmEmu, GeneratedKernelsOfOddShapesMatchTheReference) {
@@ -167,7 +178,8 @@ TEST(HopperGemmEmu, GeneratedKernelsOfOddShapesMatchTheReference) {
     int m, n, k;
   };
   for (const Case& c : {Case{"f16", 1, 8, 8}, Case{"bf16", 7, 16, 24}, Case{"f16", 67, 136, 72},
-                        Case{"bf16", kBlockM - 1, kBlockN - 8, kBlockK - 8}, Case{"f16", kBlockM + 1, kBlockN + 8, 5 * kBlockK + 8}}) {
+                        Case{"bf16", 63, 120, 56}, Case{"f16", 65, 136, 328}, Case{"bf16", 127, 120, 56},
+                        Case{"f16", 129, 136, 456}}) {
     check_generated_gemm(generated_kernel(c.type, c.m, c.n, c.k), std::string(c.type) == "bf16", c.m, c.n, c.k, "random:7");
     if (HasFailure()) return;
   }
@@ -199,7 +211,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 // Planted errors in the threads' half of the pipeline: each must be reported by the emulator
-// (the message names what went wrong), never pass. 6 k-blocks: stages are refilled.
+// (the message names what went wrong), never pass. 10 k-blocks in 6 stages: stages are refilled.
 TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
   struct Plant {
     const char* what;
@@ -209,15 +221,15 @@ TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
   const Plant plants[] = {
       {"fence.proxy.async removed", "    fence_proxy_async();\n", "", "missing fence.proxy.async"},
       {"no arrive after the copy", "    mbarrier_arrive(full + s);\n  };", "  };", "deadlock"},
-      {"full counts only the producer", "mbarrier_init(full + s, 129)", "mbarrier_init(full + s, 1)",
+      {"full counts only the producer", "mbarrier_init(full + s, 257)", "mbarrier_init(full + s, 1)",
        "more often than its expected 1 arrivals"},
-      {"refill without waiting for the stage", "      if (next >= 4) mbarrier_wait(empty", "      if (false) mbarrier_wait(empty",
+      {"refill without waiting for the stage", "      if (next >= 6) mbarrier_wait(empty", "      if (false) mbarrier_wait(empty",
        "race"},
   };
   for (const Plant& p : plants) {
-    const Kernel kernel = generated_kernel("f16", 70, 257, 328, [&](std::string source) { return replaced(source, p.from, p.to); });
+    const Kernel kernel = generated_kernel("f16", 70, 257, 640, [&](std::string source) { return replaced(source, p.from, p.to); });
     try {
-      check_generated_gemm(kernel, false, 70, 257, 328, "random:3");
+      check_generated_gemm(kernel, false, 70, 257, 640, "random:3");
       ADD_FAILURE() << p.what << ": not reported";
     } catch (const emu::EmulationError& e) {
       EXPECT_NE(std::string(e.what()).find(p.reported), std::string::npos) << p.what << ": " << e.what();

@@ -22,7 +22,7 @@ std::string hopper_source(const std::string& type, const SizeBindings& sizes, bo
   return "// The sm_90a main loop of def gemm (" + type + ", M = " + std::to_string(sizes.at("M")) + ", N = " +
          std::to_string(sizes.at("N")) + ", K = " + std::to_string(sizes.at("K")) +
          "): codegen/hopper_gemm_kernel.h\n#include \"polyfuse_cuda.cuh\"\n\n" +
-         hopper_gemm_kernel(program, plan, choice, HopperGemmTiles{});
+         hopper_gemm_kernel(program, plan, choice, hopper_gemm_tiles(sizes.at("M")));
 }
 
 // Partial tiles in M, a K of two k-blocks.

@@ -117,13 +117,13 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
   EXPECT_NE(b_by_threads.find("main loop: TMA + wgmma, B copied by threads (TMA cannot load B: globalStrides[0] = 514 bytes"),
             std::string::npos)
       << b_by_threads;
-  EXPECT_NE(b_by_threads.find("parameters: A (tensor map, boxes of 64 x 64), B (const __half*), C (__half*)"),
+  EXPECT_NE(b_by_threads.find("parameters: A (tensor map, boxes of 64 x 128), B (const __half*), C (__half*)"),
             std::string::npos)
       << b_by_threads;
   const std::string fallback = config("-D M=300 -D N=257 -D K=129 --arch sm_90a");
   EXPECT_NE(fallback.find("main loop: mma.sync, the sm_80 path (TMA cannot load A"), std::string::npos) << fallback;
   const std::string tma = config("-D M=256 -D N=256 -D K=256 --arch sm_90a");
-  EXPECT_NE(tma.find("main loop: TMA + wgmma\ntiles: block 64x128x64"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("main loop: TMA + wgmma\ntiles: block 128x128x64, two consumer warpgroups"), std::string::npos) << tma;
   const std::string sm80 = config("-D M=256 -D N=256 -D K=256 --arch sm_80 --stages 1");
   EXPECT_NE(sm80.find("arch: sm_80\nmain loop: mma.sync\ntiles: block 128x128x32"), std::string::npos) << sm80;
   const CliResult cpu = run_cli("compile examples/gemm.tc --emit=config --target=cpu " + sizes);
