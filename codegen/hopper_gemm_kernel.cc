@@ -6,6 +6,7 @@
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/diagnostics.h"
+#include "frontend/element_type.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -171,14 +172,17 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("  // the accumulators to {} (rows and columns outside {} x {} not written), through the stages'\n"
                       "  // shared memory: every {} landed and every wgmma retired\n",
                       mm.c, m, n, both_tma ? "TMA load" : "stage");
+  // 16-byte stores when every row of C starts 16-byte aligned (N a multiple of 16 / element size)
+  const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
+  const std::string store = n % (16 / out_bytes) == 0 ? "store_wg_acc_staged<true>" : "store_wg_acc_staged";
   if (t.consumers() == 1)
-    text += fmt::format("  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
-                        "                      {} - m0, {} - n0);\n", mm.c, n, n, m, n);
+    text += fmt::format("  {}(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
+                        "                      {} - m0, {} - n0);\n", store, mm.c, n, n, m, n);
   else
     text += fmt::format("  const int row0 = m0 + 64 * wg;  // the warpgroup's rows, staged at its own {} bytes\n"
-                        "  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem) + wg * {}, {} + static_cast<long long>(row0) * {} + n0,\n"
+                        "  {}(acc, reinterpret_cast<float*>(smem) + wg * {}, {} + static_cast<long long>(row0) * {} + n0,\n"
                         "                      {}, {} - row0, {} - n0);\n",
-                        t.staging_bytes() / t.consumers(), 64 * (t.bn + 4), mm.c, n, n, m, n);
+                        t.staging_bytes() / t.consumers(), store, 64 * (t.bn + 4), mm.c, n, n, m, n);
   text += "}\n";
   return text;
 }

@@ -10,11 +10,13 @@
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
 //       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
-//   store_wg_acc_staged<OutT>(acc, staging, out, ldo, m_valid, n_valid)
+//   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid)
 //       the same through shared memory (64 x (N + 4) floats at `staging`; the block is the one
 //       warpgroup, every thread has retired its wgmma): a block barrier (the staging may overlay
 //       what the last wgmma read), f32 stores of the accumulators, a block barrier, then each row converted
-//       to OutT by consecutive threads. For 16-bit outputs: converting the accumulators in
+//       to OutT by consecutive threads: element by element, or (WIDE: `out` 16-byte aligned and
+//       ldo a multiple of 16 / sizeof(OutT) elements) in 16-byte chunks, each row's partial last
+//       chunk element by element. For 16-bit outputs: converting the accumulators in
 //       registers (cvt.rn.f16.f32 reading them) makes ptxas serialise the wgmma of the main
 //       loop (C7514), storing them does not.
 // An operand is a canonical tile at a shared-window address with its extents and the first
@@ -86,7 +88,26 @@ PF_UNROLL
   }
 }
 
-template <class OutT, int N>
+namespace detail {
+// The E = 16 / sizeof(OutT) staged floats at `src` (16-byte aligned) as one 16-byte chunk of OutT.
+template <class OutT> PF_DEVICE Chunk16 staged_chunk(const float* src) {
+  const Chunk16 lo = lds128(src);
+  if constexpr (sizeof(OutT) == 4) {
+    return lo;
+  } else {
+    const Chunk16 hi = lds128(src + 4);
+    Chunk16 c;
+PF_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      c.x[i] = pack2<OutT>(__uint_as_float(lo.x[2 * i]), __uint_as_float(lo.x[2 * i + 1]));
+      c.x[2 + i] = pack2<OutT>(__uint_as_float(hi.x[2 * i]), __uint_as_float(hi.x[2 * i + 1]));
+    }
+    return c;
+  }
+}
+}  // namespace detail
+
+template <bool WIDE = false, class OutT, int N>
 PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
   constexpr int pitch = N + 4;  // rows 4 banks apart: the 8 rows of a store hit different banks
   const int t = static_cast<int>(thread_in_warpgroup());
@@ -100,9 +121,24 @@ PF_UNROLL
     sts(staging + row * pitch + col, acc.v[i]);
   }
   __syncthreads();
-  for (int e = t; e < 64 * N; e += 128) {
-    const int row = e / N, col = e % N;
-    stg_pred(out + row * ldo + col, from_float<OutT>(lds(staging + row * pitch + col)), row < m_valid && col < n_valid);
+  if constexpr (WIDE) {  // 16-byte chunks of E elements; element stores past n_valid only
+    constexpr int E = 16 / static_cast<int>(sizeof(OutT)), chunks = N / E;
+    static_assert(N % E == 0, "whole chunks per row");
+    for (int q = t; q < 64 * chunks; q += 128) {
+      const int row = q / chunks, col = q % chunks * E;
+      const float* src = staging + row * pitch + col;
+      if (row < m_valid && col + E <= n_valid) {
+        stg128(out + row * ldo + col, detail::staged_chunk<OutT>(src));
+      } else {
+        for (int e = 0; e < E; ++e)
+          stg_pred(out + row * ldo + col + e, from_float<OutT>(lds(src + e)), row < m_valid && col + e < n_valid);
+      }
+    }
+  } else {
+    for (int e = t; e < 64 * N; e += 128) {
+      const int row = e / N, col = e % N;
+      stg_pred(out + row * ldo + col, from_float<OutT>(lds(staging + row * pitch + col)), row < m_valid && col < n_valid);
+    }
   }
 }
 

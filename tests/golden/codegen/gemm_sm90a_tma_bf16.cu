@@ -52,6 +52,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
   // the accumulators to C (rows and columns outside 129 x 136 not written), through the stages'
   // shared memory: every TMA load landed and every wgmma retired
   const int row0 = m0 + 64 * wg;  // the warpgroup's rows, staged at its own 33792 bytes
-  store_wg_acc_staged(acc, reinterpret_cast<float*>(smem) + wg * 8448, C + static_cast<long long>(row0) * 136 + n0,
+  store_wg_acc_staged<true>(acc, reinterpret_cast<float*>(smem) + wg * 8448, C + static_cast<long long>(row0) * 136 + n0,
                       136, 129 - row0, 136 - n0);
 }
