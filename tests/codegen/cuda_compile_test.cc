@@ -65,21 +65,30 @@ TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
   }
 }
 
-// --arch sm_90a (issue 17 item 3): the metadata names sm_90a; the kernel (the TMA + wgmma main
-// loop, A and B as tensor maps) compiles with NVRTC for it without spills or ptxas diagnostics
-// (the wgmma not serialised); so does the mma.sync fallback (K = 4100: TMA cannot load A).
+// --arch sm_90a (issue 17 item 4): the metadata names sm_90a; the kernel compiles with NVRTC
+// for it without spills or ptxas diagnostics (the wgmma not serialised): the TMA + wgmma loop
+// with A and B as tensor maps, with A copied by threads (K = 4100: TMA cannot load A), with
+// column-major operands, and the mma.sync fallback (K = N = 4100: TMA can load neither).
 TEST(CudaCompile, Sm90aKernelCompilesForSm90a) {
-  for (int k : {4096, 4100}) {
-    SCOPED_TRACE("K = " + std::to_string(k));
-    Program program = compile_program(gemm_source("f16", true, true), {{"M", 4096}, {"N", 4096}, {"K", k}});
+  struct Case {
+    int n, k;
+    bool a_row, b_row;
+    bool a_map, b_map;  // A, B reach the kernel as tensor maps
+  };
+  for (const Case& c : {Case{4096, 4096, true, true, true, true}, Case{4096, 4100, true, true, false, true},
+                        Case{4096, 4096, false, false, true, true}, Case{4100, 4100, true, true, false, false}}) {
+    SCOPED_TRACE(fmt::format("N = {}, K = {}, A {}, B {}", c.n, c.k, c.a_row ? "row" : "col", c.b_row ? "row" : "col"));
+    Program program = compile_program(gemm_source("f16", c.a_row, c.b_row), {{"M", 4096}, {"N", c.n}, {"K", c.k}});
     CudaEmitRequest request;
-    request.options.arch = Arch::sm_90a;
+    request.options = default_gpu_options(Arch::sm_90a);
     const auto emitted = emit_cuda(program, request);
     EXPECT_EQ(emitted.metadata.arch, "sm_90a");
-    EXPECT_EQ(emitted.metadata.parameters.at(0).tma_box.empty(), k == 4100);
+    EXPECT_EQ(!emitted.metadata.parameters.at(0).tma_box.empty(), c.a_map);
+    EXPECT_EQ(!emitted.metadata.parameters.at(1).tma_box.empty(), c.b_map);
     pft_test::NvrtcResult result = pft_test::nvrtc_compile(emitted.source, emitted.metadata.arch, /*ptxas_verbose=*/true);
     ASSERT_TRUE(result.ok) << result.log;
     EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+    EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
     EXPECT_TRUE(pft_test::ptxas_diagnostics(result.log).empty()) << result.log;
   }
 }
