@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/cuda_expressions.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
+#include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -54,9 +57,63 @@ std::string thread_load(const StageOperand& o, const std::string& stage, int thr
                      o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms, threads);
 }
 
-std::string parameter(const StageOperand& o, const std::string& type) {
-  return o.copy == OperandCopy::tma ? fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", o.name)
-                                    : fmt::format("const {}* __restrict__ {}", type, o.name);
+// The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
+// sizes are bound): A and B as tensor maps where TMA loads them.
+std::string parameters(const Program& program, const StageOperand& a, const StageOperand& b) {
+  std::vector<std::string> list;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role == TensorRole::temporary) continue;
+    const bool map = (tensor.name == a.name && a.copy == OperandCopy::tma) || (tensor.name == b.name && b.copy == OperandCopy::tma);
+    if (map) list.push_back(fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", tensor.name));
+    else list.push_back(fmt::format("{}{}* __restrict__ {}", tensor.role == TensorRole::input ? "const " : "",
+                                    cuda_type(tensor.type), tensor.name));
+  }
+  return fmt::format("{}", fmt::join(list, ",\n    "));
+}
+
+// Element (pf_m, pf_n) of a row-major tensor read or written with `indices` by a statement whose
+// row and column indices are `m` and `n` (bound extents).
+std::string element_address(const Program& program, const Access& access, const StatementDims& dims) {
+  const Tensor* tensor = program.find_tensor(access.tensor);
+  std::string offset;
+  for (std::size_t d = 0; d < access.indices.size(); ++d) {
+    const std::string& index = access.indices[d];
+    PF_INTERNAL_CHECK(index == dims.m || index == dims.n, "an epilogue access indexed by the row and column only");
+    std::int64_t stride = 1;
+    for (std::size_t e = d + 1; e < tensor->dims.size(); ++e) stride *= bound_size(program, tensor->dims[e]).value;
+    const std::string term = index == dims.m ? "pf_m" : "pf_n";
+    const std::string scaled = stride == 1 ? term : fmt::format("static_cast<long long>({}) * {}", term, stride);
+    offset += (offset.empty() ? "" : " + ") + scaled;
+  }
+  return fmt::format("{} + (in ? {} : 0)", access.tensor, offset.empty() ? "0" : offset);
+}
+
+// The epilogue of `plan` on warpgroup tile elements (pf_m, pf_n) (`in`: inside C), after
+// `c_value` holds the matmul's result there: each statement's value in `<tensor>_v`, every
+// live-out stored.
+std::string epilogue_element(const Program& program, const KernelPlan& plan) {
+  const MatmulStage& mm = plan.matmuls[0];
+  std::vector<std::string> computed = {mm.c};
+  std::string text;
+  if (mm.live_out)
+    text += fmt::format("    pf::stg_pred({} + (in ? static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
+                        mm.c, bound_size(program, mm.dims.n_extent).value, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+  for (const PointwiseStage& stage : plan.epilogue) {
+    const Statement* statement = program.find_statement(stage.dims.statement);
+    PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);
+    const std::string value = c_expression(statement->expr, [&](int read) {
+      const Access& access = statement->reads[static_cast<std::size_t>(read)];
+      if (std::find(computed.begin(), computed.end(), access.tensor) != computed.end()) return access.tensor + "_v";
+      return fmt::format("pf::to_float(pf::ldg_pred({}, in))", element_address(program, access, stage.dims));
+    });
+    text += fmt::format("    const float {}_v = {};  // {}\n", stage.output, value, print_statement_source(*statement));
+    computed.push_back(stage.output);
+    if (stage.live_out)
+      text += fmt::format("    pf::stg_pred({}, pf::from_float<{}>({}_v), in);\n",
+                          element_address(program, statement->write, stage.dims),
+                          cuda_type(program.find_tensor(stage.output)->type), stage.output);
+  }
+  return text;
 }
 
 }  // namespace
@@ -72,7 +129,7 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m) {
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
                                const HopperGemmTiles& t) {
-  PF_INTERNAL_CHECK(plan.matmuls.size() == 1 && plan.epilogue.empty(), "the Hopper main loop takes one plain matmul");
+  PF_INTERNAL_CHECK(plan.matmuls.size() == 1, "the Hopper main loop takes one matmul");
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
   const MatmulStage& mm = plan.matmuls[0];
@@ -90,8 +147,8 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const bool both_tma = by_threads == nullptr;
 
   std::string text = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}({},\n    {}, {}* __restrict__ {}) {{\n", t.threads(),
-      program.name, parameter(a, in), parameter(b, in), out, mm.c);
+      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
+      parameters(program, a, b));
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
       "  // shared memory: {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{}; 128-byte\n"
@@ -169,6 +226,22 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     text += wait_empty + "      if (producer) tma_k_block(next);\n      copy_k_block(next);\n    }\n  }\n";
   }
   text += "  wgmma_wait<0>();\n  wgmma_fence_operand(acc);\n";
+  if (!plan.epilogue.empty()) {
+    text += fmt::format("  // the accumulators staged in the stages' shared memory (every stage landed, every wgmma retired),\n"
+                        "  // then the epilogue on each element of the warpgroup's 64 x {} tile; rows and columns outside\n"
+                        "  // {} x {} are not read or written\n", t.bn, m, n);
+    const std::string row0 = t.consumers() > 1 ? "m0 + 64 * wg" : "m0";
+    text += fmt::format("  float* staging = reinterpret_cast<float*>(smem){};\n",
+                        t.consumers() > 1 ? fmt::format(" + wg * {}", 64 * (t.bn + 4)) : "");
+    text += "  stage_wg_acc(acc, staging);\n";
+    text += fmt::format("  for (int e = threadIdx.x % 128; e < {}; e += 128) {{\n", 64 * t.bn);
+    text += fmt::format("    const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
+    text += fmt::format("    const bool in = pf_m < {} && pf_n < {};\n", m, n);
+    text += fmt::format("    const float {}_v = pf::lds(staging + e / {} * {} + e % {});\n", mm.c, t.bn, t.bn + 4, t.bn);
+    text += epilogue_element(program, plan);
+    text += "  }\n}\n";
+    return text;
+  }
   text += fmt::format("  // the accumulators to {} (rows and columns outside {} x {} not written), through the stages'\n"
                       "  // shared memory: every {} landed and every wgmma retired\n",
                       mm.c, m, n, both_tma ? "TMA load" : "stage");

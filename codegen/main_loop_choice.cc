@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/tma/tensor_map_rules.h"
@@ -51,10 +52,27 @@ std::string tile_options_refusal(const GpuOptions& options) {
 // Why the Hopper main loop does not handle `plan` yet, or "".
 std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   if (plan.matmuls.size() != 1) return "more than one matmul";
-  if (!plan.epilogue.empty()) return "an epilogue";
   if (plan.batch_rank() != 0) return "a batch dimension";
   const MatmulStage& mm = plan.matmuls[0];
   if (mm.a_prologue || mm.b_prologue) return "an operand prologue";
+  // Epilogues run per element of C's tile: the same (m, n) domain, computed tensors read at
+  // (m, n), inputs indexed by m and n only.
+  std::vector<std::string> computed = {mm.c};
+  for (const PointwiseStage& stage : plan.epilogue) {
+    if (!(stage.dims.m_extent == mm.dims.m_extent) || !(stage.dims.n_extent == mm.dims.n_extent))
+      return "an epilogue over another domain than the matmul's";
+    const Statement* statement = program.find_statement(stage.dims.statement);
+    for (const Access& read : statement->reads) {
+      const bool is_computed = std::find(computed.begin(), computed.end(), read.tensor) != computed.end();
+      if (is_computed && read.indices != std::vector<std::string>{stage.dims.m, stage.dims.n})
+        return "an epilogue reading a result at other indices than its own";
+      for (const std::string& index : read.indices)
+        if (index != stage.dims.m && index != stage.dims.n) return "an epilogue operand indexed by other indices";
+    }
+    if (statement->write.indices != std::vector<std::string>{stage.dims.m, stage.dims.n})
+      return "an epilogue writing other than (m, n)";
+    computed.push_back(stage.output);
+  }
   if (!mm.zero_init) return "a `+=` reduction";
   ElementType a = program.find_tensor(mm.a)->type, b = program.find_tensor(mm.b)->type;
   if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";

@@ -44,7 +44,8 @@ struct MainLoopChoice {
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul (no batch, epilogue or prologue, `+=!`); f16 or bf16 operands (A(m, k) or A(k, m),
+// matmul (no batch or prologue, `+=!`; pointwise epilogues on its (m, n) elements); f16 or
+// bf16 operands (A(m, k) or A(k, m),
 // B(k, n) or B(n, k)); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that
 // cuTensorMapEncodeTiled accepts

@@ -10,6 +10,9 @@
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
 //       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
+//   stage_wg_acc(acc, staging)
+//       every thread of the block: a barrier, the warpgroup's 64 x N accumulators as f32 at
+//       staging[row * wg_staging_pitch(N) + col], a barrier (for epilogues that read them back).
 //   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid)
 //       the same through shared memory (64 x (N + 4) floats at `staging`; the block is the one
 //       warpgroup, every thread has retired its wgmma): a block barrier (the staging may overlay
@@ -107,9 +110,12 @@ PF_UNROLL
 }
 }  // namespace detail
 
-template <bool WIDE = false, class OutT, int N>
-PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
-  constexpr int pitch = N + 4;  // rows 4 banks apart: the 8 rows of a store hit different banks
+// Floats between the rows of the staging: rows 4 banks apart, so the 8 rows of a store hit
+// different banks.
+PF_DEVICE constexpr int wg_staging_pitch(int n) { return n + 4; }
+
+template <int N> PF_DEVICE void stage_wg_acc(WgAcc<N>& acc, float* staging) {
+  constexpr int pitch = wg_staging_pitch(N);
   const int t = static_cast<int>(thread_in_warpgroup());
   // The staging may overlay tiles the last wgmma read: a thread's wgmma.wait_group retires its
   // own warp's share of the warpgroup's wgmma only, so every warp must have waited first.
@@ -121,6 +127,13 @@ PF_UNROLL
     sts(staging + row * pitch + col, acc.v[i]);
   }
   __syncthreads();
+}
+
+template <bool WIDE = false, class OutT, int N>
+PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
+  constexpr int pitch = wg_staging_pitch(N);
+  const int t = static_cast<int>(thread_in_warpgroup());
+  stage_wg_acc(acc, staging);
   if constexpr (WIDE) {  // 16-byte chunks of E elements; element stores past n_valid only
     constexpr int E = 16 / static_cast<int>(sizeof(OutT)), chunks = N / E;
     static_assert(N % E == 0, "whole chunks per row");

@@ -42,6 +42,17 @@ TEST(HopperGemmKernel, GemmF16WithBCopiedByThreadsGolden) {
                              "codegen/gemm_sm90a_tma_b_by_threads.cu"));
 }
 
+// gemm_bias_relu: the epilogue per element of the staged accumulators, only D stored.
+TEST(HopperGemmKernel, GemmBiasReluGolden) {
+  Program program = compile_program(example_source("gemm_bias_relu"), {{"M", 300}, {"N", 256}, {"K", 192}});
+  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
+  ASSERT_EQ(choice.loop, MainLoop::tma_wgmma) << choice.fallback_reason;
+  EXPECT_TRUE(matches_golden("// The sm_90a main loop of def gemm_bias_relu (M = 300, N = 256, K = 192)\n#include \"polyfuse_cuda.cuh\"\n\n" +
+                                 hopper_gemm_kernel(program, plan, choice, hopper_gemm_tiles(300)),
+                             "codegen/gemm_bias_relu_sm90a_tma.cu"));
+}
+
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),

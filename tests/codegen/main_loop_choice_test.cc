@@ -99,8 +99,14 @@ TEST(MainLoopChoice, TileOptionsKeepTheMmaSyncLoop) {
 
 TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
   EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
-  EXPECT_NE(choice_for(example_source("gemm_bias_relu"), mnk(256, 256, 128)).fallback_reason.find("an epilogue"),
+  EXPECT_NE(choice_for(example_source("relu_gemm"), mnk(256, 256, 128)).fallback_reason.find("prologue"),
             std::string::npos);
+  EXPECT_NE(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).fallback_reason.find("more than one matmul"),
+            std::string::npos);
+}
+
+TEST(MainLoopChoice, PointwiseEpiloguesTakeTmaWgmma) {
+  EXPECT_EQ(choice_for(example_source("gemm_bias_relu"), mnk(256, 256, 128)).loop, MainLoop::tma_wgmma);
 }
 
 }  // namespace

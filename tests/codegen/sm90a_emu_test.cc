@@ -53,6 +53,40 @@ TEST(Sm90aEmu, EveryLayoutTakesTmaWgmma) {
   check_sm90a("bf16", 67, 130, 128, true, true, false);   // neither: edge tiles in M and N
 }
 
+// Pointwise epilogues on the TMA + wgmma loop (per element of the staged accumulators): bias
+// along columns and rows, a full matrix, every activation, temporaries, the matmul result live
+// out too, f32 outputs, an operand copied by threads; odd shapes with edge tiles.
+TEST(Sm90aEmu, EpiloguesTakeTmaWgmma) {
+  struct Case {
+    std::string inputs, epilogue;
+    const char* type = "f16";
+    SizeBindings sizes = {{"M", 130}, {"N", 136}, {"K", 72}};
+  };
+  const std::vector<Case> cases = {
+      {", f16(N) bias", "  D(m, n) = relu(C(m, n) + bias(n))"},
+      {", f16(N) bias, f16(M) scale", "  D(m, n) = tanh(relu(C(m, n) + bias(n)) * scale(m)) / 2"},
+      {", f16(M, N) R", "  D(m, n) = C(m, n) * 0.5 - R(m, n)", "f16", {{"M", 67}, {"N", 77}, {"K", 128}}},
+      {", bf16(N) bias", "  T(m, n) = C(m, n) + bias(n)\n  D(m, n) = sigmoid(T(m, n)) * T(m, n)", "bf16"},
+      {"", "  D(m, n) = gelu(C(m, n) * 0.25) + exp(C(m, n) * 0.125)", "f16", {{"M", 1}, {"N", 8}, {"K", 9}}},
+  };
+  for (const Case& c : cases) {
+    Program program = compile_program(fused_source(c.inputs, c.epilogue, c.type), c.sizes);
+    const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
+    EXPECT_TRUE(run.check.ok) << c.epilogue << ": " << run.check.to_string();
+    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << c.epilogue;
+  }
+  // C live out beside D, and an f32 output.
+  for (const char* source : {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C, f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                             "  D(m, n) = relu(C(m, n))\n}\n",
+                             "def f(bf16(M, K) A, bf16(K, N) B, f32(N) bias) -> (f32(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                             "  D(m, n) = C(m, n) + bias(n)\n}\n"}) {
+    Program program = compile_program(source, {{"M", 70}, {"N", 130}, {"K", 64}});
+    const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
+    EXPECT_TRUE(run.check.ok) << source << run.check.to_string();
+    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << source;
+  }
+}
+
 TEST(Sm90aEmu, TwoUnalignedOperandsFallBackToMmaSync) {
   for (const char* type : {"f16", "bf16"})
     for (auto [m, n, k] : {std::array{300, 257, 129}, std::array{1, 1, 1}, std::array{7, 13, 5}})

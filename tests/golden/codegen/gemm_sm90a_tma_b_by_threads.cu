@@ -2,7 +2,8 @@
 #include "polyfuse_cuda.cuh"
 
 extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant__ pf::sm90::TensorMap A_map,
-    const __half* __restrict__ B, __half* __restrict__ C) {
+    const __half* __restrict__ B,
+    __half* __restrict__ C) {
   using namespace pf::sm90;
   PF_DYNAMIC_SHARED_SM90(smem);
   // shared memory: 6 stages of 32768 bytes (A: 128 x 64 K-major at +0, B: 64 x 128 N-major at +16384; 128-byte
