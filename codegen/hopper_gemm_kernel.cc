@@ -25,8 +25,17 @@ struct StageOperand {
   int rows, atoms;                // the tile: `atoms` boxes of 64 x rows (128-byte swizzle)
   std::int64_t extent_inner, extent_outer;  // the tensor as stored: rows of extent_inner elements
   const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
+  std::string prologue;           // "" or the functor the copying threads apply to each element
   int bytes() const { return rows * atoms * 128; }
 };
+
+// The operand `operand` ('A' or 'B') of `mm` as its tiles are read: from the prologue's
+// source, transformed by the prologue's expression.
+std::string prologue_functor(const MatmulStage& mm, char operand) {
+  const std::optional<OperandPrologue>& p = operand == 'A' ? mm.a_prologue : mm.b_prologue;
+  if (!p) return "";
+  return "[](float x) { return " + c_expression(p->expr, [](int) { return std::string("x"); }) + "; }";
+}
 
 // An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
 // in memory (A(m, k), B(n, k)) a K-major tile of `atoms` = k_extent / 64 boxes of mn_extent
@@ -52,9 +61,10 @@ std::string tma_load(const StageOperand& o, const std::string& stage) {
 }
 
 std::string thread_load(const StageOperand& o, const std::string& stage, int threads) {
-  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, {});\n",
+  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, {}{});\n",
                      vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
-                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms, threads);
+                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms, threads,
+                     o.prologue.empty() ? "" : ",\n                        " + o.prologue);
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
@@ -139,9 +149,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const std::int64_t k_blocks = (k + t.bk - 1) / t.bk;
   const std::int64_t preloaded = std::min<std::int64_t>(t.stages - 1, k_blocks);
   const int s = t.stages;
-  const StageOperand a = stage_operand(mm.a, choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0", t.bm, t.bk, m, k);
-  const StageOperand b =
-      stage_operand(mm.b, choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major, "n0", t.bn, t.bk, n, k);
+  StageOperand a = stage_operand(operand_source(mm, 'A'), choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0",
+                                 t.bm, t.bk, m, k);
+  StageOperand b = stage_operand(operand_source(mm, 'B'), choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major,
+                                 "n0", t.bn, t.bk, n, k);
+  a.prologue = prologue_functor(mm, 'A');
+  b.prologue = prologue_functor(mm, 'B');
+  PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
+                    "an operand with a prologue is copied by the threads");
   const StageOperand& by_tma = a.copy == OperandCopy::tma ? a : b;
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
   const bool both_tma = by_threads == nullptr;
@@ -190,9 +205,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", by_tma.bytes());
     text += "    " + tma_load(by_tma, fmt::format("smem + s * {}", t.stage_bytes()));
     text += "  };\n";
-    text += fmt::format("  // k-block kb of {} by every thread, the tile TMA would write (TMA cannot load {}: its rows are\n"
-                        "  // {} bytes apart), made visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
-                        by_threads->name, by_threads->name, by_threads->extent_inner * 2, s);
+    if (by_threads->prologue.empty())
+      text += fmt::format("  // k-block kb of {} by every thread, the tile TMA would write (TMA cannot load {}: its rows are\n"
+                          "  // {} bytes apart), made visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
+                          by_threads->name, by_threads->name, by_threads->extent_inner * 2, s);
+    else
+      text += fmt::format("  // k-block kb of {} by every thread through the prologue, in the layout TMA would write, made\n"
+                          "  // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
+                          by_threads->name, s);
     text += "  const auto copy_k_block = [&](int kb) {\n";
     text += fmt::format("    const int s = kb % {};\n", s);
     text += "    " + thread_load(*by_threads, fmt::format("smem + s * {}", t.stage_bytes()), t.threads());

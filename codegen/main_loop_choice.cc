@@ -54,7 +54,7 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   if (plan.matmuls.size() != 1) return "more than one matmul";
   if (plan.batch_rank() != 0) return "a batch dimension";
   const MatmulStage& mm = plan.matmuls[0];
-  if (mm.a_prologue || mm.b_prologue) return "an operand prologue";
+  if (mm.a_prologue && mm.b_prologue) return "prologues on both operands";
   // Epilogues run per element of C's tile: the same (m, n) domain, computed tensors read at
   // (m, n), inputs indexed by m and n only.
   std::vector<std::string> computed = {mm.c};
@@ -74,12 +74,17 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
     computed.push_back(stage.output);
   }
   if (!mm.zero_init) return "a `+=` reduction";
-  ElementType a = program.find_tensor(mm.a)->type, b = program.find_tensor(mm.b)->type;
+  ElementType a = program.find_tensor(operand_source(mm, 'A'))->type, b = program.find_tensor(operand_source(mm, 'B'))->type;
   if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";
   return "";
 }
 
 }  // namespace
+
+const std::string& operand_source(const MatmulStage& mm, char operand) {
+  const std::optional<OperandPrologue>& prologue = operand == 'A' ? mm.a_prologue : mm.b_prologue;
+  return prologue ? prologue->source : operand == 'A' ? mm.a : mm.b;
+}
 
 const char* to_string(MainLoop loop) { return loop == MainLoop::tma_wgmma ? "TMA + wgmma" : "mma.sync"; }
 
@@ -101,11 +106,14 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     choice.fallback_reason = "unbound sizes (TMA's stride rules are checked at compile time)";
     return choice;
   }
-  const ElementType type = program.find_tensor(mm.a)->type;
+  const ElementType type = program.find_tensor(operand_source(mm, 'A'))->type;
   // The tensors as stored: A(m, k) or A(k, m), B(k, n) or B(n, k); rows of the second extent.
+  // An operand with a prologue is transformed on its way to shared memory, by the threads.
   const bool a_row = mm.a_layout == OperandLayout::row_major, b_row = mm.b_layout == OperandLayout::row_major;
-  const std::string a_refusal = tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value);
-  const std::string b_refusal = tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value);
+  const std::string a_refusal = mm.a_prologue ? "A has a prologue"
+                                              : tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value);
+  const std::string b_refusal = mm.b_prologue ? "B has a prologue"
+                                              : tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value);
   if (!a_refusal.empty() && !b_refusal.empty()) {
     choice.fallback_reason = a_refusal + "; " + b_refusal;
     return choice;

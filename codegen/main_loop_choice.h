@@ -23,6 +23,9 @@ enum class MainLoop {
   tma_wgmma,  // TMA into an S-stage ring on mbarriers, wgmma from shared memory (sm_90a)
 };
 
+// The tensor operand 'A' or 'B' of `mm` is read from: its prologue's source, or itself.
+const std::string& operand_source(const MatmulStage& mm, char operand);
+
 // "mma.sync" / "TMA + wgmma".
 const char* to_string(MainLoop loop);
 
@@ -44,8 +47,8 @@ struct MainLoopChoice {
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul (no batch or prologue, `+=!`; pointwise epilogues on its (m, n) elements); f16 or
-// bf16 operands (A(m, k) or A(k, m),
+// matmul (no batch, `+=!`; pointwise epilogues on its (m, n) elements; a prologue on one
+// operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),
 // B(k, n) or B(n, k)); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that
 // cuTensorMapEncodeTiled accepts

@@ -11,7 +11,9 @@
 //       swizzle span), zeros outside the matrix. Thread `thread` of `threads` writes every
 //       threads-th 16-byte chunk, loading it in groups of V elements (V = 1, 2, 4 or 8: one
 //       16/32/64/128-bit load each; extent_inner must be a multiple of V and src 2V-byte aligned,
-//       so that no group straddles the end of a row or a misaligned address).
+//       so that no group straddles the end of a row or a misaligned address). With `prologue`
+//       (a float -> float functor), every element inside the matrix is stored as
+//       prologue(element), rounded to T (an operand prologue applied on the way to shared memory).
 // The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
 // writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
 // readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
@@ -47,9 +49,12 @@ template <int V> PF_DEVICE void load_group(Chunk16& chunk, int first, const unsi
 
 }  // namespace detail
 
-template <int V, class T>
+// The identity prologue: elements are copied bit for bit.
+struct NoPrologue {};
+
+template <int V, class T, class F = NoPrologue>
 PF_DEVICE void thread_load_tile(void* tile, const T* src, int extent_inner, int extent_outer, int inner0, int outer0,
-                                int rows, int atoms, Swizzle s, int thread, int threads) {
+                                int rows, int atoms, Swizzle s, int thread, int threads, F prologue = F()) {
   static_assert(sizeof(T) == 2, "16-bit elements");
   const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);
   const int w = row_bytes(s), chunks_per_row = w / 16, chunks_per_atom = rows * chunks_per_row;
@@ -64,6 +69,11 @@ PF_UNROLL
     for (int g = 0; g < 8; g += V) {
       const bool in = row_in && inner + g >= 0 && inner + g < extent_inner;
       detail::load_group<V>(chunk, g, row + (in ? inner + g : 0), in);
+      if constexpr (!IsSame<F, NoPrologue>::value) {
+        if (in)  // elements outside the matrix stay zero (the prologue of 0 need not be)
+PF_UNROLL
+          for (int e = g; e < g + V; ++e) chunk_set<T>(chunk, e, prologue(chunk_get<T>(chunk, e)));
+      }
     }
     const unsigned logical = atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16);
     sts128(static_cast<unsigned char*>(tile) + swizzle_offset(s, logical), chunk);

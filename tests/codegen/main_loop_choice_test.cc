@@ -99,10 +99,21 @@ TEST(MainLoopChoice, TileOptionsKeepTheMmaSyncLoop) {
 
 TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
   EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
-  EXPECT_NE(choice_for(example_source("relu_gemm"), mnk(256, 256, 128)).fallback_reason.find("prologue"),
-            std::string::npos);
   EXPECT_NE(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).fallback_reason.find("more than one matmul"),
             std::string::npos);
+}
+
+// The threads copy an operand with a prologue through it; TMA loads the other.
+TEST(MainLoopChoice, APrologueIsAppliedByTheCopyingThreads) {
+  MainLoopChoice c = choice_for(example_source("relu_gemm"), mnk(256, 256, 128));
+  EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << c.fallback_reason;
+  EXPECT_EQ(c.a_copy, OperandCopy::threads);
+  EXPECT_EQ(c.b_copy, OperandCopy::tma);
+  EXPECT_EQ(c.thread_copy_reason, "A has a prologue");
+  // ... unless TMA cannot load the other one either.
+  MainLoopChoice both = choice_for(example_source("relu_gemm"), mnk(256, 257, 128));
+  EXPECT_EQ(both.loop, MainLoop::mma_sync);
+  EXPECT_NE(both.fallback_reason.find("A has a prologue; TMA cannot load B"), std::string::npos) << both.fallback_reason;
 }
 
 TEST(MainLoopChoice, PointwiseEpiloguesTakeTmaWgmma) {

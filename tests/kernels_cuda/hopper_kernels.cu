@@ -134,12 +134,18 @@ template <int RANK> __device__ void tma_load(const TensorMap& map, int c0, int c
 // thread_load_tile<V> (pf_thread_tile_sm90.cuh): the canonical tile of `atoms` boxes of
 // {W/2, rows} at (inner0, outer0) of the row-major matrix src (extent_outer x extent_inner),
 // written by the block's threads, then copied out raw (tile at offset 0).
-template <int V>
+// PROLOGUE: each element inside the matrix stored as x + 1 (f16), the outside still zero.
+template <int V, bool PROLOGUE = false>
 __device__ void thread_load(const unsigned short* src, int extent_inner, int extent_outer, int inner0, int outer0,
                             int rows, int atoms, int swizzle, unsigned char* out) {
   PF_DYNAMIC_SHARED_SM90(smem);
   const Swizzle s = static_cast<Swizzle>(swizzle);
-  thread_load_tile<V>(smem, src, extent_inner, extent_outer, inner0, outer0, rows, atoms, s, threadIdx.x, blockDim.x);
+  const __half* h = reinterpret_cast<const __half*>(src);
+  if (PROLOGUE)
+    thread_load_tile<V>(smem, h, extent_inner, extent_outer, inner0, outer0, rows, atoms, s, threadIdx.x, blockDim.x,
+                        [](float x) { return x + 1.f; });
+  else
+    thread_load_tile<V>(smem, h, extent_inner, extent_outer, inner0, outer0, rows, atoms, s, threadIdx.x, blockDim.x);
   __syncthreads();
   const int bytes = atoms * rows * row_bytes(s);
   for (int i = threadIdx.x; i < bytes / 16; i += blockDim.x) pf::stg128(out + 16 * i, pf::lds128(smem + 16 * i));
@@ -297,6 +303,10 @@ PFH_THREAD_LOAD(2)
 PFH_THREAD_LOAD(4)
 PFH_THREAD_LOAD(8)
 #undef PFH_THREAD_LOAD
+__global__ void hopper_thread_load_tile_v2_plus1(const unsigned short* src, int extent_inner, int extent_outer, int inner0,
+                                                 int outer0, int rows, int atoms, int swizzle, unsigned char* out) {
+  pfh::thread_load<2, true>(src, extent_inner, extent_outer, inner0, outer0, rows, atoms, swizzle, out);
+}
 
 #define PFH_GEMM(NAME, T, BN, MB, S, STAGES)                                                                \
   __global__ void __launch_bounds__(128, 1) NAME(const __grid_constant__ pf::sm90::TensorMap map_a,         \

@@ -47,7 +47,8 @@ polyfuse::emu::Stats run_tma_load(const TensorMapBytes& map, int rank, const int
 // hopper_tma_store_2d: a raw box (`in`, box_bytes) through shared memory, stored by TMA at (c0, c1).
 polyfuse::emu::Stats run_tma_store_2d(const TensorMapBytes& map, int c0, int c1, const unsigned char* in,
                                       int box_bytes);
-// hopper_thread_load_tile_v<V>: thread_load_tile<V> of `atoms` boxes {W/2, rows} at (inner0, outer0)
+// hopper_thread_load_tile_v<V> (v = 1, 2, 4, 8; v = -2: groups of 2 through the prologue x + 1,
+// f16): thread_load_tile<V> of `atoms` boxes {W/2, rows} at (inner0, outer0)
 // of src (extent_outer rows of extent_inner elements) with swizzle mode `swizzle`, copied out raw
 // to `out` (atoms * rows * W bytes).
 polyfuse::emu::Stats run_thread_load_tile(int v, const unsigned short* src, int extent_inner, int extent_outer,

@@ -131,7 +131,8 @@ polyfuse::emu::Stats run_thread_load_tile(int v, const unsigned short* src, int 
   auto* const kernel = v == 1   ? hopper_thread_load_tile_v1
                        : v == 2 ? hopper_thread_load_tile_v2
                        : v == 4 ? hopper_thread_load_tile_v4
-                                : hopper_thread_load_tile_v8;
+                       : v == 8 ? hopper_thread_load_tile_v8
+                                : hopper_thread_load_tile_v2_plus1;
   return polyfuse::emu::launch(kernel, dim3(1), dim3(threads), smem, src, extent_inner, extent_outer, inner0, outer0,
                                rows, atoms, swizzle, out);
 }

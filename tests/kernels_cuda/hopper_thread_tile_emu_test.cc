@@ -72,6 +72,34 @@ TEST(HopperThreadTileEmu, WritesTmaTilesForRowsTmaCannotAddress) {
   }
 }
 
+// Through a prologue (x + 1, f16): every element inside the matrix transformed, the outside
+// still zero (not prologue(0) = 1).
+TEST(HopperThreadTileEmu, PrologueTransformsOnlyTheElementsInsideTheMatrix) {
+  const int inner = 130, outer = 45;
+  std::vector<unsigned short> m(static_cast<std::size_t>(inner) * outer);
+  for (std::size_t i = 0; i < m.size(); ++i) m[i] = pft_test::from_f(static_cast<float>(i % 7) * 0.25f, false);
+  ScopedBuffer bm(m.data(), m.size() * 2, "matrix");
+  for (auto [i0, o0] : {std::pair{0, 0}, std::pair{128, 40}, std::pair{-8, -3}}) {
+    std::vector<unsigned char> out(2 * 24 * 128, 0xab);
+    ScopedBuffer bo(out.data(), out.size(), "tile");
+    pfh_test::run_thread_load_tile(-2, m.data(), inner, outer, i0, o0, 24, 2, 3, out.data(), 96);
+    int bad = 0;
+    for (int j = 0; j < 2; ++j)
+      for (int y = 0; y < 24; ++y)
+        for (int x = 0; x < 64; ++x) {
+          const long long gx = i0 + j * 64 + x, gy = o0 + y;
+          const bool inside = gx >= 0 && gx < inner && gy >= 0 && gy < outer;
+          const unsigned short want =
+              inside ? pft_test::from_f(static_cast<float>((gy * inner + gx) % 7) * 0.25f + 1.f, false) : 0;
+          unsigned short got;
+          std::memcpy(&got, out.data() + swizzled(3, static_cast<unsigned>((j * 24 + y) * 128 + x * 2)), 2);
+          if (got != want && bad++ < 3)
+            ADD_FAILURE() << "(" << gx << ", " << gy << "): 0x" << std::hex << got << ", expected 0x" << want;
+        }
+    EXPECT_EQ(bad, 0) << "tile at (" << i0 << ", " << o0 << ")";
+  }
+}
+
 // With 16-byte rows (V = 8) the tile equals what a TMA load of the same box writes.
 TEST(HopperThreadTileEmu, EqualsTheTmaLoadOfTheSameBox) {
   const int inner = 72, outer = 37;
