@@ -150,7 +150,12 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
       std::string name = copy_statement_name(s, "reduce_split_k");
       at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
     }
-    if (stages > 1)  // grafted last: right after the loop
+    // Grafted last: right after the loop. Shared memory is reused after it by the next
+    // matmul's ring, or by the accumulator scratch, which overlaps the ring when the kernel
+    // has one matmul and lies beyond it otherwise (codegen/cuda_kernel_layout.cc): after
+    // the last of several matmuls nothing reuses the ring.
+    const bool last_of_several = plan.matmuls.size() > 1 && &mm == &plan.matmuls.back();
+    if (stages > 1 && !last_of_several)
       at = at.graft_after(extension_tree(drain_map(tiles, s), {copy_statement_name(s, "drain_shared")}));
     current = at.schedule();
   }

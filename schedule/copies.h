@@ -12,6 +12,7 @@
 //   S_release_shared[buf]          (one stage) block barrier: every warp is done reading `buf`
 //   S_drain_shared[]               (a ring) block barrier after the k-step loop: every warp
 //                                  is done reading the ring before shared memory is reused
+//                                  (not after the last of several matmuls: nothing reuses it)
 //   S_A_to_fragments[buf, r, c]    load the warp's A fragments for one k-slice from shared
 //   S_B_to_fragments[buf, r, c]    buffer `buf`, (r, c) relative to the block tile
 //   S_C_to_accumulators[c0, c1]    (`+=` only) load C's block tile into the accumulators

@@ -93,9 +93,7 @@ std::vector<Mutant> mutants_of(const std::string& source) {
   const std::size_t stage = source.find("(k_step % ", frag);
   if (frag != std::string::npos && stage != std::string::npos && stage < source.find(';', frag)) {
     std::string s = source;
-    s.replace(stage, std::string("(k_step % ").size(), "((k_step + 1) % ");
-    const std::size_t close = s.find(')', stage + std::string("((k_step + 1) % ").size());
-    s.insert(close, ")");
+    s.replace(stage, std::string("(k_step % ").size(), "((k_step + 1) % ");  // "((k_step + 1) % S)"
     mutants.push_back({"stage", "A fragments read from the next stage", s});
   }
   if (frag != std::string::npos) {

@@ -79,7 +79,6 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
       }
     }
   }
-  __syncthreads();
   // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
   // epilogue on the accumulator fragments
   #pragma unroll
