@@ -82,7 +82,7 @@ bool mma_supported(MmaShape shape, Arch arch);
 TileShape parse_tile_shape(std::string_view text, std::string_view option);
 
 // Defaults for large fp16 GEMMs on `arch` (H100 for sm_90): 128×128×32 blocks of four
-// 64×64 warps, m16n8k16, no split-K, double-buffered shared tiles.
+// 64×64 warps, m16n8k16, no split-K, a ring of 2 shared stages (see GpuOptions::stages).
 GpuOptions default_gpu_options(Arch arch);
 
 // Threads of one block: 32 × (block.m / warp.m) × (block.n / warp.n) × split_k.
