@@ -83,7 +83,7 @@ Printed print(const isl::ast_expr& expr, const NameOf& name_of) {
 // Readable names for the loops below each mark, in nesting order.
 const std::map<std::string, std::vector<std::string>>& loop_names() {
   static const std::map<std::string, std::vector<std::string>> names{
-      {"kstep", {"k_step"}}, {"prefetch", {"k_step"}}, {"warp", {"k_slice"}},
+      {"kstep", {"k_step"}}, {"prefetch", {"k_step"}}, {"pipeline_prologue", {"stage"}}, {"warp", {"k_slice"}},
       {"mma", {"tile_m", "tile_n", "tile_k"}}, {"fragment", {"frag_m", "frag_n"}}};
   return names;
 }

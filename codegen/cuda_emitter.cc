@@ -80,9 +80,17 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
     if (id == "blockIdx_z") return std::string("blockIdx.z");
     return id;
   };
-  hooks.mark_comment = [](const std::string& mark) -> std::string {
+  const int stages = context.options.stages;
+  hooks.mark_comment = [stages](const std::string& mark) -> std::string {
     if (mark == "kstep") return "k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs";
-    if (mark == "prefetch") return "double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i";
+    if (mark == "pipeline_prologue")
+      return stages == 2 ? "pipeline prologue: the copies of k-step 0 into stage 0, one commit group"
+                         : fmt::format("pipeline prologue: the copies of k-steps 0..{} into stages 0..{}, one commit "
+                                       "group each (empty past K)", stages - 2, stages - 2);
+    if (mark == "prefetch")
+      return fmt::format("{} shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+{} "
+                         "into the stage k-step i-1 read, overlapping the MMAs of k-step i",
+                         stages, stages - 1);
     if (mark == "warp") return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory";
     if (mark == "mma") return "macro-MMAs of the warp tile, one accumulator fragment each";
     if (mark == "fragment") return "epilogue on the accumulator fragments";
@@ -90,7 +98,7 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
   };
   hooks.loop_pragma = [](const std::string& mark) -> std::string {
     // Loops that index register fragments are unrolled, or the fragments go to local memory.
-    if (mark == "warp" || mark == "mma" || mark == "fragment") return "#pragma unroll";
+    if (mark == "warp" || mark == "mma" || mark == "fragment" || mark == "pipeline_prologue") return "#pragma unroll";
     // A k-step is the whole main-loop body: nvcc unrolling a short K-tail loop scheduled
     // its two copies together and spilled the default kernel (sm_80, M=N=4000 K=4100).
     if (mark == "kstep" || mark == "prefetch") return "#pragma unroll 1";

@@ -28,8 +28,7 @@ std::string staging_name(const SharedTile& tile) { return tile.tensor + "_stagin
 
 // A or B block tile: global -> shared; args = (buffer, origin...). cp.async without a
 // prologue; with one, global -> registers -> prologue -> swizzled shared store (§VII-C).
-std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args,
-                           bool commit) {
+std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args) {
   std::vector<std::string> origin(args.begin() + 1, args.end() - 1);
   std::string check = check_argument(args.back());
   std::string width = row_width(c.program, tile.source);
@@ -51,7 +50,6 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
     text += fmt::format("pf::store_tile_shared<{}>({}, {}, threadIdx.x);", swizzle(), buffer_address(tile, args[0]),
                         staging_name(tile));
   }
-  if (commit) text += "\npf::cp_async_commit();";
   return text;
 }
 
@@ -72,12 +70,13 @@ std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile
                      tile.cols, c.layout.fragments_n, tile_address, row_major ? row : col, row_major ? col : row);
 }
 
+// args = (buffer, pending): wait until at most `pending` (a constant) copy groups are in
+// flight, then a block barrier.
 std::string wait_for_copies(const std::vector<std::string>& args) {
   const std::string& pending = args[1];
-  std::string wait = pending == "0"   ? "pf::cp_async_wait<0>();"
-                     : pending == "1" ? "pf::cp_async_wait<1>();"
-                                      : fmt::format("if ({}) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();", pending);
-  return wait + "\n__syncthreads();";
+  PF_INTERNAL_CHECK(!pending.empty() && pending.find_first_not_of("0123456789") == std::string::npos,
+                    "wait_shared with a pending count that is not a constant: " + pending);
+  return fmt::format("pf::cp_async_wait<{}>();\n__syncthreads();", pending);
 }
 
 std::string store_accumulators(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args) {
@@ -173,10 +172,12 @@ std::string print_cuda_statement(const CudaStatementContext& c, const std::strin
     const Tensor* a = c.program.find_tensor(mm.a);
     const MatmulTiles& tiles = c.layout.tiles_of(c.plan, s);
     if (name == s) return print_macro_mma(c, mm, cuda_type(a->type), args);
-    if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args, false);
-    if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args, true);
+    if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args);
+    if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args);
+    if (name == copy_statement_name(s, "commit_shared")) return "pf::cp_async_commit();";
     if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(args);
-    if (name == copy_statement_name(s, "release_shared")) return "__syncthreads();";
+    if (name == copy_statement_name(s, "release_shared") || name == copy_statement_name(s, "drain_shared"))
+      return "__syncthreads();";
     if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, tiles.a, true, args);
     if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args);
     if (name == copy_statement_name(s, "accumulators_to_C")) return store_accumulators(c, mm, args);

@@ -25,9 +25,10 @@ isl::union_set isolate_option(isl::ctx ctx, int outer, std::int64_t k_extent, co
   for (int i = 0; i < outer; ++i) prefix.push_back(fmt::format("i{}", i));
   // The k-step's tile is full, and so is the tile it prefetches, if it prefetches one.
   std::string full = fmt::format("{0} * k_step + {0} <= {1}", o.block.k, k_extent);
+  // With a ring of S stages k-step i prefetches k-step i + S - 1.
   if (o.stages > 1)
-    full += fmt::format(" and ({0} * k_step + {0} >= {1} or {0} * k_step + {2} <= {1})", o.block.k, k_extent,
-                        o.stages * o.block.k);
+    full += fmt::format(" and ({0} * k_step + {2} >= {1} or {0} * k_step + {3} <= {1})", o.block.k, k_extent,
+                        (o.stages - 1) * o.block.k, o.stages * o.block.k);
   return isl::union_set(ctx, fmt::format("{{ isolate[[{}] -> [k_step]] : {} }}", fmt::join(prefix, ", "), full));
 }
 

@@ -1,10 +1,10 @@
 // Full k-steps keep the fast path too. When K is not a multiple of the block's k, the last
-// k-step copies a partial tile (columns of A, rows of B cut at K), and with prefetching the
-// k-step before it copies that partial tile ahead. isl's `isolate` AST option on each
+// k-step copies a partial tile (columns of A, rows of B cut at K), and with a ring of S
+// stages the k-step S-1 before it copies that partial tile ahead. isl's `isolate` AST option on each
 // k-step loop separates the k-steps whose own tiles and prefetched tiles lie inside K: the
 // AST generator prints them as their own loop, whose copies check no bound in K
 // (statement_rewrites.h decides the checks from the instances each call executes), and the
-// last one or two k-steps after it. Bound K only (an unbound K keeps one k-loop).
+// last k-steps after it. Bound K only (an unbound K keeps one k-loop).
 #pragma once
 
 #include <isl/cpp.h>

@@ -40,59 +40,76 @@ CopyTiles copy_tiles(const MatmulNodes& nodes, const KernelPlan& plan, const Mat
   return tiles;
 }
 
-// "p<last> mod 2" for double buffering, "0" for a single buffer.
-static std::string buffer_of_kstep(int kstep_position, CopyTiming timing, int shift) {
-  if (timing == CopyTiming::single_buffer) return "0";
-  return shift ? fmt::format("(p{} + {}) mod 2", kstep_position, shift) : fmt::format("p{} mod 2", kstep_position);
+// The buffer of k-step p<kstep_position> + shift: "(p<last> + shift) mod S", "0" for a
+// single buffer.
+static std::string buffer_of_kstep(int kstep_position, int stages, int shift) {
+  if (stages == 1) return "0";
+  return shift ? fmt::format("(p{} + {}) mod {}", kstep_position, shift, stages)
+               : fmt::format("p{} mod {}", kstep_position, stages);
 }
 
-isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, CopyTiming timing) {
+isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int stages) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_block.prefix_depth, ks = depth - 1;
-  if (timing == CopyTiming::single_buffer) {
+  std::string wait = copy_statement_name(s, "wait_shared"), commit = copy_statement_name(s, "commit_shared");
+  if (stages == 1) {
     isl::multi_aff zero = prefix_function(ctx, depth, "0");
     return isl::union_map(statement_map(zero, t.a_block.offset, copy_statement_name(s, "A_to_shared")))
         .unite(statement_map(zero, t.b_block.offset, copy_statement_name(s, "B_to_shared")))
-        .unite(prefix_function(ctx, depth, "0, 0").as_map().set_range_tuple(copy_statement_name(s, "wait_shared")));
+        .unite(prefix_function(ctx, depth, fmt::format("p{}", ks)).as_map().set_range_tuple(commit))
+        .unite(prefix_function(ctx, depth, "0, 0").as_map().set_range_tuple(wait));
   }
-  // Copies of the next k-step, where there is one; the wait lets them pend.
-  isl::multi_aff next = shift_last(ctx, depth, 1);
-  isl::set has_next = t.kstep_points.preimage(next);
-  isl::set last = t.kstep_points.subtract(has_next);
-  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 1));
-  std::string wait = copy_statement_name(s, "wait_shared");
-  return isl::union_map(statement_map(buffer, t.a_block.offset.pullback(next), copy_statement_name(s, "A_to_shared")).intersect_domain(has_next))
-      .unite(statement_map(buffer, t.b_block.offset.pullback(next), copy_statement_name(s, "B_to_shared")).intersect_domain(has_next))
-      .unite(prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 0) + ", 1").as_map().set_range_tuple(wait).intersect_domain(has_next))
-      .unite(prefix_function(ctx, depth, buffer_of_kstep(ks, timing, 0) + ", 0").as_map().set_range_tuple(wait).intersect_domain(last));
+  // The copies of the k-step stages-1 ahead, where there is one; its group is committed
+  // either way, and the wait lets the stages-2 groups after this k-step's pend.
+  isl::multi_aff ahead = shift_last(ctx, depth, stages - 1);
+  isl::set has_ahead = t.kstep_points.preimage(ahead);
+  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(ks, stages, stages - 1));
+  return isl::union_map(statement_map(buffer, t.a_block.offset.pullback(ahead), copy_statement_name(s, "A_to_shared"))
+                            .intersect_domain(has_ahead))
+      .unite(statement_map(buffer, t.b_block.offset.pullback(ahead), copy_statement_name(s, "B_to_shared"))
+                 .intersect_domain(has_ahead))
+      .unite(prefix_function(ctx, depth, fmt::format("p{} + {}", ks, stages - 1)).as_map().set_range_tuple(commit))
+      .unite(prefix_function(ctx, depth, fmt::format("{}, {}", buffer_of_kstep(ks, stages, 0), stages - 2))
+                 .as_map()
+                 .set_range_tuple(wait));
 }
 
-isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s) {
+isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s, int stages) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_block.prefix_depth;
-  isl::multi_aff first = append_value(ctx, depth - 1, 0);
-  isl::multi_aff buffer0 = prefix_function(ctx, depth - 1, "0");
-  isl::set has_first = t.kstep_points.preimage(first);
-  return isl::union_map(statement_map(buffer0, t.a_block.offset.pullback(first), copy_statement_name(s, "A_to_shared"))
-                            .intersect_domain(has_first))
-      .unite(statement_map(buffer0, t.b_block.offset.pullback(first), copy_statement_name(s, "B_to_shared"))
-                 .intersect_domain(has_first));
+  // Prefix point (outside the k-step loop) -> (prefix, k-step) for the first stages-1
+  // k-steps; the k-step is also the buffer.
+  std::vector<std::string> outer;
+  for (int i = 0; i + 1 < depth; ++i) outer.push_back(fmt::format("p{}", i));
+  isl::map first = isl::map(ctx, fmt::format("{{ [{0}] -> [{0}{1}s] : 0 <= s <= {2} }}", fmt::join(outer, ", "),
+                                             outer.empty() ? "" : ", ", stages - 2));
+  isl::map inside_k = first.intersect_range(t.kstep_points);
+  isl::multi_aff buffer = prefix_function(ctx, depth, fmt::format("p{}", depth - 1));
+  std::string commit = copy_statement_name(s, "commit_shared");
+  return isl::union_map(inside_k.apply_range(statement_map(buffer, t.a_block.offset, copy_statement_name(s, "A_to_shared"))))
+      .unite(inside_k.apply_range(statement_map(buffer, t.b_block.offset, copy_statement_name(s, "B_to_shared"))))
+      .unite(first.apply_range(buffer.as_map().set_range_tuple(commit)));
 }
 
-isl::union_map release_map(const CopyTiles& t, const std::string& s, CopyTiming timing) {
-  int depth = t.a_block.prefix_depth;
-  return prefix_function(t.a_block.offset.ctx(), depth, buffer_of_kstep(depth - 1, timing, 0))
+isl::union_map release_map(const CopyTiles& t, const std::string& s) {
+  return prefix_function(t.a_block.offset.ctx(), t.a_block.prefix_depth, "0")
       .as_map()
       .set_range_tuple(copy_statement_name(s, "release_shared"));
 }
 
-isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, CopyTiming timing) {
+isl::union_map drain_map(const CopyTiles& t, const std::string& s) {
+  return prefix_function(t.a_block.offset.ctx(), t.a_block.prefix_depth - 1, "")
+      .as_map()
+      .set_range_tuple(copy_statement_name(s, "drain_shared"));
+}
+
+isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, int stages) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_warp.prefix_depth;
   isl::multi_aff to_block = keep_first(ctx, depth, t.a_block.prefix_depth);
   isl::multi_aff a_rel = t.a_warp.offset.sub(t.a_block.offset.pullback(to_block));
   isl::multi_aff b_rel = t.b_warp.offset.sub(t.b_block.offset.pullback(to_block));
-  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(t.a_block.prefix_depth - 1, timing, 0));
+  isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(t.a_block.prefix_depth - 1, stages, 0));
   return isl::union_map(statement_map(buffer, a_rel, copy_statement_name(s, "A_to_fragments")))
       .unite(statement_map(buffer, b_rel, copy_statement_name(s, "B_to_fragments")));
 }
@@ -103,23 +120,24 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
     const std::string& s = mm.dims.statement;
     MatmulNodes nodes = matmul_nodes(current, mm);
     CopyTiles tiles = copy_tiles(nodes, plan, mm);  // all from the tree before it changes
-    const CopyTiming timing = marks::is_mark(nodes.kstep_mark.child(0), marks::prefetch)
-                                  ? CopyTiming::double_buffer : CopyTiming::single_buffer;
+    const int stages = marks::is_mark(nodes.kstep_mark.child(0), marks::prefetch) ? options.stages : 1;
 
     isl::schedule_node at = nodes.below_kslice.graft_before(extension_tree(
-        fragment_maps(tiles, s, timing), {copy_statement_name(s, "A_to_fragments"), copy_statement_name(s, "B_to_fragments")}));
+        fragment_maps(tiles, s, stages), {copy_statement_name(s, "A_to_fragments"), copy_statement_name(s, "B_to_fragments")}));
     nodes = matmul_nodes(at.schedule(), mm);
-    at = nodes.below_kstep.graft_before(extension_tree(
-        block_copy_maps(tiles, s, timing),
-        {copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared"), copy_statement_name(s, "wait_shared")}));
-    at = at.graft_after(extension_tree(release_map(tiles, s, timing), {copy_statement_name(s, "release_shared")}));
+    std::vector<std::string> copies{copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared"),
+                                    copy_statement_name(s, "commit_shared")};
+    std::vector<std::string> order = copies;
+    if (stages == 1) order.push_back(copy_statement_name(s, "wait_shared"));
+    else order.insert(order.begin(), copy_statement_name(s, "wait_shared"));
+    at = nodes.below_kstep.graft_before(extension_tree(block_copy_maps(tiles, s, stages), order));
+    if (stages == 1) at = at.graft_after(extension_tree(release_map(tiles, s), {copy_statement_name(s, "release_shared")}));
 
-    // Accumulators: loaded before the k-steps for `+=`, stored after them when live-out.
+    // The ring's prologue before the k-step loop, its drain barrier right after it; the
+    // accumulators are loaded before (for `+=`) and stored after (when live-out).
     at = matmul_nodes(at.schedule(), mm).kstep_mark;
-    if (timing == CopyTiming::double_buffer) {
-      std::vector<std::string> names{copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared")};
-      at = at.graft_before(extension_tree(prologue_copy_maps(tiles, s), names));
-    }
+    if (stages > 1)
+      at = at.graft_before(extension_loop_tree(prologue_copy_maps(tiles, s, stages), copies, marks::pipeline_prologue));
     if (!mm.zero_init) {
       std::string name = copy_statement_name(s, "C_to_accumulators");
       at = at.graft_before(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
@@ -132,6 +150,13 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
       std::string name = copy_statement_name(s, "reduce_split_k");
       at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
     }
+    // Grafted last: right after the loop. Shared memory is reused after it by the next
+    // matmul's ring, or by the accumulator scratch, which overlaps the ring when the kernel
+    // has one matmul and lies beyond it otherwise (codegen/cuda_kernel_layout.cc): after
+    // the last of several matmuls nothing reuses the ring.
+    const bool last_of_several = plan.matmuls.size() > 1 && &mm == &plan.matmuls.back();
+    if (stages > 1 && !last_of_several)
+      at = at.graft_after(extension_tree(drain_map(tiles, s), {copy_statement_name(s, "drain_shared")}));
     current = at.schedule();
   }
   // Live-out epilogue results: stored from registers after the epilogue's subtree.

@@ -5,9 +5,14 @@
 //
 //   S_A_to_shared[buf, a0, a1]     copy A's block tile with origin (a0, a1) (A's own index
 //   S_B_to_shared[buf, b0, b1]     order) into shared buffer `buf` — 128-bit, all threads
+//   S_commit_shared[j]             close the cp.async group of k-step j's copies (an empty
+//                                  group when k-step j is past K)
 //   S_wait_shared[buf, pending]    wait until at most `pending` copy groups are in flight
 //                                  (the copies into `buf` landed), then a block barrier
-//   S_release_shared[buf]          block barrier: every warp is done reading `buf`
+//   S_release_shared[buf]          (one stage) block barrier: every warp is done reading `buf`
+//   S_drain_shared[]               (a ring) block barrier after the k-step loop: every warp
+//                                  is done reading the ring before shared memory is reused
+//                                  (not after the last of several matmuls: nothing reuses it)
 //   S_A_to_fragments[buf, r, c]    load the warp's A fragments for one k-slice from shared
 //   S_B_to_fragments[buf, r, c]    buffer `buf`, (r, c) relative to the block tile
 //   S_C_to_accumulators[c0, c1]    (`+=` only) load C's block tile into the accumulators
@@ -18,12 +23,20 @@
 // For a pointwise epilogue statement E writing a live-out tensor D, after E's subtree:
 //   E_fragments_to_D[d0, d1]       store E's result fragments to D's block tile
 //
-// Placement, after insert_copies:
+// Placement, after insert_copies, with one stage:
 //   mark kstep  ← C_to_accumulators before, reduce_split_k then accumulators_to_C after
 //     band [floor(k/BK)]
-//       A_to_shared, B_to_shared, wait_shared, <mark warp ...>, release_shared
+//       A_to_shared, B_to_shared, commit_shared, wait_shared, <mark warp ...>, release_shared
 //         ... band [k-slices]
 //               A_to_fragments, B_to_fragments, <mark mma ...>
+// With a ring of S stages (k-step i in buffer i mod S):
+//   mark pipeline_prologue                  (before the kstep mark)
+//     band [j = 0 .. S-2]: A_to_shared, B_to_shared of k-step j (inside K), commit_shared[j]
+//   mark kstep  ← drain_shared right after it
+//     mark prefetch
+//       band [floor(k/BK)]
+//         wait_shared[i mod S, S-2], A_to_shared, B_to_shared of k-step i+S-1 (inside K)
+//         into buffer (i+S-1) mod S, commit_shared[i+S-1], <mark warp ...>
 #pragma once
 
 #include <isl/cpp.h>
@@ -33,16 +46,18 @@
 
 namespace polyfuse {
 
-// Prefetching (paper §V-E): when options.stages == 2, marks every matmul's k-step band
-// "prefetch" (a mark right below its kstep mark) so that insert_copies double-buffers
-// its shared tiles. Identity for stages == 1. Expects contract_to_mma's tree.
+// Prefetching (paper §V-E): when options.stages > 1, marks every matmul's k-step band
+// "prefetch" (a mark right below its kstep mark) so that insert_copies makes its shared
+// tiles a ring of options.stages buffers. Identity for stages == 1. Expects
+// contract_to_mma's tree.
 isl::schedule prefetch(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
 
 // Adds the copy statements above. Without a prefetch mark: one shared buffer (buf = 0),
-// the copies of k-step i complete before its MMAs. Below a prefetch mark: the copies of
-// k-step i+1 go to buffer (i+1) mod 2 and are issued before the MMAs of k-step i, which
-// read buffer i mod 2 (with cp.async they overlap), and a prologue before the k-step
-// loop fills buffer 0. Expects prefetch's tree.
+// the copies of k-step i complete before its MMAs. Below a prefetch mark, a ring of
+// S = options.stages buffers (CUTLASS 2.x's multistage loop, copy_maps.h): a prologue
+// commits the copies of k-steps 0..S-2; k-step i waits for its own group (S-2 pending),
+// passes one barrier, issues the copies of k-step i+S-1 into the buffer k-step i-1 read
+// (with cp.async they overlap the MMAs) and reads buffer i mod S. Expects prefetch's tree.
 isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
 
 // Names of the copy statements of matmul statement `s` (see the table above).

@@ -1,5 +1,5 @@
 // The extension maps of the copy statements of one matmul (see copies.h for their
-// names and meaning), for a single shared buffer or double buffering. Internal to the
+// names and meaning), for a single shared buffer or a ring of shared stages. Internal to the
 // copy passes (copies.cc, prefetch.cc).
 #pragma once
 
@@ -29,17 +29,26 @@ struct CopyTiles {
 // Computes the tiles at `nodes` (all of one tree).
 CopyTiles copy_tiles(const MatmulNodes& nodes, const KernelPlan& plan, const MatmulStage& mm);
 
-// How copies are timed: a single buffer (copies for k-step i, wait for none pending) or
-// double buffering (copies for k-step i+1 into buffer (i+1) mod 2; wait lets those pend).
-enum class CopyTiming { single_buffer, double_buffer };
+// How copies are timed, by the number of shared stages:
+//   1     a single buffer: the copies of k-step i, a wait for none pending and a barrier,
+//         the MMAs, a release barrier (nothing overlaps)
+//   S > 1 a ring of S buffers (CUTLASS 2.x's multistage main loop): a prologue commits the
+//         copies of k-steps 0 .. S-2 into buffers 0 .. S-2, one group each; k-step i waits
+//         until its group landed (at most S-2 pending), one barrier, then issues the copies
+//         of k-step i+S-1 into buffer (i+S-1) mod S — the one k-step i-1 read — and commits
+//         them (an empty group past K, so the count stays right), then its MMAs read buffer
+//         i mod S. One barrier after the k-step loop frees shared memory for the epilogue.
 
-// A_to_shared, B_to_shared and wait_shared under the k-step band.
-isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, CopyTiming timing);
-// A_to_shared and B_to_shared of k-step 0 into buffer 0, before the k-step loop.
-isl::union_map prologue_copy_maps(const CopyTiles& tiles, const std::string& s);
-// release_shared under the k-step band.
-isl::union_map release_map(const CopyTiles& tiles, const std::string& s, CopyTiming timing);
+// wait_shared, A_to_shared, B_to_shared and commit_shared under the k-step band.
+isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, int stages);
+// The ring's prologue: A_to_shared and B_to_shared of k-steps 0 .. stages-2 (those inside
+// K) into buffers 0 .. stages-2, and commit_shared of each, before the k-step loop.
+isl::union_map prologue_copy_maps(const CopyTiles& tiles, const std::string& s, int stages);
+// release_shared under the k-step band (a single buffer).
+isl::union_map release_map(const CopyTiles& tiles, const std::string& s);
+// drain_shared after the k-step loop (a ring).
+isl::union_map drain_map(const CopyTiles& tiles, const std::string& s);
 // A_to_fragments and B_to_fragments under the k-slice band.
-isl::union_map fragment_maps(const CopyTiles& tiles, const std::string& s, CopyTiming timing);
+isl::union_map fragment_maps(const CopyTiles& tiles, const std::string& s, int stages);
 
 }  // namespace polyfuse

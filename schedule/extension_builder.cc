@@ -37,9 +37,10 @@ isl::map statement_map(const isl::multi_aff& leading, const isl::multi_aff& offs
   return leading.flat_range_product(offset).as_map().set_range_tuple(name);
 }
 
-isl::schedule_node extension_tree(const isl::union_map& extension, const std::vector<std::string>& order) {
+// The statements of `extension` in sequence in `order`, below `node` (a leaf).
+static isl::schedule_node in_sequence(isl::schedule_node node, const isl::union_map& extension,
+                                      const std::vector<std::string>& order) {
   isl::ctx ctx = extension.ctx();
-  isl::schedule_node node = isl::schedule_node::from_extension(extension).child(0);
   if (order.size() > 1) {
     isl::union_set range = extension.range();
     isl::union_set_list filters(ctx, static_cast<int>(order.size()));
@@ -52,7 +53,25 @@ isl::schedule_node extension_tree(const isl::union_map& extension, const std::ve
     }
     node = node.insert_sequence(filters);
   }
-  return node.root();
+  return node;
+}
+
+isl::schedule_node extension_tree(const isl::union_map& extension, const std::vector<std::string>& order) {
+  return in_sequence(isl::schedule_node::from_extension(extension).child(0), extension, order).root();
+}
+
+isl::schedule_node extension_loop_tree(const isl::union_map& extension, const std::vector<std::string>& order,
+                                       std::string_view mark) {
+  std::vector<std::string> pieces;
+  extension.range().foreach_set([&](isl::set s) {
+    std::vector<std::string> dims;
+    for (int i = 0, n = static_cast<int>(s.tuple_dim()); i < n; ++i) dims.push_back(fmt::format("i{}", i));
+    pieces.push_back(fmt::format("{}[{}] -> [(i0)]", isl_raw::tuple_name(s), fmt::join(dims, ", ")));
+  });
+  isl::multi_union_pw_aff loop(extension.ctx(), fmt::format("[{{ {} }}]", fmt::join(pieces, "; ")));
+  isl::schedule_node band = isl::schedule_node::from_extension(extension).child(0).insert_partial_schedule(loop);
+  band = in_sequence(band.child(0), extension, order).parent();
+  return band.insert_mark(std::string(mark)).root();
 }
 
 static bool introduces(const isl::schedule_node& node, const std::string& statement) {

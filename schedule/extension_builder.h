@@ -5,6 +5,7 @@
 #include <isl/cpp.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace polyfuse {
@@ -27,6 +28,12 @@ isl::map statement_map(const isl::multi_aff& leading, const isl::multi_aff& offs
 // A detached extension subtree: the statements of `extension`, in sequence in `order`
 // (statement names). Graft it with graft_before/graft_after.
 isl::schedule_node extension_tree(const isl::union_map& extension, const std::vector<std::string>& order);
+
+// Like extension_tree, with a loop around the sequence: a band over the first index of
+// every statement of `extension` (one iteration runs one instance of each), below a mark
+// named `mark`.
+isl::schedule_node extension_loop_tree(const isl::union_map& extension, const std::vector<std::string>& order,
+                                       std::string_view mark);
 
 // The first extension node at or below `start` that introduces `statement`; a null
 // node when there is none.

@@ -139,7 +139,9 @@ void validate_gpu_options(const GpuOptions& o, int element_bytes) {
   TileShape mma = mma_tile(o.mma);
   require(o.split_k == 1 || o.split_k == 2 || o.split_k == 4,
           fmt::format("`split_k` must be 1, 2 or 4, got {}", o.split_k));
-  require(o.stages == 1 || o.stages == 2, fmt::format("`stages` must be 1 or 2, got {}", o.stages));
+  require(o.stages >= 1 && o.stages <= max_stages,
+          fmt::format("`stages` must be 1 to {} (1: no prefetch, 2..{}: a ring of shared stages), got {}", max_stages,
+                      max_stages, o.stages));
   require(o.block.m % o.warp.m == 0 && o.block.n % o.warp.n == 0,
           fmt::format("`block` {} is not a multiple of `warp` {} in M and N", to_string(o.block), to_string(o.warp)));
   require(o.block.k % o.split_k == 0 && o.block.k / o.split_k == o.warp.k,
@@ -157,7 +159,8 @@ void validate_gpu_options(const GpuOptions& o, int element_bytes) {
                       limits.max_threads_per_block, threads - limits.max_threads_per_block));
   int shared = shared_bytes_per_block(o, element_bytes);
   require(shared <= limits.max_shared_bytes_per_block,
-          fmt::format("block tile {} with {} stage(s) needs {} bytes of shared memory per block; {} allows {} ({} bytes over)",
+          fmt::format("block tile {} with {} stage(s) needs {} bytes of shared memory per block; {} allows {} ({} bytes "
+                      "over): use fewer `stages` or a smaller `block`",
                       to_string(o.block), o.stages, shared, to_string(o.arch), limits.max_shared_bytes_per_block,
                       shared - limits.max_shared_bytes_per_block));
   // Accumulators alone; fragments, addresses and the epilogue need at least 32 more.

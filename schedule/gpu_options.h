@@ -30,7 +30,11 @@ struct GpuOptions {
   TileShape warp{64, 64, 32};     // warp tile: warp.k == block.k / split_k
   MmaShape mma = MmaShape::m16n8k16;
   int split_k = 1;  // p-way intra-block split-K over warps (1, 2 or 4)
-  int stages = 2;   // shared-memory buffers per operand (1 = no prefetch, 2 = double buffer)
+  // Shared-memory stages per operand (the cp.async ring): 1 = no prefetch; S = 2..5 = a ring
+  // of S stages, S - 1 k-steps' copies in flight (max_stages). Default 2 on every arch:
+  // the default 128x128x32 tiles take 16 KiB per stage, so 3 and 4 fit everywhere too,
+  // but the default only changes with GPU timings that show it faster.
+  int stages = 2;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
@@ -78,7 +82,7 @@ bool mma_supported(MmaShape shape, Arch arch);
 TileShape parse_tile_shape(std::string_view text, std::string_view option);
 
 // Defaults for large fp16 GEMMs on `arch` (H100 for sm_90): 128×128×32 blocks of four
-// 64×64 warps, m16n8k16, no split-K, double-buffered shared tiles.
+// 64×64 warps, m16n8k16, no split-K, a ring of 2 shared stages (see GpuOptions::stages).
 GpuOptions default_gpu_options(Arch arch);
 
 // Threads of one block: 32 × (block.m / warp.m) × (block.n / warp.n) × split_k.
@@ -87,11 +91,14 @@ int threads_per_block(const GpuOptions& options);
 // `element_bytes` elements, or the accumulator reorder scratch of 1 KiB per warp if larger
 // (it reuses the tiles after the last k-step).
 int shared_bytes_per_block(const GpuOptions& options, int element_bytes);
+// The most shared-memory stages of the cp.async ring (`stages` accepts 1..max_stages).
+inline constexpr int max_stages = 5;
+
 // Registers of accumulator fragments per thread (f32), a lower bound of the kernel's use.
 int accumulator_registers_per_thread(const GpuOptions& options);
 
 // Checks that every tile extent is positive, divisibility (block by warp, warp by MMA, block.k by split_k), split_k ∈ {1,2,4},
-// stages ∈ {1,2}, the MMA shape against the arch, and the shared-memory, thread and
+// 1 <= stages <= max_stages, the MMA shape against the arch, and the shared-memory, thread and
 // register limits. Throws UserError that names the option, the limit and by how much it
 // is exceeded.
 void validate_gpu_options(const GpuOptions& options, int element_bytes);

@@ -4,9 +4,11 @@
 //   kernel  the root of one CUDA kernel; its subtree is what one thread block runs
 //   block   child band: members map to blockIdx (z,) y, x, outermost first
 //   kstep   child band: the sequential loop over block.k strips of the reduction
-//   prefetch below a kstep mark: the k-step's shared tiles are double-buffered, the
-//           copies of k-step i+1 overlap the MMAs of k-step i (set by the prefetch pass,
-//           read by insert_copies)
+//   prefetch below a kstep mark: the k-step's shared tiles form a ring of `stages`
+//           buffers, the copies of k-steps i+1 .. i+stages-1 overlap the MMAs of k-step i
+//           (set by the prefetch pass, read by insert_copies)
+//   pipeline_prologue child band: the loop over the first stages-1 k-steps' copies before
+//           the k-step loop, one cp.async commit group per k-step (set by insert_copies)
 //   warp    child band: members map to warp_y, warp_x (and warp_k under split-K)
 //   mma     child band: loops over macro-MMA tiles of one warp tile; one statement
 //           instance below it is one warp-level macro-MMA (after contraction)
@@ -26,6 +28,7 @@ inline constexpr std::string_view kernel = "kernel";
 inline constexpr std::string_view block = "block";
 inline constexpr std::string_view kstep = "kstep";
 inline constexpr std::string_view prefetch = "prefetch";
+inline constexpr std::string_view pipeline_prologue = "pipeline_prologue";
 inline constexpr std::string_view warp = "warp";
 inline constexpr std::string_view mma = "mma";
 inline constexpr std::string_view fragment = "fragment";

@@ -1,4 +1,4 @@
-// prefetch: marks k-step bands for double buffering (declared in copies.h).
+// prefetch: marks k-step bands for a ring of shared stages (declared in copies.h).
 #include "schedule/copies.h"
 #include "schedule/marks.h"
 #include "schedule/tiling.h"

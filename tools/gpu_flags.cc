@@ -27,7 +27,8 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
       app->add_option("--mma", flags.mma, "Warp-level macro-MMA: m16n8k16 (default), 16x16x8 or 32x32x8"),
       app->add_option("--split-k", flags.split_k, "Intra-block split-K over 1, 2 or 4 warps (default 1)"),
       app->add_option("--stages", flags.stages,
-                      "Shared-memory buffers per operand: 1, or 2 (double buffering, default)")};
+                      "Shared-memory stages per operand: 1 (no prefetch), or 2 to 5: a cp.async ring with stages - 1 "
+                      "k-steps in flight, one barrier per k-step (default 2; refused beyond the shared-memory budget)")};
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "

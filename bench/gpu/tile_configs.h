@@ -1,15 +1,16 @@
 // The tile configurations polyfuse-bench tries for polyfuse's kernels: the compiler's
 // default alone ("polyfuse_default") and the best of a small fixed set ("polyfuse_best").
 //
-// The set (8 configurations; empty fields are the compiler's default, which fits the
+// The set (10 configurations; empty fields are the compiler's default, which fits the
 // warp tile to the register budget, e.g. 32x32 warps for Add(GEMM, GEMM)):
-//   default                      128x128x32, warp 64x64x32 (or fitted), 2 stages
+//   default                      128x128x32, warp 64x64x32 (or fitted), a ring of 2 stages
 //   128x128x32 warp 64x32x32     8 warps instead of 4
 //   128x256x32                   wide block
 //   256x128x32                   tall block
 //   64x64x32 warp 32x32x32       small blocks: more blocks for small problems
 //   128x128x64                   longer k step
-//   128x128x32 stages 1          no double buffering
+//   128x128x32 stages 1          no prefetch
+//   128x128x32 stages 3, 4       deeper cp.async rings (issue 19: CUTLASS 2.x's choice)
 //   128x128x32 split-K 2         two warps per output tile (with an epilogue, the splits
 //                                are added before it)
 // A configuration whose block tile does not divide M, N and K of a problem is skipped for

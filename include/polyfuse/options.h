@@ -29,7 +29,7 @@ struct CompileOptions {
                                    // in K, shrunk (N, then M) until a fused kernel's registers fit
   std::optional<MmaShape> mma;     // unset: m16n8k16
   int split_k = 0;      // 1, 2 or 4 warps splitting k; 0: default
-  int stages = 0;       // shared-memory buffers per operand (1 or 2); 0: default
+  int stages = 0;       // shared-memory stages per operand (1..5, the cp.async ring); 0: default (2)
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)
   bool line_info = false;  // NVRTC -lineinfo (for profilers)
   bool use_cache = true;   // memory and disk cache; POLYFUSE_DISABLE_CACHE=1 also turns it off

@@ -44,6 +44,11 @@ std::vector<CompileCase> cases() {
   GpuOptions single;
   single.stages = 1;
   all.push_back({"stages1", "f16", false, true, {}, single});
+  GpuOptions ring;  // issue 19: a ring of 4 stages, the K tail after the isolated k-steps
+  ring.stages = 4;
+  all.push_back({"stages4_4096x4096x4100", "f16", true, true, {{"M", 4096}, {"N", 4096}, {"K", 4100}}, ring});
+  ring.stages = 3;
+  all.push_back({"stages3_symbolic", "f16", true, false, {}, ring});
   return all;
 }
 

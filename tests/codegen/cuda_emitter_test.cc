@@ -119,6 +119,14 @@ TEST(CudaEmitter, PartialTilesGolden) {
                              "codegen/gemm_1000x300x100.cu"));
 }
 
+// The same with a ring of 4 stages: K = 100 is 4 k-steps, the prologue copies 3 of them.
+TEST(CudaEmitter, PartialTilesRingOf4StagesGolden) {
+  GpuOptions o;
+  o.stages = 4;
+  EXPECT_TRUE(matches_golden(emit_example("gemm.tc", {{"M", 1000}, {"N", 300}, {"K", 100}}, o).source,
+                             "codegen/gemm_1000x300x100_stages4.cu"));
+}
+
 TEST(CudaEmitter, SizesThatAreMultiplesOfTheTileHaveOnlyTheFastPath) {
   GpuOptions o;
   o.choose_warp = true;

@@ -82,7 +82,7 @@ std::vector<GemmConfig> gemm_configs() {
     for (bool b_row : {true, false})
       for (MmaShape mma : {MmaShape::m16n8k16, MmaShape::m16n16k8, MmaShape::m32n32k8})
         for (int split_k : {1, 2})
-          for (int stages : {1, 2}) configs.push_back({a_row, b_row, mma, split_k, stages});
+          for (int stages : {1, 2, 4}) configs.push_back({a_row, b_row, mma, split_k, stages});
   return configs;
 }
 

@@ -1,9 +1,11 @@
 // Hand-edited generated kernels that a GPU would fail must fail on the emulator, under every
 // thread schedule, with an error that locates the conflict (kernel, block, thread, address,
-// source line) — issue 15: the __syncthreads at the end of the double-buffered k-loop
-// removed (write-after-read on the stage buffer), every cp_async_wait removed (the tiles
-// are read before they land), both, and the single-stage loop without its trailing
-// barrier. The unedited kernels pass under the same schedules.
+// source line) — issue 15: the one __syncthreads per k-step of the ring of 2, 3 and 4
+// stages removed (write-after-read on the stage buffer, or tiles read before the other
+// threads' copies landed), every cp_async_wait removed (the tiles are read before they
+// land), the ring's wait leaving one more group pending (cp_async_wait<S-1>, issue 19),
+// barrier and waits removed, and the single-stage loop without its trailing barrier. The
+// unedited kernels pass under the same schedules.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -54,6 +56,28 @@ std::string drop_loop_end_barriers(const std::string& kernel, int& count) {
   return out;
 }
 
+// Removes each __syncthreads() right after a cp.async wait: in a ring, the k-step loop's
+// one barrier.
+std::string drop_barriers_after_waits(const std::string& kernel, int& count) {
+  static const std::regex wait_then_barrier(R"((pf::cp_async_wait<\d+>\(\);)\n( *)__syncthreads\(\);)");
+  count += static_cast<int>(std::distance(
+      std::sregex_iterator(kernel.begin(), kernel.end(), wait_then_barrier), std::sregex_iterator()));
+  return std::regex_replace(kernel, wait_then_barrier, "$1");
+}
+
+// Makes every cp_async_wait<N> (a ring's, N = S-2) leave one more group pending.
+std::string deepen_waits(const std::string& kernel, int& count) {
+  static const std::regex wait(R"(pf::cp_async_wait<(\d+)>)");
+  std::string out;
+  std::size_t last = 0;
+  for (auto it = std::sregex_iterator(kernel.begin(), kernel.end(), wait); it != std::sregex_iterator(); ++it, ++count) {
+    out += kernel.substr(last, it->position() - last);
+    out += fmt::format("pf::cp_async_wait<{}>", std::stoi((*it)[1].str()) + 1);
+    last = it->position() + it->length();
+  }
+  return out + kernel.substr(last);
+}
+
 // Replaces every cp.async wait by an empty statement.
 std::string drop_waits(const std::string& kernel, int& count) {
   static const std::regex wait(R"(pf::cp_async_wait(<\d+>|_all)\(\);)");
@@ -64,8 +88,9 @@ std::string drop_waits(const std::string& kernel, int& count) {
 struct Mutant {
   const char* name;
   int stages;
-  bool drop_barrier, drop_wait;
+  bool drop_barrier, drop_wait;  // the k-step loop's barrier (see run_mutant), every wait
   std::vector<const char*> accepted;  // the error names one of these conflicts
+  bool deepen_wait = false;
 };
 
 // Runs the mutant under `schedule`; returns the emulator's error ("" when it passed).
@@ -76,8 +101,10 @@ std::string run_mutant(const Mutant& m, const char* schedule, int& edits) {
     return edit_kernel(source,
                        [&](const std::string& kernel, int& count) {
                          std::string k = kernel;
-                         if (m.drop_barrier) k = drop_loop_end_barriers(k, count);
+                         if (m.drop_barrier)
+                           k = m.stages == 1 ? drop_loop_end_barriers(k, count) : drop_barriers_after_waits(k, count);
                          if (m.drop_wait) k = drop_waits(k, count);
+                         if (m.deepen_wait) k = deepen_waits(k, count);
                          return k;
                        },
                        edits);
@@ -90,13 +117,19 @@ std::string run_mutant(const Mutant& m, const char* schedule, int& edits) {
   return {};
 }
 
+const char* const race[] = {"shared-memory race (write-after-read)", "shared-memory race (read-after-write)",
+                            "pending cp.async"};
+
 const Mutant mutants[] = {
-    {"double-buffered loop without its trailing barrier", 2, true, false,
-     {"shared-memory race (write-after-read)", "shared-memory race (read-after-write)", "pending cp.async"}},
+    {"ring of 2 stages without its barrier", 2, true, false, {race[0], race[1], race[2]}},
+    {"ring of 3 stages without its barrier", 3, true, false, {race[0], race[1], race[2]}},
+    {"ring of 4 stages without its barrier", 4, true, false, {race[0], race[1], race[2]}},
     {"every cp_async_wait removed", 2, false, true, {"pending cp.async"}},
+    {"every cp_async_wait removed, 4 stages", 4, false, true, {"pending cp.async"}},
+    {"ring of 3 stages waiting for <2> instead of <1>", 3, false, false, {"pending cp.async"}, true},
+    {"ring of 4 stages waiting for <3> instead of <2>", 4, false, false, {"pending cp.async"}, true},
     {"barrier and waits removed", 2, true, true, {"pending cp.async", "shared-memory race"}},
-    {"single-stage loop without its trailing barrier", 1, true, false,
-     {"shared-memory race (write-after-read)", "shared-memory race (read-after-write)", "pending cp.async"}},
+    {"single-stage loop without its trailing barrier", 1, true, false, {race[0], race[1], race[2]}},
 };
 
 TEST(MutatedKernelsEmu, EveryHandEditOfGemmBiasReluIsCaughtWithALocatedError) {
@@ -119,7 +152,7 @@ TEST(MutatedKernelsEmu, EveryHandEditOfGemmBiasReluIsCaughtWithALocatedError) {
 }
 
 TEST(MutatedKernelsEmu, TheUneditedKernelsPassUnderTheSameSchedules) {
-  for (int stages : {1, 2})
+  for (int stages : {1, 2, 3, 4})
     for (const char* schedule : schedules) {
       EmuRunOptions how;
       how.schedule = emu::parse_schedule(schedule);

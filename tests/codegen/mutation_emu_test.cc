@@ -4,10 +4,13 @@
 // or out-of-bounds access) or by the reference check. The edits:
 //   barrier   one __syncthreads() of the kernel removed (each in turn)
 //   wait      one cp_async_wait removed (each in turn), and every wait removed at once
+//   depth     the k-step loop's wait leaving one more group pending (cp_async_wait<S-1>
+//             for <S-2> in a ring of S stages: k-step i's copies may still be in flight
+//             when its MMAs read them)
 //   both      every barrier and every wait removed
-//   stage     a double-buffered fragment load reading the other stage
+//   stage     a ring's fragment load reading the next stage
 //   swizzle   a fragment load reading its tile unswizzled
-// Every barrier and wait mutant must be killed; the test prints the kill rate per kernel.
+// Every barrier, wait and depth mutant must be killed; the test prints the kill rate per kernel.
 // Each mutant runs through run_program with RunRequest::kernel_source, which is what
 // `polyfuse run --kernel-source` does.
 #include <gtest/gtest.h>
@@ -28,7 +31,7 @@ namespace {
 using namespace polyfuse::testing;
 
 struct Mutant {
-  std::string kind;    // barrier, wait, both, stage, swizzle
+  std::string kind;    // barrier, wait, depth, both, stage, swizzle
   std::string what;    // e.g. "__syncthreads #2 removed"
   std::string source;
 };
@@ -75,15 +78,23 @@ std::vector<Mutant> mutants_of(const std::string& source) {
     std::sort(all.begin(), all.end());
     mutants.push_back({"both", "every barrier and wait removed", without_calls(source, all)});
   }
-  // A fragment load of the double-buffered loop reading the stage being filled.
-  const std::size_t frag = source.find("pf::load_frag_a<", body);
-  for (const char* stage : {"(k_step % 2) * ", "k_step * "}) {
-    const std::size_t at = source.find(stage, frag);
-    if (frag == std::string::npos || at == std::string::npos || at > source.find(';', frag)) continue;
+  // The wait inside the k-step loop leaving one more group pending.
+  for (std::size_t w : waits) {
+    const std::size_t open = source.find('<', w), close = source.find('>', w);
+    const int depth = std::stoi(source.substr(open + 1, close - open - 1));
+    if (source.rfind("for (int k_step", w) == std::string::npos) continue;
     std::string s = source;
-    s.replace(at, std::string(stage).size(), std::string(stage) == "k_step * " ? "(k_step + 1) * " : "((k_step + 1) % 2) * ");
-    mutants.push_back({"stage", "A fragments read from the other stage", s});
+    s.replace(open + 1, close - open - 1, std::to_string(depth + 1));
+    mutants.push_back({"depth", fmt::format("cp_async_wait<{}> made <{}>", depth, depth + 1), s});
     break;
+  }
+  // A fragment load of the ring reading the next stage (the one being filled).
+  const std::size_t frag = source.find("pf::load_frag_a<", body);
+  const std::size_t stage = source.find("(k_step % ", frag);
+  if (frag != std::string::npos && stage != std::string::npos && stage < source.find(';', frag)) {
+    std::string s = source;
+    s.replace(stage, std::string("(k_step % ").size(), "((k_step + 1) % ");  // "((k_step + 1) % S)"
+    mutants.push_back({"stage", "A fragments read from the next stage", s});
   }
   if (frag != std::string::npos) {
     std::string s = source;
@@ -124,12 +135,15 @@ std::string read_example(const std::string& name) {
   return text.str();
 }
 
-void check_mutants(const std::string& example, int stages) {
+// `k` = 96: three k-steps. A ring's last k-step should read stage 0 (k-steps ≡ 1 mod S),
+// where the accumulator scratch goes after the loop, or removing the barrier after the
+// loop (drain_shared) is harmless in that kernel.
+void check_mutants(const std::string& example, int stages, int k = 96) {
   GpuOptions o;
   o.block = {64, 64, 32};
   o.warp = {32, 32, 32};
   o.stages = stages;
-  Program program = compile_program(read_example(example), {{"M", 128}, {"N", 128}, {"K", 96}, {"B", 2}});
+  Program program = compile_program(read_example(example), {{"M", 128}, {"N", 128}, {"K", k}, {"B", 2}});
   CudaEmitRequest emit;
   emit.options = o;
   const std::vector<Mutant> mutants = mutants_of(emit_cuda(program, emit).source);
@@ -139,7 +153,7 @@ void check_mutants(const std::string& example, int stages) {
     std::string why;
     const bool is_dead = killed(program, o, m, why);
     dead += is_dead;
-    EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "both"))
+    EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "depth" && m.kind != "both"))
         << example << " stages " << stages << ": the " << m.kind << " mutant '" << m.what << "' survived: " << why;
     // The first words of the reason: which check caught it.
     std::string reason = why.substr(0, why.find_first_of("\n("));
@@ -158,6 +172,13 @@ TEST(MutationEmu, GemmBiasRelu) {
   check_mutants("gemm_bias_relu", 2);
   check_mutants("gemm_bias_relu", 1);
 }
+// Rings of 3 and 4 stages: 4 k-steps (the last in stage 0 of 3) and 1 k-step (the
+// prologue commits two empty groups, the wait counts them).
+TEST(MutationEmu, GemmRingOf3And4Stages) {
+  check_mutants("gemm", 3, 128);
+  check_mutants("gemm", 4, 32);
+}
+TEST(MutationEmu, GemmBiasReluRingOf4Stages) { check_mutants("gemm_bias_relu", 4, 160); }
 TEST(MutationEmu, ReluGemm) { check_mutants("relu_gemm", 2); }
 TEST(MutationEmu, AddGemms) { check_mutants("add_gemms", 2); }
 TEST(MutationEmu, BatchedGemm) { check_mutants("batched_gemm", 2); }

@@ -1,6 +1,8 @@
 // GPU options: parsing, defaults and every validation rule with its message.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "frontend/diagnostics.h"
 #include "schedule/gpu_options.h"
 
@@ -65,12 +67,46 @@ TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {
   EXPECT_EQ(error_of(o), "warp 64x36x32 is not a multiple of the m16n8k16 macro-MMA tile 16x8x16");
 }
 
+// The ring of shared stages (issue 19): 1..5, as deep as each arch's shared memory allows.
+TEST(GpuOptions, StagesUpToFiveWithinTheSharedMemoryBudget) {
+  GpuOptions o;
+  for (int stages : {0, 6}) {
+    o.stages = stages;
+    EXPECT_EQ(error_of(o), fmt::format("stages must be 1 to 5 (1: no prefetch, 2..5: a ring of shared stages), got {}", stages));
+  }
+  for (Arch arch : {Arch::sm_80, Arch::sm_86, Arch::sm_89, Arch::sm_90})
+    for (int stages = 1; stages <= 5; ++stages) {  // the default 128x128x32 tiles: 16 KiB a stage
+      o = default_gpu_options(arch);
+      o.stages = stages;
+      EXPECT_EQ(error_of(o), "") << to_string(arch) << " " << stages;
+      EXPECT_EQ(shared_bytes_per_block(o, 2), stages * 16384);
+    }
+  o = default_gpu_options(Arch::sm_80);
+  o.block = {128, 256, 64};  // 48 KiB a stage: three fit in 163 KiB, four do not
+  o.warp = {64, 64, 64};
+  o.stages = 3;
+  EXPECT_EQ(error_of(o), "");
+  o.stages = 4;
+  EXPECT_EQ(error_of(o), "block tile 128x256x64 with 4 stage(s) needs 196608 bytes of shared memory per block; sm_80 "
+                         "allows 166912 (29696 bytes over): use fewer stages or a smaller block");
+  o.arch = Arch::sm_90;  // 227 KiB: four fit, five do not
+  EXPECT_EQ(error_of(o), "");
+  o.stages = 5;
+  EXPECT_EQ(error_of(o), "block tile 128x256x64 with 5 stage(s) needs 245760 bytes of shared memory per block; sm_90 "
+                         "allows 232448 (13312 bytes over): use fewer stages or a smaller block");
+  o.arch = Arch::sm_86;  // 99 KiB: two fit
+  o.stages = 3;
+  EXPECT_EQ(error_of(o), "block tile 128x256x64 with 3 stage(s) needs 147456 bytes of shared memory per block; sm_86 "
+                         "allows 101376 (46080 bytes over): use fewer stages or a smaller block");
+}
+
 TEST(GpuOptions, NamesTheArchLimitAndByHowMuch) {
   GpuOptions o = default_gpu_options(Arch::sm_86);
   o.block = {256, 256, 64};
   o.warp = {64, 64, 64};
   EXPECT_EQ(error_of(o),
-            "block tile 256x256x64 with 2 stage(s) needs 131072 bytes of shared memory per block; sm_86 allows 101376 (29696 bytes over)");
+            "block tile 256x256x64 with 2 stage(s) needs 131072 bytes of shared memory per block; sm_86 allows 101376 (29696 "
+            "bytes over): use fewer stages or a smaller block");
   o = GpuOptions{};
   o.block = {256, 256, 32};
   o.warp = {32, 32, 32};

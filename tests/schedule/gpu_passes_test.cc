@@ -47,6 +47,21 @@ TEST(GpuPasses, GemmSplitK2DoubleBuffered) {
   expect_golden_passes(testing::gemm_plan(context.ctx()), o, "gemm_splitk2_stages2");
 }
 
+// A ring of 4 shared stages (issue 19): the pipeline_prologue loop over the first 3
+// k-steps' copies and commit groups, then per k-step the wait (2 pending), the copies of
+// k-step i+3 into buffer (i+3) mod 4 and their commit; the fragments read buffer i mod 4;
+// one drain barrier after the loop.
+TEST(GpuPasses, GemmRingOf4Stages) {
+  auto context = make_isl_context();
+  GpuOptions o = small_options();
+  o.stages = 4;
+  for (const std::string pass : {"insert_copies", "map_to_gpu"}) {
+    std::ostringstream dump;
+    build_gpu_schedule(testing::gemm_plan(context.ctx()), o, PassDumps{{pass}, &dump});
+    EXPECT_TRUE(matches_golden(dump.str(), "schedule/gemm_stages4." + pass + ".yaml")) << "pass " << pass;
+  }
+}
+
 TEST(GpuPasses, GemmColumnMajorOperands) {
   auto context = make_isl_context();
   KernelPlan plan = testing::gemm_plan(context.ctx(), OperandLayout::col_major, OperandLayout::col_major);

@@ -194,7 +194,10 @@ TEST(CliCompile, TileFlagsReachTheKernel) {
                          "'0x64x32'\n"},
       {"--mma m16n8k8", "polyfuse: error: --mma: unknown macro-MMA shape 'm16n8k8' (expected 16x16x8, 32x32x8 or "
                         "m16n8k16)\n"},
-      {"--stages 3", "polyfuse: error: --stages must be 1 or 2, got 3\n"},
+      {"--stages 6", "polyfuse: error: --stages must be 1 to 5 (1: no prefetch, 2..5: a ring of shared stages), got 6\n"},
+      {"--stages 4 --block 128x256x64 --arch sm_80",
+       "polyfuse: error: block tile 128x256x64 with 4 stage(s) needs 196608 bytes of shared memory per block; sm_80 allows "
+       "166912 (29696 bytes over): use fewer --stages or a smaller --block\n"},
       {"--split-k 3", "polyfuse: error: --split-k must be 1, 2 or 4, got 3\n"},
   };
   for (const auto& [flag, message] : refused) expect_refused("compile examples/gemm.tc --emit=cuda " + flag, message);

@@ -75,7 +75,7 @@ TEST(Cli, UserErrorsExitWithOne) {
   EXPECT_EQ(too_big.exit_code, 1);
   EXPECT_EQ(too_big.err,
             "polyfuse: error: block tile 256x256x64 with 2 stage(s) needs 131072 bytes of shared memory per block; "
-            "sm_86 allows 101376 (29696 bytes over)\n");
+            "sm_86 allows 101376 (29696 bytes over): use fewer --stages or a smaller --block\n");
   Result unbound = run("run examples/gemm.tc --backend=emu");
   EXPECT_EQ(unbound.exit_code, 1);
   EXPECT_EQ(unbound.err, "polyfuse: error: def 'gemm': run needs every size bound; add -D for M, K, N\n");

@@ -18,20 +18,21 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
   pf::tile::fill(acc_C2, 0.f);
   pf::FragA16x16 a_frag[2];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[4];  // B fragments of one k-slice
+  // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem, A + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384, B + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-  // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
   #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
+    pf::cp_async_wait<0>();
+    __syncthreads();
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
-      pf::cp_async_commit();
     }
-    if (k_step == 7 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-    __syncthreads();
+    pf::cp_async_commit();
     // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -46,22 +47,23 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
         }
       }
     }
-    __syncthreads();
   }
+  __syncthreads();
+  // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem, E + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384, F + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-  // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
   #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
+    pf::cp_async_wait<0>();
+    __syncthreads();
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, E + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, F + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
-      pf::cp_async_commit();
     }
-    if (k_step == 7 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-    __syncthreads();
+    pf::cp_async_commit();
     // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -76,7 +78,6 @@ extern "C" __global__ void __launch_bounds__(512) add_gemms(const __half* __rest
         }
       }
     }
-    __syncthreads();
   }
   // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
   // epilogue on the accumulator fragments

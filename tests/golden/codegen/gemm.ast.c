@@ -7,6 +7,7 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
     S0_A_to_shared(0, 64 * blockIdx_y, 32 * c2);
     S0_B_to_shared(0, 32 * c2, 64 * blockIdx_x);
+    S0_commit_shared(c2);
     S0_wait_shared(0, 0);
     // warp
     for (int c5 = 0; c5 <= min(1, -2 * c2 + (K - 1) / 16); c5 += 1) {
@@ -30,6 +31,7 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
     S0_A_to_shared(0, 64 * blockIdx_y, 32 * c2);
     S0_B_to_shared(0, 32 * c2, 64 * blockIdx_x);
+    S0_commit_shared(c2);
     S0_wait_shared(0, 0);
     if (M >= 64 * blockIdx_y + 32 * warp_y + 1 && N >= 64 * blockIdx_x + 32 * warp_x + 1) {
       // warp

@@ -17,20 +17,21 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
   pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
   if (M >= 128 * blockIdx.y + 128 && N >= 128 * blockIdx.x + 128) {
     // a full block: every tile inside the tensors, no bounds checked
+    // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::by_address>(smem, A + (long long)(128 * blockIdx.y) * K, K, M - (128 * blockIdx.y), K, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::by_address>(smem + 16384, B + (long long)(128 * blockIdx.x), N, K, N - (128 * blockIdx.x), threadIdx.x);
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
     #pragma unroll 1
     for (int k_step = 0; k_step <= (K - 1) / 32; ++k_step) {
+      pf::cp_async_wait<0>();
+      __syncthreads();
       if (K >= 32 * k_step + 33) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::by_address>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * K + (32 * k_step + 32), K, M - (128 * blockIdx.y), K - (32 * k_step + 32), threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::by_address>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * N + (128 * blockIdx.x), N, K - (32 * k_step + 32), N - (128 * blockIdx.x), threadIdx.x);
-        pf::cp_async_commit();
       }
-      if (32 * k_step + 32 >= K ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-      __syncthreads();
+      pf::cp_async_commit();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -45,25 +46,26 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
           }
         }
       }
-      __syncthreads();
     }
+    __syncthreads();
     pf::store_accumulators<__half, pf::Check::none, pf::Width::by_address>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * N + (128 * blockIdx.x + 64 * warp_x), N, M - (128 * blockIdx.y + 64 * warp_y), N - (128 * blockIdx.x + 64 * warp_x), 1, 0, warp_y * 2 + warp_x, 4);
   } else {
     // a block at the edge: partial tiles, zero-filled loads, masked stores
+    // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::all, pf::Width::by_address>(smem, A + (long long)(128 * blockIdx.y) * K, K, M - (128 * blockIdx.y), K, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::all, pf::Width::by_address>(smem + 16384, B + (long long)(128 * blockIdx.x), N, K, N - (128 * blockIdx.x), threadIdx.x);
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
     #pragma unroll 1
     for (int k_step = 0; k_step <= (K - 1) / 32; ++k_step) {
+      pf::cp_async_wait<0>();
+      __syncthreads();
       if (K >= 32 * k_step + 33) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::all, pf::Width::by_address>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * K + (32 * k_step + 32), K, M - (128 * blockIdx.y), K - (32 * k_step + 32), threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::all, pf::Width::by_address>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * N + (128 * blockIdx.x), N, K - (32 * k_step + 32), N - (128 * blockIdx.x), threadIdx.x);
-        pf::cp_async_commit();
       }
-      if (32 * k_step + 32 >= K ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-      __syncthreads();
+      pf::cp_async_commit();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -78,8 +80,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
           }
         }
       }
-      __syncthreads();
     }
+    __syncthreads();
     pf::store_accumulators<__half, pf::Check::all, pf::Width::by_address>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * N + (128 * blockIdx.x + 64 * warp_x), N, M - (128 * blockIdx.y + 64 * warp_y), N - (128 * blockIdx.x + 64 * warp_x), 1, 0, warp_y * 2 + warp_x, 4);
   }
 }

@@ -17,18 +17,19 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
   pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
   if (blockIdx.y <= 6 && blockIdx.x <= 1) {
     // a full block: every tile inside the tensors, no bounds checked
+    // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::none, pf::Width::b64>(smem, A + (long long)(128 * blockIdx.y) * 100, 100, 1000 - (128 * blockIdx.y), 100, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b64>(smem + 16384, B + (long long)(128 * blockIdx.x), 300, 100, 300 - (128 * blockIdx.x), threadIdx.x);
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
     #pragma unroll 1
     for (int k_step = 0; k_step <= 1; ++k_step) {
+      pf::cp_async_wait<0>();
+      __syncthreads();
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::none, pf::Width::b64>(smem + (-k_step + 1) * 8192, A + (long long)(128 * blockIdx.y) * 100 + (32 * k_step + 32), 100, 1000 - (128 * blockIdx.y), 100 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b64>(smem + 16384 + (-k_step + 1) * 8192, B + ((long long)(32 * k_step + 32)) * 300 + (128 * blockIdx.x), 300, 100 - (32 * k_step + 32), 300 - (128 * blockIdx.x), threadIdx.x);
       pf::cp_async_commit();
-      pf::cp_async_wait<1>();
-      __syncthreads();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -43,17 +44,16 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
           }
         }
       }
-      __syncthreads();
     }
     #pragma unroll 1
     for (int k_step = 2; k_step <= 3; ++k_step) {
+      pf::cp_async_wait<0>();
+      __syncthreads();
       if (k_step == 2) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::b64>(smem + 1 * 8192, A + (long long)(128 * blockIdx.y) * 100 + 96, 100, 1000 - (128 * blockIdx.y), 4, threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::b64>(smem + 16384 + 1 * 8192, B + (long long)96 * 300 + (128 * blockIdx.x), 300, 4, 300 - (128 * blockIdx.x), threadIdx.x);
-        pf::cp_async_commit();
       }
-      if (-k_step + 3) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-      __syncthreads();
+      pf::cp_async_commit();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -68,25 +68,26 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
           }
         }
       }
-      __syncthreads();
     }
+    __syncthreads();
     pf::store_accumulators<__half, pf::Check::none, pf::Width::b64>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 300 + (128 * blockIdx.x + 64 * warp_x), 300, 1000 - (128 * blockIdx.y + 64 * warp_y), 300 - (128 * blockIdx.x + 64 * warp_x), 1, 0, warp_y * 2 + warp_x, 4);
   } else {
     // a block at the edge: partial tiles, zero-filled loads, masked stores
+    // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::rows, pf::Width::b64>(smem, A + (long long)(128 * blockIdx.y) * 100, 100, 1000 - (128 * blockIdx.y), 100, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::cols, pf::Width::b64>(smem + 16384, B + (long long)(128 * blockIdx.x), 300, 100, 300 - (128 * blockIdx.x), threadIdx.x);
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+    // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
     #pragma unroll 1
     for (int k_step = 0; k_step <= 3; ++k_step) {
+      pf::cp_async_wait<0>();
+      __syncthreads();
       if (k_step <= 2) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::all, pf::Width::b64>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 100 + (32 * k_step + 32), 100, 1000 - (128 * blockIdx.y), 100 - (32 * k_step + 32), threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::all, pf::Width::b64>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 300 + (128 * blockIdx.x), 300, 100 - (32 * k_step + 32), 300 - (128 * blockIdx.x), threadIdx.x);
-        pf::cp_async_commit();
       }
-      if (k_step == 3 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-      __syncthreads();
+      pf::cp_async_commit();
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -101,8 +102,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
           }
         }
       }
-      __syncthreads();
     }
+    __syncthreads();
     pf::store_accumulators<__half, pf::Check::all, pf::Width::b64>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 300 + (128 * blockIdx.x + 64 * warp_x), 300, 1000 - (128 * blockIdx.y + 64 * warp_y), 300 - (128 * blockIdx.x + 64 * warp_x), 1, 0, warp_y * 2 + warp_x, 4);
   }
 }

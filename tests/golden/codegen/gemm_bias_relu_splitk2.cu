@@ -16,20 +16,21 @@ extern "C" __global__ void __launch_bounds__(512) gemm_bias_relu(const __half* _
   pf::tile::fill(acc, 0.f);
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[4];  // B fragments of one k-slice
+  // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem, A + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384, B + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-  // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
   #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
+    pf::cp_async_wait<0>();
+    __syncthreads();
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 512, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 512, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
-      pf::cp_async_commit();
     }
-    if (k_step == 7 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-    __syncthreads();
+    pf::cp_async_commit();
     // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
     pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * warp_k);
     pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * warp_k, 32 * warp_x);
@@ -41,8 +42,8 @@ extern "C" __global__ void __launch_bounds__(512) gemm_bias_relu(const __half* _
         pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
       }
     }
-    __syncthreads();
   }
+  __syncthreads();
   pf::reduce_split_k(acc, smem, 2, warp_k, warp_y * 4 + warp_x, 8);
   if (warp_k == 0) {
     // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory

@@ -3,16 +3,21 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
 // kernel
 // block
 {
-  S0_A_to_shared(0, 64 * blockIdx_y, 0);
-  S0_B_to_shared(0, 0, 64 * blockIdx_x);
+  // pipeline_prologue
+  {
+    S0_A_to_shared(0, 64 * blockIdx_y, 0);
+    S0_B_to_shared(0, 0, 64 * blockIdx_x);
+    S0_commit_shared(0);
+  }
   // kstep
   // prefetch
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
+    S0_wait_shared(c2 % 2, 0);
     if (K >= 32 * c2 + 33) {
       S0_A_to_shared((c2 + 1) % 2, 64 * blockIdx_y, 32 * c2 + 32);
       S0_B_to_shared((c2 + 1) % 2, 32 * c2 + 32, 64 * blockIdx_x);
     }
-    S0_wait_shared(-((c2 + 1) % 2) + 1, 32 * c2 + 32 >= K ? 0 : 1);
+    S0_commit_shared(c2 + 1);
     // warp
     for (int c5 = 0; c5 <= min(1, -2 * c2 + (K - 1) / 16); c5 += 1) {
       S0_A_to_fragments(c2 % 2, 32 * warp_y, 16 * c5);
@@ -22,8 +27,8 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
         for (int c7 = 0; c7 <= 31; c7 += 8)
           S0(64 * blockIdx_y + 32 * warp_y + c6, 64 * blockIdx_x + 32 * warp_x + c7, 32 * c2 + 16 * c5);
     }
-    S0_release_shared(c2 % 2);
   }
+  S0_drain_shared();
   // warp
   // fragment
   for (int c4 = 0; c4 <= 31; c4 += 16)
@@ -36,16 +41,21 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
 // kernel
 // block
 {
-  S0_A_to_shared(0, 64 * blockIdx_y, 0);
-  S0_B_to_shared(0, 0, 64 * blockIdx_x);
+  // pipeline_prologue
+  {
+    S0_A_to_shared(0, 64 * blockIdx_y, 0);
+    S0_B_to_shared(0, 0, 64 * blockIdx_x);
+    S0_commit_shared(0);
+  }
   // kstep
   // prefetch
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
+    S0_wait_shared(c2 % 2, 0);
     if (K >= 32 * c2 + 33) {
       S0_A_to_shared((c2 + 1) % 2, 64 * blockIdx_y, 32 * c2 + 32);
       S0_B_to_shared((c2 + 1) % 2, 32 * c2 + 32, 64 * blockIdx_x);
     }
-    S0_wait_shared(-((c2 + 1) % 2) + 1, 32 * c2 + 32 >= K ? 0 : 1);
+    S0_commit_shared(c2 + 1);
     if (M >= 64 * blockIdx_y + 32 * warp_y + 1 && N >= 64 * blockIdx_x + 32 * warp_x + 1) {
       // warp
       for (int c5 = 0; c5 <= min(1, -2 * c2 + (K - 1) / 16); c5 += 1) {
@@ -57,8 +67,8 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
             S0(64 * blockIdx_y + 32 * warp_y + c6, 64 * blockIdx_x + 32 * warp_x + c7, 32 * c2 + 16 * c5);
       }
     }
-    S0_release_shared(c2 % 2);
   }
+  S0_drain_shared();
   // warp
   // fragment
   for (int c4 = 0; c4 <= min(31, M - 64 * blockIdx_y - 32 * warp_y - 1); c4 += 16)

@@ -3,16 +3,21 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
 // kernel
 // block
 {
-  S0_A_to_shared(0, 64 * blockIdx_y, 0);
-  S0_B_to_shared(0, 0, 64 * blockIdx_x);
+  // pipeline_prologue
+  {
+    S0_A_to_shared(0, 64 * blockIdx_y, 0);
+    S0_B_to_shared(0, 0, 64 * blockIdx_x);
+    S0_commit_shared(0);
+  }
   // kstep
   // prefetch
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
+    S0_wait_shared(c2 % 2, 0);
     if (K >= 32 * c2 + 33) {
       S0_A_to_shared((c2 + 1) % 2, 64 * blockIdx_y, 32 * c2 + 32);
       S0_B_to_shared((c2 + 1) % 2, 32 * c2 + 32, 64 * blockIdx_x);
     }
-    S0_wait_shared(-((c2 + 1) % 2) + 1, 32 * c2 + 32 >= K ? 0 : 1);
+    S0_commit_shared(c2 + 1);
     if (K >= 16 * warp_k + 32 * c2 + 1) {
       // warp
       {
@@ -24,8 +29,8 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
             S0(64 * blockIdx_y + 32 * warp_y + c7, 64 * blockIdx_x + 32 * warp_x + c8, 16 * warp_k + 32 * c2);
       }
     }
-    S0_release_shared(c2 % 2);
   }
+  S0_drain_shared();
   S0_accumulators_to_C(64 * blockIdx_y, 64 * blockIdx_x);
 }
 } else {
@@ -33,16 +38,21 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
 // kernel
 // block
 {
-  S0_A_to_shared(0, 64 * blockIdx_y, 0);
-  S0_B_to_shared(0, 0, 64 * blockIdx_x);
+  // pipeline_prologue
+  {
+    S0_A_to_shared(0, 64 * blockIdx_y, 0);
+    S0_B_to_shared(0, 0, 64 * blockIdx_x);
+    S0_commit_shared(0);
+  }
   // kstep
   // prefetch
   for (int c2 = 0; c2 <= (K - 1) / 32; c2 += 1) {
+    S0_wait_shared(c2 % 2, 0);
     if (K >= 32 * c2 + 33) {
       S0_A_to_shared((c2 + 1) % 2, 64 * blockIdx_y, 32 * c2 + 32);
       S0_B_to_shared((c2 + 1) % 2, 32 * c2 + 32, 64 * blockIdx_x);
     }
-    S0_wait_shared(-((c2 + 1) % 2) + 1, 32 * c2 + 32 >= K ? 0 : 1);
+    S0_commit_shared(c2 + 1);
     if (M >= 64 * blockIdx_y + 32 * warp_y + 1 && N >= 64 * blockIdx_x + 32 * warp_x + 1 && K >= 16 * warp_k + 32 * c2 + 1) {
       // warp
       {
@@ -54,8 +64,8 @@ if (M >= 64 * blockIdx_y + 64 && N >= 64 * blockIdx_x + 64) {
             S0(64 * blockIdx_y + 32 * warp_y + c7, 64 * blockIdx_x + 32 * warp_x + c8, 16 * warp_k + 32 * c2);
       }
     }
-    S0_release_shared(c2 % 2);
   }
+  S0_drain_shared();
   S0_accumulators_to_C(64 * blockIdx_y, 64 * blockIdx_x);
 }
 }

@@ -16,24 +16,25 @@ extern "C" __global__ void __launch_bounds__(128) relu_gemm(const __half* __rest
   pf::TileRegs<128, 32, 128> Ar_staging;  // A tiles on their way to shared memory (prologue)
   pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
   pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
+  // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::load_tile_global<pf::Check::none, pf::Width::b128>(Ar_staging, A + (long long)(128 * blockIdx.y) * 256, 256, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
   pf::map_tile_regs<__half, pf::Check::none>(Ar_staging, [](float x) { return pf::op::relu(x); }, 1024 - (128 * blockIdx.y), 256, threadIdx.x);
   pf::store_tile_shared<pf::Swizzle::xor16>(smem, Ar_staging, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b128>(smem + 16384, B + (long long)(128 * blockIdx.x), 512, 256, 512 - (128 * blockIdx.x), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-  // double-buffered: the copies of k-step i+1 overlap the MMAs of k-step i
+  // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
   #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
+    pf::cp_async_wait<0>();
+    __syncthreads();
     if (k_step <= 6) {
       pf::load_tile_global<pf::Check::none, pf::Width::b128>(Ar_staging, A + (long long)(128 * blockIdx.y) * 256 + (32 * k_step + 32), 256, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
       pf::map_tile_regs<__half, pf::Check::none>(Ar_staging, [](float x) { return pf::op::relu(x); }, 1024 - (128 * blockIdx.y), 256 - (32 * k_step + 32), threadIdx.x);
       pf::store_tile_shared<pf::Swizzle::xor16>(smem + ((k_step + 1) % 2) * 8192, Ar_staging, threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * 512 + (128 * blockIdx.x), 512, 256 - (32 * k_step + 32), 512 - (128 * blockIdx.x), threadIdx.x);
-      pf::cp_async_commit();
     }
-    if (k_step == 7 ? 0 : 1) pf::cp_async_wait<1>(); else pf::cp_async_wait<0>();
-    __syncthreads();
+    pf::cp_async_commit();
     // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
@@ -48,8 +49,8 @@ extern "C" __global__ void __launch_bounds__(128) relu_gemm(const __half* __rest
         }
       }
     }
-    __syncthreads();
   }
+  __syncthreads();
   pf::store_accumulators<__half, pf::Check::none, pf::Width::b128>(acc, smem, C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 512 + (128 * blockIdx.x + 64 * warp_x), 512, 1024 - (128 * blockIdx.y + 64 * warp_y), 512 - (128 * blockIdx.x + 64 * warp_x), 1, 0, warp_y * 2 + warp_x, 4);
 }
 
