@@ -30,7 +30,9 @@ std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
 
 std::string unary_op(const Expr& expr) {
   if (expr.kind == ExprKind::negate) return "neg";
-  return std::string(to_string(expr.function));  // relu sigmoid tanh gelu exp
+  // kernels/cpu names GELU's exact form `gelu`; every other function has its own name.
+  if (expr.function == Function::gelu_erf) return "gelu";
+  return std::string(to_string(expr.function));  // relu sigmoid tanh exp sqrt ... gelu_tanh
 }
 
 std::string binary_op(const Expr& expr) {

@@ -217,7 +217,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         break;
       }
       case IdiomKind::other:
-        unsupported(program, statement, "this reduction cannot be mapped to tensor cores: " + idiom->reason);
+        unsupported(program, statement, unsupported_reduction(*idiom, "the GPU path"));
     }
   }
   if (plan.matmuls.empty())
