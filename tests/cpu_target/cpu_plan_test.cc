@@ -120,11 +120,12 @@ TEST(CpuPlanErrors, ReductionThatIsNotAMatmul) {
             "layer norm, ...) are not supported yet on the CPU target: they wait for issue 20's kernel plans");
 }
 
-// Every example is either compiled by the CPU tests (example_names) or waits for kernel
-// plans and is refused with the rule's message: none is silently left out.
+// Every example is compiled by the CPU tests (example_names, loop_nest_examples) or waits
+// for kernel plans and is refused with the rule's message: none is silently left out.
 TEST(CpuExamples, EveryExampleIsListed) {
   namespace fs = std::filesystem;
   std::set<std::string> listed(example_names().begin(), example_names().end());
+  for (const std::string& name : loop_nest_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : examples_waiting_for_kernel_plans()) EXPECT_TRUE(listed.insert(name).second) << name;
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(source_path("examples")))

@@ -75,6 +75,22 @@ TEST_P(RunExample, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Examples, RunExample, ::testing::ValuesIn(run_cases()),
                          [](const auto& info) { return case_name(info.param); });
 
+// The row reductions without a matmul, as plain loop nests: odd and larger shapes, every
+// element type.
+std::vector<RunCase> loop_nest_cases() {
+  std::vector<RunCase> cases;
+  for (const std::string& example : loop_nest_examples()) {
+    for (const SizeBindings& shape :
+         std::vector<SizeBindings>{{{"M", 1}, {"N", 1}}, {{"M", 7}, {"N", 33}}, {{"M", 100}, {"N", 7}}, {{"M", 64}, {"N", 1000}}})
+      cases.push_back({example, "", shape});
+    for (const std::string dtype : {"f32", "f16", "bf16"}) cases.push_back({example, dtype, {{"M", 33}, {"N", 100}}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(LoopNests, RunExample, ::testing::ValuesIn(loop_nest_cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
 }  // namespace
 }  // namespace polyfuse::testing
 
