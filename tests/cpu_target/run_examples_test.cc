@@ -91,6 +91,33 @@ std::vector<RunCase> loop_nest_cases() {
 INSTANTIATE_TEST_SUITE_P(LoopNests, RunExample, ::testing::ValuesIn(loop_nest_cases()),
                          [](const auto& info) { return case_name(info.param); });
 
+// Every reduction operator, with and without '!', into temporaries and outputs (whose
+// initial values `op=` reads), every function, a scalar result: plain loop nests against
+// the exact reference.
+TEST(LoopNest, EveryOperatorAndFunction) {
+  const Program program = compile_text(R"(
+def row_ops(f32(M, N) X, f16(N) b) -> (f32(M) out, f32(M) acc, bf16(M) lo, f32() total) {
+  mx(m) max=! X(m, n)
+  mn(m) min=! abs(X(m, n)) - 0.5
+  p(m) *=! 1 + X(m, n) * 0.125
+  s(m) +=! exp(X(m, n) - mx(m))
+  acc(m) max= X(m, n) * b(n)
+  acc(m) *= 1 + X(m, n) * 0.01
+  lo(m) min= X(m, n)
+  total() +=! s(m) * 2
+  out(m) = log(s(m)) + sqrt(abs(mn(m))) * rsqrt(p(m) * p(m) + 1e-5) + silu(mx(m)) + gelu_tanh(mn(m)) +
+           gelu_erf(mx(m)) - gelu(p(m)) + max(lo(m), -0.25) / N
+})", {{"M", 13}, {"N", 29}}, "row_ops.tc");
+  RunRequest request;
+  request.target = Target::cpu;
+  request.repeats = 0;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    request.seed = seed;
+    const RunReport report = run_program(program, request);
+    EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+  }
+}
+
 }  // namespace
 }  // namespace polyfuse::testing
 
