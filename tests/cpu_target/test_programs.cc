@@ -13,7 +13,7 @@ const std::vector<std::string>& example_names() {
 }
 
 const std::vector<std::string>& loop_nest_examples() {
-  static const std::vector<std::string> names = {"softmax", "cross_entropy"};
+  static const std::vector<std::string> names = {"softmax", "cross_entropy", "layernorm_rows"};
   return names;
 }
 

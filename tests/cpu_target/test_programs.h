@@ -11,7 +11,7 @@ namespace polyfuse::testing {
 // The example names of examples/*.tc that the CPU target compiles, in a fixed order.
 const std::vector<std::string>& example_names();
 
-// The examples with row reductions and no matmul (softmax, cross-entropy): the CPU target
+// The examples with row reductions and no matmul (softmax, LayerNorm, cross-entropy): the CPU target
 // runs them as plain loop nests (codegen/cpu_loop_nest.h), not through the blocked plan.
 const std::vector<std::string>& loop_nest_examples();
 

@@ -37,6 +37,7 @@ INSTANTIATE_TEST_SUITE_P(RowReductions, ExampleIr,
 TEST(ExampleIrBound, NormsWithTheirRowSizeBound) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(dump("layernorm", {{"N", 256}}), "frontend/layernorm.ir"));
   EXPECT_TRUE(polyfuse::testing::matches_golden(dump("rmsnorm", {{"N", 256}}), "frontend/rmsnorm.ir"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("layernorm_rows", {{"N", 256}}), "frontend/layernorm_rows.ir"));
 }
 
 TEST(ExampleIrBound, GemmBiasReluWithSizes) {

@@ -20,7 +20,7 @@ Result run(const std::string& args) { return polyfuse::testing::run_cli(args); }
 
 // The sizes each example needs (every size it declares).
 std::string sizes_of(const std::string& example) {
-  if (example == "softmax" || example == "cross_entropy") return "-D M=20 -D N=24";
+  if (example == "softmax" || example == "cross_entropy" || example == "layernorm_rows") return "-D M=20 -D N=24";
   return "-D M=20 -D N=24 -D K=16";
 }
 
@@ -37,6 +37,7 @@ const Refusal kRefusals[] = {
     {"layernorm", "7:3", "the right-hand side is not a product", false},
     {"rmsnorm", "5:3", "the result has fewer than two dimensions", false},
     {"cross_entropy", "5:3", "it is a max reduction ('max=!'), not a sum", true},
+    {"layernorm_rows", "4:3", "the right-hand side is not a product", true},
 };
 
 void PrintTo(const Refusal& refusal, std::ostream* out) { *out << refusal.example; }
