@@ -30,11 +30,11 @@ std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
 
 std::string unary_op(const Expr& expr) {
   if (expr.kind == ExprKind::negate) return "neg";
-  return std::string(to_string(expr.function));  // relu sigmoid tanh gelu exp
+  return cpu_op_name(expr.function);  // relu sigmoid tanh gelu exp sqrt ... gelu_tanh
 }
 
 std::string binary_op(const Expr& expr) {
-  if (expr.kind == ExprKind::call) return std::string(to_string(expr.function));  // max min
+  if (expr.kind == ExprKind::call) return cpu_op_name(expr.function);  // max min
   switch (expr.op) {
     case BinaryOp::add: return "add";
     case BinaryOp::sub: return "sub";

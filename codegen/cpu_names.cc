@@ -76,6 +76,11 @@ std::string cxx_element_type(ElementType type) {
 
 std::string cxx_dtype(ElementType type) { return "DType::" + std::string(to_string(type)); }
 
+std::string cpu_op_name(Function function) {
+  if (function == Function::gelu_erf) return "gelu";
+  return std::string(to_string(function));
+}
+
 std::string float_literal(double value) {
   // The shortest decimal that reads back as the same float.
   const float target = static_cast<float>(value);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frontend/element_type.h"
+#include "frontend/expr.h"
 #include "schedule/cpu_plan.h"
 
 namespace polyfuse {
@@ -37,6 +38,9 @@ class CpuNames {
 std::string cxx_element_type(ElementType type);
 // The kernels/cpu dtype ("DType::f16").
 std::string cxx_dtype(ElementType type);
+// The kernels/cpu UnaryOp or BinaryOp name of `function` ("relu", "max", ...; GELU's exact
+// form, the language's gelu_erf, is kernels/cpu's "gelu").
+std::string cpu_op_name(Function function);
 // A float literal that round-trips ("2.0f", "0.1f", "1e-05f").
 std::string float_literal(double value);
 // "a + b * 64 + c" from the terms, dropping empty ones; "0" if none.

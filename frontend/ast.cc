@@ -34,11 +34,11 @@ SourceLocation start_location(const Expr& expr) {
   return node->location;
 }
 
-std::string_view to_string(AssignOp op) {
+std::string spelling(AssignOp op, ReductionOp reduction) {
   switch (op) {
     case AssignOp::assign: return "=";
-    case AssignOp::reduce_init: return "+=!";
-    case AssignOp::reduce: return "+=";
+    case AssignOp::reduce_init: return std::string(operator_prefix(reduction)) + "=!";
+    case AssignOp::reduce: return std::string(operator_prefix(reduction)) + "=";
   }
   return "?";
 }

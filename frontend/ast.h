@@ -11,6 +11,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
+#include "frontend/reduction_op.h"
 
 namespace polyfuse::ast {
 
@@ -51,13 +52,15 @@ struct Param {
   SourceLocation location;    // of the name
 };
 
-// The assignment operator of a statement.
-enum class AssignOp { assign, reduce_init, reduce };  // =, +=!, +=
+// The assignment operator of a statement: =, op=! (from the identity), op= (from the
+// element's value), op being Statement::reduction.
+enum class AssignOp { assign, reduce_init, reduce };
 
 // One statement: `lhs op rhs`.
 struct Statement {
   Expr lhs;                 // a call node: the written tensor and its indices
   AssignOp op = AssignOp::assign;
+  ReductionOp reduction = ReductionOp::sum;  // +, *, max, min for reduce_init and reduce
   SourceLocation op_location;
   Expr rhs;
   SourceLocation location;  // start of the statement
@@ -84,7 +87,7 @@ std::string to_source(const Expr& expr);
 // Where `expr` starts in the source: its leftmost operand's location for binary nodes.
 SourceLocation start_location(const Expr& expr);
 
-// The spelling of `op` ("=", "+=!", "+=").
-std::string_view to_string(AssignOp op);
+// The spelling of `op` with `reduction` ("=", "+=!", "max=", ...).
+std::string spelling(AssignOp op, ReductionOp reduction = ReductionOp::sum);
 
 }  // namespace polyfuse::ast

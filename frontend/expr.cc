@@ -62,19 +62,35 @@ std::string_view to_string(Function function) {
     case Function::relu: return "relu";
     case Function::sigmoid: return "sigmoid";
     case Function::tanh: return "tanh";
-    case Function::gelu: return "gelu";
+    case Function::gelu_erf: return "gelu_erf";
     case Function::exp: return "exp";
     case Function::max: return "max";
     case Function::min: return "min";
+    case Function::sqrt: return "sqrt";
+    case Function::rsqrt: return "rsqrt";
+    case Function::log: return "log";
+    case Function::abs: return "abs";
+    case Function::silu: return "silu";
+    case Function::gelu_tanh: return "gelu_tanh";
   }
   return "?";
 }
 
 std::optional<Function> parse_function(std::string_view name) {
-  for (Function f : {Function::relu, Function::sigmoid, Function::tanh, Function::gelu,
-                     Function::exp, Function::max, Function::min})
+  if (name == "gelu") return Function::gelu_erf;  // the alias: GELU's exact form
+  for (Function f : kAllFunctions)
     if (to_string(f) == name) return f;
   return std::nullopt;
+}
+
+std::string function_names() {
+  std::string text;
+  for (Function f : kAllFunctions) {
+    if (!text.empty()) text += f == Function::gelu_tanh ? " and " : ", ";
+    if (f == Function::gelu_erf) text += "gelu, ";
+    text += to_string(f);
+  }
+  return text;
 }
 
 int arity(Function function) {

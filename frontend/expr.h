@@ -26,8 +26,19 @@ enum class ExprKind {
 // Arithmetic operators.
 enum class BinaryOp { add, sub, mul, div };
 
-// Built-in functions: relu, sigmoid, tanh, gelu, exp take one argument, max and min two.
-enum class Function { relu, sigmoid, tanh, gelu, exp, max, min };
+// Built-in functions: max and min take two arguments, the others one. `gelu` in the
+// language is gelu_erf (the exact form, x Phi(x)); gelu_tanh is the tanh approximation.
+enum class Function {
+  relu, sigmoid, tanh, gelu_erf, exp, max, min,
+  sqrt, rsqrt, log, abs, silu, gelu_tanh,
+};
+
+// Every built-in function, in the order above.
+inline constexpr Function kAllFunctions[] = {
+    Function::relu, Function::sigmoid, Function::tanh,  Function::gelu_erf, Function::exp,
+    Function::max,  Function::min,     Function::sqrt,  Function::rsqrt,    Function::log,
+    Function::abs,  Function::silu,    Function::gelu_tanh,
+};
 
 // One node of an expression tree.
 struct Expr {
@@ -55,8 +66,11 @@ struct Expr {
 std::string_view to_string(BinaryOp op);
 // The name of `function` as written in the language ("relu", ...).
 std::string_view to_string(Function function);
-// The built-in function called `name`, or nullopt.
+// The built-in function called `name` ("gelu" is gelu_erf), or nullopt.
 std::optional<Function> parse_function(std::string_view name);
+// The names of the built-in functions for messages ("relu, sigmoid, tanh, gelu, gelu_erf,
+// ... and gelu_tanh").
+std::string function_names();
 // Number of arguments `function` takes (1 or 2).
 int arity(Function function);
 // Indices (into Statement::reads) of every read in `expr`, left to right.

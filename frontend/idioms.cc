@@ -1,5 +1,7 @@
 #include "frontend/idioms.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -104,6 +106,12 @@ std::string_view to_string(IdiomKind kind) {
   return "?";
 }
 
+std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view target) {
+  return fmt::format("this reduction is not a matmul ({}); reductions that are not matmuls (row reductions: softmax, "
+                     "layer norm, ...) are not supported yet on {}: they wait for issue 20's kernel plans",
+                     idiom.reason, target);
+}
+
 const StatementIdiom* Idioms::find(std::string_view id) const {
   for (const StatementIdiom& idiom : statements)
     if (idiom.statement == id) return &idiom;
@@ -119,7 +127,10 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
   for (const Statement& s : program.statements) {
     StatementIdiom idiom;
     idiom.statement = s.id;
-    if (s.reduction_indices().empty()) {
+    if (s.is_non_sum_reduction()) {
+      idiom.reason = fmt::format("it is a {} reduction ('{}'), not a sum", to_string(s.reduction),
+                                 operator_spelling(s));
+    } else if (s.reduction_indices().empty()) {
       idiom.kind = IdiomKind::pointwise;
     } else {
       bool batch_reduce = false;

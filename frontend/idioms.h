@@ -17,6 +17,9 @@
 // A batch-reduce matmul has a second reduction index r placed among the leading
 // (batch) indices of both A and B: `C(m, n) +=! A(r, m, k) * B(r, k, n)`.
 //
+// Only sums make matmuls: a `*=!`, `max=!` or `min=!` statement (or `*=`, `max=`,
+// `min=`) is `other` whatever its indices.
+//
 // A pointwise statement has no reduction index (`=`, or `+=`/`+=!` without one). It is
 // a prologue of matmul M if its result reaches one of M's operands through RAW
 // dependences (directly or through other pointwise statements), and an epilogue of M
@@ -89,6 +92,11 @@ struct Idioms {
   // The entry of statement `id`, or nullptr.
   const StatementIdiom* find(std::string_view id) const;
 };
+
+// Why a compiler refuses a statement of kind `other`, naming the rule, for `target` ("the
+// GPU path", "the CPU target"): "this reduction is not a matmul (REASON); reductions that
+// are not matmuls (row reductions: ...) are not supported yet on TARGET: ...".
+std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view target);
 
 // Classifies every statement of `program`; prologue/epilogue relations follow the RAW
 // dependences in `dependences`.

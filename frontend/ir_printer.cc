@@ -122,10 +122,8 @@ std::string print_expr_tree(const Expr& expr, const Statement& statement, const 
 }
 
 std::string print_statement_source(const Statement& statement) {
-  std::string_view op = statement.kind == StatementKind::assign        ? "="
-                        : statement.kind == StatementKind::reduce_init ? "+=!"
-                                                                       : "+=";
-  return fmt::format("{} {} {}", access_text(statement.write), op, print_expr(statement.expr, statement));
+  return fmt::format("{} {} {}", access_text(statement.write), operator_spelling(statement),
+                     print_expr(statement.expr, statement));
 }
 
 std::string print_union_map(const isl::union_map& relation, const std::string& indent) {
@@ -158,7 +156,9 @@ std::string print_program(const Program& program, const Dependences& dependences
   text += "  statements:\n";
   for (const Statement& s : program.statements) {
     text += fmt::format("    {}: {}  # line {}\n", s.id, print_statement_source(s), s.location.line);
-    text += fmt::format("      kind: {}, accumulate: {}, reduction indices: {}\n", to_string(s.kind),
+    // The operator is printed only where it is not a sum (the dumps of sums stay as they were).
+    text += fmt::format("      kind: {}{}, accumulate: {}, reduction indices: {}\n", to_string(s.kind),
+                        s.is_non_sum_reduction() ? fmt::format(" ({})", to_string(s.reduction)) : "",
                         to_string(s.accumulate_type),
                         s.reduction_indices().empty() ? "(none)" : join(s.reduction_indices()));
     text += fmt::format("      domain: {}\n", isl_text(s.domain));

@@ -59,7 +59,10 @@ Token Lexer::next() {
     case '}': return simple(TokenKind::right_brace, 1);
     case ',': return simple(TokenKind::comma, 1);
     case ';': return simple(TokenKind::semicolon, 1);
-    case '*': return simple(TokenKind::star, 1);
+    case '*':
+      if (peek(1) == '=' && peek(2) == '!') return simple(TokenKind::star_reduce_assign, 3);
+      if (peek(1) == '=') return simple(TokenKind::star_assign, 2);
+      return simple(TokenKind::star, 1);
     case '/': return simple(TokenKind::slash, 1);
     case '=': return simple(TokenKind::assign, 1);
     case '-':
@@ -126,6 +129,16 @@ Token Lexer::lex_identifier(SourceLocation start) {
   token.text = std::string(source_.substr(begin, pos_ - begin));
   token.location = start;
   token.kind = token.text == "def" ? TokenKind::kw_def : TokenKind::identifier;
+  // `max=!`, `max=`, `min=!`, `min=`: the reduction operators, written without spaces.
+  if ((token.text == "max" || token.text == "min") && peek() == '=') {
+    const bool init = peek(1) == '!';
+    const bool is_max = token.text == "max";
+    token.kind = is_max ? (init ? TokenKind::max_reduce_assign : TokenKind::max_assign)
+                        : (init ? TokenKind::min_reduce_assign : TokenKind::min_assign);
+    token.text += init ? "=!" : "=";
+    advance();
+    if (init) advance();
+  }
   return token;
 }
 

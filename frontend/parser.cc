@@ -209,19 +209,43 @@ ast::Statement Parser::parse_statement() {
          fmt::format("the left-hand side must be a tensor reference like '{}(i, j)'",
                      statement.lhs.name));
   statement.op_location = current_.location;
-  if (accept(TokenKind::assign)) {
-    statement.op = ast::AssignOp::assign;
-  } else if (accept(TokenKind::reduce_assign)) {
-    statement.op = ast::AssignOp::reduce_init;
-  } else if (accept(TokenKind::plus_assign)) {
-    statement.op = ast::AssignOp::reduce;
-  } else {
-    fail(current_.location, fmt::format("expected '=', '+=!' or '+=' after '{}', found {}",
+  if (!parse_assign_op(statement)) {
+    if (at(TokenKind::identifier) && (current_.text == "max" || current_.text == "min"))
+      fail(current_.location, fmt::format("expected the reduction operator '{0}=!' or '{0}=' after '{1}', written "
+                                          "without spaces", current_.text, ast::to_source(statement.lhs)));
+    fail(current_.location, fmt::format("expected '=' or a reduction operator ('+=!', '+=', '*=!', '*=', 'max=!', "
+                                        "'max=', 'min=!', 'min=') after '{}', found {}",
                                         ast::to_source(statement.lhs), describe(current_)));
   }
   skip_newlines();
   statement.rhs = parse_expression();
   return statement;
+}
+
+bool Parser::parse_assign_op(ast::Statement& statement) {
+  struct Spelling {
+    TokenKind token;
+    ast::AssignOp op;
+    ReductionOp reduction;
+  };
+  static constexpr Spelling spellings[] = {
+      {TokenKind::assign, ast::AssignOp::assign, ReductionOp::sum},
+      {TokenKind::reduce_assign, ast::AssignOp::reduce_init, ReductionOp::sum},
+      {TokenKind::plus_assign, ast::AssignOp::reduce, ReductionOp::sum},
+      {TokenKind::star_reduce_assign, ast::AssignOp::reduce_init, ReductionOp::product},
+      {TokenKind::star_assign, ast::AssignOp::reduce, ReductionOp::product},
+      {TokenKind::max_reduce_assign, ast::AssignOp::reduce_init, ReductionOp::max},
+      {TokenKind::max_assign, ast::AssignOp::reduce, ReductionOp::max},
+      {TokenKind::min_reduce_assign, ast::AssignOp::reduce_init, ReductionOp::min},
+      {TokenKind::min_assign, ast::AssignOp::reduce, ReductionOp::min},
+  };
+  for (const Spelling& spelling : spellings)
+    if (accept(spelling.token)) {
+      statement.op = spelling.op;
+      statement.reduction = spelling.reduction;
+      return true;
+    }
+  return false;
 }
 
 ast::Expr Parser::make_node(ast::Expr::Kind kind, SourceLocation where, std::vector<ast::Expr> args) {

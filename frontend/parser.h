@@ -10,7 +10,9 @@
 //   size       := NAME | INTEGER
 //   body       := { separator } { statement separator { separator } }
 //   separator  := NEWLINE | ';'
-//   statement  := NAME '(' [ expr { ',' expr } ] ')' ( '=' | '+=!' | '+=' ) expr
+//   statement  := NAME '(' [ expr { ',' expr } ] ')' assign_op expr
+//   assign_op  := '=' | '+=!' | '+=' | '*=!' | '*=' | 'max=!' | 'max=' | 'min=!' | 'min='
+//                 (each one token: `max=!` is lexed as a whole, with no space inside)
 //   expr       := term { ( '+' | '-' ) term }
 //   term       := unary { ( '*' | '/' ) unary }
 //   unary      := '-' unary | primary
@@ -70,6 +72,9 @@ class Parser {
   ast::SizeRef parse_size();
   void parse_body(ast::Def& def);
   ast::Statement parse_statement();
+  // Consumes an assignment operator ('=', '+=!', 'max=', ...) into `statement`; false
+  // (nothing consumed) if the current token is none.
+  bool parse_assign_op(ast::Statement& statement);
   ast::Expr parse_expression();
   ast::Expr parse_term();
   ast::Expr parse_unary();

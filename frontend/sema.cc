@@ -255,8 +255,8 @@ Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
     else if (plain)
       error(expr.location, fmt::format("undeclared tensor {}", quote_name(expr.name)), &state);
     else
-      error(expr.location, fmt::format("unknown function {} (the functions are relu, sigmoid, "
-                                       "tanh, gelu, exp, max and min)", quote_name(expr.name)), &state);
+      error(expr.location, fmt::format("unknown function {} (the functions are {})", quote_name(expr.name),
+                                       function_names()), &state);
     return Expr::constant_node(0, expr.location);
   }
   std::vector<std::string> names;
@@ -303,9 +303,12 @@ void DefChecker::check_statement(const ast::Statement& statement) {
     for (std::size_t d = 0; d < lhs_indices.size(); ++d)
       record_use(lhs_indices[d], *target, d, lhs.args[d].location, state, false);
   if (!target && statement.op == ast::AssignOp::reduce)
-    error(statement.op_location, fmt::format("'+=' accumulates into temporary {}, which has no "
-                                             "value yet; use '+=!' to start a zero-initialised "
-                                             "reduction", quote_name(lhs.name)), &state);
+    error(statement.op_location,
+          fmt::format("'{}' accumulates into temporary {}, which has no value yet; use '{}' to start a {} reduction",
+                      ast::spelling(statement.op, statement.reduction), quote_name(lhs.name),
+                      ast::spelling(ast::AssignOp::reduce_init, statement.reduction),
+                      statement.reduction == ReductionOp::sum ? "zero-initialised" : "new"),
+          &state);
   Expr rhs = lower(statement.rhs, state);
   bool ok = check_kind_and_ranges(statement, lhs_indices, state, lhs_ok);
   if (!ok && !target) poisoned_.insert(lhs.name);
@@ -355,6 +358,7 @@ void DefChecker::build_statement(const ast::Statement& statement,
   out.kind = statement.op == ast::AssignOp::assign ? StatementKind::assign
            : statement.op == ast::AssignOp::reduce_init ? StatementKind::reduce_init
                                                         : StatementKind::reduce;
+  if (out.is_reduction()) out.reduction = statement.reduction;
   for (const std::string& index : lhs_indices)
     out.indices.push_back(IterationIndex{index, state.ranges.at(index).size, false});
   for (const std::string& index : reductions)

@@ -11,6 +11,11 @@ std::string_view to_string(StatementKind kind) {
   return "?";
 }
 
+std::string operator_spelling(const Statement& statement) {
+  if (statement.kind == StatementKind::assign) return "=";
+  return std::string(operator_prefix(statement.reduction)) + (statement.kind == StatementKind::reduce_init ? "=!" : "=");
+}
+
 std::vector<std::string> Statement::reduction_indices() const {
   std::vector<std::string> names;
   for (const IterationIndex& index : indices)

@@ -24,19 +24,26 @@
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "frontend/expr.h"
+#include "frontend/reduction_op.h"
 #include "frontend/tensor.h"
 
 namespace polyfuse {
 
 // What a statement does with the written element.
+// A reduction's operator (Statement::reduction) says how terms combine: `+=!`, `*=!`,
+// `max=!`, `min=!` are reduce_init with sum, product, max, min.
 enum class StatementKind {
   assign,       // `=`   : C = expr (pointwise, no reduction indices)
-  reduce_init,  // `+=!` : C = 0, then C += expr over every reduction index
-  reduce,       // `+=`  : C += expr over every reduction index, starting from C's value
+  reduce_init,  // `+=!` : C = identity (0 for a sum), then C op= expr over every reduction index
+  reduce,       // `+=`  : C op= expr over every reduction index, starting from C's value
 };
 
 // The spelling of `kind` ("assign", "reduce_init", "reduce").
 std::string_view to_string(StatementKind kind);
+
+struct Statement;
+// The assignment operator of `statement` as written ("=", "+=!", "max=", ...).
+std::string operator_spelling(const Statement& statement);
 
 // One tensor access of a statement.
 struct Access {
@@ -57,6 +64,7 @@ struct IterationIndex {
 struct Statement {
   std::string id;                       // "S0", "S1", ... in program order
   StatementKind kind = StatementKind::assign;
+  ReductionOp reduction = ReductionOp::sum;  // how a reduction combines its terms (sum for assign)
   std::vector<IterationIndex> indices;  // domain dimensions: written indices, then reduction
   isl::set domain;                      // iteration domain, tuple named `id`
   Access write;                         // the written element
@@ -74,6 +82,8 @@ struct Statement {
   std::vector<std::string> index_names() const;
   // True for reduce_init and reduce.
   bool is_reduction() const { return kind != StatementKind::assign; }
+  // True for a reduction whose operator is not a sum (`*=!`, `max=!`, `min=!`, ...).
+  bool is_non_sum_reduction() const { return is_reduction() && reduction != ReductionOp::sum; }
 };
 
 }  // namespace polyfuse

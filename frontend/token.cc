@@ -20,6 +20,12 @@ std::string_view describe(TokenKind kind) {
     case TokenKind::assign: return "'='";
     case TokenKind::plus_assign: return "'+='";
     case TokenKind::reduce_assign: return "'+=!'";
+    case TokenKind::star_assign: return "'*='";
+    case TokenKind::star_reduce_assign: return "'*=!'";
+    case TokenKind::max_assign: return "'max='";
+    case TokenKind::max_reduce_assign: return "'max=!'";
+    case TokenKind::min_assign: return "'min='";
+    case TokenKind::min_reduce_assign: return "'min=!'";
     case TokenKind::plus: return "'+'";
     case TokenKind::minus: return "'-'";
     case TokenKind::star: return "'*'";

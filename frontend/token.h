@@ -27,6 +27,12 @@ enum class TokenKind {
   assign,         // =
   plus_assign,    // +=
   reduce_assign,  // +=!
+  star_assign,         // *=
+  star_reduce_assign,  // *=!
+  max_assign,          // max=  (one token: no space between "max" and "=")
+  max_reduce_assign,   // max=!
+  min_assign,          // min=
+  min_reduce_assign,   // min=!
   plus,           // +
   minus,          // -
   star,           // *

@@ -103,9 +103,7 @@ class Planner {
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
         case IdiomKind::pointwise: add_pointwise(statement, pointwise_of(statement)); break;
         case IdiomKind::other:
-          unsupported(program_, statement,
-                      "it is a reduction but not a matmul or batch-reduce matmul (" +
-                          idiom->reason + ")");
+          unsupported(program_, statement, unsupported_reduction(*idiom, "the CPU target"));
       }
     }
     for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));

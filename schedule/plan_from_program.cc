@@ -118,6 +118,19 @@ static void check_register_accesses(const Program& program, const Statement& sta
                             "it in place (an epilogue that reads it)",
                             statement.write.tensor, earlier->second));
   if (idiom.kind != IdiomKind::pointwise) return;
+  // The epilogue code writes the expression's value: it would drop an output's current
+  // value (a wrong result), so neither `+=` nor a read of an output's initial value.
+  if (statement.kind == StatementKind::reduce)
+    unsupported(program, statement,
+                fmt::format("'+=' without a reduction index adds to the current value of {}, which the GPU path does "
+                            "not read yet",
+                            statement.write.tensor));
+  for (const Access& read : statement.reads)
+    if (program.find_tensor(read.tensor)->role == TensorRole::output && !in_registers.count(read.tensor))
+      unsupported(program, statement,
+                  fmt::format("an epilogue that reads the current value of output {} (before the kernel writes it) is "
+                              "not supported on the GPU path yet",
+                              read.tensor));
   for (const Access& read : statement.reads)
     if (in_registers.count(read.tensor) && read.indices != statement.index_names())
       unsupported(program, statement,
@@ -217,7 +230,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         break;
       }
       case IdiomKind::other:
-        unsupported(program, statement, "this reduction cannot be mapped to tensor cores: " + idiom->reason);
+        unsupported(program, statement, unsupported_reduction(*idiom, "the GPU path"));
     }
   }
   if (plan.matmuls.empty())

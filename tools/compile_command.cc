@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/cpu_emit.h"
+#include "codegen/cpu_loop_nest.h"
 #include "codegen/cuda_emitter.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -84,6 +85,9 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
   for (const Program* program : programs) {
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(*program);
+    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(recognize_idioms(*program))) {
+      text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
+              "not blocked; --emit=cpu shows them)\n";
     } else if (options.emit == "schedule" && cpu) {
       text += to_string(plan_cpu(*program, cpu_options));
     } else if (options.emit == "cpu") {

@@ -1,10 +1,12 @@
 // polyfuse device helpers: pointwise operations on accumulator fragments (fused
 // epilogues, paper §VII-A) and loads of their operands into the fragment layout.
 //
-// Scalars: pf::op::{add, sub, mul, div, max, min, relu, sigmoid, tanh, gelu, exp}.
+// Scalars: pf::op::{add, sub, mul, div, max, min, relu, sigmoid, tanh, gelu_erf, gelu_tanh,
+// exp, sqrt, rsqrt, log, abs, silu}; gelu is gelu_erf (the exact form). The CPU path
+// (kernels/cpu elementwise.h) and the reference (runtime/reference) use the same formulas.
 // Tiles (any accumulator tile: AccTile16816, AccTile884 — anything with v[count] and
 // coord(lane, idx, row, col)):
-//   pf::tile::relu(t) ... pf::tile::exp(t)           in place, unary
+//   pf::tile::relu(t) ... pf::tile::silu(t)          in place, unary (every scalar above)
 //   pf::tile::add(t, u) / add(t, scalar) ... min      in place, binary (tile or scalar)
 //   pf::tile::apply(t, f) / apply(t, u, f)           any f(float[, float]) -> float
 //   pf::load_broadcast_rows(t, vec, m_valid)         t(r, c) = vec[r]  (e.g. scale(m))
@@ -30,9 +32,21 @@ PF_DEVICE float min(float a, float b) { return fminf(a, b); }
 PF_DEVICE float relu(float x) { return x > 0.f ? x : 0.f; }
 PF_DEVICE float sigmoid(float x) { return 1.f / (1.f + expf(-x)); }
 PF_DEVICE float tanh(float x) { return tanhf(x); }
-// Exact GELU: x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))).
-PF_DEVICE float gelu(float x) { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+// Exact GELU: x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))). `gelu` is the same function.
+PF_DEVICE float gelu_erf(float x) { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+PF_DEVICE float gelu(float x) { return gelu_erf(x); }
+// GELU's tanh approximation: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+PF_DEVICE float gelu_tanh(float x) {
+  return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
 PF_DEVICE float exp(float x) { return expf(x); }
+PF_DEVICE float sqrt(float x) { return sqrtf(x); }
+// 1 / sqrtf(x), two IEEE roundings (rsqrtf's 2 ulps would do too; this one is the CPU's).
+PF_DEVICE float rsqrt(float x) { return 1.f / sqrtf(x); }
+PF_DEVICE float log(float x) { return logf(x); }
+PF_DEVICE float abs(float x) { return fabsf(x); }
+// x * sigmoid(x), as x / (1 + exp(-x)).
+PF_DEVICE float silu(float x) { return x / (1.f + expf(-x)); }
 }  // namespace op
 
 namespace tile {
@@ -51,7 +65,14 @@ PF_TILE_UNARY(relu)
 PF_TILE_UNARY(sigmoid)
 PF_TILE_UNARY(tanh)
 PF_TILE_UNARY(gelu)
+PF_TILE_UNARY(gelu_erf)
+PF_TILE_UNARY(gelu_tanh)
 PF_TILE_UNARY(exp)
+PF_TILE_UNARY(sqrt)
+PF_TILE_UNARY(rsqrt)
+PF_TILE_UNARY(log)
+PF_TILE_UNARY(abs)
+PF_TILE_UNARY(silu)
 #undef PF_TILE_UNARY
 
 #define PF_TILE_BINARY(name)                                                                  \

@@ -8,28 +8,26 @@
 namespace polyfuse::reference {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-const double u32 = std::ldexp(1.0, -24);
-const double u64 = std::ldexp(1.0, -53);
-const double nu32 = std::ldexp(1.0, -126);
-// Where gelu has its minimum: Phi(x) + x phi(x) = 0.
+constexpr double u32 = kUnitRoundoffF32;
+constexpr double u64 = kUnitRoundoffF64;
+constexpr double nu32 = kAbsoluteFloorF32;
+// Where gelu_erf has its minimum: Phi(x) + x phi(x) = 0.
 constexpr double kGeluArgmin = -0.7517915246935646;
+// Where gelu_tanh has its minimum (its derivative's root, to 30 digits with mpmath).
+constexpr double kGeluTanhArgmin = -0.7524614220710163;
+// Where silu has its minimum: x = -(1 + W(1/e)).
+constexpr double kSiluArgmin = -1.2784645427610738;
+// Below -88 (a little above -ln(FLT_MAX) = -88.72), expf(-x) may overflow in f32.
+constexpr double kExpOverflowArgument = 88;
+// sqrt(2 / pi) and the cubic coefficient of gelu_tanh.
+const double kGeluTanhScale = std::sqrt(2 / 3.14159265358979323846);
+constexpr double kGeluTanhCubic = 0.044715;
 
 // nu_T: the absolute part of one rounding to `type` (see the file comment of the header).
 double absolute_floor(ElementType type) {
   return type == ElementType::f16 ? std::ldexp(1.0, -24) : nu32;
 }
 
-// The magnitude from which round to nearest gives an infinity in `type`: the largest
-// finite value plus half an ulp of it.
-double overflow_threshold(ElementType type) {
-  switch (type) {
-    case ElementType::f16: return 65520.0;
-    case ElementType::bf16: return std::ldexp(1.0, 128) - std::ldexp(1.0, 119);
-    case ElementType::f32: return std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
-  }
-  return kInfinity;
-}
 
 // a * b for magnitudes, with 0 * inf = 0 (an exact operand adds no error however large
 // the other one is).
@@ -65,12 +63,40 @@ double exact_function(Function function, double x) {
     case Function::relu: return x > 0 ? x : 0;
     case Function::sigmoid: return 1 / (1 + std::exp(-x));
     case Function::tanh: return std::tanh(x);
-    case Function::gelu: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Function::gelu_erf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Function::gelu_tanh: return 0.5 * x * (1 + std::tanh(kGeluTanhScale * (x + kGeluTanhCubic * x * x * x)));
     case Function::exp: return std::exp(x);
+    case Function::sqrt: return std::sqrt(x);
+    case Function::rsqrt: return 1 / std::sqrt(x);
+    case Function::log: return std::log(x);
+    case Function::abs: return std::fabs(x);
+    case Function::silu: return x / (1 + std::exp(-x));
     case Function::max:
     case Function::min: break;
   }
   return 0;
+}
+
+// The minimum of a function that decreases up to it and increases after it; NaN for
+// the monotone ones.
+double single_minimum_at(Function function) {
+  switch (function) {
+    case Function::gelu_erf: return kGeluArgmin;
+    case Function::gelu_tanh: return kGeluTanhArgmin;
+    case Function::silu: return kSiluArgmin;
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+// Whether an argument as low as `low_argument` is outside `function`'s domain (sqrt of a
+// negative number, rsqrt or log of one <= 0): there the backend may get NaN or infinity.
+bool outside_domain(Function function, double low_argument) {
+  switch (function) {
+    case Function::sqrt: return low_argument < 0;
+    case Function::rsqrt:
+    case Function::log: return low_argument <= 0;
+    default: return false;
+  }
 }
 
 // The implementation's error of `function` at an argument of magnitude <= `argument`
@@ -78,10 +104,16 @@ double exact_function(Function function, double x) {
 double implementation_ulps(Function function, double argument, double result) {
   switch (function) {
     case Function::exp:
-    case Function::tanh: return 4 * result;
-    case Function::sigmoid: return 6 * result;
-    case Function::gelu: return 3.5 * argument + result;
+    case Function::tanh:
+    case Function::sqrt:
+    case Function::rsqrt:
+    case Function::log: return 4 * result;
+    case Function::sigmoid:
+    case Function::silu: return 6 * result;
+    case Function::gelu_erf: return 3.5 * argument + result;
+    case Function::gelu_tanh: return 6 * argument + result;
     case Function::relu:
+    case Function::abs:
     case Function::max:
     case Function::min: return 0;
   }
@@ -89,6 +121,15 @@ double implementation_ulps(Function function, double argument, double result) {
 }
 
 }  // namespace
+
+double overflow_threshold(ElementType type) {
+  switch (type) {
+    case ElementType::f16: return 65520.0;
+    case ElementType::bf16: return std::ldexp(1.0, 128) - std::ldexp(1.0, 119);
+    case ElementType::f32: return std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  }
+  return kInfinity;
+}
 
 Bounded stored_as(ElementType type, Bounded x) {
   if (type == ElementType::f32 || !finite(x)) return x;
@@ -131,19 +172,25 @@ Bounded call(Function function, Bounded x, Bounded y) {
   }
   const double value = exact_function(function, x.value);
   if (!finite(x) || !std::isfinite(value)) return not_finite_result(value, x.bound == 0);
+  // abs: an exact operation that moves no value farther than its argument moves.
+  if (function == Function::abs) return {value, x.bound};
+  // An argument that may leave the domain (sqrt, rsqrt, log): the backend may get NaN.
+  if (x.bound > 0 && outside_domain(function, x.value - x.bound)) return {value, kInfinity};
   // The image of [x - e, x + e].
   double low = exact_function(function, x.value - x.bound);
   double high = exact_function(function, x.value + x.bound);
-  if (function == Function::gelu) {
-    if (low > high) std::swap(low, high);
-    if (x.value - x.bound < kGeluArgmin && kGeluArgmin < x.value + x.bound)
-      low = std::min(low, exact_function(function, kGeluArgmin));
+  if (low > high) std::swap(low, high);  // rsqrt decreases
+  if (const double argmin = single_minimum_at(function); !std::isnan(argmin)) {
+    if (x.value - x.bound < argmin && argmin < x.value + x.bound) low = std::min(low, exact_function(function, argmin));
   }
   const double propagated = std::max(high - value, value - low);
   const double largest = std::max(std::fabs(low), std::fabs(high));
   const double ulps = implementation_ulps(function, std::fabs(x.value) + x.bound, largest);
   if (ulps == 0) return {value, propagated};  // relu: an exact operation
-  const double implementation = (u32 + u64) * ulps + nu32;
+  double implementation = (u32 + u64) * ulps + nu32;
+  // silu = x / (1 + expf(-x)): below ln(FLT_MAX) = -88.72..., expf(-x) may overflow to
+  // infinity and the result to 0, however far from 0 the exact value is.
+  if (function == Function::silu && x.value - x.bound < -kExpOverflowArgument) implementation += largest;
   return overflow_checked({value, propagated + implementation}, ElementType::f32);
 }
 

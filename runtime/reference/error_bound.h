@@ -30,11 +30,22 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "frontend/element_type.h"
 #include "frontend/expr.h"
 
 namespace polyfuse::reference {
+
+// u_f32, u64 and nu_f32 of the notation above, and infinity (a bound that makes no claim).
+inline constexpr double kUnitRoundoffF32 = 0x1p-24;
+inline constexpr double kUnitRoundoffF64 = 0x1p-53;
+inline constexpr double kAbsoluteFloorF32 = 0x1p-126;
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// The magnitude from which round to nearest gives an infinity in `type`: the largest
+// finite value plus half an ulp of it.
+double overflow_threshold(ElementType type);
 
 // An exact value and the largest distance of any conforming backend's value from it.
 struct Bounded {
@@ -67,17 +78,26 @@ Bounded negate(Bounded x);
 Bounded binary(BinaryOp op, Bounded x, Bounded y);
 
 // function(x[, y]) in f32. Propagation: the image of the interval [x - e, x + e] (relu,
-// exp, sigmoid and tanh are monotone; gelu decreases up to its minimum at
-// x = -0.75179... and increases after it); the bound is the farthest end of the image
-// from f(x). max and min: max(e_x, e_y); relu, max, min are exact operations. Then the
-// implementation's error, first order, with M = max |f| over the image:
-//   exp, tanh: 2 ulps, 4 u M (1 ulp of y is at most 2 u |y|);
+// exp, sigmoid, tanh, sqrt and log are increasing, rsqrt decreasing; gelu_erf, gelu_tanh
+// and silu decrease up to their minimum at x = -0.75179..., -0.75246..., -1.27846... and
+// increase after it); the bound is the farthest end of the image from f(x). An interval
+// that reaches outside the domain (below 0 for sqrt, to 0 or below for rsqrt and log)
+// makes no claim (bound infinity): a backend may get NaN there. max and min: max(e_x, e_y);
+// abs: e_x; relu, abs, max, min are exact operations. Then the implementation's error,
+// first order, with M = max |f| over the image:
+//   exp, tanh, sqrt, log: 2 ulps, 4 u M (1 ulp of y is at most 2 u |y|);
+//   rsqrt = 1 / sqrtf(x): two roundings, within 2 ulps: 4 u M;
 //   sigmoid = 1 / (1 + expf(-x)): 4 u (exp, damped by t / (1 + t) <= 1) + u (add) + u
-//     (divide) relative: 6 u M;
-//   gelu = 0.5 x (1 + erff(x * 0.70710678f)): the argument's two roundings move erf by
+//     (divide) relative: 6 u M; silu = x / (1 + expf(-x)) likewise (x is exact): 6 u M,
+//     and below x = -88, where expf(-x) may overflow and the result become 0, plus M;
+//   gelu_erf = 0.5 x (1 + erff(x * 0.70710678f)): the argument's two roundings move erf by
 //     at most (2 / sqrt(pi)) exp(-x^2 / 2) 2 u |x| / sqrt 2 <= 0.97 u, erff errs by 4 u
 //     (|erf| <= 1), the add rounds by <= 2 u: |1 + erf| errs by < 7 u; times 0.5 |x|
 //     (exact), plus the product's rounding: 3.5 u |x| + u M;
+//   gelu_tanh = 0.5 x (1 + tanhf(0.79788456f (x + 0.044715f x x x))): the tanh argument z
+//     errs by <= 7 u |z| (two literals, four products, one same-signed add), which moves
+//     tanh by <= sech^2(z) 7 u |z| <= 3.2 u; tanhf errs by 4 u, the add by 2 u: |1 + t|
+//     errs by < 9.2 u, times 0.5 |x|: 4.6 u |x|; with the product's rounding, 6 u |x| + u M;
 // plus 2 ulps of f64 (4 u64 M) for the truth's own libm call, and nu_f32.
 Bounded call(Function function, Bounded x, Bounded y = {});
 

@@ -15,8 +15,15 @@ float call(Function function, float x, float y) {
     case Function::relu: return x > 0.0f ? x : 0.0f;
     case Function::sigmoid: return 1.0f / (1.0f + std::exp(-x));
     case Function::tanh: return std::tanh(x);
-    case Function::gelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Function::gelu_erf: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Function::gelu_tanh:
+      return 0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
     case Function::exp: return std::exp(x);
+    case Function::sqrt: return std::sqrt(x);
+    case Function::rsqrt: return 1.0f / std::sqrt(x);
+    case Function::log: return std::log(x);
+    case Function::abs: return std::fabs(x);
+    case Function::silu: return x / (1.0f + std::exp(-x));
     case Function::max: return std::max(x, y);
     case Function::min: return std::min(x, y);
   }
@@ -55,11 +62,20 @@ class F32Semantics {
 
   // An f32 accumulator in program order.
   struct Accumulator {
-    float sum;
-    void add(float term) { sum += term; }
-    float finish() const { return sum; }
+    ReductionOp op;
+    float value;
+    void add(float term) {
+      switch (op) {
+        case ReductionOp::sum: value += term; break;
+        case ReductionOp::product: value *= term; break;
+        case ReductionOp::max: value = std::max(value, term); break;
+        case ReductionOp::min: value = std::min(value, term); break;
+      }
+    }
+    float finish() const { return value; }
   };
-  Accumulator reduction(float initial) const { return {initial}; }
+  float identity(ReductionOp op) const { return static_cast<float>(identity_value(op)); }
+  Accumulator reduction(ReductionOp op, float initial) const { return {op, initial}; }
 
  private:
   ElementType written_type_ = ElementType::f32;

@@ -8,7 +8,9 @@
 //  - A right-hand side is evaluated in f32, whatever the tensors' types: reads widen
 //    exactly, literals are rounded to f32, + - * / and the functions are f32 operations
 //    (relu(x) = x > 0 ? x : 0, sigmoid(x) = 1 / (1 + exp(-x)), tanh, exp,
-//    gelu(x) = 0.5 x (1 + erf(x / sqrt 2)), max, min), as the CPU and GPU paths define them.
+//    gelu_erf(x) = 0.5 x (1 + erf(x / sqrt 2)), gelu_tanh(x) = 0.5 x (1 + tanh(0.79788456 (x +
+//    0.044715 x^3))), silu(x) = x / (1 + exp(-x)), rsqrt(x) = 1 / sqrt(x), sqrt, log, abs,
+//    max, min), as the CPU and GPU paths define them.
 //  - `=`: each element is rounded once, to the written tensor's element type, when it
 //    is stored.
 //  - `+=!` / `+=`: for each written element an f32 accumulator starts at 0 (`+=!`) or at
@@ -16,6 +18,8 @@
 //    the reduction indices in lexicographic order (e.g. r outer, k inner for a
 //    batch-reduce matmul); the sum is rounded to the written tensor's type once, when it
 //    is stored. So f16/bf16 products accumulate in f32, as the language says.
+//  - `*=!`, `max=!`, `min=!` (and `*=`, `max=`, `min=`) are the same with f32 products,
+//    maxima and minima, starting from 1, -infinity and +infinity.
 //  - Temporaries are tensors like the others, of the type the front end gives them
 //    (f32 for a reduction's result; the common type of its reads for a `=`), rounded
 //    the same way; they start at zero.

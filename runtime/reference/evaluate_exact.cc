@@ -2,6 +2,7 @@
 
 #include "frontend/diagnostics.h"
 #include "runtime/reference/error_bound.h"
+#include "runtime/reference/reduction_bound.h"
 #include "runtime/reference/statement_runner.h"
 
 namespace polyfuse::reference {
@@ -27,9 +28,11 @@ class ExactSemantics {
     PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
     written_type_ = written->type;
     factor_type_ = operand_type(program, statement);
-    // A product's factors that a backend may round to the operand type (not plain reads).
+    // A product's factors that a backend may round to the operand type (not plain reads):
+    // a matmul's, in a sum.
     const Expr& expr = statement.expr;
-    if (statement.is_reduction() && expr.kind == ExprKind::binary && expr.op == BinaryOp::mul) {
+    if (statement.is_reduction() && statement.reduction == ReductionOp::sum && expr.kind == ExprKind::binary &&
+        expr.op == BinaryOp::mul) {
       round_factor_[0] = expr.operands[0].kind != ExprKind::read;
       round_factor_[1] = expr.operands[1].kind != ExprKind::read;
     }
@@ -49,7 +52,10 @@ class ExactSemantics {
     if (round_factor_[0]) left = stored_as(factor_type_, left);
     if (round_factor_[1]) right = stored_as(factor_type_, right);
   }
-  Reduction reduction(Bounded initial) const { return Reduction(initial, summation_factor_); }
+  Bounded identity(ReductionOp op) const { return {identity_value(op), 0}; }
+  ReductionBound reduction(ReductionOp op, Bounded initial) const {
+    return ReductionBound(op, initial, summation_factor_);
+  }
 
  private:
   ElementType written_type_ = ElementType::f32;

@@ -17,6 +17,8 @@
 //    negate); in a reduction whose right-hand side is a product, a factor that is not a
 //    plain tensor read may also be rounded to the statement's operand type (the common
 //    type of the tensors it reads), as the GPU path stores prologue results.
+//  - `*=!` `max=!` `min=!` (and without `!`): a ReductionBound (reduction_bound.h) from 1,
+//    -infinity, +infinity / the current element, then stored_as(written type).
 //  - `=`: stored_as(written type, value). `+=!` / `+=`: a Reduction from 0 / the current
 //    element over every reduction point, then stored_as(written type); its summation
 //    factor is the tensor cores' when the operand type is f16 or bf16, else

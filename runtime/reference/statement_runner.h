@@ -9,7 +9,8 @@
 //   Value constant(double) const; Value negate(Value) const;
 //   Value binary(BinaryOp, Value, Value) const; Value call(Function, Value, Value) const;
 //   void final_product(Value& left, Value& right) const;  (the factors of a top-level *)
-//   Accumulator reduction(Value initial) const;  (add(Value), Value finish() const)
+//   Value identity(ReductionOp) const;           (where `op=!` starts: 0, 1, -inf, +inf)
+//   Accumulator reduction(ReductionOp, Value initial) const;  (add(Value), Value finish() const)
 #pragma once
 
 #include <map>
@@ -37,8 +38,9 @@ class StatementRunner {
     for (const Access& access : statement.reads) reads_.push_back(&tensors.at(access.tensor));
   }
 
-  // Every written element in lexicographic order: `=` stores the right-hand side, `+=!`
-  // and `+=` reduce it over the element's reduction points (from zero or the element).
+  // Every written element in lexicographic order: `=` stores the right-hand side, `op=!`
+  // and `op=` reduce it over the element's reduction points (from the operator's identity
+  // or the element).
   void run() {
     if (walk_.empty()) return;
     std::vector<Value> stack(code_.size() + 1);
@@ -48,10 +50,12 @@ class StatementRunner {
         semantics_.store(*out_, at, evaluate(stack));
         continue;
       }
-      auto sum = semantics_.reduction(statement_.kind == StatementKind::reduce ? semantics_.load(*out_, at) : Value{});
-      do sum.add(evaluate(stack));
+      const ReductionOp op = statement_.reduction;
+      auto accumulator = semantics_.reduction(
+          op, statement_.kind == StatementKind::reduce ? semantics_.load(*out_, at) : semantics_.identity(op));
+      do accumulator.add(evaluate(stack));
       while (walk_.next_reduction_point());
-      semantics_.store(*out_, at, sum.finish());
+      semantics_.store(*out_, at, accumulator.finish());
     } while (walk_.next_written_element());
   }
 

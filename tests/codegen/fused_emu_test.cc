@@ -43,8 +43,11 @@ TEST(FusedEmu, ResidualAdd) {
 }
 
 TEST(FusedEmu, EveryActivation) {
-  for (const char* f : {"relu", "sigmoid", "tanh", "gelu", "exp"})
+  for (const char* f : {"relu", "sigmoid", "tanh", "gelu", "exp", "gelu_erf", "gelu_tanh", "silu", "abs"})
     expect_ok(fused_source("", fmt::format("  D(m, n) = {}(C(m, n) * 0.25)", f)), sizes, small_tiles());
+  // Functions of a restricted domain, on arguments inside it.
+  for (const char* f : {"sqrt", "rsqrt", "log"})
+    expect_ok(fused_source("", fmt::format("  D(m, n) = {}(abs(C(m, n)) * 0.25 + 1e-2)", f)), sizes, small_tiles());
   expect_ok(fused_source(", f16(N) bias", "  D(m, n) = max(C(m, n), bias(n)) - min(C(m, n), -0.5)"), sizes, small_tiles());
 }
 

@@ -30,15 +30,30 @@ std::string error_of(const std::string& source, const GpuOptions& options = {}) 
 TEST(UnsupportedOnGpu, ReductionOverAMatmulResult) {
   EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f32(M) S) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
                      "  S(m) +=! C(m, n)\n}\n"),
-            "3:3: statement S1 of def 'f': this reduction cannot be mapped to tensor cores: the right-hand side is not "
-            "a product");
+            "3:3: statement S1 of def 'f': this reduction is not a matmul (the right-hand side is not a product)"
+            "; reductions that are not matmuls (row reductions: softmax, "
+            "layer norm, ...) are not supported yet on the GPU path: they wait for issue 20's kernel plans");
+}
+
+// An epilogue that would drop an output's current value (these compiled to wrong results:
+// the epilogue wrote the expression alone).
+TEST(UnsupportedOnGpu, EpilogueAccumulatingIntoAnOutput) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f32(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  D(m, n) += C(m, n)\n}\n"),
+            "3:3: statement S1 of def 'f': '+=' without a reduction index adds to the current value of D, which the "
+            "GPU path does not read yet");
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K, N) B) -> (f32(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
+                     "  D(m, n) = D(m, n) + C(m, n)\n}\n"),
+            "3:3: statement S1 of def 'f': an epilogue that reads the current value of output D (before the kernel "
+            "writes it) is not supported on the GPU path yet");
 }
 
 TEST(UnsupportedOnGpu, PrologueReadingTwoTensors) {
   EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K) g, f16(K, N) B) -> (f16(M, N) C) {\n"
                      "  C(m, n) +=! relu(A(m, k) * g(k)) * B(k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': this reduction cannot be mapped to tensor cores: a factor does not read "
-            "exactly one tensor");
+            "2:3: statement S0 of def 'f': this reduction is not a matmul (a factor does not read exactly one tensor)"
+            "; reductions that are not matmuls (row reductions: softmax, "
+            "layer norm, ...) are not supported yet on the GPU path: they wait for issue 20's kernel plans");
 }
 
 TEST(UnsupportedOnGpu, F32Operands) {

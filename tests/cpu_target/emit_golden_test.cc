@@ -30,5 +30,13 @@ TEST_P(CpuGolden, ScheduleAndEmittedCode) {
 INSTANTIATE_TEST_SUITE_P(Examples, CpuGolden, ::testing::ValuesIn(example_names()),
                          [](const auto& info) { return info.param; });
 
+// The row reductions without a matmul: the plain loop nests (codegen/cpu_loop_nest.h).
+TEST(CpuGoldenLoopNest, RowReductionsWithoutAMatmul) {
+  for (const std::string& name : loop_nest_examples()) {
+    const Program program = compile_text(example_text(name), {{"M", 64}, {"N", 64}}, "examples/" + name + ".tc");
+    EXPECT_TRUE(matches_golden(emit_cpu(program), "cpu/" + name + ".cpp"));
+  }
+}
+
 }  // namespace
 }  // namespace polyfuse::testing

@@ -75,6 +75,49 @@ TEST_P(RunExample, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Examples, RunExample, ::testing::ValuesIn(run_cases()),
                          [](const auto& info) { return case_name(info.param); });
 
+// The row reductions without a matmul, as plain loop nests: odd and larger shapes, every
+// element type.
+std::vector<RunCase> loop_nest_cases() {
+  std::vector<RunCase> cases;
+  for (const std::string& example : loop_nest_examples()) {
+    for (const SizeBindings& shape :
+         std::vector<SizeBindings>{{{"M", 1}, {"N", 1}}, {{"M", 7}, {"N", 33}}, {{"M", 100}, {"N", 7}}, {{"M", 64}, {"N", 1000}}})
+      cases.push_back({example, "", shape});
+    for (const std::string dtype : {"f32", "f16", "bf16"}) cases.push_back({example, dtype, {{"M", 33}, {"N", 100}}});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(LoopNests, RunExample, ::testing::ValuesIn(loop_nest_cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
+// Every reduction operator, with and without '!', into temporaries and outputs (whose
+// initial values `op=` reads), every function, a scalar result: plain loop nests against
+// the exact reference.
+TEST(LoopNest, EveryOperatorAndFunction) {
+  const Program program = compile_text(R"(
+def row_ops(f32(M, N) X, f16(N) b) -> (f32(M) out, f32(M) acc, bf16(M) lo, f32() total) {
+  mx(m) max=! X(m, n)
+  mn(m) min=! abs(X(m, n)) - 0.5
+  p(m) *=! 1 + X(m, n) * 0.125
+  s(m) +=! exp(X(m, n) - mx(m))
+  acc(m) max= X(m, n) * b(n)
+  acc(m) *= 1 + X(m, n) * 0.01
+  lo(m) min= X(m, n)
+  total() +=! s(m) * 2
+  out(m) = log(s(m)) + sqrt(abs(mn(m))) * rsqrt(p(m) * p(m) + 1e-5) + silu(mx(m)) + gelu_tanh(mn(m)) +
+           gelu_erf(mx(m)) - gelu(p(m)) + max(lo(m), -0.25) / N
+})", {{"M", 13}, {"N", 29}}, "row_ops.tc");
+  RunRequest request;
+  request.target = Target::cpu;
+  request.repeats = 0;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    request.seed = seed;
+    const RunReport report = run_program(program, request);
+    EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+  }
+}
+
 }  // namespace
 }  // namespace polyfuse::testing
 

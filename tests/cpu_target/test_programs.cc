@@ -12,6 +12,16 @@ const std::vector<std::string>& example_names() {
   return names;
 }
 
+const std::vector<std::string>& loop_nest_examples() {
+  static const std::vector<std::string> names = {"softmax", "cross_entropy", "layernorm_rows"};
+  return names;
+}
+
+const std::vector<std::string>& examples_waiting_for_kernel_plans() {
+  static const std::vector<std::string> names = {"gemm_softmax", "layernorm", "rmsnorm"};
+  return names;
+}
+
 std::string example_text(const std::string& name, const std::string& dtype) {
   const std::string text = read_text_file(source_path("examples/" + name + ".tc"));
   if (dtype.empty()) return text;

@@ -28,6 +28,18 @@ INSTANTIATE_TEST_SUITE_P(Examples, ExampleIr,
                          ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "add_gemms",
                                            "batched_gemm", "brgemm"));
 
+// The row reductions of issue 20 (the compilers refuse them until kernel plans exist;
+// tests/tools/cli_reductions_test.cc checks that). layernorm and rmsnorm divide by the size
+// N, which must be bound.
+INSTANTIATE_TEST_SUITE_P(RowReductions, ExampleIr,
+                         ::testing::Values("gemm_softmax", "softmax", "cross_entropy"));
+
+TEST(ExampleIrBound, NormsWithTheirRowSizeBound) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("layernorm", {{"N", 256}}), "frontend/layernorm.ir"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("rmsnorm", {{"N", 256}}), "frontend/rmsnorm.ir"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("layernorm_rows", {{"N", 256}}), "frontend/layernorm_rows.ir"));
+}
+
 TEST(ExampleIrBound, GemmBiasReluWithSizes) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(
       dump("gemm_bias_relu", {{"M", 128}, {"N", 256}, {"K", 64}}), "frontend/gemm_bias_relu_bound.ir"));

@@ -46,6 +46,23 @@ TEST(Lexer, PunctuationAndOperators) {
                             K::plus, K::minus, K::star, K::slash, K::end_of_file}));
 }
 
+TEST(Lexer, ReductionOperatorsAreOneTokenEach) {
+  EXPECT_EQ(kinds("*=! *= max=! max= min=! min= * max min"),
+            (std::vector<K>{K::star_reduce_assign, K::star_assign, K::max_reduce_assign, K::max_assign,
+                            K::min_reduce_assign, K::min_assign, K::star, K::identifier, K::identifier,
+                            K::end_of_file}));
+  Lexed lexed = lex_all("mx(m) max=! C(m, n)");
+  ASSERT_EQ(lexed.tokens.size(), 12u);
+  EXPECT_EQ(lexed.tokens[4].text, "max=!");
+  EXPECT_EQ(lexed.tokens[4].location.col, 7);
+  EXPECT_EQ(lexed.tokens[5].location.col, 13);
+  // With a space inside it is the function name, then '=' and an invalid '!'.
+  EXPECT_EQ(kinds("max =x"), (std::vector<K>{K::identifier, K::assign, K::identifier, K::end_of_file}));
+  EXPECT_EQ(first_message("max =! x"), "1:6: unexpected character '!' (did you mean '+=!'?)");
+  // A longer name is an identifier: maxv=1 is 'maxv', '=', '1'.
+  EXPECT_EQ(kinds("maxv=1"), (std::vector<K>{K::identifier, K::assign, K::integer, K::end_of_file}));
+}
+
 TEST(Lexer, KeywordIdentifiersAndNewlines) {
   Lexed lexed = lex_all("def gemm_1 _x\n  f16");
   ASSERT_EQ(lexed.tokens.size(), 6u);

@@ -37,6 +37,27 @@ TEST(Parser, SignatureAndStatements) {
   EXPECT_EQ(ast::to_source(def.statements[0].rhs), "A(m, k) * v(k)");
 }
 
+TEST(Parser, EveryReductionOperator) {
+  ast::File file = parse_ok(
+      "def f(f32(M, N) x) -> (f32(M) a, f32(M) b, f32(M) c, f32(M) d) {\n"
+      "  a(m) +=! x(m, n); a(m) += x(m, n)\n"
+      "  b(m) *=! x(m, n); b(m) *= x(m, n)\n"
+      "  c(m) max=! x(m, n); c(m) max= x(m, n)\n"
+      "  d(m) min=! x(m, n); d(m) min= x(m, n)\n"
+      "}\n");
+  const std::vector<ast::Statement>& s = file.defs.at(0).statements;
+  ASSERT_EQ(s.size(), 8u);
+  const std::string spelled[] = {"+=!", "+=", "*=!", "*=", "max=!", "max=", "min=!", "min="};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(ast::spelling(s[i].op, s[i].reduction), spelled[i]);
+    EXPECT_EQ(s[i].op, i % 2 == 0 ? ast::AssignOp::reduce_init : ast::AssignOp::reduce);
+  }
+  EXPECT_EQ(s[4].reduction, ReductionOp::max);
+  EXPECT_EQ(s[4].op_location.col, 8);
+  EXPECT_EQ(s[6].reduction, ReductionOp::min);
+  EXPECT_EQ(s[2].reduction, ReductionOp::product);
+}
+
 TEST(Parser, PrecedenceAndAssociativity) {
   ast::File file = parse_ok("def f(f32(N) a) -> (f32(N) b) { b(i) = -a(i) + 2 * a(i) / 3 - a(i) }");
   EXPECT_EQ(ast::to_source(file.defs[0].statements[0].rhs), "(-a(i) + ((2 * a(i)) / 3)) - a(i)");
@@ -79,7 +100,8 @@ TEST(Parser, Errors) {
   EXPECT_EQ(first_error("def f(f32(N, +) a) -> (f32(N) b) {}"),
             "1:14: error: expected a size (a name or an integer), found '+'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { b(i) a(i) }"),
-            "1:38: error: expected '=', '+=!' or '+=' after 'b(i)', found 'a'");
+            "1:38: error: expected '=' or a reduction operator ('+=!', '+=', '*=!', '*=', 'max=!', 'max=', 'min=!', "
+            "'min=') after 'b(i)', found 'a'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { b = a(i) }"),
             "1:33: error: the left-hand side must be a tensor reference like 'b(i, j)'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { 3 = a(i) }"),

@@ -36,7 +36,7 @@ TEST(Sema, NameErrors) {
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! X(m, k) * B(k, n)")), "2:15: error: undeclared tensor 'X'");
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! softmax(A(m, k)) * B(k, n)")),
             "2:15: error: unknown function 'softmax' (the functions are relu, sigmoid, tanh, "
-            "gelu, exp, max and min)");
+            "gelu, gelu_erf, exp, max, min, sqrt, rsqrt, log, abs, silu and gelu_tanh)");
   EXPECT_EQ(first_error("def g(f16(N) A, f16(N) A) -> (f16(N) C) { C(i) = A(i) }"),
             "1:24: error: duplicate tensor name 'A' (first declared at 1:14)");
   EXPECT_EQ(first_error("def g(f16(N) relu) -> (f16(N) C) { C(i) = relu(i) }"),
@@ -77,6 +77,38 @@ TEST(Sema, Temporaries) {
   // A failed first write is reported once, not again at every read.
   EXPECT_EQ(errors_of(gemm_body("  T(m, n) = X(m, n)\n  C(m, n) = T(m, n)")),
             std::vector<std::string>{"2:13: error: undeclared tensor 'X'"});
+}
+
+TEST(Sema, ReductionOperatorsOverAnyExpression) {
+  Program p = compile_one(
+      "def f(f16(M, N) X) -> (f16(M, N) Y, f32(M) lo) {\n"
+      "  mx(m) max=! X(m, n)\n"
+      "  s(m) +=! exp(X(m, n) - mx(m))\n"
+      "  Y(m, n) = exp(X(m, n) - mx(m)) / s(m) * 0.5 + sqrt(abs(X(m, n))) * 1e-5\n"
+      "  lo(m) min=! X(m, n) * X(m, n)\n"
+      "  lo(m) *= gelu(X(m, n))\n"
+      "}\n");
+  ASSERT_EQ(p.statements.size(), 5u);
+  EXPECT_EQ(p.statements[0].kind, StatementKind::reduce_init);
+  EXPECT_EQ(p.statements[0].reduction, ReductionOp::max);
+  EXPECT_TRUE(p.statements[0].is_non_sum_reduction());
+  EXPECT_EQ(p.statements[0].reduction_indices(), std::vector<std::string>{"n"});
+  EXPECT_EQ(p.find_tensor("mx")->type, ElementType::f32);
+  EXPECT_EQ(p.statements[1].reduction, ReductionOp::sum);
+  EXPECT_FALSE(p.statements[1].is_non_sum_reduction());
+  EXPECT_EQ(p.statements[2].reduction, ReductionOp::sum);  // `=` keeps the default
+  EXPECT_EQ(p.statements[3].reduction, ReductionOp::min);
+  EXPECT_EQ(p.statements[4].kind, StatementKind::reduce);
+  EXPECT_EQ(p.statements[4].reduction, ReductionOp::product);
+  EXPECT_EQ(operator_spelling(p.statements[4]), "*=");
+  // `gelu` is gelu_erf.
+  EXPECT_EQ(p.statements[4].expr.function, Function::gelu_erf);
+  // Accumulating into a temporary that has no value names the operator.
+  EXPECT_EQ(first_error("def f(f16(M, N) X) -> (f16(M) Y) {\n  t(m) max= X(m, n)\n  Y(m) = t(m)\n}\n"),
+            "2:8: error: 'max=' accumulates into temporary 't', which has no value yet; use 'max=!' to start a new "
+            "reduction");
+  EXPECT_EQ(first_error("def f(f16(M, N) X) -> (f16(M) Y) {\n  Y(m) = sqrt(X(m, n), 2)\n}\n"),
+            "2:10: error: function 'sqrt' takes 1 argument, got 2");
 }
 
 TEST(Sema, NotSupportedYet) {

@@ -63,9 +63,34 @@ TEST(ErrorBound, FunctionsUseTheImageOfTheInterval) {
   EXPECT_GE(e.bound, std::exp(1.1) - std::exp(1.0));
   EXPECT_LT(e.bound, std::exp(1.1) - std::exp(1.0) + 1e-6);
   // gelu around its minimum (-0.17 at -0.75): from -0.75 +- 0.01 it can only rise a little.
-  const Bounded g = call(Function::gelu, {-0.7517915246935646, 0.01});
+  const Bounded g = call(Function::gelu_erf, {-0.7517915246935646, 0.01});
   EXPECT_LT(g.bound, 1e-4);
   EXPECT_DOUBLE_EQ(call(Function::max, {1, 0.1}, {0.5, 0.3}).bound, 0.3);
+}
+
+TEST(ErrorBound, NewFunctionsOnTheirDomains) {
+  // sqrt, rsqrt, log: no claim where the interval leaves the domain, NaN where x does.
+  EXPECT_EQ(call(Function::sqrt, {0.01, 0.02}).bound, kInf);
+  EXPECT_EQ(call(Function::rsqrt, {0.01, 0.01}).bound, kInf);
+  EXPECT_EQ(call(Function::log, {0.5, 0.6}).bound, kInf);
+  EXPECT_TRUE(std::isnan(call(Function::sqrt, {-1, 0}).value));
+  EXPECT_EQ(call(Function::sqrt, {-1, 0}).bound, 0);
+  // rsqrt decreases: the farther end of the image is the lower argument's.
+  const Bounded r = call(Function::rsqrt, {4, 0.5});
+  EXPECT_DOUBLE_EQ(r.value, 0.5);
+  EXPECT_GE(r.bound, 1 / std::sqrt(3.5) - 0.5);
+  EXPECT_LT(r.bound, 1 / std::sqrt(3.5) - 0.5 + 1e-6);
+  // abs is exact and moves no value farther than its argument.
+  EXPECT_EQ(call(Function::abs, {-2, 0.25}).value, 2);
+  EXPECT_EQ(call(Function::abs, {-2, 0.25}).bound, 0.25);
+  // silu and gelu_tanh around their minima can only rise a little.
+  EXPECT_LT(call(Function::silu, {-1.2784645427610738, 0.01}).bound, 1e-4);
+  EXPECT_LT(call(Function::gelu_tanh, {-0.7524614220710163, 0.01}).bound, 1e-4);
+  // gelu_tanh is within 1e-3 of gelu_erf, and not the same function.
+  for (double x : {-3.0, -1.0, 0.5, 2.0}) {
+    EXPECT_NEAR(call(Function::gelu_tanh, {x, 0}).value, call(Function::gelu_erf, {x, 0}).value, 1e-3);
+    EXPECT_NE(call(Function::gelu_tanh, {x, 0}).value, call(Function::gelu_erf, {x, 0}).value);
+  }
 }
 
 TEST(ErrorBound, OverflowIsExactOrNoClaim) {
@@ -97,9 +122,10 @@ Bounded random_bounded(std::mt19937& random, double scale) {
   return {value, bound};
 }
 
-// |computed - x| <= e, with an infinite x matched exactly and no claim for e = inf.
+// |computed - x| <= e, with an infinite or NaN x matched exactly and no claim for e = inf.
 bool within(double computed, Bounded x) {
   if (std::isinf(x.bound)) return true;
+  if (std::isnan(x.value)) return std::isnan(computed);  // sqrt, log of an exact negative value
   if (std::isinf(x.value)) return computed == x.value;
   return std::fabs(computed - x.value) <= x.bound;
 }
@@ -111,8 +137,14 @@ TEST(ErrorBound, EveryComputedValueIsWithinTheBound) {
   const std::pair<cpu::UnaryOp, Function> unary[] = {{cpu::UnaryOp::relu, Function::relu},
                                                      {cpu::UnaryOp::sigmoid, Function::sigmoid},
                                                      {cpu::UnaryOp::tanh, Function::tanh},
-                                                     {cpu::UnaryOp::gelu, Function::gelu},
-                                                     {cpu::UnaryOp::exp, Function::exp}};
+                                                     {cpu::UnaryOp::gelu, Function::gelu_erf},
+                                                     {cpu::UnaryOp::exp, Function::exp},
+                                                     {cpu::UnaryOp::sqrt, Function::sqrt},
+                                                     {cpu::UnaryOp::rsqrt, Function::rsqrt},
+                                                     {cpu::UnaryOp::log, Function::log},
+                                                     {cpu::UnaryOp::abs, Function::abs},
+                                                     {cpu::UnaryOp::silu, Function::silu},
+                                                     {cpu::UnaryOp::gelu_tanh, Function::gelu_tanh}};
   const std::pair<cpu::BinaryOp, BinaryOp> arithmetic[] = {{cpu::BinaryOp::add, BinaryOp::add},
                                                            {cpu::BinaryOp::sub, BinaryOp::sub},
                                                            {cpu::BinaryOp::mul, BinaryOp::mul},

@@ -93,6 +93,22 @@ def brgemm(f16(R, M, K) A, f16(R, K, N) B, f32(N) bias) -> (f32(M, N) C, f16(M, 
 })", {{"R", 3}, {"M", 10}, {"N", 12}, {"K", 50}}));
   programs.push_back(compile(fcrelu, layers));
   programs.push_back(compile(with_type(fcrelu, "f16"), layers));
+  // Issue 20's language: the row-reduction examples, every reduction operator and every
+  // function.
+  const SizeBindings rows{{"M", 6}, {"N", 70}, {"K", 33}};
+  for (const char* example : {"gemm_softmax", "softmax", "layernorm", "rmsnorm", "cross_entropy"})
+    programs.push_back(
+        compile(testing::read_text_file(testing::source_path(std::string("examples/") + example + ".tc")), rows));
+  programs.push_back(compile(R"(
+def row_ops(f32(M, N) X, f16(N) b) -> (f32(M) p, f32(M) lo, f16(M) hi, f32(M, N) Y, f16(M, N) Z) {
+  p(m) *=! 1 + X(m, n) * 0.125
+  lo(m) min=! X(m, n) * 3
+  hi(m) max=! exp(X(m, n) * b(n))
+  hi(m) max= lo(m)
+  Y(m, n) = gelu_tanh(X(m, n)) + silu(X(m, n)) * 0.5 - abs(X(m, n)) + sqrt(abs(X(m, n)) + 1) +
+            rsqrt(abs(X(m, n)) + 1e-3) + log(abs(X(m, n)) + 0.25)
+  Z(m, n) = gelu_erf(X(m, n) * b(n)) - gelu(X(m, n)) + p(m) / N
+})", rows));
   return programs;
 }
 
@@ -114,6 +130,32 @@ TEST(EvaluateExact, TheF32ReferenceIsWithinTheBounds) {
 
 // A temporary kept in f32 registers (the GPU path) instead of rounded to its f16 type
 // (the f32 reference) is right either way.
+// The reduction operators by hand: max, min and product from their identities and from
+// the element (`op=`).
+TEST(EvaluateExact, ReductionOperatorsByHand) {
+  const Program program = compile(R"(
+def ops(f32(M, N) X) -> (f32(M) hi, f32(M) lo, f32(M) p, f32(M) acc) {
+  hi(m) max=! X(m, n)
+  lo(m) min=! X(m, n) - 1
+  p(m) *=! X(m, n)
+  acc(m) *= X(m, n) * 2
+  acc(m) max= X(m, n)
+})", {{"M", 2}, {"N", 3}});
+  const TensorData inputs{{"X", {1, -4, 2, 0.5, 3, -1}}, {"hi", {0, 0}}, {"lo", {0, 0}}, {"p", {0, 0}},
+                          {"acc", {10, -10}}};
+  const ExactData exact = evaluate_exact(program, inputs);
+  EXPECT_EQ(values(exact.at("hi")), (std::vector<double>{2, 3}));
+  EXPECT_EQ(values(exact.at("lo")), (std::vector<double>{-5, -2}));
+  EXPECT_EQ(values(exact.at("p")), (std::vector<double>{-8, -1.5}));
+  // acc: 10 * 2 * -8 * 4 = -640, then max(-640, 1, -4, 2) = 2; -10 * 1 * 6 * -2 = 120.
+  EXPECT_EQ(values(exact.at("acc")), (std::vector<double>{2, 120}));
+  EXPECT_EQ(exact.at("hi")[0].bound, 0);  // max of exact inputs is exact
+  TensorData f32 = inputs;
+  evaluate(program, f32);
+  EXPECT_EQ(f32.at("acc"), (std::vector<float>{2, 120}));
+  EXPECT_EQ(f32.at("lo"), (std::vector<float>{-5, -2}));
+}
+
 TEST(EvaluateExact, TemporariesMayBeKeptWider) {
   const Program program = compile(R"(
 def t(f16(M, N) A, f16(M, N) B) -> (f16(M, N) D) {

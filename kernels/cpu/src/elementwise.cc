@@ -21,6 +21,12 @@ const char* to_string(UnaryOp op) {
     case UnaryOp::gelu: return "gelu";
     case UnaryOp::exp: return "exp";
     case UnaryOp::neg: return "neg";
+    case UnaryOp::sqrt: return "sqrt";
+    case UnaryOp::rsqrt: return "rsqrt";
+    case UnaryOp::log: return "log";
+    case UnaryOp::abs: return "abs";
+    case UnaryOp::silu: return "silu";
+    case UnaryOp::gelu_tanh: return "gelu_tanh";
   }
   return "?";
 }
@@ -47,6 +53,13 @@ float apply(UnaryOp op, float x) {
     case UnaryOp::gelu: return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
     case UnaryOp::exp: return std::exp(x);
     case UnaryOp::neg: return -x;
+    case UnaryOp::sqrt: return std::sqrt(x);
+    case UnaryOp::rsqrt: return 1.f / std::sqrt(x);
+    case UnaryOp::log: return std::log(x);
+    case UnaryOp::abs: return std::fabs(x);
+    case UnaryOp::silu: return x / (1.f + std::exp(-x));
+    case UnaryOp::gelu_tanh:
+      return 0.5f * x * (1.f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
   }
   return x;
 }

@@ -16,9 +16,11 @@ namespace polyfuse::cpu {
 
 // zero: B := 0 (A unused, may be null); identity: B := A (a transposition when the
 // layouts differ, a conversion when the dtypes differ); the rest are the pointwise
-// activations of the .tc language, matching the GPU path:
-//   gelu(x) = 0.5 x (1 + erf(x / sqrt 2)),  sigmoid(x) = 1 / (1 + exp(-x)).
-enum class UnaryOp { zero, identity, relu, sigmoid, tanh, gelu, exp, neg };
+// activations of the .tc language, matching the GPU path (kernels/cuda/pf_pointwise.cuh):
+//   gelu(x) = 0.5 x (1 + erf(x / sqrt 2))  (the exact form: the language's gelu_erf),
+//   gelu_tanh(x) = 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))),
+//   sigmoid(x) = 1 / (1 + exp(-x)),  silu(x) = x / (1 + exp(-x)),  rsqrt(x) = 1 / sqrt(x).
+enum class UnaryOp { zero, identity, relu, sigmoid, tanh, gelu, exp, neg, sqrt, rsqrt, log, abs, silu, gelu_tanh };
 
 enum class BinaryOp { add, sub, mul, div, max, min };
 

@@ -1,0 +1,32 @@
+// The CPU target's code for a def with no matmul that the blocked plan (schedule/cpu_plan.h)
+// does not take: row reductions such as a standalone softmax. Every statement becomes a
+// plain loop nest over its domain, in program order and in lexicographic order within a
+// statement, exactly the semantics of the language (runtime/reference/evaluate.h):
+//
+//   for m:                       // written indices, outermost first
+//     float acc = -INFINITY;     // op=!: the operator's identity; op=: the element
+//     for n:                     // reduction indices
+//       acc = max(acc, X[m][n]); // the right-hand side in f32 (kernels/cpu's functions)
+//     mx[m] = acc;               // rounded once to the written type
+//
+// Temporaries are f32 arrays (kept wider than their type, which the reference allows).
+// The entry function and its `_buffers` form take the def's inputs and outputs in
+// signature order, as cpu_emit.h's do. No blocking, no threads, no vectors: a correct
+// baseline until issue 20's kernel plans fuse these.
+#pragma once
+
+#include <string>
+
+#include "frontend/idioms.h"
+#include "frontend/program.h"
+
+namespace polyfuse {
+
+// Whether `program` takes this path: it has no matmul (or batch-reduce matmul) and at
+// least one reduction that is not one.
+bool needs_cpu_loop_nest(const Idioms& idioms);
+
+// The C++ of `program` as plain loop nests; every size must be bound (else a UserError).
+std::string emit_cpu_loop_nest(const Program& program);
+
+}  // namespace polyfuse

@@ -1,0 +1,149 @@
+// The language of issue 20 on the command line: the reduction operators (`*=!`, `max=!`,
+// `min=!` and their accumulating forms) and reductions of any expression print as IR; the
+// compilers refuse what needs kernel plans (a non-sum reduction, a reduction that is not
+// a matmul, a reduction after a matmul) with a located error naming the rule, for
+// `compile` and `run` (exit code 1, never an internal error): the GPU path always, the
+// CPU target where a matmul is involved (without one it runs plain loop nests, checked
+// against the reference); the new functions run in GPU epilogues (emulator) and on the
+// CPU target against the reference.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "cli_runner.h"
+
+namespace {
+
+using Result = polyfuse::testing::CliResult;
+
+Result run(const std::string& args) { return polyfuse::testing::run_cli(args); }
+
+// The sizes each example needs (every size it declares).
+std::string sizes_of(const std::string& example) {
+  if (example == "softmax" || example == "cross_entropy" || example == "layernorm_rows") return "-D M=20 -D N=24";
+  return "-D M=20 -D N=24 -D K=16";
+}
+
+struct Refusal {
+  std::string example;
+  std::string place;   // "LINE:COL" of the first statement the compilers refuse
+  std::string reason;  // why it is not a matmul
+  bool cpu_loop_nest;  // no matmul: the CPU target runs it as plain loop nests
+};
+
+const Refusal kRefusals[] = {
+    {"gemm_softmax", "5:3", "it is a max reduction ('max=!'), not a sum", false},
+    {"softmax", "4:3", "it is a max reduction ('max=!'), not a sum", true},
+    {"layernorm", "7:3", "the right-hand side is not a product", false},
+    {"rmsnorm", "5:3", "the result has fewer than two dimensions", false},
+    {"cross_entropy", "5:3", "it is a max reduction ('max=!'), not a sum", true},
+    {"layernorm_rows", "4:3", "the right-hand side is not a product", true},
+};
+
+void PrintTo(const Refusal& refusal, std::ostream* out) { *out << refusal.example; }
+
+class RowReductionExamples : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(RowReductionExamples, IrPrints) {
+  const Refusal& r = GetParam();
+  const Result ir = run(fmt::format("compile examples/{}.tc {} --emit=ir", r.example, sizes_of(r.example)));
+  EXPECT_EQ(ir.exit_code, 0) << ir.err;
+  EXPECT_NE(ir.out.find("idioms:"), std::string::npos);
+}
+
+TEST_P(RowReductionExamples, CompilersRefuseWithTheRule) {
+  const Refusal& r = GetParam();
+  const std::string file = "examples/" + r.example + ".tc";
+  const std::string sizes = sizes_of(r.example);
+  struct Command {
+    std::string args, target;
+  };
+  std::vector<Command> commands = {
+      {fmt::format("compile {} {} --emit=cuda", file, sizes), "the GPU path"},
+      {fmt::format("run {} {} --backend=emu", file, sizes), "the GPU path"},
+  };
+  if (r.cpu_loop_nest) {
+    const Result cpu = run(fmt::format("run {} {} --target=cpu --repeat 1", file, sizes));
+    EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_NE(cpu.out.find("check: ok"), std::string::npos) << cpu.out;
+  } else {
+    commands.push_back({fmt::format("compile {} {} --target=cpu --emit=cpu", file, sizes), "the CPU target"});
+    commands.push_back({fmt::format("run {} {} --target=cpu", file, sizes), "the CPU target"});
+  }
+  for (const auto& command : commands) {
+    SCOPED_TRACE(command.args);
+    const Result result = run(command.args);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_EQ(result.out, "");
+    const std::string rule = fmt::format(
+        "this reduction is not a matmul ({}); reductions that are not matmuls (row reductions: softmax, layer norm, "
+        "...) are not supported yet on {}: they wait for issue 20's kernel plans",
+        r.reason, command.target);
+    EXPECT_NE(result.err.find(fmt::format("{}:{}: error: ", file, r.place)), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(rule), std::string::npos) << result.err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, RowReductionExamples, ::testing::ValuesIn(kRefusals),
+                         [](const ::testing::TestParamInfo<Refusal>& info) { return info.param.example; });
+
+// Every new function (and gelu, the alias of gelu_erf), with float literals, in one GEMM
+// epilogue: on the emulator and on the CPU target, checked against the exact reference.
+const char* const kFunctionsProgram =
+    "def gemm_functions(f16(M, K) A, f16(K, N) B, f16(N) bias) -> (f16(M, N) D) {\n"
+    "  C(m, n) +=! A(m, k) * B(k, n)\n"
+    "  D(m, n) = gelu_tanh(C(m, n)) + silu(C(m, n)) - 0.5 * abs(C(m, n)) + sqrt(abs(C(m, n)) + bias(n) * bias(n)) +\n"
+    "            rsqrt(abs(C(m, n)) + 1e-5) * 1.0e-2 + log(abs(C(m, n)) + 1.5) + gelu_erf(C(m, n)) - gelu(C(m, n))\n"
+    "}\n";
+
+TEST(CliFunctions, NewFunctionsRunInEpiloguesOnBothTargets) {
+  const std::string file = polyfuse::testing::write_temp_file("functions.tc", kFunctionsProgram).string();
+  const std::string sizes = "-D M=24 -D N=40 -D K=32";
+  const Result emu = run(fmt::format("run '{}' {} --backend=emu", file, sizes));
+  EXPECT_EQ(emu.exit_code, 0) << emu.err;
+  EXPECT_NE(emu.out.find("check: ok"), std::string::npos) << emu.out << emu.err;
+  const Result cpu = run(fmt::format("run '{}' {} --target=cpu --repeat 1", file, sizes));
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_NE(cpu.out.find("check: ok"), std::string::npos) << cpu.out << cpu.err;
+  // The generated code calls the helpers by the functions' names.
+  const Result cuda = run(fmt::format("compile '{}' {} --emit=cuda", file, sizes));
+  for (const char* helper : {"pf::op::gelu_tanh(", "pf::op::silu(", "pf::op::rsqrt(", "pf::op::gelu_erf("})
+    EXPECT_NE(cuda.out.find(helper), std::string::npos) << helper;
+}
+
+// A new function in a matmul prologue (applied to the operand on its way to shared memory
+// on the GPU path, in a prologue stage on the CPU target).
+TEST(CliFunctions, NewFunctionsRunInPrologues) {
+  const std::string file = polyfuse::testing::write_temp_file(
+                               "prologue.tc",
+                               "def pro(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n"
+                               "  C(m, n) +=! gelu_tanh(abs(A(m, k)) * 0.5) * B(k, n)\n"
+                               "}\n")
+                               .string();
+  for (const char* target : {"--backend=emu", "--target=cpu --repeat 1"}) {
+    const Result result = run(fmt::format("run '{}' -D M=24 -D N=40 -D K=32 {}", file, target));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("check: ok"), std::string::npos) << target << ": " << result.out;
+  }
+}
+
+// A reduction of a non-product after a matmul, and a pointwise `max=` (no reduction
+// index): refused on both targets, at the statement.
+TEST(CliFunctions, OtherReductionsAreRefusedAtTheStatement) {
+  const std::string file = polyfuse::testing::write_temp_file(
+                               "after.tc",
+                               "def after(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f32(M, N) E) {\n"
+                               "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                               "  D(m, n) = C(m, n)\n"
+                               "  E(m, n) min=! C(m, n) * 2\n"
+                               "}\n")
+                               .string();
+  for (const char* target : {"--backend=emu", "--target=cpu"}) {
+    const Result result = run(fmt::format("run '{}' -D M=8 -D N=8 -D K=8 {}", file, target));
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_NE(result.err.find(":4:3: error: "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("it is a min reduction ('min=!'), not a sum"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
