@@ -43,8 +43,8 @@ std::string prologue_functor(const MatmulStage& mm, char operand) {
 StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
                            int mn_extent, int k_extent, std::int64_t mn_size, std::int64_t k_size) {
   const std::string k0 = fmt::format("kb * {}", k_extent);
-  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / 64, k_size, mn_size, "Major::k"};
-  return {name, copy, offset, mn0, k0, k_extent, mn_extent / 64, mn_size, k_size, "Major::mn"};
+  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / 64, k_size, mn_size, "Major::k", ""};
+  return {name, copy, offset, mn0, k0, k_extent, mn_extent / 64, mn_size, k_size, "Major::mn", ""};
 }
 
 // The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:
