@@ -122,6 +122,7 @@ class Emitter {
     if (depth > 0)
       text += indent + "#pragma omp parallel for " +
               (depth > 1 ? "collapse(" + std::to_string(depth) + ") " : std::string()) +
+              (plan_.threads > 0 ? "num_threads(" + std::to_string(plan_.threads) + ") " : std::string()) +
               "schedule(static)\n";
     for (const BlockLoop& loop : loops) {
       if (!loop.loops()) continue;

@@ -86,6 +86,7 @@ class Planner {
 
   CpuPlan run() {
     plan_.name = program_.name;
+    plan_.threads = options_.threads;
     for (const Tensor& tensor : program_.tensors) {
       CpuTensor cpu;
       cpu.name = tensor.name;

@@ -113,6 +113,7 @@ struct CpuPlan {
   std::string name;                  // the def
   std::vector<CpuTensor> tensors;    // program tensors, then synthetic ones
   std::vector<CpuStage> stages;      // in execution order
+  int threads = 0;                   // CpuScheduleOptions::threads
 
   // The tensor called `name` (checked).
   const CpuTensor& tensor(const std::string& name) const;
@@ -123,6 +124,10 @@ struct CpuScheduleOptions {
   CpuTarget target = default_cpu_target();
   // Overrides goto_blocking(target) when every field is > 0 (tests use small blocks).
   CpuBlocking blocking;
+  // OpenMP threads of the block loops (a `num_threads` clause); 0: OpenMP's default (all
+  // cores, or OMP_NUM_THREADS). Results do not depend on it: threads split output blocks,
+  // never a reduction.
+  int threads = 0;
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the

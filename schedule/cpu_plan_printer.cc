@@ -35,7 +35,8 @@ std::string to_string(const CpuPlan& plan) {
             std::string(to_string(tensor.storage)) + (tensor.synthetic ? " (prologue result)" : "") + "\n";
   }
   for (const CpuStage& stage : plan.stages) {
-    text += "  " + stage.name + ": parallel over " + loops_text(stage) + " (" +
+    text += "  " + stage.name + ": parallel over " + loops_text(stage) +
+            (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
             to_string(stage.blocking) + ")\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";

@@ -20,6 +20,7 @@
 #include "schedule/cpu_plan.h"
 #include "schedule/cpu_target.h"
 #include "tools/command.h"
+#include "tools/cpu_flags.h"
 #include "tools/gpu_flags.h"
 #include "tools/program_input.h"
 
@@ -30,6 +31,7 @@ const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "
 
 struct CompileOptions {
   GpuFlags gpu;
+  CpuFlags cpu;
   std::string target = "gpu";
   std::string input;
   std::vector<std::string> defines;
@@ -53,6 +55,8 @@ void check_combinations(const CompileOptions& options, bool cpu) {
   if (cpu && (options.emit == "ast" || options.emit == "cuda" || options.emit == "config"))
     throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
   if (cpu) refuse_gpu_flags(options.gpu, "the CPU target (--target=cpu, --emit=cpu) has its own blocking");
+  if (!cpu) refuse_cpu_flags(options.cpu, "this compiles for the GPU (add --target=cpu)");
+  if (options.emit == "ir") refuse_cpu_flags(options.cpu, "--emit=ir prints the program before the CPU schedule (choose --emit=schedule or cpu)");
   if (cpu && !options.cubin.empty()) throw UserError("--cubin compiles the GPU kernel; it does not go with --target=cpu");
   if (options.emit == "ir" && options.cubin.empty())
     refuse_gpu_flags(options.gpu, "--emit=ir prints the program before any GPU pass (choose --emit=schedule, ast or cuda)");
@@ -78,8 +82,7 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
                        std::vector<LaunchMetadata>& kernels) {
   const GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
   const PassDumps dumps{options.gpu.dump_after, &std::cerr};
-  CpuScheduleOptions cpu_options;
-  cpu_options.target = detect_cpu_target();
+  const CpuScheduleOptions cpu_options = cpu_schedule_options(options.cpu);
   std::string text;
   bool first = true;
   for (const Program* program : programs) {
@@ -185,6 +188,7 @@ Command add_compile_command(CLI::App& parent) {
       ->check(CLI::IsMember({"gpu", "cpu"}))
       ->capture_default_str();
   add_gpu_flags(app, options->gpu);
+  add_cpu_flags(app, options->cpu);
   return Command{app, [options] { return run_compile(*options); }};
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/api/run_program.h"
 #include "runtime/reference/flops.h"
 #include "tools/command.h"
+#include "tools/cpu_flags.h"
 #include "tools/gpu_flags.h"
 #include "tools/program_input.h"
 
@@ -22,6 +23,7 @@ namespace {
 
 struct RunOptions {
   GpuFlags gpu;
+  CpuFlags cpu;
   std::string target = "gpu";
   std::string input;
   std::vector<std::string> defines;
@@ -104,7 +106,9 @@ int run_run(const RunOptions& options) {
       refuse_gpu_flags(options.gpu, "--target=cpu has its own blocking");
       if (options.backend != "auto") throw UserError("--backend chooses where the GPU kernel runs; --target=cpu runs C++ on this CPU");
       if (options.stats) throw UserError("--stats prints the emulator's counters; --target=cpu runs no emulator");
+      request.cpu_schedule = cpu_schedule_options(options.cpu);
     } else {
+      refuse_cpu_flags(options.cpu, "this runs the GPU kernel (add --target=cpu)");
       request.options = gpu_options(options.gpu);
       request.dumps = PassDumps{options.gpu.dump_after, &std::cerr};
       request.backend = chosen_backend(options.backend);
@@ -165,6 +169,7 @@ Command add_run_command(CLI::App& parent) {
                   "reference check and emulator checks")
       ->type_name("FILE");
   add_gpu_flags(app, options->gpu);
+  add_cpu_flags(app, options->cpu);
   return Command{app, [options] { return run_run(*options); }};
 }
 

@@ -28,9 +28,10 @@ const std::map<std::string, std::set<std::string>>& tested_flags() {
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
-    f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target"};
+    f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target",
+                    "--threads"};
     f["run"] = {"-h", "--help", "-D", "--define", "--def", "--target", "--backend", "--seed", "--repeat", "--stats",
-                "--kernel-source"};
+                "--kernel-source", "--threads"};
     f["cache"] = {"-h", "--help"};
     for (const char* command : {"compile", "run"}) f[command].insert(gpu.begin(), gpu.end());
     return f;
@@ -285,6 +286,33 @@ TEST(CliRun, EmulatorAndCpuTargets) {
   EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
   EXPECT_EQ(cpu.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << cpu.out;
   EXPECT_NE(cpu.out.find("(median of 3 runs)"), std::string::npos) << cpu.out;
+}
+
+// --threads: the CPU target's OpenMP threads, a num_threads clause on the block loops (the
+// same results on any count: CpuThreads.* in cpu_target_tests); refused on the GPU path.
+TEST(CliCpu, ThreadsReachTheBlockLoops) {
+  const std::string blocks = "-D M=512 -D N=512 -D K=64";  // several blocks of the Goto blocking
+  const CliResult three = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu --threads 3");
+  EXPECT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_NE(three.out.find("#pragma omp parallel for collapse(2) num_threads(3) schedule(static)"), std::string::npos)
+      << three.out;
+  EXPECT_TRUE(std::regex_search(three.out, std::regex("//   stage0: parallel over m < 512 in blocks of [0-9]+, n < "
+                                                       "512 in blocks of [0-9]+ on 3 threads \\(")))
+      << three.out;
+  const CliResult all = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu");
+  EXPECT_EQ(all.out.find("num_threads"), std::string::npos) << "no --threads: OpenMP's default";
+  const CliResult run = run_cli("run examples/gemm_bias_relu.tc " + blocks + " --target=cpu --threads 2 --repeat 1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << run.out;
+
+  expect_refused("compile examples/gemm.tc --emit=cuda --threads 2",
+                 "polyfuse: error: --threads is an option of the CPU target (--target=cpu), but this compiles for "
+                 "the GPU (add --target=cpu)\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --backend=emu --threads 2",
+                 "polyfuse: error: --threads is an option of the CPU target (--target=cpu), but this runs the GPU "
+                 "kernel (add --target=cpu)\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --threads 0",
+                 "polyfuse: error: --threads: Value 0 not in range 1 to 4096\nRun 'polyfuse --help' for usage.\n");
 }
 
 // What run refuses, and the exit code of a run that needs a GPU where there is none.

@@ -1,0 +1,32 @@
+#include "tools/cpu_flags.h"
+
+#include <fmt/format.h>
+
+#include "frontend/diagnostics.h"
+#include "schedule/cpu_target.h"
+
+namespace polyfuse::tools {
+
+void add_cpu_flags(CLI::App* app, CpuFlags& flags) {
+  flags.threads_option =
+      app->add_option("--threads", flags.threads,
+                      "CPU target: OpenMP threads of the generated loops (default: every core, or "
+                      "OMP_NUM_THREADS). Threads split output blocks, never a reduction: the results are the "
+                      "same for every count")
+          ->check(CLI::Range(1, 4096))
+          ->type_name("N");
+}
+
+CpuScheduleOptions cpu_schedule_options(const CpuFlags& flags) {
+  CpuScheduleOptions options;
+  options.target = detect_cpu_target();
+  options.threads = flags.threads;
+  return options;
+}
+
+void refuse_cpu_flags(const CpuFlags& flags, const std::string& why) {
+  if (flags.threads_option != nullptr && flags.threads_option->count() > 0)
+    throw UserError(fmt::format("--threads is an option of the CPU target (--target=cpu), but {}", why));
+}
+
+}  // namespace polyfuse::tools

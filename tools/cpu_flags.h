@@ -1,0 +1,28 @@
+// The CPU target's options on the command line (--threads), shared by `compile` and `run`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "schedule/cpu_plan.h"
+
+namespace polyfuse::tools {
+
+// The flags as the user wrote them (0 = not given).
+struct CpuFlags {
+  int threads = 0;
+  CLI::Option* threads_option = nullptr;
+};
+
+// Registers the flags on `app`.
+void add_cpu_flags(CLI::App* app, CpuFlags& flags);
+
+// The CPU schedule the flags select, for the CPU this runs on (detect_cpu_target()).
+CpuScheduleOptions cpu_schedule_options(const CpuFlags& flags);
+
+// Throws UserError when --threads was given although the CPU target does not run (`why`,
+// e.g. "the GPU target's threads are its blocks").
+void refuse_cpu_flags(const CpuFlags& flags, const std::string& why);
+
+}  // namespace polyfuse::tools
