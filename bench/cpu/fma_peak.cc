@@ -23,7 +23,9 @@ __attribute__((target("avx512f"))) float chains_avx512(long iterations) {
   }
   __m512 sum = acc[0];
   for (int i = 1; i < 12; ++i) sum = _mm512_add_ps(sum, acc[i]);
-  return _mm512_reduce_add_ps(sum);
+  alignas(64) float out[16];  // (not _mm512_reduce_add_ps: GCC 12's header warns, -Wuninitialized)
+  _mm512_store_ps(out, sum);
+  return out[0] + out[15];
 }
 
 __attribute__((target("avx2,fma"))) float chains_avx2(long iterations) {
