@@ -1,10 +1,13 @@
-// polyfuse-bench-cpu: GFLOP/s of kernels/cpu next to OpenBLAS sgemm, libxsmm 1.17 and
-// the measured FMA peak, single thread and all cores (OMP_NUM_THREADS), fp32, hot caches.
+// polyfuse-bench-cpu: GFLOP/s of kernels/cpu next to OpenBLAS sgemm, libxsmm 1.17, oneDNN
+// and the measured FMA peak, single thread and all cores (OMP_NUM_THREADS), fp32, hot caches.
 //   1. FMA peak;  2. BRGEMM on the seed's primitive shapes (tensor-operation-backend
 //   §5.3: 32x32x32, batch 1 and 8);  3. the seed's three tensor operations (1024 x 1024
-//   x 256 in 32-blocks);  4. a GEMM sweep 64..2048.
+//   x 256 in 32-blocks);  4. a GEMM sweep 64..2048;  5. GEMMs with fused epilogues (bias +
+//   ReLU, bias + GELU, residual) from .tc through the CPU target, against oneDNN's matmul
+//   with post-ops and OpenBLAS + a separate pass (fused.h).
 // --quick keeps the run under 45 s. The last line is
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
+//            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5 (and _<all>thr)
 // (geomeans: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak: the best of its measurements in this
 // run, never above 1 — peak_gauge.h; n/a when a kernel outran every measurement).
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "baselines.h"
+#include "fused.h"
 #include "fma_peak.h"
 #include "measure.h"
 #include "peak_gauge.h"
@@ -29,14 +33,6 @@ namespace {
 
 using cpu::Brgemm;
 using cpu::BrgemmConfig;
-
-std::vector<float> random_floats(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 double geomean(const std::vector<double>& v) {
   double log_sum = 0;
@@ -274,6 +270,14 @@ int main(int argc, char** argv) {
   for (int threads : thread_counts)
     for (int64_t s : sizes) bench_gemm(s, threads, budget, results);
 
+  std::printf("Fused GEMM epilogues (f32, row-major, square; polyfuse's CPU target, oneDNN matmul with post-ops, "
+              "OpenBLAS sgemm + a separate pass):\n");
+  std::vector<FusedRatios> fused;
+  const std::vector<int64_t> fused_sizes = quick ? std::vector<int64_t>{256, 1024} : std::vector<int64_t>{256, 512, 1024, 2048};
+  for (int threads : thread_counts)
+    for (FusedEpilogue epilogue : {FusedEpilogue::bias_relu, FusedEpilogue::bias_gelu, FusedEpilogue::residual})
+      for (int64_t s : fused_sizes) fused.push_back(bench_fused(epilogue, s, threads, budget));
+
   // Every fraction against the best peak of the whole run (it only grew): none is above 1.
   std::vector<double> fractions;
   bool all_known = true;
@@ -285,7 +289,15 @@ int main(int argc, char** argv) {
   std::printf("FMA peak (best measurement of the run): 1 thr %7.1f\n", peak1.gflops());
   char peak_text[32] = "n/a";
   if (all_known && !fractions.empty()) std::snprintf(peak_text, sizeof peak_text, "%.2f", geomean(fractions));
-  std::printf("summary: brgemm_vs_libxsmm=%.2f gemm_vs_openblas=%.2f peak_fraction=%s\n",
+  std::printf("summary: brgemm_vs_libxsmm=%.2f gemm_vs_openblas=%.2f peak_fraction=%s",
               geomean(results.brgemm_vs_xsmm), geomean(results.gemm_vs_openblas), peak_text);
+  for (int threads : thread_counts) {
+    std::vector<double> vs_onednn, vs_openblas_pass;
+    for (const FusedRatios& r : fused)
+      if (r.threads == threads) vs_onednn.push_back(r.vs_onednn), vs_openblas_pass.push_back(r.vs_openblas_pass);
+    std::printf(" fused_vs_onednn_%dthr=%.2f fused_vs_openblas_pass_%dthr=%.2f", threads, geomean(vs_onednn), threads,
+                geomean(vs_openblas_pass));
+  }
+  std::printf("\n");
   return 0;
 }

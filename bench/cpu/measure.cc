@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -25,6 +26,14 @@ double gflops(const std::function<void()>& run, double flops, const Budget& budg
     best = std::max(best, flops * double(calls) / elapsed * 1e-9);
   }
   return best;
+}
+
+std::vector<float> random_floats(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
 }
 
 int thread_count() {

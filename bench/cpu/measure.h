@@ -1,7 +1,9 @@
 // Timing for polyfuse-bench-cpu: best GFLOP/s of a callable over repeated batches.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace polyfuse::bench {
 
@@ -13,6 +15,9 @@ struct Budget {
 // Calls `run` (which does `flops` floating-point operations) repeatedly and returns the
 // best GFLOP/s over the budget's batches. One warm-up call comes first.
 double gflops(const std::function<void()>& run, double flops, const Budget& budget);
+
+// `count` floats uniform in [-1, 1) from `seed`.
+std::vector<float> random_floats(size_t count, unsigned seed);
 
 // Number of OpenMP threads ("all cores").
 int thread_count();
