@@ -50,6 +50,7 @@ struct Param {
   std::vector<SizeRef> dims;  // the sizes, outermost first (empty for a scalar)
   std::string name;           // the tensor's name
   SourceLocation location;    // of the name
+  bool inferred = false;      // an output declared by name alone: type and sizes from its first write
 };
 
 // The assignment operator of a statement: =, op=! (from the identity), op= (from the

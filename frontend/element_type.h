@@ -12,8 +12,12 @@ enum class ElementType { f16, bf16, f32 };
 // The spelling of `type` in the language ("f16", "bf16", "f32").
 std::string_view to_string(ElementType type);
 
-// The type spelled `name`, or nullopt if `name` is not a type of the language.
+// The type spelled `name`, or nullopt if `name` is not a type of the language. Tensor
+// Comprehensions' names are aliases: `float` is f32, `half` is f16.
 std::optional<ElementType> parse_element_type(std::string_view name);
+
+// The spellings parse_element_type accepts, for messages ("f16, bf16, f32, float or half").
+std::string_view element_type_names();
 
 // Size of one element in bytes (2 or 4).
 int size_in_bytes(ElementType type);

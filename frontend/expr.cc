@@ -78,6 +78,13 @@ std::string_view to_string(Function function) {
 
 std::optional<Function> parse_function(std::string_view name) {
   if (name == "gelu") return Function::gelu_erf;  // the alias: GELU's exact form
+  // C's math names, as Tensor Comprehensions' programs spell them (float and double forms).
+  static const std::pair<std::string_view, Function> c_names[] = {
+      {"fmax", Function::max},   {"fmaxf", Function::max},  {"fmin", Function::min},   {"fminf", Function::min},
+      {"fabs", Function::abs},   {"fabsf", Function::abs},  {"expf", Function::exp},   {"logf", Function::log},
+      {"sqrtf", Function::sqrt}, {"rsqrtf", Function::rsqrt}, {"tanhf", Function::tanh}};
+  for (const auto& [c_name, function] : c_names)
+    if (c_name == name) return function;
   for (Function f : kAllFunctions)
     if (to_string(f) == name) return f;
   return std::nullopt;

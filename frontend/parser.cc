@@ -117,21 +117,30 @@ std::vector<ast::Param> Parser::parse_params(std::string_view list_name) {
     if (params.size() >= limits::max_parameters_per_def)
       fail(current_.location, fmt::format("too many tensors in one signature (the limit is {})",
                                           limits::max_parameters_per_def));
-    params.push_back(parse_param());
+    params.push_back(parse_param(list_name == "outputs"));
   } while (accept(TokenKind::comma));
   expect(TokenKind::right_paren, fmt::format("',' or ')' in the {}", list_name));
   return params;
 }
 
-ast::Param Parser::parse_param() {
+ast::Param Parser::parse_param(bool output) {
   ast::Param param;
   Token type = expect(TokenKind::identifier, "a tensor declaration like 'f16(M, K) A'");
   param.type_location = type.location;
+  if (at(TokenKind::comma) || at(TokenKind::right_paren)) {
+    // A name alone, as Tensor Comprehensions writes outputs: type and shape are inferred.
+    param.name = type.text;
+    param.location = type.location;
+    param.inferred = true;
+    if (!output)
+      sink_.error(type.location, fmt::format("input {} needs a type and sizes, like 'f16(M, K) {}' (only outputs "
+                                             "may be declared by name alone)", quote_name(type.text), type.text));
+    return param;
+  }
   if (auto parsed = parse_element_type(type.text)) {
     param.type = *parsed;
   } else {
-    sink_.error(type.location,
-                fmt::format("unknown type {} (expected f16, bf16 or f32)", quote_name(type.text)));
+    sink_.error(type.location, fmt::format("unknown type {} (expected {})", quote_name(type.text), element_type_names()));
   }
   expect(TokenKind::left_paren, fmt::format("'(' and the sizes after the type {}", quote_name(type.text)));
   if (!accept(TokenKind::right_paren)) {

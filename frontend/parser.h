@@ -68,7 +68,7 @@ class Parser {
   // expr, term, unary, primary); they report errors and throw Abort.
   ast::Def parse_def();
   std::vector<ast::Param> parse_params(std::string_view list_name);
-  ast::Param parse_param();
+  ast::Param parse_param(bool output);
   ast::SizeRef parse_size();
   void parse_body(ast::Def& def);
   ast::Statement parse_statement();

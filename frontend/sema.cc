@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "frontend/limits.h"
@@ -86,7 +88,18 @@ class DefChecker {
   std::map<std::string, SourceLocation> first_write_;  // every written name -> first write
   std::set<std::string> size_names_;
   std::set<std::string> poisoned_;  // temporaries whose first write had errors
+  std::set<std::string> inferred_outputs_;  // outputs declared by name alone, created at their first write
+  // The element type a tensor's values come from: its own for inputs and declared outputs,
+  // the common type of what its first write reads for the others (an inferred output's type).
+  std::map<std::string, ElementType> source_type_;
   std::size_t next_statement_ = 0;
+
+  // "output" for an output declared by name alone, else "temporary".
+  const char* unwritten_kind(const std::string& name) const {
+    return inferred_outputs_.count(name) ? "output" : "temporary";
+  }
+  // Inputs, then outputs in signature order, then temporaries in order of first write.
+  void order_tensors();
 };
 
 Program DefChecker::run() {
@@ -116,14 +129,30 @@ Program DefChecker::run() {
     // Outputs written by a statement that had errors are not reported again.
     if (!first_write_.count(output.name)) error(output.location, fmt::format("output {} is never written", quote_name(output.name)));
   }
+  order_tensors();
   return std::move(program_);
+}
+
+void DefChecker::order_tensors() {
+  std::vector<Tensor> ordered;
+  for (const Tensor& tensor : program_.tensors)
+    if (tensor.role == TensorRole::input) ordered.push_back(tensor);
+  for (const ast::Param& output : def_.outputs)
+    for (const Tensor& tensor : program_.tensors)
+      if (tensor.name == output.name && tensor.role == TensorRole::output) ordered.push_back(tensor);
+  for (const Tensor& tensor : program_.tensors)
+    if (tensor.role == TensorRole::temporary) ordered.push_back(tensor);
+  program_.tensors = std::move(ordered);
 }
 
 void DefChecker::declare(const std::vector<ast::Param>& params, TensorRole role) {
   for (const ast::Param& param : params) {
-    if (const Tensor* previous = find(param.name)) {
-      error(param.location, fmt::format("duplicate tensor name {} (first declared at {})",
-                                        quote_name(param.name), where(previous->location)));
+    const Tensor* previous = find(param.name);
+    if (previous || inferred_outputs_.count(param.name)) {
+      const auto first = std::find_if(def_.outputs.begin(), def_.outputs.end(),
+                                      [&](const ast::Param& output) { return output.name == param.name; });
+      error(param.location, fmt::format("duplicate tensor name {} (first declared at {})", quote_name(param.name),
+                                        where(previous ? previous->location : first->location)));
       continue;
     }
     if (parse_function(param.name)) {
@@ -131,6 +160,11 @@ void DefChecker::declare(const std::vector<ast::Param>& params, TensorRole role)
                                         quote_name(param.name)));
       continue;
     }
+    if (param.inferred) {  // created by its first write (build_statement)
+      inferred_outputs_.insert(param.name);
+      continue;
+    }
+    source_type_[param.name] = param.type;
     Tensor tensor;
     tensor.name = param.name;
     tensor.type = param.type;
@@ -250,8 +284,9 @@ Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
       return a.kind == ast::Expr::Kind::name;
     });
     if (later != first_write_.end())
-      error(expr.location, fmt::format("temporary {} is read before it is written (first written "
-                                       "at {})", quote_name(expr.name), where(later->second)), &state);
+      error(expr.location, fmt::format("{} {} is read before it is written (first written "
+                                       "at {})", unwritten_kind(expr.name), quote_name(expr.name),
+                                       where(later->second)), &state);
     else if (plain)
       error(expr.location, fmt::format("undeclared tensor {}", quote_name(expr.name)), &state);
     else
@@ -304,8 +339,8 @@ void DefChecker::check_statement(const ast::Statement& statement) {
       record_use(lhs_indices[d], *target, d, lhs.args[d].location, state, false);
   if (!target && statement.op == ast::AssignOp::reduce)
     error(statement.op_location,
-          fmt::format("'{}' accumulates into temporary {}, which has no value yet; use '{}' to start a {} reduction",
-                      ast::spelling(statement.op, statement.reduction), quote_name(lhs.name),
+          fmt::format("'{}' accumulates into {} {}, which has no value yet; use '{}' to start a {} reduction",
+                      ast::spelling(statement.op, statement.reduction), unwritten_kind(lhs.name), quote_name(lhs.name),
                       ast::spelling(ast::AssignOp::reduce_init, statement.reduction),
                       statement.reduction == ReductionOp::sum ? "zero-initialised" : "new"),
           &state);
@@ -332,8 +367,9 @@ bool DefChecker::check_kind_and_ranges(const ast::Statement& statement,
   for (std::size_t d = 0; d < lhs_indices.size(); ++d)
     if (!state.ranges.count(lhs_indices[d])) {
       error(lhs.args[d].location,
-            fmt::format("cannot infer the range of index {} of temporary {}: it does not appear on "
-                        "the right-hand side", quote_name(lhs_indices[d]), quote_name(lhs.name)));
+            fmt::format("cannot infer the range of index {} of {} {}: it does not appear on "
+                        "the right-hand side", quote_name(lhs_indices[d]), unwritten_kind(lhs.name),
+                        quote_name(lhs.name)));
       return false;
     }
   return true;
@@ -382,10 +418,19 @@ void DefChecker::build_statement(const ast::Statement& statement,
   out.expr = std::move(rhs);
   out.location = statement.location;
   if (!target) {
+    // What the new tensor's values come from: the common type of the tensors it reads
+    // (through temporaries, back to inputs); f32 for a constant.
+    std::optional<ElementType> source;
+    for (const PendingRead& read : state.reads) {
+      const ElementType type = source_type_.at(read.tensor);
+      source = source ? common_type(*source, type) : type;
+    }
+    source_type_[lhs.name] = source.value_or(ElementType::f32);
+    const bool output = inferred_outputs_.count(lhs.name) > 0;
     Tensor temporary;
     temporary.name = lhs.name;
-    temporary.type = out.accumulate_type;
-    temporary.role = TensorRole::temporary;
+    temporary.type = output ? source_type_[lhs.name] : out.accumulate_type;
+    temporary.role = output ? TensorRole::output : TensorRole::temporary;
     temporary.location = lhs.location;
     for (const std::string& index : lhs_indices) temporary.dims.push_back(state.ranges.at(index).size);
     temporary.extent = tensor_extent(program_, temporary);

@@ -221,3 +221,50 @@ TEST(Sema, ProgramCopiesAndAssignmentKeepTheContextAlive) {
 
 }  // namespace
 }  // namespace polyfuse
+
+namespace polyfuse {
+namespace {
+
+using testing::compile_one;
+
+// Tensor Comprehensions' spellings (issue 23): outputs declared by name alone take their
+// sizes from the index ranges of their first write and their type from the tensors it
+// reads (through temporaries); `float` and `half` are f32 and f16; C's math names are the
+// built-in functions.
+TEST(SemaTcSyntax, OutputsByNameAloneAreInferred) {
+  const Program program = compile_one(R"(def g(half(M, K) A, half(K, N) B, float(N) bias) -> (O, P, Q) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  O(m, n) +=! A(m, k) * B(k, n)
+  Q(n) = fabsf(bias(n))
+  P(m, n) = fmaxf(C(m, n) + bias(n), 0)
+})");
+  std::ostringstream shapes;
+  for (const Tensor& tensor : program.tensors) {
+    shapes << to_string(tensor.role) << " " << to_string(tensor.type) << " " << tensor.name << "(";
+    for (std::size_t d = 0; d < tensor.dims.size(); ++d) shapes << (d ? ", " : "") << tensor.dims[d].symbol;
+    shapes << ") ";
+  }
+  // Signature order for the outputs whatever the order of their writes; O from f16 reads
+  // is f16; P mixes the f16 matmul's result with an f32 bias: f32.
+  EXPECT_EQ(shapes.str(),
+            "input f16 A(M, K) input f16 B(K, N) input f32 bias(N) output f16 O(M, N) output f32 P(M, N) "
+            "output f32 Q(N) temporary f32 C(M, N) ");
+  EXPECT_EQ(program.statements[3].expr.operands.size(), 2u) << "fmaxf is max";
+}
+
+TEST(SemaTcSyntax, CMathNamesAreTheBuiltIns) {
+  for (const auto& [c_name, name] : std::vector<std::pair<std::string, std::string>>{
+           {"fabs", "abs"}, {"fabsf", "abs"}, {"expf", "exp"}, {"logf", "log"}, {"sqrtf", "sqrt"},
+           {"rsqrtf", "rsqrt"}, {"tanhf", "tanh"}}) {
+    const Program program = compile_one("def g(float(N) A) -> (O) { O(i) = " + c_name + "(A(i)) }");
+    EXPECT_EQ(to_string(program.statements[0].expr.function), name) << c_name;
+  }
+  for (const auto& [c_name, name] : std::vector<std::pair<std::string, std::string>>{
+           {"fmax", "max"}, {"fmaxf", "max"}, {"fmin", "min"}, {"fminf", "min"}}) {
+    const Program program = compile_one("def g(float(N) A) -> (O) { O(i) = " + c_name + "(A(i), 0) }");
+    EXPECT_EQ(to_string(program.statements[0].expr.function), name) << c_name;
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse
