@@ -1,0 +1,82 @@
+// The fusion planner of the GPU path: a def's statements partitioned into an ordered list
+// of kernels, and the tensors that cross between kernels (temporaries in one workspace).
+//
+// A def that schedule/plan_from_program.h takes whole stays one fused kernel (the plan has
+// that one kernel, and code generation is what it always was). Otherwise, in program order:
+//   - a matmul starts a fused matmul kernel, which greedily takes each next statement while
+//     plan_gpu_kernel still accepts the kernel's statements (prologues, epilogues);
+//   - the statements left go to memory-bound kernels: consecutive pointwise statements over
+//     one domain (the same indices and extents, every tensor written in the kernel accessed
+//     at the statement's own indices) share one kernel, one element per thread; each
+//     reduction that is not a matmul is a kernel of its own (one warp or block per written
+//     element, codegen/cuda_memory_kernel.h).
+// Each kernel records why it ends where it does (the cut's reason). A tensor written by one
+// kernel and read by a later one that is not a def output is a temporary: f32 in the
+// workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
+// every size bound (the workspace's offsets are constants).
+//
+//   ProgramPlan plan = plan_program(program, recognize_idioms(program));
+//   std::cout << to_string(plan);   // `polyfuse compile --emit=plan`
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/idioms.h"
+#include "frontend/program.h"
+
+namespace polyfuse {
+
+// What kind of code a planned kernel becomes.
+enum class PlannedKernelKind {
+  fused_matmul,   // the tensor-core kernel of the GPU passes (matmuls + prologues/epilogues)
+  pointwise,      // memory-bound: one element per thread, grid-stride
+  row_reduction,  // memory-bound: one reduction, one warp or one block per written element
+};
+
+// "fused matmul", "pointwise", "row reduction".
+const char* to_string(PlannedKernelKind kind);
+
+struct PlannedKernel {
+  PlannedKernelKind kind = PlannedKernelKind::pointwise;
+  std::string name;                     // the __global__ function: "<def>_k<i>"
+  std::vector<std::string> statements;  // ids, program order
+  std::string cut;                      // why the next statement starts a new kernel ("" for the last)
+};
+
+// A tensor written by one kernel and read by later ones, not an output of the def.
+struct PlanTemporary {
+  std::string tensor;
+  std::vector<std::int64_t> dims;  // bound extents, outermost first
+  std::int64_t offset = 0;         // bytes from the workspace's start (256-byte aligned)
+  std::int64_t bytes = 0;          // f32 elements
+};
+
+struct ProgramPlan {
+  std::string def;
+  std::vector<PlannedKernel> kernels;
+  std::vector<PlanTemporary> temporaries;
+  std::int64_t workspace_bytes = 0;
+
+  // One fused matmul kernel holding every statement: the def compiles as it always did.
+  bool is_single_fused_kernel() const;
+  // The temporary called `tensor`, or nullptr.
+  const PlanTemporary* find_temporary(const std::string& tensor) const;
+};
+
+// Partitions `program` (see above). UserError for what no kernel can run yet (naming the
+// statement), e.g. a multi-kernel plan with unbound sizes.
+ProgramPlan plan_program(const Program& program, const Idioms& idioms);
+
+// The def reduced to the statements of `plan.kernels[index]`, named after the kernel: tensors
+// it reads that an earlier kernel wrote become inputs, tensors it writes that a later kernel
+// reads become outputs, and workspace temporaries are f32. Its parameters (inputs, then
+// outputs, in the def's tensor order) are the kernel's.
+Program kernel_program(const Program& program, const ProgramPlan& plan, std::size_t index);
+
+// The plan as text (`--emit=plan`): each kernel with its statements and cut, then the
+// temporaries and the workspace.
+std::string to_string(const ProgramPlan& plan, const Program& program);
+
+}  // namespace polyfuse

@@ -1,0 +1,143 @@
+// Plans of several kernels (schedule/program_plan.h) run on the emulator against the exact
+// reference: the row-reduction examples (with and without a matmul) at power-of-two and odd
+// sizes, rows reduced by one warp (<= 1024 terms) and by one block (more), every reduction
+// operator with and without its initial value, a softmax of large inputs (the max is
+// subtracted: no overflow), and programs the GPU path used to refuse as unfusable.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "codegen/cuda_plan.h"
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "schedule/program_plan.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// The emulator run of `source` with `sizes`; the check must pass.
+void expect_plan_runs(const std::string& source, const SizeBindings& sizes, std::size_t min_kernels = 2) {
+  const Program program = compile_program(source, sizes);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_GE(plan.kernels.size(), min_kernels) << to_string(plan, program);
+  GpuOptions options;
+  options.choose_warp = true;
+  const EmuRun run = run_on_emulator(program, options);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
+}
+
+struct ExampleShape {
+  std::string example;
+  SizeBindings sizes;
+};
+
+void PrintTo(const ExampleShape& e, std::ostream* out) { *out << e.example; }
+
+class PlanExamplesEmu : public ::testing::TestWithParam<ExampleShape> {};
+
+TEST_P(PlanExamplesEmu, MatchesTheReference) {
+  expect_plan_runs(example_source(GetParam().example), GetParam().sizes);
+}
+
+std::vector<ExampleShape> example_shapes() {
+  std::vector<ExampleShape> shapes;
+  for (const char* example : {"softmax", "layernorm_rows", "cross_entropy"}) {
+    shapes.push_back({example, {{"M", 64}, {"N", 128}}});
+    shapes.push_back({example, {{"M", 37}, {"N", 101}}});
+    shapes.push_back({example, {{"M", 3}, {"N", 1500}}});  // more than 1024 terms: one block a row
+    shapes.push_back({example, {{"M", 1}, {"N", 1}}});
+  }
+  for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"}) {
+    shapes.push_back({example, {{"M", 64}, {"N", 128}, {"K", 64}}});
+    shapes.push_back({example, {{"M", 37}, {"N", 101}, {"K", 19}}});
+    shapes.push_back({example, {{"M", 5}, {"N", 1100}, {"K", 8}}});
+  }
+  return shapes;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, PlanExamplesEmu, ::testing::ValuesIn(example_shapes()),
+                         [](const ::testing::TestParamInfo<ExampleShape>& info) {
+                           std::string name = info.param.example;
+                           for (const auto& [size, value] : info.param.sizes) name += fmt::format("_{}{}", size, value);
+                           return name;
+                         });
+
+// Inputs scaled to +-1000: exp(X) alone would overflow f32 (exp(88.7) is its largest value),
+// exp(X - max) never does.
+TEST(PlanEmu, SoftmaxOfLargeInputsDoesNotOverflow) {
+  const char* source =
+      "def softmax_large(f32(M, N) X) -> (f32(M, N) Y) {\n"
+      "  Z(m, n) = X(m, n) * 1000\n"
+      "  mx(m) max=! Z(m, n)\n"
+      "  e(m, n) = exp(Z(m, n) - mx(m))\n"
+      "  s(m) +=! e(m, n)\n"
+      "  Y(m, n) = e(m, n) / s(m)\n"
+      "}\n";
+  expect_plan_runs(source, {{"M", 19}, {"N", 77}});
+  expect_plan_runs(source, {{"M", 2}, {"N", 2049}});
+}
+
+// Every reduction operator, initialised (`op=!`) or from the output's value (`op=`), by warps
+// and by blocks, into a row and into a scalar.
+TEST(PlanEmu, EveryReductionOperator) {
+  for (const char* op : {"+=!", "*=!", "max=!", "min=!", "+=", "*=", "max=", "min="})
+    for (int n : {24, 1025}) {
+      SCOPED_TRACE(fmt::format("{} over {} terms", op, n));
+      // |1 + X/n| stays near 1, so a product of many terms neither overflows nor vanishes.
+      expect_plan_runs(fmt::format("def r(f32(M, N) X) -> (f32(M) Y, f32() T) {{\n"
+                                   "  Y(m) {0} 1 + X(m, n) / N\n"
+                                   "  T() {0} 1 + Y(m) / M\n"
+                                   "}}\n",
+                                   op),
+                       {{"M", 9}, {"N", n}});
+    }
+}
+
+// A matmul whose output is reduced and then used again (issue 20's "previously rejected as
+// unfusable" program): a plan of a matmul kernel and memory-bound kernels.
+TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
+  const char* source =
+      "def centred(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f32(M) rowmax) {\n"
+      "  C(m, n) +=! A(m, k) * B(k, n)\n"
+      "  rowmax(m) max=! C(m, n)\n"
+      "  D(m, n) = relu(C(m, n) - rowmax(m))\n"
+      "}\n";
+  expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 3);
+  expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 3);
+}
+
+// Pointwise statements with no matmul (refused by the GPU path before plans): one kernel.
+TEST(PlanEmu, PointwiseWithoutMatmul) {
+  expect_plan_runs("def f(f16(M, N) X, f16(N) b) -> (f16(M, N) Y) {\n"
+                   "  T(m, n) = X(m, n) * 2 + b(n)\n"
+                   "  Y(m, n) = sigmoid(T(m, n)) * T(m, n)\n"
+                   "}\n",
+                   {{"M", 33}, {"N", 47}}, 1);
+}
+
+// The plan's source: every kernel, one host launcher, no kernel twice.
+TEST(PlanSource, HoldsEveryKernelAndALauncher) {
+  const Program program = compile_program(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  CudaEmitRequest request;
+  request.helpers = CudaEmitRequest::Helpers::include;
+  const EmittedPlan emitted = emit_cuda_plan(program, plan, request);
+  ASSERT_EQ(emitted.kernels.size(), plan.kernels.size());
+  std::size_t kernels = 0;
+  for (std::size_t at = emitted.source.find("__global__ void"); at != std::string::npos;
+       at = emitted.source.find("__global__ void", at + 1))
+    ++kernels;
+  EXPECT_EQ(kernels, plan.kernels.size());
+  for (const LaunchMetadata& m : emitted.kernels)
+    EXPECT_NE(emitted.source.find(fmt::format(" {}(", m.kernel)), std::string::npos) << m.kernel;
+  EXPECT_NE(emitted.source.find("extern \"C\" cudaError_t polyfuse_launch_gemm_softmax(const __half* A, const __half* B, "
+                                "__half* P, void* workspace, cudaStream_t stream)"),
+            std::string::npos)
+      << emitted.source;
+  EXPECT_EQ(emitted.source.find("#include \"polyfuse_cuda.cuh\""), emitted.source.rfind("#include \"polyfuse_cuda.cuh\""));
+}
+
+}  // namespace
+}  // namespace polyfuse
