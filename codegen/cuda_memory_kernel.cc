@@ -45,14 +45,15 @@ class MemoryKernelEmitter {
 
   std::string load(const Access& access) const {
     if (is_local(access.tensor)) return "v_" + access.tensor;
-    return fmt::format("pf::to_float({}[{}])", access.tensor, offset(access));
+    return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", access.tensor, offset(access));
   }
 
   std::string store(const Access& access, const std::string& value) const {
     if (is_local(access.tensor)) return fmt::format("const float v_{} = {};", access.tensor, value);
     const Tensor& tensor = *program_.find_tensor(access.tensor);
-    if (tensor.type == ElementType::f32) return fmt::format("{}[{}] = {};", access.tensor, offset(access), value);
-    return fmt::format("{}[{}] = pf::from_float<{}>({});", access.tensor, offset(access), cuda_type(tensor.type), value);
+    if (tensor.type == ElementType::f32) return fmt::format("pf::stg(&{}[{}], {});", access.tensor, offset(access), value);
+    return fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", access.tensor, offset(access), cuda_type(tensor.type),
+                       value);
   }
 
   std::string value(const Statement& s) const {
@@ -167,13 +168,14 @@ class MemoryKernelEmitter {
       return text;
     }
     text += fmt::format("  // the block's {} warps, combined through shared memory by thread 0\n", warps_per_block);
-    text += fmt::format("  __shared__ float partial[{}];\n", warps_per_block);
-    text += "  if (lane == 0) partial[warp] = acc;\n";
+    text += "  PF_DYNAMIC_SHARED(smem);\n";
+    text += "  float* const partial = reinterpret_cast<float*>(smem);  // one result per warp\n";
+    text += "  if (lane == 0) pf::sts(&partial[warp], acc);\n";
     text += "  __syncthreads();\n";
     text += "  if (threadIdx.x == 0) {\n";
-    text += "    acc = partial[0];\n";
+    text += "    acc = pf::lds(&partial[0]);\n";
     text += fmt::format("    for (int w = 1; w < {}; ++w) acc = {};\n", warps_per_block,
-                        combine(s.reduction, "acc", "partial[w]"));
+                        combine(s.reduction, "acc", "pf::lds(&partial[w])"));
     if (!is_local(s.write.tensor)) text += "    " + store(s.write, result) + "\n";
     text += "  }\n";
     return text;
@@ -190,6 +192,7 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
                     "emit_memory_kernel takes the memory-bound kernels of a plan");
   MemoryKernelEmitter emitter(program);
   std::int64_t blocks = 1;
+  int shared_bytes = 0;
   std::string body, what;
   if (kind == PlannedKernelKind::pointwise) {
     std::int64_t elements = 1;
@@ -201,6 +204,7 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
     PF_INTERNAL_CHECK(program.statements.size() == 1, "a row-reduction kernel has one statement");
     bool by_block = false;
     body = emitter.reduction(blocks, by_block);
+    if (by_block) shared_bytes = warps_per_block * 4;
     what = by_block ? "row reduction, one block per written element" : "row reduction, one warp per written element";
   }
   EmittedKernel kernel;
@@ -221,10 +225,12 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
   m.grid[0] = GridDimension{blocks, std::to_string(blocks)};
   m.grid[1] = m.grid[2] = GridDimension{1, "1"};
   m.block[0] = block_threads;
+  m.dynamic_shared_bytes = shared_bytes;
   m.options = what;
   std::string& s = kernel.source;
   s += fmt::format("// Kernel {} of the plan of def '{}' ({}): {}.\n", m.kernel, def, program.file, what);
-  s += fmt::format("// Launch: grid ({}, 1, 1), {} threads, 0 bytes of dynamic shared memory.\n", blocks, block_threads);
+  s += fmt::format("// Launch: grid ({}, 1, 1), {} threads, {} bytes of dynamic shared memory.\n", blocks, block_threads,
+                   shared_bytes);
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", block_threads, m.kernel,
                    emitter.parameters());
   s += body;

@@ -68,10 +68,10 @@ std::string memory_kernel_launcher(const LaunchMetadata& m) {
   }
   return fmt::format("#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)\n"
                      "extern \"C\" cudaError_t {}({}, cudaStream_t stream) {{\n"
-                     "  {}<<<dim3({}), dim3({}), 0, stream>>>({});\n"
+                     "  {}<<<dim3({}), dim3({}), {}, stream>>>({});\n"
                      "  return cudaGetLastError();\n}}\n#endif\n",
                      m.launcher, fmt::join(parameters, ", "), m.kernel, m.grid[0].expression, m.block[0],
-                     fmt::join(names, ", "));
+                     m.dynamic_shared_bytes, fmt::join(names, ", "));
 }
 
 }  // namespace

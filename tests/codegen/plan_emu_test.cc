@@ -10,6 +10,7 @@
 #include "codegen/cuda_plan.h"
 #include "emu_harness.h"
 #include "gemm_programs.h"
+#include "polyfuse/errors.h"
 #include "schedule/program_plan.h"
 
 namespace polyfuse {
@@ -108,6 +109,22 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
   expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 3);
 }
 
+// An epilogue that accumulates into an output (`+=` without a reduction index) or reads an
+// output's value before the def writes it: refused inside the fused kernel (it would drop the
+// value), run as a pointwise kernel of the plan that reads it.
+TEST(PlanEmu, EpilogueReadingAnOutputsValue) {
+  expect_plan_runs("def acc(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D) {\n"
+                   "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                   "  D(m, n) += C(m, n)\n"
+                   "}\n",
+                   {{"M", 20}, {"N", 36}, {"K", 16}});
+  expect_plan_runs("def upd(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D) {\n"
+                   "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                   "  D(m, n) = D(m, n) * 0.5 + C(m, n)\n"
+                   "}\n",
+                   {{"M", 20}, {"N", 36}, {"K", 16}});
+}
+
 // Pointwise statements with no matmul (refused by the GPU path before plans): one kernel.
 TEST(PlanEmu, PointwiseWithoutMatmul) {
   expect_plan_runs("def f(f16(M, N) X, f16(N) b) -> (f16(M, N) Y) {\n"
@@ -115,6 +132,55 @@ TEST(PlanEmu, PointwiseWithoutMatmul) {
                    "  Y(m, n) = sigmoid(T(m, n)) * T(m, n)\n"
                    "}\n",
                    {{"M", 33}, {"N", 47}}, 1);
+}
+
+// `source`'s plan with `edit` applied to the generated source: its check result, or the
+// emulator's error.
+std::string broken_run(const std::string& source, const SizeBindings& sizes, SourceEdit edit) {
+  const Program program = compile_program(source, sizes);
+  EmuRunOptions options;
+  options.edit = std::move(edit);
+  try {
+    return run_on_emulator(program, GpuOptions{}, options).check.to_string();
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+}
+
+// `text` without the first line containing `needle` after the helpers (which must be there).
+std::string without_line(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle, text.find("// ==== kernel 0"));
+  EXPECT_NE(at, std::string::npos) << needle;
+  if (at == std::string::npos) return text;
+  const std::size_t start = text.rfind('\n', at) + 1;
+  return text.substr(0, start) + text.substr(text.find('\n', at) + 1);
+}
+
+// The checks catch broken memory-bound kernels: a warp reduction without its shuffles
+// (a wrong result), a block reduction without its barrier (a shared-memory race), a row loop
+// that reads one term past the row (a global access out of bounds).
+TEST(PlanEmu, BrokenReductionKernelsFail) {
+  const std::string row_sum = "def row_sum(f32(M, N) X) -> (f32(M) Y, f32(M, N) Z) {\n"
+                              "  Y(m) +=! X(m, n)\n"
+                              "  Z(m, n) = X(m, n) / Y(m)\n"
+                              "}\n";
+  const std::string no_shuffles = broken_run(row_sum, {{"M", 9}, {"N", 100}}, [](const std::string& s) {
+    return without_line(s, "for (int offset = 16; offset > 0; offset /= 2)");
+  });
+  EXPECT_NE(no_shuffles.find("check: FAILED"), std::string::npos) << no_shuffles;
+  const std::string no_barrier = broken_run(row_sum, {{"M", 2}, {"N", 2000}}, [](const std::string& s) {
+    return without_line(s, "  __syncthreads();");
+  });
+  EXPECT_NE(no_barrier.find("race"), std::string::npos) << no_barrier;
+  // Out of bounds: the row loop one term too far.
+  const std::string past_the_row = broken_run(row_sum, {{"M", 3}, {"N", 100}}, [](const std::string& s) {
+    std::string edited = s;
+    const std::size_t at = edited.find("term < 100LL");
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) edited.replace(at, 12, "term <= 100LL");
+    return edited;
+  });
+  EXPECT_NE(past_the_row.find("out-of-bounds global load"), std::string::npos) << past_the_row;
 }
 
 // The plan's source: every kernel, one host launcher, no kernel twice.
