@@ -105,6 +105,17 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
   s += cuda_helpers_text(request.helpers);
   s += kernels_text;
   s += plan_launcher(program, plan, emitted.kernels);
+  nlohmann::json& j = emitted.sidecar;
+  j["plan"] = program.name;
+  j["launcher"] = s.find("cudaError_t polyfuse_launch_" + program.name + "(") != std::string::npos
+                      ? "polyfuse_launch_" + program.name
+                      : "";
+  j["kernels"] = nlohmann::json::array();
+  for (const LaunchMetadata& m : emitted.kernels) j["kernels"].push_back(m.kernel);
+  j["workspace_bytes"] = plan.workspace_bytes;
+  j["temporaries"] = nlohmann::json::array();
+  for (const PlanTemporary& t : plan.temporaries)
+    j["temporaries"].push_back({{"name", t.tensor}, {"offset", t.offset}, {"bytes", t.bytes}});
   return emitted;
 }
 

@@ -8,6 +8,8 @@
 // A def that is one fused kernel never comes here: emit_cuda's source is unchanged.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -21,6 +23,10 @@ namespace polyfuse {
 struct EmittedPlan {
   std::string source;                   // the whole .cu text
   std::vector<LaunchMetadata> kernels;  // launch order; parameters name def tensors or temporaries
+  // The plan's entry of the JSON sidecar (after its kernels'): {"plan": def, "launcher",
+  // "kernels": names in launch order, "workspace_bytes", "temporaries": [{"name", "offset",
+  // "bytes"}]}.
+  nlohmann::json sidecar;
 };
 
 // The source of `plan` (more than one kernel) of `program` with `request`'s options; the

@@ -171,11 +171,6 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
   } catch (const UserError&) {
     // not one fused kernel: a plan of several
   }
-  if (!program.parameters.empty())
-    throw UserError({Diagnostic{program.file, program.location.line, program.location.col,
-                                fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
-                                            "size bound (the workspace's layout is fixed at compile time): bind {}",
-                                            program.name, fmt::join(program.parameters, ", "))}});
 
   // Closes the last kernel with `why`, naming the statement `s` that starts the next.
   const auto cut_before = [&](const Statement& s, const std::string& why) {
@@ -253,6 +248,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
       }
     }
   }
+  // (Statements no kernel takes were refused above, whatever the sizes.)
+  if (!program.parameters.empty())
+    throw UserError({Diagnostic{program.file, program.location.line, program.location.col,
+                                fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
+                                            "size bound (the workspace's layout is fixed at compile time): bind {}",
+                                            program.name, fmt::join(program.parameters, ", "))}});
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
   place_temporaries(program, plan);
   // Each kernel's tensors (this refuses a tensor written by two kernels).

@@ -88,7 +88,7 @@ void write_cubin(const std::vector<const Program*>& programs, const CompileOptio
 // The text of the selected defs at the requested stage. CUDA: one file, the helpers
 // embedded once, one kernel and launcher per def.
 std::string emit_stage(const std::vector<const Program*>& programs, const CompileOptions& options, bool cpu,
-                       std::vector<LaunchMetadata>& kernels) {
+                       std::vector<LaunchMetadata>& kernels, nlohmann::json& plans) {
   const GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
   const PassDumps dumps{options.gpu.dump_after, &std::cerr};
   CpuScheduleOptions cpu_options;
@@ -126,6 +126,7 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
         EmittedPlan emitted = emit_cuda_plan(*program, plan, request);
         text += (first ? "" : "\n") + emitted.source;
         kernels.insert(kernels.end(), emitted.kernels.begin(), emitted.kernels.end());
+        plans.push_back(emitted.sidecar);
         first = false;
         continue;
       }
@@ -138,12 +139,14 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
   return text;
 }
 
-void write_output(const std::string& path, const std::string& text, const std::vector<LaunchMetadata>& kernels) {
+void write_output(const std::string& path, const std::string& text, const std::vector<LaunchMetadata>& kernels,
+                  const nlohmann::json& plans) {
   write_file(path, text.data(), text.size());
   if (kernels.empty()) return;
-  // The sidecar: out.cu -> out.json
+  // The sidecar: out.cu -> out.json (every kernel, then each plan's launcher and workspace)
   nlohmann::json sidecar = nlohmann::json::array();
   for (const LaunchMetadata& metadata : kernels) sidecar.push_back(to_json(metadata));
+  for (const nlohmann::json& plan : plans) sidecar.push_back(plan);
   std::string json = sidecar.dump(2) + "\n";
   write_file(std::filesystem::path(path).replace_extension(".json").string(), json.data(), json.size());
 }
@@ -161,12 +164,13 @@ int run_compile(const CompileOptions& options) {
       write_cubin(programs, options, stage_wanted ? PassDumps{} : PassDumps{options.gpu.dump_after, &std::cerr});
     if (!stage_wanted) return exit_success;
     std::vector<LaunchMetadata> kernels;
-    const std::string text = emit_stage(programs, options, cpu, kernels);
+    nlohmann::json plans = nlohmann::json::array();
+    const std::string text = emit_stage(programs, options, cpu, kernels, plans);
     if (options.output.empty() || options.output == "-") {
       std::cout << text << std::flush;
       return exit_success;
     }
-    write_output(options.output, text, kernels);
+    write_output(options.output, text, kernels, plans);
     return exit_success;
   } catch (const UserError& error) {
     input.print(error);
@@ -201,7 +205,8 @@ Command add_compile_command(CLI::App& parent) {
           ->capture_default_str();
   app->add_option("-o,--output", options->output,
                   "Write the stage to this file instead of stdout; with --emit=cuda also the JSON sidecar "
-                  "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters)");
+                  "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters; a plan's launcher and workspace "
+                  "bytes)");
   app->add_option("--cubin", options->cubin,
                   "Compile the kernel with NVRTC for --arch (through the cache) and write its cubin to this file; "
                   "with -o (or --emit) the stage is written too")

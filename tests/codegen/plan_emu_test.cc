@@ -19,11 +19,13 @@ namespace {
 using namespace polyfuse::testing;
 
 // The emulator run of `source` with `sizes`; the check must pass.
-void expect_plan_runs(const std::string& source, const SizeBindings& sizes, std::size_t min_kernels = 2) {
+void expect_plan_runs(const std::string& source, const SizeBindings& sizes, std::size_t min_kernels = 2,
+                      Arch arch = Arch::sm_90) {
   const Program program = compile_program(source, sizes);
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   EXPECT_GE(plan.kernels.size(), min_kernels) << to_string(plan, program);
   GpuOptions options;
+  options.arch = arch;
   options.choose_warp = true;
   const EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
@@ -107,6 +109,13 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
       "}\n";
   expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 3);
   expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 3);
+}
+
+// On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor
+// maps the runtime encodes); the memory-bound kernels are the same.
+TEST(PlanEmu, GemmSoftmaxWithTheSm90aMainLoop) {
+  expect_plan_runs(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}}, 5, Arch::sm_90a);
+  expect_plan_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 3, Arch::sm_90a);
 }
 
 // An epilogue that accumulates into an output (`+=` without a reduction index) or reads an

@@ -9,6 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
 #include "cli_runner.h"
 
 namespace {
@@ -102,6 +107,25 @@ TEST_P(RowReductionExamples, GpuPathRunsThemAsPlans) {
     EXPECT_NE(result.err.find(fmt::format("{}:{}: error: ", file, r.place)), std::string::npos) << result.err;
     EXPECT_NE(result.err.find(rule), std::string::npos) << result.err;
   }
+}
+
+// `compile --emit=cuda -o` of a plan: the .cu holds every kernel, the sidecar every kernel's
+// launch and then the plan's launcher, kernels and workspace.
+TEST(CliPlans, SidecarHasTheWorkspace) {
+  const std::string out = (polyfuse::testing::cli_temp_dir() / "gemm_softmax_plan.cu").string();
+  const Result result = run(fmt::format("compile examples/gemm_softmax.tc -D M=64 -D N=128 -D K=32 --emit=cuda -o '{}'", out));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(std::filesystem::path(out).replace_extension(".json"));
+  const nlohmann::json sidecar = nlohmann::json::parse(in);
+  ASSERT_EQ(sidecar.size(), 6u) << sidecar.dump(2);
+  EXPECT_EQ(sidecar[0]["kernel"], "gemm_softmax_k0");
+  EXPECT_EQ(sidecar[4]["kernel"], "gemm_softmax_k4");
+  const nlohmann::json& plan = sidecar[5];
+  EXPECT_EQ(plan["plan"], "gemm_softmax");
+  EXPECT_EQ(plan["launcher"], "polyfuse_launch_gemm_softmax");
+  // C and e: 64 x 128 f32 each; mx and s: 64 f32 each, every one 256-byte aligned.
+  EXPECT_EQ(plan["workspace_bytes"], 2 * 64 * 128 * 4 + 2 * 256);
+  EXPECT_EQ(plan["temporaries"].size(), 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, RowReductionExamples, ::testing::ValuesIn(kRefusals),
