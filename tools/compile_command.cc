@@ -65,9 +65,9 @@ void check_combinations(const CompileOptions& options, bool cpu) {
 void refuse_plan(const Program& program, const std::string& what) {
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   if (!plan.is_single_fused_kernel())
-    throw UserError(fmt::format("{}, but def '{}' compiles to a plan of {} kernels (--emit=plan shows them, --emit=cuda "
-                                "writes them all)",
-                                what, program.name, plan.kernels.size()));
+    throw UserError(fmt::format("{}, but def '{}' is a plan of {} kernel{} (--emit=plan shows it, --emit=cuda writes "
+                                "its kernels)",
+                                what, program.name, plan.kernels.size(), plan.kernels.size() == 1 ? "" : "s"));
 }
 
 // `--cubin OUT`: the selected def's kernel compiled by NVRTC for --arch (through the

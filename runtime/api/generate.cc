@@ -78,10 +78,10 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
     const Program& program = select_def(result, def, name);
     const ProgramPlan plan = plan_program(program, recognize_idioms(program));
     if (!plan.is_single_fused_kernel())
-      throw UserError(fmt::format("def '{}' compiles to a plan of {} kernels (`polyfuse compile --emit=plan` shows "
-                                  "it); the runtime API compiles and launches one fused kernel so far: `polyfuse run` "
-                                  "and `polyfuse compile --emit=cuda` handle plans",
-                                  program.name, plan.kernels.size()));
+      throw UserError(fmt::format("def '{}' is not one fused kernel but a plan of {} kernel{} (polyfuse compile "
+                                  "--emit=plan shows it); the runtime API compiles and launches one fused kernel so "
+                                  "far: polyfuse run and polyfuse compile --emit=cuda handle plans",
+                                  program.name, plan.kernels.size(), plan.kernels.size() == 1 ? "" : "s"));
     CudaEmitRequest request;
     request.options = gpu_options(options);
     EmittedKernel emitted = emit_cuda(program, request);

@@ -80,8 +80,8 @@ TEST_P(RowReductionExamples, GpuPathRunsThemAsPlans) {
   // The stages that show one fused kernel say that this def is a plan.
   const Result schedule = run(fmt::format("compile {} {} --emit=schedule", file, sizes));
   EXPECT_EQ(schedule.exit_code, 1);
-  EXPECT_NE(schedule.err.find(fmt::format("--emit=schedule prints the tree of one fused kernel, but def '{}' compiles "
-                                          "to a plan of ",
+  EXPECT_NE(schedule.err.find(fmt::format("--emit=schedule prints the tree of one fused kernel, but def '{}' is a "
+                                          "plan of ",
                                           def_of(r.example))),
             std::string::npos)
       << schedule.err;
