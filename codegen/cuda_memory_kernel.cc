@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <set>
+
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "frontend/diagnostics.h"
@@ -49,7 +51,9 @@ class MemoryKernelEmitter {
   }
 
   std::string store(const Access& access, const std::string& value) const {
-    if (is_local(access.tensor)) return fmt::format("const float v_{} = {};", access.tensor, value);
+    if (is_local(access.tensor))  // declared at its first write (one element per thread: a local)
+      return fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
+                         value);
     const Tensor& tensor = *program_.find_tensor(access.tensor);
     if (tensor.type == ElementType::f32) return fmt::format("pf::stg(&{}[{}], {});", access.tensor, offset(access), value);
     return fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", access.tensor, offset(access), cuda_type(tensor.type),
@@ -183,6 +187,7 @@ class MemoryKernelEmitter {
 
  private:
   const Program& program_;
+  mutable std::set<std::string> declared_locals_;  // temporaries of the pointwise loop body so far
 };
 
 }  // namespace

@@ -98,6 +98,19 @@ TEST(PlanEmu, EveryReductionOperator) {
     }
 }
 
+// Reductions over an outer index (a column sum: strided loads), over two indices (into a
+// scalar), and a temporary updated in place inside a pointwise kernel.
+TEST(PlanEmu, ColumnScalarAndInPlaceStatements) {
+  expect_plan_runs("def c(f16(M, N) X) -> (f32(N) colsum, f32() total, f16(M, N) Y) {\n"
+                   "  colsum(n) +=! X(m, n)\n"
+                   "  total() max=! X(m, n) * X(m, n)\n"
+                   "  T(m, n) = X(m, n) * 2\n"
+                   "  T(m, n) = T(m, n) + colsum(n)\n"
+                   "  Y(m, n) = T(m, n) / total()\n"
+                   "}\n",
+                   {{"M", 45}, {"N", 29}}, 3);
+}
+
 // A matmul whose output is reduced and then used again (issue 20's "previously rejected as
 // unfusable" program): a plan of a matmul kernel and memory-bound kernels.
 TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
