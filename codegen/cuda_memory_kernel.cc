@@ -21,6 +21,15 @@ constexpr std::int64_t warp_reduction_terms = 1024;
 
 std::string index_id(const std::string& name) { return "i_" + name; }
 
+// A tensor's name in the kernel: its own, unless that could clash with the kernel's other
+// names (its variables, indices i_*, locals v_*), then t_NAME.
+std::string tensor_id(const std::string& name) {
+  static const std::set<std::string> reserved = {"lane", "warp", "row", "term", "element", "offset", "w",
+                                                 "acc",  "partial", "smem", "pf", "blockIdx", "threadIdx", "gridDim"};
+  const bool prefixed = name.rfind("i_", 0) == 0 || name.rfind("v_", 0) == 0 || name.rfind("t_", 0) == 0;
+  return reserved.count(name) || prefixed ? "t_" + name : name;
+}
+
 class MemoryKernelEmitter {
  public:
   explicit MemoryKernelEmitter(const Program& program) : program_(program) {}
@@ -47,7 +56,7 @@ class MemoryKernelEmitter {
 
   std::string load(const Access& access) const {
     if (is_local(access.tensor)) return "v_" + access.tensor;
-    return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", access.tensor, offset(access));
+    return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access));
   }
 
   std::string store(const Access& access, const std::string& value) const {
@@ -55,8 +64,9 @@ class MemoryKernelEmitter {
       return fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
                          value);
     const Tensor& tensor = *program_.find_tensor(access.tensor);
-    if (tensor.type == ElementType::f32) return fmt::format("pf::stg(&{}[{}], {});", access.tensor, offset(access), value);
-    return fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", access.tensor, offset(access), cuda_type(tensor.type),
+    const std::string id = tensor_id(access.tensor);
+    if (tensor.type == ElementType::f32) return fmt::format("pf::stg(&{}[{}], {});", id, offset(access), value);
+    return fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access), cuda_type(tensor.type),
                        value);
   }
 
@@ -103,7 +113,7 @@ class MemoryKernelEmitter {
     for (const Tensor& t : program_.tensors)
       if (t.role != TensorRole::temporary)
         parts.push_back(fmt::format("{}{}* __restrict__ {}", t.role == TensorRole::input ? "const " : "",
-                                    cuda_type(t.type), t.name));
+                                    cuda_type(t.type), tensor_id(t.name)));
     return fmt::format("{}", fmt::join(parts, ", "));
   }
 

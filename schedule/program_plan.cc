@@ -48,16 +48,10 @@ Program reduced_program(const Program& program, const std::vector<std::string>& 
     }
     if (!written_here && !read_here) continue;
     Tensor t = tensor;
-    if (written_here && written_elsewhere && tensor.role != TensorRole::input) {
-      for (const Statement& s : reduced.statements)
-        if (s.write.tensor == tensor.name)
-          throw UserError({Diagnostic{program.file, s.location.line, s.location.col,
-                                      fmt::format("statement {} of def '{}': {} is written by statements of two kernels "
-                                                  "of the plan, which the GPU path does not support yet",
-                                                  s.id, program.name, tensor.name)}});
-    }
+    // Written here and accessed by another kernel too: in memory (an output, or the workspace).
     if (written_here)
-      t.role = tensor.role == TensorRole::output || read_elsewhere ? TensorRole::output : TensorRole::temporary;
+      t.role = tensor.role == TensorRole::output || read_elsewhere || written_elsewhere ? TensorRole::output
+                                                                                      : TensorRole::temporary;
     else
       t.role = TensorRole::input;
     if (tensor.role == TensorRole::temporary && t.role != TensorRole::temporary) t.type = ElementType::f32;
@@ -116,15 +110,16 @@ std::string describe(const Statement& s) { return fmt::format("{} ({})", s.id, p
 void place_temporaries(const Program& program, ProgramPlan& plan) {
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::temporary) continue;
-    int writer = -1;
-    bool read_later = false;
-    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
-      for (const std::string& id : plan.kernels[k].statements) {
+    int kernels = 0;  // that read or write it
+    for (const PlannedKernel& kernel : plan.kernels) {
+      bool accessed = false;
+      for (const std::string& id : kernel.statements) {
         const Statement& s = *program.find_statement(id);
-        if (s.write.tensor == tensor.name && writer < 0) writer = static_cast<int>(k);
-        if (writer >= 0 && static_cast<int>(k) > writer && reads(s, tensor.name)) read_later = true;
+        accessed = accessed || s.write.tensor == tensor.name || reads(s, tensor.name);
       }
-    if (!read_later) continue;
+      kernels += accessed ? 1 : 0;
+    }
+    if (kernels < 2) continue;
     PlanTemporary t;
     t.tensor = tensor.name;
     t.bytes = 4;
@@ -166,7 +161,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     plan_gpu_kernel(program, idioms);
     std::vector<std::string> all;
     for (const Statement& s : program.statements) all.push_back(s.id);
-    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, ""});
+    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", ""});
     return plan;
   } catch (const UserError&) {
     // not one fused kernel: a plan of several
@@ -177,7 +172,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     if (!plan.kernels.empty()) plan.kernels.back().cut = fmt::format("{} starts a new kernel: {}", describe(s), why);
   };
   const auto start = [&](PlannedKernelKind kind, const Statement& s) {
-    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, ""});
+    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", ""});
   };
   for (const Statement& s : program.statements) {
     const StatementIdiom& idiom = *idioms.find(s.id);
@@ -198,7 +193,13 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
             break;
           }
         }
-        if (std::optional<UserError> alone = fused_kernel_refusal(program, {s.id})) throw *alone;
+        if (std::optional<UserError> alone = fused_kernel_refusal(program, {s.id})) {
+          // No tensor-core kernel takes it (f32 operands, ...): it is a sum like any other.
+          if (last) cut_before(s, "a matmul no tensor-core kernel takes runs as a reduction kernel of its own");
+          start(PlannedKernelKind::row_reduction, s);
+          plan.kernels.back().note = "a reduction kernel, not tensor cores: " + message_of(*alone);
+          break;
+        }
         if (last && last->kind == PlannedKernelKind::fused_matmul) {
           std::vector<std::string> with = last->statements;
           with.push_back(s.id);
@@ -256,8 +257,6 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                             program.name, fmt::join(program.parameters, ", "))}});
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
   place_temporaries(program, plan);
-  // Each kernel's tensors (this refuses a tensor written by two kernels).
-  for (std::size_t k = 0; k < plan.kernels.size(); ++k) kernel_program(program, plan, k);
   return plan;
 }
 
@@ -285,6 +284,7 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
       if (t.role == TensorRole::output) out.push_back(t.name + where);
     }
     text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
+    if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }
   for (const PlanTemporary& t : plan.temporaries)

@@ -4,15 +4,16 @@
 // A def that schedule/plan_from_program.h takes whole stays one fused kernel (the plan has
 // that one kernel, and code generation is what it always was). Otherwise, in program order:
 //   - a matmul starts a fused matmul kernel, which greedily takes each next statement while
-//     plan_gpu_kernel still accepts the kernel's statements (prologues, epilogues);
+//     plan_gpu_kernel still accepts the kernel's statements (prologues, epilogues); a matmul
+//     that no tensor-core kernel takes (f32 operands, ...) is a reduction kernel like any sum;
 //   - the statements left go to memory-bound kernels: consecutive pointwise statements over
 //     one domain (the same indices and extents, every tensor written in the kernel accessed
 //     at the statement's own indices) share one kernel, one element per thread; each
 //     reduction that is not a matmul is a kernel of its own (one warp or block per written
 //     element, codegen/cuda_memory_kernel.h).
-// Each kernel records why it ends where it does (the cut's reason). A tensor written by one
-// kernel and read by a later one that is not a def output is a temporary: f32 in the
-// workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
+// Each kernel records why it ends where it does (the cut's reason). A tensor that several
+// kernels read or write (written by one, read or updated by later ones) and that is not a def
+// output is a temporary: f32 in the workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
 // every size bound (the workspace's offsets are constants).
 //
 //   ProgramPlan plan = plan_program(program, recognize_idioms(program));
@@ -43,9 +44,10 @@ struct PlannedKernel {
   std::string name;                     // the __global__ function: "<def>_k<i>"
   std::vector<std::string> statements;  // ids, program order
   std::string cut;                      // why the next statement starts a new kernel ("" for the last)
+  std::string note;                     // why a matmul runs as a reduction kernel (else "")
 };
 
-// A tensor written by one kernel and read by later ones, not an output of the def.
+// A tensor that several kernels read or write, not an output of the def.
 struct PlanTemporary {
   std::string tensor;
   std::vector<std::int64_t> dims;  // bound extents, outermost first
@@ -70,8 +72,8 @@ struct ProgramPlan {
 ProgramPlan plan_program(const Program& program, const Idioms& idioms);
 
 // The def reduced to the statements of `plan.kernels[index]`, named after the kernel: tensors
-// it reads that an earlier kernel wrote become inputs, tensors it writes that a later kernel
-// reads become outputs, and workspace temporaries are f32. Its parameters (inputs, then
+// it only reads become inputs, tensors it writes that another kernel reads or writes become
+// outputs, and workspace temporaries are f32. Its parameters (inputs, then
 // outputs, in the def's tensor order) are the kernel's.
 Program kernel_program(const Program& program, const ProgramPlan& plan, std::size_t index);
 

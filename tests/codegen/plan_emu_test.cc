@@ -12,6 +12,7 @@
 #include "gemm_programs.h"
 #include "polyfuse/errors.h"
 #include "schedule/program_plan.h"
+#include "support/golden.h"
 
 namespace polyfuse {
 namespace {
@@ -109,6 +110,18 @@ TEST(PlanEmu, ColumnScalarAndInPlaceStatements) {
                    "  Y(m, n) = T(m, n) / total()\n"
                    "}\n",
                    {{"M", 45}, {"N", 29}}, 3);
+}
+
+// The fuzzer's seeds that need plans: every reduction operator over expressions, a tensor
+// updated by statements of several kernels (`acc max=!`, then `acc min=`, then `acc *=`), and
+// f32 matmuls (a matrix-vector product, a Gram matrix) as reduction kernels.
+TEST(PlanEmu, FuzzSeedsOfReductions) {
+  const std::string row_ops = read_text_file(source_path("tests/fuzz/seeds/row_reductions.tc"));
+  const std::string gemv = read_text_file(source_path("tests/fuzz/seeds/reductions.tc"));
+  ASSERT_FALSE(row_ops.empty() || gemv.empty());
+  expect_plan_runs(row_ops, {{"M", 7}, {"N", 33}}, 5);
+  expect_plan_runs(gemv, {{"M", 7}, {"K", 1030}}, 3);
+  expect_plan_runs(gemv, {{"M", 40}, {"K", 9}}, 3);
 }
 
 // A matmul whose output is reduced and then used again (issue 20's "previously rejected as

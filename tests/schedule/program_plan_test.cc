@@ -56,11 +56,27 @@ TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
             "workspace's layout is fixed at compile time): bind N");
 }
 
-TEST(ProgramPlan, GenuinelyInvalidMatmulsStayRefused) {
-  EXPECT_EQ(plan_error("def g(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C, f32(M) r) {\n"
-                       "  C(m, n) +=! A(m, k) * B(k, n)\n  r(m) +=! C(m, n)\n}\n",
-                       {{"M", 4}, {"N", 4}, {"K", 4}}),
-            "2:3: statement S0 of def 'g': tensor cores need f16 or bf16 operands of one type; A is f32 and B is f32");
+TEST(ProgramPlan, BatchReduceMatmulsStayRefused) {
+  EXPECT_EQ(plan_error("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) r) {\n"
+                       "  C(m, n) +=! A(r, m, k) * B(r, k, n)\n  r(m) max=! C(m, n)\n}\n",
+                       {{"M", 4}, {"N", 4}, {"K", 4}, {"R", 2}}),
+            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
+}
+
+// A matmul no tensor-core kernel takes (f32 operands) is a sum like any other: a reduction
+// kernel, with a note saying why.
+TEST(ProgramPlan, F32MatmulRunsAsAReductionKernel) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def g(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n"
+                                                    "  C(m, n) +=! A(m, k) * B(k, n)\n}\n"},
+                                         {{"M", 4}, {"N", 4}, {"K", 4}})
+                              .programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::row_reduction);
+  EXPECT_EQ(plan.kernels[0].note,
+            "a reduction kernel, not tensor cores: statement S0 of def 'g': tensor cores need f16 or bf16 operands of "
+            "one type; A is f32 and B is f32");
 }
 
 TEST(ProgramPlan, PointwiseStatementsOfOneDomainShareAKernel) {
