@@ -54,20 +54,29 @@ class MemoryKernelEmitter {
 
   bool is_local(const std::string& tensor) const { return program_.find_tensor(tensor)->role == TensorRole::temporary; }
 
+  // A tensor read after this thread wrote its element in the loop body is read from the local.
   std::string load(const Access& access) const {
-    if (is_local(access.tensor)) return "v_" + access.tensor;
+    if (is_local(access.tensor) || declared_locals_.count(access.tensor)) return "v_" + access.tensor;
     return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access));
   }
 
-  std::string store(const Access& access, const std::string& value) const {
-    if (is_local(access.tensor))  // declared at its first write (one element per thread: a local)
-      return fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
+  // The store of one element; in a loop body (`in_loop`) its value also stays in a local v_NAME,
+  // declared at the first write, for the statements after it (one element per thread).
+  std::string store(const Access& access, const std::string& value, bool in_loop) const {
+    std::string text;
+    std::string stored = value;
+    if (in_loop || is_local(access.tensor)) {
+      text = fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
                          value);
+      if (is_local(access.tensor)) return text;
+      text += " ";
+      stored = "v_" + access.tensor;
+    }
     const Tensor& tensor = *program_.find_tensor(access.tensor);
     const std::string id = tensor_id(access.tensor);
-    if (tensor.type == ElementType::f32) return fmt::format("pf::stg(&{}[{}], {});", id, offset(access), value);
-    return fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access), cuda_type(tensor.type),
-                       value);
+    if (tensor.type == ElementType::f32) return text + fmt::format("pf::stg(&{}[{}], {});", id, offset(access), stored);
+    return text + fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access), cuda_type(tensor.type),
+                              stored);
   }
 
   std::string value(const Statement& s) const {
@@ -139,7 +148,7 @@ class MemoryKernelEmitter {
     for (const Statement& s : program_.statements) {
       std::string v = value(s);
       if (s.kind == StatementKind::reduce) v = combine(s.reduction, load(s.write), v);  // `op=` once
-      text += "    " + store(s.write, v) + "\n";
+      text += "    " + store(s.write, v, true) + "\n";
     }
     text += "  }\n";
     return text;
@@ -147,7 +156,7 @@ class MemoryKernelEmitter {
 
   // One warp (or block) per written element of the one reduction statement.
   std::string reduction(std::int64_t& blocks, bool& by_block) const {
-    const Statement& s = program_.statements.front();
+    const Statement& s = program_.statements.back();  // after the pointwise statements feeding it
     std::vector<std::string> written, reduced;
     std::vector<std::int64_t> written_extents, reduced_extents;
     std::int64_t rows = 1, terms = 1;
@@ -171,6 +180,10 @@ class MemoryKernelEmitter {
     text += fmt::format("    for (long long term = {}; term < {}LL; term += {}) {{\n", by_block ? "threadIdx.x" : "lane",
                         terms, lanes);
     text += decode(reduced, reduced_extents, "term", "      ");
+    for (std::size_t i = 0; i + 1 < program_.statements.size(); ++i) {  // each element once, by the lane of its term
+      const Statement& pointwise = program_.statements[i];
+      text += "      " + store(pointwise.write, value(pointwise), true) + "\n";
+    }
     text += fmt::format("      acc = {};\n", combine(s.reduction, "acc", value(s)));
     text += "    }\n  }\n";
     text += "  // the warp's lanes, combined by butterfly shuffles (every lane takes part)\n";
@@ -178,7 +191,7 @@ class MemoryKernelEmitter {
                         combine(s.reduction, "acc", "__shfl_xor_sync(0xffffffffu, acc, offset)"));
     std::string result = s.kind == StatementKind::reduce ? combine(s.reduction, load(s.write), "acc") : "acc";
     if (!by_block) {
-      text += fmt::format("  if (lane == 0 && row < {}LL) {}\n", rows, is_local(s.write.tensor) ? ";" : store(s.write, result));
+      text += fmt::format("  if (lane == 0 && row < {}LL) {}\n", rows, is_local(s.write.tensor) ? ";" : store(s.write, result, false));
       return text;
     }
     text += fmt::format("  // the block's {} warps, combined through shared memory by thread 0\n", warps_per_block);
@@ -190,14 +203,14 @@ class MemoryKernelEmitter {
     text += "    acc = pf::lds(&partial[0]);\n";
     text += fmt::format("    for (int w = 1; w < {}; ++w) acc = {};\n", warps_per_block,
                         combine(s.reduction, "acc", "pf::lds(&partial[w])"));
-    if (!is_local(s.write.tensor)) text += "    " + store(s.write, result) + "\n";
+    if (!is_local(s.write.tensor)) text += "    " + store(s.write, result, false) + "\n";
     text += "  }\n";
     return text;
   }
 
  private:
   const Program& program_;
-  mutable std::set<std::string> declared_locals_;  // temporaries of the pointwise loop body so far
+  mutable std::set<std::string> declared_locals_;  // tensors whose element the loop body holds in v_NAME
 };
 
 }  // namespace
@@ -216,7 +229,9 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
     blocks = std::min<std::int64_t>((elements + block_threads - 1) / block_threads, 65535);
     what = "pointwise, one element per thread (grid-stride)";
   } else {
-    PF_INTERNAL_CHECK(program.statements.size() == 1, "a row-reduction kernel has one statement");
+    for (std::size_t i = 0; i + 1 < program.statements.size(); ++i)
+      PF_INTERNAL_CHECK(!program.statements[i].is_reduction() || program.statements[i].reduction_indices().empty(),
+                        "a row-reduction kernel has one reduction, last");
     bool by_block = false;
     body = emitter.reduction(blocks, by_block);
     if (by_block) shared_bytes = warps_per_block * 4;

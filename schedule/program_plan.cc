@@ -80,8 +80,9 @@ std::vector<Size> extents(const Program& program, const Statement& s) {
   return sizes;
 }
 
-// Empty when pointwise statement `s` can join the pointwise kernel `kernel` (one thread per
-// element of one domain; every tensor the kernel writes accessed at that element), else why not.
+// Empty when statement `s` can join the pointwise kernel `kernel` (one thread, or one lane of a
+// reduction's row, per element of one domain: `s`'s, written and reduced indices; every tensor
+// the kernel writes accessed at that element), else why not.
 std::string pointwise_refusal(const Program& program, const PlannedKernel& kernel, const Statement& s) {
   const Statement& first = *program.find_statement(kernel.statements.front());
   if (first.index_names() != s.index_names() || extents(program, first) != extents(program, s))
@@ -216,9 +217,18 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         break;
       }
       case IdiomKind::other:
+        // The pointwise kernel just before it, over the reduction's whole domain: computed in its row loop.
+        if (last && last->kind == PlannedKernelKind::pointwise && pointwise_refusal(program, *last, s).empty()) {
+          last->kind = PlannedKernelKind::row_reduction;
+          last->statements.push_back(s.id);
+          break;
+        }
         if (last && last->kind == PlannedKernelKind::fused_matmul)
           cut_before(s, "a reduction that is not a matmul is not fused into a matmul kernel yet: it is a kernel of its "
                         "own, one warp or block per written element");
+        else if (last && last->kind == PlannedKernelKind::pointwise)
+          cut_before(s, "a reduction takes the pointwise statements before it only over its whole domain: " +
+                            pointwise_refusal(program, *last, s));
         else if (last)
           cut_before(s, "a reduction that is not a matmul is a kernel of its own, one warp or block per written element");
         start(PlannedKernelKind::row_reduction, s);
@@ -241,8 +251,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
           }
           cut_before(s, why);
         } else if (last) {
-          cut_before(s, "the kernel before it is a reduction (a pointwise statement is not fused into a reduction's "
-                        "kernel yet)");
+          const std::string& result = program.find_statement(last->statements.back())->write.tensor;
+          cut_before(s, reads(s, result) ? fmt::format("it reads {}, the result of the reduction that ends the kernel "
+                                                       "before it",
+                                                       result)
+                                         : "a reduction ends its kernel (pointwise statements join a reduction's "
+                                           "kernel before the reduction only)");
         }
         start(PlannedKernelKind::pointwise, s);
         break;

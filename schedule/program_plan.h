@@ -9,8 +9,10 @@
 //   - the statements left go to memory-bound kernels: consecutive pointwise statements over
 //     one domain (the same indices and extents, every tensor written in the kernel accessed
 //     at the statement's own indices) share one kernel, one element per thread; each
-//     reduction that is not a matmul is a kernel of its own (one warp or block per written
-//     element, codegen/cuda_memory_kernel.h).
+//     reduction that is not a matmul ends a kernel (one warp or block per written element,
+//     codegen/cuda_memory_kernel.h) that also takes the pointwise kernel just before it when
+//     that one runs over the reduction's whole domain (e(m, n) = exp(..) before s(m) +=! e(m, n):
+//     e is computed in s's row loop).
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
 // output is a temporary: f32 in the workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
