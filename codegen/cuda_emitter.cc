@@ -388,4 +388,6 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   return text;
 }
 
+std::string cuda_helpers_text(CudaEmitRequest::Helpers helpers) { return helpers_text(helpers); }
+
 }  // namespace polyfuse

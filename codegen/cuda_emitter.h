@@ -33,6 +33,9 @@ struct CudaEmitRequest {
   enum class Helpers { embed, include, omit } helpers = Helpers::embed;
 };
 
+// The text that brings the kernels/cuda helpers into a source, as `helpers` says.
+std::string cuda_helpers_text(CudaEmitRequest::Helpers helpers);
+
 // Generates the kernel of `program`. UserError for programs or options the GPU path does
 // not handle (naming the statement or the limit).
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request);

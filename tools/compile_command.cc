@@ -13,12 +13,14 @@
 #include "codegen/cpu_emit.h"
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/cuda_plan.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "polyfuse/compiled_kernel.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "schedule/cpu_plan.h"
 #include "schedule/cpu_target.h"
+#include "schedule/program_plan.h"
 #include "tools/command.h"
 #include "tools/cpu_flags.h"
 #include "tools/gpu_flags.h"
@@ -27,7 +29,7 @@
 namespace polyfuse::tools {
 namespace {
 
-const std::vector<std::string> emit_stages = {"ir", "schedule", "ast", "cuda", "cpu", "config"};
+const std::vector<std::string> emit_stages = {"ir", "plan", "schedule", "ast", "cuda", "cpu", "config"};
 
 struct CompileOptions {
   GpuFlags gpu;
@@ -52,20 +54,31 @@ void write_file(const std::string& path, const void* bytes, size_t size) {
 
 // The flags that only make sense with other flags, refused with the reason.
 void check_combinations(const CompileOptions& options, bool cpu) {
-  if (cpu && (options.emit == "ast" || options.emit == "cuda" || options.emit == "config"))
+  if (cpu && (options.emit == "ast" || options.emit == "cuda" || options.emit == "config" || options.emit == "plan"))
     throw UserError(fmt::format("--emit={} is a stage of the GPU path; with --target=cpu use ir, schedule or cpu", options.emit));
   if (cpu) refuse_gpu_flags(options.gpu, "the CPU target (--target=cpu, --emit=cpu) has its own blocking");
   if (!cpu) refuse_cpu_flags(options.cpu, "this compiles for the GPU (add --target=cpu)");
   if (options.emit == "ir") refuse_cpu_flags(options.cpu, "--emit=ir prints the program before the CPU schedule (choose --emit=schedule or cpu)");
   if (cpu && !options.cubin.empty()) throw UserError("--cubin compiles the GPU kernel; it does not go with --target=cpu");
+  if (options.emit == "plan") refuse_gpu_flags(options.gpu, "--emit=plan prints the partition before any GPU pass");
   if (options.emit == "ir" && options.cubin.empty())
     refuse_gpu_flags(options.gpu, "--emit=ir prints the program before any GPU pass (choose --emit=schedule, ast or cuda)");
+}
+
+// Refuses a def that compiles to several kernels for a stage (`what`) that shows one.
+void refuse_plan(const Program& program, const std::string& what) {
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  if (!plan.is_single_fused_kernel())
+    throw UserError(fmt::format("{}, but def '{}' is a plan of {} kernel{} (--emit=plan shows it, --emit=cuda writes "
+                                "its kernels)",
+                                what, program.name, plan.kernels.size(), plan.kernels.size() == 1 ? "" : "s"));
 }
 
 // `--cubin OUT`: the selected def's kernel compiled by NVRTC for --arch (through the
 // cache), its cubin written to OUT; the schedule trees go to `dumps`.
 void write_cubin(const std::vector<const Program*>& programs, const CompileOptions& options, const PassDumps& dumps) {
   if (programs.size() != 1) throw UserError("--cubin: the file has several defs; choose one with --def");
+  refuse_plan(*programs.front(), "--cubin writes the cubin of one kernel");
   CudaEmitRequest request;
   request.options = gpu_options(options.gpu);
   request.dumps = dumps;
@@ -79,7 +92,7 @@ void write_cubin(const std::vector<const Program*>& programs, const CompileOptio
 // The text of the selected defs at the requested stage. CUDA: one file, the helpers
 // embedded once, one kernel and launcher per def.
 std::string emit_stage(const std::vector<const Program*>& programs, const CompileOptions& options, bool cpu,
-                       std::vector<LaunchMetadata>& kernels) {
+                       std::vector<LaunchMetadata>& kernels, nlohmann::json& plans) {
   const GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
   const PassDumps dumps{options.gpu.dump_after, &std::cerr};
   const CpuScheduleOptions cpu_options = cpu_schedule_options(options.cpu);
@@ -95,17 +108,31 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
       text += to_string(plan_cpu(*program, cpu_options));
     } else if (options.emit == "cpu") {
       text += emit_cpu(*program, cpu_options);
+    } else if (options.emit == "plan") {
+      text += (first ? "" : "\n") + to_string(plan_program(*program, recognize_idioms(*program)), *program);
     } else if (options.emit == "schedule") {
+      refuse_plan(*program, "--emit=schedule prints the tree of one fused kernel");
       text += emit_schedule_text(*program, gpu, dumps);
     } else if (options.emit == "ast") {
+      refuse_plan(*program, "--emit=ast prints the AST of one fused kernel");
       text += emit_ast_text(*program, gpu, dumps);
     } else if (options.emit == "config") {
+      refuse_plan(*program, "--emit=config prints the configuration of one fused kernel");
       text += (first ? "" : "\n") + emit_config_text(*program, gpu, dumps);
     } else if (options.emit == "cuda") {
       CudaEmitRequest request;
       request.options = gpu;
       request.dumps = dumps;
       request.helpers = first ? CudaEmitRequest::Helpers::embed : CudaEmitRequest::Helpers::omit;
+      const ProgramPlan plan = plan_program(*program, recognize_idioms(*program));
+      if (!plan.is_single_fused_kernel()) {
+        EmittedPlan emitted = emit_cuda_plan(*program, plan, request);
+        text += (first ? "" : "\n") + emitted.source;
+        kernels.insert(kernels.end(), emitted.kernels.begin(), emitted.kernels.end());
+        plans.push_back(emitted.sidecar);
+        first = false;
+        continue;
+      }
       EmittedKernel kernel = emit_cuda(*program, request);
       text += (first ? "" : "\n") + kernel.source;
       kernels.push_back(kernel.metadata);
@@ -115,12 +142,14 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
   return text;
 }
 
-void write_output(const std::string& path, const std::string& text, const std::vector<LaunchMetadata>& kernels) {
+void write_output(const std::string& path, const std::string& text, const std::vector<LaunchMetadata>& kernels,
+                  const nlohmann::json& plans) {
   write_file(path, text.data(), text.size());
   if (kernels.empty()) return;
-  // The sidecar: out.cu -> out.json
+  // The sidecar: out.cu -> out.json (every kernel, then each plan's launcher and workspace)
   nlohmann::json sidecar = nlohmann::json::array();
   for (const LaunchMetadata& metadata : kernels) sidecar.push_back(to_json(metadata));
+  for (const nlohmann::json& plan : plans) sidecar.push_back(plan);
   std::string json = sidecar.dump(2) + "\n";
   write_file(std::filesystem::path(path).replace_extension(".json").string(), json.data(), json.size());
 }
@@ -138,12 +167,13 @@ int run_compile(const CompileOptions& options) {
       write_cubin(programs, options, stage_wanted ? PassDumps{} : PassDumps{options.gpu.dump_after, &std::cerr});
     if (!stage_wanted) return exit_success;
     std::vector<LaunchMetadata> kernels;
-    const std::string text = emit_stage(programs, options, cpu, kernels);
+    nlohmann::json plans = nlohmann::json::array();
+    const std::string text = emit_stage(programs, options, cpu, kernels, plans);
     if (options.output.empty() || options.output == "-") {
       std::cout << text << std::flush;
       return exit_success;
     }
-    write_output(options.output, text, kernels);
+    write_output(options.output, text, kernels, plans);
     return exit_success;
   } catch (const UserError& error) {
     input.print(error);
@@ -167,9 +197,10 @@ Command add_compile_command(CLI::App& parent) {
       ->type_name("NAME=VALUE");
   options->emit_option =
       app->add_option("--emit", options->emit,
-                      "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, dependences, idioms), "
+                      "Stage to print: ir (polyhedral IR: domains, accesses, expression trees, dependences, idioms), plan (the "
+                      "GPU path's partition into kernels, the temporaries between them and why each cut was made), "
                       "schedule (the final GPU schedule tree; --dump-after prints the trees between passes), ast "
-                      "(isl's AST of the kernel), cuda (a self-contained .cu: kernel, host launcher), cpu (C++ "
+                      "(isl's AST of the kernel), cuda (a self-contained .cu: kernel(s), host launcher), cpu (C++ "
                       "calling the kernels/cpu primitives; implies --target=cpu), config (the GPU kernel's chosen "
                       "configuration: main loop and why, tiles, stages, launch, how each parameter is passed). With "
                       "--target=cpu, schedule is the CPU loop nest.")
@@ -177,7 +208,8 @@ Command add_compile_command(CLI::App& parent) {
           ->capture_default_str();
   app->add_option("-o,--output", options->output,
                   "Write the stage to this file instead of stdout; with --emit=cuda also the JSON sidecar "
-                  "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters)");
+                  "(OUT with .json: kernels, grid, block, dynamic shared memory, parameters; a plan's launcher and workspace "
+                  "bytes)");
   app->add_option("--cubin", options->cubin,
                   "Compile the kernel with NVRTC for --arch (through the cache) and write its cubin to this file; "
                   "with -o (or --emit) the stage is written too")

@@ -248,5 +248,37 @@ CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchM
 #endif
 }
 
+std::vector<CompiledKernel> make_compiled_kernels(Backend backend, const std::string& source,
+                                                  const std::vector<LaunchMetadata>& metadata,
+                                                  const std::map<std::string, std::int64_t>& bound_sizes,
+                                                  const CompileOptions& options) {
+  std::vector<CompiledKernel> kernels;
+  if (backend != Backend::emu) {
+    for (const LaunchMetadata& m : metadata) kernels.push_back(make_compiled_kernel(backend, source, m, bound_sizes, options));
+    return kernels;
+  }
+  std::vector<std::string> names;
+  for (const LaunchMetadata& m : metadata) names.push_back(m.kernel);
+  std::optional<emu::Module> module;
+  try {
+    module = emu::Module::compile(source, emulator_build_options(), names);
+  } catch (const emu::EmulationError& e) {
+    throw CompileError(std::string("polyfuse: the emulator build of the kernels of '") + names.front() + "' failed:\n" +
+                           e.what(),
+                       e.what(), "");
+  }
+  for (const LaunchMetadata& m : metadata) {
+    auto k = std::make_shared<CompiledKernel::Impl>();
+    k->backend = backend;
+    k->source = source;
+    k->metadata = m;
+    k->info = kernel_info(m);
+    k->bound_sizes = bound_sizes;
+    k->emulated = module;
+    kernels.push_back(CompiledKernel(std::move(k)));
+  }
+  return kernels;
+}
+
 }  // namespace api
 }  // namespace polyfuse

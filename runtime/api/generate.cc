@@ -5,6 +5,7 @@
 #include <isl/cpp.h>
 
 #include "codegen/cuda_emitter.h"
+#include "schedule/program_plan.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "polyfuse/device.h"
@@ -75,6 +76,12 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
   return translating_errors(text, [&] {
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    if (!plan.is_single_fused_kernel())
+      throw UserError(fmt::format("def '{}' is not one fused kernel but a plan of {} kernel{} (polyfuse compile "
+                                  "--emit=plan shows it); the runtime API compiles and launches one fused kernel so "
+                                  "far: polyfuse run and polyfuse compile --emit=cuda handle plans",
+                                  program.name, plan.kernels.size(), plan.kernels.size() == 1 ? "" : "s"));
     CudaEmitRequest request;
     request.options = gpu_options(options);
     EmittedKernel emitted = emit_cuda(program, request);

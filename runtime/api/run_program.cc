@@ -8,10 +8,12 @@
 
 #include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/cuda_plan.h"
 #include "frontend/diagnostics.h"
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
 #include "runtime/api/compiled_kernel_factory.h"
+#include "runtime/api/plan_launch.h"
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/flops.h"
 
@@ -78,8 +80,40 @@ struct Execution {
   bool cached = false;
 };
 
-// The generated CUDA kernel on the emulator or a GPU, through the public API.
+// A def that is not one fused kernel: its plan's kernels, built from one source, launched in
+// order with the temporaries in one workspace (api/plan_launch.h).
+Execution run_gpu_plan(const Program& program, const ProgramPlan& plan, const RunRequest& request,
+                       const TensorData& inputs) {
+  CudaEmitRequest emit;
+  emit.options = request.options;
+  emit.dumps = request.dumps;
+  const EmittedPlan emitted = emit_cuda_plan(program, plan, emit);
+  CompileOptions compile;
+  compile.backend = request.backend;
+  const std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
+  const std::vector<CompiledKernel> kernels = api::make_compiled_kernels(
+      request.backend, source_to_run(request, emitted.source, emitted.kernels.front().kernel), emitted.kernels, sizes,
+      compile);
+  api::EncodedTensors tensors;
+  for (const Tensor& t : program.tensors)
+    if (t.role != TensorRole::temporary) tensors[t.name] = reference::encode_tensor(t.type, inputs.at(t.name));
+  api::PlanLaunchResult launched = api::launch_plan(kernels, plan, request.backend, tensors, request.repeats);
+  Execution run;
+  run.stats = std::move(launched.stats);
+  run.times_ms = std::move(launched.times_ms);
+  run.cached = kernels.front().cache_status() == CacheStatus::memory_hit ||
+               kernels.front().cache_status() == CacheStatus::disk_hit;
+  run.outputs = inputs;
+  for (const Tensor& t : program.tensors)
+    if (t.role == TensorRole::output) reference::decode_tensor(t.type, tensors.at(t.name), run.outputs.at(t.name));
+  return run;
+}
+
+// The generated CUDA kernel on the emulator or a GPU, through the public API; a plan's
+// kernels for a def that is not one fused kernel.
 Execution run_gpu(const Program& program, const RunRequest& request, const TensorData& inputs) {
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  if (!plan.is_single_fused_kernel()) return run_gpu_plan(program, plan, request, inputs);
   const Program& generated = request.kernel_program ? *request.kernel_program : program;
   CudaEmitRequest emit;
   emit.options = request.options;

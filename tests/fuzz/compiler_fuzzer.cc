@@ -1,6 +1,7 @@
 // libFuzzer target: one input = one `.tc` file, compiled as far as `polyfuse compile`
 // goes — the front end (and --emit=ir), then for every def the GPU path with the default
-// options (plan, schedule, AST, CUDA text) and the CPU target (loop nest, C++ text).
+// options (plan, schedule, AST, CUDA text; the partition into kernels and a multi-kernel
+// plan's source) and the CPU target (loop nest, C++ text).
 //
 // Sizes: every size name the file declares is bound to a value taken from a hash of the
 // input and the name: mostly 1 to 40 (odd and tiny shapes, one partial block tile), one
@@ -22,12 +23,14 @@
 
 #include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
+#include "codegen/cuda_plan.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/ir_printer.h"
 #include "frontend/parser.h"
 #include "schedule/cpu_plan.h"
 #include "schedule/gpu_options.h"
+#include "schedule/program_plan.h"
 
 namespace polyfuse {
 namespace {
@@ -110,6 +113,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       CudaEmitRequest request;
       request.options = gpu;
       emit_cuda(program, request);
+    });
+    run_stage("gpu plan", text, [&] {  // the partition, and a plan of several kernels' source
+      const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+      to_string(plan, program);
+      CudaEmitRequest request;
+      request.options = gpu;
+      if (!plan.is_single_fused_kernel()) emit_cuda_plan(program, plan, request);
     });
     run_stage("cpu", text, [&] {
       to_string(plan_cpu(program, cpu));

@@ -120,6 +120,25 @@ TEST_P(CompileForArch, GemmCompilesToCubinWithoutGpuAndIsCached) {
 }
 INSTANTIATE_TEST_SUITE_P(Arch, CompileForArch, ::testing::Values("sm_80", "sm_90"));
 
+// A def that needs a plan of several kernels (a row reduction): the API builds one fused
+// kernel so far and says so, naming what runs plans.
+TEST(TensorProgram, PlansAreRefusedWithWhatRunsThem) {
+  auto program = polyfuse::TensorProgram::parse("def row_max(f32(M, N) X) -> (f32(M) Y) {\n  Y(m) max=! X(m, n)\n}\n");
+  program.bind({{"M", 8}, {"N", 8}});
+  polyfuse::CompileOptions options;
+  options.backend = polyfuse::Backend::emu;
+  try {
+    program.compile(options);
+    ADD_FAILURE() << "compiled";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("def 'row_max' is not one fused kernel but a plan of 1 kernel ("), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the runtime API compiles and launches one fused kernel so far: polyfuse run "
+                                         "and polyfuse compile --emit=cuda handle plans"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Device, DefaultArchIsTheGpusElseSm90) {
   if (!polyfuse::cuda_device_available()) {
     EXPECT_EQ(polyfuse::default_arch(), polyfuse::Arch::sm_90);

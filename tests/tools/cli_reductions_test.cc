@@ -1,14 +1,18 @@
 // The language of issue 20 on the command line: the reduction operators (`*=!`, `max=!`,
 // `min=!` and their accumulating forms) and reductions of any expression print as IR; the
-// compilers refuse what needs kernel plans (a non-sum reduction, a reduction that is not
-// a matmul, a reduction after a matmul) with a located error naming the rule, for
-// `compile` and `run` (exit code 1, never an internal error): the GPU path always, the
-// CPU target where a matmul is involved (without one it runs plain loop nests, checked
-// against the reference); the new functions run in GPU epilogues (emulator) and on the
-// CPU target against the reference.
+// GPU path compiles and runs them as plans of several kernels (`--emit=plan`); the CPU
+// target refuses what needs kernel plans where a matmul is involved with a located error
+// naming the rule (exit code 1, never an internal error), and without one runs plain loop
+// nests, checked against the reference; the new functions run in GPU epilogues (emulator)
+// and on the CPU target against the reference.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 #include "cli_runner.h"
 
@@ -22,6 +26,11 @@ Result run(const std::string& args) { return polyfuse::testing::run_cli(args); }
 std::string sizes_of(const std::string& example) {
   if (example == "softmax" || example == "cross_entropy" || example == "layernorm_rows") return "-D M=20 -D N=24";
   return "-D M=20 -D N=24 -D K=16";
+}
+
+// The def of examples/<example>.tc.
+std::string def_of(const std::string& example) {
+  return example == "layernorm" || example == "rmsnorm" ? "gemm_" + example : example;
 }
 
 struct Refusal {
@@ -51,37 +60,72 @@ TEST_P(RowReductionExamples, IrPrints) {
   EXPECT_NE(ir.out.find("idioms:"), std::string::npos);
 }
 
-TEST_P(RowReductionExamples, CompilersRefuseWithTheRule) {
+// The GPU path compiles each to a plan of several kernels (`--emit=plan` says why each cut
+// was made) and runs it on the emulator against the reference; the CPU target runs the defs
+// without a matmul as loop nests and refuses the others with the rule.
+TEST_P(RowReductionExamples, GpuPathRunsThemAsPlans) {
   const Refusal& r = GetParam();
   const std::string file = "examples/" + r.example + ".tc";
   const std::string sizes = sizes_of(r.example);
-  struct Command {
-    std::string args, target;
-  };
-  std::vector<Command> commands = {
-      {fmt::format("compile {} {} --emit=cuda", file, sizes), "the GPU path"},
-      {fmt::format("run {} {} --backend=emu", file, sizes), "the GPU path"},
-  };
+  const Result plan = run(fmt::format("compile {} {} --emit=plan", file, sizes));
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find(fmt::format("plan of def {}: ", def_of(r.example))), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("  cut: "), std::string::npos) << plan.out;
+  const Result cuda = run(fmt::format("compile {} {} --emit=cuda", file, sizes));
+  EXPECT_EQ(cuda.exit_code, 0) << cuda.err;
+  EXPECT_NE(cuda.out.find(fmt::format("extern \"C\" cudaError_t polyfuse_launch_{}(", def_of(r.example))), std::string::npos);
+  const Result emu = run(fmt::format("run {} {} --backend=emu", file, sizes));
+  EXPECT_EQ(emu.exit_code, 0) << emu.err;
+  EXPECT_NE(emu.out.find("check: ok"), std::string::npos) << emu.out << emu.err;
+  // The stages that show one fused kernel say that this def is a plan.
+  const Result schedule = run(fmt::format("compile {} {} --emit=schedule", file, sizes));
+  EXPECT_EQ(schedule.exit_code, 1);
+  EXPECT_NE(schedule.err.find(fmt::format("--emit=schedule prints the tree of one fused kernel, but def '{}' is a "
+                                          "plan of ",
+                                          def_of(r.example))),
+            std::string::npos)
+      << schedule.err;
+  const Result cpu_plan = run(fmt::format("compile {} {} --target=cpu --emit=plan", file, sizes));
+  EXPECT_EQ(cpu_plan.exit_code, 1);
+  EXPECT_NE(cpu_plan.err.find("--emit=plan is a stage of the GPU path"), std::string::npos) << cpu_plan.err;
   if (r.cpu_loop_nest) {
     const Result cpu = run(fmt::format("run {} {} --target=cpu --repeat 1", file, sizes));
     EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
     EXPECT_NE(cpu.out.find("check: ok"), std::string::npos) << cpu.out;
-  } else {
-    commands.push_back({fmt::format("compile {} {} --target=cpu --emit=cpu", file, sizes), "the CPU target"});
-    commands.push_back({fmt::format("run {} {} --target=cpu", file, sizes), "the CPU target"});
+    return;
   }
-  for (const auto& command : commands) {
-    SCOPED_TRACE(command.args);
-    const Result result = run(command.args);
+  for (const std::string& args : {fmt::format("compile {} {} --target=cpu --emit=cpu", file, sizes),
+                                  fmt::format("run {} {} --target=cpu", file, sizes)}) {
+    SCOPED_TRACE(args);
+    const Result result = run(args);
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_EQ(result.out, "");
     const std::string rule = fmt::format(
         "this reduction is not a matmul ({}); reductions that are not matmuls (row reductions: softmax, layer norm, "
-        "...) are not supported yet on {}: they wait for issue 20's kernel plans",
-        r.reason, command.target);
+        "...) are not supported yet on the CPU target: they wait for issue 20's kernel plans",
+        r.reason);
     EXPECT_NE(result.err.find(fmt::format("{}:{}: error: ", file, r.place)), std::string::npos) << result.err;
     EXPECT_NE(result.err.find(rule), std::string::npos) << result.err;
   }
+}
+
+// `compile --emit=cuda -o` of a plan: the .cu holds every kernel, the sidecar every kernel's
+// launch and then the plan's launcher, kernels and workspace.
+TEST(CliPlans, SidecarHasTheWorkspace) {
+  const std::string out = (polyfuse::testing::cli_temp_dir() / "gemm_softmax_plan.cu").string();
+  const Result result = run(fmt::format("compile examples/gemm_softmax.tc -D M=64 -D N=128 -D K=32 --emit=cuda -o '{}'", out));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(std::filesystem::path(out).replace_extension(".json"));
+  const nlohmann::json sidecar = nlohmann::json::parse(in);
+  ASSERT_EQ(sidecar.size(), 5u) << sidecar.dump(2);
+  EXPECT_EQ(sidecar[0]["kernel"], "gemm_softmax_k0");
+  EXPECT_EQ(sidecar[3]["kernel"], "gemm_softmax_k3");
+  const nlohmann::json& plan = sidecar[4];
+  EXPECT_EQ(plan["plan"], "gemm_softmax");
+  EXPECT_EQ(plan["launcher"], "polyfuse_launch_gemm_softmax");
+  // C and e: 64 x 128 f32 each; mx and s: 64 f32 each, every one 256-byte aligned.
+  EXPECT_EQ(plan["workspace_bytes"], 2 * 64 * 128 * 4 + 2 * 256);
+  EXPECT_EQ(plan["temporaries"].size(), 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, RowReductionExamples, ::testing::ValuesIn(kRefusals),
@@ -127,9 +171,9 @@ TEST(CliFunctions, NewFunctionsRunInPrologues) {
   }
 }
 
-// A reduction of a non-product after a matmul, and a pointwise `max=` (no reduction
-// index): refused on both targets, at the statement.
-TEST(CliFunctions, OtherReductionsAreRefusedAtTheStatement) {
+// A pointwise `min=!` (no reduction index) after a matmul: a plan on the GPU path (checked
+// against the reference on the emulator), refused at the statement by the CPU target.
+TEST(CliFunctions, OtherReductionsRunAsPlansOnTheGpuPath) {
   const std::string file = polyfuse::testing::write_temp_file(
                                "after.tc",
                                "def after(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f32(M, N) E) {\n"
@@ -138,12 +182,13 @@ TEST(CliFunctions, OtherReductionsAreRefusedAtTheStatement) {
                                "  E(m, n) min=! C(m, n) * 2\n"
                                "}\n")
                                .string();
-  for (const char* target : {"--backend=emu", "--target=cpu"}) {
-    const Result result = run(fmt::format("run '{}' -D M=8 -D N=8 -D K=8 {}", file, target));
-    EXPECT_EQ(result.exit_code, 1) << result.err;
-    EXPECT_NE(result.err.find(":4:3: error: "), std::string::npos) << result.err;
-    EXPECT_NE(result.err.find("it is a min reduction ('min=!'), not a sum"), std::string::npos) << result.err;
-  }
+  const Result emu = run(fmt::format("run '{}' -D M=8 -D N=8 -D K=8 --backend=emu", file));
+  EXPECT_EQ(emu.exit_code, 0) << emu.err;
+  EXPECT_NE(emu.out.find("check: ok"), std::string::npos) << emu.out << emu.err;
+  const Result cpu = run(fmt::format("run '{}' -D M=8 -D N=8 -D K=8 --target=cpu", file));
+  EXPECT_EQ(cpu.exit_code, 1) << cpu.err;
+  EXPECT_NE(cpu.err.find(":4:3: error: "), std::string::npos) << cpu.err;
+  EXPECT_NE(cpu.err.find("it is a min reduction ('min=!'), not a sum"), std::string::npos) << cpu.err;
 }
 
 }  // namespace

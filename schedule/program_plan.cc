@@ -1,0 +1,310 @@
+#include "schedule/program_plan.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+constexpr std::int64_t workspace_alignment = 256;
+
+bool contains(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+// The first message of `error`, without its place (the plan prints the statement).
+std::string message_of(const UserError& error) {
+  return error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
+}
+
+// Whether statement `id` reads / writes `tensor`.
+bool reads(const Statement& s, const std::string& tensor) {
+  return std::any_of(s.reads.begin(), s.reads.end(), [&](const Access& a) { return a.tensor == tensor; });
+}
+
+// The def reduced to `ids`, called `name` (see kernel_program).
+Program reduced_program(const Program& program, const std::vector<std::string>& ids, const std::string& name) {
+  Program reduced = program;
+  reduced.name = name;
+  reduced.statements.clear();
+  for (const Statement& s : program.statements)
+    if (contains(ids, s.id)) reduced.statements.push_back(s);
+  std::vector<Tensor> inputs, outputs, temporaries;
+  for (const Tensor& tensor : program.tensors) {
+    bool written_here = false, read_here = false, read_elsewhere = false, written_elsewhere = false;
+    for (const Statement& s : program.statements) {
+      const bool here = contains(ids, s.id);
+      const bool writes = s.write.tensor == tensor.name;
+      (here ? written_here : written_elsewhere) |= writes;
+      (here ? read_here : read_elsewhere) |= reads(s, tensor.name);
+    }
+    if (!written_here && !read_here) continue;
+    Tensor t = tensor;
+    // Written here and accessed by another kernel too: in memory (an output, or the workspace).
+    if (written_here)
+      t.role = tensor.role == TensorRole::output || read_elsewhere || written_elsewhere ? TensorRole::output
+                                                                                      : TensorRole::temporary;
+    else
+      t.role = TensorRole::input;
+    if (tensor.role == TensorRole::temporary && t.role != TensorRole::temporary) t.type = ElementType::f32;
+    (t.role == TensorRole::input ? inputs : t.role == TensorRole::output ? outputs : temporaries).push_back(t);
+  }
+  reduced.tensors = inputs;
+  reduced.tensors.insert(reduced.tensors.end(), outputs.begin(), outputs.end());
+  reduced.tensors.insert(reduced.tensors.end(), temporaries.begin(), temporaries.end());
+  return reduced;
+}
+
+// Why plan_gpu_kernel refuses the statements `ids` as one kernel; none when it takes them.
+std::optional<UserError> fused_kernel_refusal(const Program& program, const std::vector<std::string>& ids) {
+  try {
+    const Program reduced = reduced_program(program, ids, program.name);
+    plan_gpu_kernel(reduced, recognize_idioms(reduced));
+    return std::nullopt;
+  } catch (const UserError& error) {
+    return error;
+  }
+}
+
+std::vector<Size> extents(const Program& program, const Statement& s) {
+  std::vector<Size> sizes;
+  for (const IterationIndex& index : s.indices) sizes.push_back(bound_size(program, index.extent));
+  return sizes;
+}
+
+// Empty when statement `s` can join the pointwise kernel `kernel` (one thread, or one lane of a
+// reduction's row, per element of one domain: `s`'s, written and reduced indices; every tensor
+// the kernel writes accessed at that element), else why not.
+std::string pointwise_refusal(const Program& program, const PlannedKernel& kernel, const Statement& s) {
+  const Statement& first = *program.find_statement(kernel.statements.front());
+  if (first.index_names() != s.index_names() || extents(program, first) != extents(program, s))
+    return fmt::format("its domain ({}) differs from the pointwise kernel's ({})", fmt::join(s.index_names(), ", "),
+                       fmt::join(first.index_names(), ", "));
+  std::set<std::string> written;
+  for (const std::string& id : kernel.statements) written.insert(program.find_statement(id)->write.tensor);
+  for (const Access& read : s.reads)
+    if (written.count(read.tensor) && read.indices != s.index_names())
+      return fmt::format("it reads {} at other indices than the element the kernel's thread computed", read.tensor);
+  for (const std::string& id : kernel.statements)
+    for (const Access& read : program.find_statement(id)->reads)
+      if (read.tensor == s.write.tensor && read.indices != s.index_names())
+        return fmt::format("it writes {}, which the kernel reads at other indices", s.write.tensor);
+  return "";
+}
+
+std::string describe(const Statement& s) { return fmt::format("{} ({})", s.id, print_statement_source(s)); }
+
+[[noreturn]] void refuse(const Program& program, const Statement& s, const std::string& why) {
+  throw UserError({Diagnostic{program.file, s.location.line, s.location.col,
+                              fmt::format("statement {} of def '{}': {}", s.id, program.name, why)}});
+}
+
+// The temporaries between the kernels, laid out in one workspace.
+void place_temporaries(const Program& program, ProgramPlan& plan) {
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role != TensorRole::temporary) continue;
+    int kernels = 0;  // that read or write it
+    for (const PlannedKernel& kernel : plan.kernels) {
+      bool accessed = false;
+      for (const std::string& id : kernel.statements) {
+        const Statement& s = *program.find_statement(id);
+        accessed = accessed || s.write.tensor == tensor.name || reads(s, tensor.name);
+      }
+      kernels += accessed ? 1 : 0;
+    }
+    if (kernels < 2) continue;
+    PlanTemporary t;
+    t.tensor = tensor.name;
+    t.bytes = 4;
+    for (const Size& dim : tensor.dims) {
+      t.dims.push_back(bound_size(program, dim).value);
+      t.bytes *= t.dims.back();
+    }
+    t.offset = plan.workspace_bytes;
+    plan.workspace_bytes += (t.bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+    plan.temporaries.push_back(t);
+  }
+}
+
+}  // namespace
+
+const char* to_string(PlannedKernelKind kind) {
+  switch (kind) {
+    case PlannedKernelKind::fused_matmul: return "fused matmul";
+    case PlannedKernelKind::pointwise: return "pointwise";
+    case PlannedKernelKind::row_reduction: return "row reduction";
+  }
+  return "?";
+}
+
+bool ProgramPlan::is_single_fused_kernel() const {
+  return kernels.size() == 1 && kernels[0].kind == PlannedKernelKind::fused_matmul;
+}
+
+const PlanTemporary* ProgramPlan::find_temporary(const std::string& tensor) const {
+  for (const PlanTemporary& t : temporaries)
+    if (t.tensor == tensor) return &t;
+  return nullptr;
+}
+
+ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
+  ProgramPlan plan;
+  plan.def = program.name;
+  try {
+    plan_gpu_kernel(program, idioms);
+    std::vector<std::string> all;
+    for (const Statement& s : program.statements) all.push_back(s.id);
+    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", ""});
+    return plan;
+  } catch (const UserError&) {
+    // not one fused kernel: a plan of several
+  }
+
+  // Closes the last kernel with `why`, naming the statement `s` that starts the next.
+  const auto cut_before = [&](const Statement& s, const std::string& why) {
+    if (!plan.kernels.empty()) plan.kernels.back().cut = fmt::format("{} starts a new kernel: {}", describe(s), why);
+  };
+  const auto start = [&](PlannedKernelKind kind, const Statement& s) {
+    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", ""});
+  };
+  for (const Statement& s : program.statements) {
+    const StatementIdiom& idiom = *idioms.find(s.id);
+    PlannedKernel* last = plan.kernels.empty() ? nullptr : &plan.kernels.back();
+    // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
+    const IdiomKind kind =
+        idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
+    switch (kind) {
+      case IdiomKind::batch_reduce_matmul:
+        refuse(program, s, "batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
+      case IdiomKind::matmul: {
+        if (last && last->kind == PlannedKernelKind::pointwise) {  // its prologues, fused into the copies
+          std::vector<std::string> with = last->statements;
+          with.push_back(s.id);
+          if (!fused_kernel_refusal(program, with)) {
+            last->kind = PlannedKernelKind::fused_matmul;
+            last->statements = with;
+            break;
+          }
+        }
+        if (std::optional<UserError> alone = fused_kernel_refusal(program, {s.id})) {
+          // No tensor-core kernel takes it (f32 operands, ...): it is a sum like any other.
+          if (last) cut_before(s, "a matmul no tensor-core kernel takes runs as a reduction kernel of its own");
+          start(PlannedKernelKind::row_reduction, s);
+          plan.kernels.back().note = "a reduction kernel, not tensor cores: " + message_of(*alone);
+          break;
+        }
+        if (last && last->kind == PlannedKernelKind::fused_matmul) {
+          std::vector<std::string> with = last->statements;
+          with.push_back(s.id);
+          const std::optional<UserError> why = fused_kernel_refusal(program, with);
+          if (!why) {
+            last->statements = with;
+            break;
+          }
+          cut_before(s, "the matmul kernel does not take it: " + message_of(*why));
+        } else {
+          cut_before(s, "a matmul runs in a tensor-core kernel of its own");
+        }
+        start(PlannedKernelKind::fused_matmul, s);
+        break;
+      }
+      case IdiomKind::other:
+        // The pointwise kernel just before it, over the reduction's whole domain: computed in its row loop.
+        if (last && last->kind == PlannedKernelKind::pointwise && pointwise_refusal(program, *last, s).empty()) {
+          last->kind = PlannedKernelKind::row_reduction;
+          last->statements.push_back(s.id);
+          break;
+        }
+        if (last && last->kind == PlannedKernelKind::fused_matmul)
+          cut_before(s, "a reduction that is not a matmul is not fused into a matmul kernel yet: it is a kernel of its "
+                        "own, one warp or block per written element");
+        else if (last && last->kind == PlannedKernelKind::pointwise)
+          cut_before(s, "a reduction takes the pointwise statements before it only over its whole domain: " +
+                            pointwise_refusal(program, *last, s));
+        else if (last)
+          cut_before(s, "a reduction that is not a matmul is a kernel of its own, one warp or block per written element");
+        start(PlannedKernelKind::row_reduction, s);
+        break;
+      case IdiomKind::pointwise: {
+        if (last && last->kind == PlannedKernelKind::fused_matmul) {
+          std::vector<std::string> with = last->statements;
+          with.push_back(s.id);
+          const std::optional<UserError> why = fused_kernel_refusal(program, with);
+          if (!why) {
+            last->statements = with;
+            break;
+          }
+          cut_before(s, "the matmul kernel does not take it: " + message_of(*why));
+        } else if (last && last->kind == PlannedKernelKind::pointwise) {
+          const std::string why = pointwise_refusal(program, *last, s);
+          if (why.empty()) {
+            last->statements.push_back(s.id);
+            break;
+          }
+          cut_before(s, why);
+        } else if (last) {
+          const std::string& result = program.find_statement(last->statements.back())->write.tensor;
+          cut_before(s, reads(s, result) ? fmt::format("it reads {}, the result of the reduction that ends the kernel "
+                                                       "before it",
+                                                       result)
+                                         : "a reduction ends its kernel (pointwise statements join a reduction's "
+                                           "kernel before the reduction only)");
+        }
+        start(PlannedKernelKind::pointwise, s);
+        break;
+      }
+    }
+  }
+  // (Statements no kernel takes were refused above, whatever the sizes.)
+  if (!program.parameters.empty())
+    throw UserError({Diagnostic{program.file, program.location.line, program.location.col,
+                                fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
+                                            "size bound (the workspace's layout is fixed at compile time): bind {}",
+                                            program.name, fmt::join(program.parameters, ", "))}});
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
+  place_temporaries(program, plan);
+  return plan;
+}
+
+Program kernel_program(const Program& program, const ProgramPlan& plan, std::size_t index) {
+  PF_INTERNAL_CHECK(index < plan.kernels.size(), "no kernel " + std::to_string(index));
+  const PlannedKernel& kernel = plan.kernels[index];
+  return reduced_program(program, kernel.statements, plan.is_single_fused_kernel() ? program.name : kernel.name);
+}
+
+std::string to_string(const ProgramPlan& plan, const Program& program) {
+  std::string text = fmt::format("plan of def {}: {} kernel{}", plan.def, plan.kernels.size(),
+                                 plan.kernels.size() == 1 ? "" : "s");
+  text += plan.temporaries.empty() ? ", no workspace\n"
+                                   : fmt::format(", workspace of {} bytes\n", plan.workspace_bytes);
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlannedKernel& kernel = plan.kernels[k];
+    text += fmt::format("kernel {} {} ({})\n", k, kernel.name, to_string(kernel.kind));
+    for (const std::string& id : kernel.statements)
+      text += fmt::format("  {}\n", describe(*program.find_statement(id)));
+    const Program reduced = kernel_program(program, plan, k);
+    std::vector<std::string> in, out;
+    for (const Tensor& t : reduced.tensors) {
+      const std::string where = plan.find_temporary(t.name) ? " (workspace)" : "";
+      if (t.role == TensorRole::input) in.push_back(t.name + where);
+      if (t.role == TensorRole::output) out.push_back(t.name + where);
+    }
+    text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
+    if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
+    if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
+  }
+  for (const PlanTemporary& t : plan.temporaries)
+    text += fmt::format("temporary {}: f32({}), {} bytes at workspace byte {}\n", t.tensor, fmt::join(t.dims, ", "),
+                        t.bytes, t.offset);
+  return text;
+}
+
+}  // namespace polyfuse

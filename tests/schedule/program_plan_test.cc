@@ -1,0 +1,102 @@
+// The fusion planner (schedule/program_plan.h): golden plans (`--emit=plan`) of the row-
+// reduction examples and of a def that stays one fused kernel; what it refuses, located.
+// UPDATE_GOLDEN=1 rewrites tests/golden/plan/*.plan.
+#include <gtest/gtest.h>
+
+#include "frontend/frontend.h"
+#include "schedule/program_plan.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+Program example(const std::string& name, const SizeBindings& sizes) {
+  SourceFile source = read_source_file(polyfuse::testing::source_path("examples/" + name + ".tc"));
+  source.name = "examples/" + name + ".tc";
+  return compile_source(source, sizes).programs.front();
+}
+
+std::string plan_text(const Program& program) { return to_string(plan_program(program, recognize_idioms(program)), program); }
+
+class ExamplePlan : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExamplePlan, MatchesGolden) {
+  const Program program = example(GetParam(), {{"M", 64}, {"N", 128}, {"K", 32}});
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(program), "plan/" + GetParam() + ".plan"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExamplePlan,
+                         ::testing::Values("softmax", "layernorm_rows", "cross_entropy", "gemm_softmax", "layernorm",
+                                           "rmsnorm", "gemm_bias_relu", "relu_gemm"));
+
+TEST(ProgramPlan, OneFusedKernelStaysOneKernelWithUnboundSizes) {
+  SourceFile source = read_source_file(polyfuse::testing::source_path("examples/gemm_bias_relu.tc"));
+  const Program program = compile_source(source, {}).programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_TRUE(plan.is_single_fused_kernel());
+  EXPECT_EQ(plan.kernels.front().name, "gemm_bias_relu");
+  EXPECT_TRUE(plan.temporaries.empty());
+}
+
+// The message of the UserError that planning `text` (sizes `sizes`) throws, "" if none.
+std::string plan_error(const std::string& text, const SizeBindings& sizes) {
+  try {
+    const Program program = compile_source(SourceFile{"p.tc", text}, sizes).programs.front();
+    plan_program(program, recognize_idioms(program));
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    return d.line ? std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message : d.message;
+  }
+  return "";
+}
+
+TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
+  EXPECT_EQ(plan_error("def s(f32(M, N) X) -> (f32(M) Y) {\n  Y(m) max=! X(m, n)\n}\n", {{"M", 4}}),
+            "1:5: def 's' is not one fused kernel, and a plan of several kernels needs every size bound (the "
+            "workspace's layout is fixed at compile time): bind N");
+}
+
+TEST(ProgramPlan, BatchReduceMatmulsStayRefused) {
+  EXPECT_EQ(plan_error("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) r) {\n"
+                       "  C(m, n) +=! A(r, m, k) * B(r, k, n)\n  r(m) max=! C(m, n)\n}\n",
+                       {{"M", 4}, {"N", 4}, {"K", 4}, {"R", 2}}),
+            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
+}
+
+// A matmul no tensor-core kernel takes (f32 operands) is a sum like any other: a reduction
+// kernel, with a note saying why.
+TEST(ProgramPlan, F32MatmulRunsAsAReductionKernel) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def g(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n"
+                                                    "  C(m, n) +=! A(m, k) * B(k, n)\n}\n"},
+                                         {{"M", 4}, {"N", 4}, {"K", 4}})
+                              .programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::row_reduction);
+  EXPECT_EQ(plan.kernels[0].note,
+            "a reduction kernel, not tensor cores: statement S0 of def 'g': tensor cores need f16 or bf16 operands of "
+            "one type; A is f32 and B is f32");
+}
+
+TEST(ProgramPlan, PointwiseStatementsOfOneDomainShareAKernel) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def f(f32(M, N) X) -> (f32(M, N) Y, f32(N, M) Z) {\n"
+                                                    "  T(m, n) = X(m, n) * 2\n"
+                                                    "  Y(m, n) = T(m, n) + 1\n"
+                                                    "  Z(n, m) = T(m, n)\n"
+                                                    "}\n"},
+                                         {{"M", 3}, {"N", 5}})
+                              .programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 2u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].statements, (std::vector<std::string>{"S0", "S1"}));
+  EXPECT_EQ(plan.kernels[0].cut, "S2 (Z(n, m) = T(m, n)) starts a new kernel: its domain (n, m) differs from the "
+                                 "pointwise kernel's (m, n)");
+  ASSERT_EQ(plan.temporaries.size(), 1u);
+  EXPECT_EQ(plan.temporaries[0].tensor, "T");
+  EXPECT_EQ(plan.temporaries[0].bytes, 3 * 5 * 4);
+}
+
+}  // namespace
+}  // namespace polyfuse
