@@ -69,14 +69,16 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
   return layout;
 }
 
-AstPrintHooks cuda_hooks(const CudaStatementContext& context) {
+// The printer's hooks; with `grouped` the block's tile is the preamble's `tile`
+// (kernel_grid.h: the block order), not blockIdx itself.
+AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped) {
   AstPrintHooks hooks;
   hooks.statement = [&context](const std::string& name, const std::vector<std::string>& args) {
     return print_cuda_statement(context, name, args);
   };
-  hooks.identifier = [](const std::string& id) {
-    if (id == "blockIdx_x") return std::string("blockIdx.x");
-    if (id == "blockIdx_y") return std::string("blockIdx.y");
+  hooks.identifier = [grouped](const std::string& id) {
+    if (id == "blockIdx_x") return std::string(grouped ? "tile.col" : "blockIdx.x");
+    if (id == "blockIdx_y") return std::string(grouped ? "tile.row" : "blockIdx.y");
     if (id == "blockIdx_z") return std::string("blockIdx.z");
     return id;
   };
@@ -160,8 +162,8 @@ LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, c
   m.grid[2] = grid.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(program, grid.batch_extents[0], 1, 2);
   m.block[0] = layout.threads;
   m.dynamic_shared_bytes = layout.shared_bytes;
-  m.options = fmt::format("block {} warp {} mma {} split-K {} stages {}", to_string(o.block), to_string(o.warp),
-                          to_string(o.mma), o.split_k, o.stages);
+  m.options = fmt::format("block {} warp {} mma {} split-K {} stages {} group {}", to_string(o.block), to_string(o.warp),
+                          to_string(o.mma), o.split_k, o.stages, grid.group);
   return m;
 }
 
@@ -172,8 +174,13 @@ std::string signature(const std::vector<KernelParameter>& parameters, bool restr
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l) {
-  std::string text = "  PF_DYNAMIC_SHARED(smem);\n";
+std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l, int group) {
+  std::string text;
+  if (group > 1)
+    text += fmt::format("  // the output tile of this block: consecutive blocks walk groups of {} tile rows column by column\n"
+                        "  const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, {});\n",
+                        group, group);
+  text += "  PF_DYNAMIC_SHARED(smem);\n";
   for (size_t i = 0; i < plan.matmuls.size(); ++i) {
     const MatmulTiles& t = l.matmuls[i];
     text += fmt::format("  // shared memory of {}: {} x [{}][{}] {} tiles at byte {}, {} x [{}][{}] {} tiles at byte {}\n",
@@ -318,7 +325,8 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   CudaKernelLayout layout = fitted_layout(program, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o));
-  check_grid_covers_statements(plan, kernel_grid(plan, o), ast.context);
+  const KernelGrid grid = kernel_grid(plan, o);
+  check_grid_covers_statements(plan, grid, ast.context);
   CudaStatementContext context{program, plan, o, layout};
 
   EmittedKernel kernel;
@@ -333,8 +341,8 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += helpers_text(request.helpers);
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));
-  s += kernel_preamble(plan, o, layout);
-  s += kernel_body(ast, cuda_hooks(context));
+  s += kernel_preamble(plan, o, layout, grid.group);
+  s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
   s += "}\n\n";
   s += host_launcher(m, plan, o);
   return kernel;

@@ -39,7 +39,14 @@ KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options) {
   }
   grid.block_m = options.block.m;
   grid.block_n = options.block.n;
+  grid.group = options.group.value_or(default_tile_group(grid.rows, grid.block_m));
   return grid;
+}
+
+int default_tile_group(const Size& rows, int block_m) {
+  constexpr int group = 8;
+  if (rows.is_symbolic()) return group;
+  return (rows.value + block_m - 1) / block_m >= group ? group : 1;
 }
 
 std::string grid_constraints(const KernelGrid& grid) {

@@ -5,6 +5,11 @@
 // With unbound sizes every statement must have the same output extents
 // (schedule/plan_from_program.h refuses other plans with a located error).
 //
+// The blocks walk the tiles in grouped order (kernels/cuda's pf::grouped_tile): block
+// (x, y) of the launch computes the tile pf::grouped_tile(x, y, cols, rows, group) names,
+// so "blockIdx_y" and "blockIdx_x" below stand for that tile's row and column; group 1 is
+// the launch's own order.
+//
 // The AST of the kernel is generated under a context that names the range of each
 // blockIdx_*; an instance outside that range is silently never run. So every generated
 // kernel is checked: each statement's whole domain must fall in blocks of the grid that
@@ -27,9 +32,15 @@ struct KernelGrid {
   std::vector<Size> batch_extents;  // at most one: blockIdx.z
   Size rows, cols;                  // blockIdx.y, blockIdx.x
   int block_m = 0, block_n = 0;
+  int group = 1;                    // tile rows per group of the block order
 };
 
-// The grid of `plan` under `options`.
+// The default group of the block order: 8 when the grid has at least 8 tile rows or an
+// unbound row count (pf::grouped_tile shortens the last group, so any grid is walked
+// whole), else 1: a grid of a few tile rows is read from L2 whole in either order.
+int default_tile_group(const Size& rows, int block_m);
+
+// The grid of `plan` under `options` (its group: options.group, else the default).
 KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options);
 
 // isl constraints (joined by "and") on the block parameters (gpu_mapping.h's

@@ -35,7 +35,7 @@ std::string tma_refusal(const std::string& name, ElementType type, std::int64_t 
 }
 
 // Why the tile options keep the mma.sync main loop, or "": they are that loop's (warp tiles,
-// macro-MMAs, split-K over warps, cp.async stages); the Hopper loop chooses its own tiles.
+// macro-MMAs, split-K over warps, cp.async stages, block order); the Hopper loop chooses its own tiles.
 std::string tile_options_refusal(const GpuOptions& options) {
   const GpuOptions d = default_gpu_options(options.arch);
   std::vector<std::string> set;
@@ -44,6 +44,7 @@ std::string tile_options_refusal(const GpuOptions& options) {
   if (options.mma != d.mma) set.push_back("--mma");
   if (options.split_k != d.split_k) set.push_back("--split-k");
   if (options.stages != d.stages) set.push_back("--stages");
+  if (options.group) set.push_back("--group");
   if (set.empty()) return "";
   return fmt::format("{} chosen: tile options of the mma.sync main loop (the TMA + wgmma loop takes its own tiles)",
                      fmt::join(set, ", "));

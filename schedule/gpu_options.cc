@@ -107,6 +107,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   if (choices.block) o.block = *choices.block;
   if (choices.split_k != 0) o.split_k = choices.split_k;
   if (choices.stages != 0) o.stages = choices.stages;
+  o.group = choices.group;
   if (choices.warp) {
     o.warp = *choices.warp;
   } else {
@@ -142,6 +143,9 @@ void validate_gpu_options(const GpuOptions& o, int element_bytes) {
   require(o.stages >= 1 && o.stages <= max_stages,
           fmt::format("`stages` must be 1 to {} (1: no prefetch, 2..{}: a ring of shared stages), got {}", max_stages,
                       max_stages, o.stages));
+  require(!o.group || *o.group >= 1,
+          fmt::format("`group` must be at least 1 (tile rows per group of the block order; 1: row-major), got {}",
+                      o.group.value_or(0)));
   require(o.block.m % o.warp.m == 0 && o.block.n % o.warp.n == 0,
           fmt::format("`block` {} is not a multiple of `warp` {} in M and N", to_string(o.block), to_string(o.warp)));
   require(o.block.k % o.split_k == 0 && o.block.k / o.split_k == o.warp.k,

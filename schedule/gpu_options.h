@@ -35,6 +35,11 @@ struct GpuOptions {
   // the default 128x128x32 tiles take 16 KiB per stage, so 3 and 4 fit everywhere too,
   // but the default only changes with GPU timings that show it faster.
   int stages = 2;
+  // The grid's block order (codegen/kernel_grid.h's tile_group): consecutive blocks walk
+  // groups of `group` tile rows column by column (kernels/cuda's pf::grouped_tile), so the
+  // panels of A and B they read stay in L2; 1 is row-major order. Unset: the default rule
+  // (8 when the grid has at least 8 tile rows or an unbound row count, else 1).
+  std::optional<int> group;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
@@ -48,6 +53,7 @@ struct GpuChoices {
   std::optional<MmaShape> mma;
   int split_k = 0;
   int stages = 0;
+  std::optional<int> group;  // tile rows per group of the block order; unset: the rule
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
@@ -98,7 +104,7 @@ inline constexpr int max_stages = 5;
 int accumulator_registers_per_thread(const GpuOptions& options);
 
 // Checks that every tile extent is positive, divisibility (block by warp, warp by MMA, block.k by split_k), split_k ∈ {1,2,4},
-// 1 <= stages <= max_stages, the MMA shape against the arch, and the shared-memory, thread and
+// 1 <= stages <= max_stages, group >= 1 when set, the MMA shape against the arch, and the shared-memory, thread and
 // register limits. Throws UserError that names the option, the limit and by how much it
 // is exceeded.
 void validate_gpu_options(const GpuOptions& options, int element_bytes);

@@ -29,6 +29,12 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
       app->add_option("--stages", flags.stages,
                       "Shared-memory stages per operand: 1 (no prefetch), or 2 to 5: a cp.async ring with stages - 1 "
                       "k-steps in flight, one barrier per k-step (default 2; refused beyond the shared-memory budget)")};
+  flags.group_option = app->add_option("--group", flags.group,
+                                       "Block order: consecutive blocks walk groups of G tile rows column by column, "
+                                       "for L2 reuse; 1 is row-major (default 8 when the grid has at least 8 tile rows "
+                                       "or an unbound row count, else 1)")
+                           ->type_name("G");
+  flags.registered.push_back(flags.group_option);
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "
@@ -45,6 +51,7 @@ GpuOptions gpu_options(const GpuFlags& flags) {
   if (!flags.mma.empty()) choices.mma = parse_mma_shape(flags.mma);
   choices.split_k = flags.split_k;
   choices.stages = flags.stages;
+  if (flags.group_option != nullptr && flags.group_option->count() > 0) choices.group = flags.group;
   return gpu_options_from_choices(choices);
 }
 

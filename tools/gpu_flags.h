@@ -1,5 +1,5 @@
 // The GPU options of the command line (--arch, --block, --warp, --mma, --split-k,
-// --stages, --dump-after), shared by `compile` and `run`.
+// --stages, --group, --dump-after), shared by `compile` and `run`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,7 +17,9 @@ struct GpuFlags {
   std::string arch, block, warp, mma;
   int split_k = 0;
   int stages = 0;
+  int group = 0;  // read only when group_option was given (0 is refused, not "the default")
   std::vector<std::string> dump_after;
+  CLI::Option* group_option = nullptr;
   std::vector<CLI::Option*> registered;  // the tile options (not --dump-after), to see which were given
 
   // The tile flags given on the command line ("--block, --warp"), "" when none.

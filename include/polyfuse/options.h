@@ -30,6 +30,8 @@ struct CompileOptions {
   std::optional<MmaShape> mma;     // unset: m16n8k16
   int split_k = 0;      // 1, 2 or 4 warps splitting k; 0: default
   int stages = 0;       // shared-memory stages per operand (1..5, the cp.async ring); 0: default (2)
+  std::optional<int> group;  // block order: tile rows per group (>= 1; 1: row-major); unset: 8 when
+                             // the grid has at least 8 tile rows (or an unbound count), else 1
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)
   bool line_info = false;  // NVRTC -lineinfo (for profilers)
   bool use_cache = true;   // memory and disk cache; POLYFUSE_DISABLE_CACHE=1 also turns it off

@@ -7,7 +7,9 @@
 //              predicate is false: no access happens) and stg_pred (masked store)
 //   narrower:  ldg64 / ldg32 (ld.global.v2 / ld.global), stg64 / stg32
 //   cp.async:  cp_async16 (cp.async.cg.shared.global, 16 bytes, zero-fill past src_bytes),
-//              cp_async8 / cp_async4 (cp.async.ca, 8 / 4 bytes),
+//              cp_async8 / cp_async4 (cp.async.ca, 8 / 4 bytes), each with the .L2::128B
+//              prefetch hint (the L2 fetches the whole 128-byte line: the neighbouring
+//              chunks of a tile row are the next copies; a hint, no change to the result),
 //              cp_async_commit, cp_async_wait<N>, cp_async_wait_all (sm_80+; on older
 //              targets a synchronous load + store; in the emulator asynchronous: the data
 //              lands at the wait that covers it)
@@ -240,7 +242,7 @@ template <class T> PF_DEVICE void sts(T* p, T v) {
 // rest of the 16 bytes. src_bytes == 0 reads no global memory.
 PF_DEVICE void cp_async16(void* dst, const void* src, int src_bytes) {
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src),
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src),
                "r"(src_bytes)
                : "memory");
 #elif PF_DEVICE_PATH
@@ -261,7 +263,7 @@ PF_DEVICE void cp_async16(void* dst, const void* src, int src_bytes) {
 template <int BYTES> PF_DEVICE void cp_async_small(void* dst, const void* src, int src_bytes) {
   static_assert(BYTES == 8 || BYTES == 4, "cp.async.ca copies 4, 8 or 16 bytes");
 #if PF_DEVICE_PATH && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(shared_address(dst)), "l"(src), "n"(BYTES),
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;" ::"r"(shared_address(dst)), "l"(src), "n"(BYTES),
                "r"(src_bytes)
                : "memory");
 #elif PF_DEVICE_PATH

@@ -84,12 +84,12 @@ TEST(CudaEmitter, FullBlocksRunAnUnpredicatedBody) {
   GpuOptions o;
   o.choose_warp = true;
   std::string cu = emit_example("gemm_bias_relu.tc", {{"M", 1000}, {"N", 300}, {"K", 64}}, o).source;
-  EXPECT_NE(cu.find("if (blockIdx.y <= 6 && blockIdx.x <= 1) {"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("if (tile.row <= 6 && tile.col <= 1) {"), std::string::npos) << cu;
   std::string full = between(cu, "// a full block", "} else {");
   std::string edge = between(cu, "// a block at the edge", "#if defined");
   ASSERT_FALSE(full.empty());
   ASSERT_FALSE(edge.empty());
-  for (const char* predicate : {"pf::Check::rows", "pf::Check::cols", "pf::Check::all", "pf::imin", "if (4 * blockIdx"})
+  for (const char* predicate : {"pf::Check::rows", "pf::Check::cols", "pf::Check::all", "pf::imin", "if (4 * tile"})
     EXPECT_EQ(full.find(predicate), std::string::npos) << predicate << " in the full blocks' body:\n" << full;
   EXPECT_EQ(count(full, "pf::Check::none"), 6);  // 2 + 2 tile copies, the bias loads, the store
   EXPECT_NE(edge.find("pf::Check::all"), std::string::npos);
@@ -165,8 +165,8 @@ TEST(CudaEmitter, AccessWidthsFollowTheLeadingDimensions) {
 // 64-bit arithmetic, so tensors of more than 2^31 elements index correctly.
 TEST(CudaEmitter, OffsetsOfLargeTensorsAre64Bit) {
   std::string cu = emit_example("gemm.tc", {{"M", 65536}, {"N", 65536}, {"K", 65536}}, GpuOptions{}).source;
-  EXPECT_NE(cu.find("C + ((long long)(128 * blockIdx.y + 64 * warp_y)) * 65536"), std::string::npos);
-  EXPECT_NE(cu.find("A + (long long)(128 * blockIdx.y) * 65536"), std::string::npos);
+  EXPECT_NE(cu.find("C + ((long long)(128 * tile.row + 64 * warp_y)) * 65536"), std::string::npos);
+  EXPECT_NE(cu.find("A + (long long)(128 * tile.row) * 65536"), std::string::npos);
   EXPECT_NE(cu.find("B + ((long long)(32 * k_step + 32)) * 65536"), std::string::npos);
 }
 

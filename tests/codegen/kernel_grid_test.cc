@@ -4,9 +4,13 @@
 // misses blocks is reported as a compiler bug.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "codegen/cuda_emitter.h"
 #include "codegen/kernel_ast.h"
@@ -108,6 +112,36 @@ TEST(KernelGrid, AGridNarrowerThanAStatementIsACompilerBug) {
   KernelGrid narrow = kernel_grid(plan, o);
   narrow.rows = Size{"", 128};  // one row of blocks, whatever M is
   EXPECT_THROW(check_grid_covers_statements(plan, narrow, kernel_context(plan, o, params)), InternalError);
+}
+
+// The block order's group (kernel_grid.h): the default rule, and the option reaching the
+// kernel as one pf::grouped_tile call whose tile replaces blockIdx.y/x (group 1: none).
+TEST(KernelGrid, BlockOrderGroupByRuleAndOption) {
+  EXPECT_EQ(default_tile_group(Size{"", 1024}, 128), 8);  // 8 tile rows
+  EXPECT_EQ(default_tile_group(Size{"", 1000}, 128), 8);  // 7 and a partial one
+  EXPECT_EQ(default_tile_group(Size{"", 896}, 128), 1);   // 7
+  EXPECT_EQ(default_tile_group(Size{"M", 0}, 128), 8);    // unbound
+  const std::string source = read_example("gemm.tc");
+  const std::string call = "pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, ";
+  for (auto [m, group, expected] : {std::tuple{4096, std::optional<int>{}, 8}, {896, std::optional<int>{}, 1},
+                                    {896, std::optional<int>{3}, 3}, {4096, std::optional<int>{1}, 1},
+                                    {300, std::optional<int>{64}, 64}}) {
+    CudaEmitRequest request;
+    request.options = defaults();
+    request.options.group = group;
+    const std::string emitted = emit_cuda(compile_program(source, {{"M", m}, {"N", 256}, {"K", 64}}), request).source;
+    const std::string cuda = emitted.substr(emitted.find("__global__ void"));  // the kernel, past the helpers
+    const std::string what = fmt::format("M={} group {}", m, group ? std::to_string(*group) : "unset");
+    EXPECT_NE(emitted.find(fmt::format("stages 2 group {}.", expected)), std::string::npos) << what;
+    if (expected == 1) {
+      EXPECT_EQ(cuda.find("grouped_tile"), std::string::npos) << what;
+      EXPECT_NE(cuda.find("blockIdx.y"), std::string::npos) << what;
+    } else {
+      EXPECT_NE(cuda.find(call + std::to_string(expected) + ");"), std::string::npos) << what;
+      EXPECT_NE(cuda.find("tile.row"), std::string::npos) << what;
+      EXPECT_EQ(cuda.find("blockIdx.y", cuda.find(call) + call.size()), std::string::npos) << what << ": blockIdx.y past the tile";
+    }
+  }
 }
 
 }  // namespace

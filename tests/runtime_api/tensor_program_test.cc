@@ -63,6 +63,15 @@ TEST(TensorProgram, OptionErrorsNameTheApiOption) {
   } catch (const polyfuse::SourceError& e) {
     EXPECT_EQ(std::string(e.what()), "polyfuse: error: block 64x64x0: every extent of a tile must be at least 1\n");
   }
+  options.block.reset();
+  options.group = 0;
+  try {
+    program.compile(options);
+    FAIL() << "group = 0 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "polyfuse: error: group must be at least 1 (tile rows per group of the block order; "
+                                     "1: row-major), got 0\n");
+  }
 }
 
 // The parsers the CLI uses for its flags, as the API offers them.

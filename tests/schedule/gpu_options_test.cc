@@ -49,7 +49,9 @@ TEST(GpuOptions, Sm90aIsHopperWithWgmma) {
   EXPECT_TRUE(has_wgmma(Arch::sm_90a));
   EXPECT_FALSE(has_wgmma(Arch::sm_90));
   EXPECT_EQ(arch_limits(Arch::sm_90a).max_shared_bytes_per_block, 227 * 1024);
-  EXPECT_EQ(gpu_options_from_choices(GpuChoices{.arch = Arch::sm_90a}).arch, Arch::sm_90a);
+  GpuChoices hopper;
+  hopper.arch = Arch::sm_90a;
+  EXPECT_EQ(gpu_options_from_choices(hopper).arch, Arch::sm_90a);
 }
 
 TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {
@@ -65,6 +67,25 @@ TEST(GpuOptions, NamesTheBrokenDivisibilityRule) {
   o.block = {128, 72, 32};
   o.warp = {64, 36, 32};
   EXPECT_EQ(error_of(o), "warp 64x36x32 is not a multiple of the m16n8k16 macro-MMA tile 16x8x16");
+}
+
+// The block order's group (issue 19): unset (the rule) or at least 1, any size above.
+TEST(GpuOptions, GroupUnsetOrAtLeastOne) {
+  GpuOptions o;
+  EXPECT_EQ(error_of(o), "");
+  for (int group : {1, 8, 1 << 20}) {
+    o.group = group;
+    EXPECT_EQ(error_of(o), "") << group;
+  }
+  for (int group : {0, -3}) {
+    o.group = group;
+    EXPECT_EQ(error_of(o), fmt::format("group must be at least 1 (tile rows per group of the block order; 1: row-major), "
+                                       "got {}", group));
+  }
+  GpuChoices choices;
+  EXPECT_FALSE(gpu_options_from_choices(choices).group.has_value());
+  choices.group = 4;
+  EXPECT_EQ(gpu_options_from_choices(choices).group, 4);
 }
 
 // The ring of shared stages (issue 19): 1..5, as deep as each arch's shared memory allows.

@@ -24,7 +24,8 @@ using polyfuse::testing::run_cli;
 
 // The flags of each command, each one tested below.
 const std::map<std::string, std::set<std::string>>& tested_flags() {
-  static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--dump-after"};
+  static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--group",
+                                            "--dump-after"};
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
@@ -177,11 +178,11 @@ TEST(CliCompile, DumpAfterWithEveryStage) {
 TEST(CliCompile, TileFlagsReachTheKernel) {
   const fs::path cu = cli_temp_dir() / "tiles.cu";
   const CliResult r = run_cli("compile examples/gemm.tc " + sizes + " --emit=cuda --arch sm_80 --block 64x64x64 "
-                              "--warp 32x32x32 --mma 32x32x8 --split-k 2 --stages 1 -o '" + cu.string() + "'");
+                              "--warp 32x32x32 --mma 32x32x8 --split-k 2 --stages 1 --group 3 -o '" + cu.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   const std::string source = read_text_file(cu.string());
-  EXPECT_NE(source.find("// Target sm_80: block 64x64x64 warp 32x32x32 mma 32x32x8 split-K 2 stages 1."),
+  EXPECT_NE(source.find("// Target sm_80: block 64x64x64 warp 32x32x32 mma 32x32x8 split-K 2 stages 1 group 3."),
             std::string::npos)
       << source.substr(0, 400);
   const std::string sidecar = read_text_file(fs::path(cu).replace_extension(".json").string());
@@ -200,6 +201,10 @@ TEST(CliCompile, TileFlagsReachTheKernel) {
        "polyfuse: error: block tile 128x256x64 with 4 stage(s) needs 196608 bytes of shared memory per block; sm_80 allows "
        "166912 (29696 bytes over): use fewer --stages or a smaller --block\n"},
       {"--split-k 3", "polyfuse: error: --split-k must be 1, 2 or 4, got 3\n"},
+      {"--group 0", "polyfuse: error: --group must be at least 1 (tile rows per group of the block order; 1: "
+                    "row-major), got 0\n"},
+      {"--group -2", "polyfuse: error: --group must be at least 1 (tile rows per group of the block order; 1: "
+                     "row-major), got -2\n"},
   };
   for (const auto& [flag, message] : refused) expect_refused("compile examples/gemm.tc --emit=cuda " + flag, message);
   // GPU flags where no GPU pass runs.
@@ -208,6 +213,9 @@ TEST(CliCompile, TileFlagsReachTheKernel) {
                  "pass (choose --emit=schedule, ast or cuda)\n");
   expect_refused("compile examples/gemm.tc --target=cpu --emit=cpu --arch sm_80",
                  "--arch: GPU options, but the CPU target", true);
+  expect_refused("compile examples/gemm.tc --target=cpu --emit=cpu --group 4", "--group: GPU options, but the CPU target", true);
+  expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --group 4",
+                 "polyfuse: error: --group: GPU options, but --target=cpu has its own blocking\n");
 }
 
 // --def and --target in compile; -o writes the stage (and, for cuda, the sidecar).
