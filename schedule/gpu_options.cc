@@ -107,6 +107,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   if (choices.block) o.block = *choices.block;
   if (choices.split_k != 0) o.split_k = choices.split_k;
   if (choices.stages != 0) o.stages = choices.stages;
+  if (choices.sm90_tile_group != 0) o.sm90_tile_group = choices.sm90_tile_group;
   if (choices.warp) {
     o.warp = *choices.warp;
   } else {

@@ -38,6 +38,9 @@ struct GpuOptions {
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
+  // The sm_90a persistent kernel's tile scheduler: output tiles walked in groups of this many
+  // tile rows along M (codegen/hopper_gemm_kernel.h); the mma.sync main loop refuses another.
+  int sm90_tile_group = 8;
 };
 
 // The options a user chose (command-line flags, the API's CompileOptions), already
@@ -48,6 +51,7 @@ struct GpuChoices {
   std::optional<MmaShape> mma;
   int split_k = 0;
   int stages = 0;
+  int sm90_tile_group = 0;
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M

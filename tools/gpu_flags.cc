@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "frontend/diagnostics.h"
 #include "polyfuse/device.h"
 
@@ -28,7 +30,10 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
       app->add_option("--split-k", flags.split_k, "Intra-block split-K over 1, 2 or 4 warps (default 1)"),
       app->add_option("--stages", flags.stages,
                       "Shared-memory stages per operand: 1 (no prefetch), or 2 to 5: a cp.async ring with stages - 1 "
-                      "k-steps in flight, one barrier per k-step (default 2; refused beyond the shared-memory budget)")};
+                      "k-steps in flight, one barrier per k-step (default 2; refused beyond the shared-memory budget)"),
+      app->add_option("--group", flags.group,
+                      "sm_90a TMA + wgmma kernels: the persistent tile scheduler walks output tiles in groups of this "
+                      "many tile rows along M, 1 to 64 (default 8); refused for kernels on the mma.sync main loop")};
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "
@@ -45,6 +50,12 @@ GpuOptions gpu_options(const GpuFlags& flags) {
   if (!flags.mma.empty()) choices.mma = parse_mma_shape(flags.mma);
   choices.split_k = flags.split_k;
   choices.stages = flags.stages;
+  const bool group_given = std::any_of(flags.registered.begin(), flags.registered.end(), [](const CLI::Option* o) {
+    return o->get_name() == "--group" && o->count() > 0;
+  });
+  if (group_given && (flags.group < 1 || flags.group > 64))
+    throw UserError(fmt::format("--group {}: the tile scheduler's group is 1 to 64 tile rows", flags.group));
+  choices.sm90_tile_group = flags.group;
   return gpu_options_from_choices(choices);
 }
 

@@ -1,5 +1,5 @@
 // The GPU options of the command line (--arch, --block, --warp, --mma, --split-k,
-// --stages, --dump-after), shared by `compile` and `run`.
+// --stages, --group, --dump-after), shared by `compile` and `run`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,6 +17,7 @@ struct GpuFlags {
   std::string arch, block, warp, mma;
   int split_k = 0;
   int stages = 0;
+  int group = 0;  // --group: the sm_90a tile scheduler's group of tile rows
   std::vector<std::string> dump_after;
   std::vector<CLI::Option*> registered;  // the tile options (not --dump-after), to see which were given
 
