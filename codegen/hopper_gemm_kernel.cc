@@ -4,12 +4,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_expressions.h"
+#include "codegen/cuda_kernel_layout.h"
+#include "codegen/hopper_epilogue.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
-#include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -60,11 +60,11 @@ std::string tma_load(const StageOperand& o, const std::string& stage) {
                      o.offset ? fmt::format(" + {}", o.offset) : "", o.name, o.inner0, o.outer0, o.rows, o.atoms);
 }
 
-std::string thread_load(const StageOperand& o, const std::string& stage, int threads) {
-  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, {}{});\n",
+std::string thread_load(const StageOperand& o, const std::string& stage) {
+  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
                      vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
-                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms, threads,
-                     o.prologue.empty() ? "" : ",\n                        " + o.prologue);
+                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms,
+                     o.prologue.empty() ? "" : ",\n                         " + o.prologue);
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
@@ -81,48 +81,148 @@ std::string parameters(const Program& program, const StageOperand& a, const Stag
   return fmt::format("{}", fmt::join(list, ",\n    "));
 }
 
-// Element (pf_m, pf_n) of a row-major tensor read or written with `indices` by a statement whose
-// row and column indices are `m` and `n` (bound extents).
-std::string element_address(const Program& program, const Access& access, const StatementDims& dims) {
-  const Tensor* tensor = program.find_tensor(access.tensor);
-  std::string offset;
-  for (std::size_t d = 0; d < access.indices.size(); ++d) {
-    const std::string& index = access.indices[d];
-    PF_INTERNAL_CHECK(index == dims.m || index == dims.n, "an epilogue access indexed by the row and column only");
-    std::int64_t stride = 1;
-    for (std::size_t e = d + 1; e < tensor->dims.size(); ++e) stride *= bound_size(program, tensor->dims[e]).value;
-    const std::string term = index == dims.m ? "pf_m" : "pf_n";
-    const std::string scaled = stride == 1 ? term : fmt::format("static_cast<long long>({}) * {}", term, stride);
-    offset += (offset.empty() ? "" : " + ") + scaled;
-  }
-  return fmt::format("{} + (in ? {} : 0)", access.tensor, offset.empty() ? "0" : offset);
+// What the kernel is made of, for the generator's parts.
+struct KernelShape {
+  const HopperGemmTiles& t;
+  const HopperTileSchedule& schedule;
+  std::int64_t m, n, k_blocks, tiles_m, tiles_n;
+  const StageOperand& a;
+  const StageOperand& b;
+  const StageOperand& by_tma;          // an operand TMA loads (A when both)
+  const StageOperand* by_threads;      // the operand the producer warpgroup copies, or nullptr
+  HopperRegisterSplit registers;
+};
+
+// `for (tile ...)` over the block's tiles with m0 and n0, at `indent`.
+std::string tile_loop(const KernelShape& k, const std::string& indent) {
+  std::string text = "#pragma unroll 1\n";
+  text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
+  text += fmt::format("{}  const TileCoord c = grouped_tile(tile, {}, {}, {});\n", indent, k.tiles_m, k.tiles_n, k.schedule.group);
+  text += fmt::format("{}  const int m0 = c.m * {}, n0 = c.n * {};\n", indent, k.t.bm, k.t.bn);
+  return text;
 }
 
-// The epilogue of `plan` on warpgroup tile elements (pf_m, pf_n) (`in`: inside C), after
-// `c_value` holds the matmul's result there: each statement's value in `<tensor>_v`, every
-// live-out stored.
-std::string epilogue_element(const Program& program, const KernelPlan& plan) {
-  const MatmulStage& mm = plan.matmuls[0];
-  std::vector<std::string> computed = {mm.c};
-  std::string text;
-  if (mm.live_out)
-    text += fmt::format("    pf::stg_pred({} + (in ? static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
-                        mm.c, bound_size(program, mm.dims.n_extent).value, cuda_type(program.find_tensor(mm.c)->type), mm.c);
-  for (const PointwiseStage& stage : plan.epilogue) {
-    const Statement* statement = program.find_statement(stage.dims.statement);
-    PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);
-    const std::string value = c_expression(statement->expr, [&](int read) {
-      const Access& access = statement->reads[static_cast<std::size_t>(read)];
-      if (std::find(computed.begin(), computed.end(), access.tensor) != computed.end()) return access.tensor + "_v";
-      return fmt::format("pf::to_float(pf::ldg_pred({}, in))", element_address(program, access, stage.dims));
-    });
-    text += fmt::format("    const float {}_v = {};  // {}\n", stage.output, value, print_statement_source(*statement));
-    computed.push_back(stage.output);
-    if (stage.live_out)
-      text += fmt::format("    pf::stg_pred({}, pf::from_float<{}>({}_v), in);\n",
-                          element_address(program, statement->write, stage.dims),
-                          cuda_type(program.find_tensor(stage.output)->type), stage.output);
+// The producer's loops over the block's tiles and their k-blocks, at `indent`, down to the
+// stage of k-block `it` once the consumers released its previous fill.
+std::string producer_loops(const KernelShape& k, const std::string& indent) {
+  const int s = k.t.stages;
+  std::string text = fmt::format("{}int it = 0;  // k-blocks loaded so far, over the tiles\n", indent);
+  text += tile_loop(k, indent);
+  text += "#pragma unroll 1\n";
+  text += fmt::format("{}  for (int kb = 0; kb < {}; ++kb, ++it) {{\n", indent, k.k_blocks);
+  text += fmt::format("{}    const int s = it % {};\n", indent, s);
+  text += fmt::format("{}    if (it >= {}) mbarrier_wait(empty + s, static_cast<unsigned>(it / {} - 1) & 1u);\n", indent, s, s);
+  text += fmt::format("{}    unsigned char* stage = smem + s * {};\n", indent, k.t.stage_bytes());
+  return text;
+}
+
+std::string producer_branch(const KernelShape& k) {
+  const int s = k.t.stages;
+  std::string text = "  if (warpgroup_index() == 0) {\n";
+  if (!k.by_threads) {
+    text += fmt::format("    // the producer warpgroup: its registers to the consumers, then one thread loads every k-block\n"
+                        "    // of the block's tiles by TMA (PTX ISA 9.7.9.27) into the ring, stage it % {}, completing on\n"
+                        "    // full[it % {}], once the consumers released the stage's previous fill on empty[it % {}]\n", s, s, s);
+    text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
+    text += "    if (threadIdx.x == 0) {\n";
+    text += producer_loops(k, "      ");
+    text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
+    text += "          " + tma_load(k.a, "stage") + "          " + tma_load(k.b, "stage");
+    text += "        }\n      }\n    }\n    return;\n  }\n";
+    return text;
   }
+  const StageOperand& copied = *k.by_threads;
+  text += fmt::format("    // the producer warpgroup: its registers to the consumers, then for every k-block of the block's\n"
+                      "    // tiles, once the consumers released the stage's previous fill on empty[it % {}]: thread 0\n"
+                      "    // loads {} by TMA (PTX ISA 9.7.9.27) completing on full[it % {}], and all 128 threads copy\n",
+                      s, k.by_tma.name, s);
+  if (copied.prologue.empty())
+    text += fmt::format("    // {} in the layout TMA would write (TMA cannot load {}: its rows are {} bytes apart), make it\n"
+                        "    // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
+                        copied.name, copied.name, copied.extent_inner * 2, s);
+  else
+    text += fmt::format("    // {} through the prologue in the layout TMA would write, make it visible to wgmma (PTX ISA\n"
+                        "    // 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n", copied.name, s);
+  text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
+  text += producer_loops(k, "    ");
+  text += "        if (threadIdx.x == 0) {\n";
+  text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
+  text += "          " + tma_load(k.by_tma, "stage");
+  text += "        }\n";
+  text += "        " + thread_load(copied, "stage");
+  text += "        fence_proxy_async();\n";
+  text += "        mbarrier_arrive(full + s);\n";
+  text += "      }\n    }\n    return;\n  }\n";
+  return text;
+}
+
+// The consumers' epilogue of one tile, after the accumulators are final.
+std::string consumer_epilogue(const Program& program, const KernelPlan& plan, const KernelShape& k) {
+  const MatmulStage& mm = plan.matmuls[0];
+  const HopperGemmTiles& t = k.t;
+  const std::string row0 = t.consumers() > 1 ? "m0 + 64 * wg" : "m0";
+  if (!plan.epilogue.empty()) {
+    std::string text = fmt::format(
+        "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
+        "    // its 64 x {} tile; rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
+    text += "    stage_wg_acc(acc, staging, epilogue_sync);\n";
+    text += fmt::format("    for (int e = thread_in_warpgroup(); e < {}; e += 128) {{\n", 64 * t.bn);
+    text += fmt::format("      const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
+    text += fmt::format("      const bool in = pf_m < {} && pf_n < {};\n", k.m, k.n);
+    text += fmt::format("      const float {}_v = pf::lds(staging + e / {} * {} + e % {});\n", mm.c, t.bn, t.bn + 4, t.bn);
+    text += hopper_epilogue_element(program, plan);
+    text += "    }\n";
+    return text;
+  }
+  // 16-byte stores when every row of C starts 16-byte aligned (N a multiple of 16 / element size)
+  const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
+  const std::string store = k.n % (16 / out_bytes) == 0 ? "store_wg_acc_staged<true>" : "store_wg_acc_staged";
+  std::string text = fmt::format("    // the accumulators to {} through the warpgroup's shared memory (rows and columns outside\n"
+                                 "    // {} x {} not written)\n", mm.c, k.m, k.n);
+  if (t.consumers() > 1) text += fmt::format("    const int row0 = {};\n", row0);
+  const std::string r0 = t.consumers() > 1 ? "row0" : "m0";
+  text += fmt::format("    {}(acc, staging, {} + static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
+                      "                        epilogue_sync);\n", store, mm.c, r0, k.n, k.n, k.m, r0, k.n);
+  return text;
+}
+
+std::string consumer_branch(const Program& program, const KernelPlan& plan, const KernelShape& k, const std::string& in) {
+  const MatmulStage& mm = plan.matmuls[0];
+  const HopperGemmTiles& t = k.t;
+  const int s = t.stages;
+  std::string text = fmt::format(
+      "  // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's\n"
+      "  // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue\n");
+  text += fmt::format("  setmaxnreg_inc<{}>();\n", k.registers.consumer);
+  if (t.consumers() > 1) {
+    text += fmt::format("  const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each {} x {} tile\n", t.bm, t.bn);
+    text += fmt::format("  float* staging = reinterpret_cast<float*>(smem + {}) + wg * {};  // the warpgroup's epilogue staging\n",
+                        t.ring_bytes(), t.wg_staging_floats());
+    text += "  WarpgroupBarrier epilogue_sync{epilogue_bar + wg};\n";
+  } else {
+    text += fmt::format("  float* staging = reinterpret_cast<float*>(smem + {});  // the epilogue staging\n", t.ring_bytes());
+    text += "  WarpgroupBarrier epilogue_sync{epilogue_bar};\n";
+  }
+  text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
+  text += tile_loop(k, "  ");
+  text += fmt::format("    WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
+  text += "#pragma unroll 1\n";
+  text += fmt::format("    for (int kb = 0; kb < {}; ++kb, ++it) {{\n", k.k_blocks);
+  text += fmt::format("      const int s = it % {};\n", s);
+  text += fmt::format("      mbarrier_wait(full + s, static_cast<unsigned>(it / {}) & 1u);\n", s);
+  text += fmt::format("      const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
+  text += fmt::format(
+      "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
+      "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+      in, t.bn, k.a.major, k.b.major, t.bm, t.bk, t.consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
+  text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
+  text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
+  text += "    }\n";
+  text += "    wgmma_wait<0>();\n";
+  text += fmt::format("    mbarrier_arrive(empty + (it - 1) % {});  // the tile's last k-block retired\n", s);
+  text += "    wgmma_fence_operand(acc);\n";
+  text += consumer_epilogue(program, plan, k);
+  text += "  }\n";
   return text;
 }
 
@@ -132,22 +232,44 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m) {
   HopperGemmTiles t;
   t.bm = m > 64 ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
-  t.stages = std::clamp((kSharedBudget - 16 * kMaxStages) / t.stage_bytes(), 2, kMaxStages);
-  PF_INTERNAL_CHECK(t.staging_bytes() <= t.barrier_offset(), "the epilogue's staging fits in the stages");
+  t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 16 * kMaxStages - 8 * t.consumers()) / t.stage_bytes(), 2,
+                        kMaxStages);
+  PF_INTERNAL_CHECK(t.shared_bytes() <= kSharedBudget, "the ring, the staging and the mbarriers fit 227 KB");
   return t;
 }
 
+HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies) {
+  HopperRegisterSplit r;
+  if (producer_copies) r = {80, tiles.consumers() > 1 ? 216 : 232};
+  PF_INTERNAL_CHECK(128 * (r.producer + tiles.consumers() * r.consumer) <= 65536, "the register split fits 64K");
+  return r;
+}
+
+std::int64_t hopper_tile_count(const HopperGemmTiles& t, std::int64_t m, std::int64_t n) {
+  return ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
+}
+
+std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
+                                 std::int64_t m, std::int64_t n) {
+  const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
+  const std::int64_t tiles = hopper_tile_count(t, m, n);
+  return fmt::format("warp-specialised, cooperative: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
+                     "({} registers) on each {} x {} tile; persistent: {} tiles in groups of {} tile rows over "
+                     "min(SMs, {}) blocks",
+                     producer_copies ? "TMA and thread copies" : "TMA", r.producer, t.consumers() == 1 ? "one" : "two",
+                     t.consumers() == 1 ? "" : "s", r.consumer, t.bm, t.bn, tiles, schedule.group, tiles);
+}
+
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
-                               const HopperGemmTiles& t) {
+                               const HopperGemmTiles& t, const HopperTileSchedule& schedule) {
   PF_INTERNAL_CHECK(plan.matmuls.size() == 1, "the Hopper main loop takes one matmul");
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
+  PF_INTERNAL_CHECK(schedule.group >= 1, "tile groups of at least one tile row");
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value,
                      k = bound_size(program, *mm.dims.k_extent).value;
-  const std::string in = cuda_type(program.find_tensor(mm.a)->type), out = cuda_type(program.find_tensor(mm.c)->type);
-  const std::int64_t k_blocks = (k + t.bk - 1) / t.bk;
-  const std::int64_t preloaded = std::min<std::int64_t>(t.stages - 1, k_blocks);
+  const std::string in = cuda_type(program.find_tensor(mm.a)->type);
   const int s = t.stages;
   StageOperand a = stage_operand(operand_source(mm, 'A'), choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0",
                                  t.bm, t.bk, m, k);
@@ -157,125 +279,44 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   b.prologue = prologue_functor(mm, 'B');
   PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
                     "an operand with a prologue is copied by the threads");
-  const StageOperand& by_tma = a.copy == OperandCopy::tma ? a : b;
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
-  const bool both_tma = by_threads == nullptr;
+  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn, a, b,
+                          a.copy == OperandCopy::tma ? a : b, by_threads, hopper_register_split(t, by_threads != nullptr)};
 
-  std::string text = fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
-      parameters(program, a, b));
+  std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
+                                 parameters(program, a, b));
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
-      "  // shared memory: {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{}; 128-byte\n"
-      "  // swizzle), then the stages' \"full\" and \"empty\" mbarriers at byte {}\n",
+      "  // shared memory: a ring of {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{};\n"
+      "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats) from byte {}, then the\n"
+      "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue\n",
       s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
-      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.barrier_offset());
+      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset());
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
-  text += fmt::format("  const int m0 = blockIdx.y * {}, n0 = blockIdx.x * {};\n", t.bm, t.bn);
-  text += "  const bool producer = threadIdx.x == 0;  // issues the TMA loads\n";
-  if (t.consumers() > 1)
-    text += fmt::format("  const int wg = threadIdx.x / 128;  // consumer warpgroup: rows 64 wg .. 64 wg + 63 of the {} x {} tile\n",
-                        t.bm, t.bn);
-  text += "  if (producer) {\n";
+  text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);
+  text += "  if (threadIdx.x == 0) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
-  if (both_tma)
+  if (!by_threads)
     text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
   else
-    text += fmt::format("      mbarrier_init(full + s, {});   // the producer's arrive_expect_tx, the bytes of {}, and every\n"
-                        "                                      // thread once its part of {} is written\n",
-                        t.threads() + 1, by_tma.name, by_threads->name);
-  text += fmt::format("      mbarrier_init(empty + s, {});  // every consumer thread, once its wgmma retired\n", t.threads());
-  text += "    }\n    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
-  if (both_tma) {
-    text += fmt::format("  // TMA (PTX ISA 9.7.9.25): k-block kb of {} and {} into stage kb % {}, completing on full[kb % {}]\n",
-                        mm.a, mm.b, s, s);
-    text += "  const auto load_k_block = [&](int kb) {\n";
-    text += fmt::format("    const int s = kb % {};\n", s);
-    text += fmt::format("    unsigned char* stage = smem + s * {};\n", t.stage_bytes());
-    text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", t.stage_bytes());
-    text += "    " + tma_load(a, "stage") + "    " + tma_load(b, "stage");
-    text += "  };\n";
-    text += fmt::format("  if (producer)\n    for (int kb = 0; kb < {}; ++kb) load_k_block(kb);\n", preloaded);
-  } else {
-    text += fmt::format("  // k-block kb of {} by TMA (PTX ISA 9.7.9.25) into stage kb % {}, completing on full[kb % {}] (the producer)\n",
-                        by_tma.name, s, s);
-    text += "  const auto tma_k_block = [&](int kb) {\n";
-    text += fmt::format("    const int s = kb % {};\n", s);
-    text += fmt::format("    mbarrier_arrive_expect_tx(full + s, {});\n", by_tma.bytes());
-    text += "    " + tma_load(by_tma, fmt::format("smem + s * {}", t.stage_bytes()));
-    text += "  };\n";
-    if (by_threads->prologue.empty())
-      text += fmt::format("  // k-block kb of {} by every thread, the tile TMA would write (TMA cannot load {}: its rows are\n"
-                          "  // {} bytes apart), made visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
-                          by_threads->name, by_threads->name, by_threads->extent_inner * 2, s);
-    else
-      text += fmt::format("  // k-block kb of {} by every thread through the prologue, in the layout TMA would write, made\n"
-                          "  // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async), then full[kb % {}]\n",
-                          by_threads->name, s);
-    text += "  const auto copy_k_block = [&](int kb) {\n";
-    text += fmt::format("    const int s = kb % {};\n", s);
-    text += "    " + thread_load(*by_threads, fmt::format("smem + s * {}", t.stage_bytes()), t.threads());
-    text += "    fence_proxy_async();\n";
-    text += "    mbarrier_arrive(full + s);\n";
-    text += "  };\n";
-    text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n    if (producer) tma_k_block(kb);\n    copy_k_block(kb);\n  }}\n",
-                        preloaded);
-  }
-  text += fmt::format("  WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
-  text += "  // k-blocks: wait for a stage, wgmma (PTX ISA 9.7.15) from it, release the previous one\n";
-  text += "#pragma unroll 1\n";
-  text += fmt::format("  for (int kb = 0; kb < {}; ++kb) {{\n", k_blocks);
-  text += fmt::format("    const int s = kb % {};\n", s);
-  text += fmt::format("    mbarrier_wait(full + s, static_cast<unsigned>(kb / {}) & 1u);\n", s);
-  text += fmt::format("    const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
-  text += fmt::format(
-      "    wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
-      "        OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-      in, t.bn, a.major, b.major, t.bm, t.bk, t.consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
-  text += "    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
-  text += fmt::format("    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % {});\n", s);
-  text += fmt::format("    const int next = kb + {};\n", s - 1);
-  const std::string wait_empty =
-      fmt::format("      if (next >= {}) mbarrier_wait(empty + next % {}, static_cast<unsigned>(next / {} - 1) & 1u);\n", s, s, s);
-  if (both_tma) {
-    text += fmt::format("    if (producer && next < {}) {{\n", k_blocks);
-    text += wait_empty + "      load_k_block(next);\n    }\n  }\n";
-  } else {
-    text += fmt::format("    if (next < {}) {{  // every thread refills the stage of k-block kb - 1\n", k_blocks);
-    text += wait_empty + "      if (producer) tma_k_block(next);\n      copy_k_block(next);\n    }\n  }\n";
-  }
-  text += "  wgmma_wait<0>();\n  wgmma_fence_operand(acc);\n";
-  if (!plan.epilogue.empty()) {
-    text += fmt::format("  // the accumulators staged in the stages' shared memory (every stage landed, every wgmma retired),\n"
-                        "  // then the epilogue on each element of the warpgroup's 64 x {} tile; rows and columns outside\n"
-                        "  // {} x {} are not read or written\n", t.bn, m, n);
-    const std::string row0 = t.consumers() > 1 ? "m0 + 64 * wg" : "m0";
-    text += fmt::format("  float* staging = reinterpret_cast<float*>(smem){};\n",
-                        t.consumers() > 1 ? fmt::format(" + wg * {}", 64 * (t.bn + 4)) : "");
-    text += "  stage_wg_acc(acc, staging);\n";
-    text += fmt::format("  for (int e = threadIdx.x % 128; e < {}; e += 128) {{\n", 64 * t.bn);
-    text += fmt::format("    const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
-    text += fmt::format("    const bool in = pf_m < {} && pf_n < {};\n", m, n);
-    text += fmt::format("    const float {}_v = pf::lds(staging + e / {} * {} + e % {});\n", mm.c, t.bn, t.bn + 4, t.bn);
-    text += epilogue_element(program, plan);
-    text += "  }\n}\n";
-    return text;
-  }
-  text += fmt::format("  // the accumulators to {} (rows and columns outside {} x {} not written), through the stages'\n"
-                      "  // shared memory: every {} landed and every wgmma retired\n",
-                      mm.c, m, n, both_tma ? "TMA load" : "stage");
-  // 16-byte stores when every row of C starts 16-byte aligned (N a multiple of 16 / element size)
-  const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
-  const std::string store = n % (16 / out_bytes) == 0 ? "store_wg_acc_staged<true>" : "store_wg_acc_staged";
-  if (t.consumers() == 1)
-    text += fmt::format("  {}(acc, reinterpret_cast<float*>(smem), {} + static_cast<long long>(m0) * {} + n0, {},\n"
-                        "                      {} - m0, {} - n0);\n", store, mm.c, n, n, m, n);
+    text += fmt::format("      mbarrier_init(full + s, 129);   // thread 0's arrive_expect_tx, the bytes of {}, and every\n"
+                        "                                      // producer thread once its part of {} is written\n",
+                        shape.by_tma.name, by_threads->name);
+  text += fmt::format("      mbarrier_init(empty + s, {});  // every consumer thread, once its wgmma retired\n", 128 * t.consumers());
+  text += "    }\n";
+  if (t.consumers() > 1)
+    text += fmt::format("    for (int wg = 0; wg < {}; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads\n",
+                        t.consumers());
   else
-    text += fmt::format("  const int row0 = m0 + 64 * wg;  // the warpgroup's rows, staged at its own {} bytes\n"
-                        "  {}(acc, reinterpret_cast<float*>(smem) + wg * {}, {} + static_cast<long long>(row0) * {} + n0,\n"
-                        "                      {}, {} - row0, {} - n0);\n",
-                        t.staging_bytes() / t.consumers(), store, 64 * (t.bn + 4), mm.c, n, n, m, n);
+    text += "    mbarrier_init(epilogue_bar, 128);  // the consumer warpgroup's threads\n";
+  text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
+  text += fmt::format("  // output tiles of {} x {}: {} x {}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
+                      "  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
+                      "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
+                      t.bm, t.bn, shape.tiles_m, shape.tiles_n, schedule.group, s, s);
+  text += producer_branch(shape);
+  text += consumer_branch(program, plan, shape, in);
   text += "}\n";
   return text;
 }

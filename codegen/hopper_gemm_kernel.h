@@ -1,16 +1,31 @@
-// The sm_90a main loop of a plain GEMM C = A * B (main_loop_choice.h: MainLoop::tma_wgmma),
-// written as ThunderKittens-style CUDA over kernels/cuda's Hopper layer (pf::sm90): thread 0
-// issues TMA loads of A's and B's k-blocks into an S-stage ring of 128-byte-swizzled tiles
-// that complete on "full" mbarriers (or of one of them, the threads copying the other); each
-// consumer warpgroup (one or two, 128 threads each) waits on a stage, issues one k-block of
-// wgmma.mma_async from shared-memory descriptors (its 64 rows of A, all of B) and releases the
-// stage of the previous k-block on its "empty" mbarrier once wgmma.wait_group retired its
-// reads (every consumer thread arrives: a wait retires only the own warp's share). The f32
-// accumulators are stored with bounds checks, staged in the ring's shared memory. The model is
-// tests/kernels_cuda's hand-written hopper_gemm_* kernel.
+// The sm_90a kernel of a plain GEMM C = A * B (main_loop_choice.h: MainLoop::tma_wgmma), written
+// as ThunderKittens-style CUDA over kernels/cuda's Hopper layer (pf::sm90): warp-specialised and
+// persistent, in CUTLASS 3's three parts — main loop, epilogue, tile scheduler.
+//
+//   * Warpgroup 0 is the producer: it gives registers back (setmaxnreg.dec) and one of its
+//     threads issues the TMA loads of A's and B's k-blocks into an S-stage ring of 128-byte-
+//     swizzled tiles completing on "full" mbarriers (an operand TMA cannot load is copied by all
+//     128 producer threads, fenced for the async proxy, arriving on "full" too). Before refilling
+//     a stage it waits on the stage's "empty" mbarrier.
+//   * Warpgroups 1 .. C are the consumers (C = 1 or 2; setmaxnreg.inc): per k-block they wait on
+//     a stage, issue one k-block of wgmma.mma_async from shared-memory descriptors (their 64 rows
+//     of A, all of B) and release the previous k-block's stage on "empty" once wgmma.wait_group
+//     retired its reads (every consumer thread arrives: a wait retires only its own warp's
+//     share). The schedule is cooperative: the C consumers compute one BM x BN tile together
+//     (ping-pong, consumers on different tiles, is not generated).
+//   * Tile scheduler: each block walks the output tiles tile = blockIdx.x, + gridDim.x, ... in
+//     grouped order (pf_tile_scheduler_sm90.cuh: groups of `group` tile rows); the grid is
+//     min(SMs, tiles) blocks, chosen at launch (LaunchMetadata::persistent_tiles). Producer and
+//     consumers count the k-blocks over all tiles (`it`): the ring's stage it % S and the
+//     mbarrier parity (it / S) & 1 carry from one tile to the next.
+//   * Epilogue: each consumer warpgroup stages its f32 accumulators in its own shared-memory
+//     area past the ring (the producer may already fill the ring for the next tile), ordered by a
+//     warpgroup barrier on an mbarrier (no block-wide barrier after the mbarriers' init), then
+//     stores C with bounds checks or runs the fused pointwise epilogue per element.
 //
 // The wgmma issue is straight-line (one k-block of BK / 16 instructions, descriptors from
-// constant tile addresses before wgmma.fence), so ptxas does not serialise it (C7510/C7511).
+// constant tile addresses before wgmma.fence), so ptxas does not serialise it (C7510/C7511); the
+// kernel carries __launch_bounds__(threads, 1) so that ptxas honours setmaxnreg (C7508).
 #pragma once
 
 #include <cstdint>
@@ -22,40 +37,68 @@
 
 namespace polyfuse {
 
-// The Hopper main loop's tiles: bm / 64 consumer warpgroups (one or two) compute BM x BN of C
-// per block, warpgroup g rows 64 g .. 64 g + 63 of it, with one B tile shared by both.
+// The Hopper kernel's tiles: bm / 64 consumer warpgroups (one or two) compute BM x BN of C per
+// tile, consumer g rows 64 g .. 64 g + 63 of it, with one B tile shared by both; one producer
+// warpgroup before them.
 struct HopperGemmTiles {
   int bm = 64, bn = 128, bk = 64;  // wgmma m64nBNk16, BK / 16 k-steps per k-block
   int stages = 4;                  // shared-memory ring (2..6)
 
-  int consumers() const { return bm / 64; }      // warpgroups
-  int threads() const { return 128 * consumers(); }
+  int consumers() const { return bm / 64; }          // warpgroups
+  int threads() const { return 128 * (consumers() + 1); }  // the producer warpgroup and the consumers
   int a_bytes() const { return bm * bk * 2; }   // one A tile (128-byte swizzle, K- or M-major)
   int b_bytes() const { return bk * bn * 2; }   // one B tile (K- or N-major)
   int stage_bytes() const { return a_bytes() + b_bytes(); }  // a multiple of 1024
-  int barrier_offset() const { return stages * stage_bytes(); }
-  int shared_bytes() const { return barrier_offset() + 16 * stages; }  // + full and empty mbarriers
-  // The epilogue stages each warpgroup's 64 x (bn + 4) f32 accumulators in the ring's memory.
-  int staging_bytes() const { return consumers() * 64 * (bn + 4) * 4; }
+  int ring_bytes() const { return stages * stage_bytes(); }
+  // Each consumer warpgroup stages its 64 x (bn + 4) f32 accumulators after the ring.
+  int wg_staging_floats() const { return 64 * (bn + 4); }
+  int staging_bytes() const { return consumers() * wg_staging_floats() * 4; }
+  int barrier_offset() const { return ring_bytes() + staging_bytes(); }
+  // + the stages' full and empty mbarriers, one per consumer warpgroup for its epilogue
+  int shared_bytes() const { return barrier_offset() + 16 * stages + 8 * consumers(); }
+};
+
+// The register counts the warpgroups ask for with setmaxnreg (PTX ISA 9.7.17.1): 64K registers
+// per SM over the block's 128 (consumers + 1) threads. The producer keeps 40 when one thread
+// issues TMA, 80 when its warpgroup copies an operand (loads, the prologue); the consumers take
+// 232 (their 64 x 128 f32 accumulators are 64 registers), 216 beside a copying producer.
+struct HopperRegisterSplit {
+  int producer = 40, consumer = 232;
+};
+HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies);
+
+// The persistent tile scheduler: output tiles in groups of `group` tile rows (along M).
+struct HopperTileSchedule {
+  int group = 8;  // GpuOptions::group when set (--group)
 };
 
 // The tiles for an M x N x K GEMM on sm_90a (the rule, documented in the README): blocks of
-// 128 x 128 x 64 (two consumer warpgroups) when M > 64, else 64 x 128 x 64 (one); as many
-// stages as the 227 KB of shared memory per block hold, 2 to 6 (128 x 128 x 64: 32 KB a
-// stage, 6 stages).
+// 128 x 128 x 64 (two consumer warpgroups, cooperative) when M > 64, else 64 x 128 x 64 (one);
+// as many stages as the 227 KB of shared memory per block hold beside the epilogue staging, 2 to
+// 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages).
 HopperGemmTiles hopper_gemm_tiles(std::int64_t m);
 
+// The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
+std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);
+
+// "warp-specialised, cooperative: a producer warpgroup (TMA, 40 registers) and two consumer
+// warpgroups (232 registers) on each 128 x 128 tile; persistent: 6 tiles in groups of 8 tile
+// rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say.
+std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, bool producer_copies,
+                                 std::int64_t m, std::int64_t n);
+
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
-// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), sizes bound): its grid is
-// (ceil(N / bn), ceil(M / bm)), tiles.threads() threads, tiles.shared_bytes() of dynamic shared memory;
-// A_map and B_map are 2-d tensor maps of the tensors as stored (dimension 0 the contiguous
-// one) with boxes of 64 by the block's extent of the other dimension (A(m, k): {64, bm},
-// A(k, m): {64, bk}, B(k, n): {64, bk}, B(n, k): {64, bn}), 128-byte swizzle (runtime/tma
-// builds them); wgmma reads k-contiguous tiles K-major, the others M/N-major. An operand that
-// `choice` copies by threads is a plain pointer instead (`const T* B`): every thread writes its
-// share of the tile TMA would have written (pf_thread_tile_sm90.cuh), fences it for the async
-// proxy and arrives on the stage's "full" mbarrier (then initialised to 129 arrivals).
+// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), sizes bound): a 1-d grid of any
+// number of blocks (the runtime launches min(SMs, hopper_tile_count)), tiles.threads() threads,
+// tiles.shared_bytes() of dynamic shared memory; A_map and B_map are 2-d tensor maps of the
+// tensors as stored (dimension 0 the contiguous one) with boxes of 64 by the block's extent of
+// the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk}, B(k, n): {64, bk}, B(n, k): {64, bn}),
+// 128-byte swizzle (runtime/tma builds them); wgmma reads k-contiguous tiles K-major, the others
+// M/N-major. An operand that `choice` copies by threads is a plain pointer instead (`const T* B`):
+// every producer thread writes its share of the tile TMA would have written
+// (pf_thread_tile_sm90.cuh), fences it for the async proxy and arrives on the stage's "full"
+// mbarrier (then initialised to 129 arrivals).
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
-                               const HopperGemmTiles& tiles);
+                               const HopperGemmTiles& tiles, const HopperTileSchedule& schedule = {});
 
 }  // namespace polyfuse

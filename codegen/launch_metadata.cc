@@ -44,7 +44,7 @@ nlohmann::json to_json(const LaunchMetadata& metadata) {
   }
   nlohmann::json grid = nlohmann::json::array();
   for (const GridDimension& g : metadata.grid) grid.push_back({{"value", g.value}, {"expression", g.expression}});
-  return {
+  nlohmann::json json = {
       {"kernel", metadata.kernel},
       {"launcher", metadata.launcher},
       {"arch", metadata.arch},
@@ -54,6 +54,8 @@ nlohmann::json to_json(const LaunchMetadata& metadata) {
       {"dynamic_shared_bytes", metadata.dynamic_shared_bytes},
       {"options", metadata.options},
   };
+  if (metadata.persistent) json["persistent"] = true;
+  return json;
 }
 
 LaunchMetadata launch_metadata_from_json(const nlohmann::json& json) {
@@ -88,6 +90,7 @@ LaunchMetadata launch_metadata_from_json(const nlohmann::json& json) {
     }
     m.dynamic_shared_bytes = field(json, "dynamic_shared_bytes").get<int>();
     m.options = json.value("options", std::string());
+    m.persistent = json.value("persistent", false);
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("launch metadata: ") + e.what());

@@ -48,7 +48,16 @@ struct LaunchMetadata {
   int block[3] = {1, 1, 1};         // x, y, z threads
   int dynamic_shared_bytes = 0;
   std::string options;              // the tile options, e.g. "block 128x128x32 warp 64x64x32 ..."
+  // A persistent kernel (the sm_90a tile scheduler): its blocks walk grid[0] tiles, and the
+  // launch has min(the device's SM count, grid[0]) blocks along x (persistent_grid).
+  bool persistent = false;
 };
+
+// The blocks along x of a launch of `metadata` on a device of `sms` SMs: grid_x itself, or
+// min(sms, grid_x) for a persistent kernel.
+inline unsigned persistent_grid(const LaunchMetadata& metadata, unsigned grid_x, unsigned sms) {
+  return metadata.persistent && sms < grid_x ? sms : grid_x;
+}
 
 // The sidecar's JSON text form and back.
 nlohmann::json to_json(const LaunchMetadata& metadata);

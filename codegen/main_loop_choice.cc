@@ -44,7 +44,6 @@ std::string tile_options_refusal(const GpuOptions& options) {
   if (options.mma != d.mma) set.push_back("--mma");
   if (options.split_k != d.split_k) set.push_back("--split-k");
   if (options.stages != d.stages) set.push_back("--stages");
-  if (options.group) set.push_back("--group");
   if (set.empty()) return "";
   return fmt::format("{} chosen: tile options of the mma.sync main loop (the TMA + wgmma loop takes its own tiles)",
                      fmt::join(set, ", "));

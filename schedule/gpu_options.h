@@ -38,7 +38,8 @@ struct GpuOptions {
   // The grid's block order (codegen/kernel_grid.h's tile_group): consecutive blocks walk
   // groups of `group` tile rows column by column (kernels/cuda's pf::grouped_tile), so the
   // panels of A and B they read stay in L2; 1 is row-major order. Unset: the default rule
-  // (8 when the grid has at least 8 tile rows or an unbound row count, else 1).
+  // (8 when the grid has at least 8 tile rows or an unbound row count, else 1). The sm_90a
+  // persistent kernel's tile scheduler walks its tiles in the same groups (unset: 8).
   std::optional<int> group;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.

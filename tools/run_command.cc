@@ -33,6 +33,21 @@ struct RunOptions {
   int repeat = 20;
   bool stats = false;
   std::string kernel_source;  // --kernel-source FILE
+  unsigned sms = 0;           // --sms N: the emulated device's SMs (0: the default)
+};
+
+// --sms N for the run: the emulator's SM count (persistent kernels launch min(SMs, tiles) blocks).
+class EmulatedSms {
+ public:
+  explicit EmulatedSms(unsigned sms) : saved_(emu::options().sm_count) {
+    if (sms) emu::options().sm_count = sms;
+  }
+  ~EmulatedSms() { emu::options().sm_count = saved_; }
+  EmulatedSms(const EmulatedSms&) = delete;
+  EmulatedSms& operator=(const EmulatedSms&) = delete;
+
+ private:
+  unsigned saved_;
 };
 
 Backend chosen_backend(const std::string& name) {
@@ -107,6 +122,7 @@ int run_run(const RunOptions& options) {
       if (options.backend != "auto") throw UserError("--backend chooses where the GPU kernel runs; --target=cpu runs C++ on this CPU");
       if (options.stats) throw UserError("--stats prints the emulator's counters; --target=cpu runs no emulator");
       request.cpu_schedule = cpu_schedule_options(options.cpu);
+      if (options.sms) throw UserError("--sms sets the emulated GPU's SM count; --target=cpu runs no emulator");
     } else {
       refuse_cpu_flags(options.cpu, "this runs the GPU kernel (add --target=cpu)");
       request.options = gpu_options(options.gpu);
@@ -115,11 +131,15 @@ int run_run(const RunOptions& options) {
       if (options.stats && request.backend != Backend::emu)
         throw UserError("--stats prints the emulator's counters; this run is on a GPU (profile it with ncu, or run "
                         "with --backend=emu)");
+      if (options.sms && request.backend != Backend::emu)
+        throw UserError("--sms sets the emulated GPU's SM count; this run is on a GPU, whose own SM count the persistent "
+                        "grid takes (run with --backend=emu)");
     }
     if (!options.kernel_source.empty()) {
       request.kernel_source = read_source_file(options.kernel_source).text;
       request.kernel_source_name = options.kernel_source;
     }
+    EmulatedSms sms(options.sms);
     bool all_ok = true;
     for (const Program* program : input.defs(options.def)) {
       EmulatorProgress progress(*program, request.target == Target::gpu && request.backend == Backend::emu);
@@ -168,6 +188,11 @@ Command add_run_command(CLI::App& parent) {
                   "options, or of --emit=cpu with --target=cpu) in place of the generated code: same launch, inputs, "
                   "reference check and emulator checks")
       ->type_name("FILE");
+  app->add_option("--sms", options->sms,
+                  "Emulator (--backend=emu): the SMs of the emulated GPU, so that a persistent sm_90a kernel launches "
+                  "min(SMs, tiles) blocks that each walk several tiles (default 132, an H100 SXM; on a GPU the "
+                  "device's own count is used)")
+      ->check(CLI::Range(1, 4096));
   add_gpu_flags(app, options->gpu);
   add_cpu_flags(app, options->cpu);
   return Command{app, [options] { return run_run(*options); }};

@@ -117,6 +117,11 @@ bool mbarrier_wait_parity(void* bar, unsigned parity, bool blocking);
 void fence_proxy_async();
 void fence_mbarrier_init();
 
+// setmaxnreg.{inc,dec}.sync.aligned.u32 `count` of the calling thread (PTX ISA 9.7.17.1): the
+// emulator checks that the warpgroup's threads execute the same one, the count, and that the
+// block's final counts fit its 64K registers.
+void setmaxnreg(unsigned count, bool increase);
+
 // TMA (PTX ISA 9.7.9.27 cp.async.bulk.tensor): `tensor_map` points at the 128-byte map the
 // emulator's encoder wrote (runtime/tma); `coords` has `rank` signed element coordinates.
 void tma_load(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar);

@@ -10,13 +10,15 @@
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
 //       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
-//   stage_wg_acc(acc, staging)
-//       every thread of the block: a barrier, the warpgroup's 64 x N accumulators as f32 at
-//       staging[row * wg_staging_pitch(N) + col], a barrier (for epilogues that read them back).
-//   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid)
-//       the same through shared memory (64 x (N + 4) floats at `staging`; the block is the one
-//       warpgroup, every thread has retired its wgmma): a block barrier (the staging may overlay
-//       what the last wgmma read), f32 stores of the accumulators, a block barrier, then each row converted
+//   stage_wg_acc(acc, staging[, sync])
+//       a barrier, the warpgroup's 64 x N accumulators as f32 at staging[row * wg_staging_pitch(N)
+//       + col], a barrier (for epilogues that read them back). The barrier is `sync()`: by default
+//       BlockSync (__syncthreads: every thread of the block calls the helper), or a
+//       WarpgroupBarrier (pf_warpgroup_barrier.cuh) when only the warpgroup does.
+//   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid[, sync])
+//       the same through shared memory (64 x (N + 4) floats at `staging`; every thread of the
+//       warpgroup has retired its wgmma): a barrier (the staging may overlay what the last wgmma
+//       read, or what the previous tile's stores still read), f32 stores of the accumulators, a barrier, then each row converted
 //       to OutT by consecutive threads: element by element, or (WIDE: `out` 16-byte aligned and
 //       ldo a multiple of 16 / sizeof(OutT) elements) in 16-byte chunks, each row's partial last
 //       chunk element by element. For 16-bit outputs: converting the accumulators in
@@ -114,26 +116,32 @@ PF_UNROLL
 // different banks.
 PF_DEVICE constexpr int wg_staging_pitch(int n) { return n + 4; }
 
-template <int N> PF_DEVICE void stage_wg_acc(WgAcc<N>& acc, float* staging) {
+// The barrier of the epilogue helpers when every thread of the block runs them.
+struct BlockSync {
+  PF_DEVICE void operator()() const { __syncthreads(); }
+};
+
+template <int N, class Sync = BlockSync> PF_DEVICE void stage_wg_acc(WgAcc<N>& acc, float* staging, Sync&& sync = Sync()) {
   constexpr int pitch = wg_staging_pitch(N);
   const int t = static_cast<int>(thread_in_warpgroup());
   // The staging may overlay tiles the last wgmma read: a thread's wgmma.wait_group retires its
   // own warp's share of the warpgroup's wgmma only, so every warp must have waited first.
-  __syncthreads();
+  sync();
 PF_UNROLL
   for (int i = 0; i < N / 2; ++i) {
     int row, col;
     WgAcc<N>::wg_coord(static_cast<unsigned>(t), i, row, col);
     sts(staging + row * pitch + col, acc.v[i]);
   }
-  __syncthreads();
+  sync();
 }
 
-template <bool WIDE = false, class OutT, int N>
-PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid) {
+template <bool WIDE = false, class OutT, int N, class Sync = BlockSync>
+PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid,
+                                   Sync&& sync = Sync()) {
   constexpr int pitch = wg_staging_pitch(N);
   const int t = static_cast<int>(thread_in_warpgroup());
-  stage_wg_acc(acc, staging);
+  stage_wg_acc(acc, staging, sync);
   if constexpr (WIDE) {  // 16-byte chunks of E elements; element stores past n_valid only
     constexpr int E = 16 / static_cast<int>(sizeof(OutT)), chunks = N / E;
     static_assert(N % E == 0, "whole chunks per row");

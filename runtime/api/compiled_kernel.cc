@@ -16,6 +16,7 @@
 #include "polyfuse_emu/emulator.h"
 
 #if POLYFUSE_HAVE_CUDA
+#include "runtime/cuda/driver.h"
 #include "runtime/cuda/kernel_cache.h"
 #endif
 
@@ -117,7 +118,8 @@ LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLa
     }
   }
   try {
-    return launch_stats(k.emulated->launch(k.metadata.kernel, ::dim3(launch.grid[0], launch.grid[1], launch.grid[2]),
+    const unsigned grid_x = persistent_grid(k.metadata, launch.grid[0], emu::options().sm_count);
+    return launch_stats(k.emulated->launch(k.metadata.kernel, ::dim3(grid_x, launch.grid[1], launch.grid[2]),
                                            ::dim3(launch.block[0], launch.block[1], launch.block[2]),
                                            static_cast<std::size_t>(launch.dynamic_shared_bytes), args),
                         k.metadata);
@@ -172,7 +174,9 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream) c
     }
     params[i] = &storage[i];
   }
-  impl_->loaded->launch(launch.grid, launch.block, static_cast<CUstream>(stream), params.data());
+  std::array<unsigned, 3> grid = launch.grid;
+  if (impl_->metadata.persistent) grid[0] = persistent_grid(impl_->metadata, grid[0], cuda::current_device_sms());
+  impl_->loaded->launch(grid, launch.block, static_cast<CUstream>(stream), params.data());
   return LaunchStats{};
 #else
   (void)stream;

@@ -129,6 +129,17 @@ std::optional<int> device_compute_capability() {
   return major * 10 + minor;
 }
 
+unsigned current_device_sms() {
+  const DriverApi& api = require_driver();
+  ensure_context();
+  CUdevice device = 0;
+  int sms = 0;
+  check(api.ctx_get_device(&device), "cuCtxGetDevice");
+  check(api.device_get_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
+        "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+  return static_cast<unsigned>(sms);
+}
+
 std::string device_description() {
   std::string why;
   const DriverApi* api = driver(&why);

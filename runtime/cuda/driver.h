@@ -55,6 +55,9 @@ CUcontext ensure_context();
 // Compute capability (e.g. 90) of device 0, if there is one.
 std::optional<int> device_compute_capability();
 
+// The SM count of the current context's device (ensure_context's); throws like require_driver.
+unsigned current_device_sms();
+
 // "NVIDIA H100 80GB HBM3 (sm_90)" or "no CUDA device: <why>".
 std::string device_description();
 

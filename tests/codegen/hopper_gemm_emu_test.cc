@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -95,7 +96,12 @@ Kernel compiled_kernel(void (*kernel)(pf::sm90::TensorMap, const __half*, __half
           kGoldenTiles, false, true};
 }
 
-void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, const char* schedule) {
+// The emulated GPU's SMs (emu::Options::sm_count's default): a persistent kernel launches
+// min(SMs, tiles) blocks.
+constexpr unsigned kDefaultSms = 132;
+
+void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, const char* schedule,
+                          unsigned sms = kDefaultSms) {
   const HopperGemmTiles& t = kernel.tiles;
   emu::ScopedSchedule scoped(emu::parse_schedule(schedule));
   const auto encode = bf16 ? to_bf16_bits : to_f16_bits;
@@ -115,7 +121,8 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
   if (!kernel.b_by_threads)
     operands.map_b = tma::encode_tiled(tma::tiled_2d(type, b.data(), n, k, std::uint64_t(n) * 2, 64, t.bk, tma::Swizzle::b128),
                                        tma::Target::emulator);
-  const dim3 grid((n + t.bn - 1) / t.bn, (m + t.bm - 1) / t.bm);
+  const std::uint64_t tiles = static_cast<std::uint64_t>(hopper_tile_count(t, m, n));
+  const dim3 grid(static_cast<unsigned>(std::min<std::uint64_t>(sms, tiles)));  // blocks walk the tiles
   const emu::Stats stats = kernel.launch(grid, operands, c.data());
 
   const std::vector<float> ref = reference_gemm(af, bf, m, n, k, true, true);
@@ -128,10 +135,11 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
         ++bad;
       }
     }
-  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y, k_blocks = (k + t.bk - 1) / t.bk;
-  EXPECT_EQ(stats.wgmma_instructions, blocks * k_blocks * (t.bk / 16) * t.consumers());
+  const std::uint64_t k_blocks = (k + t.bk - 1) / t.bk;
+  EXPECT_EQ(stats.blocks, grid.x);
+  EXPECT_EQ(stats.wgmma_instructions, tiles * k_blocks * (t.bk / 16) * t.consumers());
   const std::uint64_t tma_rows = (kernel.a_by_threads ? 0 : t.bm) + (kernel.b_by_threads ? 0 : t.bn);
-  EXPECT_EQ(stats.tma_bytes, blocks * k_blocks * tma_rows * t.bk * 2);
+  EXPECT_EQ(stats.tma_bytes, tiles * k_blocks * tma_rows * t.bk * 2);
 }
 
 TEST(HopperGemmEmu, GeneratedF16KernelMatchesTheReference) {
@@ -152,12 +160,12 @@ TEST(HopperGemmEmu, GeneratedKernelWithBCopiedByThreadsMatchesTheReference) {
 // The kernel hopper_gemm_kernel generates for `type` and the sizes, built by the emulator;
 // `edit` may change its source first (a planted error).
 Kernel generated_kernel(const std::string& type, int m, int n, int k,
-                        const std::function<std::string(std::string)>& edit = nullptr) {
+                        const std::function<std::string(std::string)>& edit = nullptr, int group = 8) {
   Program program = compile_program(gemm_source(type, true, true), {{"M", m}, {"N", n}, {"K", k}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
   const HopperGemmTiles tiles = hopper_gemm_tiles(m);
-  std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, tiles);
+  std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, tiles, {group});
   if (edit) source = edit(source);
   auto module = std::make_shared<emu::Module>(emu::Module::compile(source, {}, {"gemm"}));
   const auto argument = [](const tma::TensorMapBytes& map, const void* p, bool by_threads) {
@@ -210,31 +218,96 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
-// Planted errors in the threads' half of the pipeline: each must be reported by the emulator
-// (the message names what went wrong), never pass. 10 k-blocks in 6 stages: stages are refilled.
-TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
-  struct Plant {
-    const char* what;
-    std::string from, to;
-    const char* reported;  // in the emulator's message
-  };
-  const Plant plants[] = {
-      {"fence.proxy.async removed", "    fence_proxy_async();\n", "", "missing fence.proxy.async"},
-      {"no arrive after the copy", "    mbarrier_arrive(full + s);\n  };", "  };", "deadlock"},
-      {"full counts only the producer", "mbarrier_init(full + s, 257)", "mbarrier_init(full + s, 1)",
-       "more often than its expected 1 arrivals"},
-      {"refill without waiting for the stage", "      if (next >= 6) mbarrier_wait(empty", "      if (false) mbarrier_wait(empty",
-       "race"},
-  };
+// A planted error: `from` in the kernel's source replaced by `to`; the emulator's message must
+// contain `reported` (or one of its '|'-separated alternatives: which check fires first may
+// depend on the thread schedule).
+struct Plant {
+  const char* what;
+  std::string from, to;
+  std::string reported;
+};
+
+bool reports(const std::string& message, const std::string& alternatives) {
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = alternatives.find('|', begin);
+    if (message.find(alternatives.substr(begin, end - begin)) != std::string::npos) return true;
+    if (end == std::string::npos) return false;
+    begin = end + 1;
+  }
+}
+
+// Each plant, in a kernel of `type` and the sizes run on `sms` SMs, is reported, never passes.
+void expect_reported(const std::vector<Plant>& plants, const std::string& type, int m, int n, int k, unsigned sms) {
   for (const Plant& p : plants) {
-    const Kernel kernel = generated_kernel("f16", 70, 257, 640, [&](std::string source) { return replaced(source, p.from, p.to); });
+    const Kernel kernel = generated_kernel(type, m, n, k, [&](std::string source) { return replaced(source, p.from, p.to); });
     try {
-      check_generated_gemm(kernel, false, 70, 257, 640, "random:3");
+      check_generated_gemm(kernel, type == "bf16", m, n, k, "random:3", sms);
       ADD_FAILURE() << p.what << ": not reported";
     } catch (const emu::EmulationError& e) {
-      EXPECT_NE(std::string(e.what()).find(p.reported), std::string::npos) << p.what << ": " << e.what();
+      EXPECT_TRUE(reports(e.what(), p.reported)) << p.what << ": " << e.what();
     }
   }
+}
+
+// Planted errors in the threads' half of the pipeline: each must be reported by the emulator
+// (the message names what went wrong), never pass. 10 k-blocks in 5 stages: stages are refilled.
+TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
+  const std::vector<Plant> plants = {
+      {"fence.proxy.async removed", "    fence_proxy_async();\n", "", "missing fence.proxy.async"},
+      {"no arrive after the copy", "        mbarrier_arrive(full + s);\n", "", "deadlock"},
+      {"full counts only the producer", "mbarrier_init(full + s, 129)", "mbarrier_init(full + s, 1)",
+       "more often than its expected 1 arrivals|missing fence.proxy.async"},
+      {"refill without waiting for the stage", "        if (it >= 5) mbarrier_wait(empty", "        if (false) mbarrier_wait(empty",
+       "race"},
+  };
+  expect_reported(plants, "f16", 70, 257, 640, kDefaultSms);
+}
+
+// The persistent tile scheduler: fewer blocks than tiles (--sms 2 or 3), so each block walks
+// several tiles and the ring's stages and mbarrier phases carry from one tile to the next, while
+// the consumers' epilogue of one tile overlaps the producer's loads for the next; aligned and odd
+// shapes, one consumer warpgroup (M <= 64) and two, groups of 1, 2 and 8 tile rows, an operand
+// copied by the producer warpgroup. The race detector watches the ring and the staging.
+TEST(HopperGemmEmu, PersistentBlocksWalkSeveralTiles) {
+  struct Case {
+    const char* type;
+    int m, n, k;
+    unsigned sms;
+    int group;
+    int consumers;
+  };
+  for (const Case& c : {Case{"f16", 512, 384, 192, 2, 8, 2},   // 4 x 3 tiles, 3 k-blocks: stages reused across tiles
+                        Case{"bf16", 300, 392, 328, 3, 2, 2},  // 3 x 4 edge tiles, a K tail, 6 k-blocks in 5 stages
+                        Case{"f16", 64, 520, 456, 2, 1, 1},    // one consumer: 1 x 5 tiles, 8 k-blocks in 6 stages
+                        Case{"bf16", 37, 264, 72, 2, 8, 1},    // one consumer, odd M, 1 x 3 tiles
+                        Case{"f16", 200, 257, 136, 3, 2, 2}}) {  // B copied by the producer warpgroup, 2 x 3 tiles
+    const Kernel kernel = generated_kernel(c.type, c.m, c.n, c.k, nullptr, c.group);
+    ASSERT_EQ(kernel.tiles.consumers(), c.consumers);
+    ASSERT_GT(hopper_tile_count(kernel.tiles, c.m, c.n), static_cast<std::int64_t>(c.sms));
+    for (const char* schedule : {"round_robin", "random:11"})
+      check_generated_gemm(kernel, std::string(c.type) == "bf16", c.m, c.n, c.k, schedule, c.sms);
+    if (HasFailure()) return;
+  }
+}
+
+// Planted errors in the warp-specialised persistent pipeline, with blocks that walk several tiles
+// (512 x 384 x 320: 12 tiles on 2 blocks, 5 k-blocks a tile in 5 stages): each is reported.
+TEST(HopperGemmEmu, PlantedErrorsOfTheWarpSpecialisedPipelineAreReported) {
+  const std::vector<Plant> plants = {
+      {"a consumer skips its empty arrive after the tile's last k-block",
+       "    mbarrier_arrive(empty + (it - 1) % 5);  // the tile's last k-block retired\n", "", "deadlock on an mbarrier"},
+      {"the producer waits on the wrong parity of empty", "mbarrier_wait(empty + s, static_cast<unsigned>(it / 5 - 1) & 1u)",
+       "mbarrier_wait(empty + s, static_cast<unsigned>(it / 5) & 1u)", "shared-memory race"},
+      {"the consumers wait on the wrong parity of full", "mbarrier_wait(full + s, static_cast<unsigned>(it / 5) & 1u)",
+       "mbarrier_wait(full + s, static_cast<unsigned>(it / 5 + 1) & 1u)", "still in flight"},
+      {"setmaxnreg mismatched in the producer warpgroup", "    setmaxnreg_dec<40>();\n",
+       "    if (warp_in_warpgroup() == 1) setmaxnreg_dec<48>(); else setmaxnreg_dec<40>();\n",
+       "warpgroup divergence at setmaxnreg"},
+      {"the epilogue staging without its warpgroup barrier", "  WarpgroupBarrier epilogue_sync{epilogue_bar + wg};\n",
+       "  auto epilogue_sync = [] {};\n", "shared-memory race"},
+  };
+  expect_reported(plants, "f16", 512, 384, 320, 2);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // for sm_90a without spills or ptxas diagnostics; SASS with HGMMA and UTMALDG, no HMMA).
 #include <gtest/gtest.h>
 
+#include "codegen/cuda_emitter.h"
 #include "codegen/hopper_gemm_kernel.h"
+#include "codegen/launch_metadata.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/idioms.h"
 #include "gemm_programs.h"
@@ -57,6 +59,33 @@ TEST(HopperGemmKernel, GemmBiasReluGolden) {
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),
                              "codegen/gemm_sm90a_tma_at_bt_bf16.cu"));
+}
+
+// The persistent launch: a 1-d grid of the tile count that the runtime caps at the SM count
+// (persistent_grid), kept through the JSON sidecar; the tile group reaches the kernel.
+TEST(HopperGemmKernel, PersistentLaunchMetadata) {
+  Program program = compile_program(gemm_source("f16", true, true), {{"M", 1000}, {"N", 520}, {"K", 64}});
+  CudaEmitRequest request;
+  request.options = default_gpu_options(Arch::sm_90a);
+  request.options.group = 3;
+  request.helpers = CudaEmitRequest::Helpers::omit;
+  const EmittedKernel kernel = emit_cuda(program, request);
+  const LaunchMetadata& m = kernel.metadata;
+  EXPECT_TRUE(m.persistent);
+  EXPECT_EQ(m.grid[0].value, 8 * 5);  // ceil(1000 / 128) x ceil(520 / 128) tiles
+  EXPECT_EQ(m.grid[1].value, 1);
+  EXPECT_EQ(m.block[0], 384);
+  EXPECT_NE(kernel.source.find("grouped_tile(tile, 8, 5, 3)"), std::string::npos);
+  EXPECT_NE(m.options.find("persistent: 40 tiles in groups of 3 tile rows over min(SMs, 40) blocks"), std::string::npos)
+      << m.options;
+  const LaunchMetadata back = launch_metadata_from_json(to_json(m));
+  EXPECT_TRUE(back.persistent);
+  EXPECT_EQ(persistent_grid(back, 40, 132), 40u);
+  EXPECT_EQ(persistent_grid(back, 40, 3), 3u);
+  LaunchMetadata plain = back;
+  plain.persistent = false;
+  EXPECT_EQ(persistent_grid(plain, 40, 3), 40u);
+  EXPECT_FALSE(to_json(plain).contains("persistent"));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 # The SASS check of Hopper kernels (issue 17 item 4), run as a ctest script:
-#   cmake -DCUOBJDUMP=... -DNVDISASM_DIR=... -DOBJECT=k.o -DMAINLOOP=<regex> -P check_sass_sm90a.cmake
+#   cmake -DCUOBJDUMP=... -DNVDISASM_DIR=... -DOBJECT=k.o -DMAINLOOP=<regex> [-DREQUIRE=A;B]
+#         -P check_sass_sm90a.cmake
 # Disassembles the sm_90a object (cuobjdump -sass, which runs nvdisasm from PATH) and fails
 # unless no kernel has HMMA (mma.sync: the Ampere path), and every kernel whose name matches
-# MAINLOOP has HGMMA (wgmma.mma_async) and UTMALDG (cp.async.bulk.tensor loads). Prints the
-# instruction mix of those kernels (the static facts of the issue's performance note).
+# MAINLOOP has HGMMA (wgmma.mma_async) and UTMALDG (cp.async.bulk.tensor loads), and each opcode
+# of REQUIRE (e.g. USETMAXREG: setmaxnreg of a warp-specialised kernel). Prints the instruction
+# mix of those kernels (the static facts of the issue's performance note).
 set(ENV{PATH} "${NVDISASM_DIR}:$ENV{PATH}")
 execute_process(COMMAND "${CUOBJDUMP}" -sass "${OBJECT}" RESULT_VARIABLE rc OUTPUT_VARIABLE sass ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -35,7 +37,8 @@ foreach(f IN LISTS functions)
     message(FATAL_ERROR "cuobjdump -sass -fun ${name} failed")
   endif()
   set(mix "")
-  foreach(opcode HGMMA UTMALDG UTMASTG WARPGROUP.ARRIVE WARPGROUP.DEPBAR SYNCS.ARRIVE SYNCS.PHASECHK BAR.SYNC HMMA LDL STL)
+  foreach(opcode HGMMA UTMALDG UTMASTG WARPGROUP.ARRIVE WARPGROUP.DEPBAR SYNCS.ARRIVE SYNCS.PHASECHK BAR.SYNC USETMAXREG HMMA
+                 LDL STL)
     string(REPLACE "." "\\." pattern "${opcode}")
     count_opcode("${text}" "${pattern}" n)
     set(count_${opcode} ${n})
@@ -45,6 +48,14 @@ foreach(f IN LISTS functions)
   if(count_HGMMA EQUAL 0 OR count_UTMALDG EQUAL 0)
     message(FATAL_ERROR "${name}: the main loop must use HGMMA and UTMALDG, the SASS has${mix}")
   endif()
+  foreach(opcode IN LISTS REQUIRE)
+    if(NOT DEFINED count_${opcode})
+      message(FATAL_ERROR "REQUIRE=${opcode}: not an opcode this check counts")
+    endif()
+    if(count_${opcode} EQUAL 0)
+      message(FATAL_ERROR "${name}: the kernel must use ${opcode}, the SASS has${mix}")
+    endif()
+  endforeach()
   math(EXPR checked "${checked} + 1")
 endforeach()
 if(checked EQUAL 0)

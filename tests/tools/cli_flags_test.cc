@@ -32,7 +32,7 @@ const std::map<std::string, std::set<std::string>>& tested_flags() {
     f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target",
                     "--threads"};
     f["run"] = {"-h", "--help", "-D", "--define", "--def", "--target", "--backend", "--seed", "--repeat", "--stats",
-                "--kernel-source", "--threads"};
+                "--kernel-source", "--threads", "--sms"};
     f["cache"] = {"-h", "--help"};
     for (const char* command : {"compile", "run"}) f[command].insert(gpu.begin(), gpu.end());
     return f;
@@ -125,7 +125,14 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
   const std::string fallback = config("-D M=300 -D N=257 -D K=129 --arch sm_90a");
   EXPECT_NE(fallback.find("main loop: mma.sync, the sm_80 path (TMA cannot load A"), std::string::npos) << fallback;
   const std::string tma = config("-D M=256 -D N=256 -D K=256 --arch sm_90a");
-  EXPECT_NE(tma.find("main loop: TMA + wgmma\ntiles: block 128x128x64, two consumer warpgroups"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("main loop: TMA + wgmma\ntiles: block 128x128x64 (wgmma m64n128k16), 5 stages; warp-specialised, "
+                     "cooperative: a producer warpgroup (TMA, 40 registers) and two consumer warpgroups (232 registers) "
+                     "on each 128 x 128 tile; persistent: 4 tiles in groups of 8 tile rows over min(SMs, 4) blocks\n"
+                     "tile scheduler: persistent, 4 tiles in groups of 8 tile rows (--group), grid min(SMs, 4)"),
+            std::string::npos)
+      << tma;
+  const std::string grouped = config("-D M=256 -D N=256 -D K=256 --arch sm_90a --group 2");
+  EXPECT_NE(grouped.find("tile scheduler: persistent, 4 tiles in groups of 2 tile rows"), std::string::npos) << grouped;
   const std::string sm80 = config("-D M=256 -D N=256 -D K=256 --arch sm_80 --stages 1");
   EXPECT_NE(sm80.find("arch: sm_80\nmain loop: mma.sync\ntiles: block 128x128x32"), std::string::npos) << sm80;
   const CliResult cpu = run_cli("compile examples/gemm.tc --emit=config --target=cpu " + sizes);
@@ -321,6 +328,21 @@ TEST(CliCpu, ThreadsReachTheBlockLoops) {
                  "kernel (add --target=cpu)\n");
   expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --threads 0",
                  "polyfuse: error: --threads: Value 0 not in range 1 to 4096\nRun 'polyfuse --help' for usage.\n");
+}
+
+// The sm_90a persistent kernel's flags: --group reaches its tile scheduler (as it reaches the
+// mma.sync grid's block order: TileFlagsReachTheKernel); --sms sets the emulated GPU's SMs, so
+// that a block walks several tiles (12 tiles on 2 blocks), and is refused off the emulator.
+TEST(CliRun, PersistentSm90aKernelOnFewerSmsThanTiles) {
+  const std::string shape = "-D M=512 -D N=384 -D K=192 --arch sm_90a --backend=emu";
+  const CliResult r = run_cli("run examples/gemm_bias_relu.tc " + shape + " --sms 2 --group 2 --stats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check: ok ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" blocks=2 "), std::string::npos) << r.out;
+  expect_refused("run examples/gemm.tc " + shape + " --sms 0",
+                 "polyfuse: error: --sms: Value 0 not in range 1 to 4096\nRun 'polyfuse --help' for usage.\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --sms 4",
+                 "polyfuse: error: --sms sets the emulated GPU's SM count; --target=cpu runs no emulator\n");
 }
 
 // What run refuses, and the exit code of a run that needs a GPU where there is none.

@@ -13,6 +13,8 @@ namespace polyfuse::emu {
 // A new launch / block (after the race detector and the asynchronous copies were reset).
 void hopper_begin_launch(Launch& l);
 void hopper_begin_block(Launch& l);
+// Every thread of the block exited: the checks of the block as a whole (setmaxnreg).
+void hopper_end_block(Launch& l);
 // No thread can run: lets the copy engine finish every TMA load in flight; true when that
 // made a thread runnable.
 bool hopper_unstick(Launch& l);

@@ -48,6 +48,10 @@ void complete_phase_if_done(Launch& l, Mbarrier& b);
 template <class Pick> std::size_t finish_tma_chunks(Launch& l, Pick pick);
 std::size_t finish_tma_chunk(Launch& l, const AsyncCopy& c);  // the bookkeeping of one
 
+// At the end of a block: every thread of a warpgroup executed the same setmaxnreg operations and
+// the final counts fit the block's 64K registers (setmaxnreg_hooks.cc).
+void check_final_register_counts(Launch& l);
+
 // "[schedule ...]"-free description of the current thread's place: "kernel 'k', block (..), thread (..)".
 std::string here(const Launch& l, const ThreadState* t, std::uint16_t site);
 

@@ -141,6 +141,7 @@ void hopper_begin_launch(Launch& l) {
   l.hopper.proxy.begin_launch(l.shared_bytes, n);
   l.hopper.clocks.begin_launch(n, kAgents);
   l.hopper.wgmma.begin_launch(n);
+  l.hopper.registers.begin_launch(n);
   l.hopper.waits.assign(n, MbarrierWait{});
   l.hopper.bulk_committed.assign(n, 0);
   l.hopper.tma_operations = 0;
@@ -152,9 +153,12 @@ void hopper_begin_block(Launch& l) {
   l.hopper.proxy.begin_block();
   l.hopper.clocks.begin_block();
   l.hopper.wgmma.begin_block();
+  l.hopper.registers.begin_block();
   l.hopper.stores.clear();
   for (std::uint64_t& c : l.hopper.bulk_committed) c = 0;
 }
+
+void hopper_end_block(Launch& l) { check_final_register_counts(l); }
 
 bool hopper_unstick(Launch& l) {
   if (l.async_copies.pending_tx() == 0) return false;

@@ -1,5 +1,5 @@
 // The Hopper state of one emulated launch (a member of Launch): mbarriers, the proxies of
-// shared memory, the sync clocks that order through mbarriers, wgmma in flight, TMA stores
+// shared memory, the sync clocks that order through mbarriers, wgmma in flight, setmaxnreg counts, TMA stores
 // whose sources are still being read, and the threads waiting on an mbarrier.
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include "async_proxy.h"
 #include "mbarrier.h"
+#include "register_pool.h"
 #include "sync_clocks.h"
 #include "wgmma_state.h"
 
@@ -36,6 +37,7 @@ struct HopperState {
   AsyncProxy proxy;
   SyncClocks clocks;
   WgmmaState wgmma;
+  RegisterPool registers;                     // setmaxnreg
   std::vector<MbarrierWait> waits;            // per thread (valid while it waits)
   std::vector<PendingStore> stores;
   std::vector<std::uint64_t> bulk_committed;  // per thread: bulk groups committed

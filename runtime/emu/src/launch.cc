@@ -88,6 +88,7 @@ void run_block(Launch& l) {
     if (l.error) std::rethrow_exception(l.error);
     if (t.wait == Wait::exited) ++exited;
   }
+  hopper_end_block(l);
   l.stats.blocks += 1;
 }
 

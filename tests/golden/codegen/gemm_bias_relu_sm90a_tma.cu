@@ -1,66 +1,88 @@
 // The sm_90a main loop of def gemm_bias_relu (M = 300, N = 256, K = 192)
 #include "polyfuse_cuda.cuh"
 
-extern "C" __global__ void __launch_bounds__(256, 1) gemm_bias_relu(const __grid_constant__ pf::sm90::TensorMap A_map,
+extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid_constant__ pf::sm90::TensorMap A_map,
     const __grid_constant__ pf::sm90::TensorMap B_map,
     const __half* __restrict__ bias,
     __half* __restrict__ D) {
   using namespace pf::sm90;
   PF_DYNAMIC_SHARED_SM90(smem);
-  // shared memory: 6 stages of 32768 bytes (A: 128 x 64 K-major at +0, B: 64 x 128 N-major at +16384; 128-byte
-  // swizzle), then the stages' "full" and "empty" mbarriers at byte 196608
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 196608);
-  unsigned long long* empty = full + 6;
-  const int m0 = blockIdx.y * 128, n0 = blockIdx.x * 128;
-  const bool producer = threadIdx.x == 0;  // issues the TMA loads
-  const int wg = threadIdx.x / 128;  // consumer warpgroup: rows 64 wg .. 64 wg + 63 of the 128 x 128 tile
-  if (producer) {
-    for (int s = 0; s < 6; ++s) {
+  // shared memory: a ring of 5 stages of 32768 bytes (A: 128 x 64 K-major at +0, B: 64 x 128 N-major at +16384;
+  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8448 floats) from byte 163840, then the
+  // mbarriers from byte 231424: the stages' "full" and "empty", one per consumer warpgroup for its epilogue
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 231424);
+  unsigned long long* empty = full + 5;
+  unsigned long long* epilogue_bar = empty + 5;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 5; ++s) {
       mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes
       mbarrier_init(empty + s, 256);  // every consumer thread, once its wgmma retired
     }
+    for (int wg = 0; wg < 2; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads
     fence_mbarrier_init();
   }
   __syncthreads();
-  // TMA (PTX ISA 9.7.9.25): k-block kb of A and B into stage kb % 6, completing on full[kb % 6]
-  const auto load_k_block = [&](int kb) {
-    const int s = kb % 6;
-    unsigned char* stage = smem + s * 32768;
-    mbarrier_arrive_expect_tx(full + s, 32768);
-    tma_load_tile(stage, A_map, kb * 64, m0, 128, 1, Swizzle::b128, full + s);
-    tma_load_tile(stage + 16384, B_map, n0, kb * 64, 64, 2, Swizzle::b128, full + s);
-  };
-  if (producer)
-    for (int kb = 0; kb < 3; ++kb) load_k_block(kb);
-  WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
-  // k-blocks: wait for a stage, wgmma (PTX ISA 9.7.15) from it, release the previous one
+  // output tiles of 128 x 128: 3 x 2, each block's from blockIdx.x by gridDim.x, in groups of 8 tile
+  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
+  // mbarrier parity (it / 5) & 1 carry from one tile to the next
+  if (warpgroup_index() == 0) {
+    // the producer warpgroup: its registers to the consumers, then one thread loads every k-block
+    // of the block's tiles by TMA (PTX ISA 9.7.9.27) into the ring, stage it % 5, completing on
+    // full[it % 5], once the consumers released the stage's previous fill on empty[it % 5]
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
-  for (int kb = 0; kb < 3; ++kb) {
-    const int s = kb % 6;
-    mbarrier_wait(full + s, static_cast<unsigned>(kb / 6) & 1u);
-    const unsigned stage = shared_window_address(smem + s * 32768);
-    wgmma_k_block<__half, 128, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{stage, 128, 64, 64 * wg},
-        OperandTile{stage + 16384, 128, 64, 0}, 4, kb > 0);
-    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
-    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % 6);
-    const int next = kb + 5;
-    if (producer && next < 3) {
-      if (next >= 6) mbarrier_wait(empty + next % 6, static_cast<unsigned>(next / 6 - 1) & 1u);
-      load_k_block(next);
+      for (int tile = blockIdx.x; tile < 6; tile += gridDim.x) {
+        const TileCoord c = grouped_tile(tile, 3, 2, 8);
+        const int m0 = c.m * 128, n0 = c.n * 128;
+#pragma unroll 1
+        for (int kb = 0; kb < 3; ++kb, ++it) {
+          const int s = it % 5;
+          if (it >= 5) mbarrier_wait(empty + s, static_cast<unsigned>(it / 5 - 1) & 1u);
+          unsigned char* stage = smem + s * 32768;
+          mbarrier_arrive_expect_tx(full + s, 32768);
+          tma_load_tile(stage, A_map, kb * 64, m0, 128, 1, Swizzle::b128, full + s);
+          tma_load_tile(stage + 16384, B_map, n0, kb * 64, 64, 2, Swizzle::b128, full + s);
+        }
+      }
     }
+    return;
   }
-  wgmma_wait<0>();
-  wgmma_fence_operand(acc);
-  // the accumulators staged in the stages' shared memory (every stage landed, every wgmma retired),
-  // then the epilogue on each element of the warpgroup's 64 x 128 tile; rows and columns outside
-  // 300 x 256 are not read or written
-  float* staging = reinterpret_cast<float*>(smem) + wg * 8448;
-  stage_wg_acc(acc, staging);
-  for (int e = threadIdx.x % 128; e < 8192; e += 128) {
-    const int pf_m = m0 + 64 * wg + e / 128, pf_n = n0 + e % 128;
-    const bool in = pf_m < 300 && pf_n < 256;
-    const float C_v = pf::lds(staging + e / 128 * 132 + e % 128);
-    const float D_v = pf::op::relu((C_v + pf::to_float(pf::ldg_pred(bias + (in ? pf_n : 0), in))));  // D(m, n) = relu(C(m, n) + bias(n))
-    pf::stg_pred(D + (in ? static_cast<long long>(pf_m) * 256 + pf_n : 0), pf::from_float<__half>(D_v), in);
+  // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's
+  // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue
+  setmaxnreg_inc<232>();
+  const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each 128 x 128 tile
+  float* staging = reinterpret_cast<float*>(smem + 163840) + wg * 8448;  // the warpgroup's epilogue staging
+  WarpgroupBarrier epilogue_sync{epilogue_bar + wg};
+  int it = 0;  // k-blocks consumed so far, over the tiles
+#pragma unroll 1
+  for (int tile = blockIdx.x; tile < 6; tile += gridDim.x) {
+    const TileCoord c = grouped_tile(tile, 3, 2, 8);
+    const int m0 = c.m * 128, n0 = c.n * 128;
+    WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
+#pragma unroll 1
+    for (int kb = 0; kb < 3; ++kb, ++it) {
+      const int s = it % 5;
+      mbarrier_wait(full + s, static_cast<unsigned>(it / 5) & 1u);
+      const unsigned stage = shared_window_address(smem + s * 32768);
+      wgmma_k_block<__half, 128, Major::k, Major::mn, Swizzle::b128, Swizzle::b128>(acc, OperandTile{stage, 128, 64, 64 * wg},
+          OperandTile{stage + 16384, 128, 64, 0}, 4, kb > 0);
+      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
+      if (kb > 0) mbarrier_arrive(empty + (it - 1) % 5);
+    }
+    wgmma_wait<0>();
+    mbarrier_arrive(empty + (it - 1) % 5);  // the tile's last k-block retired
+    wgmma_fence_operand(acc);
+    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of
+    // its 64 x 128 tile; rows and columns outside 300 x 256 are not read or written
+    stage_wg_acc(acc, staging, epilogue_sync);
+    for (int e = thread_in_warpgroup(); e < 8192; e += 128) {
+      const int pf_m = m0 + 64 * wg + e / 128, pf_n = n0 + e % 128;
+      const bool in = pf_m < 300 && pf_n < 256;
+      const float C_v = pf::lds(staging + e / 128 * 132 + e % 128);
+      const float D_v = pf::op::relu((C_v + pf::to_float(pf::ldg_pred(bias + (in ? pf_n : 0), in))));  // D(m, n) = relu(C(m, n) + bias(n))
+      pf::stg_pred(D + (in ? static_cast<long long>(pf_m) * 256 + pf_n : 0), pf::from_float<__half>(D_v), in);
+    }
   }
 }

@@ -1,58 +1,82 @@
 // The sm_90a main loop of def gemm (bf16, M = 192, N = 200, K = 264): codegen/hopper_gemm_kernel.h
 #include "polyfuse_cuda.cuh"
 
-extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant__ pf::sm90::TensorMap A_map,
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ pf::sm90::TensorMap A_map,
     const __grid_constant__ pf::sm90::TensorMap B_map,
     __nv_bfloat16* __restrict__ C) {
   using namespace pf::sm90;
   PF_DYNAMIC_SHARED_SM90(smem);
-  // shared memory: 6 stages of 32768 bytes (A: 128 x 64 M-major at +0, B: 64 x 128 K-major at +16384; 128-byte
-  // swizzle), then the stages' "full" and "empty" mbarriers at byte 196608
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 196608);
-  unsigned long long* empty = full + 6;
-  const int m0 = blockIdx.y * 128, n0 = blockIdx.x * 128;
-  const bool producer = threadIdx.x == 0;  // issues the TMA loads
-  const int wg = threadIdx.x / 128;  // consumer warpgroup: rows 64 wg .. 64 wg + 63 of the 128 x 128 tile
-  if (producer) {
-    for (int s = 0; s < 6; ++s) {
+  // shared memory: a ring of 5 stages of 32768 bytes (A: 128 x 64 M-major at +0, B: 64 x 128 K-major at +16384;
+  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8448 floats) from byte 163840, then the
+  // mbarriers from byte 231424: the stages' "full" and "empty", one per consumer warpgroup for its epilogue
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 231424);
+  unsigned long long* empty = full + 5;
+  unsigned long long* epilogue_bar = empty + 5;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 5; ++s) {
       mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes
       mbarrier_init(empty + s, 256);  // every consumer thread, once its wgmma retired
     }
+    for (int wg = 0; wg < 2; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads
     fence_mbarrier_init();
   }
   __syncthreads();
-  // TMA (PTX ISA 9.7.9.25): k-block kb of A and B into stage kb % 6, completing on full[kb % 6]
-  const auto load_k_block = [&](int kb) {
-    const int s = kb % 6;
-    unsigned char* stage = smem + s * 32768;
-    mbarrier_arrive_expect_tx(full + s, 32768);
-    tma_load_tile(stage, A_map, m0, kb * 64, 64, 2, Swizzle::b128, full + s);
-    tma_load_tile(stage + 16384, B_map, kb * 64, n0, 128, 1, Swizzle::b128, full + s);
-  };
-  if (producer)
-    for (int kb = 0; kb < 5; ++kb) load_k_block(kb);
-  WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
-  // k-blocks: wait for a stage, wgmma (PTX ISA 9.7.15) from it, release the previous one
+  // output tiles of 128 x 128: 2 x 2, each block's from blockIdx.x by gridDim.x, in groups of 8 tile
+  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
+  // mbarrier parity (it / 5) & 1 carry from one tile to the next
+  if (warpgroup_index() == 0) {
+    // the producer warpgroup: its registers to the consumers, then one thread loads every k-block
+    // of the block's tiles by TMA (PTX ISA 9.7.9.27) into the ring, stage it % 5, completing on
+    // full[it % 5], once the consumers released the stage's previous fill on empty[it % 5]
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
-  for (int kb = 0; kb < 5; ++kb) {
-    const int s = kb % 6;
-    mbarrier_wait(full + s, static_cast<unsigned>(kb / 6) & 1u);
-    const unsigned stage = shared_window_address(smem + s * 32768);
-    wgmma_k_block<__nv_bfloat16, 128, Major::mn, Major::k, Swizzle::b128, Swizzle::b128>(acc, OperandTile{stage, 128, 64, 64 * wg},
-        OperandTile{stage + 16384, 128, 64, 0}, 4, kb > 0);
-    wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
-    if (kb > 0) mbarrier_arrive(empty + (kb - 1) % 6);
-    const int next = kb + 5;
-    if (producer && next < 5) {
-      if (next >= 6) mbarrier_wait(empty + next % 6, static_cast<unsigned>(next / 6 - 1) & 1u);
-      load_k_block(next);
+      for (int tile = blockIdx.x; tile < 4; tile += gridDim.x) {
+        const TileCoord c = grouped_tile(tile, 2, 2, 8);
+        const int m0 = c.m * 128, n0 = c.n * 128;
+#pragma unroll 1
+        for (int kb = 0; kb < 5; ++kb, ++it) {
+          const int s = it % 5;
+          if (it >= 5) mbarrier_wait(empty + s, static_cast<unsigned>(it / 5 - 1) & 1u);
+          unsigned char* stage = smem + s * 32768;
+          mbarrier_arrive_expect_tx(full + s, 32768);
+          tma_load_tile(stage, A_map, m0, kb * 64, 64, 2, Swizzle::b128, full + s);
+          tma_load_tile(stage + 16384, B_map, kb * 64, n0, 128, 1, Swizzle::b128, full + s);
+        }
+      }
     }
+    return;
   }
-  wgmma_wait<0>();
-  wgmma_fence_operand(acc);
-  // the accumulators to C (rows and columns outside 192 x 200 not written), through the stages'
-  // shared memory: every TMA load landed and every wgmma retired
-  const int row0 = m0 + 64 * wg;  // the warpgroup's rows, staged at its own 33792 bytes
-  store_wg_acc_staged<true>(acc, reinterpret_cast<float*>(smem) + wg * 8448, C + static_cast<long long>(row0) * 200 + n0,
-                      200, 192 - row0, 200 - n0);
+  // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's
+  // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue
+  setmaxnreg_inc<232>();
+  const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each 128 x 128 tile
+  float* staging = reinterpret_cast<float*>(smem + 163840) + wg * 8448;  // the warpgroup's epilogue staging
+  WarpgroupBarrier epilogue_sync{epilogue_bar + wg};
+  int it = 0;  // k-blocks consumed so far, over the tiles
+#pragma unroll 1
+  for (int tile = blockIdx.x; tile < 4; tile += gridDim.x) {
+    const TileCoord c = grouped_tile(tile, 2, 2, 8);
+    const int m0 = c.m * 128, n0 = c.n * 128;
+    WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
+#pragma unroll 1
+    for (int kb = 0; kb < 5; ++kb, ++it) {
+      const int s = it % 5;
+      mbarrier_wait(full + s, static_cast<unsigned>(it / 5) & 1u);
+      const unsigned stage = shared_window_address(smem + s * 32768);
+      wgmma_k_block<__nv_bfloat16, 128, Major::mn, Major::k, Swizzle::b128, Swizzle::b128>(acc, OperandTile{stage, 128, 64, 64 * wg},
+          OperandTile{stage + 16384, 128, 64, 0}, 4, kb > 0);
+      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
+      if (kb > 0) mbarrier_arrive(empty + (it - 1) % 5);
+    }
+    wgmma_wait<0>();
+    mbarrier_arrive(empty + (it - 1) % 5);  // the tile's last k-block retired
+    wgmma_fence_operand(acc);
+    // the accumulators to C through the warpgroup's shared memory (rows and columns outside
+    // 192 x 200 not written)
+    const int row0 = m0 + 64 * wg;
+    store_wg_acc_staged<true>(acc, staging, C + static_cast<long long>(row0) * 200 + n0, 200, 192 - row0, 200 - n0,
+                        epilogue_sync);
+  }
 }

@@ -115,6 +115,9 @@ struct Options {
   Schedule schedule;                           // env POLYFUSE_EMU_SCHEDULE (parse_schedule)
   bool race_check = true;                      // shared and global race detection;
                                                // env POLYFUSE_EMU_RACECHECK=0 turns it off
+  // The SMs of the emulated device: a persistent kernel's launch (LaunchMetadata::persistent)
+  // has min(sm_count, its tiles) blocks. 132: an H100 SXM.
+  unsigned sm_count = 132;
   // Called after each block of a launch with the blocks done and the grid's blocks (a
   // long launch's progress); empty: not called.
   std::function<void(std::uint64_t done, std::uint64_t blocks)> progress;
