@@ -175,6 +175,14 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
   const auto start = [&](PlannedKernelKind kind, const Statement& s) {
     plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", ""});
   };
+  // Appends `s` to the matmul kernel `kernel` when the fused kernel still takes it; else why not.
+  const auto join_matmul_kernel = [&](PlannedKernel& kernel, const Statement& s) -> std::optional<std::string> {
+    std::vector<std::string> with = kernel.statements;
+    with.push_back(s.id);
+    if (const std::optional<UserError> why = fused_kernel_refusal(program, with)) return message_of(*why);
+    kernel.statements = std::move(with);
+    return std::nullopt;
+  };
   for (const Statement& s : program.statements) {
     const StatementIdiom& idiom = *idioms.find(s.id);
     PlannedKernel* last = plan.kernels.empty() ? nullptr : &plan.kernels.back();
@@ -202,14 +210,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
           break;
         }
         if (last && last->kind == PlannedKernelKind::fused_matmul) {
-          std::vector<std::string> with = last->statements;
-          with.push_back(s.id);
-          const std::optional<UserError> why = fused_kernel_refusal(program, with);
-          if (!why) {
-            last->statements = with;
-            break;
-          }
-          cut_before(s, "the matmul kernel does not take it: " + message_of(*why));
+          const std::optional<std::string> why = join_matmul_kernel(*last, s);
+          if (!why) break;
+          cut_before(s, "the matmul kernel does not take it: " + *why);
         } else {
           cut_before(s, "a matmul runs in a tensor-core kernel of its own");
         }
@@ -235,14 +238,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         break;
       case IdiomKind::pointwise: {
         if (last && last->kind == PlannedKernelKind::fused_matmul) {
-          std::vector<std::string> with = last->statements;
-          with.push_back(s.id);
-          const std::optional<UserError> why = fused_kernel_refusal(program, with);
-          if (!why) {
-            last->statements = with;
-            break;
-          }
-          cut_before(s, "the matmul kernel does not take it: " + message_of(*why));
+          const std::optional<std::string> why = join_matmul_kernel(*last, s);
+          if (!why) break;
+          cut_before(s, "the matmul kernel does not take it: " + *why);
         } else if (last && last->kind == PlannedKernelKind::pointwise) {
           const std::string why = pointwise_refusal(program, *last, s);
           if (why.empty()) {
