@@ -33,9 +33,9 @@ inline polyfuse::LaunchMetadata scale_relu_metadata(const std::string& arch = "s
   m.launcher = "polyfuse_launch_scale_relu";
   m.arch = arch;
   m.parameters = {
-      {"x", KernelParameter::Kind::input, polyfuse::ElementType::f16, {"n"}, "const __half*"},
-      {"y", KernelParameter::Kind::output, polyfuse::ElementType::f16, {"n"}, "__half*"},
-      {"n", KernelParameter::Kind::size, polyfuse::ElementType::f32, {}, "int"},
+      {"x", KernelParameter::Kind::input, polyfuse::ElementType::f16, {"n"}, "const __half*", {}},
+      {"y", KernelParameter::Kind::output, polyfuse::ElementType::f16, {"n"}, "__half*", {}},
+      {"n", KernelParameter::Kind::size, polyfuse::ElementType::f32, {}, "int", {}},
   };
   m.grid[0] = {0, "(n + 255) / 256"};
   m.grid[1] = {1, "1"};
