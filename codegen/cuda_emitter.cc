@@ -109,27 +109,6 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped) {
   return hooks;
 }
 
-std::vector<KernelParameter> kernel_parameters(const Program& program) {
-  std::vector<KernelParameter> parameters;
-  for (const Tensor& tensor : program.tensors) {
-    if (tensor.role == TensorRole::temporary) continue;
-    KernelParameter p;
-    p.name = tensor.name;
-    p.kind = tensor.role == TensorRole::input ? KernelParameter::Kind::input : KernelParameter::Kind::output;
-    p.element = tensor.type;
-    for (const Size& size : tensor.dims) p.shape.push_back(bound_size(program, size).to_string());
-    p.c_type = (tensor.role == TensorRole::input ? "const " : "") + cuda_type(tensor.type) + "*";
-    parameters.push_back(p);
-  }
-  for (const std::string& size : program.parameters) {
-    KernelParameter p;
-    p.name = size;
-    p.kind = KernelParameter::Kind::size;
-    p.c_type = "int";
-    parameters.push_back(p);
-  }
-  return parameters;
-}
 
 // ceil(extent / tile) blocks: the last one covers a partial tile. The expression for an
 // unbound extent, (extent - 1) / tile + 1, cannot overflow an int (extent >= 1). A bound
@@ -306,6 +285,28 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
 }
 
 }  // namespace
+
+std::vector<KernelParameter> kernel_parameters(const Program& program) {
+  std::vector<KernelParameter> parameters;
+  for (const Tensor& tensor : program.tensors) {
+    if (tensor.role == TensorRole::temporary) continue;
+    KernelParameter p;
+    p.name = tensor.name;
+    p.kind = tensor.role == TensorRole::input ? KernelParameter::Kind::input : KernelParameter::Kind::output;
+    p.element = tensor.type;
+    for (const Size& size : tensor.dims) p.shape.push_back(bound_size(program, size).to_string());
+    p.c_type = (tensor.role == TensorRole::input ? "const " : "") + cuda_type(tensor.type) + "*";
+    parameters.push_back(p);
+  }
+  for (const std::string& size : program.parameters) {
+    KernelParameter p;
+    p.name = size;
+    p.kind = KernelParameter::Kind::size;
+    p.c_type = "int";
+    parameters.push_back(p);
+  }
+  return parameters;
+}
 
 // For a kernel that takes the TMA + wgmma main loop, a first line saying that the tree and AST
 // below are the mma.sync path's (the Hopper kernel is written without them so far).

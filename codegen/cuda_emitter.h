@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/launch_metadata.h"
 #include "frontend/program.h"
@@ -35,6 +36,10 @@ struct CudaEmitRequest {
 
 // The text that brings the kernels/cuda helpers into a source, as `helpers` says.
 std::string cuda_helpers_text(CudaEmitRequest::Helpers helpers);
+
+// The kernel's parameters in launch order: a pointer per input and output tensor of
+// `program` (signature order), then an int per unbound size.
+std::vector<KernelParameter> kernel_parameters(const Program& program);
 
 // Generates the kernel of `program`. UserError for programs or options the GPU path does
 // not handle (naming the statement or the limit).

@@ -242,16 +242,7 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
   m.kernel = program.name;
   m.launcher = "polyfuse_launch_" + program.name;
   m.arch = to_string(arch);
-  for (const Tensor& t : program.tensors) {
-    if (t.role == TensorRole::temporary) continue;
-    KernelParameter p;
-    p.name = t.name;
-    p.kind = t.role == TensorRole::input ? KernelParameter::Kind::input : KernelParameter::Kind::output;
-    p.element = t.type;
-    for (const Size& size : t.dims) p.shape.push_back(bound_size(program, size).to_string());
-    p.c_type = (t.role == TensorRole::input ? "const " : "") + cuda_type(t.type) + "*";
-    m.parameters.push_back(p);
-  }
+  m.parameters = kernel_parameters(program);  // every size is bound in a plan: tensors only
   m.grid[0] = GridDimension{blocks, std::to_string(blocks)};
   m.grid[1] = m.grid[2] = GridDimension{1, "1"};
   m.block[0] = block_threads;
