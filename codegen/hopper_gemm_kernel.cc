@@ -97,8 +97,8 @@ struct KernelShape {
 std::string tile_loop(const KernelShape& k, const std::string& indent) {
   std::string text = "#pragma unroll 1\n";
   text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
-  text += fmt::format("{}  const TileCoord c = grouped_tile(tile, {}, {}, {});\n", indent, k.tiles_m, k.tiles_n, k.schedule.group);
-  text += fmt::format("{}  const int m0 = c.m * {}, n0 = c.n * {};\n", indent, k.t.bm, k.t.bn);
+  text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m, k.schedule.group);
+  text += fmt::format("{}  const int m0 = c.row * {}, n0 = c.col * {};\n", indent, k.t.bm, k.t.bn);
   return text;
 }
 
@@ -312,7 +312,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     text += "    mbarrier_init(epilogue_bar, 128);  // the consumer warpgroup's threads\n";
   text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
   text += fmt::format("  // output tiles of {} x {}: {} x {}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
-                      "  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
+                      "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
                       "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
                       t.bm, t.bn, shape.tiles_m, shape.tiles_n, schedule.group, s, s);
   text += producer_branch(shape);

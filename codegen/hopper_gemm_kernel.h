@@ -14,7 +14,7 @@
 //     share). The schedule is cooperative: the C consumers compute one BM x BN tile together
 //     (ping-pong, consumers on different tiles, is not generated).
 //   * Tile scheduler: each block walks the output tiles tile = blockIdx.x, + gridDim.x, ... in
-//     grouped order (pf_tile_scheduler_sm90.cuh: groups of `group` tile rows); the grid is
+//     grouped order (pf_tile_order.cuh's grouped_tile_at: groups of `group` tile rows); the grid is
 //     min(SMs, tiles) blocks, chosen at launch (LaunchMetadata::persistent_tiles). Producer and
 //     consumers count the k-blocks over all tiles (`it`): the ring's stage it % S and the
 //     mbarrier parity (it / S) & 1 carry from one tile to the next.

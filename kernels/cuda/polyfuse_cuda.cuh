@@ -31,7 +31,6 @@
 #include "pf_mbarrier.cuh"
 #include "pf_setmaxnreg.cuh"
 #include "pf_warpgroup_barrier.cuh"
-#include "pf_tile_scheduler_sm90.cuh"
 #include "pf_tma.cuh"
 #include "pf_thread_tile_sm90.cuh"
 #include "pf_wgmma_tile.cuh"

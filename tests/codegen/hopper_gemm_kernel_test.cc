@@ -75,7 +75,7 @@ TEST(HopperGemmKernel, PersistentLaunchMetadata) {
   EXPECT_EQ(m.grid[0].value, 8 * 5);  // ceil(1000 / 128) x ceil(520 / 128) tiles
   EXPECT_EQ(m.grid[1].value, 1);
   EXPECT_EQ(m.block[0], 384);
-  EXPECT_NE(kernel.source.find("grouped_tile(tile, 8, 5, 3)"), std::string::npos);
+  EXPECT_NE(kernel.source.find("pf::grouped_tile_at(tile, 5, 8, 3)"), std::string::npos);  // 5 tile columns, 8 tile rows
   EXPECT_NE(m.options.find("persistent: 40 tiles in groups of 3 tile rows over min(SMs, 40) blocks"), std::string::npos)
       << m.options;
   const LaunchMetadata back = launch_metadata_from_json(to_json(m));

@@ -23,7 +23,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
   }
   __syncthreads();
   // output tiles of 128 x 128: 3 x 2, each block's from blockIdx.x by gridDim.x, in groups of 8 tile
-  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
+  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
   // mbarrier parity (it / 5) & 1 carry from one tile to the next
   if (warpgroup_index() == 0) {
     // the producer warpgroup: its registers to the consumers, then one thread loads every k-block
@@ -34,8 +34,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
       int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
       for (int tile = blockIdx.x; tile < 6; tile += gridDim.x) {
-        const TileCoord c = grouped_tile(tile, 3, 2, 8);
-        const int m0 = c.m * 128, n0 = c.n * 128;
+        const pf::Tile c = pf::grouped_tile_at(tile, 2, 3, 8);
+        const int m0 = c.row * 128, n0 = c.col * 128;
 #pragma unroll 1
         for (int kb = 0; kb < 3; ++kb, ++it) {
           const int s = it % 5;
@@ -58,8 +58,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
   int it = 0;  // k-blocks consumed so far, over the tiles
 #pragma unroll 1
   for (int tile = blockIdx.x; tile < 6; tile += gridDim.x) {
-    const TileCoord c = grouped_tile(tile, 3, 2, 8);
-    const int m0 = c.m * 128, n0 = c.n * 128;
+    const pf::Tile c = pf::grouped_tile_at(tile, 2, 3, 8);
+    const int m0 = c.row * 128, n0 = c.col * 128;
     WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
 #pragma unroll 1
     for (int kb = 0; kb < 3; ++kb, ++it) {

@@ -22,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   }
   __syncthreads();
   // output tiles of 128 x 128: 2 x 2, each block's from blockIdx.x by gridDim.x, in groups of 8 tile
-  // rows (grouped_tile); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
+  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % 5 and
   // mbarrier parity (it / 5) & 1 carry from one tile to the next
   if (warpgroup_index() == 0) {
     // the producer warpgroup: its registers to the consumers, then one thread loads every k-block
@@ -33,8 +33,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
       for (int tile = blockIdx.x; tile < 4; tile += gridDim.x) {
-        const TileCoord c = grouped_tile(tile, 2, 2, 8);
-        const int m0 = c.m * 128, n0 = c.n * 128;
+        const pf::Tile c = pf::grouped_tile_at(tile, 2, 2, 8);
+        const int m0 = c.row * 128, n0 = c.col * 128;
 #pragma unroll 1
         for (int kb = 0; kb < 6; ++kb, ++it) {
           const int s = it % 5;
@@ -57,8 +57,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   int it = 0;  // k-blocks consumed so far, over the tiles
 #pragma unroll 1
   for (int tile = blockIdx.x; tile < 4; tile += gridDim.x) {
-    const TileCoord c = grouped_tile(tile, 2, 2, 8);
-    const int m0 = c.m * 128, n0 = c.n * 128;
+    const pf::Tile c = pf::grouped_tile_at(tile, 2, 2, 8);
+    const int m0 = c.row * 128, n0 = c.col * 128;
     WgAcc<128> acc;  // f32 accumulators of C: the warpgroup's 64 x 128 tile
 #pragma unroll 1
     for (int kb = 0; kb < 6; ++kb, ++it) {
