@@ -30,7 +30,16 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
       throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
                                   to_string(options.mma)));
   validate_gpu_options(options, 2);
-  return pad_matmuls_to_block_tiles(plan, options);
+  plan = pad_matmuls_to_block_tiles(plan, options);
+  if (options.consumer_schedule) {
+    const MainLoopChoice choice = choose_main_loop(program, plan, options);
+    if (choice.loop != MainLoop::tma_wgmma)
+      throw UserError(fmt::format("`consumer_schedule` {}: only the sm_90a warp-specialised kernel has consumer warpgroups; "
+                                  "def '{}' on {} runs the {} main loop{}",
+                                  to_string(*options.consumer_schedule), program.name, to_string(options.arch),
+                                  to_string(choice.loop), choice.fallback_reason.empty() ? "" : " (" + choice.fallback_reason + ")"));
+  }
+  return plan;
 }
 
 // The tensors each epilogue statement reads, in plan order.
@@ -242,7 +251,8 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
                                const MainLoopChoice& choice, CudaEmitRequest::Helpers helpers) {
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m_size = bound_size(program, mm.dims.m_extent).value, n_size = bound_size(program, mm.dims.n_extent).value;
-  const HopperGemmTiles tiles = hopper_gemm_tiles(m_size);
+  const HopperGemmTiles tiles =
+      hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_consumers_for(m_size, !plan.epilogue.empty())));
   const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group)};
   EmittedKernel kernel;
   LaunchMetadata& m = kernel.metadata;

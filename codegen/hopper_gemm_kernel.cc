@@ -93,10 +93,15 @@ struct KernelShape {
   HopperRegisterSplit registers;
 };
 
-// `for (tile ...)` over the block's tiles with m0 and n0, at `indent`.
-std::string tile_loop(const KernelShape& k, const std::string& indent) {
+// `for (tile ...)` over the block's tiles with m0 and n0, at `indent`: every tile of the block's
+// walk, or (`alternate`) the ping-pong consumer wg's half of them.
+std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false) {
   std::string text = "#pragma unroll 1\n";
-  text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
+  if (alternate)
+    text += fmt::format("{}for (int tile = blockIdx.x + wg * gridDim.x; tile < {}; tile += 2 * gridDim.x) {{\n", indent,
+                        k.tiles_m * k.tiles_n);
+  else
+    text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
   text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m, k.schedule.group);
   text += fmt::format("{}  const int m0 = c.row * {}, n0 = c.col * {};\n", indent, k.t.bm, k.t.bn);
   return text;
@@ -160,7 +165,7 @@ std::string producer_branch(const KernelShape& k) {
 std::string consumer_epilogue(const Program& program, const KernelPlan& plan, const KernelShape& k) {
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
-  const std::string row0 = t.consumers() > 1 ? "m0 + 64 * wg" : "m0";
+  const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
   if (!plan.epilogue.empty()) {
     std::string text = fmt::format(
         "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
@@ -179,8 +184,8 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
   const std::string store = k.n % (16 / out_bytes) == 0 ? "store_wg_acc_staged<true>" : "store_wg_acc_staged";
   std::string text = fmt::format("    // the accumulators to {} through the warpgroup's shared memory (rows and columns outside\n"
                                  "    // {} x {} not written)\n", mm.c, k.m, k.n);
-  if (t.consumers() > 1) text += fmt::format("    const int row0 = {};\n", row0);
-  const std::string r0 = t.consumers() > 1 ? "row0" : "m0";
+  if (t.tile_consumers() > 1) text += fmt::format("    const int row0 = {};\n", row0);
+  const std::string r0 = t.tile_consumers() > 1 ? "row0" : "m0";
   text += fmt::format("    {}(acc, staging, {} + static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
                       "                        epilogue_sync);\n", store, mm.c, r0, k.n, k.n, k.m, r0, k.n);
   return text;
@@ -194,7 +199,12 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
       "  // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's\n"
       "  // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue\n");
   text += fmt::format("  setmaxnreg_inc<{}>();\n", k.registers.consumer);
-  if (t.consumers() > 1) {
+  if (t.pingpong()) {
+    text += "  const int wg = warpgroup_index() - 1;  // the block's tiles wg, wg + 2, ... (ping-pong)\n";
+    text += fmt::format("  float* staging = reinterpret_cast<float*>(smem + {}) + wg * {};  // the warpgroup's epilogue staging\n",
+                        t.ring_bytes(), t.wg_staging_floats());
+    text += "  WarpgroupBarrier epilogue_sync{epilogue_bar + wg};\n";
+  } else if (t.consumers() > 1) {
     text += fmt::format("  const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each {} x {} tile\n", t.bm, t.bn);
     text += fmt::format("  float* staging = reinterpret_cast<float*>(smem + {}) + wg * {};  // the warpgroup's epilogue staging\n",
                         t.ring_bytes(), t.wg_staging_floats());
@@ -203,9 +213,18 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
     text += fmt::format("  float* staging = reinterpret_cast<float*>(smem + {});  // the epilogue staging\n", t.ring_bytes());
     text += "  WarpgroupBarrier epilogue_sync{epilogue_bar};\n";
   }
-  text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
-  text += tile_loop(k, "  ");
+  if (t.pingpong()) {
+    text += fmt::format("  int it = wg * {};  // k-blocks of the block's walk so far: the other consumer's tiles count too\n",
+                        k.k_blocks);
+    text += "  int turn = 0;  // this consumer's tiles so far\n";
+  } else
+    text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
+  text += tile_loop(k, "  ", t.pingpong());
   text += fmt::format("    WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
+  if (t.pingpong())
+    text += "    // its turn: the other consumer's main loop of the block's previous tile is done (its order phase\n"
+            "    // turn - 1 + wg), so every earlier fill of the ring was observed and the parities below are this tile's\n"
+            "    if (turn - 1 + wg >= 0) mbarrier_wait(order + wg, static_cast<unsigned>(turn - 1 + wg) & 1u);\n";
   text += "#pragma unroll 1\n";
   text += fmt::format("    for (int kb = 0; kb < {}; ++kb, ++it) {{\n", k.k_blocks);
   text += fmt::format("      const int s = it % {};\n", s);
@@ -214,23 +233,30 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   text += fmt::format(
       "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
       "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-      in, t.bn, k.a.major, k.b.major, t.bm, t.bk, t.consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
+      in, t.bn, k.a.major, k.b.major, t.bm, t.bk, t.tile_consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
   text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
   text += "    }\n";
   text += "    wgmma_wait<0>();\n";
   text += fmt::format("    mbarrier_arrive(empty + (it - 1) % {});  // the tile's last k-block retired\n", s);
   text += "    wgmma_fence_operand(acc);\n";
+  if (t.pingpong()) text += "    mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop\n";
   text += consumer_epilogue(program, plan, k);
+  if (t.pingpong()) text += fmt::format("    it += {};  // the other consumer's tile\n    ++turn;\n", k.k_blocks);
   text += "  }\n";
   return text;
 }
 
 }  // namespace
 
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m) {
+ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
+  return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
+}
+
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule) {
   HopperGemmTiles t;
-  t.bm = m > 64 ? 128 : 64;
+  t.schedule = schedule;
+  t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
   t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 16 * kMaxStages - 8 * t.consumers()) / t.stage_bytes(), 2,
                         kMaxStages);
@@ -253,11 +279,12 @@ std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSched
                                  std::int64_t m, std::int64_t n) {
   const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
   const std::int64_t tiles = hopper_tile_count(t, m, n);
-  return fmt::format("warp-specialised, cooperative: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
-                     "({} registers) on each {} x {} tile; persistent: {} tiles in groups of {} tile rows over "
+  return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
+                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles in groups of {} tile rows over "
                      "min(SMs, {}) blocks",
-                     producer_copies ? "TMA and thread copies" : "TMA", r.producer, t.consumers() == 1 ? "one" : "two",
-                     t.consumers() == 1 ? "" : "s", r.consumer, t.bm, t.bn, tiles, schedule.group, tiles);
+                     to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
+                     t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
+                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, schedule.group, tiles);
 }
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
@@ -289,12 +316,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format(
       "  // shared memory: a ring of {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{};\n"
       "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats) from byte {}, then the\n"
-      "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue\n",
+      "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue{}\n",
       s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
-      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset());
+      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset(),
+      t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);
+  if (t.pingpong()) text += "  unsigned long long* order = epilogue_bar + 2;  // consumer wg's turn at the main loop\n";
   text += "  if (threadIdx.x == 0) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
   if (!by_threads)
@@ -303,13 +332,16 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     text += fmt::format("      mbarrier_init(full + s, 129);   // thread 0's arrive_expect_tx, the bytes of {}, and every\n"
                         "                                      // producer thread once its part of {} is written\n",
                         shape.by_tma.name, by_threads->name);
-  text += fmt::format("      mbarrier_init(empty + s, {});  // every consumer thread, once its wgmma retired\n", 128 * t.consumers());
+  text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired\n",
+                      128 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "");
   text += "    }\n";
   if (t.consumers() > 1)
     text += fmt::format("    for (int wg = 0; wg < {}; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads\n",
                         t.consumers());
   else
     text += "    mbarrier_init(epilogue_bar, 128);  // the consumer warpgroup's threads\n";
+  if (t.pingpong())
+    text += "    for (int wg = 0; wg < 2; ++wg) mbarrier_init(order + wg, 128);  // the other consumer's threads\n";
   text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
   text += fmt::format("  // output tiles of {} x {}: {} x {}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
                       "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"

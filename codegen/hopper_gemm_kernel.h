@@ -8,11 +8,18 @@
 //     128 producer threads, fenced for the async proxy, arriving on "full" too). Before refilling
 //     a stage it waits on the stage's "empty" mbarrier.
 //   * Warpgroups 1 .. C are the consumers (C = 1 or 2; setmaxnreg.inc): per k-block they wait on
-//     a stage, issue one k-block of wgmma.mma_async from shared-memory descriptors (their 64 rows
-//     of A, all of B) and release the previous k-block's stage on "empty" once wgmma.wait_group
-//     retired its reads (every consumer thread arrives: a wait retires only its own warp's
-//     share). The schedule is cooperative: the C consumers compute one BM x BN tile together
-//     (ping-pong, consumers on different tiles, is not generated).
+//     a stage, issue one k-block of wgmma.mma_async from shared-memory descriptors and release
+//     the previous k-block's stage on "empty" once wgmma.wait_group retired its reads (every
+//     consumer thread of the stage's tile arrives: a wait retires only its own warp's share).
+//     Two schedules (ConsumerSchedule, --consumer-schedule; the rule in hopper_consumers_for):
+//       - cooperative: the C consumers compute one BM x BN tile together (BM = 64 C; consumer g
+//         rows 64 g .. 64 g + 63 of it, one B tile read by both);
+//       - ping-pong: two consumers on alternate 64 x BN tiles of the block's walk (consumer g
+//         the block's tiles g, g + 2, ...), so one runs its epilogue while the other's main loop
+//         keeps the tensor cores busy; each stage then feeds one consumer. The main loops take
+//         turns (an "order" mbarrier per consumer, arrived on by the other at the end of its main
+//         loop): besides the alternation, this keeps a consumer from waiting on a stage's fill
+//         two phases ahead of the last one observed, where a parity wait cannot tell them apart.
 //   * Tile scheduler: each block walks the output tiles tile = blockIdx.x, + gridDim.x, ... in
 //     grouped order (pf_tile_order.cuh's grouped_tile_at: groups of `group` tile rows); the grid is
 //     min(SMs, tiles) blocks, chosen at launch (LaunchMetadata::persistent_tiles). Producer and
@@ -37,14 +44,17 @@
 
 namespace polyfuse {
 
-// The Hopper kernel's tiles: bm / 64 consumer warpgroups (one or two) compute BM x BN of C per
-// tile, consumer g rows 64 g .. 64 g + 63 of it, with one B tile shared by both; one producer
-// warpgroup before them.
+// The Hopper kernel's tiles: cooperative, bm / 64 consumer warpgroups (one or two) compute BM x
+// BN of C per tile, consumer g rows 64 g .. 64 g + 63 of it, with one B tile shared by both;
+// ping-pong, two consumers take alternate 64 x BN tiles. One producer warpgroup before them.
 struct HopperGemmTiles {
   int bm = 64, bn = 128, bk = 64;  // wgmma m64nBNk16, BK / 16 k-steps per k-block
   int stages = 4;                  // shared-memory ring (2..6)
+  ConsumerSchedule schedule = ConsumerSchedule::cooperative;
 
-  int consumers() const { return bm / 64; }          // warpgroups
+  bool pingpong() const { return schedule == ConsumerSchedule::pingpong; }
+  int tile_consumers() const { return bm / 64; }  // warpgroups on one tile
+  int consumers() const { return pingpong() ? 2 : tile_consumers(); }  // warpgroups
   int threads() const { return 128 * (consumers() + 1); }  // the producer warpgroup and the consumers
   int a_bytes() const { return bm * bk * 2; }   // one A tile (128-byte swizzle, K- or M-major)
   int b_bytes() const { return bk * bn * 2; }   // one B tile (K- or N-major)
@@ -54,8 +64,9 @@ struct HopperGemmTiles {
   int wg_staging_floats() const { return 64 * (bn + 4); }
   int staging_bytes() const { return consumers() * wg_staging_floats() * 4; }
   int barrier_offset() const { return ring_bytes() + staging_bytes(); }
-  // + the stages' full and empty mbarriers, one per consumer warpgroup for its epilogue
-  int shared_bytes() const { return barrier_offset() + 16 * stages + 8 * consumers(); }
+  // + the stages' full and empty mbarriers, one per consumer warpgroup for its epilogue, and
+  // (ping-pong) one per consumer for its turn at the main loop
+  int shared_bytes() const { return barrier_offset() + 16 * stages + 8 * consumers() + (pingpong() ? 16 : 0); }
 };
 
 // The register counts the warpgroups ask for with setmaxnreg (PTX ISA 9.7.17.1): 64K registers
@@ -72,11 +83,19 @@ struct HopperTileSchedule {
   int group = 8;  // GpuOptions::group when set (--group)
 };
 
-// The tiles for an M x N x K GEMM on sm_90a (the rule, documented in the README): blocks of
-// 128 x 128 x 64 (two consumer warpgroups, cooperative) when M > 64, else 64 x 128 x 64 (one);
-// as many stages as the 227 KB of shared memory per block hold beside the epilogue staging, 2 to
-// 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages).
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m);
+// The consumers' schedule for an M-row GEMM when the user chose none (the rule, documented in the
+// README): ping-pong when the kernel has a fused epilogue and M > 64 — the epilogue's loads,
+// math and stores are what ping-pong hides behind the other consumer's main loop — else
+// cooperative, whose 128-row tiles read each B tile once for both consumers. Not yet tuned on a
+// GPU (the autotuner overrides it).
+ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue);
+
+// The tiles for an M x N x K GEMM on sm_90a: cooperative, blocks of 128 x 128 x 64 (two consumer
+// warpgroups) when M > 64, else 64 x 128 x 64 (one); ping-pong, tiles of 64 x 128 x 64 for two
+// consumers. As many stages as the 227 KB of shared memory per block hold beside the epilogue
+// staging, 2 to 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages; ping-pong: 24 KB
+// a stage, 6).
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = ConsumerSchedule::cooperative);
 
 // The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
 std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);

@@ -61,6 +61,16 @@ std::string to_string(MmaShape shape) {
   PF_INTERNAL_CHECK(false, "unknown MmaShape value");
 }
 
+ConsumerSchedule parse_consumer_schedule(std::string_view text) {
+  if (text == "cooperative") return ConsumerSchedule::cooperative;
+  if (text == "pingpong") return ConsumerSchedule::pingpong;
+  throw UserError(fmt::format("`consumer_schedule`: unknown schedule '{}' (expected cooperative or pingpong)", text));
+}
+
+std::string to_string(ConsumerSchedule schedule) {
+  return schedule == ConsumerSchedule::pingpong ? "pingpong" : "cooperative";
+}
+
 TileShape mma_tile(MmaShape shape) {
   switch (shape) {
     case MmaShape::m16n16k8: return {16, 16, 8};
@@ -108,6 +118,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   if (choices.split_k != 0) o.split_k = choices.split_k;
   if (choices.stages != 0) o.stages = choices.stages;
   o.group = choices.group;
+  o.consumer_schedule = choices.consumer_schedule;
   if (choices.warp) {
     o.warp = *choices.warp;
   } else {

@@ -41,6 +41,10 @@ struct GpuOptions {
   // (8 when the grid has at least 8 tile rows or an unbound row count, else 1). The sm_90a
   // persistent kernel's tile scheduler walks its tiles in the same groups (unset: 8).
   std::optional<int> group;
+  // The sm_90a warp-specialised kernel's consumer warpgroups: on each tile together or on
+  // alternate tiles. Unset: the rule (codegen/hopper_gemm_kernel.h's hopper_consumers_for).
+  // Other kernels have no consumer warpgroups: set, it is refused there.
+  std::optional<ConsumerSchedule> consumer_schedule;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
@@ -55,6 +59,7 @@ struct GpuChoices {
   int split_k = 0;
   int stages = 0;
   std::optional<int> group;  // tile rows per group of the block order; unset: the rule
+  std::optional<ConsumerSchedule> consumer_schedule;  // sm_90a warp-specialised kernel; unset: the rule
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
@@ -74,6 +79,8 @@ int compute_capability(Arch arch);
 // Shared memory, thread and register limits of `arch`.
 ArchLimits arch_limits(Arch arch);
 
+// "cooperative" | "pingpong" → ConsumerSchedule.
+ConsumerSchedule parse_consumer_schedule(std::string_view text);
 // "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape.
 MmaShape parse_mma_shape(std::string_view text);
 // The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).

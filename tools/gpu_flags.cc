@@ -35,6 +35,11 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
                                        "or an unbound row count, else 1)")
                            ->type_name("G");
   flags.registered.push_back(flags.group_option);
+  flags.registered.push_back(app->add_option("--consumer-schedule", flags.consumer_schedule,
+                                             "sm_90a warp-specialised kernel: its two consumer warpgroups on each tile "
+                                             "together (cooperative) or on alternate tiles (pingpong); default: pingpong "
+                                             "for a fused epilogue with M > 64, else cooperative")
+                                 ->type_name("cooperative|pingpong"));
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "
@@ -52,6 +57,7 @@ GpuOptions gpu_options(const GpuFlags& flags) {
   choices.split_k = flags.split_k;
   choices.stages = flags.stages;
   if (flags.group_option != nullptr && flags.group_option->count() > 0) choices.group = flags.group;
+  if (!flags.consumer_schedule.empty()) choices.consumer_schedule = parse_consumer_schedule(flags.consumer_schedule);
   return gpu_options_from_choices(choices);
 }
 

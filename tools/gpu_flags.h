@@ -1,5 +1,5 @@
 // The GPU options of the command line (--arch, --block, --warp, --mma, --split-k,
-// --stages, --group, --dump-after), shared by `compile` and `run`.
+// --stages, --group, --consumer-schedule, --dump-after), shared by `compile` and `run`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,7 +14,7 @@ namespace polyfuse::tools {
 
 // The flags as the user wrote them ("" and 0 = not given), and which were given.
 struct GpuFlags {
-  std::string arch, block, warp, mma;
+  std::string arch, block, warp, mma, consumer_schedule;
   int split_k = 0;
   int stages = 0;
   int group = 0;  // read only when group_option was given (0 is refused, not "the default")

@@ -14,13 +14,18 @@ namespace polyfuse {
 
 // GPU architectures polyfuse targets. sm_90a is Hopper with its architecture-specific
 // features (wgmma, the PTX ISA's "sm_90a" target): its code runs on compute capability 9.0
-// only. Until the TMA + wgmma main loop is generated, sm_90a kernels use the same mma.sync
-// main loop as sm_90.
+// only. A plain or fused GEMM on sm_90a runs the TMA + wgmma kernel; what it does not take
+// yet runs the mma.sync main loop of sm_90 (`--emit=config` says why).
 enum class Arch { sm_80, sm_86, sm_89, sm_90, sm_90a };
 
 // Warp-level macro-MMA shapes: the two compositions of mma.m8n8k4 (16x16x8, 32x32x8), and
 // warp tiles built from mma.m16n8k16 (the fast path on sm_80 and newer).
 enum class MmaShape { m16n16k8, m32n32k8, m16n8k16 };
+
+// How the consumer warpgroups of the sm_90a warp-specialised kernel share the output tiles:
+// all on each tile together, or two on alternate tiles (one's epilogue under the other's
+// main loop).
+enum class ConsumerSchedule { cooperative, pingpong };
 
 // An M×N×K tile.
 struct TileShape {
@@ -36,10 +41,13 @@ Arch arch_from_string(std::string_view text);
 MmaShape mma_shape_from_string(std::string_view text);
 // "128x128x32" → {128, 128, 32}: three positive integers. Throws SourceError otherwise.
 TileShape tile_shape_from_string(std::string_view text);
+// "cooperative" or "pingpong". Throws SourceError otherwise.
+ConsumerSchedule consumer_schedule_from_string(std::string_view text);
 
 // The spellings the parsers accept: "sm_80", "m16n8k16", "128x128x32".
 std::string to_string(Arch arch);
 std::string to_string(MmaShape shape);
 std::string to_string(const TileShape& tile);
+std::string to_string(ConsumerSchedule schedule);
 
 }  // namespace polyfuse

@@ -32,6 +32,10 @@ struct CompileOptions {
   int stages = 0;       // shared-memory stages per operand (1..5, the cp.async ring); 0: default (2)
   std::optional<int> group;  // block order: tile rows per group (>= 1; 1: row-major); unset: 8 when
                              // the grid has at least 8 tile rows (or an unbound count), else 1
+  // The sm_90a warp-specialised kernel's consumer warpgroups: on each tile together
+  // (cooperative) or on alternate tiles (pingpong); unset: pingpong for a fused epilogue with
+  // M > 64, else cooperative. Refused for a kernel without consumer warpgroups.
+  std::optional<ConsumerSchedule> consumer_schedule;
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)
   bool line_info = false;  // NVRTC -lineinfo (for profilers)
   bool use_cache = true;   // memory and disk cache; POLYFUSE_DISABLE_CACHE=1 also turns it off

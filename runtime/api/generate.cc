@@ -36,7 +36,8 @@ template <class F> auto translating_errors(const std::string& text, F&& body) {
 
 GpuOptions gpu_options(const CompileOptions& options) {
   return gpu_options_from_choices(GpuChoices{options.arch.value_or(default_arch()), options.block, options.warp,
-                                             options.mma, options.split_k, options.stages, options.group});
+                                             options.mma, options.split_k, options.stages, options.group,
+                                             options.consumer_schedule});
 }
 
 }  // namespace

@@ -31,4 +31,8 @@ TileShape tile_shape_from_string(std::string_view text) {
   return as_source_error([&] { return parse_tile_shape(text, "tile"); });
 }
 
+ConsumerSchedule consumer_schedule_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_consumer_schedule(text); });
+}
+
 }  // namespace polyfuse

@@ -137,7 +137,7 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
     }
   const std::uint64_t k_blocks = (k + t.bk - 1) / t.bk;
   EXPECT_EQ(stats.blocks, grid.x);
-  EXPECT_EQ(stats.wgmma_instructions, tiles * k_blocks * (t.bk / 16) * t.consumers());
+  EXPECT_EQ(stats.wgmma_instructions, tiles * k_blocks * (t.bk / 16) * t.tile_consumers());
   const std::uint64_t tma_rows = (kernel.a_by_threads ? 0 : t.bm) + (kernel.b_by_threads ? 0 : t.bn);
   EXPECT_EQ(stats.tma_bytes, tiles * k_blocks * tma_rows * t.bk * 2);
 }
@@ -160,11 +160,12 @@ TEST(HopperGemmEmu, GeneratedKernelWithBCopiedByThreadsMatchesTheReference) {
 // The kernel hopper_gemm_kernel generates for `type` and the sizes, built by the emulator;
 // `edit` may change its source first (a planted error).
 Kernel generated_kernel(const std::string& type, int m, int n, int k,
-                        const std::function<std::string(std::string)>& edit = nullptr, int group = 8) {
+                        const std::function<std::string(std::string)>& edit = nullptr, int group = 8,
+                        ConsumerSchedule consumers = ConsumerSchedule::cooperative) {
   Program program = compile_program(gemm_source(type, true, true), {{"M", m}, {"N", n}, {"K", k}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
-  const HopperGemmTiles tiles = hopper_gemm_tiles(m);
+  const HopperGemmTiles tiles = hopper_gemm_tiles(m, consumers);
   std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, tiles, {group});
   if (edit) source = edit(source);
   auto module = std::make_shared<emu::Module>(emu::Module::compile(source, {}, {"gemm"}));
@@ -238,9 +239,11 @@ bool reports(const std::string& message, const std::string& alternatives) {
 }
 
 // Each plant, in a kernel of `type` and the sizes run on `sms` SMs, is reported, never passes.
-void expect_reported(const std::vector<Plant>& plants, const std::string& type, int m, int n, int k, unsigned sms) {
+void expect_reported(const std::vector<Plant>& plants, const std::string& type, int m, int n, int k, unsigned sms,
+                     ConsumerSchedule consumers = ConsumerSchedule::cooperative) {
   for (const Plant& p : plants) {
-    const Kernel kernel = generated_kernel(type, m, n, k, [&](std::string source) { return replaced(source, p.from, p.to); });
+    const Kernel kernel = generated_kernel(
+        type, m, n, k, [&](std::string source) { return replaced(source, p.from, p.to); }, 8, consumers);
     try {
       check_generated_gemm(kernel, type == "bf16", m, n, k, "random:3", sms);
       ADD_FAILURE() << p.what << ": not reported";
@@ -308,6 +311,49 @@ TEST(HopperGemmEmu, PlantedErrorsOfTheWarpSpecialisedPipelineAreReported) {
        "  auto epilogue_sync = [] {};\n", "shared-memory race"},
   };
   expect_reported(plants, "f16", 512, 384, 320, 2);
+}
+
+// Ping-pong: two consumer warpgroups on alternate 64-row tiles of each block's walk, so each
+// stage of the ring feeds one consumer and a consumer's `it` skips the other's k-blocks. Blocks
+// with an even and an odd number of tiles (the second consumer idle on the last), one tile per
+// block (--sms large), edge tiles, K tails, an operand copied by the producer warpgroup.
+TEST(HopperGemmEmu, PingPongConsumersTakeAlternateTiles) {
+  struct Case {
+    const char* type;
+    int m, n, k;
+    unsigned sms;
+  };
+  for (const Case& c : {Case{"f16", 256, 384, 192, 2},   // 4 x 3 tiles, 6 on each block: 3 per consumer
+                        Case{"bf16", 300, 264, 328, 4},  // 5 x 3 edge tiles: blocks of 4 and 3 tiles, a K tail
+                        Case{"f16", 130, 136, 72, 132},  // 3 x 2 tiles, one per block: the second consumer idle
+                        Case{"f16", 200, 257, 136, 3}}) {  // B copied by the producer warpgroup
+    const Kernel kernel = generated_kernel(c.type, c.m, c.n, c.k, nullptr, 2, ConsumerSchedule::pingpong);
+    ASSERT_EQ(kernel.tiles.consumers(), 2);
+    ASSERT_EQ(kernel.tiles.tile_consumers(), 1);
+    for (const char* schedule : {"round_robin", "random:13"})
+      check_generated_gemm(kernel, std::string(c.type) == "bf16", c.m, c.n, c.k, schedule, c.sms);
+    if (HasFailure()) return;
+  }
+}
+
+// Planted errors of the ping-pong schedule (8 x 3 tiles of 64 x 128 on 2 blocks, 5 k-blocks a
+// tile in 6 stages, so a consumer's next tile reuses stages the other's tile fills): each is
+// reported.
+TEST(HopperGemmEmu, PlantedErrorsOfThePingPongScheduleAreReported) {
+  const std::vector<Plant> plants = {
+      {"a consumer does not skip the other's k-blocks", "    it += 5;  // the other consumer's tile\n", "",
+       "deadlock on an mbarrier|still in flight|shared-memory race"},
+      {"both consumers counted on each stage", "mbarrier_init(empty + s, 128)", "mbarrier_init(empty + s, 256)",
+       "deadlock on an mbarrier"},
+      {"both consumers take every tile", "tile += 2 * gridDim.x", "tile += gridDim.x",
+       "deadlock on an mbarrier|still in flight|shared-memory race|more often than its expected"},
+      // Without the turns a consumer done with its tile waits on the fill of its next one two phases
+      // ahead of the last it observed: the parity wait passes on the older phase (the bug the
+      // emulator found in the first ping-pong kernel).
+      {"the consumers do not take turns", "    if (turn - 1 + wg >= 0) mbarrier_wait(order + wg",
+       "    if (false) mbarrier_wait(order + wg", "still in flight|shared-memory race"},
+  };
+  expect_reported(plants, "f16", 512, 384, 320, 2, ConsumerSchedule::pingpong);
 }
 
 }  // namespace

@@ -55,6 +55,52 @@ TEST(HopperGemmKernel, GemmBiasReluGolden) {
                              "codegen/gemm_bias_relu_sm90a_tma.cu"));
 }
 
+// The same with ping-pong consumers: alternate 64 x 128 tiles, each consumer's `it` skipping the
+// other's k-blocks, one consumer per stage.
+TEST(HopperGemmKernel, GemmBiasReluPingPongGolden) {
+  Program program = compile_program(example_source("gemm_bias_relu"), {{"M", 300}, {"N", 256}, {"K", 192}});
+  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
+  ASSERT_EQ(choice.loop, MainLoop::tma_wgmma) << choice.fallback_reason;
+  EXPECT_TRUE(matches_golden("// The sm_90a main loop of def gemm_bias_relu (M = 300, N = 256, K = 192), ping-pong\n"
+                             "#include \"polyfuse_cuda.cuh\"\n\n" +
+                                 hopper_gemm_kernel(program, plan, choice, hopper_gemm_tiles(300, ConsumerSchedule::pingpong)),
+                             "codegen/gemm_bias_relu_sm90a_pingpong.cu"));
+}
+
+// The rule: ping-pong for a fused epilogue with M > 64, else cooperative; --consumer-schedule
+// overrides it, and is refused where the kernel has no consumer warpgroups.
+TEST(HopperGemmKernel, ConsumerScheduleRuleAndOption) {
+  EXPECT_EQ(hopper_consumers_for(300, true), ConsumerSchedule::pingpong);
+  EXPECT_EQ(hopper_consumers_for(64, true), ConsumerSchedule::cooperative);
+  EXPECT_EQ(hopper_consumers_for(4096, false), ConsumerSchedule::cooperative);
+  const auto options_of = [](const std::string& source, std::optional<ConsumerSchedule> schedule, Arch arch) {
+    Program program = compile_program(source, {{"M", 300}, {"N", 256}, {"K", 192}});
+    CudaEmitRequest request;
+    request.options = default_gpu_options(arch);
+    request.options.consumer_schedule = schedule;
+    request.helpers = CudaEmitRequest::Helpers::omit;
+    return emit_cuda(program, request).metadata.options;
+  };
+  const std::string fused = example_source("gemm_bias_relu"), plain = gemm_source("f16", true, true);
+  EXPECT_NE(options_of(fused, std::nullopt, Arch::sm_90a).find("warp-specialised, pingpong: a producer warpgroup (TMA, 40 "
+                                                              "registers) and two consumer warpgroups (232 registers) on "
+                                                              "alternate 64 x 128 tiles"),
+            std::string::npos);
+  EXPECT_NE(options_of(plain, std::nullopt, Arch::sm_90a).find("warp-specialised, cooperative"), std::string::npos);
+  EXPECT_NE(options_of(fused, ConsumerSchedule::cooperative, Arch::sm_90a).find("block 128x128x64"), std::string::npos);
+  EXPECT_NE(options_of(plain, ConsumerSchedule::pingpong, Arch::sm_90a).find("block 64x128x64"), std::string::npos);
+  try {
+    options_of(plain, ConsumerSchedule::pingpong, Arch::sm_80);
+    ADD_FAILURE() << "consumer_schedule on sm_80 not refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("consumer_schedule pingpong: only the sm_90a warp-specialised kernel has consumer "
+                                         "warpgroups; def 'gemm' on sm_80 runs the mma.sync main loop"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),

@@ -55,7 +55,8 @@ TEST(Sm90aEmu, EveryLayoutTakesTmaWgmma) {
 
 // Pointwise epilogues on the TMA + wgmma loop (per element of the staged accumulators): bias
 // along columns and rows, a full matrix, every activation, temporaries, the matmul result live
-// out too, f32 outputs, an operand copied by threads; odd shapes with edge tiles.
+// out too, f32 outputs, an operand copied by threads; odd shapes with edge tiles; cooperative and
+// ping-pong consumers.
 TEST(Sm90aEmu, EpiloguesTakeTmaWgmma) {
   struct Case {
     std::string inputs, epilogue;
@@ -69,12 +70,16 @@ TEST(Sm90aEmu, EpiloguesTakeTmaWgmma) {
       {", bf16(N) bias", "  T(m, n) = C(m, n) + bias(n)\n  D(m, n) = sigmoid(T(m, n)) * T(m, n)", "bf16"},
       {"", "  D(m, n) = gelu(C(m, n) * 0.25) + exp(C(m, n) * 0.125)", "f16", {{"M", 1}, {"N", 8}, {"K", 9}}},
   };
-  for (const Case& c : cases) {
-    Program program = compile_program(fused_source(c.inputs, c.epilogue, c.type), c.sizes);
-    const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
-    EXPECT_TRUE(run.check.ok) << c.epilogue << ": " << run.check.to_string();
-    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << c.epilogue;
-  }
+  // Both consumer schedules (the default rule takes ping-pong for these epilogues when M > 64).
+  for (const Case& c : cases)
+    for (ConsumerSchedule consumers : {ConsumerSchedule::cooperative, ConsumerSchedule::pingpong}) {
+      Program program = compile_program(fused_source(c.inputs, c.epilogue, c.type), c.sizes);
+      GpuOptions options = default_gpu_options(Arch::sm_90a);
+      options.consumer_schedule = consumers;
+      const EmuRun run = run_on_emulator(program, options);
+      EXPECT_TRUE(run.check.ok) << c.epilogue << " " << to_string(consumers) << ": " << run.check.to_string();
+      EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << c.epilogue;
+    }
   // C live out beside D, and an f32 output.
   for (const char* source : {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C, f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(k, n)\n"
                              "  D(m, n) = relu(C(m, n))\n}\n",

@@ -72,6 +72,18 @@ TEST(TensorProgram, OptionErrorsNameTheApiOption) {
     EXPECT_EQ(std::string(e.what()), "polyfuse: error: group must be at least 1 (tile rows per group of the block order; "
                                      "1: row-major), got 0\n");
   }
+  options.group.reset();
+  options.arch = polyfuse::Arch::sm_80;
+  options.consumer_schedule = polyfuse::ConsumerSchedule::pingpong;
+  try {
+    program.compile(options);
+    FAIL() << "consumer_schedule on sm_80 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "polyfuse: error: consumer_schedule pingpong: only the sm_90a warp-specialised kernel "
+                                     "has consumer warpgroups; def 'gemm' on sm_80 runs the mma.sync main loop\n");
+  }
+  options.arch = polyfuse::Arch::sm_90a;  // the TMA + wgmma kernel: the option is taken
+  EXPECT_NE(program.compile(options).info().options.find("pingpong"), std::string::npos);
 }
 
 // The parsers the CLI uses for its flags, as the API offers them.
@@ -81,6 +93,9 @@ TEST(TensorProgram, OptionValuesParseFromTheirSpellings) {
   EXPECT_EQ(polyfuse::mma_shape_from_string("32x32x8"), polyfuse::MmaShape::m32n32k8);
   EXPECT_EQ(polyfuse::to_string(polyfuse::TileShape{64, 32, 16}), "64x32x16");
   EXPECT_EQ(polyfuse::to_string(polyfuse::Arch::sm_89), "sm_89");
+  EXPECT_EQ(polyfuse::consumer_schedule_from_string("pingpong"), polyfuse::ConsumerSchedule::pingpong);
+  EXPECT_EQ(polyfuse::to_string(polyfuse::ConsumerSchedule::cooperative), "cooperative");
+  EXPECT_THROW(polyfuse::consumer_schedule_from_string("ping-pong"), polyfuse::SourceError);
   try {
     polyfuse::tile_shape_from_string("64x64");
     FAIL() << "64x64 was accepted";

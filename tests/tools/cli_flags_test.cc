@@ -25,7 +25,7 @@ using polyfuse::testing::run_cli;
 // The flags of each command, each one tested below.
 const std::map<std::string, std::set<std::string>>& tested_flags() {
   static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--group",
-                                            "--dump-after"};
+                                            "--consumer-schedule", "--dump-after"};
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
@@ -133,6 +133,12 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
       << tma;
   const std::string grouped = config("-D M=256 -D N=256 -D K=256 --arch sm_90a --group 2");
   EXPECT_NE(grouped.find("tile scheduler: persistent, 4 tiles in groups of 2 tile rows"), std::string::npos) << grouped;
+  const std::string pingpong = config("-D M=256 -D N=256 -D K=256 --arch sm_90a --consumer-schedule pingpong");
+  EXPECT_NE(pingpong.find("tiles: block 64x128x64 (wgmma m64n128k16), 6 stages; warp-specialised, pingpong: a producer "
+                          "warpgroup (TMA, 40 registers) and two consumer warpgroups (232 registers) on alternate 64 x 128 "
+                          "tiles; persistent: 8 tiles"),
+            std::string::npos)
+      << pingpong;
   const std::string sm80 = config("-D M=256 -D N=256 -D K=256 --arch sm_80 --stages 1");
   EXPECT_NE(sm80.find("arch: sm_80\nmain loop: mma.sync\ntiles: block 128x128x32"), std::string::npos) << sm80;
   const CliResult cpu = run_cli("compile examples/gemm.tc --emit=config --target=cpu " + sizes);
@@ -212,6 +218,11 @@ TEST(CliCompile, TileFlagsReachTheKernel) {
                     "row-major), got 0\n"},
       {"--group -2", "polyfuse: error: --group must be at least 1 (tile rows per group of the block order; 1: "
                      "row-major), got -2\n"},
+      {"--consumer-schedule pong", "polyfuse: error: --consumer-schedule: unknown schedule 'pong' (expected cooperative or "
+                                   "pingpong)\n"},
+      {"--consumer-schedule pingpong --arch sm_80 -D M=256 -D N=256 -D K=256",
+       "polyfuse: error: --consumer-schedule pingpong: only the sm_90a warp-specialised kernel has consumer warpgroups; def "
+       "'gemm' on sm_80 runs the mma.sync main loop\n"},
   };
   for (const auto& [flag, message] : refused) expect_refused("compile examples/gemm.tc --emit=cuda " + flag, message);
   // GPU flags where no GPU pass runs.

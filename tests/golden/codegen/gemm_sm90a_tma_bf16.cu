@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   if (threadIdx.x == 0) {
     for (int s = 0; s < 5; ++s) {
       mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes
-      mbarrier_init(empty + s, 256);  // every consumer thread, once its wgmma retired
+      mbarrier_init(empty + s, 256);  // every thread of the stage's consumers, once its wgmma retired
     }
     for (int wg = 0; wg < 2; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads
     fence_mbarrier_init();
