@@ -179,7 +179,14 @@ LaunchStats launch_plan(const CompiledKernel::Impl& k, const std::vector<Arg>& a
 
 }  // namespace
 
-std::string to_string(Backend backend) { return backend == Backend::cuda ? "cuda" : "emu"; }
+std::string to_string(Backend backend) {
+  switch (backend) {
+    case Backend::cuda: return "cuda";
+    case Backend::emu: return "emu";
+    case Backend::cpu: return "cpu";
+  }
+  return "cuda";
+}
 
 std::string to_string(CacheStatus status) {
   switch (status) {
@@ -218,6 +225,13 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream, v
   if (!impl_->plan_kernels.empty()) return launch_plan(*impl_, args, stream, workspace);
   const api::PreparedLaunch launch = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
   if (impl_->backend == Backend::emu) return launch_emulated(*impl_, launch);
+  if (impl_->backend == Backend::cpu) {
+    std::vector<void*> buffers;
+    for (const api::ParameterValue& v : launch.values)
+      if (v.is_pointer) buffers.push_back(const_cast<void*>(v.pointer));
+    (*impl_->cpu)(buffers.data());
+    return LaunchStats{};
+  }
 #if POLYFUSE_HAVE_CUDA
   std::vector<std::uint64_t> storage(launch.values.size());  // a device pointer or an int, each
   std::vector<tma::TensorMapBytes> maps(launch.values.size());  // or a tensor map
@@ -248,7 +262,7 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream, v
 }
 
 LaunchStats CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
-  if (impl_->backend == Backend::emu) return launch(args);
+  if (impl_->backend != Backend::cuda) return launch(args);
   // Check the host arguments first (counts, sizes), then mirror each tensor on the device.
   const api::PreparedLaunch host = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
   std::vector<DeviceBuffer> buffers;
@@ -328,7 +342,7 @@ CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchM
   k->loaded = std::make_unique<cuda::LoadedKernel>(lookup.output, k->metadata.kernel, k->metadata.dynamic_shared_bytes);
   return CompiledKernel(std::move(k));
 #else
-  throw Error("polyfuse: built without the CUDA toolkit: only Backend::emu is available");
+  throw Error("polyfuse: built without the CUDA toolkit: only Backend::emu and Backend::cpu are available");
 #endif
 }
 
@@ -362,6 +376,24 @@ std::vector<CompiledKernel> make_compiled_kernels(Backend backend, const std::st
     kernels.push_back(CompiledKernel(std::move(k)));
   }
   return kernels;
+}
+
+CompiledKernel make_compiled_cpu(const std::string& source, LaunchMetadata signature,
+                                 std::map<std::string, std::int64_t> bound_sizes) {
+  auto k = std::make_shared<CompiledKernel::Impl>();
+  k->backend = Backend::cpu;
+  k->source = source;
+  k->metadata = std::move(signature);
+  k->info = kernel_info(k->metadata);
+  k->bound_sizes = std::move(bound_sizes);
+  try {
+    k->cpu = cpu_runtime::CpuModule::load(source, k->metadata.kernel);
+  } catch (const std::runtime_error& e) {
+    throw CompileError(std::string("polyfuse: the CPU build of '") + k->metadata.kernel + "' failed:\n" + e.what(),
+                       e.what(), "");
+  }
+  k->cache_status = k->cpu->from_cache() ? CacheStatus::disk_hit : CacheStatus::miss;
+  return CompiledKernel(std::move(k));
 }
 
 CompiledKernel make_compiled_plan(Backend backend, const std::string& source, PlanParts parts,

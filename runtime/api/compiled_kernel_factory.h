@@ -28,6 +28,12 @@ CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchM
                                     std::map<std::string, std::int64_t> bound_sizes, const CompileOptions& options,
                                     std::string plan_text = "");
 
+// The CPU target's C++ `source` (codegen/cpu_emit.h) built and loaded (runtime/cpu):
+// `signature` names its entry point (cpu_entry_name) and lists the def's tensors. Throws
+// CompileError.
+CompiledKernel make_compiled_cpu(const std::string& source, LaunchMetadata signature,
+                                 std::map<std::string, std::int64_t> bound_sizes);
+
 // What a plan of several kernels is made of, besides its source (codegen/cuda_plan.h).
 struct PlanParts {
   LaunchMetadata signature;             // the def's tensors in signature order, named after the launcher

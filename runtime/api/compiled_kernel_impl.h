@@ -15,6 +15,7 @@
 #include "polyfuse/compiled_kernel.h"
 #include "polyfuse/device.h"
 #include "polyfuse_emu/module.h"
+#include "runtime/cpu/cpu_module.h"
 #include "schedule/program_plan.h"
 
 #if POLYFUSE_HAVE_CUDA
@@ -38,6 +39,7 @@ struct CompiledKernel::Impl {
   std::unique_ptr<cuda::LoadedKernel> loaded;  // cuda backend
 #endif
   std::optional<emu::Module> emulated;  // emu backend
+  std::optional<cpu_runtime::CpuModule> cpu;  // cpu backend
   std::string plan_text;                // --emit=plan
 
   // A plan (plan_kernels not empty): its kernels in launch order, the temporaries in the

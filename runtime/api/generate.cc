@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "codegen/cpu_emit.h"
 #include "codegen/cuda_emitter.h"
 #include "schedule/program_plan.h"
 #include "frontend/diagnostics.h"
@@ -14,6 +15,7 @@
 #include "frontend/parser.h"
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
+#include "schedule/cpu_target.h"
 #include "schedule/gpu_options.h"
 
 namespace polyfuse::api {
@@ -83,6 +85,19 @@ std::optional<std::vector<KernelParameter>> declared_parameters(const std::strin
     return parameters;
   }
   return std::nullopt;
+}
+
+// Refuses the options that only the GPU path has, naming the first one set.
+void refuse_gpu_options(const CompileOptions& options) {
+  const std::pair<bool, const char*> set[] = {
+      {options.arch.has_value(), "arch"},    {options.block.has_value(), "block"}, {options.warp.has_value(), "warp"},
+      {options.mma.has_value(), "mma"},      {options.split_k != 0, "split_k"},    {options.stages != 0, "stages"},
+      {options.group.has_value(), "group"},  {options.fast_math, "fast_math"},     {options.line_info, "line_info"}};
+  for (const auto& [is_set, option] : set)
+    if (is_set)
+      throw UserError(fmt::format("CompileOptions::{} has no meaning for Backend::cpu (the CPU target has its own "
+                                  "blocking and builds with the system compiler)",
+                                  option));
 }
 
 GpuOptions gpu_options(const CompileOptions& options) {
@@ -175,6 +190,25 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
     EmittedKernel emitted = emit_cuda(program, request);
     generated.source = std::move(emitted.source);
     generated.metadata = std::move(emitted.metadata);
+    return generated;
+  });
+}
+
+GeneratedKernel generate_cpu(const std::string& text, const std::string& name, const Sizes& sizes,
+                             const std::string& def, const CompileOptions& options) {
+  return translating_errors(text, [&] {
+    refuse_gpu_options(options);
+    const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
+    const Program& program = select_def(result, def, name);
+    GeneratedKernel generated;
+    generated.source = emit_cpu(program, CpuScheduleOptions{.target = detect_cpu_target(), .blocking = {}});
+    generated.metadata.kernel = cpu_entry_name(program.name);
+    generated.metadata.arch = "cpu";
+    generated.metadata.parameters = kernel_parameters(program);
+    for (KernelParameter& p : generated.metadata.parameters)
+      p.c_type = (p.kind == KernelParameter::Kind::input ? "const " : "") +
+                 std::string(p.element == ElementType::f32 ? "float*" : "uint16_t*");
+    for (GridDimension& g : generated.metadata.grid) g = GridDimension{1, "1"};
     return generated;
   });
 }

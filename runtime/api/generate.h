@@ -54,6 +54,12 @@ struct GeneratedKernel {
   std::optional<PlanParts> plan;  // a def that is not one fused kernel
 };
 
+// The CPU target's C++ of `def` ("" = the first; every size bound) and the signature of its
+// entry point (kernel: cpu_entry_name, grid and block 1). `options` must hold no GPU option
+// (backend cpu). Throws SourceError.
+GeneratedKernel generate_cpu(const std::string& text, const std::string& name, const Sizes& sizes,
+                             const std::string& def, const CompileOptions& options);
+
 // The parts of `emitted`, the CUDA of `plan` of `program` (every size bound).
 PlanParts plan_parts(const polyfuse::Program& program, const ProgramPlan& plan, const EmittedPlan& emitted);
 

@@ -66,6 +66,10 @@ std::string TensorProgram::cuda_source(const CompileOptions& options, const std:
 }
 
 CompiledKernel TensorProgram::compile(const CompileOptions& options, const std::string& def) const {
+  if (options.backend == Backend::cpu) {
+    api::GeneratedKernel generated = api::generate_cpu(impl_->text, impl_->name, impl_->sizes, def, options);
+    return api::make_compiled_cpu(generated.source, std::move(generated.metadata), impl_->sizes);
+  }
   api::GeneratedKernel generated = api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options);
   if (generated.plan)
     return api::make_compiled_plan(options.backend, generated.source, std::move(*generated.plan), impl_->sizes, options);

@@ -2,67 +2,20 @@
 // one kernel on the emulator and checked against the exact reference (runtime/reference).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
-#include "frontend/frontend.h"
+#include "example_check.h"
 #include "polyfuse/polyfuse.h"
-#include "runtime/reference/compare.h"
-#include "runtime/reference/element_rounding.h"
-#include "runtime/reference/tensor_data.h"
 
 namespace {
 
-using Sizes = std::map<std::string, std::int64_t>;
+using pf_api_test::example_text;
+using pf_api_test::expect_matches_reference;
+using pf_api_test::reference_program;
+using pf_api_test::Sizes;
 
-std::string example_text(const std::string& name) {
-  std::ifstream in(std::string(POLYFUSE_SOURCE_DIR) + "/examples/" + name + ".tc");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The def of `name` with `sizes`, as the reference sees it.
-polyfuse::Program reference_program(const std::string& name, const Sizes& sizes) {
-  polyfuse::SizeBindings bindings(sizes.begin(), sizes.end());
-  return polyfuse::compile_source(polyfuse::SourceFile{name + ".tc", example_text(name)}, bindings).programs.front();
-}
-
-// Launches `kernel` on random inputs of `program` (one host buffer per tensor in signature
-// order, `workspace` as given) and checks every output against the reference.
-void expect_matches_reference(const polyfuse::CompiledKernel& kernel, const polyfuse::Program& program,
-                              void* workspace = nullptr) {
-  const polyfuse::reference::TensorData inputs = polyfuse::reference::random_tensors(program, 7);
-  std::vector<std::vector<unsigned char>> buffers;
-  std::vector<polyfuse::Arg> args;
-  std::vector<const polyfuse::Tensor*> tensors;
-  for (const polyfuse::ParameterInfo& p : kernel.info().parameters) {
-    ASSERT_NE(p.kind, polyfuse::ParameterInfo::Kind::size);
-    for (const polyfuse::Tensor& t : program.tensors)
-      if (t.name == p.name) tensors.push_back(&t);
-    buffers.push_back(polyfuse::reference::encode_tensor(tensors.back()->type, inputs.at(p.name)));
-  }
-  for (auto& buffer : buffers) args.push_back(polyfuse::Arg::buffer(buffer.data(), buffer.size()));
-  const polyfuse::LaunchStats stats = kernel.launch(args, nullptr, workspace);
-  EXPECT_TRUE(stats.emulated);
-  polyfuse::reference::TensorData outputs = inputs;
-  for (std::size_t i = 0; i < tensors.size(); ++i)
-    if (tensors[i]->role == polyfuse::TensorRole::output)
-      polyfuse::reference::decode_tensor(tensors[i]->type, buffers[i], outputs.at(tensors[i]->name));
-  const polyfuse::reference::CheckReport check = polyfuse::reference::check_outputs(program, inputs, outputs);
-  EXPECT_TRUE(check.ok) << check.to_string() << " " << check.first_failure;
-}
-
-polyfuse::CompileOptions emu_options() {
-  polyfuse::CompileOptions options;
-  options.backend = polyfuse::Backend::emu;
-  return options;
-}
+polyfuse::CompileOptions emu_options() { return pf_api_test::options_for(polyfuse::Backend::emu); }
 
 polyfuse::CompiledKernel compile_example(const std::string& name, const Sizes& sizes) {
-  auto program = polyfuse::TensorProgram::parse(example_text(name), name + ".tc");
-  program.bind(sizes);
-  return program.compile(emu_options());
+  return pf_api_test::example_program(name, sizes).compile(emu_options());
 }
 
 struct PlanCase {
