@@ -6,7 +6,8 @@
 #      same generator, build type and cache: nothing is compiled again, only the package's
 #      component installed), then installed into a fresh virtual environment and run from
 #      there (python/tests/wheel_smoke.py). Building the wheel from nothing (`pip wheel .` in a
-#      fresh checkout) compiles most of the project: minutes on 2 cores, which this avoids.
+#      fresh checkout) compiles the 163 build steps of the extension and libpolyfuse.so: 899 s
+#      measured on 2 shared cores, which this avoids (about 20 s).
 # Skips, saying so, when scripts/deps could not install .tools/python.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
