@@ -13,9 +13,12 @@ namespace polyfuse {
 enum class Backend {
   cuda,  // NVRTC → cubin, launched with the CUDA driver API on device pointers
   emu,   // the same CUDA source built for the CPU emulator, launched on host pointers
+  cpu,   // the CPU target: C++ over BRGEMM kernels (`polyfuse compile --target=cpu`), built by
+         // the system compiler into a cached shared object and called on host pointers. Every
+         // size must be bound; the GPU options below (arch .. line_info) are refused.
 };
 
-// "cuda" or "emu".
+// "cuda", "emu" or "cpu".
 std::string to_string(Backend backend);
 
 // Every choice of TensorProgram::compile. Unset values and zeros mean "the default".

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "polyfuse/compiled_kernel.h"
+#include "polyfuse/kernel_info.h"
 #include "polyfuse/options.h"
 
 namespace polyfuse {
@@ -33,11 +34,17 @@ class TensorProgram {
   std::vector<std::string> defs() const;
   // The size names a def uses that are still unbound (they become kernel parameters).
   std::vector<std::string> unbound_sizes(const std::string& def = "") const;
+  // The tensors of a def in signature order (inputs, then outputs; a dimension is a number,
+  // or the name of a size still unbound), then its unbound sizes: what a launch of its
+  // compiled kernel takes, known before anything is compiled. Throws SourceError.
+  std::vector<ParameterInfo> signature(const std::string& def = "") const;
 
-  // Generates the kernel of `def` (empty: the only/first def) and compiles it for
-  // options.backend. Throws SourceError (program or options), CompileError.
+  // Generates the kernel of `def` (empty: the only/first def), or the kernels of its plan
+  // when it is not one fused kernel (see compiled_kernel.h; a plan needs every size bound),
+  // and compiles it for options.backend. Throws SourceError (program or options),
+  // CompileError.
   CompiledKernel compile(const CompileOptions& options = {}, const std::string& def = "") const;
-  // Only generates the CUDA source (no NVRTC).
+  // Only generates the CUDA source (no NVRTC); a plan's holds every kernel.
   std::string cuda_source(const CompileOptions& options = {}, const std::string& def = "") const;
 
  private:

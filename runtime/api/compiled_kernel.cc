@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,20 +29,7 @@ KernelInfo kernel_info(const LaunchMetadata& m) {
   KernelInfo info;
   info.name = m.kernel;
   info.arch = m.arch;
-  for (const KernelParameter& p : m.parameters) {
-    ParameterInfo q;
-    q.name = p.name;
-    q.kind = p.kind == KernelParameter::Kind::input    ? ParameterInfo::Kind::input
-             : p.kind == KernelParameter::Kind::output ? ParameterInfo::Kind::output
-                                                       : ParameterInfo::Kind::size;
-    q.c_type = p.c_type;
-    if (p.kind != KernelParameter::Kind::size) {
-      q.element = std::string(to_string(p.element));
-      q.shape = p.shape;
-      q.element_bytes = size_in_bytes(p.element);
-    }
-    info.parameters.push_back(std::move(q));
-  }
+  for (const KernelParameter& p : m.parameters) info.parameters.push_back(api::parameter_info(p));
   for (int d = 0; d < 3; ++d) {
     info.grid[d] = m.grid[d].value;
     info.grid_expressions[d] = m.grid[d].expression;
@@ -128,9 +116,77 @@ LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLa
   }
 }
 
+// `total` with `more`'s counters added and its buffers appended.
+void add_stats(LaunchStats& total, const LaunchStats& more) {
+  total.emulated = total.emulated || more.emulated;
+  for (const auto& [name, value] : more.counters) {
+    bool found = false;
+    for (auto& [total_name, total_value] : total.counters)
+      if (total_name == name) {
+        total_value += value;
+        found = true;
+      }
+    if (!found) total.counters.emplace_back(name, value);
+  }
+  total.buffers.insert(total.buffers.end(), more.buffers.begin(), more.buffers.end());
+}
+
+// The start of the workspace of a launch of plan `k`: `given`, or the plan's own (cuda), or
+// `host` resized (emu).
+unsigned char* plan_workspace(const CompiledKernel::Impl& k, void* given, std::vector<unsigned char>& host) {
+  if (given) {
+    if (reinterpret_cast<std::uintptr_t>(given) % 256 != 0)
+      throw ArgumentError("plan '" + k.metadata.kernel + "': the workspace is not 256-byte aligned");
+    return static_cast<unsigned char*>(given);
+  }
+  if (k.workspace_bytes == 0) return nullptr;
+  if (k.backend == Backend::emu) {
+    host.resize(static_cast<std::size_t>(k.workspace_bytes) + 256);
+    const auto address = reinterpret_cast<std::uintptr_t>(host.data());
+    return host.data() + (256 - address % 256) % 256;
+  }
+  const std::lock_guard<std::mutex> lock(k.workspace_mutex);
+  if (!k.workspace) k.workspace.emplace(static_cast<std::size_t>(k.workspace_bytes));
+  return static_cast<unsigned char*>(k.workspace->data());
+}
+
+// Launches the kernels of plan `k` in order on `stream`: the def's tensors from `args`, the
+// temporaries at their offsets in the workspace.
+LaunchStats launch_plan(const CompiledKernel::Impl& k, const std::vector<Arg>& args, void* stream, void* workspace) {
+  const api::PreparedLaunch launch = api::prepare_launch(k.metadata, k.bound_sizes, args);
+  std::map<std::string, Arg> tensors;
+  for (std::size_t i = 0; i < launch.values.size(); ++i) {
+    const api::ParameterValue& v = launch.values[i];
+    if (v.is_pointer)
+      tensors.emplace(k.metadata.parameters[i].name, Arg::buffer(v.pointer, std::max(v.required_bytes, v.given_bytes)));
+  }
+  std::vector<unsigned char> host_workspace;
+  unsigned char* base = plan_workspace(k, workspace, host_workspace);
+  LaunchStats total;
+  for (const CompiledKernel& kernel : k.plan_kernels) {
+    std::vector<Arg> kernel_args;
+    for (const ParameterInfo& p : kernel.info().parameters) {
+      const PlanTemporary* t = nullptr;
+      for (const PlanTemporary& temporary : k.temporaries)
+        if (temporary.tensor == p.name) t = &temporary;
+      if (t) kernel_args.push_back(Arg::buffer(base + t->offset, static_cast<std::size_t>(t->bytes)));
+      else kernel_args.push_back(tensors.at(p.name));
+    }
+    add_stats(total, kernel.launch(kernel_args, stream));
+  }
+  return total;
+}
+
 }  // namespace
 
-std::string to_string(Backend backend) { return backend == Backend::cuda ? "cuda" : "emu"; }
+std::string to_string(Backend backend) {
+  switch (backend) {
+    case Backend::cuda: return "cuda";
+    case Backend::emu: return "emu";
+    case Backend::cpu: return "cpu";
+  }
+  return "cuda";
+}
 
 std::string to_string(CacheStatus status) {
   switch (status) {
@@ -149,12 +205,33 @@ const std::string& CompiledKernel::ptx() const { return impl_->ptx; }
 const std::vector<char>& CompiledKernel::cubin() const { return impl_->cubin; }
 const std::string& CompiledKernel::log() const { return impl_->log; }
 const KernelInfo& CompiledKernel::info() const { return impl_->info; }
-std::string CompiledKernel::metadata_json() const { return to_json(impl_->metadata).dump(2) + "\n"; }
 CacheStatus CompiledKernel::cache_status() const { return impl_->cache_status; }
+std::size_t CompiledKernel::kernel_count() const { return impl_->plan_kernels.empty() ? 1 : impl_->plan_kernels.size(); }
+std::vector<CompiledKernel> CompiledKernel::kernels() const {
+  return impl_->plan_kernels.empty() ? std::vector<CompiledKernel>{*this} : impl_->plan_kernels;
+}
+const std::string& CompiledKernel::plan() const { return impl_->plan_text; }
+std::int64_t CompiledKernel::workspace_bytes() const { return impl_->workspace_bytes; }
 
-LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream) const {
+std::string CompiledKernel::metadata_json() const {
+  if (impl_->plan_kernels.empty()) return to_json(impl_->metadata).dump(2) + "\n";
+  nlohmann::json sidecar = nlohmann::json::array();
+  for (const CompiledKernel& k : impl_->plan_kernels) sidecar.push_back(to_json(k.impl_->metadata));
+  sidecar.push_back(impl_->plan_sidecar);
+  return sidecar.dump(2) + "\n";
+}
+
+LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream, void* workspace) const {
+  if (!impl_->plan_kernels.empty()) return launch_plan(*impl_, args, stream, workspace);
   const api::PreparedLaunch launch = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
   if (impl_->backend == Backend::emu) return launch_emulated(*impl_, launch);
+  if (impl_->backend == Backend::cpu) {
+    std::vector<void*> buffers;
+    for (const api::ParameterValue& v : launch.values)
+      if (v.is_pointer) buffers.push_back(const_cast<void*>(v.pointer));
+    (*impl_->cpu)(buffers.data());
+    return LaunchStats{};
+  }
 #if POLYFUSE_HAVE_CUDA
   std::vector<std::uint64_t> storage(launch.values.size());  // a device pointer or an int, each
   std::vector<tma::TensorMapBytes> maps(launch.values.size());  // or a tensor map
@@ -185,7 +262,7 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream) c
 }
 
 LaunchStats CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
-  if (impl_->backend == Backend::emu) return launch(args);
+  if (impl_->backend != Backend::cuda) return launch(args);
   // Check the host arguments first (counts, sizes), then mirror each tensor on the device.
   const api::PreparedLaunch host = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);
   std::vector<DeviceBuffer> buffers;
@@ -217,10 +294,27 @@ LaunchStats CompiledKernel::run_on_host(const std::vector<Arg>& args) const {
 
 namespace api {
 
+ParameterInfo parameter_info(const KernelParameter& p) {
+  ParameterInfo q;
+  q.name = p.name;
+  q.kind = p.kind == KernelParameter::Kind::input    ? ParameterInfo::Kind::input
+           : p.kind == KernelParameter::Kind::output ? ParameterInfo::Kind::output
+                                                     : ParameterInfo::Kind::size;
+  q.c_type = p.c_type;
+  if (p.kind != KernelParameter::Kind::size) {
+    q.element = std::string(to_string(p.element));
+    q.shape = p.shape;
+    q.element_bytes = size_in_bytes(p.element);
+  }
+  return q;
+}
+
 CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchMetadata metadata,
-                                    std::map<std::string, std::int64_t> bound_sizes, const CompileOptions& options) {
+                                    std::map<std::string, std::int64_t> bound_sizes, const CompileOptions& options,
+                                    std::string plan_text) {
   auto k = std::make_shared<CompiledKernel::Impl>();
   k->backend = backend;
+  k->plan_text = std::move(plan_text);
   k->source = std::move(source);
   k->metadata = std::move(metadata);
   k->info = kernel_info(k->metadata);
@@ -248,7 +342,7 @@ CompiledKernel make_compiled_kernel(Backend backend, std::string source, LaunchM
   k->loaded = std::make_unique<cuda::LoadedKernel>(lookup.output, k->metadata.kernel, k->metadata.dynamic_shared_bytes);
   return CompiledKernel(std::move(k));
 #else
-  throw Error("polyfuse: built without the CUDA toolkit: only Backend::emu is available");
+  throw Error("polyfuse: built without the CUDA toolkit: only Backend::emu and Backend::cpu are available");
 #endif
 }
 
@@ -282,6 +376,42 @@ std::vector<CompiledKernel> make_compiled_kernels(Backend backend, const std::st
     kernels.push_back(CompiledKernel(std::move(k)));
   }
   return kernels;
+}
+
+CompiledKernel make_compiled_cpu(const std::string& source, LaunchMetadata signature,
+                                 std::map<std::string, std::int64_t> bound_sizes) {
+  auto k = std::make_shared<CompiledKernel::Impl>();
+  k->backend = Backend::cpu;
+  k->source = source;
+  k->metadata = std::move(signature);
+  k->info = kernel_info(k->metadata);
+  k->bound_sizes = std::move(bound_sizes);
+  try {
+    k->cpu = cpu_runtime::CpuModule::load(source, k->metadata.kernel);
+  } catch (const std::runtime_error& e) {
+    throw CompileError(std::string("polyfuse: the CPU build of '") + k->metadata.kernel + "' failed:\n" + e.what(),
+                       e.what(), "");
+  }
+  k->cache_status = k->cpu->from_cache() ? CacheStatus::disk_hit : CacheStatus::miss;
+  return CompiledKernel(std::move(k));
+}
+
+CompiledKernel make_compiled_plan(Backend backend, const std::string& source, PlanParts parts,
+                                  std::map<std::string, std::int64_t> bound_sizes, const CompileOptions& options) {
+  auto k = std::make_shared<CompiledKernel::Impl>();
+  k->plan_kernels = make_compiled_kernels(backend, source, parts.kernels, bound_sizes, options);
+  k->backend = backend;
+  k->source = source;
+  k->log = k->plan_kernels.front().log();
+  k->cache_status = k->plan_kernels.front().cache_status();
+  k->metadata = std::move(parts.signature);
+  k->info = kernel_info(k->metadata);
+  k->bound_sizes = std::move(bound_sizes);
+  k->plan_text = std::move(parts.text);
+  k->temporaries = std::move(parts.temporaries);
+  k->workspace_bytes = parts.workspace_bytes;
+  k->plan_sidecar = std::move(parts.sidecar);
+  return CompiledKernel(std::move(k));
 }
 
 }  // namespace api

@@ -13,7 +13,7 @@
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
 #include "runtime/api/compiled_kernel_factory.h"
-#include "runtime/api/plan_launch.h"
+#include "runtime/api/generate.h"
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/flops.h"
 
@@ -80,56 +80,40 @@ struct Execution {
   bool cached = false;
 };
 
-// A def that is not one fused kernel: its plan's kernels, built from one source, launched in
-// order with the temporaries in one workspace (api/plan_launch.h).
-Execution run_gpu_plan(const Program& program, const ProgramPlan& plan, const RunRequest& request,
-                       const TensorData& inputs) {
+// The CompiledKernel of `program` through the public API: one fused kernel (generated from
+// request.kernel_program when given), or the kernels of its plan.
+CompiledKernel build_gpu(const Program& program, const ProgramPlan& plan, const RunRequest& request) {
   CudaEmitRequest emit;
   emit.options = request.options;
   emit.dumps = request.dumps;
-  const EmittedPlan emitted = emit_cuda_plan(program, plan, emit);
   CompileOptions compile;
   compile.backend = request.backend;
-  const std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
-  const std::vector<CompiledKernel> kernels = api::make_compiled_kernels(
-      request.backend, source_to_run(request, emitted.source, emitted.kernels.front().kernel), emitted.kernels, sizes,
-      compile);
-  api::EncodedTensors tensors;
-  for (const Tensor& t : program.tensors)
-    if (t.role != TensorRole::temporary) tensors[t.name] = reference::encode_tensor(t.type, inputs.at(t.name));
-  api::PlanLaunchResult launched = api::launch_plan(kernels, plan, request.backend, tensors, request.repeats);
-  Execution run;
-  run.stats = std::move(launched.stats);
-  run.times_ms = std::move(launched.times_ms);
-  run.cached = kernels.front().cache_status() == CacheStatus::memory_hit ||
-               kernels.front().cache_status() == CacheStatus::disk_hit;
-  run.outputs = inputs;
-  for (const Tensor& t : program.tensors)
-    if (t.role == TensorRole::output) reference::decode_tensor(t.type, tensors.at(t.name), run.outputs.at(t.name));
-  return run;
+  if (!plan.is_single_fused_kernel()) {
+    const EmittedPlan emitted = emit_cuda_plan(program, plan, emit);
+    const std::map<std::string, std::int64_t> sizes(program.size_bindings.begin(), program.size_bindings.end());
+    return api::make_compiled_plan(request.backend,
+                                   source_to_run(request, emitted.source, emitted.kernels.front().kernel),
+                                   api::plan_parts(program, plan, emitted), sizes, compile);
+  }
+  const Program& generated = request.kernel_program ? *request.kernel_program : program;
+  EmittedKernel emitted = emit_cuda(generated, emit);
+  std::map<std::string, std::int64_t> sizes(generated.size_bindings.begin(), generated.size_bindings.end());
+  const std::string source = source_to_run(request, emitted.source, emitted.metadata.kernel);
+  return api::make_compiled_kernel(request.backend, source, emitted.metadata, sizes, compile);
 }
 
-// The generated CUDA kernel on the emulator or a GPU, through the public API; a plan's
-// kernels for a def that is not one fused kernel.
+// The generated CUDA kernel (or a plan's kernels, for a def that is not one fused kernel) on
+// the emulator or a GPU, through the public API.
 Execution run_gpu(const Program& program, const RunRequest& request, const TensorData& inputs) {
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  if (!plan.is_single_fused_kernel()) return run_gpu_plan(program, plan, request, inputs);
-  const Program& generated = request.kernel_program ? *request.kernel_program : program;
-  CudaEmitRequest emit;
-  emit.options = request.options;
-  emit.dumps = request.dumps;
-  EmittedKernel emitted = emit_cuda(generated, emit);
-  CompileOptions compile;
-  compile.backend = request.backend;
-  std::map<std::string, std::int64_t> sizes(generated.size_bindings.begin(), generated.size_bindings.end());
-  const LaunchMetadata metadata = emitted.metadata;
-  CompiledKernel kernel = api::make_compiled_kernel(
-      request.backend, source_to_run(request, emitted.source, metadata.kernel), metadata, sizes, compile);
+  const CompiledKernel kernel = build_gpu(program, plan, request);
+  const std::vector<KernelParameter> parameters =
+      kernel_parameters(request.kernel_program && plan.is_single_fused_kernel() ? *request.kernel_program : program);
 
   // Tensors in signature order (their encoded bytes), then the sizes left unbound.
   std::vector<const KernelParameter*> tensors;
   std::vector<Arg> size_args;
-  for (const KernelParameter& p : metadata.parameters) {
+  for (const KernelParameter& p : parameters) {
     if (p.kind == KernelParameter::Kind::size) size_args.emplace_back(program.size_bindings.at(p.name));
     else tensors.push_back(&p);
   }

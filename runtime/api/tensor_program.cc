@@ -54,14 +54,27 @@ std::vector<std::string> TensorProgram::unbound_sizes(const std::string& def) co
   return api::unbound_sizes(impl_->text, impl_->name, impl_->sizes, def);
 }
 
+std::vector<ParameterInfo> TensorProgram::signature(const std::string& def) const {
+  std::vector<ParameterInfo> parameters;
+  for (const KernelParameter& p : api::def_parameters(impl_->text, impl_->name, impl_->sizes, def))
+    parameters.push_back(api::parameter_info(p));
+  return parameters;
+}
+
 std::string TensorProgram::cuda_source(const CompileOptions& options, const std::string& def) const {
   return api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options).source;
 }
 
 CompiledKernel TensorProgram::compile(const CompileOptions& options, const std::string& def) const {
+  if (options.backend == Backend::cpu) {
+    api::GeneratedKernel generated = api::generate_cpu(impl_->text, impl_->name, impl_->sizes, def, options);
+    return api::make_compiled_cpu(generated.source, std::move(generated.metadata), impl_->sizes);
+  }
   api::GeneratedKernel generated = api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options);
+  if (generated.plan)
+    return api::make_compiled_plan(options.backend, generated.source, std::move(*generated.plan), impl_->sizes, options);
   return api::make_compiled_kernel(options.backend, std::move(generated.source), std::move(generated.metadata),
-                                   impl_->sizes, options);
+                                   impl_->sizes, options, std::move(generated.plan_text));
 }
 
 }  // namespace polyfuse

@@ -1,0 +1,85 @@
+"""Every example of examples/ through NumPy on the emulator and the CPU target, against the
+NumPy references of references.py; the compiled kernel's facts (source, config, plan)."""
+
+import numpy as np
+import pytest
+
+import polyfuse
+from conftest import EXAMPLES_DIR
+from references import EXAMPLES, assert_close, expected, inputs
+
+ALL_EXAMPLES = sorted(path.stem for path in EXAMPLES_DIR.glob("*.tc"))
+# What each backend refuses (with a located SourceError): row reductions after a matmul on the
+# CPU target (until issue 20 item 4), batch-reduce matmuls on the GPU path.
+REFUSED = {"cpu": {"gemm_softmax", "layernorm", "rmsnorm"}, "emu": {"brgemm"}}
+
+
+def _outputs(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+@pytest.mark.parametrize("backend", ["emu", "cpu"])
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+def test_example_matches_numpy(example, backend, example_source):
+    if example not in EXAMPLES:
+        pytest.skip(f"examples/{example}.tc has no NumPy reference in python/tests/references.py")
+    arrays = inputs(example)
+    try:
+        kernel = polyfuse.compile(example_source(example), backend=backend, name=f"{example}.tc")
+        result = kernel(*arrays)  # every size taken from the arrays
+    except polyfuse.SourceError as e:
+        if example in REFUSED[backend]:
+            pytest.skip(f"backend {backend!r} refuses {example} ({e.file}:{e.line}:{e.column})")
+        raise
+    for actual, reference in zip(_outputs(result), expected(example, arrays)):
+        assert actual.shape == reference.shape
+        assert_close(actual, reference, "f16" if actual.dtype == np.float16 else "f32")
+
+
+def test_sizes_given_to_compile_and_out(example_source):
+    kernel = polyfuse.compile(example_source("gemm"), backend="emu", M=13, N=24, K=40)
+    assert "__global__" in kernel.cuda_source
+    assert kernel.config["kernel"] == "gemm"
+    assert kernel.config["kernel_count"] == 1
+    assert kernel.config["workspace_bytes"] == 0
+    assert kernel.metadata["kernel"] == "gemm"
+    assert "kernel" in kernel.plan
+    a, b = inputs("gemm")
+    c = np.full((13, 24), np.nan, dtype=np.float16)
+    assert kernel(a, b, out=c) is c
+    assert_close(c, expected("gemm", [a, b])[0], "f16")
+
+
+def test_a_plan_is_called_like_one_kernel(example_source):
+    kernel = polyfuse.compile(example_source("softmax"), backend="emu", M=5, N=37)
+    assert kernel.config["kernel_count"] > 1
+    assert kernel.config["workspace_bytes"] > 0
+    assert kernel.metadata[-1]["workspace_bytes"] == kernel.config["workspace_bytes"]
+    assert "softmax_k1" in kernel.plan
+    (x,) = inputs("softmax")
+    assert_close(kernel(x), expected("softmax", [x])[0], "f16")
+
+
+def test_unbound_sizes_compile_once_per_shape(example_source):
+    kernel = polyfuse.compile(example_source("softmax"), backend="emu")
+    assert kernel.unbound_sizes == ["M", "N"]
+    for rows in (3, 5, 3):
+        x = inputs("softmax")[0][:rows].copy()
+        assert_close(kernel(x), expected("softmax", [x])[0], "f16")
+    assert len(kernel._compiled) == 2
+    assert "polyfuse_launch_softmax" in kernel.cuda_source
+
+
+def test_cpu_backend_runs_the_cpu_target(example_source):
+    kernel = polyfuse.compile(example_source("gemm"), backend="cpu", M=13, N=24, K=40)
+    assert "polyfuse_gemm" in kernel.source
+    assert kernel.plan == ""
+    a, b = inputs("gemm")
+    assert_close(kernel(a, b), expected("gemm", [a, b])[0], "f16")
+
+
+def test_read_only_inputs_are_accepted(example_source):
+    kernel = polyfuse.compile(example_source("softmax"), backend="emu")
+    (x,) = inputs("softmax")
+    x.flags.writeable = False
+    assert_close(kernel(x), expected("softmax", [x])[0], "f16")

@@ -1,0 +1,80 @@
+// Backend::cpu: the CPU target's C++ compiled through TensorProgram::compile and launched on
+// host pointers, checked against the exact reference; the options it refuses.
+#include <gtest/gtest.h>
+
+#include "api_test_util.h"
+#include "example_check.h"
+#include "polyfuse/polyfuse.h"
+
+namespace {
+
+using pf_api_test::Sizes;
+
+polyfuse::CompileOptions cpu_options() { return pf_api_test::options_for(polyfuse::Backend::cpu); }
+
+polyfuse::TensorProgram example(const std::string& name, const Sizes& sizes) {
+  return pf_api_test::example_program(name, sizes);
+}
+
+struct CpuCase {
+  std::string example;
+  Sizes sizes;
+};
+
+class CpuBackend : public ::testing::TestWithParam<CpuCase> {};
+
+TEST_P(CpuBackend, MatchesTheReference) {
+  const CpuCase& c = GetParam();
+  const polyfuse::CompiledKernel kernel = example(c.example, c.sizes).compile(cpu_options());
+  EXPECT_EQ(kernel.backend(), polyfuse::Backend::cpu);
+  EXPECT_EQ(polyfuse::to_string(kernel.backend()), "cpu");
+  EXPECT_NE(kernel.source().find("polyfuse_" + c.example + "_buffers"), std::string::npos);
+  EXPECT_TRUE(kernel.cubin().empty());
+  pf_api_test::expect_matches_reference(kernel, pf_api_test::reference_program(c.example, c.sizes));
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CpuBackend,
+                         ::testing::Values(CpuCase{"gemm", {{"M", 13}, {"N", 24}, {"K", 40}}},
+                                           CpuCase{"gemm_bias_relu", {{"M", 13}, {"N", 24}, {"K", 40}}},
+                                           CpuCase{"softmax", {{"M", 5}, {"N", 37}}}),
+                         [](const auto& info) { return info.param.example; });
+
+TEST(CpuBackend, RunOnHostIsALaunch) {
+  const polyfuse::CompiledKernel kernel = example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(cpu_options());
+  const std::vector<__half> a = pf_api_test::pattern(16 * 16, 1), b = pf_api_test::pattern(16 * 8, 2);
+  std::vector<__half> c(16 * 8);
+  const polyfuse::LaunchStats stats = kernel.run_on_host({a, b, c});
+  EXPECT_FALSE(stats.emulated);
+  const std::vector<float> expected = pf_api_test::gemm_reference(a, b, 16, 8, 16);
+  for (int i = 0; i < 16 * 8; ++i) ASSERT_EQ(float(c[i]), expected[i]) << i;
+  std::vector<__half> small(4);
+  EXPECT_THROW(kernel.launch({a, b, small}), polyfuse::ArgumentError);
+}
+
+TEST(CpuBackend, GpuOptionsAreRefused) {
+  polyfuse::CompileOptions options = cpu_options();
+  options.block = polyfuse::TileShape{64, 64, 32};
+  try {
+    (void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options);
+    FAIL() << "block was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "polyfuse: error: CompileOptions::block has no meaning for Backend::cpu (the CPU target has its own "
+              "blocking and builds with the system compiler)\n");
+  }
+  options = cpu_options();
+  options.fast_math = true;
+  EXPECT_THROW((void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options), polyfuse::SourceError);
+}
+
+TEST(CpuBackend, UnboundSizesAndRefusedDefsAreSourceErrors) {
+  EXPECT_THROW((void)example("gemm", {{"M", 16}}).compile(cpu_options()), polyfuse::SourceError);
+  try {
+    (void)example("gemm_softmax", {{"M", 8}, {"N", 8}, {"K", 8}}).compile(cpu_options());
+    FAIL() << "the CPU target ran gemm_softmax (update this test and the README)";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("gemm_softmax.tc:5:3: error:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
