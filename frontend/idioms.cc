@@ -127,7 +127,11 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
   for (const Statement& s : program.statements) {
     StatementIdiom idiom;
     idiom.statement = s.id;
-    if (s.is_non_sum_reduction()) {
+    const bool affine = std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); });
+    if (affine) {
+      // A convolution, a shifted or a padded read: no implicit GEMM yet (issue 24).
+      idiom.reason = "a read has index expressions (like a convolution's h + r): not an implicit GEMM yet";
+    } else if (s.is_non_sum_reduction()) {
       idiom.reason = fmt::format("it is a {} reduction ('{}'), not a sum", to_string(s.reduction),
                                  operator_spelling(s));
     } else if (s.reduction_indices().empty()) {
