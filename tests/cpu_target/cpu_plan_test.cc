@@ -127,6 +127,7 @@ TEST(CpuExamples, EveryExampleIsListed) {
   std::set<std::string> listed(example_names().begin(), example_names().end());
   for (const std::string& name : loop_nest_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : examples_waiting_for_kernel_plans()) EXPECT_TRUE(listed.insert(name).second) << name;
+  for (const std::string& name : convolution_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(source_path("examples")))
     if (entry.path().extension() == ".tc") found.insert(entry.path().stem().string());

@@ -1,0 +1,36 @@
+// The convolutions (examples/conv2d*.tc, issue 24) on the CPU target: plain loop nests
+// (codegen/cpu_loop_nest.h) with index expressions and zero padding, run through the driver
+// on random inputs and checked against the exact reference, at the small odd shapes of
+// tests/support/conv_shapes.h (C = 3, stride 2, H, W, C, K multiples of nothing).
+#include <gtest/gtest.h>
+
+#include "codegen/cpu_emit.h"
+#include "runtime/api/run_program.h"
+#include "support/conv_shapes.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+void PrintTo(const ConvCase& c, std::ostream* out) { *out << conv_case_name(c); }
+
+class ConvExampleCpu : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvExampleCpu, MatchesTheReference) {
+  const ConvCase& c = GetParam();
+  const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
+  request.seed = 42;
+  const RunReport report = run_program(program, request);
+  EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+  EXPECT_GT(report.check.compared, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ConvExampleCpu, ::testing::ValuesIn(conv_cases()),
+                         [](const auto& info) { return conv_case_name(info.param); });
+
+}  // namespace
+}  // namespace polyfuse::testing
