@@ -39,5 +39,20 @@ TEST(ConvPlan, StatesWhyItIsNotAnImplicitGemm) {
   EXPECT_NE(text.find("not as an implicit GEMM on tensor cores yet"), std::string::npos) << text;
 }
 
+// A padded, shifted read in the epilogue of a matmul: the matmul kernel does not take it, a
+// pointwise kernel after it does.
+TEST(ConvPlanEmu, ShiftedPaddedEpilogueAfterAMatmul) {
+  const Program program = compile_program(R"(def gemm_shift(f16(M, K) A, f16(K, N) B, f16(M, N) X) -> (f16(M, N) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 outside
+})",
+                                          {{"M", 33}, {"N", 17}, {"K", 24}});
+  GpuOptions options;
+  options.arch = Arch::sm_90;
+  options.choose_warp = true;
+  const EmuRun run = run_on_emulator(program, options);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
 }  // namespace
 }  // namespace polyfuse

@@ -141,6 +141,20 @@ TEST(CpuExamples, EveryExampleIsListed) {
   }
 }
 
+// A def with a matmul and a statement reading through index expressions (issue 24) is
+// refused at that statement; a def without a matmul runs it (conv_examples_test.cc).
+TEST(CpuPlanErrors, IndexExpressionsBesideAMatmul) {
+  EXPECT_EQ(cpu_error(R"(def gemm_shift(f16(M, K) A, f16(K, N) B, f16(M, N) X) -> (f16(M, N) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 outside
+})",
+                      {{"M", 8}, {"N", 8}, {"K", 8}}),
+            "3:3: the CPU target does not support statement S1 'D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 "
+            "outside': this statement reads through index expressions (a convolution, a shift or a padded read); "
+            "beside a matmul such statements are not supported yet on the CPU target (a def without a matmul runs "
+            "them)");
+}
+
 TEST(CpuPlanErrors, UnboundSize) {
   EXPECT_EQ(cpu_error(example_text("gemm"), {{"M", 4}, {"K", 4}}),
             "3:5: the CPU target needs every size bound: size 'N' of def 'gemm' is not (bind it "
