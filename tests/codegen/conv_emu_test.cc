@@ -5,6 +5,8 @@
 // pointwise kernels. Small odd shapes (tests/support/conv_shapes.h) keep the runs fast.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "codegen/cuda_plan.h"
 #include "emu_harness.h"
 #include "gemm_programs.h"
@@ -31,6 +33,22 @@ TEST_P(ConvExampleEmu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, ConvExampleEmu, ::testing::ValuesIn(conv_cases()),
                          [](const auto& info) { return conv_case_name(info.param); });
+
+// f16 and bf16 inputs (ResNet's types).
+TEST(ConvExampleEmuTypes, HalfAndBfloat) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"conv2d_strided", "f16"},
+                                                                   {"conv2d_bias_relu", "bf16"}};
+  for (const auto& [example, dtype] : cases) {
+    SCOPED_TRACE(example + " " + dtype);
+    const std::string source = std::regex_replace(example_source(example), std::regex(R"(\bf32\()"), dtype + "(");
+    const Program program = compile_program(source, conv_cases()[example == "conv2d_strided" ? 2 : 8].sizes);
+    GpuOptions options;
+    options.arch = Arch::sm_90;
+    options.choose_warp = true;
+    const EmuRun run = run_on_emulator(program, options);
+    EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  }
+}
 
 // The plan says why a convolution is not an implicit GEMM yet.
 TEST(ConvPlan, StatesWhyItIsNotAnImplicitGemm) {

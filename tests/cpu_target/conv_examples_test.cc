@@ -29,6 +29,23 @@ TEST_P(ConvExampleCpu, MatchesTheReference) {
   EXPECT_GT(report.check.compared, 0);
 }
 
+// f16 and bf16 inputs (ResNet's types): rounded once per output element, as the reference.
+TEST(ConvExampleCpuTypes, HalfAndBfloat) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"conv2d_strided", "f16"},
+                                                                   {"conv2d_bias_relu", "bf16"}};
+  for (const auto& [example, dtype] : cases) {
+    SCOPED_TRACE(example + " " + dtype);
+    const ConvCase shape = conv_cases()[example == "conv2d_strided" ? 2 : 8];
+    const Program program = compile_text(example_text(example, dtype), shape.sizes, example + ".tc");
+    RunRequest request;
+    request.target = Target::cpu;
+    request.cpu_schedule.target = default_cpu_target();
+    request.repeats = 0;
+    const RunReport report = run_program(program, request);
+    EXPECT_TRUE(report.check.ok) << report.check.to_string();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ConvExampleCpu, ::testing::ValuesIn(conv_cases()),
                          [](const auto& info) { return conv_case_name(info.param); });
 
