@@ -12,8 +12,6 @@
 namespace polyfuse::testing {
 namespace {
 
-void PrintTo(const ConvCase& c, std::ostream* out) { *out << conv_case_name(c); }
-
 class ConvExampleCpu : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvExampleCpu, MatchesTheReference) {

@@ -3,6 +3,7 @@
 // (P and Q are then the strided output sizes), kept small so emulator runs stay fast.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,5 +48,8 @@ inline std::string conv_case_name(const ConvCase& c) {
   for (const auto& [size, value] : c.sizes) name += "_" + size + std::to_string(value);
   return name;
 }
+
+// For gtest's messages and CTest's names: the case name, not the object's bytes.
+inline void PrintTo(const ConvCase& c, std::ostream* out) { *out << conv_case_name(c); }
 
 }  // namespace polyfuse::testing
