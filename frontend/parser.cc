@@ -231,13 +231,15 @@ ast::Statement Parser::parse_statement() {
   if (at(TokenKind::identifier) && current_.text == "where") {
     advance();
     parse_where_clause(statement);
-    while (accept(TokenKind::comma)) parse_where_clause(statement);
+    while (accept(TokenKind::comma)) {
+      skip_newlines();  // a clause list may go on on the next line after a comma
+      parse_where_clause(statement);
+    }
   }
   return statement;
 }
 
 void Parser::parse_where_clause(ast::Statement& statement) {
-  skip_newlines();
   Token name = expect(TokenKind::identifier, "an index or a tensor name after 'where'");
   if (at(TokenKind::identifier) && current_.text == "in") {
     advance();

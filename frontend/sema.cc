@@ -264,6 +264,11 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
         error(arg.location, fmt::format("index expressions take integers; {} is not one", quote_name(arg.text)), &state);
         return false;
       }
+      if (arg.value > static_cast<double>(limits::max_size_value)) {
+        error(arg.location, fmt::format("index constant {} is larger than {}", arg.text, limits::max_size_value),
+              &state);
+        return false;
+      }
       out.constant = static_cast<std::int64_t>(arg.value);
       return true;
     case ast::Expr::Kind::name:
@@ -296,10 +301,18 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
         }
         const AffineIndex& factor = lhs.terms.empty() ? lhs : rhs;
         out.add(lhs.terms.empty() ? rhs : lhs, factor.constant);
-        return true;
+      } else {
+        out.add(lhs, 1);
+        out.add(rhs, arg.op == '+' ? 1 : -1);
       }
-      out.add(lhs, 1);
-      out.add(rhs, arg.op == '+' ? 1 : -1);
+      // Operands within the limit keep every product and sum inside 64 bits.
+      const auto too_large = [](std::int64_t v) { return v > limits::max_size_value || -v > limits::max_size_value; };
+      if (too_large(out.constant) ||
+          std::any_of(out.terms.begin(), out.terms.end(), [&](const auto& term) { return too_large(term.second); })) {
+        error(arg.location, fmt::format("index expression {} has a coefficient or a constant beyond {}",
+                                        quote_name(ast::to_source(arg)), limits::max_size_value), &state);
+        return false;
+      }
       return true;
     }
     case ast::Expr::Kind::call:
@@ -557,13 +570,19 @@ std::optional<Size> DefChecker::range_bound(const ast::Expr& expr, StatementStat
       error(expr.location, fmt::format("the range ends at {}; a range holds at least one value", expr.text), &state);
       return std::nullopt;
     }
+    if (expr.value > static_cast<double>(limits::max_size_value)) {
+      error(expr.location, fmt::format("the range ends at {}, beyond the largest size {}", expr.text,
+                                       limits::max_size_value), &state);
+      return std::nullopt;
+    }
     return Size{"", static_cast<std::int64_t>(expr.value)};
   }
   // A sum of sizes: its value, which needs every size bound.
   std::function<std::optional<std::int64_t>(const ast::Expr&)> value = [&](const ast::Expr& e) -> std::optional<std::int64_t> {
     switch (e.kind) {
       case ast::Expr::Kind::number:
-        if (e.is_integer) return static_cast<std::int64_t>(e.value);
+        if (e.is_integer && e.value <= static_cast<double>(limits::max_size_value))
+          return static_cast<std::int64_t>(e.value);
         break;
       case ast::Expr::Kind::name: {
         auto bound = program_.size_bindings.find(e.name);
@@ -582,9 +601,13 @@ std::optional<Size> DefChecker::range_bound(const ast::Expr& expr, StatementStat
         auto lhs = value(e.args.at(0));
         auto rhs = lhs ? value(e.args.at(1)) : std::nullopt;
         if (!lhs || !rhs) return std::nullopt;
-        if (e.op == '+') return *lhs + *rhs;
-        if (e.op == '-') return *lhs - *rhs;
-        if (e.op == '*') return *lhs * *rhs;
+        // Operands within the limit keep every result inside 64 bits; the result is checked below.
+        const auto clamp = [](std::int64_t v) {
+          return std::clamp<std::int64_t>(v, -limits::max_size_value - 1, limits::max_size_value + std::int64_t{1});
+        };
+        if (e.op == '+') return clamp(*lhs + *rhs);
+        if (e.op == '-') return clamp(*lhs - *rhs);
+        if (e.op == '*') return clamp(*lhs * *rhs);
         break;
       }
       case ast::Expr::Kind::call: break;
@@ -595,9 +618,14 @@ std::optional<Size> DefChecker::range_bound(const ast::Expr& expr, StatementStat
   };
   std::optional<std::int64_t> bound = value(expr);
   if (!bound) return std::nullopt;
+  if (*bound > limits::max_size_value) {
+    error(ast::start_location(expr), fmt::format("the range ends beyond the largest size {}", limits::max_size_value),
+          &state);
+    return std::nullopt;
+  }
   if (*bound < 1) {
-    error(ast::start_location(expr), fmt::format("the range ends at {} = {}; a range holds at least one value",
-                                                 ast::to_source(expr), *bound), &state);
+    error(ast::start_location(expr), fmt::format("the range bound {} is {}; a range holds at least one value",
+                                                 quote_name(ast::to_source(expr)), *bound), &state);
     return std::nullopt;
   }
   return Size{"", *bound};
