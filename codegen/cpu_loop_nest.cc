@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/access_offsets.h"
 #include "codegen/cpu_emit.h"
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
@@ -66,23 +67,26 @@ class LoopNestEmitter {
     return count;
   }
 
-  // The row-major offset of `access` from the loop variables.
-  std::string offset(const Access& access) const {
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
-    std::string text;
-    for (std::size_t d = 0; d < access.indices.size(); ++d) {
-      std::int64_t stride = 1;
-      for (std::size_t e = d + 1; e < tensor.dims.size(); ++e) stride *= extent(tensor.dims[e]);
-      text += fmt::format("{}{} * {}", text.empty() ? "" : " + ", index_id(access.indices[d]), stride);
-    }
-    return text.empty() ? "0" : text;
+  std::vector<std::int64_t> shape(const Tensor& tensor) const {
+    std::vector<std::int64_t> extents;
+    for (const Size& dim : tensor.dims) extents.push_back(extent(dim));
+    return extents;
   }
 
+  // The row-major offset of `access` from the loop variables.
+  std::string offset(const Access& access) const {
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id);
+  }
+
+  // The element read, or the stated value outside the tensor (`where I = 0 outside`).
   std::string load(const Access& access) const {
     const Tensor& tensor = *program_.find_tensor(access.tensor);
-    const std::string element = fmt::format("{}[{}]", tensor_id(access.tensor), offset(access));
-    if (tensor.role == TensorRole::temporary || tensor.type == ElementType::f32) return element;
-    return fmt::format("{}_to_f32({})", to_string(tensor.type), element);
+    std::string element = fmt::format("{}[{}]", tensor_id(access.tensor), offset(access));
+    if (tensor.role != TensorRole::temporary && tensor.type != ElementType::f32)
+      element = fmt::format("{}_to_f32({})", to_string(tensor.type), element);
+    const std::string inside = inside_condition(access, shape(tensor), index_id);
+    if (inside.empty()) return element;
+    return fmt::format("({} ? {} : {})", inside, element, float_literal(*access.outside_value));
   }
 
   std::string store(const Access& access, const std::string& value) const {

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "codegen/access_offsets.h"
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "frontend/diagnostics.h"
@@ -40,16 +41,15 @@ class MemoryKernelEmitter {
     return bound.value;
   }
 
+  std::vector<std::int64_t> shape(const Tensor& tensor) const {
+    std::vector<std::int64_t> extents;
+    for (const Size& dim : tensor.dims) extents.push_back(extent(dim));
+    return extents;
+  }
+
   // The row-major offset of `access` (a long long expression of the index variables).
   std::string offset(const Access& access) const {
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
-    std::string text;
-    for (std::size_t d = 0; d < access.indices.size(); ++d) {
-      std::int64_t stride = 1;
-      for (std::size_t e = d + 1; e < tensor.dims.size(); ++e) stride *= extent(tensor.dims[e]);
-      text += (text.empty() ? "" : " + ") + index_id(access.indices[d]) + (stride == 1 ? "" : fmt::format(" * {}", stride));
-    }
-    return text.empty() ? "0" : text;
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id);
   }
 
   bool is_local(const std::string& tensor) const { return program_.find_tensor(tensor)->role == TensorRole::temporary; }
@@ -57,7 +57,10 @@ class MemoryKernelEmitter {
   // A tensor read after this thread wrote its element in the loop body is read from the local.
   std::string load(const Access& access) const {
     if (is_local(access.tensor) || declared_locals_.count(access.tensor)) return "v_" + access.tensor;
-    return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access));
+    const std::string element = fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access));
+    // A read with a value outside its tensor (`where I = 0 outside`) loads only inside it.
+    const std::string inside = inside_condition(access, shape(*program_.find_tensor(access.tensor)), index_id);
+    return inside.empty() ? element : fmt::format("({} ? {} : {})", inside, element, c_expression(Expr::constant_node(*access.outside_value, access.location), {}));
   }
 
   // The store of one element; in a loop body (`in_loop`) its value also stays in a local v_NAME,

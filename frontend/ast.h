@@ -57,13 +57,32 @@ struct Param {
 // element's value), op being Statement::reduction.
 enum class AssignOp { assign, reduce_init, reduce };
 
-// One statement: `lhs op rhs`.
+// A `where` clause stating an index's range: `where h in 0:P` (lower bound `lower`
+// inclusive, upper bound `upper` exclusive, both expressions over sizes and integers).
+struct RangeClause {
+  std::string index;        // the index variable
+  SourceLocation location;  // of the index's name
+  Expr lower;               // the first value
+  Expr upper;               // one past the last value
+};
+
+// A `where` clause stating the value read outside a tensor: `where I = 0 outside`
+// (zero padding). Reads of `tensor` in the statement may then leave its extent.
+struct BoundaryClause {
+  std::string tensor;       // the tensor read
+  SourceLocation location;  // of the tensor's name
+  double value = 0;         // the value read outside the tensor
+};
+
+// One statement: `lhs op rhs [where clause, ...]`.
 struct Statement {
   Expr lhs;                 // a call node: the written tensor and its indices
   AssignOp op = AssignOp::assign;
   ReductionOp reduction = ReductionOp::sum;  // +, *, max, min for reduce_init and reduce
   SourceLocation op_location;
   Expr rhs;
+  std::vector<RangeClause> ranges;          // `where i in lo:hi`, in order
+  std::vector<BoundaryClause> boundaries;   // `where T = v outside`, in order
   SourceLocation location;  // start of the statement
 };
 

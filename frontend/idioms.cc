@@ -106,7 +106,15 @@ std::string_view to_string(IdiomKind kind) {
   return "?";
 }
 
+// Why a statement that reads through index expressions is `other`.
+constexpr std::string_view index_expression_reason =
+    "a read has index expressions (like a convolution's h + r): not an implicit GEMM yet";
+
 std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view target) {
+  if (idiom.reason == index_expression_reason)
+    return fmt::format("this statement reads through index expressions (a convolution, a shift or a padded read); "
+                       "beside a matmul such statements are not supported yet on {} (a def without a matmul runs "
+                       "them)", target);
   return fmt::format("this reduction is not a matmul ({}); reductions that are not matmuls (row reductions: softmax, "
                      "layer norm, ...) are not supported yet on {}: they wait for issue 20's kernel plans",
                      idiom.reason, target);
@@ -127,7 +135,11 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
   for (const Statement& s : program.statements) {
     StatementIdiom idiom;
     idiom.statement = s.id;
-    if (s.is_non_sum_reduction()) {
+    const bool affine = std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); });
+    if (affine) {
+      // A convolution, a shifted or a padded read: no implicit GEMM yet (issue 24).
+      idiom.reason = index_expression_reason;
+    } else if (s.is_non_sum_reduction()) {
       idiom.reason = fmt::format("it is a {} reduction ('{}'), not a sum", to_string(s.reduction),
                                  operator_spelling(s));
     } else if (s.reduction_indices().empty()) {

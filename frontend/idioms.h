@@ -69,7 +69,8 @@ enum class IdiomKind {
   matmul,               // C(b.., m, n) += A * B, see MatmulIdiom
   batch_reduce_matmul,  // C(b.., m, n) += sum over r of A(r, ..) * B(r, ..)
   pointwise,            // no reduction index
-  other,                // a reduction that is neither (e.g. a row sum, a matrix-vector product)
+  other,                // a reduction that is neither (a row sum, a matrix-vector product), or a
+                        // statement reading through index expressions (a convolution)
 };
 
 // The spelling of `kind` ("matmul", "batch-reduce matmul", "pointwise", "other").

@@ -25,7 +25,10 @@ std::string join(const std::vector<std::string>& names, std::string_view separat
 }
 
 std::string access_text(const Access& access) {
-  return fmt::format("{}({})", access.tensor, join(access.indices));
+  if (access.subscripts.empty()) return fmt::format("{}({})", access.tensor, join(access.indices));
+  std::vector<std::string> subscripts;
+  for (const AffineIndex& subscript : access.subscripts) subscripts.push_back(subscript.to_string());
+  return fmt::format("{}({})", access.tensor, join(subscripts));
 }
 
 int precedence(const Expr& expr) {
@@ -122,8 +125,17 @@ std::string print_expr_tree(const Expr& expr, const Statement& statement, const 
 }
 
 std::string print_statement_source(const Statement& statement) {
-  return fmt::format("{} {} {}", access_text(statement.write), operator_spelling(statement),
-                     print_expr(statement.expr, statement));
+  std::string text = fmt::format("{} {} {}", access_text(statement.write), operator_spelling(statement),
+                                 print_expr(statement.expr, statement));
+  // The stated values outside tensors, once per tensor, as a `where` clause.
+  std::vector<std::string> outside;
+  for (const Access& read : statement.reads) {
+    if (!read.outside_value) continue;
+    std::string clause = fmt::format("{} = {} outside", read.tensor, format_number(*read.outside_value));
+    if (std::find(outside.begin(), outside.end(), clause) == outside.end()) outside.push_back(clause);
+  }
+  if (!outside.empty()) text += " where " + join(outside);
+  return text;
 }
 
 std::string print_union_map(const isl::union_map& relation, const std::string& indent) {

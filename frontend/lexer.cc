@@ -59,6 +59,7 @@ Token Lexer::next() {
     case '}': return simple(TokenKind::right_brace, 1);
     case ',': return simple(TokenKind::comma, 1);
     case ';': return simple(TokenKind::semicolon, 1);
+    case ':': return simple(TokenKind::colon, 1);
     case '*':
       if (peek(1) == '=' && peek(2) == '!') return simple(TokenKind::star_reduce_assign, 3);
       if (peek(1) == '=') return simple(TokenKind::star_assign, 2);
@@ -158,7 +159,7 @@ Token Lexer::lex_invalid(SourceLocation start) {
   Token token{TokenKind::invalid, "", start};
   auto outside = [](unsigned char b) {
     return !(b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '#' || b == '(' ||
-             b == ')' || b == '{' || b == '}' || b == ',' || b == ';' || b == '=' ||
+             b == ')' || b == '{' || b == '}' || b == ',' || b == ';' || b == ':' || b == '=' ||
              b == '+' || b == '-' || b == '*' || b == '/' || b == '.' || is_ident_char(b));
   };
   do {

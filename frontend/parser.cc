@@ -228,7 +228,43 @@ ast::Statement Parser::parse_statement() {
   }
   skip_newlines();
   statement.rhs = parse_expression();
+  if (at(TokenKind::identifier) && current_.text == "where") {
+    advance();
+    parse_where_clause(statement);
+    while (accept(TokenKind::comma)) {
+      skip_newlines();  // a clause list may go on on the next line after a comma
+      parse_where_clause(statement);
+    }
+  }
   return statement;
+}
+
+void Parser::parse_where_clause(ast::Statement& statement) {
+  Token name = expect(TokenKind::identifier, "an index or a tensor name after 'where'");
+  if (at(TokenKind::identifier) && current_.text == "in") {
+    advance();
+    ast::RangeClause range{name.text, name.location, parse_expression(), {}};
+    expect(TokenKind::colon, fmt::format("':' in the range of '{}' (written 'where {} in 0:N')", name.text, name.text));
+    range.upper = parse_expression();
+    statement.ranges.push_back(std::move(range));
+    return;
+  }
+  if (accept(TokenKind::assign)) {
+    const bool negative = accept(TokenKind::minus);
+    if (!at(TokenKind::integer) && !at(TokenKind::floating))
+      fail(current_.location, fmt::format("expected the number read outside '{}' (written 'where {} = 0 outside'), "
+                                          "found {}", name.text, name.text, describe(current_)));
+    const double value = negative ? -current_.float_value : current_.float_value;
+    advance();
+    if (!(at(TokenKind::identifier) && current_.text == "outside"))
+      fail(current_.location, fmt::format("expected 'outside' after the boundary value of '{}' (written 'where {} = "
+                                          "0 outside'), found {}", name.text, name.text, describe(current_)));
+    advance();
+    statement.boundaries.push_back(ast::BoundaryClause{name.text, name.location, value});
+    return;
+  }
+  fail(current_.location, fmt::format("expected 'in' (a range: 'where {0} in 0:N') or '=' (a boundary value: 'where "
+                                      "{0} = 0 outside') after '{0}', found {1}", name.text, describe(current_)));
 }
 
 bool Parser::parse_assign_op(ast::Statement& statement) {

@@ -10,7 +10,10 @@
 //   size       := NAME | INTEGER
 //   body       := { separator } { statement separator { separator } }
 //   separator  := NEWLINE | ';'
-//   statement  := NAME '(' [ expr { ',' expr } ] ')' assign_op expr
+//   statement  := NAME '(' [ expr { ',' expr } ] ')' assign_op expr [ where ]
+//   where      := 'where' clause { ',' clause }
+//   clause     := NAME 'in' expr ':' expr                 (a range: `h in 0:P`)
+//               | NAME '=' [ '-' ] NUMBER 'outside'         (a boundary value: `I = 0 outside`)
 //   assign_op  := '=' | '+=!' | '+=' | '*=!' | '*=' | 'max=!' | 'max=' | 'min=!' | 'min='
 //                 (each one token: `max=!` is lexed as a whole, with no space inside)
 //   expr       := term { ( '+' | '-' ) term }
@@ -18,8 +21,8 @@
 //   unary      := '-' unary | primary
 //   primary    := NUMBER | NAME [ '(' [ expr { ',' expr } ] ')' ] | '(' expr ')'
 //
-// Indices are parsed as expressions so that sema can say "not supported yet" for
-// affine indices. Errors are reported to the sink; the parser then skips to the next
+// `where`, `in` and `outside` are words only in that position (they stay usable as
+// names). Indices are parsed as expressions; sema checks that they are affine. Errors are reported to the sink; the parser then skips to the next
 // statement (or to the next `def` for an error in a signature) and goes on, so one
 // run reports several errors. Nesting deeper than limits::max_expression_depth is an
 // error, never a stack overflow.
@@ -75,6 +78,8 @@ class Parser {
   // Consumes an assignment operator ('=', '+=!', 'max=', ...) into `statement`; false
   // (nothing consumed) if the current token is none.
   bool parse_assign_op(ast::Statement& statement);
+  // Parses one `where` clause (after 'where' or ',') into `statement`.
+  void parse_where_clause(ast::Statement& statement);
   ast::Expr parse_expression();
   ast::Expr parse_term();
   ast::Expr parse_unary();

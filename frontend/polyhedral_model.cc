@@ -6,16 +6,27 @@
 #include "frontend/isl_helpers.h"
 
 namespace polyfuse {
-namespace {
 
-// The affine expression (over the domain of `space`) for the extent `size`.
-isl::aff extent_aff(const isl::space& space, const Size& size, const Program& program) {
+isl::aff size_aff(const isl::space& space, const Size& size, const Program& program) {
   isl::aff zero = space.zero_aff_on_domain();
   if (!size.is_symbolic()) return zero.add_constant(static_cast<long>(size.value));
   auto bound = program.size_bindings.find(size.symbol);
   if (bound != program.size_bindings.end()) return zero.add_constant(static_cast<long>(bound->second));
   return space.param_aff_on_domain(size.symbol);
 }
+
+isl::aff subscript_aff(const isl::space& space, const std::vector<std::string>& names, const AffineIndex& subscript) {
+  isl::multi_aff identity = isl::multi_aff::identity_on_domain(space);
+  isl::aff value = space.zero_aff_on_domain().add_constant(static_cast<long>(subscript.constant));
+  for (const auto& [index, coefficient] : subscript.terms) {
+    auto position = std::find(names.begin(), names.end(), index) - names.begin();
+    PF_INTERNAL_CHECK(position < static_cast<long>(names.size()), "subscript index " + index + " is not a dimension");
+    value = value.add(identity.at(static_cast<int>(position)).scale(static_cast<long>(coefficient)));
+  }
+  return value;
+}
+
+namespace {
 
 // `{ tuple[d0, ...] : 0 <= d_i < extents[i] }` over `space` (a set space).
 isl::set box(const isl::space& space, const std::vector<Size>& extents, const Program& program) {
@@ -24,7 +35,7 @@ isl::set box(const isl::space& space, const std::vector<Size>& extents, const Pr
   isl::aff zero = space.zero_aff_on_domain();
   for (std::size_t i = 0; i < extents.size(); ++i) {
     isl::aff dim = identity.at(static_cast<int>(i));
-    set = set.intersect(dim.ge_set(zero)).intersect(dim.lt_set(extent_aff(space, extents[i], program)));
+    set = set.intersect(dim.ge_set(zero)).intersect(dim.lt_set(size_aff(space, extents[i], program)));
   }
   return set;
 }
@@ -49,17 +60,11 @@ isl::set statement_domain(const Program& program, const std::string& id,
 }
 
 isl::map access_relation(const isl::set& domain, const std::vector<std::string>& domain_indices,
-                         const std::string& tensor, const std::vector<std::string>& indices) {
+                         const std::string& tensor, const std::vector<AffineIndex>& subscripts) {
   isl::space domain_space = domain.space();
-  isl::space map_space = domain_space.add_named_tuple(tensor, static_cast<unsigned>(indices.size()));
-  isl::multi_aff identity = isl::multi_aff::identity_on_domain(domain_space);
-  isl::aff_list list(domain.ctx(), static_cast<int>(indices.size()));
-  for (const std::string& index : indices) {
-    auto position = std::find(domain_indices.begin(), domain_indices.end(), index) - domain_indices.begin();
-    PF_INTERNAL_CHECK(position < static_cast<long>(domain_indices.size()),
-                      "access index " + index + " is not a domain dimension");
-    list = list.add(identity.at(static_cast<int>(position)));
-  }
+  isl::space map_space = domain_space.add_named_tuple(tensor, static_cast<unsigned>(subscripts.size()));
+  isl::aff_list list(domain.ctx(), static_cast<int>(subscripts.size()));
+  for (const AffineIndex& subscript : subscripts) list = list.add(subscript_aff(domain_space, domain_indices, subscript));
   return isl::multi_aff(map_space, list).as_map().intersect_domain(domain);
 }
 

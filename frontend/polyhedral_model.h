@@ -21,9 +21,16 @@ isl::set tensor_extent(const Program& program, const Tensor& tensor);
 isl::set statement_domain(const Program& program, const std::string& id,
                           const std::vector<IterationIndex>& indices);
 
-// `{ domain -> tensor[indices...] }` restricted to `domain`, where every access index is
-// one of the domain's dimensions `domain_indices`.
+// `{ domain -> tensor[subscripts...] }` restricted to `domain`, where every index of
+// the subscripts is one of the domain's dimensions `domain_indices`.
 isl::map access_relation(const isl::set& domain, const std::vector<std::string>& domain_indices,
-                         const std::string& tensor, const std::vector<std::string>& indices);
+                         const std::string& tensor, const std::vector<AffineIndex>& subscripts);
+
+// The affine function (on the domain of the set space `space`) for the extent `size`.
+isl::aff size_aff(const isl::space& space, const Size& size, const Program& program);
+
+// The affine function (on the domain of the set space `space`, whose dimensions are
+// `names`) for `subscript`.
+isl::aff subscript_aff(const isl::space& space, const std::vector<std::string>& names, const AffineIndex& subscript);
 
 }  // namespace polyfuse

@@ -1,6 +1,13 @@
 #include "frontend/statement.h"
 
+#include <algorithm>
+
 namespace polyfuse {
+
+bool Access::is_plain() const {
+  return std::all_of(subscripts.begin(), subscripts.end(),
+                     [](const AffineIndex& subscript) { return !subscript.plain_index().empty(); });
+}
 
 std::string_view to_string(StatementKind kind) {
   switch (kind) {

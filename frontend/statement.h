@@ -18,9 +18,11 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "frontend/affine_index.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "frontend/expr.h"
@@ -48,9 +50,18 @@ std::string operator_spelling(const Statement& statement);
 // One tensor access of a statement.
 struct Access {
   std::string tensor;                // name of the accessed tensor (Program::find_tensor)
-  std::vector<std::string> indices;  // the index variable of each tensor dimension
+  // The index variable of each tensor dimension; the empty string where the subscript
+  // is not a plain index (`h + r`: see `subscripts`).
+  std::vector<std::string> indices;
   isl::map relation;                 // statement instance -> tensor element
   SourceLocation location;           // the reference in the source
+  std::vector<AffineIndex> subscripts;  // the subscript of each dimension, as written
+  // The value read outside the tensor (`where I = 0 outside`): such a read may leave the
+  // tensor's extent (`relation` is then not inside it). nullopt: every read is inside.
+  std::optional<double> outside_value;
+
+  // True when every subscript is a plain index variable (no sums, constants, strides).
+  bool is_plain() const;
 };
 
 // One dimension of a statement's iteration domain.

@@ -30,6 +30,7 @@ std::string_view describe(TokenKind kind) {
     case TokenKind::minus: return "'-'";
     case TokenKind::star: return "'*'";
     case TokenKind::slash: return "'/'";
+    case TokenKind::colon: return "':'";
     case TokenKind::invalid: return "an invalid character";
   }
   return "a token";

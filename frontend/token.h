@@ -37,6 +37,7 @@ enum class TokenKind {
   minus,          // -
   star,           // *
   slash,          // /
+  colon,          // : (the range of a `where` clause, `0:P`)
   invalid,        // a character outside the language (already reported by the lexer)
 };
 

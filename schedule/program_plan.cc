@@ -235,6 +235,10 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         else if (last)
           cut_before(s, "a reduction that is not a matmul is a kernel of its own, one warp or block per written element");
         start(PlannedKernelKind::row_reduction, s);
+        if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
+          plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
+                                     "warp or block per output element, not as an implicit GEMM on tensor cores yet "
+                                     "(issue 24)";
         break;
       case IdiomKind::pointwise: {
         if (last && last->kind == PlannedKernelKind::fused_matmul) {

@@ -67,8 +67,11 @@ class StatementRunner {
       switch (instruction.kind) {
         case ExprKind::constant: stack[top++] = semantics_.constant(instruction.value); break;
         case ExprKind::read:
-          stack[top++] = semantics_.load(*reads_[static_cast<std::size_t>(instruction.read)],
-                                         static_cast<std::size_t>(walk_.read_offset(instruction.read)));
+          if (!walk_.read_inside(instruction.read))  // the value outside the tensor (padding)
+            stack[top++] = semantics_.constant(*statement_.reads[static_cast<std::size_t>(instruction.read)].outside_value);
+          else
+            stack[top++] = semantics_.load(*reads_[static_cast<std::size_t>(instruction.read)],
+                                           static_cast<std::size_t>(walk_.read_offset(instruction.read)));
           break;
         case ExprKind::negate: stack[top - 1] = semantics_.negate(stack[top - 1]); break;
         case ExprKind::binary:

@@ -59,13 +59,21 @@ StatementWalk::LinearAccess StatementWalk::linearize(const Program& program, con
   linear.coefficients.assign(statement.indices.size(), 0);
   std::int64_t stride = 1;
   for (std::size_t dim = shape.size(); dim-- > 0;) {
-    const auto& names = statement.indices;
-    const auto found = std::find_if(names.begin(), names.end(), [&](const IterationIndex& index) {
-      return index.name == access.indices[dim];
-    });
-    PF_INTERNAL_CHECK(found != names.end(), "reference: index " + access.indices[dim] + " of " +
-                                                access.tensor + " not in " + statement.id);
-    linear.coefficients[static_cast<std::size_t>(found - names.begin())] += stride;
+    const AffineIndex subscript =
+        access.subscripts.empty() ? AffineIndex::plain(access.indices[dim]) : access.subscripts[dim];
+    Subscript followed{std::vector<std::int64_t>(statement.indices.size(), 0), subscript.constant, shape[dim]};
+    for (const auto& [name, coefficient] : subscript.terms) {
+      const auto& names = statement.indices;
+      const auto found = std::find_if(names.begin(), names.end(),
+                                      [&](const IterationIndex& index) { return index.name == name; });
+      PF_INTERNAL_CHECK(found != names.end(),
+                        "reference: index " + name + " of " + access.tensor + " not in " + statement.id);
+      const auto position = static_cast<std::size_t>(found - names.begin());
+      linear.coefficients[position] += stride * coefficient;
+      followed.coefficients[position] = coefficient;
+    }
+    linear.offset += stride * subscript.constant;
+    if (access.outside_value) linear.subscripts.push_back(std::move(followed));
     stride *= shape[dim];
   }
   return linear;
@@ -88,7 +96,17 @@ bool StatementWalk::advance(std::size_t first, std::size_t last) {
 
 void StatementWalk::shift(std::size_t dim, std::int64_t steps) {
   write_.offset += steps * write_.coefficients[dim];
-  for (LinearAccess& read : reads_) read.offset += steps * read.coefficients[dim];
+  for (LinearAccess& read : reads_) {
+    read.offset += steps * read.coefficients[dim];
+    for (Subscript& subscript : read.subscripts) subscript.value += steps * subscript.coefficients[dim];
+  }
+}
+
+bool StatementWalk::read_inside(int read) const {
+  const LinearAccess& access = reads_[static_cast<std::size_t>(read)];
+  return std::all_of(access.subscripts.begin(), access.subscripts.end(), [](const Subscript& subscript) {
+    return subscript.value >= 0 && subscript.value < subscript.extent;
+  });
 }
 
 }  // namespace polyfuse::reference

@@ -35,8 +35,12 @@ class StatementWalk {
   bool empty() const;
   // Offset of the written element at the current point.
   std::int64_t write_offset() const { return write_.offset; }
-  // Offset of read `read` (Statement::reads) at the current point.
+  // Offset of read `read` (Statement::reads) at the current point; valid only where
+  // read_inside(read) (a read with an outside value may leave its tensor).
   std::int64_t read_offset(int read) const { return reads_[static_cast<std::size_t>(read)].offset; }
+  // False where read `read` is outside its tensor at the current point (only reads with
+  // an outside value, `where I = 0 outside`, can be).
+  bool read_inside(int read) const;
   // Number of points per written element (the product of the reduction extents; 1 for `=`).
   std::int64_t reduction_points() const;
   // The next reduction point of the current written element; false (and back at its
@@ -46,9 +50,16 @@ class StatementWalk {
   bool next_written_element() { return advance(0, outer_rank_); }
 
  private:
+  // One subscript of a read that may leave its tensor, followed along the walk.
+  struct Subscript {
+    std::vector<std::int64_t> coefficients;  // per domain dimension
+    std::int64_t value = 0;                  // at the current point
+    std::int64_t extent = 0;                 // the tensor dimension's size
+  };
   struct LinearAccess {
     std::vector<std::int64_t> coefficients;  // per domain dimension, in elements
     std::int64_t offset = 0;                 // at the current point
+    std::vector<Subscript> subscripts;       // for a read with an outside value only
   };
   static LinearAccess linearize(const Program& program, const Statement& statement, const Access& access);
   bool advance(std::size_t first, std::size_t last);

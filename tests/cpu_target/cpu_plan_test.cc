@@ -127,6 +127,7 @@ TEST(CpuExamples, EveryExampleIsListed) {
   std::set<std::string> listed(example_names().begin(), example_names().end());
   for (const std::string& name : loop_nest_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : examples_waiting_for_kernel_plans()) EXPECT_TRUE(listed.insert(name).second) << name;
+  for (const std::string& name : convolution_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(source_path("examples")))
     if (entry.path().extension() == ".tc") found.insert(entry.path().stem().string());
@@ -138,6 +139,20 @@ TEST(CpuExamples, EveryExampleIsListed) {
               std::string::npos)
         << error;
   }
+}
+
+// A def with a matmul and a statement reading through index expressions (issue 24) is
+// refused at that statement; a def without a matmul runs it (conv_examples_test.cc).
+TEST(CpuPlanErrors, IndexExpressionsBesideAMatmul) {
+  EXPECT_EQ(cpu_error(R"(def gemm_shift(f16(M, K) A, f16(K, N) B, f16(M, N) X) -> (f16(M, N) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 outside
+})",
+                      {{"M", 8}, {"N", 8}, {"K", 8}}),
+            "3:3: the CPU target does not support statement S1 'D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 "
+            "outside': this statement reads through index expressions (a convolution, a shift or a padded read); "
+            "beside a matmul such statements are not supported yet on the CPU target (a def without a matmul runs "
+            "them)");
 }
 
 TEST(CpuPlanErrors, UnboundSize) {

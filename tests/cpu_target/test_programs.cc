@@ -17,6 +17,12 @@ const std::vector<std::string>& loop_nest_examples() {
   return names;
 }
 
+const std::vector<std::string>& convolution_examples() {
+  static const std::vector<std::string> names = {"conv2d",         "conv2d_strided",   "conv2d_1x1",
+                                                 "conv2d_grouped", "conv2d_bias_relu", "conv2d_residual"};
+  return names;
+}
+
 const std::vector<std::string>& examples_waiting_for_kernel_plans() {
   static const std::vector<std::string> names = {"gemm_softmax", "layernorm", "rmsnorm"};
   return names;

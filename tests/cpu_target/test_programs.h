@@ -15,11 +15,15 @@ const std::vector<std::string>& example_names();
 // runs them as plain loop nests (codegen/cpu_loop_nest.h), not through the blocked plan.
 const std::vector<std::string>& loop_nest_examples();
 
+// The convolutions (examples/conv2d*.tc, issue 24): plain loop nests on the CPU target,
+// run at the shapes of tests/support/conv_shapes.h (conv_examples_test.cc).
+const std::vector<std::string>& convolution_examples();
+
 // The examples with row reductions after a matmul (GEMM + softmax, LayerNorm, RMSNorm)
 // that wait for issue 20's kernel plans: the CPU target refuses them with a located
 // message, so the tests that iterate over the lists above leave them out.
 // CpuExamples.EveryExampleIsListed checks that every examples/*.tc is in exactly one of
-// the three lists, and that these are refused with the rule's message.
+// the four lists, and that these are refused with the rule's message.
 const std::vector<std::string>& examples_waiting_for_kernel_plans();
 
 // The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by

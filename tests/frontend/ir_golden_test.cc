@@ -4,6 +4,7 @@
 
 #include "frontend/frontend.h"
 #include "frontend/ir_printer.h"
+#include "support/conv_shapes.h"
 #include "support/golden.h"
 
 namespace polyfuse {
@@ -43,6 +44,16 @@ TEST(ExampleIrBound, NormsWithTheirRowSizeBound) {
 TEST(ExampleIrBound, GemmBiasReluWithSizes) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(
       dump("gemm_bias_relu", {{"M", 128}, {"N", 256}, {"K", 64}}), "frontend/gemm_bias_relu_bound.ir"));
+}
+
+// The convolutions (issue 24) at the first shape of tests/support/conv_shapes.h: conv2d's and
+// conv2d_grouped's output sizes are inferred ranges (H - R + 1), which need bound sizes.
+TEST(ExampleIrBound, Convolutions) {
+  for (const polyfuse::testing::ConvCase& c : polyfuse::testing::conv_cases()) {
+    if (c.sizes.at("N") != 2) continue;  // one shape each
+    SCOPED_TRACE(c.example);
+    EXPECT_TRUE(polyfuse::testing::matches_golden(dump(c.example, c.sizes), "frontend/" + c.example + ".ir"));
+  }
 }
 
 TEST(ExampleIr, PrintingIsDeterministic) {

@@ -46,6 +46,14 @@ TEST(Lexer, PunctuationAndOperators) {
                             K::plus, K::minus, K::star, K::slash, K::end_of_file}));
 }
 
+// ':' separates the bounds of a `where` range (`h in 0:P`); `where`, `in` and `outside` are
+// identifiers (words only in a where clause).
+TEST(Lexer, ColonAndWhereWords) {
+  EXPECT_EQ(kinds("where h in 0:P, I = 0 outside"),
+            (std::vector<K>{K::identifier, K::identifier, K::identifier, K::integer, K::colon, K::identifier,
+                            K::comma, K::identifier, K::assign, K::integer, K::identifier, K::end_of_file}));
+}
+
 TEST(Lexer, ReductionOperatorsAreOneTokenEach) {
   EXPECT_EQ(kinds("*=! *= max=! max= min=! min= * max min"),
             (std::vector<K>{K::star_reduce_assign, K::star_assign, K::max_reduce_assign, K::max_assign,

@@ -37,6 +37,41 @@ TEST(Parser, SignatureAndStatements) {
   EXPECT_EQ(ast::to_source(def.statements[0].rhs), "A(m, k) * v(k)");
 }
 
+// Index expressions stay expressions in the tree (sema makes them affine); where clauses
+// are ranges and values outside tensors, in order, over several lines after commas.
+TEST(Parser, IndexExpressionsAndWhereClauses) {
+  ast::File file = parse_ok(
+      "def c(f32(N, H, C) I, f32(R, C) F) -> (f32(N, P) O) {\n"
+      "  O(n, h) +=! I(n, 2*h + r - 1, c) * F(r, c) where h in 0:P,\n"
+      "    I = 0 outside, r in 0:H - 1, in = -1.5 outside\n"
+      "}\n");
+  ASSERT_EQ(file.defs.at(0).statements.size(), 1u);
+  const ast::Statement& s = file.defs[0].statements[0];
+  EXPECT_EQ(ast::to_source(s.rhs.args.at(0).args.at(1)), "((2 * h) + r) - 1");
+  ASSERT_EQ(s.ranges.size(), 2u);
+  EXPECT_EQ(s.ranges[0].index, "h");
+  EXPECT_EQ(ast::to_source(s.ranges[0].lower), "0");
+  EXPECT_EQ(ast::to_source(s.ranges[0].upper), "P");
+  EXPECT_EQ(s.ranges[1].index, "r");
+  EXPECT_EQ(ast::to_source(s.ranges[1].upper), "H - 1");
+  ASSERT_EQ(s.boundaries.size(), 2u);
+  EXPECT_EQ(s.boundaries[0].tensor, "I");
+  EXPECT_EQ(s.boundaries[0].value, 0);
+  EXPECT_EQ(s.boundaries[1].tensor, "in");
+  EXPECT_EQ(s.boundaries[1].value, -1.5);
+}
+
+TEST(Parser, WhereClauseErrors) {
+  const std::string head = "def c(f32(N) I) -> (f32(N) O) {\n  O(h) = I(h) where ";
+  EXPECT_EQ(first_error(head + "h in 0 P\n}\n"),
+            "2:28: error: expected ':' in the range of 'h' (written 'where h in 0:N'), found 'P'");
+  EXPECT_EQ(first_error(head + "I = x outside\n}\n"),
+            "2:25: error: expected the number read outside 'I' (written 'where I = 0 outside'), found 'x'");
+  EXPECT_EQ(first_error(head + "I = 0\n}\n"),
+            "2:26: error: expected 'outside' after the boundary value of 'I' (written 'where I = 0 outside'), found "
+            "a newline");
+}
+
 TEST(Parser, EveryReductionOperator) {
   ast::File file = parse_ok(
       "def f(f32(M, N) x) -> (f32(M) a, f32(M) b, f32(M) c, f32(M) d) {\n"

@@ -23,9 +23,9 @@ extern "C" void polyfuse_cross_entropy(const float* t_X, const float* t_T, float
     {
       float acc = -INFINITY;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc = apply(BinaryOp::max, acc, t_X[i_m * 64 + i_n * 1]);
+        acc = apply(BinaryOp::max, acc, t_X[i_m * 64 + i_n]);
       }
-      t_mx[i_m * 1] = acc;
+      t_mx[i_m] = acc;
     }
   }
   // S1: s(m) +=! exp(X(m, n) - mx(m))
@@ -33,23 +33,23 @@ extern "C" void polyfuse_cross_entropy(const float* t_X, const float* t_T, float
     {
       float acc = 0.0f;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc += apply(UnaryOp::exp, (t_X[i_m * 64 + i_n * 1] - t_mx[i_m * 1]));
+        acc += apply(UnaryOp::exp, (t_X[i_m * 64 + i_n] - t_mx[i_m]));
       }
-      t_s[i_m * 1] = acc;
+      t_s[i_m] = acc;
     }
   }
   // S2: lse(m) = mx(m) + log(s(m))
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
-    t_lse[i_m * 1] = (t_mx[i_m * 1] + apply(UnaryOp::log, t_s[i_m * 1]));
+    t_lse[i_m] = (t_mx[i_m] + apply(UnaryOp::log, t_s[i_m]));
   }
   // S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
     {
       float acc = 0.0f;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc += (t_T[i_m * 64 + i_n * 1] * (t_lse[i_m * 1] - t_X[i_m * 64 + i_n * 1]));
+        acc += (t_T[i_m * 64 + i_n] * (t_lse[i_m] - t_X[i_m * 64 + i_n]));
       }
-      t_loss[i_m * 1] = acc;
+      t_loss[i_m] = acc;
     }
   }
 }

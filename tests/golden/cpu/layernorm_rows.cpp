@@ -23,15 +23,15 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* t_X, const uint16_t* t_g
     {
       float acc = 0.0f;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc += (f16_to_f32(t_X[i_m * 64 + i_n * 1]) / 64.0f);
+        acc += (f16_to_f32(t_X[i_m * 64 + i_n]) / 64.0f);
       }
-      t_mean[i_m * 1] = acc;
+      t_mean[i_m] = acc;
     }
   }
   // S1: d(m, n) = X(m, n) - mean(m)
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
     for (int64_t i_n = 0; i_n < 64; ++i_n) {
-      t_d[i_m * 64 + i_n * 1] = (f16_to_f32(t_X[i_m * 64 + i_n * 1]) - t_mean[i_m * 1]);
+      t_d[i_m * 64 + i_n] = (f16_to_f32(t_X[i_m * 64 + i_n]) - t_mean[i_m]);
     }
   }
   // S2: var(m) +=! d(m, n) * d(m, n) / 64
@@ -39,15 +39,15 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* t_X, const uint16_t* t_g
     {
       float acc = 0.0f;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc += ((t_d[i_m * 64 + i_n * 1] * t_d[i_m * 64 + i_n * 1]) / 64.0f);
+        acc += ((t_d[i_m * 64 + i_n] * t_d[i_m * 64 + i_n]) / 64.0f);
       }
-      t_var[i_m * 1] = acc;
+      t_var[i_m] = acc;
     }
   }
   // S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
     for (int64_t i_n = 0; i_n < 64; ++i_n) {
-      t_Y[i_m * 64 + i_n * 1] = f32_to_f16((((t_d[i_m * 64 + i_n * 1] * apply(UnaryOp::rsqrt, (t_var[i_m * 1] + 1e-05f))) * f16_to_f32(t_gamma[i_n * 1])) + f16_to_f32(t_beta[i_n * 1])));
+      t_Y[i_m * 64 + i_n] = f32_to_f16((((t_d[i_m * 64 + i_n] * apply(UnaryOp::rsqrt, (t_var[i_m] + 1e-05f))) * f16_to_f32(t_gamma[i_n])) + f16_to_f32(t_beta[i_n])));
     }
   }
 }

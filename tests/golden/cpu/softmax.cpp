@@ -23,15 +23,15 @@ extern "C" void polyfuse_softmax(const uint16_t* t_X, uint16_t* t_Y) {
     {
       float acc = -INFINITY;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc = apply(BinaryOp::max, acc, f16_to_f32(t_X[i_m * 64 + i_n * 1]));
+        acc = apply(BinaryOp::max, acc, f16_to_f32(t_X[i_m * 64 + i_n]));
       }
-      t_mx[i_m * 1] = acc;
+      t_mx[i_m] = acc;
     }
   }
   // S1: e(m, n) = exp(X(m, n) - mx(m))
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
     for (int64_t i_n = 0; i_n < 64; ++i_n) {
-      t_e[i_m * 64 + i_n * 1] = apply(UnaryOp::exp, (f16_to_f32(t_X[i_m * 64 + i_n * 1]) - t_mx[i_m * 1]));
+      t_e[i_m * 64 + i_n] = apply(UnaryOp::exp, (f16_to_f32(t_X[i_m * 64 + i_n]) - t_mx[i_m]));
     }
   }
   // S2: s(m) +=! e(m, n)
@@ -39,15 +39,15 @@ extern "C" void polyfuse_softmax(const uint16_t* t_X, uint16_t* t_Y) {
     {
       float acc = 0.0f;
       for (int64_t i_n = 0; i_n < 64; ++i_n) {
-        acc += t_e[i_m * 64 + i_n * 1];
+        acc += t_e[i_m * 64 + i_n];
       }
-      t_s[i_m * 1] = acc;
+      t_s[i_m] = acc;
     }
   }
   // S3: Y(m, n) = e(m, n) / s(m)
   for (int64_t i_m = 0; i_m < 64; ++i_m) {
     for (int64_t i_n = 0; i_n < 64; ++i_n) {
-      t_Y[i_m * 64 + i_n * 1] = f32_to_f16((t_e[i_m * 64 + i_n * 1] / t_s[i_m * 1]));
+      t_Y[i_m * 64 + i_n] = f32_to_f16((t_e[i_m * 64 + i_n] / t_s[i_m]));
     }
   }
 }
