@@ -181,9 +181,14 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
   }
   for (const MatmulTiles& t : l.matmuls)
     for (const SharedTile* tile : {&t.a, &t.b})
-      if (!tile->prologue.empty())
+      if (!tile->prologue.empty()) {
         text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
                             tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
+        for (const PrologueOperand& operand : tile->operands)
+          text += fmt::format("  pf::TileRegs<{}, {}, {}> {};  // {}({}) beside each {} tile (prologue operand)\n", tile->rows,
+                              tile->cols, l.threads, operand_staging_name(*tile, operand), operand.tensor,
+                              fmt::join(operand.indices, ", "), tile->source);
+      }
   text += fmt::format("  {} a_frag[{}];  // A fragments of one k-slice\n", l.a_fragment_type(), l.fragments_m);
   text += fmt::format("  {} b_frag[{}];  // B fragments of one k-slice\n", l.b_fragment_type(), l.fragments_n);
   return text;

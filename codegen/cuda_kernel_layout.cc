@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/cuda_expressions.h"
 #include "frontend/diagnostics.h"
@@ -35,13 +36,31 @@ std::string CudaKernelLayout::fragment_tile_type() const {
 std::string CudaKernelLayout::a_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragA16x16" : "pf::FragA884"; }
 std::string CudaKernelLayout::b_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragB16x8" : "pf::FragB884"; }
 
+std::string prologue_operand_value(const PrologueOperand& operand) {
+  return fmt::format("{}_{}", operand.tensor, fmt::join(operand.indices, "_"));
+}
+
+std::string operand_staging_name(const SharedTile& tile, const PrologueOperand& operand) {
+  return tile.tensor + "_" + prologue_operand_value(operand) + "_staging";
+}
+
 static SharedTile operand_tile(const std::string& tensor, const std::optional<OperandPrologue>& prologue,
                                OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
   SharedTile tile;
   tile.tensor = tensor;
   tile.source = prologue ? prologue->source : tensor;
-  if (prologue)
-    tile.prologue = "[](float x) { return " + c_expression(prologue->expr, [](int) { return std::string("x"); }) + "; }";
+  if (prologue) {
+    // x is the element, the operands' values are named after their reads (scale_k for scale(k))
+    std::vector<std::string> names = {"x"};
+    std::vector<std::string> parameters = {"float x"};
+    for (const PrologueOperand& operand : prologue->operands) {
+      names.push_back(prologue_operand_value(operand));
+      parameters.push_back("float " + names.back());
+    }
+    tile.prologue = fmt::format("[]({}) {{ return {}; }}", fmt::join(parameters, ", "),
+                                c_expression(prologue->expr, [&](int read) { return names.at(static_cast<std::size_t>(read)); }));
+    tile.operands = prologue->operands;
+  }
   tile.layout = layout;
   tile.rows = k_is_row_dim ? inner_k : outer;
   tile.cols = k_is_row_dim ? outer : inner_k;

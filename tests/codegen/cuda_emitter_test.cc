@@ -37,7 +37,7 @@ TEST(CudaEmitter, GemmGoldenBoundSizesSplitK2) {
 // One golden .cu per fused idiom (the examples), sizes bound, default options.
 TEST(CudaEmitter, EveryExampleGolden) {
   SizeBindings sizes{{"M", 1024}, {"N", 512}, {"K", 256}, {"B", 4}};
-  for (const char* example : {"gemm_bias_relu", "relu_gemm", "add_gemms", "batched_gemm"}) {
+  for (const char* example : {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "batched_gemm"}) {
     GpuOptions options;
     options.choose_warp = true;
     EXPECT_TRUE(matches_golden(emit_example(std::string(example) + ".tc", sizes, options).source,

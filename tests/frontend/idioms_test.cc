@@ -145,7 +145,7 @@ TEST(Idioms, OtherReductions) {
   EXPECT_EQ(idioms.statements[0].kind, IdiomKind::other);
   EXPECT_EQ(idioms.statements[0].reason, "the result has fewer than two dimensions");
   EXPECT_EQ(idioms.statements[1].reason, "the right-hand side is not a product");
-  EXPECT_EQ(idioms.statements[2].reason, "a factor does not read exactly one tensor");
+  EXPECT_EQ(idioms.statements[2].reason, "a factor reads no tensor at every index of the factor");
 }
 
 }  // namespace
