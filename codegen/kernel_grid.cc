@@ -54,8 +54,8 @@ std::string grid_constraints(const KernelGrid& grid) {
   const std::string& y = blocks[blocks.size() - 2];
   const std::string& x = blocks[blocks.size() - 1];
   std::vector<std::string> constraints;
-  if (!grid.batch_extents.empty())
-    constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], grid.batch_extents[0].to_string()));
+  for (size_t i = 0; i < grid.batch_extents.size(); ++i)
+    constraints.push_back(fmt::format("0 <= {} < {}", blocks[i], grid.batch_extents[i].to_string()));
   constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", y, grid.block_m, grid.rows.to_string()));
   constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", x, grid.block_n, grid.cols.to_string()));
   return fmt::format("{}", fmt::join(constraints, " and "));
@@ -84,7 +84,7 @@ isl::set without_params(isl::set set, const std::vector<std::string>& names) {
 isl::set blocks_needed(const KernelPlan& plan, const KernelGrid& grid, const StatementDims& dims) {
   std::vector<std::string> blocks = block_parameters(plan.batch_rank());
   std::vector<std::string> owner;
-  if (!dims.batch.empty()) owner.push_back(fmt::format("{} = {}", blocks[0], dims.batch[0]));
+  for (size_t i = 0; i < dims.batch.size(); ++i) owner.push_back(fmt::format("{} = {}", blocks[i], dims.batch[i]));
   owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 2], dims.m, grid.block_m));
   owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 1], dims.n, grid.block_n));
   isl::set owned(plan.domain.ctx(), fmt::format("[{}] -> {{ {} : {} }}", fmt::join(blocks, ", "), dims.tuple_text(),

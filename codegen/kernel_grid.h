@@ -29,7 +29,7 @@ namespace polyfuse {
 // The extents the grid tiles (a size or a literal): batch (tile 1), rows (tile BM) and
 // columns (tile BN); each the largest of the statements' extents.
 struct KernelGrid {
-  std::vector<Size> batch_extents;  // at most one: blockIdx.z
+  std::vector<Size> batch_extents;  // blockIdx.z (several: linearised, the last fastest)
   Size rows, cols;                  // blockIdx.y, blockIdx.x
   int block_m = 0, block_n = 0;
   int group = 1;                    // tile rows per group of the block order

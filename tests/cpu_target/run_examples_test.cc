@@ -29,31 +29,6 @@ std::string case_name(const RunCase& c) {
 // For gtest's messages and CTest's names: the case name, not the object's bytes.
 void PrintTo(const RunCase& c, std::ostream* out) { *out << case_name(c); }
 
-std::vector<RunCase> run_cases() {
-  const std::vector<SizeBindings> shapes = {
-      {{"M", 1}, {"N", 1}, {"K", 1}, {"B", 1}, {"R", 1}},
-      {{"M", 7}, {"N", 33}, {"K", 100}, {"B", 2}, {"R", 3}},
-      {{"M", 100}, {"N", 7}, {"K", 33}, {"B", 3}, {"R", 2}},
-      {{"M", 33}, {"N", 100}, {"K", 7}, {"B", 1}, {"R", 1}},
-      {{"M", 160}, {"N", 200}, {"K", 256}, {"B", 2}, {"R", 2}},
-  };
-  std::vector<RunCase> cases;
-  for (const std::string& example : example_names()) {
-    for (const SizeBindings& shape : shapes) cases.push_back({example, "", shape});
-    const bool native_f32 = example == "brgemm";
-    for (const std::string dtype : {native_f32 ? "f16" : "f32", "bf16"}) {
-      cases.push_back({example, dtype, shapes[1]});
-      cases.push_back({example, dtype, shapes[4]});
-    }
-    RunCase goto_blocks{example, "", {{"M", 300}, {"N", 260}, {"K", 520}, {"B", 2}, {"R", 2}}};
-    goto_blocks.small_blocks = false;
-    cases.push_back(goto_blocks);
-  }
-  return cases;
-}
-
-class RunExample : public ::testing::TestWithParam<RunCase> {};
-
 // The bindings of `sizes` that `text` uses.
 SizeBindings sizes_used(const std::string& text, const SizeBindings& sizes) {
   SizeBindings used;
@@ -63,6 +38,34 @@ SizeBindings sizes_used(const std::string& text, const SizeBindings& sizes) {
       used[size] = value;
   return used;
 }
+
+// Each example at each shape, bound to the sizes it uses (the case names say them).
+std::vector<RunCase> run_cases() {
+  const std::vector<SizeBindings> shapes = {
+      {{"M", 1}, {"N", 1}, {"K", 1}, {"B", 1}, {"H", 1}, {"R", 1}},
+      {{"M", 7}, {"N", 33}, {"K", 100}, {"B", 2}, {"H", 3}, {"R", 3}},
+      {{"M", 100}, {"N", 7}, {"K", 33}, {"B", 3}, {"H", 2}, {"R", 2}},
+      {{"M", 33}, {"N", 100}, {"K", 7}, {"B", 1}, {"H", 2}, {"R", 1}},
+      {{"M", 160}, {"N", 200}, {"K", 256}, {"B", 2}, {"H", 2}, {"R", 2}},
+  };
+  std::vector<RunCase> cases;
+  for (const std::string& example : example_names()) {
+    const std::string text = example_text(example);
+    for (const SizeBindings& shape : shapes) cases.push_back({example, "", sizes_used(text, shape)});
+    const bool native_f32 = example == "brgemm";
+    for (const std::string dtype : {native_f32 ? "f16" : "f32", "bf16"}) {
+      cases.push_back({example, dtype, sizes_used(text, shapes[1])});
+      cases.push_back({example, dtype, sizes_used(text, shapes[4])});
+    }
+    RunCase goto_blocks{example, "", sizes_used(text, {{"M", 300}, {"N", 260}, {"K", 520}, {"B", 2}, {"H", 2}, {"R", 2}})};
+    goto_blocks.small_blocks = false;
+    cases.push_back(goto_blocks);
+  }
+  return cases;
+}
+
+class RunExample : public ::testing::TestWithParam<RunCase> {};
+
 
 TEST_P(RunExample, MatchesTheReference) {
   const RunCase& c = GetParam();
@@ -102,7 +105,7 @@ TEST(CpuThreads, ResultsDoNotDependOnTheThreadCount) {
   for (const std::string& example : example_names()) {
     const std::string text = example_text(example);
     const Program program =
-        compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"R", 2}}), example + ".tc");
+        compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"H", 2}, {"R", 2}}), example + ".tc");
     RunRequest request;
     request.target = Target::cpu;
     request.cpu_schedule.target = default_cpu_target();
