@@ -87,6 +87,14 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     MatmulTiles t;
     t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
+    for (const SharedTile* tile : {&t.a, &t.b})
+      if (!tile->operands.empty()) {
+        // the operand's staging tile and one per prologue operand (4 registers per 16-byte
+        // chunk a thread holds), and an address and strides per operand
+        const int chunks = (tile->rows * tile->cols / 8 + layout.threads - 1) / layout.threads;
+        const int tiles = 1 + static_cast<int>(tile->operands.size());
+        layout.operand_staging_registers += tiles * chunks * 4 + 8 * static_cast<int>(tile->operands.size());
+      }
     t.a.offset = 0;
     t.b.offset = o.stages * t.a.bytes;
     tiles = std::max(tiles, o.stages * (t.a.bytes + t.b.bytes));
@@ -112,7 +120,7 @@ int estimated_registers(const CudaKernelLayout& layout) {
   // addresses in its unrolled loops, or the m8n8k4 macro-MMAs' operand shuffling, need
   // about 100 more (measured with ptxas -v on sm_80 and sm_90: 64x64 warp tiles spill).
   int overhead = layout.has_epilogue || layout.mma != MmaShape::m16n8k16 ? 132 : 32;
-  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead;
+  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead + layout.operand_staging_registers;
 }
 
 }  // namespace polyfuse

@@ -44,6 +44,7 @@ struct CudaKernelLayout {
   bool has_epilogue = false;
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
+  int operand_staging_registers = 0;          // prologues that read other tensors: their register tiles
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.
@@ -62,7 +63,8 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& op
                                     const std::vector<std::vector<std::string>>& epilogue_reads);
 
 // Registers per thread the layout needs at least: its register tiles (f32) and an
-// overhead for fragments, addresses, indices and epilogue operands.
+// overhead for fragments, addresses, indices and epilogue operands, and the staging tiles
+// of prologues that read other tensors.
 int estimated_registers(const CudaKernelLayout& layout);
 
 // The name of a prologue operand's element in the prologue's lambda: "scale_k" for scale(k).
