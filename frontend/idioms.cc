@@ -70,9 +70,12 @@ std::string match_matmul(const Statement& s, MatmulIdiom& idiom, bool& batch_red
   else if (b1 == idiom.n && b2 == k) idiom.b.layout = MatrixLayout::column_major;
   else return "B's last two indices are not k and n";
   std::vector<std::string> a_lead(a.begin(), a.end() - 2), b_lead(b.begin(), b.end() - 2);
-  if (a_lead != b_lead) return "A and B have different batch indices";
+  // One operand may leave out the batch indices: it is the same for every batch element.
+  const bool one_shared = reductions.size() == 1 && (a_lead.empty() || b_lead.empty());
+  if (a_lead != b_lead && !one_shared) return "A and B have different batch indices";
   if (reductions.size() == 1) {
-    if (a_lead != idiom.batch) return "the batch indices of the operands differ from the result's";
+    if ((a_lead.empty() ? b_lead : a_lead) != idiom.batch)
+      return "the batch indices of the operands differ from the result's";
     batch_reduce = false;
   } else {
     std::string r = reductions[0] == k ? reductions[1] : reductions[0];

@@ -1,6 +1,6 @@
 // Several batch dimensions (issue 22 item 2) on the emulator, against the reference
 // evaluator: linearised onto blockIdx.z, with an epilogue whose operands are indexed by a
-// batch index, at odd shapes; bound and unbound sizes.
+// batch index, at odd shapes; bound and unbound sizes; an operand shared by the whole batch.
 #include <gtest/gtest.h>
 
 #include "codegen/cuda_emitter.h"
@@ -32,6 +32,19 @@ TEST(BatchDimsEmu, ThreeBatchDimensionsWithABatchIndexedEpilogueUnboundSizes) {
   EXPECT_TRUE(run_on_emulator(program, small_tiles()).check.ok);
   EmuRun run = run_on_emulator(program, small_tiles(), 1, &unbound);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+// An operand without the batch indices is the same matrix for every batch element: its
+// tiles are read at the same place by the blocks of every blockIdx.z.
+TEST(BatchDimsEmu, OperandSharedByTheWholeBatch) {
+  const SizeBindings sizes{{"B", 3}, {"M", 37}, {"N", 21}, {"K", 19}};
+  for (const char* source : {"def f(f16(B, M, K) A, f16(K, N) W) -> (f16(B, M, N) C) {\n"
+                             "  C(b, m, n) +=! A(b, m, k) * W(k, n)\n}\n",
+                             "def f(f16(M, K) X, f16(B, N, K) W, f16(N) bias) -> (f16(B, M, N) D) {\n"
+                             "  C(b, m, n) +=! X(m, k) * W(b, n, k)\n  D(b, m, n) = relu(C(b, m, n) + bias(n))\n}\n"}) {
+    EmuRun run = run_on_emulator(compile_program(source, sizes), small_tiles());
+    EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << source;
+  }
 }
 
 }  // namespace

@@ -225,6 +225,13 @@ TEST(RunCheck, MoreIdioms) {
   D(m, n) = max(gelu(C(m, n) * scale(m) - shift(n)), res(m, n) / 2) + tanh(-C(m, n))
   E(m, n) = exp(min(C(m, n), 0.5)) + D(m, n)
 })", {{"M", 50}, {"N", 33}, {"K", 41}}},
+      {R"(def shared_weight(f16(B, M, K) A, f16(K, N) W, f16(M, K) X, f16(B, N, K) V) -> (f16(B, M, N) C, f16(B, M, N) D) {
+  C(b, m, n) +=! A(b, m, k) * W(k, n)
+  D(b, m, n) +=! X(m, k) * V(b, n, k)
+})", {{"B", 3}, {"M", 37}, {"N", 29}, {"K", 41}}},
+      {R"(def prologue_operands(f16(M, K) A, f16(K) g, f16(M) s, f16(K, N) B, f16(N) t) -> (f16(M, N) C) {
+  C(m, n) +=! relu(A(m, k) * g(k) + s(m)) * (B(k, n) - t(n))
+})", {{"M", 37}, {"N", 29}, {"K", 41}}},
       {R"(def pointwise_only(f16(B, N) x, f16(N) y) -> (f16(B, N) z) {
   z(b, n) = relu(x(b, n) - y(n)) * 3
 })", {{"B", 5}, {"N", 77}}},
