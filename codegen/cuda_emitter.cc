@@ -10,7 +10,6 @@
 #include "codegen/kernel_ast.h"
 #include "codegen/hopper_gemm_kernel.h"
 #include "codegen/kernel_grid.h"
-#include "schedule/gpu_mapping.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/diagnostics.h"
 #include "frontend/idioms.h"
@@ -157,36 +156,6 @@ GridDimension batch_blocks(const Program& program, const KernelPlan& plan, const
   return GridDimension{0, fmt::format("{}", fmt::join(factors, " * "))};
 }
 
-// The preamble's batch indices of a block when several batch dimensions share blockIdx.z
-// (the last one fastest); "" for one or none (blockIdx.z itself).
-std::string batch_indices(const KernelGrid& grid) {
-  const std::vector<Size>& extents = grid.batch_extents;
-  if (extents.size() < 2) return "";
-  std::vector<std::string> names;
-  for (const Size& e : extents) names.push_back(e.to_string());
-  std::string text = fmt::format("  // the batch indices of this block: blockIdx.z walks {}, the last fastest\n",
-                                 fmt::join(names, " x "));
-  const std::vector<std::string> blocks = block_parameters(static_cast<int>(extents.size()));
-  for (size_t i = 0; i < extents.size(); ++i) {
-    std::vector<std::string> inner;
-    std::int64_t bound = 1;
-    bool all_bound = true;
-    for (size_t j = i + 1; j < extents.size(); ++j) {
-      inner.push_back(extents[j].to_string());
-      all_bound = all_bound && !extents[j].is_symbolic();
-      bound *= extents[j].is_symbolic() ? 1 : extents[j].value;
-    }
-    std::string index = "blockIdx.z";
-    if (!inner.empty())
-      index += all_bound ? fmt::format(" / {}", bound)
-               : inner.size() == 1 ? " / " + inner[0]
-                                   : fmt::format(" / ({})", fmt::join(inner, " * "));
-    if (i > 0) index = fmt::format("{} % {}", inner.empty() ? index : "(" + index + ")", names[i]);
-    text += fmt::format("  const int {} = {};\n", blocks[i], index);
-  }
-  return text;
-}
-
 LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, const GpuOptions& o,
                                const CudaKernelLayout& layout) {
   LaunchMetadata m;
@@ -214,7 +183,7 @@ std::string signature(const std::vector<KernelParameter>& parameters, bool restr
 
 std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l, const KernelGrid& grid) {
   const int group = grid.group;
-  std::string text = batch_indices(grid);
+  std::string text = batch_index_declarations(grid);
   if (group > 1)
     text += fmt::format("  // the output tile of this block: consecutive blocks walk groups of {} tile rows column by column\n"
                         "  const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, {});\n",

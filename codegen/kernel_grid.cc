@@ -43,6 +43,34 @@ KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options) {
   return grid;
 }
 
+std::string batch_index_declarations(const KernelGrid& grid) {
+  const std::vector<Size>& extents = grid.batch_extents;
+  if (extents.size() < 2) return "";
+  std::vector<std::string> names;
+  for (const Size& e : extents) names.push_back(e.to_string());
+  std::string text = fmt::format("  // the batch indices of this block: blockIdx.z walks {}, the last fastest\n",
+                                 fmt::join(names, " x "));
+  const std::vector<std::string> blocks = block_parameters(static_cast<int>(extents.size()));
+  for (size_t i = 0; i < extents.size(); ++i) {
+    std::vector<std::string> inner;
+    std::int64_t bound = 1;
+    bool all_bound = true;
+    for (size_t j = i + 1; j < extents.size(); ++j) {
+      inner.push_back(extents[j].to_string());
+      all_bound = all_bound && !extents[j].is_symbolic();
+      bound *= extents[j].is_symbolic() ? 1 : extents[j].value;
+    }
+    std::string index = "blockIdx.z";
+    if (!inner.empty())
+      index += all_bound ? fmt::format(" / {}", bound)
+               : inner.size() == 1 ? " / " + inner[0]
+                                   : fmt::format(" / ({})", fmt::join(inner, " * "));
+    if (i > 0) index = fmt::format("{} % {}", inner.empty() ? index : "(" + index + ")", names[i]);
+    text += fmt::format("  const int {} = {};\n", blocks[i], index);
+  }
+  return text;
+}
+
 int default_tile_group(const Size& rows, int block_m) {
   constexpr int group = 8;
   if (rows.is_symbolic()) return group;

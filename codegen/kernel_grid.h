@@ -43,6 +43,11 @@ int default_tile_group(const Size& rows, int block_m);
 // The grid of `plan` under `options` (its group: options.group, else the default).
 KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options);
 
+// The kernel preamble's declarations of the batch indices of a block when several batch
+// dimensions share blockIdx.z, the last one fastest ("const int batch_1 = blockIdx.z % H;");
+// "" for one or none (blockIdx.z itself).
+std::string batch_index_declarations(const KernelGrid& grid);
+
 // isl constraints (joined by "and") on the block parameters (gpu_mapping.h's
 // block_parameters) that hold exactly for the blocks of `grid`:
 // "0 <= blockIdx_y and 128*blockIdx_y < M and ...".
