@@ -122,19 +122,47 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped) {
 // ceil(extent / tile) blocks: the last one covers a partial tile. The expression for an
 // unbound extent, (extent - 1) / tile + 1, cannot overflow an int (extent >= 1). A bound
 // extent that needs more blocks than CUDA allows along `axis` is refused.
-GridDimension grid_dimension(const Program& program, const Size& extent, int tile, int axis) {
+// The refusal of a grid with `blocks` along `axis` (`why`: how they are counted), located at
+// the kernel's first matmul.
+[[noreturn]] void refuse_grid(const Program& program, const KernelPlan& plan, std::int64_t blocks, int axis,
+                              const std::string& why) {
+  const Statement& at = *program.find_statement(plan.matmuls.front().dims.statement);
+  throw UserError({Diagnostic{program.file, at.location.line, at.location.col,
+                              fmt::format("statement {} of def '{}': the grid needs {} blocks along {} ({}), but CUDA "
+                                          "allows at most {}{}",
+                                          at.id, program.name, blocks, "xyz"[axis], why, max_grid_dimension[axis],
+                                          axis == 2 ? " batches per launch: split the batch" : ": use a larger block tile")}});
+}
+
+GridDimension grid_dimension(const Program& program, const KernelPlan& plan, const Size& extent, int tile, int axis) {
   GridDimension g;
   if (!extent.is_symbolic()) {
     g.value = (extent.value + tile - 1) / tile;
     g.expression = std::to_string(g.value);
     if (g.value > max_grid_dimension[axis])
-      throw UserError(fmt::format("def '{}': the grid needs {} blocks along {} ({} / {}), but CUDA allows at most {}{}",
-                                  program.name, g.value, "xyz"[axis], extent.value, tile, max_grid_dimension[axis],
-                                  axis == 2 ? " batches per launch: split the batch" : ": use a larger block tile"));
+      refuse_grid(program, plan, g.value, axis, fmt::format("{} / {}", extent.value, tile));
   } else {
     g.expression = tile == 1 ? extent.symbol : fmt::format("({} - 1) / {} + 1", extent.symbol, tile);
   }
   return g;
+}
+
+// One block per batch element: several batch dimensions are linearised onto blockIdx.z,
+// the product of their extents.
+GridDimension batch_blocks(const Program& program, const KernelPlan& plan, const KernelGrid& grid) {
+  if (grid.batch_extents.empty()) return GridDimension{1, "1"};
+  std::int64_t product = 1;
+  std::vector<std::string> factors;
+  bool bound = true;
+  for (const Size& e : grid.batch_extents) {
+    bound = bound && !e.is_symbolic();
+    product *= e.is_symbolic() ? 1 : e.value;
+    factors.push_back(e.to_string());
+  }
+  if (bound && product > max_grid_dimension[2])
+    refuse_grid(program, plan, product, 2, fmt::format("{} batch elements", fmt::join(factors, " x ")));
+  if (bound) return grid_dimension(program, plan, Size{"", product}, 1, 2);
+  return GridDimension{0, fmt::format("{}", fmt::join(factors, " * "))};
 }
 
 LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, const GpuOptions& o,
@@ -145,9 +173,9 @@ LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, c
   m.arch = to_string(o.arch);
   m.parameters = kernel_parameters(program);
   const KernelGrid grid = kernel_grid(plan, o);
-  m.grid[0] = grid_dimension(program, grid.cols, grid.block_n, 0);
-  m.grid[1] = grid_dimension(program, grid.rows, grid.block_m, 1);
-  m.grid[2] = grid.batch_extents.empty() ? GridDimension{1, "1"} : grid_dimension(program, grid.batch_extents[0], 1, 2);
+  m.grid[0] = grid_dimension(program, plan, grid.cols, grid.block_n, 0);
+  m.grid[1] = grid_dimension(program, plan, grid.rows, grid.block_m, 1);
+  m.grid[2] = batch_blocks(program, plan, grid);
   m.block[0] = layout.threads;
   m.dynamic_shared_bytes = layout.shared_bytes;
   m.options = fmt::format("block {} warp {} mma {} split-K {} stages {} group {}", to_string(o.block), to_string(o.warp),
@@ -162,8 +190,9 @@ std::string signature(const std::vector<KernelParameter>& parameters, bool restr
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l, int group) {
-  std::string text;
+std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l, const KernelGrid& grid) {
+  const int group = grid.group;
+  std::string text = batch_index_declarations(grid);
   if (group > 1)
     text += fmt::format("  // the output tile of this block: consecutive blocks walk groups of {} tile rows column by column\n"
                         "  const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, {});\n",
@@ -190,9 +219,14 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
   }
   for (const MatmulTiles& t : l.matmuls)
     for (const SharedTile* tile : {&t.a, &t.b})
-      if (!tile->prologue.empty())
+      if (!tile->prologue.empty()) {
         text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
                             tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
+        for (const PrologueOperand& operand : tile->operands)
+          text += fmt::format("  pf::TileRegs<{}, {}, {}> {};  // {}({}) beside each {} tile (prologue operand)\n", tile->rows,
+                              tile->cols, l.threads, operand_staging_name(*tile, operand), operand.tensor,
+                              fmt::join(operand.indices, ", "), tile->source);
+      }
   text += fmt::format("  {} a_frag[{}];  // A fragments of one k-slice\n", l.a_fragment_type(), l.fragments_m);
   text += fmt::format("  {} b_frag[{}];  // B fragments of one k-slice\n", l.b_fragment_type(), l.fragments_n);
   return text;
@@ -357,7 +391,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += helpers_text(request.helpers);
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));
-  s += kernel_preamble(plan, o, layout, grid.group);
+  s += kernel_preamble(plan, o, layout, grid);
   s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
   s += "}\n\n";
   s += host_launcher(m, plan, o);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/cuda_expressions.h"
 #include "frontend/diagnostics.h"
@@ -35,13 +36,31 @@ std::string CudaKernelLayout::fragment_tile_type() const {
 std::string CudaKernelLayout::a_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragA16x16" : "pf::FragA884"; }
 std::string CudaKernelLayout::b_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragB16x8" : "pf::FragB884"; }
 
+std::string prologue_operand_value(const PrologueOperand& operand) {
+  return fmt::format("{}_{}", operand.tensor, fmt::join(operand.indices, "_"));
+}
+
+std::string operand_staging_name(const SharedTile& tile, const PrologueOperand& operand) {
+  return tile.tensor + "_" + prologue_operand_value(operand) + "_staging";
+}
+
 static SharedTile operand_tile(const std::string& tensor, const std::optional<OperandPrologue>& prologue,
                                OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
   SharedTile tile;
   tile.tensor = tensor;
   tile.source = prologue ? prologue->source : tensor;
-  if (prologue)
-    tile.prologue = "[](float x) { return " + c_expression(prologue->expr, [](int) { return std::string("x"); }) + "; }";
+  if (prologue) {
+    // x is the element, the operands' values are named after their reads (scale_k for scale(k))
+    std::vector<std::string> names = {"x"};
+    std::vector<std::string> parameters = {"float x"};
+    for (const PrologueOperand& operand : prologue->operands) {
+      names.push_back(prologue_operand_value(operand));
+      parameters.push_back("float " + names.back());
+    }
+    tile.prologue = fmt::format("[]({}) {{ return {}; }}", fmt::join(parameters, ", "),
+                                c_expression(prologue->expr, [&](int read) { return names.at(static_cast<std::size_t>(read)); }));
+    tile.operands = prologue->operands;
+  }
   tile.layout = layout;
   tile.rows = k_is_row_dim ? inner_k : outer;
   tile.cols = k_is_row_dim ? outer : inner_k;
@@ -68,6 +87,14 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     MatmulTiles t;
     t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
+    for (const SharedTile* tile : {&t.a, &t.b})
+      if (!tile->operands.empty()) {
+        // the operand's staging tile and one per prologue operand (4 registers per 16-byte
+        // chunk a thread holds), and an address and strides per operand
+        const int chunks = (tile->rows * tile->cols / 8 + layout.threads - 1) / layout.threads;
+        const int tiles = 1 + static_cast<int>(tile->operands.size());
+        layout.operand_staging_registers += tiles * chunks * 4 + 8 * static_cast<int>(tile->operands.size());
+      }
     t.a.offset = 0;
     t.b.offset = o.stages * t.a.bytes;
     tiles = std::max(tiles, o.stages * (t.a.bytes + t.b.bytes));
@@ -93,7 +120,7 @@ int estimated_registers(const CudaKernelLayout& layout) {
   // addresses in its unrolled loops, or the m8n8k4 macro-MMAs' operand shuffling, need
   // about 100 more (measured with ptxas -v on sm_80 and sm_90: 64x64 warp tiles spill).
   int overhead = layout.has_epilogue || layout.mma != MmaShape::m16n8k16 ? 132 : 32;
-  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead;
+  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead + layout.operand_staging_registers;
 }
 
 }  // namespace polyfuse

@@ -20,6 +20,7 @@ struct SharedTile {
   std::string tensor;       // the operand in the matmul (a prologue's temporary, or the input)
   std::string source;       // the global tensor the tile is copied from
   std::string prologue;     // C lambda applied to each element on its way to shared memory ("" none)
+  std::vector<PrologueOperand> operands;  // tensors the prologue reads beside the source (lambda arguments 2..)
   OperandLayout layout = OperandLayout::row_major;
   int rows = 0, cols = 0;   // in the tensor's index order
   int bytes = 0;            // one buffer
@@ -43,6 +44,7 @@ struct CudaKernelLayout {
   bool has_epilogue = false;
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
+  int operand_staging_registers = 0;          // prologues that read other tensors: their register tiles
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.
@@ -61,8 +63,15 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& op
                                     const std::vector<std::vector<std::string>>& epilogue_reads);
 
 // Registers per thread the layout needs at least: its register tiles (f32) and an
-// overhead for fragments, addresses, indices and epilogue operands.
+// overhead for fragments, addresses, indices and epilogue operands, and the staging tiles
+// of prologues that read other tensors.
 int estimated_registers(const CudaKernelLayout& layout);
+
+// The name of a prologue operand's element in the prologue's lambda: "scale_k" for scale(k).
+std::string prologue_operand_value(const PrologueOperand& operand);
+
+// The register tile that stages `operand`'s elements beside `tile`'s: "A_scale_k_staging".
+std::string operand_staging_name(const SharedTile& tile, const PrologueOperand& operand);
 
 // C spelling of an element type: "__half", "__nv_bfloat16", "float".
 std::string cuda_type(ElementType type);

@@ -26,6 +26,30 @@ std::string buffer_address(const SharedTile& tile, const std::string& buffer) {
 // The register tile that stages an operand with a prologue on its way to shared memory.
 std::string staging_name(const SharedTile& tile) { return tile.tensor + "_staging"; }
 
+// The elements of prologue operand `operand` beside the tile of `tile.source` at `origin`:
+// its own indices taken from the source's, strides 0 along the tile dimensions it lacks.
+std::string load_prologue_operand(const CudaStatementContext& c, const SharedTile& tile, const PrologueOperand& operand,
+                                  const std::vector<std::string>& origin, const std::string& check,
+                                  const std::string& rows_valid, const std::string& cols_valid) {
+  std::vector<std::string> ext = tensor_extents(c.program, operand.tensor), at;
+  const int row_dim = static_cast<int>(origin.size()) - 2, col_dim = row_dim + 1;
+  std::vector<std::string> row_strides, col_strides;
+  for (size_t j = 0; j < operand.source_dims.size(); ++j) {
+    at.push_back(origin[static_cast<size_t>(operand.source_dims[j])]);
+    std::vector<std::string> inner;
+    for (size_t i = j + 1; i < ext.size(); ++i) inner.push_back(grouped(ext[i]));
+    std::string stride = inner.empty() ? "1" : fmt::format("{}", fmt::join(inner, " * "));
+    if (operand.source_dims[j] == row_dim) row_strides.push_back(stride);
+    if (operand.source_dims[j] == col_dim) col_strides.push_back(stride);
+  }
+  auto sum = [](const std::vector<std::string>& terms) {
+    return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
+  };
+  return fmt::format("pf::load_tile_broadcast<{}>({}, {}, {}, {}, {}, {}, threadIdx.x);\n", check,
+                     operand_staging_name(tile, operand), address(operand.tensor, element_offset(at, ext)),
+                     sum(row_strides), sum(col_strides), rows_valid, cols_valid);
+}
+
 // A or B block tile: global -> shared; args = (buffer, origin...). cp.async without a
 // prologue; with one, global -> registers -> prologue -> swizzled shared store (§VII-C).
 std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args) {
@@ -45,8 +69,14 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
     const Tensor* source = c.program.find_tensor(tile.source);
     text = fmt::format("pf::load_tile_global<{}, {}>({}, {}, {}, {}, {}, threadIdx.x);\n", check, width, staging_name(tile),
                        src, ext[r - 1], rows_valid, cols_valid);
-    text += fmt::format("pf::map_tile_regs<{}, {}>({}, {}, {}, {}, threadIdx.x);\n", cuda_type(source->type), check,
-                        staging_name(tile), tile.prologue, rows_valid, cols_valid);
+    std::vector<std::string> types = {cuda_type(source->type), check}, operands;
+    for (const PrologueOperand& operand : tile.operands) {
+      text += load_prologue_operand(c, tile, operand, origin, check, rows_valid, cols_valid);
+      types.push_back(cuda_type(c.program.find_tensor(operand.tensor)->type));
+      operands.push_back(", " + operand_staging_name(tile, operand));
+    }
+    text += fmt::format("pf::map_tile_regs<{}>({}, {}, {}, {}, threadIdx.x{});\n", fmt::join(types, ", "),
+                        staging_name(tile), tile.prologue, rows_valid, cols_valid, fmt::join(operands, ""));
     text += fmt::format("pf::store_tile_shared<{}>({}, {}, threadIdx.x);", swizzle(), buffer_address(tile, args[0]),
                         staging_name(tile));
   }

@@ -34,6 +34,7 @@ struct StageOperand {
 std::string prologue_functor(const MatmulStage& mm, char operand) {
   const std::optional<OperandPrologue>& p = operand == 'A' ? mm.a_prologue : mm.b_prologue;
   if (!p) return "";
+  PF_INTERNAL_CHECK(p->operands.empty(), "a prologue with operands takes the mma.sync main loop (main_loop_choice)");
   return "[](float x) { return " + c_expression(p->expr, [](int) { return std::string("x"); }) + "; }";
 }
 

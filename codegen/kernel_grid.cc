@@ -43,6 +43,34 @@ KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options) {
   return grid;
 }
 
+std::string batch_index_declarations(const KernelGrid& grid) {
+  const std::vector<Size>& extents = grid.batch_extents;
+  if (extents.size() < 2) return "";
+  std::vector<std::string> names;
+  for (const Size& e : extents) names.push_back(e.to_string());
+  std::string text = fmt::format("  // the batch indices of this block: blockIdx.z walks {}, the last fastest\n",
+                                 fmt::join(names, " x "));
+  const std::vector<std::string> blocks = block_parameters(static_cast<int>(extents.size()));
+  for (size_t i = 0; i < extents.size(); ++i) {
+    std::vector<std::string> inner;
+    std::int64_t bound = 1;
+    bool all_bound = true;
+    for (size_t j = i + 1; j < extents.size(); ++j) {
+      inner.push_back(extents[j].to_string());
+      all_bound = all_bound && !extents[j].is_symbolic();
+      bound *= extents[j].is_symbolic() ? 1 : extents[j].value;
+    }
+    std::string index = "blockIdx.z";
+    if (!inner.empty())
+      index += all_bound ? fmt::format(" / {}", bound)
+               : inner.size() == 1 ? " / " + inner[0]
+                                   : fmt::format(" / ({})", fmt::join(inner, " * "));
+    if (i > 0) index = fmt::format("{} % {}", inner.empty() ? index : "(" + index + ")", names[i]);
+    text += fmt::format("  const int {} = {};\n", blocks[i], index);
+  }
+  return text;
+}
+
 int default_tile_group(const Size& rows, int block_m) {
   constexpr int group = 8;
   if (rows.is_symbolic()) return group;
@@ -54,8 +82,8 @@ std::string grid_constraints(const KernelGrid& grid) {
   const std::string& y = blocks[blocks.size() - 2];
   const std::string& x = blocks[blocks.size() - 1];
   std::vector<std::string> constraints;
-  if (!grid.batch_extents.empty())
-    constraints.push_back(fmt::format("0 <= {} < {}", blocks[0], grid.batch_extents[0].to_string()));
+  for (size_t i = 0; i < grid.batch_extents.size(); ++i)
+    constraints.push_back(fmt::format("0 <= {} < {}", blocks[i], grid.batch_extents[i].to_string()));
   constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", y, grid.block_m, grid.rows.to_string()));
   constraints.push_back(fmt::format("0 <= {0} and {1}*{0} < {2}", x, grid.block_n, grid.cols.to_string()));
   return fmt::format("{}", fmt::join(constraints, " and "));
@@ -84,7 +112,7 @@ isl::set without_params(isl::set set, const std::vector<std::string>& names) {
 isl::set blocks_needed(const KernelPlan& plan, const KernelGrid& grid, const StatementDims& dims) {
   std::vector<std::string> blocks = block_parameters(plan.batch_rank());
   std::vector<std::string> owner;
-  if (!dims.batch.empty()) owner.push_back(fmt::format("{} = {}", blocks[0], dims.batch[0]));
+  for (size_t i = 0; i < dims.batch.size(); ++i) owner.push_back(fmt::format("{} = {}", blocks[i], dims.batch[i]));
   owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 2], dims.m, grid.block_m));
   owner.push_back(fmt::format("{} = floor({}/{})", blocks[blocks.size() - 1], dims.n, grid.block_n));
   isl::set owned(plan.domain.ctx(), fmt::format("[{}] -> {{ {} : {} }}", fmt::join(blocks, ", "), dims.tuple_text(),

@@ -29,7 +29,7 @@ namespace polyfuse {
 // The extents the grid tiles (a size or a literal): batch (tile 1), rows (tile BM) and
 // columns (tile BN); each the largest of the statements' extents.
 struct KernelGrid {
-  std::vector<Size> batch_extents;  // at most one: blockIdx.z
+  std::vector<Size> batch_extents;  // blockIdx.z (several: linearised, the last fastest)
   Size rows, cols;                  // blockIdx.y, blockIdx.x
   int block_m = 0, block_n = 0;
   int group = 1;                    // tile rows per group of the block order
@@ -42,6 +42,11 @@ int default_tile_group(const Size& rows, int block_m);
 
 // The grid of `plan` under `options` (its group: options.group, else the default).
 KernelGrid kernel_grid(const KernelPlan& plan, const GpuOptions& options);
+
+// The kernel preamble's declarations of the batch indices of a block when several batch
+// dimensions share blockIdx.z, the last one fastest ("const int batch_1 = blockIdx.z % H;");
+// "" for one or none (blockIdx.z itself).
+std::string batch_index_declarations(const KernelGrid& grid);
 
 // isl constraints (joined by "and") on the block parameters (gpu_mapping.h's
 // block_parameters) that hold exactly for the blocks of `grid`:

@@ -55,6 +55,9 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   if (plan.batch_rank() != 0) return "a batch dimension";
   const MatmulStage& mm = plan.matmuls[0];
   if (mm.a_prologue && mm.b_prologue) return "prologues on both operands";
+  for (const std::optional<OperandPrologue>& prologue : {mm.a_prologue, mm.b_prologue})
+    if (prologue && !prologue->operands.empty())
+      return fmt::format("a prologue that reads other tensors beside {} ({})", prologue->source, prologue->operands[0].tensor);
   // Epilogues run per element of C's tile: the same (m, n) domain, computed tensors read at
   // (m, n), inputs indexed by m and n only.
   std::vector<std::string> computed = {mm.c};

@@ -9,14 +9,24 @@
 namespace polyfuse {
 namespace {
 
-// The read of `factor` if it is a pointwise function of exactly one read, else -1.
-int single_read(const Expr& factor) {
-  std::vector<int> reads = reads_in(factor);
-  return reads.size() == 1 ? reads[0] : -1;
-}
-
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The operand read of `factor`: the first read whose indices include those of every read
+// of the factor (the others broadcast against it, e.g. g(k) in `A(m, k) * g(k)`); -1 if
+// no read does.
+int operand_read(const Statement& s, const Expr& factor) {
+  std::vector<int> reads = reads_in(factor);
+  for (int candidate : reads) {
+    const std::vector<std::string>& all = s.reads[static_cast<std::size_t>(candidate)].indices;
+    bool covers = true;
+    for (int other : reads)
+      for (const std::string& index : s.reads[static_cast<std::size_t>(other)].indices)
+        covers = covers && contains(all, index);
+    if (covers) return candidate;
+  }
+  return -1;
 }
 
 // Fills `idiom` for a reduction statement, or returns why it is not a matmul.
@@ -27,8 +37,8 @@ std::string match_matmul(const Statement& s, MatmulIdiom& idiom, bool& batch_red
     return "the right-hand side is not a product";
   const Expr& left = s.expr.operands[0];
   const Expr& right = s.expr.operands[1];
-  int left_read = single_read(left), right_read = single_read(right);
-  if (left_read < 0 || right_read < 0) return "a factor does not read exactly one tensor";
+  int left_read = operand_read(s, left), right_read = operand_read(s, right);
+  if (left_read < 0 || right_read < 0) return "a factor reads no tensor at every index of the factor";
   const std::vector<std::string>& c = s.write.indices;
   if (c.size() < 2) return "the result has fewer than two dimensions";
   idiom.m = c[c.size() - 2];
@@ -60,9 +70,12 @@ std::string match_matmul(const Statement& s, MatmulIdiom& idiom, bool& batch_red
   else if (b1 == idiom.n && b2 == k) idiom.b.layout = MatrixLayout::column_major;
   else return "B's last two indices are not k and n";
   std::vector<std::string> a_lead(a.begin(), a.end() - 2), b_lead(b.begin(), b.end() - 2);
-  if (a_lead != b_lead) return "A and B have different batch indices";
+  // One operand may leave out the batch indices: it is the same for every batch element.
+  const bool one_shared = reductions.size() == 1 && (a_lead.empty() || b_lead.empty());
+  if (a_lead != b_lead && !one_shared) return "A and B have different batch indices";
   if (reductions.size() == 1) {
-    if (a_lead != idiom.batch) return "the batch indices of the operands differ from the result's";
+    if ((a_lead.empty() ? b_lead : a_lead) != idiom.batch)
+      return "the batch indices of the operands differ from the result's";
     batch_reduce = false;
   } else {
     std::string r = reductions[0] == k ? reductions[1] : reductions[0];

@@ -3,8 +3,9 @@
 // This is what the scheduler consumes to build fused kernels.
 //
 // A matmul is a reduction (`+=!` or `+=`) whose right-hand side is a product of two
-// factors, each a pointwise function of exactly one tensor read (the read alone, or a
-// prologue such as `relu(A(m, k))`):
+// factors, each a pointwise function of one operand read (the read alone, or a prologue
+// such as `relu(A(m, k))`) and of reads broadcast against it, indexed by a subset of its
+// indices (`relu(A(m, k) * g(k))`, `A(m, k) * s(m) + Z(m, k)`):
 //
 //   C(b.., i, j)  +=!|+=  f(A(b.., i, l) or A(b.., l, i)) * g(B(b.., l, j) or B(b.., j, l))
 //
@@ -48,6 +49,7 @@ struct MatmulOperand {
   std::string tensor;          // the tensor read
   MatrixLayout layout = MatrixLayout::row_major;
   bool has_prologue = false;   // the factor is a function of the read, not the read alone
+                               // (it may read other tensors at a subset of the read's indices)
   Expr factor;                 // the whole factor expression (the read itself if no prologue)
 };
 

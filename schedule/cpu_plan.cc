@@ -61,10 +61,11 @@ bool same_element(const CpuAccess& x, const CpuAccess& y) {
   return x.dims == y.dims && x.batch_positions == y.batch_positions;
 }
 
-Expr renumber_read(const Expr& expr, int from, int to) {
+// `expr` with each read node r renumbered to renumbered.at(r).
+Expr renumber_reads(const Expr& expr, const std::map<int, int>& renumbered) {
   Expr copy = expr;
-  if (copy.kind == ExprKind::read && copy.read == from) copy.read = to;
-  for (Expr& operand : copy.operands) operand = renumber_read(operand, from, to);
+  if (copy.kind == ExprKind::read) copy.read = renumbered.at(copy.read);
+  for (Expr& operand : copy.operands) operand = renumber_reads(operand, renumbered);
   return copy;
 }
 
@@ -239,8 +240,19 @@ class Planner {
     prologue.statement = statement.id + "." + read.tensor;
     const Roles roles = pointwise_roles(read.indices);
     prologue.write = access_for(result.name, read.indices, roles);
+    // the operand's read first, then the reads broadcast against it (g(k) beside A(m, k))
+    std::map<int, int> renumbered{{operand.read, 0}};
     prologue.reads.push_back(access_for(read.tensor, read.indices, roles));
-    prologue.expr = renumber_read(operand.factor, operand.read, 0);
+    for (int other : reads_in(operand.factor)) {
+      if (renumbered.count(other)) continue;
+      renumbered[other] = static_cast<int>(prologue.reads.size());
+      prologue.reads.push_back(access_for(statement.reads[other].tensor, statement.reads[other].indices, roles));
+      if (read_shape(prologue.reads.back()) == ReadShape::unsupported)
+        unsupported(program_, statement,
+                    "its read of " + quote_name(statement.reads[other].tensor) + " in the prologue of " +
+                        quote_name(read.tensor) + " is not an element, a row, a column or a scalar of its block");
+    }
+    prologue.expr = renumber_reads(operand.factor, renumbered);
     std::string indices;
     for (const std::string& index : read.indices) indices += (indices.empty() ? "" : ", ") + index;
     prologue.source = result.name + "(" + indices + ") = " + print_expr(operand.factor, statement);

@@ -11,7 +11,12 @@ namespace polyfuse {
 
 std::vector<std::string> block_parameters(int batch_rank) {
   if (batch_rank == 0) return {"blockIdx_y", "blockIdx_x"};
-  return {"blockIdx_z", "blockIdx_y", "blockIdx_x"};
+  if (batch_rank == 1) return {"blockIdx_z", "blockIdx_y", "blockIdx_x"};
+  std::vector<std::string> names;
+  for (int i = 0; i < batch_rank; ++i) names.push_back(fmt::format("batch_{}", i));
+  names.push_back("blockIdx_y");
+  names.push_back("blockIdx_x");
+  return names;
 }
 
 std::vector<std::string> warp_parameters() { return {"warp_y", "warp_x", "warp_k"}; }
@@ -53,8 +58,6 @@ static isl::schedule map_marks(const isl::schedule& schedule, std::string_view n
 }
 
 isl::schedule map_to_gpu(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
-  if (plan.batch_rank() > 1)
-    throw UserError(fmt::format("def '{}': more than one batch dimension is not supported yet", plan.name));
   isl::schedule current = map_marks(schedule, marks::block, block_parameters(plan.batch_rank()), false);
   return map_marks(current, marks::warp, warp_parameters(), options.split_k > 1);
 }

@@ -1,5 +1,6 @@
 // Mapping to the GPU's compute hierarchy (paper §IV-B, IV-E): fixes the members of the
-// band below each "block" mark to the parameters blockIdx_z (batch, when present),
+// band below each "block" mark to the parameters blockIdx_z (batch, when present; several
+// batch dimensions: batch_0, batch_1, .., linearised onto blockIdx.z),
 // blockIdx_y, blockIdx_x, and those below each "warp" mark to warp_y, warp_x (and
 // warp_k under split-K), with a filter between the mark and the band:
 //
@@ -22,14 +23,15 @@
 namespace polyfuse {
 
 // Names of the parameters that stand for block indices, outermost first, for a kernel
-// with `batch_rank` batch dimensions (0 or 1).
+// with `batch_rank` batch dimensions: blockIdx_z (one batch dimension) or batch_0,
+// batch_1, .. (several, linearised onto blockIdx.z: the kernel's preamble computes them),
+// then blockIdx_y, blockIdx_x.
 std::vector<std::string> block_parameters(int batch_rank);
 
 // Names of the parameters that stand for the warp coordinates: warp_y, warp_x, warp_k.
 std::vector<std::string> warp_parameters();
 
-// Inserts the mapping filters. UserError when the kernel has more than one batch
-// dimension (not supported yet). Expects a tree with block and warp marks.
+// Inserts the mapping filters. Expects a tree with block and warp marks.
 isl::schedule map_to_gpu(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
 
 }  // namespace polyfuse

@@ -42,12 +42,23 @@ struct StatementDims {
   std::string tuple_text() const;
 };
 
+// A tensor a prologue reads beside its source, broadcast against it: `g(k)` in
+// `relu(A(m, k) * g(k))`, indexed by a subset of the source's indices (in any order).
+struct PrologueOperand {
+  std::string tensor;
+  std::vector<std::string> indices;  // the read's index names, as written
+  std::vector<int> source_dims;      // for each index of the read, its position among the source's
+};
+
 // A pointwise function applied to a matmul operand between its global load and its
 // shared-memory store (prologue fusion, paper §VII-C): the operand tile is read from
-// `source` and `expr` maps each element (every read node of `expr` is that element).
+// `source` and `expr` maps each element. Read node 0 of `expr` is the element itself,
+// read node i + 1 the element of operands[i] at the same indices (loaded tile by tile
+// beside the source's).
 struct OperandPrologue {
-  std::string source;  // the global tensor the operand's tiles are read from
-  Expr expr;           // element -> value stored to shared memory
+  std::string source;                      // the global tensor the operand's tiles are read from
+  Expr expr;                               // element (and operands) -> value stored to shared memory
+  std::vector<PrologueOperand> operands;   // the broadcast tensors it reads, in order
 };
 
 // One matmul contraction C(b.., m, n) (+=! | +=) A(...) * B(...).

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -52,9 +54,56 @@ static StatementDims dims_of(const Program& program, const Statement& statement,
   return dims;
 }
 
-// Prologue statements `T(i..) = f(X(i..))`: a pointwise function of one input tensor read
-// at the written indices, whose result only feeds matmul operands. They are not
-// scheduled: their function runs in the operand's copy (OperandPrologue).
+// The index of `reads[read]`'s tensor and indices among `operands`, appended if new.
+static int operand_index(std::vector<PrologueOperand>& operands, std::vector<std::vector<std::string>>& indices,
+                         const Access& read, const std::vector<std::string>& element) {
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    if (operands[i].tensor == read.tensor && indices[i] == read.indices) return static_cast<int>(i);
+  PrologueOperand operand{read.tensor, read.indices, {}};
+  for (const std::string& index : read.indices)
+    operand.source_dims.push_back(static_cast<int>(std::find(element.begin(), element.end(), index) - element.begin()));
+  operands.push_back(operand);
+  indices.push_back(read.indices);
+  return static_cast<int>(operands.size() - 1);
+}
+
+// The prologue `expr` of `statement` (the matmul, or a prologue statement) whose operand
+// element is `statement.reads[element]`: every other read becomes an operand broadcast
+// against it (an input of the element's type indexed by a subset of its indices, each
+// tensor and indices once), and the read nodes are renumbered (0 the element, i + 1 operands[i]).
+static OperandPrologue make_prologue(const Program& program, const Statement& statement, int element, const Expr& expr) {
+  const Access& source = statement.reads[static_cast<std::size_t>(element)];
+  OperandPrologue prologue{source.tensor, expr, {}};
+  std::vector<std::vector<std::string>> indices;
+  std::function<void(Expr&)> renumber = [&](Expr& node) {
+    if (node.kind == ExprKind::read) {
+      const Access& read = statement.reads[static_cast<std::size_t>(node.read)];
+      if (read.tensor == source.tensor && read.indices == source.indices) {
+        node.read = 0;
+        return;
+      }
+      const Tensor* tensor = program.find_tensor(read.tensor);
+      const ElementType type = program.find_tensor(source.tensor)->type;
+      if (tensor->role != TensorRole::input || tensor->type != type)
+        unsupported(program, statement,
+                    fmt::format("a prologue operand must be an input of {}'s type, {} (its tiles are copied beside {}'s, "
+                                "and the prologue's result is rounded to that type); {} is {}",
+                                source.tensor, to_string(type), source.tensor, read.tensor,
+                                tensor->role == TensorRole::input ? fmt::format("{} {} input", tensor->type == ElementType::bf16 ? "a" : "an", to_string(tensor->type))
+                                                                  : std::string("a computed tensor")));
+      node.read = 1 + operand_index(prologue.operands, indices, read, source.indices);
+      return;
+    }
+    for (Expr& operand : node.operands) renumber(operand);
+  };
+  renumber(prologue.expr);
+  return prologue;
+}
+
+// Prologue statements `T(i..) = f(X(i..), g(..), ..)`: a pointwise function of an input
+// tensor read at the written indices (and of inputs broadcast against it), whose result
+// only feeds matmul operands. They are not scheduled: their function runs in the
+// operand's copy (OperandPrologue).
 static std::map<std::string, OperandPrologue> prologue_statements(const Program& program, const Idioms& idioms) {
   std::map<std::string, OperandPrologue> prologues;  // written temporary -> prologue
   for (const Statement& statement : program.statements) {
@@ -62,11 +111,22 @@ static std::map<std::string, OperandPrologue> prologue_statements(const Program&
     if (idiom->kind != IdiomKind::pointwise || idiom->prologue_of.empty()) continue;
     if (!idiom->epilogue_of.empty())
       unsupported(program, statement, "a statement between two matmuls is not supported yet");
-    const Tensor* source = statement.reads.size() == 1 ? program.find_tensor(statement.reads[0].tensor) : nullptr;
-    if (source == nullptr || source->role != TensorRole::input || statement.reads[0].indices != statement.write.indices)
+    int element = -1;
+    for (std::size_t i = 0; i < statement.reads.size() && element < 0; ++i) {
+      const Tensor* source = program.find_tensor(statement.reads[i].tensor);
+      if (source->role == TensorRole::input && statement.reads[i].indices == statement.write.indices)
+        element = static_cast<int>(i);
+    }
+    bool broadcast = element >= 0;
+    for (const Access& read : statement.reads)
+      for (const std::string& index : read.indices)
+        broadcast = broadcast && std::find(statement.write.indices.begin(), statement.write.indices.end(), index) !=
+                                     statement.write.indices.end();
+    if (!broadcast)
       unsupported(program, statement,
-                  "a fused prologue must be a function of one input tensor read at the written indices (e.g. "
-                  "Ar(m, k) = relu(A(m, k))); other prologues are not supported yet");
+                  "a fused prologue must be a function of an input tensor read at the written indices and of inputs "
+                  "read at a subset of them (e.g. Ar(m, k) = relu(A(m, k) * g(k))); other prologues are not supported "
+                  "yet");
     // Its values exist only inside the operand copies: nothing else may need them.
     const std::string& result = statement.write.tensor;
     bool only_operands = program.find_tensor(result)->role == TensorRole::temporary;
@@ -82,23 +142,24 @@ static std::map<std::string, OperandPrologue> prologue_statements(const Program&
                   fmt::format("a fused prologue's result must be a temporary that only matmul operands read; {} is {}",
                               result, program.find_tensor(result)->role == TensorRole::temporary
                                           ? "also read by another statement" : "an output"));
-    prologues[statement.write.tensor] = OperandPrologue{source->name, statement.expr};
+    prologues[statement.write.tensor] = make_prologue(program, statement, element, statement.expr);
   }
   return prologues;
 }
 
-// The prologue of one matmul operand: inline (`relu(A(m, k)) * ...`) or through a
+// The prologue of one matmul operand: inline (`relu(A(m, k) * g(k)) * ...`) or through a
 // prologue statement's temporary.
 static std::optional<OperandPrologue> operand_prologue(const Program& program, const Statement& statement,
                                                        const MatmulOperand& operand,
                                                        const std::map<std::string, OperandPrologue>& prologues) {
   auto through = prologues.find(operand.tensor);
   if (operand.has_prologue) {
-    if (through != prologues.end() || reads_in(operand.factor).size() != 1)
+    if (through != prologues.end())
       unsupported(program, statement,
-                  "a matmul operand must be a function of a single tensor read (e.g. relu(A(m, k))); other prologues "
-                  "are not supported yet");
-    return OperandPrologue{operand.tensor, operand.factor};
+                  fmt::format("{} is a prologue statement's result and has a prologue of its own here; write one "
+                              "prologue (in the statement or inline)",
+                              operand.tensor));
+    return make_prologue(program, statement, operand.read, operand.factor);
   }
   if (through != prologues.end()) return through->second;
   return std::nullopt;

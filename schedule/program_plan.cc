@@ -20,9 +20,11 @@ bool contains(const std::vector<std::string>& ids, const std::string& id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
-// The first message of `error`, without its place (the plan prints the statement).
+// The first message of `error`, with its place (file:line:col) when it has one.
 std::string message_of(const UserError& error) {
-  return error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
+  if (error.diagnostics().empty()) return error.what();
+  const Diagnostic& d = error.diagnostics().front();
+  return d.line ? fmt::format("{}:{}:{}: {}", d.file, d.line, d.col, d.message) : d.message;
 }
 
 // Whether statement `id` reads / writes `tensor`.

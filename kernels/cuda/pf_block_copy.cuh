@@ -5,6 +5,7 @@
 // threads read consecutive 16 bytes of a row: coalesced 128-bit global accesses.
 //
 //   load_tile_global     global → registers (ld.global.v4), between the two a prologue may
+//   load_tile_broadcast  load the tensors it reads beside the operand (broadcast tiles) and
 //   map_tile_regs        apply pointwise operations to the valid elements,
 //   store_tile_shared    registers → swizzled shared tile (st.shared.v4),
 //   cp_async_tile        global → swizzled shared tile directly (cp.async, sm_80+).
@@ -119,9 +120,47 @@ PF_UNROLL
   }
 }
 
-// Applies f (float -> float) to every valid element held in the registers (element type T).
-template <class T, Check CHECK = Check::all, int ROWS, int COLS, int NTHREADS, class F>
-PF_DEVICE void map_tile_regs(TileRegs<ROWS, COLS, NTHREADS>& regs, F f, int rows_valid, int cols_valid, int tid) {
+// The registers of a tile whose element (row, col) is src[row * row_stride + col * col_stride]
+// (16-bit elements), chunk by chunk as load_tile_global holds a tile: a prologue operand
+// broadcast against the operand tile (a stride is 0 along a dimension it is not indexed by).
+// Each thread loads the values of its own chunks once: with col_stride 1 (g(k) beside
+// A(m, k), or a whole Z(m, k)) 16-byte loads where aligned, with col_stride 0 (s(m) beside
+// A(m, k)) one load per chunk, element by element otherwise. Elements outside the valid
+// part are zero.
+template <Check CHECK = Check::all, int ROWS, int COLS, int NTHREADS>
+PF_DEVICE void load_tile_broadcast(TileRegs<ROWS, COLS, NTHREADS>& regs, const void* src, long long row_stride,
+                                   long long col_stride, int rows_valid, int cols_valid, int tid) {
+  using R = TileRegs<ROWS, COLS, NTHREADS>;
+  const unsigned short* s = static_cast<const unsigned short*>(src);
+PF_UNROLL
+  for (int it = 0; it < R::per_thread; ++it) {
+    const int q = tid + it * NTHREADS;
+    if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
+    const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
+    if (col_stride == 1) {
+      regs.c[it] = detail::load_chunk_global<CHECK, Width::by_address>(s, row_stride, row, col, rows_valid, cols_valid);
+      continue;
+    }
+    const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
+    Chunk16 v = {{0u, 0u, 0u, 0u}};
+    if (col_stride == 0) {
+      const unsigned bits = ldg_pred(s + row * row_stride, n > 0);
+      for (int e = 0; e < 4; ++e) v.x[e] = bits | bits << 16;
+    } else {
+      for (int e = 0; e < 8; ++e)
+        v.x[e >> 1] |= static_cast<unsigned>(ldg_pred(s + row * row_stride + (col + e) * col_stride, e < n)) << (16 * (e & 1));
+    }
+    regs.c[it] = v;
+  }
+}
+
+// Applies f to every valid element held in the registers (element type T): f(x, y...) with
+// x the element and y... the elements at the same place of `operands` (element types U...,
+// load_tile_broadcast), all as float; its result replaces x.
+template <class T, Check CHECK = Check::all, class... U, int ROWS, int COLS, int NTHREADS, class F, class... Operands>
+PF_DEVICE void map_tile_regs(TileRegs<ROWS, COLS, NTHREADS>& regs, F f, int rows_valid, int cols_valid, int tid,
+                             const Operands&... operands) {
+  static_assert(sizeof...(U) == sizeof...(Operands), "one element type per operand tile");
   using R = TileRegs<ROWS, COLS, NTHREADS>;
 PF_UNROLL
   for (int it = 0; it < R::per_thread; ++it) {
@@ -130,7 +169,7 @@ PF_UNROLL
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) continue;
     const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
     for (int e = 0; e < 8; ++e)
-      if (e < n) chunk_set<T>(regs.c[it], e, f(chunk_get<T>(regs.c[it], e)));
+      if (e < n) chunk_set<T>(regs.c[it], e, f(chunk_get<T>(regs.c[it], e), chunk_get<U>(operands.c[it], e)...));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "codegen/cuda_emitter.h"
 #include "gemm_programs.h"
 #include "nvrtc_compile.h"
+#include "support/golden.h"
 
 namespace polyfuse {
 namespace {
@@ -64,6 +65,30 @@ TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
       pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
       ASSERT_TRUE(result.ok) << result.log;
       EXPECT_FALSE(result.cubin.empty());
+      EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+      EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
+    }
+  }
+}
+
+// Issue 22: prologues that read other tensors (a dequantisation; row, column and elementwise
+// operands on both A and B) and several batch dimensions, at the default tiles.
+TEST(CudaCompile, PrologueOperandsAndBatchDimensionsCompileWithoutSpills) {
+  const SizeBindings sizes{{"M", 4096}, {"N", 4096}, {"K", 4096}, {"B", 2}, {"H", 3}};
+  const std::vector<std::string> sources = {
+      read_text_file(source_path("examples/dequant_gemm.tc")),
+      "def f(f16(M, K) A, f16(M) s, f16(M, K) Z, f16(K, N) B, f16(N) t) -> (f16(M, N) C) {\n"
+      "  C(m, n) +=! (A(m, k) * s(m) + Z(m, k)) * (B(k, n) - t(n))\n}\n",
+      read_text_file(source_path("examples/multihead_batched_gemm.tc"))};
+  for (const std::string& text : sources) {
+    Program program = compile_program(text, sizes);
+    CudaEmitRequest request;
+    request.options.choose_warp = true;  // the command line's default
+    std::string source = emit_cuda(program, request).source;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(fmt::format("{} {}", program.name, arch));
+      pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
+      ASSERT_TRUE(result.ok) << result.log;
       EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
       EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
     }

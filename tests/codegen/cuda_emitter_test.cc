@@ -37,7 +37,8 @@ TEST(CudaEmitter, GemmGoldenBoundSizesSplitK2) {
 // One golden .cu per fused idiom (the examples), sizes bound, default options.
 TEST(CudaEmitter, EveryExampleGolden) {
   SizeBindings sizes{{"M", 1024}, {"N", 512}, {"K", 256}, {"B", 4}};
-  for (const char* example : {"gemm_bias_relu", "relu_gemm", "add_gemms", "batched_gemm"}) {
+  for (const char* example :
+       {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "batched_gemm", "multihead_batched_gemm"}) {
     GpuOptions options;
     options.choose_warp = true;
     EXPECT_TRUE(matches_golden(emit_example(std::string(example) + ".tc", sizes, options).source,
@@ -175,15 +176,24 @@ TEST(CudaEmitter, GridsBeyondCudaLimitsAreRefused) {
     emit_example("gemm.tc", {{"M", 10000000}, {"N", 64}, {"K", 64}}, GpuOptions{});
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "def 'gemm': the grid needs 78125 blocks along y (10000000 / 128), but CUDA allows at most "
-                           "65535: use a larger block tile");
+    EXPECT_EQ(e.diagnostics().front().line, 4);
+    EXPECT_STREQ(e.what(), "statement S0 of def 'gemm': the grid needs 78125 blocks along y (10000000 / 128), but CUDA "
+                           "allows at most 65535: use a larger block tile");
   }
   try {
     emit_example("batched_gemm.tc", {{"B", 70000}, {"M", 64}, {"N", 64}, {"K", 64}}, GpuOptions{});
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
-    EXPECT_STREQ(e.what(), "def 'batched_gemm': the grid needs 70000 blocks along z (70000 / 1), but CUDA allows at most "
-                           "65535 batches per launch: split the batch");
+    EXPECT_STREQ(e.what(), "statement S0 of def 'batched_gemm': the grid needs 70000 blocks along z (70000 batch "
+                           "elements), but CUDA allows at most 65535 batches per launch: split the batch");
+  }
+  try {  // several batch dimensions share blockIdx.z
+    emit_example("multihead_batched_gemm.tc", {{"B", 300}, {"H", 300}, {"M", 64}, {"N", 64}, {"K", 64}}, GpuOptions{});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostics().front().line, 5);
+    EXPECT_STREQ(e.what(), "statement S0 of def 'multihead_batched_gemm': the grid needs 90000 blocks along z (300 x 300 "
+                           "batch elements), but CUDA allows at most 65535 batches per launch: split the batch");
   }
 }
 

@@ -103,6 +103,15 @@ TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
             std::string::npos);
 }
 
+// A prologue that reads other tensors (a dequantisation's scale(k)) keeps the mma.sync loop,
+// which loads them beside the operand, and says why.
+TEST(MainLoopChoice, APrologueWithOperandsTakesTheMmaSyncLoop) {
+  MainLoopChoice c = choice_for(example_source("dequant_gemm"), mnk(256, 256, 128));
+  EXPECT_EQ(c.loop, MainLoop::mma_sync);
+  EXPECT_EQ(c.fallback_reason, "the TMA + wgmma main loop does not handle a prologue that reads other tensors beside A "
+                               "(scale) yet");
+}
+
 // The threads copy an operand with a prologue through it; TMA loads the other.
 TEST(MainLoopChoice, APrologueIsAppliedByTheCopyingThreads) {
   MainLoopChoice c = choice_for(example_source("relu_gemm"), mnk(256, 256, 128));

@@ -48,12 +48,16 @@ TEST(UnsupportedOnGpu, EpilogueAccumulatingIntoAnOutput) {
             "writes it) is not supported on the GPU path yet");
 }
 
-TEST(UnsupportedOnGpu, PrologueReadingTwoTensors) {
-  EXPECT_EQ(error_of("def f(f16(M, K) A, f16(K) g, f16(K, N) B) -> (f16(M, N) C) {\n"
+// Prologue operands (g(k) beside A(m, k)) are copied in chunks beside the operand's, of its type.
+TEST(UnsupportedOnGpu, PrologueOperandOfAnotherType) {
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f32(K) g, f16(K, N) B) -> (f16(M, N) C) {\n"
                      "  C(m, n) +=! relu(A(m, k) * g(k)) * B(k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': this reduction is not a matmul (a factor does not read exactly one tensor)"
-            "; reductions that are not matmuls (row reductions: softmax, "
-            "layer norm, ...) are not supported yet on the GPU path: they wait for issue 20's kernel plans");
+            "2:3: statement S0 of def 'f': a prologue operand must be an input of A's type, f16 (its tiles are "
+            "copied beside A's, and the prologue's result is rounded to that type); g is an f32 input");
+  EXPECT_EQ(error_of("def f(f16(M, K) A, bf16(K) g, f16(K, N) B) -> (f16(M, N) C) {\n"
+                     "  T(m, k) = A(m, k) * g(k)\n  C(m, n) +=! T(m, k) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': a prologue operand must be an input of A's type, f16 (its tiles are "
+            "copied beside A's, and the prologue's result is rounded to that type); g is a bf16 input");
 }
 
 TEST(UnsupportedOnGpu, F32Operands) {

@@ -10,7 +10,7 @@
 namespace polyfuse::testing {
 namespace {
 
-const SizeBindings kSizes = {{"M", 64}, {"N", 64}, {"K", 64}, {"B", 4}, {"R", 4}};
+const SizeBindings kSizes = {{"M", 64}, {"N", 64}, {"K", 64}, {"B", 4}, {"H", 2}, {"R", 4}};
 
 class CpuGolden : public ::testing::TestWithParam<std::string> {};
 

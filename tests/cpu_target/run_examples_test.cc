@@ -29,31 +29,6 @@ std::string case_name(const RunCase& c) {
 // For gtest's messages and CTest's names: the case name, not the object's bytes.
 void PrintTo(const RunCase& c, std::ostream* out) { *out << case_name(c); }
 
-std::vector<RunCase> run_cases() {
-  const std::vector<SizeBindings> shapes = {
-      {{"M", 1}, {"N", 1}, {"K", 1}, {"B", 1}, {"R", 1}},
-      {{"M", 7}, {"N", 33}, {"K", 100}, {"B", 2}, {"R", 3}},
-      {{"M", 100}, {"N", 7}, {"K", 33}, {"B", 3}, {"R", 2}},
-      {{"M", 33}, {"N", 100}, {"K", 7}, {"B", 1}, {"R", 1}},
-      {{"M", 160}, {"N", 200}, {"K", 256}, {"B", 2}, {"R", 2}},
-  };
-  std::vector<RunCase> cases;
-  for (const std::string& example : example_names()) {
-    for (const SizeBindings& shape : shapes) cases.push_back({example, "", shape});
-    const bool native_f32 = example == "brgemm";
-    for (const std::string dtype : {native_f32 ? "f16" : "f32", "bf16"}) {
-      cases.push_back({example, dtype, shapes[1]});
-      cases.push_back({example, dtype, shapes[4]});
-    }
-    RunCase goto_blocks{example, "", {{"M", 300}, {"N", 260}, {"K", 520}, {"B", 2}, {"R", 2}}};
-    goto_blocks.small_blocks = false;
-    cases.push_back(goto_blocks);
-  }
-  return cases;
-}
-
-class RunExample : public ::testing::TestWithParam<RunCase> {};
-
 // The bindings of `sizes` that `text` uses.
 SizeBindings sizes_used(const std::string& text, const SizeBindings& sizes) {
   SizeBindings used;
@@ -63,6 +38,34 @@ SizeBindings sizes_used(const std::string& text, const SizeBindings& sizes) {
       used[size] = value;
   return used;
 }
+
+// Each example at each shape, bound to the sizes it uses (the case names say them).
+std::vector<RunCase> run_cases() {
+  const std::vector<SizeBindings> shapes = {
+      {{"M", 1}, {"N", 1}, {"K", 1}, {"B", 1}, {"H", 1}, {"R", 1}},
+      {{"M", 7}, {"N", 33}, {"K", 100}, {"B", 2}, {"H", 3}, {"R", 3}},
+      {{"M", 100}, {"N", 7}, {"K", 33}, {"B", 3}, {"H", 2}, {"R", 2}},
+      {{"M", 33}, {"N", 100}, {"K", 7}, {"B", 1}, {"H", 2}, {"R", 1}},
+      {{"M", 160}, {"N", 200}, {"K", 256}, {"B", 2}, {"H", 2}, {"R", 2}},
+  };
+  std::vector<RunCase> cases;
+  for (const std::string& example : example_names()) {
+    const std::string text = example_text(example);
+    for (const SizeBindings& shape : shapes) cases.push_back({example, "", sizes_used(text, shape)});
+    const bool native_f32 = example == "brgemm";
+    for (const std::string dtype : {native_f32 ? "f16" : "f32", "bf16"}) {
+      cases.push_back({example, dtype, sizes_used(text, shapes[1])});
+      cases.push_back({example, dtype, sizes_used(text, shapes[4])});
+    }
+    RunCase goto_blocks{example, "", sizes_used(text, {{"M", 300}, {"N", 260}, {"K", 520}, {"B", 2}, {"H", 2}, {"R", 2}})};
+    goto_blocks.small_blocks = false;
+    cases.push_back(goto_blocks);
+  }
+  return cases;
+}
+
+class RunExample : public ::testing::TestWithParam<RunCase> {};
+
 
 TEST_P(RunExample, MatchesTheReference) {
   const RunCase& c = GetParam();
@@ -102,7 +105,7 @@ TEST(CpuThreads, ResultsDoNotDependOnTheThreadCount) {
   for (const std::string& example : example_names()) {
     const std::string text = example_text(example);
     const Program program =
-        compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"R", 2}}), example + ".tc");
+        compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"H", 2}, {"R", 2}}), example + ".tc");
     RunRequest request;
     request.target = Target::cpu;
     request.cpu_schedule.target = default_cpu_target();
@@ -222,6 +225,13 @@ TEST(RunCheck, MoreIdioms) {
   D(m, n) = max(gelu(C(m, n) * scale(m) - shift(n)), res(m, n) / 2) + tanh(-C(m, n))
   E(m, n) = exp(min(C(m, n), 0.5)) + D(m, n)
 })", {{"M", 50}, {"N", 33}, {"K", 41}}},
+      {R"(def shared_weight(f16(B, M, K) A, f16(K, N) W, f16(M, K) X, f16(B, N, K) V) -> (f16(B, M, N) C, f16(B, M, N) D) {
+  C(b, m, n) +=! A(b, m, k) * W(k, n)
+  D(b, m, n) +=! X(m, k) * V(b, n, k)
+})", {{"B", 3}, {"M", 37}, {"N", 29}, {"K", 41}}},
+      {R"(def prologue_operands(f16(M, K) A, f16(K) g, f16(M) s, f16(K, N) B, f16(N) t) -> (f16(M, N) C) {
+  C(m, n) +=! relu(A(m, k) * g(k) + s(m)) * (B(k, n) - t(n))
+})", {{"M", 37}, {"N", 29}, {"K", 41}}},
       {R"(def pointwise_only(f16(B, N) x, f16(N) y) -> (f16(B, N) z) {
   z(b, n) = relu(x(b, n) - y(n)) * 3
 })", {{"B", 5}, {"N", 77}}},

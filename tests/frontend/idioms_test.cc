@@ -69,9 +69,10 @@ TEST(Idioms, BatchedMatmulWithTransposedB) {
   EXPECT_EQ(s0.matmul.b.layout, MatrixLayout::column_major);
 }
 
+// (An operand without batch indices is shared by the batch: OperandSharedByTheBatch.)
 TEST(Idioms, BatchMismatchIsNotAMatmul) {
   Idioms idioms = idioms_of(
-      "def g(f16(B, M, K) A, f16(K, N) W) -> (f16(B, M, N) C) { C(b, m, n) +=! A(b, m, k) * W(k, n) }");
+      "def g(f16(B, H, M, K) A, f16(H, K, N) W) -> (f16(B, H, M, N) C) { C(b, h, m, n) +=! A(b, h, m, k) * W(h, k, n) }");
   EXPECT_EQ(idioms.statements.at(0).kind, IdiomKind::other);
   EXPECT_EQ(idioms.statements.at(0).reason, "A and B have different batch indices");
 }
@@ -84,6 +85,29 @@ TEST(Idioms, BatchReduce) {
   EXPECT_EQ(s0.matmul.reduce_batch, "r");
   EXPECT_EQ(s0.matmul.k, "k");
   EXPECT_TRUE(s0.matmul.batch.empty());
+}
+
+// One operand may leave out the batch indices (the same matrix for every batch element);
+// operands with different batch indices are not a matmul.
+TEST(Idioms, OperandSharedByTheBatch) {
+  Idioms idioms = idioms_of(
+      "def g(f16(B, M, K) A, f16(K, N) W, f16(B, K, N) V) -> (f16(B, M, N) X, f16(B, M, N) Y) {\n"
+      "  X(b, m, n) +=! A(b, m, k) * W(k, n)\n"
+      "  Y(b, m, n) +=! A(b, m, k) * V(b, k, n)\n}\n");
+  const StatementIdiom& s0 = idioms.statements.at(0);
+  ASSERT_EQ(s0.kind, IdiomKind::matmul) << s0.reason;
+  EXPECT_EQ(s0.matmul.batch, std::vector<std::string>{"b"});
+  EXPECT_EQ(idioms.statements.at(1).kind, IdiomKind::matmul) << idioms.statements.at(1).reason;
+}
+
+// A factor may read other tensors at a subset of its operand read's indices.
+TEST(Idioms, PrologueWithBroadcastReads) {
+  Idioms idioms = idioms_of(
+      "def g(f16(M, K) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) { C(m, n) +=! relu(A(m, k) * s(k)) * B(k, n) }");
+  const StatementIdiom& s0 = idioms.statements.at(0);
+  ASSERT_EQ(s0.kind, IdiomKind::matmul) << s0.reason;
+  EXPECT_EQ(s0.matmul.a.tensor, "A");
+  EXPECT_TRUE(s0.matmul.a.has_prologue);
 }
 
 TEST(Idioms, InlinePrologue) {
@@ -145,7 +169,7 @@ TEST(Idioms, OtherReductions) {
   EXPECT_EQ(idioms.statements[0].kind, IdiomKind::other);
   EXPECT_EQ(idioms.statements[0].reason, "the result has fewer than two dimensions");
   EXPECT_EQ(idioms.statements[1].reason, "the right-hand side is not a product");
-  EXPECT_EQ(idioms.statements[2].reason, "a factor does not read exactly one tensor");
+  EXPECT_EQ(idioms.statements[2].reason, "a factor reads no tensor at every index of the factor");
 }
 
 }  // namespace

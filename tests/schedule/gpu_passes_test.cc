@@ -82,6 +82,15 @@ TEST(GpuPasses, BatchedGemm) {
   EXPECT_TRUE(matches_golden(dump.str(), "schedule/batched_gemm.map_to_gpu.yaml"));
 }
 
+// Two batch dimensions: the block band's first two members map to batch_0 and batch_1,
+// which the kernel computes from blockIdx.z.
+TEST(GpuPasses, MultiheadBatchedGemm) {
+  auto context = make_isl_context();
+  std::ostringstream dump;
+  build_gpu_schedule(testing::multihead_batched_gemm_plan(context.ctx()), small_options(), PassDumps{{"map_to_gpu"}, &dump});
+  EXPECT_TRUE(matches_golden(dump.str(), "schedule/multihead_batched_gemm.map_to_gpu.yaml"));
+}
+
 TEST(GpuPasses, UnknownDumpPassIsAnError) {
   EXPECT_THROW(validate_dump_request({"block_tile", "tile_everything"}), UserError);
   EXPECT_NO_THROW(validate_dump_request({"all", "prefetch"}));

@@ -1,5 +1,10 @@
 #include "plans.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+
 namespace polyfuse::testing {
 
 static StatementDims dims(const char* statement, std::vector<std::string> batch, bool matmul) {
@@ -49,21 +54,38 @@ KernelPlan gemm_epilogue_plan(isl::ctx ctx) {
   return plan;
 }
 
-KernelPlan batched_gemm_plan(isl::ctx ctx) {
+// C(batch.., m, n) +=! a(batch.., m, k) * b(batch.., k, n); each batch index's extent is
+// its name in capitals.
+static KernelPlan batched_plan(isl::ctx ctx, const std::string& name, const std::vector<std::string>& batch,
+                               const std::string& a, const std::string& b) {
+  std::vector<std::string> extents, bounds;
+  for (const std::string& index : batch) {
+    extents.push_back(std::string(1, static_cast<char>(std::toupper(index[0]))));
+    bounds.push_back(fmt::format("0 <= {} < {}", index, extents.back()));
+  }
+  const std::string lead = fmt::format("{}", fmt::join(batch, ", "));
   KernelPlan plan;
-  plan.name = "batched_gemm";
-  plan.domain = isl::union_set(
-      ctx, "[B, M, N, K] -> { S0[b, m, n, k] : 0 <= b < B and 0 <= m < M and 0 <= n < N and 0 <= k < K }");
+  plan.name = name;
+  plan.domain = isl::union_set(ctx, fmt::format("[{}, M, N, K] -> {{ S0[{}, m, n, k] : {} and 0 <= m < M and 0 <= n < N "
+                                                "and 0 <= k < K }}",
+                                                fmt::join(extents, ", "), lead, fmt::join(bounds, " and ")));
   MatmulStage mm;
-  mm.dims = dims("S0", {"b"}, true);
-  mm.a = "A";
-  mm.b = "Bm";
+  mm.dims = dims("S0", batch, true);
+  for (size_t i = 0; i < batch.size(); ++i) mm.dims.batch_extents[i] = Size{extents[i]};
+  mm.a = a;
+  mm.b = b;
   mm.c = "C";
-  mm.a_access = isl::map(ctx, "{ S0[b, m, n, k] -> A[b, m, k] }");
-  mm.b_access = isl::map(ctx, "{ S0[b, m, n, k] -> Bm[b, k, n] }");
-  mm.c_access = isl::map(ctx, "{ S0[b, m, n, k] -> C[b, m, n] }");
+  mm.a_access = isl::map(ctx, fmt::format("{{ S0[{0}, m, n, k] -> {1}[{0}, m, k] }}", lead, a));
+  mm.b_access = isl::map(ctx, fmt::format("{{ S0[{0}, m, n, k] -> {1}[{0}, k, n] }}", lead, b));
+  mm.c_access = isl::map(ctx, fmt::format("{{ S0[{0}, m, n, k] -> C[{0}, m, n] }}", lead));
   plan.matmuls.push_back(mm);
   return plan;
+}
+
+KernelPlan batched_gemm_plan(isl::ctx ctx) { return batched_plan(ctx, "batched_gemm", {"b"}, "A", "Bm"); }
+
+KernelPlan multihead_batched_gemm_plan(isl::ctx ctx) {
+  return batched_plan(ctx, "multihead_batched_gemm", {"b", "h"}, "Q", "W");
 }
 
 }  // namespace polyfuse::testing

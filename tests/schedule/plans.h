@@ -16,5 +16,7 @@ KernelPlan gemm_epilogue_plan(isl::ctx ctx);
 
 // C(b, m, n) +=! A(b, m, k) * B(b, k, n).
 KernelPlan batched_gemm_plan(isl::ctx ctx);
+// C(b, h, m, n) +=! Q(b, h, m, k) * W(b, h, k, n): two batch dimensions (B x H).
+KernelPlan multihead_batched_gemm_plan(isl::ctx ctx);
 
 }  // namespace polyfuse::testing

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/frontend.h"
+#include "schedule/plan_from_program.h"
 #include "schedule/program_plan.h"
 #include "support/golden.h"
 
@@ -75,8 +76,46 @@ TEST(ProgramPlan, F32MatmulRunsAsAReductionKernel) {
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::row_reduction);
   EXPECT_EQ(plan.kernels[0].note,
-            "a reduction kernel, not tensor cores: statement S0 of def 'g': tensor cores need f16 or bf16 operands of "
-            "one type; A is f32 and B is f32");
+            "a reduction kernel, not tensor cores: p.tc:2:3: statement S0 of def 'g': tensor cores need f16 or bf16 "
+            "operands of one type; A is f32 and B is f32");
+}
+
+// A prologue the tensor-core kernel does not take (an operand of another type than the
+// operand's) leaves the matmul to a reduction kernel; the note names the place.
+TEST(ProgramPlan, PrologueOperandOfAnotherTypeIsLocatedInTheNote) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def g(f16(M, K) A, bf16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n"
+                                                    "  C(m, n) +=! A(m, k) * s(k) * B(k, n)\n}\n"},
+                                         {{"M", 4}, {"N", 4}, {"K", 4}})
+                              .programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].note,
+            "a reduction kernel, not tensor cores: p.tc:2:3: statement S0 of def 'g': a prologue operand must be an "
+            "input of A's type, f16 (its tiles are copied beside A's, and the prologue's result is rounded to that "
+            "type); s is a bf16 input");
+}
+
+// Straight to the fused kernel's planner: a prologue statement without an input read at its
+// own indices is refused at its place.
+TEST(ProgramPlan, PrologueStatementWithoutAnOperandReadIsLocated) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def g(f16(K, M) At, f16(K, N) B) -> (f16(M, N) C) {\n"
+                                                    "  T(m, k) = At(k, m) * 2\n  C(m, n) +=! T(m, k) * B(k, n)\n}\n"},
+                                         {{"M", 4}, {"N", 4}, {"K", 4}})
+                              .programs.front();
+  try {
+    plan_gpu_kernel(program, recognize_idioms(program));
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    ASSERT_FALSE(e.diagnostics().empty());
+    EXPECT_EQ(e.diagnostics().front().line, 2);
+    EXPECT_EQ(e.diagnostics().front().col, 3);
+    EXPECT_EQ(e.diagnostics().front().message,
+              "statement S0 of def 'g': a fused prologue must be a function of an input tensor read at the written "
+              "indices and of inputs read at a subset of them (e.g. Ar(m, k) = relu(A(m, k) * g(k))); other prologues "
+              "are not supported yet");
+  }
 }
 
 TEST(ProgramPlan, PointwiseStatementsOfOneDomainShareAKernel) {

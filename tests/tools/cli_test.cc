@@ -31,7 +31,7 @@ TEST_P(CliExamples, CompileEmitIrSucceeds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CliExamples,
-                         ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "add_gemms",
+                         ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "dequant_gemm", "multihead_batched_gemm", "add_gemms",
                                            "batched_gemm", "brgemm"));
 
 TEST(Cli, BoundSizesGolden) {
