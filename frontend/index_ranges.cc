@@ -25,6 +25,18 @@ bool parameter_free(const isl::set& set) {
   return set.is_equal(set.project_out_all_params().intersect_params(set.params()));
 }
 
+// `value` as C writes it ("M - 1"; a piecewise value with conditions), free of isl's notation.
+std::string c_text(const isl::pw_aff& value) {
+  isl_printer* printer = isl_printer_to_str(value.ctx().get());
+  printer = isl_printer_set_output_format(printer, ISL_FORMAT_C);
+  printer = isl_printer_print_pw_aff(printer, value.get());
+  char* text = isl_printer_get_str(printer);
+  std::string result = text ? text : "";
+  free(text);
+  isl_printer_free(printer);
+  return result;
+}
+
 }  // namespace
 
 isl::set subscript_range(const Program& program, const std::vector<IterationIndex>& known,
@@ -78,6 +90,11 @@ std::string range_text(const isl::set& range) {
     if (low.is_int() && high.is_int() && low.eq(high)) return std::to_string(low.get_num_si());
     if (low.is_int() && high.is_int()) return fmt::format("{}..{}", low.get_num_si(), high.get_num_si());
   }
+  // One interval whose bounds depend on the sizes: "1..M", "0..H - R".
+  const isl::set simple = range.coalesce();
+  if (!simple.is_empty() && isl_set_n_basic_set(simple.get()) == 1 && isl_set_involves_locals(simple.get()) == isl_bool_false)
+    return fmt::format("{}..{}", c_text(isl::manage(isl_set_dim_min(simple.copy(), 0))),
+                       c_text(isl::manage(isl_set_dim_max(simple.copy(), 0))));
   std::ostringstream text;
   text << range;
   return text.str();

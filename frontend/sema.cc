@@ -668,11 +668,11 @@ void DefChecker::infer_ranges(const std::vector<std::string>& lhs_indices, State
       if (!range) continue;
       std::optional<Size> size = range_size(program_, *range);
       if (!size) {
-        error(first->location, fmt::format("index {} keeps {} inside {} for {}, which is not a range 0..n-1 over a "
-                                           "size n{}; state its range with 'where {} in 0:N'", quote_name(index),
-                                           quote_name(first->subscript.to_string()), first->tensor,
-                                           range_text(range->gist_params(program_.assumptions())),
-                                           program_.parameters.empty() ? "" : " (bind the sizes)",
+        error(first->location, fmt::format("index {} keeps {} inside {} for the values {}, a range whose extent is "
+                                           "not one size of the def{}; state its range over a size P with 'where {} in "
+                                           "0:P'", quote_name(index), quote_name(first->subscript.to_string()),
+                                           first->tensor, range_text(range->gist_params(program_.assumptions())),
+                                           program_.parameters.empty() ? "" : " (bind the sizes it depends on: -D NAME=VALUE, or the API's bind)",
                                            index), &state);
         return;
       }

@@ -23,6 +23,31 @@ def _cross_entropy(x, t):
     return (t * (lse - x)).sum(axis=1)
 
 
+def _conv_nhwc(x, f, stride=1, pad=0, out=None):
+    """O(n, p, q, k) = sum over r, s, c of x(n, stride p + r - pad, stride q + s - pad, c) f(k, r, s, c),
+    reads outside x being 0; `out` (P, Q) or the sizes that keep the window inside the padding."""
+    n, h, w, _ = x.shape
+    k, r, s, _ = f.shape
+    p, q = out if out else ((h + 2 * pad - r) // stride + 1, (w + 2 * pad - s) // stride + 1)
+    high_h = max(0, stride * (p - 1) + r - pad - h)
+    high_w = max(0, stride * (q - 1) + s - pad - w)
+    xp = np.pad(x, ((0, 0), (pad, high_h), (pad, high_w), (0, 0)))
+    o = np.zeros((n, p, q, k))
+    for i in range(r):
+        for j in range(s):
+            window = xp[:, i:i + stride * (p - 1) + 1:stride, j:j + stride * (q - 1) + 1:stride, :]
+            o += np.einsum("npqc,kc->npqk", window, f[:, i, j, :])
+    return o
+
+
+def _conv_grouped(x, f):
+    """x(n, h, w, g, c), f(g, k, r, s, c): one valid convolution per group g."""
+    return np.stack([_conv_nhwc(x[:, :, :, g, :], f[g]) for g in range(x.shape[3])], axis=3)
+
+
+_CONV = dict(N=2, H=6, W=5, C=3, K=4, R=3, S=3)
+
+
 # example -> (sizes, input shapes and dtypes as functions of the sizes, reference on float64 inputs)
 EXAMPLES = {
     "gemm": (dict(M=13, N=24, K=40),
@@ -63,7 +88,39 @@ EXAMPLES = {
     "rmsnorm": (dict(M=7, N=24, K=16),
                 lambda s: [("f16", (s["M"], s["K"])), ("f16", (s["K"], s["N"])), ("f16", (s["N"],))],
                 lambda a, b, gamma: [(a @ b) / np.sqrt(((a @ b) ** 2).mean(axis=1, keepdims=True) + 1e-6) * gamma]),
+    "dequant_gemm": (dict(M=13, N=24, K=40),
+                     lambda s: [("f16", (s["M"], s["K"])), ("f16", (s["K"],)), ("f16", (s["K"], s["N"]))],
+                     lambda a, scale, b: [(a * scale) @ b]),
+    "multihead_batched_gemm": (dict(B=2, H=3, M=13, N=24, K=40),
+                               lambda s: [("f16", (s["B"], s["H"], s["M"], s["K"])),
+                                          ("f16", (s["B"], s["H"], s["K"], s["N"]))],
+                               lambda q, w: [q @ w]),
+    "conv2d": (_CONV,
+               lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["K"], s["R"], s["S"], s["C"]))],
+               lambda x, f: [_conv_nhwc(x, f)]),
+    "conv2d_strided": (dict(_CONV, H=9, W=7, P=5, Q=4),
+                       lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["K"], s["R"], s["S"], s["C"]))],
+                       lambda x, f: [_conv_nhwc(x, f, stride=2, pad=1, out=(5, 4))]),
+    "conv2d_1x1": (dict(N=2, H=6, W=5, C=3, K=4),
+                   lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["K"], s["C"]))],
+                   lambda x, f: [np.einsum("nhwc,kc->nhwk", x, f)]),
+    "conv2d_grouped": (dict(_CONV, G=2),
+                       lambda s: [("f32", (s["N"], s["H"], s["W"], s["G"], s["C"])),
+                                  ("f32", (s["G"], s["K"], s["R"], s["S"], s["C"]))],
+                       lambda x, f: [_conv_grouped(x, f)]),
+    "conv2d_bias_relu": (_CONV,
+                         lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["K"], s["R"], s["S"], s["C"])),
+                                    ("f32", (s["K"],))],
+                         lambda x, f, bias: [np.maximum(_conv_nhwc(x, f, pad=1) + bias, 0)]),
+    "conv2d_residual": (dict(_CONV, K=3),
+                        lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["C"], s["R"], s["S"], s["C"])),
+                                   ("f32", (s["C"],))],
+                        lambda x, f, bias: [np.maximum(_conv_nhwc(x, f, pad=1) + bias + x, 0)]),
 }
+
+# The sizes bound at compile: those only an output has (P, Q), and every size of a def whose
+# inferred ranges depend on several sizes (h in 0..H - R: the def needs them bound to parse).
+COMPILE_SIZES = {"conv2d_strided": ("P", "Q"), "conv2d": tuple(_CONV), "conv2d_grouped": tuple(_CONV) + ("G",)}
 
 _NUMPY = {"f16": np.float16, "f32": np.float32}
 

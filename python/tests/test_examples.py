@@ -6,7 +6,7 @@ import pytest
 
 import polyfuse
 from conftest import EXAMPLES_DIR
-from references import EXAMPLES, assert_close, expected, inputs
+from references import COMPILE_SIZES, EXAMPLES, assert_close, expected, inputs
 
 ALL_EXAMPLES = sorted(path.stem for path in EXAMPLES_DIR.glob("*.tc"))
 # What each backend refuses (with a located SourceError): row reductions after a matmul on the
@@ -25,8 +25,9 @@ def test_example_matches_numpy(example, backend, example_source):
         pytest.skip(f"examples/{example}.tc has no NumPy reference in python/tests/references.py")
     arrays = inputs(example)
     try:
-        kernel = polyfuse.compile(example_source(example), backend=backend, name=f"{example}.tc")
-        result = kernel(*arrays)  # every size taken from the arrays
+        sizes = {name: EXAMPLES[example][0][name] for name in COMPILE_SIZES.get(example, ())}
+        kernel = polyfuse.compile(example_source(example), backend=backend, name=f"{example}.tc", **sizes)
+        result = kernel(*arrays)  # every other size taken from the arrays
     except polyfuse.SourceError as e:
         if example in REFUSED[backend]:
             pytest.skip(f"backend {backend!r} refuses {example} ({e.file}:{e.line}:{e.column})")

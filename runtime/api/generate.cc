@@ -40,12 +40,15 @@ template <class F> auto translating_errors(const std::string& text, F&& body) {
   }
 }
 
-// Whether every diagnostic of `e` says that a size used as a value (`x(m, n) / N`) is unbound:
-// the def is fine until that size is bound (TensorProgram::bind, or by a caller from the
-// arrays it is given), and its declarations say what it takes.
+// Whether every diagnostic of `e` says that sizes must be bound: a size used as a value
+// (`x(m, n) / N`) that is unbound, or an index range inferred from several sizes (`h + r`
+// inside I: 0..H - R). The def is fine until the sizes are bound (TensorProgram::bind, or by a
+// caller from the arrays it is given), and its declarations say what it takes.
 bool only_unbound_value_sizes(const UserError& e) {
   for (const Diagnostic& d : e.diagnostics())
-    if (d.message.find("is used as a value, which needs its value at compile time") == std::string::npos) return false;
+    if (d.message.find("is used as a value, which needs its value at compile time") == std::string::npos &&
+        d.message.find("(bind the sizes it depends on") == std::string::npos)
+      return false;
   return true;
 }
 

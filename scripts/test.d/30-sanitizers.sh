@@ -9,8 +9,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${POLYFUSE_ASAN_BUILD_DIR:-$root/build-asan}"
-tests=(frontend_tests schedule_tests codegen_tests reference_tests kernels_cpu_tests emu_tests kernels_cuda_emu_tests
-       codegen_emu_tests)
+# (the longest first: they run side by side, one per core)
+tests=(codegen_emu_tests emu_tests kernels_cuda_emu_tests frontend_tests codegen_tests schedule_tests reference_tests
+       kernels_cpu_tests)
 # The generated-kernel tests that run under ASan (the odd-shape sweeps run in the main build).
 codegen_emu_filter='GemmEmu.*:FusedEmu.*:MutatedKernelsEmu.*:OutputShapesEmu.EachOutputStoredOnce'
 
@@ -25,11 +26,31 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export POLYFUSE_FUZZ_SECONDS="${POLYFUSE_FUZZ_SECONDS:-20}"
 export POLYFUSE_EMU_CXXFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
 export POLYFUSE_EMU_CACHE_DIR="$build/emu-cache"
-for test in "${tests[@]}"; do
+# The test programs run side by side, one per core, each into its own log (printed when it
+# fails).
+logs="$(mktemp -d "${TMPDIR:-/tmp}/polyfuse-sanitizers.XXXXXX")"
+run_test() {
+  local test=$1 start=$SECONDS binary filter=()
   binary=$(find "$build/tests" -name "$test" -type f -perm -u+x | head -n 1)
-  echo "-- sanitizers: $test"
-  filter=()
   [[ $test == codegen_emu_tests ]] && filter=(--gtest_filter="$codegen_emu_filter")
-  "$binary" --gtest_brief=1 "${filter[@]}"
+  local status=0
+  "$binary" --gtest_brief=1 "${filter[@]}" >"$logs/$test.log" 2>&1 || status=$?
+  echo "$status $((SECONDS - start))" >"$logs/$test.status"
+}
+for test in "${tests[@]}"; do
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+  run_test "$test" &
 done
+wait
+failed=0
+for test in "${tests[@]}"; do
+  read -r status seconds <"$logs/$test.status" || { status=1; seconds=?; }
+  echo "-- sanitizers: $test: exit $status, $seconds s"
+  if ((status != 0)); then
+    cat "$logs/$test.log"
+    failed=1
+  fi
+done
+((failed == 0)) || { echo "sanitizers: a test program failed under ASan+UBSan (logs in $logs)"; exit 1; }
+rm -rf "$logs"
 echo "sanitizers: ${#tests[@]} test programs passed under ASan+UBSan"

@@ -8,14 +8,19 @@
 #      there (python/tests/wheel_smoke.py). Building the wheel from nothing (`pip wheel .` in a
 #      fresh checkout) compiles the 163 build steps of the extension and libpolyfuse.so: 899 s
 #      measured on 2 shared cores, which this avoids (about 20 s).
-# Skips, saying so, when scripts/deps could not install .tools/python.
+# Skips, saying so, only when scripts/deps could not install .tools/python; fails when the main
+# build did not build the package although it could.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(realpath -m "${POLYFUSE_BUILD_DIR:-$root/build}")"
 python="$root/.tools/python/bin/python"
-if [[ ! -x "$python" || ! -d "$build/python/polyfuse" ]]; then
-  echo "python stage: skipped: no .tools/python (scripts/deps) or no package in $build/python (nanobind not found)"
+if [[ ! -x "$python" ]]; then
+  echo "python stage: SKIPPED: scripts/deps could not install .tools/python (no network to PyPI?)"
   exit 0
+fi
+if [[ ! -d "$build/python/polyfuse" ]]; then
+  echo "python stage: .tools/python is installed, but the main build made no package in $build/python (nanobind not found?)"
+  exit 1
 fi
 export POLYFUSE_CACHE_DIR="${POLYFUSE_CACHE_DIR:-$build/python-cache}"
 

@@ -116,8 +116,8 @@ TEST(Sema, ReductionOperatorsOverAnyExpression) {
 TEST(Sema, IndexExpressions) {
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(m + 1, k) * B(k, n)")),
             "2:15: error: A(m + 1, k) reads outside tensor 'A': in dimension 1 the subscript 'm + 1' takes the values "
-            "[M, K, N] -> { [i0] : 0 < i0 <= M }, but dimension 1 of size M holds [M, K, N] -> { [i0] : 0 <= i0 < M "
-            "}; state the value read outside with 'where A = 0 outside', or narrow the range with 'where'");
+            "1..M, but dimension 1 of size M holds 0..M - 1; state the value read outside with 'where A = 0 outside', "
+            "or narrow the range with 'where'");
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(0, k) * B(k, n)")), "");
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(m + 1, k) * B(k, n) where A = 0 outside")), "");
 }
@@ -142,9 +142,8 @@ TEST(Sema, SeveralErrorsInOneRun) {
   EXPECT_EQ(errors[0], "2:15: error: undeclared tensor 'X'");
   EXPECT_EQ(errors[1], "3:24: error: undeclared tensor 'Y'");
   EXPECT_EQ(errors[2], "4:13: error: A(m, n + 1) reads outside tensor 'A': in dimension 2 the subscript 'n + 1' "
-                       "takes the values [M, K, N] -> { [i0] : 0 < i0 <= N }, but dimension 2 of size K holds [M, K, N] "
-                       "-> { [i0] : 0 <= i0 < K }; state the value read outside with 'where A = 0 outside', or narrow "
-                       "the range with 'where'");
+                       "takes the values 1..N, but dimension 2 of size K holds 0..K - 1; state the value read outside "
+                       "with 'where A = 0 outside', or narrow the range with 'where'");
 }
 
 TEST(Sema, EmptyFile) {
