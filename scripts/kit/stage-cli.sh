@@ -54,6 +54,15 @@ for example in "$data"/examples/*.tc; do
     fi
     continue
   fi
+  # Convolutions (issue 24): reduction kernels of a plan on the GPU path, loop nests on the CPU
+  # target, at small odd sizes (C = 3, stride 2 with padding); each binds the sizes it uses.
+  if [[ $name == conv2d* ]]; then
+    sizes=(-D N=2 -D H=9 -D W=7 -D C=3 -D K=5 -D R=3 -D S=3 -D P=5 -D Q=4 -D G=2)
+    expect "$name: plan" 0 'plan of def' "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
+    expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu
+    expect "$name: run on the CPU target (loop nests)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
+    continue
+  fi
   if [[ $name == brgemm ]]; then
     sizes=(-D R=2 -D M=24 -D N=20 -D K=16)
     expect "$name: C++ for the CPU target" 0 'brgemm' "$polyfuse" compile "$example" "${sizes[@]}" --target=cpu --emit=cpu
@@ -62,6 +71,7 @@ for example in "$data"/examples/*.tc; do
   fi
   sizes=(-D M=40 -D N=24 -D K=24)
   [[ $name == batched_gemm ]] && sizes+=(-D B=2)
+  [[ $name == multihead_batched_gemm ]] && sizes+=(-D B=2 -D H=3)
   expect "$name: CUDA source and sidecar" 0 '' "$polyfuse" compile "$example" --emit=cuda -o "$scratch/$name.cu"
   [[ -s "$scratch/$name.cu" && -s "$scratch/$name.json" ]] || { echo "$name: no .cu or .json written" >>"$scratch/failures"; bad=$((bad + 1)); }
   expect "$name: run on the emulator" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu --stats

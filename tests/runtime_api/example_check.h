@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,16 +14,18 @@
 #include "runtime/reference/compare.h"
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/tensor_data.h"
+#include "support/golden.h"
 
 namespace pf_api_test {
 
 using Sizes = std::map<std::string, std::int64_t>;
 
+// examples/<name>.tc from the source tree or a relocated data root (the GPU check kit's).
 inline std::string example_text(const std::string& name) {
-  std::ifstream in(std::string(POLYFUSE_SOURCE_DIR) + "/examples/" + name + ".tc");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::string path = polyfuse::testing::source_path("examples/" + name + ".tc");
+  std::string text = polyfuse::testing::read_text_file(path);
+  if (text.empty()) throw std::runtime_error("cannot read " + path);
+  return text;
 }
 
 // Options compiling for `backend`, the rest default.
