@@ -120,4 +120,23 @@ TEST(TensorProgram, SizesUsedAsValuesMayStayUnboundUntilCompile) {
   }
 }
 
+// A convolution whose output range is inferred from several sizes (h in 0..H - R): it parses
+// with the sizes unbound, says what to bind when compiled without them, and runs once bound.
+TEST(TensorProgram, InferredRangesOverSeveralSizesNeedThemOnlyAtCompile) {
+  auto program = polyfuse::TensorProgram::parse(example_text("conv2d"), "conv2d.tc");
+  EXPECT_EQ(program.defs(), std::vector<std::string>{"conv2d"});
+  try {
+    (void)program.compile(emu_options());
+    FAIL() << "compiled with H and R unbound";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("for the values 0..H - R, a range whose extent is not one size of the def (bind "
+                                         "the sizes it depends on"),
+              std::string::npos)
+        << e.what();
+  }
+  const Sizes sizes = {{"N", 2}, {"H", 6}, {"W", 5}, {"C", 3}, {"K", 4}, {"R", 3}, {"S", 2}};
+  program.bind(sizes);
+  expect_matches_reference(program.compile(emu_options()), reference_program("conv2d", sizes));
+}
+
 }  // namespace
