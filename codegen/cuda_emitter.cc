@@ -200,9 +200,15 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
   text += "  PF_DYNAMIC_SHARED(smem);\n";
   for (size_t i = 0; i < plan.matmuls.size(); ++i) {
     const MatmulTiles& t = l.matmuls[i];
-    text += fmt::format("  // shared memory of {}: {} x [{}][{}] {} tiles at byte {}, {} x [{}][{}] {} tiles at byte {}\n",
-                        plan.matmuls[i].dims.statement, o.stages, t.a.rows, t.a.cols, t.a.tensor, t.a.offset, o.stages,
-                        t.b.rows, t.b.cols, t.b.tensor, t.b.offset);
+    if (plan.matmuls[i].shares_a_with_previous)
+      text += fmt::format("  // shared memory of {} (in {}'s k-loop): {}'s {} tiles, {} x [{}][{}] {} tiles at byte {}\n",
+                          plan.matmuls[i].dims.statement, plan.group_of(plan.matmuls[i].dims.statement).leader().dims.statement,
+                          plan.group_of(plan.matmuls[i].dims.statement).leader().dims.statement, t.a.tensor, o.stages,
+                          t.b.rows, t.b.cols, t.b.tensor, t.b.offset);
+    else
+      text += fmt::format("  // shared memory of {}: {} x [{}][{}] {} tiles at byte {}, {} x [{}][{}] {} tiles at byte {}\n",
+                          plan.matmuls[i].dims.statement, o.stages, t.a.rows, t.a.cols, t.a.tensor, t.a.offset, o.stages,
+                          t.b.rows, t.b.cols, t.b.tensor, t.b.offset);
   }
   text += fmt::format("  // after the k-steps: the accumulator reorder scratch (1 KiB per warp) at byte {}\n", l.scratch_offset);
   text += "  const int warp = threadIdx.x / 32;\n";
@@ -217,9 +223,9 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
     text += fmt::format("  {} {};  // {}: this warp's {}x{} tile\n", l.accumulator_type(), tile, what, o.warp.m, o.warp.n);
     if (owner && owner->zero_init) text += fmt::format("  pf::tile::fill({}, 0.f);\n", tile);
   }
-  for (const MatmulTiles& t : l.matmuls)
-    for (const SharedTile* tile : {&t.a, &t.b})
-      if (!tile->prologue.empty()) {
+  for (size_t i = 0; i < l.matmuls.size(); ++i)
+    for (const SharedTile* tile : {&l.matmuls[i].a, &l.matmuls[i].b})
+      if (!tile->prologue.empty() && !(tile == &l.matmuls[i].a && plan.matmuls[i].shares_a_with_previous)) {
         text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
                             tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
         for (const PrologueOperand& operand : tile->operands)

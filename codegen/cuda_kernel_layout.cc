@@ -81,6 +81,7 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   layout.fragments_n = o.warp.n / fragment.n;
   layout.values_per_fragment = fragment.m * fragment.n / 32;
   int tiles = 0;
+  int group_bytes = 0;  // one stage of the current k-loop's tiles
   for (const MatmulStage& mm : plan.matmuls) {
     // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
     // B(k, n): rows k; column-major B(n, k).
@@ -88,26 +89,33 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
     for (const SharedTile* tile : {&t.a, &t.b})
-      if (!tile->operands.empty()) {
+      if (!tile->operands.empty() && !(tile == &t.a && mm.shares_a_with_previous)) {
         // the operand's staging tile and one per prologue operand (4 registers per 16-byte
         // chunk a thread holds), and an address and strides per operand
         const int chunks = (tile->rows * tile->cols / 8 + layout.threads - 1) / layout.threads;
         const int tiles = 1 + static_cast<int>(tile->operands.size());
         layout.operand_staging_registers += tiles * chunks * 4 + 8 * static_cast<int>(tile->operands.size());
       }
-    t.a.offset = 0;
-    t.b.offset = o.stages * t.a.bytes;
-    tiles = std::max(tiles, o.stages * (t.a.bytes + t.b.bytes));
+    // A k-loop's stages: its A tiles, then each member's B tiles.
+    if (mm.shares_a_with_previous) {
+      t.a = layout.matmuls.back().a;
+    } else {
+      t.a.offset = 0;
+      group_bytes = t.a.bytes;
+    }
+    t.b.offset = o.stages * group_bytes;
+    group_bytes += t.b.bytes;
+    tiles = std::max(tiles, o.stages * group_bytes);
     layout.matmuls.push_back(t);
   }
   layout.registers = plan_register_tiles(plan, epilogue_reads);
   layout.has_epilogue = !plan.epilogue.empty();
   int scratch = (layout.threads / 32) * 1024;  // 1 KiB per warp (pf::store_accumulators)
-  if (plan.matmuls.size() == 1) {
+  if (plan.matmul_groups().size() == 1) {
     layout.scratch_offset = 0;  // after the last k-step's release barrier the tiles are free
     layout.shared_bytes = std::max(tiles, scratch);
   } else {
-    // A later matmul's copies may start while warps still store an earlier result.
+    // A later k-loop's copies may start while warps still store an earlier result.
     layout.scratch_offset = tiles;
     layout.shared_bytes = tiles + scratch;
   }

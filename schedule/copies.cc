@@ -48,14 +48,16 @@ static std::string buffer_of_kstep(int kstep_position, int stages, int shift) {
                : fmt::format("p{} mod {}", kstep_position, stages);
 }
 
-isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int stages) {
+isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int stages, bool leads) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_block.prefix_depth, ks = depth - 1;
   std::string wait = copy_statement_name(s, "wait_shared"), commit = copy_statement_name(s, "commit_shared");
   if (stages == 1) {
     isl::multi_aff zero = prefix_function(ctx, depth, "0");
+    isl::union_map b = statement_map(zero, t.b_block.offset, copy_statement_name(s, "B_to_shared"));
+    if (!leads) return b;
     return isl::union_map(statement_map(zero, t.a_block.offset, copy_statement_name(s, "A_to_shared")))
-        .unite(statement_map(zero, t.b_block.offset, copy_statement_name(s, "B_to_shared")))
+        .unite(b)
         .unite(prefix_function(ctx, depth, fmt::format("p{}", ks)).as_map().set_range_tuple(commit))
         .unite(prefix_function(ctx, depth, "0, 0").as_map().set_range_tuple(wait));
   }
@@ -64,17 +66,19 @@ isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int sta
   isl::multi_aff ahead = shift_last(ctx, depth, stages - 1);
   isl::set has_ahead = t.kstep_points.preimage(ahead);
   isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(ks, stages, stages - 1));
+  isl::union_map b = statement_map(buffer, t.b_block.offset.pullback(ahead), copy_statement_name(s, "B_to_shared"))
+                         .intersect_domain(has_ahead);
+  if (!leads) return b;
   return isl::union_map(statement_map(buffer, t.a_block.offset.pullback(ahead), copy_statement_name(s, "A_to_shared"))
                             .intersect_domain(has_ahead))
-      .unite(statement_map(buffer, t.b_block.offset.pullback(ahead), copy_statement_name(s, "B_to_shared"))
-                 .intersect_domain(has_ahead))
+      .unite(b)
       .unite(prefix_function(ctx, depth, fmt::format("p{} + {}", ks, stages - 1)).as_map().set_range_tuple(commit))
       .unite(prefix_function(ctx, depth, fmt::format("{}, {}", buffer_of_kstep(ks, stages, 0), stages - 2))
                  .as_map()
                  .set_range_tuple(wait));
 }
 
-isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s, int stages) {
+isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s, int stages, bool leads) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_block.prefix_depth;
   // Prefix point (outside the k-step loop) -> (prefix, k-step) for the first stages-1
@@ -85,9 +89,11 @@ isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s, int 
                                              outer.empty() ? "" : ", ", stages - 2));
   isl::map inside_k = first.intersect_range(t.kstep_points);
   isl::multi_aff buffer = prefix_function(ctx, depth, fmt::format("p{}", depth - 1));
+  isl::union_map b = inside_k.apply_range(statement_map(buffer, t.b_block.offset, copy_statement_name(s, "B_to_shared")));
+  if (!leads) return b;
   std::string commit = copy_statement_name(s, "commit_shared");
   return isl::union_map(inside_k.apply_range(statement_map(buffer, t.a_block.offset, copy_statement_name(s, "A_to_shared"))))
-      .unite(inside_k.apply_range(statement_map(buffer, t.b_block.offset, copy_statement_name(s, "B_to_shared"))))
+      .unite(b)
       .unite(first.apply_range(buffer.as_map().set_range_tuple(commit)));
 }
 
@@ -103,60 +109,82 @@ isl::union_map drain_map(const CopyTiles& t, const std::string& s) {
       .set_range_tuple(copy_statement_name(s, "drain_shared"));
 }
 
-isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, int stages) {
+isl::union_map fragment_maps(const CopyTiles& t, const std::string& s, int stages, bool leads) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_warp.prefix_depth;
   isl::multi_aff to_block = keep_first(ctx, depth, t.a_block.prefix_depth);
   isl::multi_aff a_rel = t.a_warp.offset.sub(t.a_block.offset.pullback(to_block));
   isl::multi_aff b_rel = t.b_warp.offset.sub(t.b_block.offset.pullback(to_block));
   isl::multi_aff buffer = prefix_function(ctx, depth, buffer_of_kstep(t.a_block.prefix_depth - 1, stages, 0));
-  return isl::union_map(statement_map(buffer, a_rel, copy_statement_name(s, "A_to_fragments")))
-      .unite(statement_map(buffer, b_rel, copy_statement_name(s, "B_to_fragments")));
+  isl::union_map b = statement_map(buffer, b_rel, copy_statement_name(s, "B_to_fragments"));
+  if (!leads) return b;
+  return isl::union_map(statement_map(buffer, a_rel, copy_statement_name(s, "A_to_fragments"))).unite(b);
 }
 
 isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
   isl::schedule current = schedule;
-  for (const MatmulStage& mm : plan.matmuls) {
-    const std::string& s = mm.dims.statement;
-    MatmulNodes nodes = matmul_nodes(current, mm);
-    CopyTiles tiles = copy_tiles(nodes, plan, mm);  // all from the tree before it changes
-    const int stages = marks::is_mark(nodes.kstep_mark.child(0), marks::prefetch) ? options.stages : 1;
+  const std::vector<MatmulGroup> groups = plan.matmul_groups();
+  for (const MatmulGroup& group : groups) {
+    // The matmuls of one k-loop: the leader copies A (tile and fragments) and owns the
+    // commit, wait, release and drain statements; every member copies its own B.
+    const MatmulStage& lead = group.leader();
+    const std::string& s = lead.dims.statement;
+    std::vector<CopyTiles> tiles;  // all from the tree before it changes
+    for (const MatmulStage* mm : group.members) tiles.push_back(copy_tiles(matmul_nodes(current, *mm), plan, *mm));
+    const MatmulNodes lead_nodes = matmul_nodes(current, lead);
+    const int stages = marks::is_mark(lead_nodes.kstep_mark.child(0), marks::prefetch) ? options.stages : 1;
 
-    isl::schedule_node at = nodes.below_kslice.graft_before(extension_tree(
-        fragment_maps(tiles, s, stages), {copy_statement_name(s, "A_to_fragments"), copy_statement_name(s, "B_to_fragments")}));
-    nodes = matmul_nodes(at.schedule(), mm);
-    std::vector<std::string> copies{copy_statement_name(s, "A_to_shared"), copy_statement_name(s, "B_to_shared"),
-                                    copy_statement_name(s, "commit_shared")};
+    // Fragments of each k-slice right before each member's macro-MMAs (A once, before the
+    // leader's), then the block's copies of each k-step before the warps' work.
+    std::vector<std::string> copies{copy_statement_name(s, "A_to_shared")};
+    isl::union_map block_copies = block_copy_maps(tiles[0], s, stages, true);
+    isl::union_map prologue_copies = stages > 1 ? prologue_copy_maps(tiles[0], s, stages, true) : block_copies;
+    for (size_t i = 0; i < group.members.size(); ++i) {
+      const std::string& member = group.members[i]->dims.statement;
+      const bool leads = i == 0;
+      std::vector<std::string> fragments{copy_statement_name(member, "B_to_fragments")};
+      if (leads) fragments.insert(fragments.begin(), copy_statement_name(s, "A_to_fragments"));
+      isl::schedule_node kslice = matmul_nodes(current, *group.members[i]).below_kslice;
+      current = kslice.graft_before(extension_tree(fragment_maps(tiles[i], member, stages, leads), fragments)).schedule();
+      copies.push_back(copy_statement_name(member, "B_to_shared"));
+      if (leads) continue;  // the leader's maps are above
+      block_copies = block_copies.unite(block_copy_maps(tiles[i], member, stages, false));
+      if (stages > 1) prologue_copies = prologue_copies.unite(prologue_copy_maps(tiles[i], member, stages, false));
+    }
+    copies.push_back(copy_statement_name(s, "commit_shared"));
     std::vector<std::string> order = copies;
     if (stages == 1) order.push_back(copy_statement_name(s, "wait_shared"));
     else order.insert(order.begin(), copy_statement_name(s, "wait_shared"));
-    at = nodes.below_kstep.graft_before(extension_tree(block_copy_maps(tiles, s, stages), order));
-    if (stages == 1) at = at.graft_after(extension_tree(release_map(tiles, s), {copy_statement_name(s, "release_shared")}));
+    isl::schedule_node at = matmul_nodes(current, lead).below_kstep.graft_before(extension_tree(block_copies, order));
+    if (stages == 1) at = at.graft_after(extension_tree(release_map(tiles[0], s), {copy_statement_name(s, "release_shared")}));
 
     // The ring's prologue before the k-step loop, its drain barrier right after it; the
     // accumulators are loaded before (for `+=`) and stored after (when live-out).
-    at = matmul_nodes(at.schedule(), mm).kstep_mark;
-    if (stages > 1)
-      at = at.graft_before(extension_loop_tree(prologue_copy_maps(tiles, s, stages), copies, marks::pipeline_prologue));
-    if (!mm.zero_init) {
-      std::string name = copy_statement_name(s, "C_to_accumulators");
-      at = at.graft_before(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
-    }
-    if (mm.live_out) {
-      std::string name = copy_statement_name(s, "accumulators_to_C");
-      at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
-    }
-    if (options.split_k > 1 && !plan.epilogue.empty()) {  // before the store above and the epilogue
-      std::string name = copy_statement_name(s, "reduce_split_k");
-      at = at.graft_after(extension_tree(tiles.c_block.offset.as_map().set_range_tuple(name), {name}));
+    at = matmul_nodes(at.schedule(), lead).kstep_mark;
+    if (stages > 1) at = at.graft_before(extension_loop_tree(prologue_copies, copies, marks::pipeline_prologue));
+    for (size_t i = 0; i < group.members.size(); ++i) {
+      const MatmulStage& mm = *group.members[i];
+      const std::string& member = mm.dims.statement;
+      if (!mm.zero_init) {
+        std::string name = copy_statement_name(member, "C_to_accumulators");
+        at = at.graft_before(extension_tree(tiles[i].c_block.offset.as_map().set_range_tuple(name), {name}));
+      }
+      if (mm.live_out) {
+        std::string name = copy_statement_name(member, "accumulators_to_C");
+        at = at.graft_after(extension_tree(tiles[i].c_block.offset.as_map().set_range_tuple(name), {name}));
+      }
+      if (options.split_k > 1 && !plan.epilogue.empty()) {  // before the store above and the epilogue
+        std::string name = copy_statement_name(member, "reduce_split_k");
+        at = at.graft_after(extension_tree(tiles[i].c_block.offset.as_map().set_range_tuple(name), {name}));
+      }
     }
     // Grafted last: right after the loop. Shared memory is reused after it by the next
-    // matmul's ring, or by the accumulator scratch, which overlaps the ring when the kernel
-    // has one matmul and lies beyond it otherwise (codegen/cuda_kernel_layout.cc): after
-    // the last of several matmuls nothing reuses the ring.
-    const bool last_of_several = plan.matmuls.size() > 1 && &mm == &plan.matmuls.back();
+    // k-loop's ring, or by the accumulator scratch, which overlaps the ring when the kernel
+    // has one k-loop and lies beyond it otherwise (codegen/cuda_kernel_layout.cc): after
+    // the last of several k-loops nothing reuses the ring.
+    const bool last_of_several = groups.size() > 1 && &group == &groups.back();
     if (stages > 1 && !last_of_several)
-      at = at.graft_after(extension_tree(drain_map(tiles, s), {copy_statement_name(s, "drain_shared")}));
+      at = at.graft_after(extension_tree(drain_map(tiles[0], s), {copy_statement_name(s, "drain_shared")}));
     current = at.schedule();
   }
   // Live-out epilogue results: stored from registers after the epilogue's subtree.

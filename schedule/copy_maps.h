@@ -39,16 +39,19 @@ CopyTiles copy_tiles(const MatmulNodes& nodes, const KernelPlan& plan, const Mat
 //         them (an empty group past K, so the count stays right), then its MMAs read buffer
 //         i mod S. One barrier after the k-step loop frees shared memory for the epilogue.
 
+// Matmuls of one k-loop (kernel_plan.h's MatmulGroup): the one that `leads` copies A and
+// commits and waits for the group's copies; the others copy only their B.
+//
 // wait_shared, A_to_shared, B_to_shared and commit_shared under the k-step band.
-isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, int stages);
+isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads);
 // The ring's prologue: A_to_shared and B_to_shared of k-steps 0 .. stages-2 (those inside
 // K) into buffers 0 .. stages-2, and commit_shared of each, before the k-step loop.
-isl::union_map prologue_copy_maps(const CopyTiles& tiles, const std::string& s, int stages);
+isl::union_map prologue_copy_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads);
 // release_shared under the k-step band (a single buffer).
 isl::union_map release_map(const CopyTiles& tiles, const std::string& s);
 // drain_shared after the k-step loop (a ring).
 isl::union_map drain_map(const CopyTiles& tiles, const std::string& s);
 // A_to_fragments and B_to_fragments under the k-slice band.
-isl::union_map fragment_maps(const CopyTiles& tiles, const std::string& s, int stages);
+isl::union_map fragment_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads);
 
 }  // namespace polyfuse

@@ -23,16 +23,26 @@ isl::schedule initial_schedule(const KernelPlan& plan) {
   node = node.insert_mark(std::string(marks::kernel)).child(0);
   node = insert_band(node, make_band(ctx, outer), /*coincident=*/true).child(0);
 
-  if (statements.size() > 1) {
-    isl::union_set_list filters(ctx, static_cast<int>(statements.size()));
-    for (const StatementDims& dims : statements) filters = filters.add(statement_set(ctx, dims, ""));
+  // One filter per k-loop (a group of matmuls sharing A) and per epilogue statement.
+  std::vector<MatmulGroup> groups = plan.matmul_groups();
+  const size_t children = groups.size() + plan.epilogue.size();
+  if (children > 1) {
+    isl::union_set_list filters(ctx, static_cast<int>(children));
+    for (const MatmulGroup& group : groups) {
+      isl::union_set members = isl::union_set::empty(ctx);
+      for (const StatementDims& dims : group.dims()) members = members.unite(statement_set(ctx, dims, ""));
+      filters = filters.add(members);
+    }
+    for (const PointwiseStage& pw : plan.epilogue) filters = filters.add(statement_set(ctx, pw.dims, ""));
     node = node.insert_sequence(filters);
   }
-  for (const MatmulStage& mm : plan.matmuls) {
-    isl::schedule_node target = statement_subtree(node, mm.dims.statement);
-    target = insert_band(target, make_band(ctx, {BandMember{{{mm.dims, *mm.dims.k}}}}), false);
-    node = target.parent();                             // the outer band, or the filter
-    if (statements.size() > 1) node = node.parent();     // back to the sequence
+  for (const MatmulGroup& group : groups) {
+    BandMember k;
+    for (const StatementDims& dims : group.dims()) k.pieces.push_back({dims, *dims.k});
+    isl::schedule_node target = statement_subtree(node, group.leader().dims.statement);
+    target = insert_band(target, make_band(ctx, {k}), false);
+    node = target.parent();                  // the outer band, or the filter
+    if (children > 1) node = node.parent();  // back to the sequence
   }
   return node.schedule();
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "frontend/diagnostics.h"
+
 namespace polyfuse {
 
 const char* to_string(OperandLayout layout) {
@@ -28,6 +30,28 @@ std::vector<StatementDims> KernelPlan::all_statements() const {
   for (const MatmulStage& mm : matmuls) all.push_back(mm.dims);
   for (const PointwiseStage& pw : epilogue) all.push_back(pw.dims);
   return all;
+}
+
+std::vector<StatementDims> MatmulGroup::dims() const {
+  std::vector<StatementDims> all;
+  for (const MatmulStage* mm : members) all.push_back(mm->dims);
+  return all;
+}
+
+std::vector<MatmulGroup> KernelPlan::matmul_groups() const {
+  std::vector<MatmulGroup> groups;
+  for (const MatmulStage& mm : matmuls) {
+    if (!mm.shares_a_with_previous || groups.empty()) groups.emplace_back();
+    groups.back().members.push_back(&mm);
+  }
+  return groups;
+}
+
+MatmulGroup KernelPlan::group_of(const std::string& statement) const {
+  for (const MatmulGroup& group : matmul_groups())
+    for (const MatmulStage* mm : group.members)
+      if (mm->dims.statement == statement) return group;
+  PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
 
 }  // namespace polyfuse

@@ -71,6 +71,18 @@ struct MatmulStage {
   std::optional<OperandPrologue> a_prologue, b_prologue;  // absent: copy the tensor as it is
   bool zero_init = true;         // `+=!` (true) or `+=` (false)
   bool live_out = true;          // C is an output of the program (stored to global memory)
+  // This matmul reads the same A tile as the matmul before it (X in `G +=! X * Wg` and
+  // `U +=! X * Wu`): both run in one k-loop that loads the tile once per k-step
+  // (schedule/shared_operands.h decides).
+  bool shares_a_with_previous = false;
+};
+
+// Matmuls that run in one k-loop: the first one's A tile feeds every member.
+struct MatmulGroup {
+  std::vector<const MatmulStage*> members;  // in program order; members[0] leads
+  const MatmulStage& leader() const { return *members.front(); }
+  // The dims of every member.
+  std::vector<StatementDims> dims() const;
 };
 
 // One pointwise statement that consumes matmul results (an epilogue).
@@ -92,6 +104,10 @@ struct KernelPlan {
   int batch_rank() const;
   // The dims of every statement, matmuls first, in program order.
   std::vector<StatementDims> all_statements() const;
+  // The matmuls grouped by k-loop (each matmul alone unless it shares A), in program order.
+  std::vector<MatmulGroup> matmul_groups() const;
+  // The group whose k-loop runs statement `statement`.
+  MatmulGroup group_of(const std::string& statement) const;
 };
 
 }  // namespace polyfuse

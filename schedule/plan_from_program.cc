@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "frontend/diagnostics.h"
+#include "schedule/shared_operands.h"
 
 namespace polyfuse {
 
@@ -297,6 +298,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   if (plan.matmuls.empty())
     throw UserError(fmt::format("def '{}' has no matmul: the GPU path compiles matmuls and their epilogues", program.name));
   check_one_grid(program, plan);
+  share_operand_tiles(plan);
   return plan;
 }
 

@@ -8,8 +8,8 @@ namespace polyfuse {
 isl::schedule prefetch(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options) {
   if (options.stages == 1) return schedule;
   isl::schedule current = schedule;
-  for (const MatmulStage& mm : plan.matmuls) {
-    const std::string& s = mm.dims.statement;
+  for (const MatmulGroup& group : plan.matmul_groups()) {
+    const std::string& s = group.leader().dims.statement;
     isl::schedule_node kstep = find_statement_mark(statement_root(current, s), s, marks::kstep);
     current = kstep.child(0).insert_mark(std::string(marks::prefetch)).schedule();
   }

@@ -10,6 +10,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
+#include "schedule/shared_operands.h"
 
 namespace polyfuse {
 namespace {
@@ -303,6 +304,9 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     }
     text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
     if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
+    if (kernel.kind == PlannedKernelKind::fused_matmul)
+      for (const std::string& loop : shared_operand_loops(plan_gpu_kernel(reduced, recognize_idioms(reduced))))
+        text += fmt::format("  shared: {}\n", loop);
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }
   for (const PlanTemporary& t : plan.temporaries)

@@ -75,6 +75,16 @@ TEST(GpuPasses, GemmBiasReluEpilogue) {
   expect_golden_passes(testing::gemm_epilogue_plan(context.ctx()), small_options(), "gemm_epilogue");
 }
 
+// Two matmuls that share their A tile (issue 21): one k band with both statements, one
+// warp band, a sequence of the two macro-MMA statements below the k-slices; the leader's
+// extension copies X and its own B, the other only its B; one commit, wait and drain.
+TEST(GpuPasses, SharedOperandTileEveryPass) {
+  auto context = make_isl_context();
+  GpuOptions o = small_options();
+  o.stages = 2;
+  expect_golden_passes(testing::swiglu_plan(context.ctx()), o, "swiglu");
+}
+
 TEST(GpuPasses, BatchedGemm) {
   auto context = make_isl_context();
   std::ostringstream dump;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <tuple>
 
 namespace polyfuse::testing {
 
@@ -50,6 +51,33 @@ KernelPlan gemm_epilogue_plan(isl::ctx ctx) {
   pw.dims = dims("S1", {}, false);
   pw.output = "D";
   pw.write_access = isl::map(ctx, "{ S1[m, n] -> D[m, n] }");
+  plan.epilogue.push_back(pw);
+  return plan;
+}
+
+KernelPlan swiglu_plan(isl::ctx ctx) {
+  KernelPlan plan;
+  plan.name = "swiglu";
+  plan.domain = isl::union_set(ctx, "[M, N, K] -> { S0[m, n, k] : 0 <= m < M and 0 <= n < N and 0 <= k < K; "
+                                    "S1[m, n, k] : 0 <= m < M and 0 <= n < N and 0 <= k < K; "
+                                    "S2[m, n] : 0 <= m < M and 0 <= n < N }");
+  for (const auto& [statement, weight, result] : {std::tuple{"S0", "Wg", "G"}, std::tuple{"S1", "Wu", "U"}}) {
+    MatmulStage mm;
+    mm.dims = dims(statement, {}, true);
+    mm.a = "X";
+    mm.b = weight;
+    mm.c = result;
+    mm.a_access = isl::map(ctx, fmt::format("{{ {}[m, n, k] -> X[m, k] }}", statement));
+    mm.b_access = isl::map(ctx, fmt::format("{{ {}[m, n, k] -> {}[k, n] }}", statement, weight));
+    mm.c_access = isl::map(ctx, fmt::format("{{ {}[m, n, k] -> {}[m, n] }}", statement, result));
+    mm.live_out = false;
+    mm.shares_a_with_previous = !plan.matmuls.empty();
+    plan.matmuls.push_back(mm);
+  }
+  PointwiseStage pw;
+  pw.dims = dims("S2", {}, false);
+  pw.output = "H";
+  pw.write_access = isl::map(ctx, "{ S2[m, n] -> H[m, n] }");
   plan.epilogue.push_back(pw);
   return plan;
 }
