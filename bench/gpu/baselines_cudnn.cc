@@ -31,11 +31,21 @@ struct Cudnn::Impl {
   cudnnTensorDescriptor_t row = nullptr;     // (1, columns, 1, 1)
   cudnnActivationDescriptor_t activation = nullptr;
   cudnnOpTensorDescriptor_t add = nullptr;
+  cudnnOpTensorDescriptor_t mul = nullptr;
 
   void set_matrix(DType dtype, std::int64_t rows, std::int64_t columns) {
     check_cudnn(cudnnSetTensor4dDescriptor(matrix, CUDNN_TENSOR_NCHW, cudnn_data_type(dtype), static_cast<int>(rows),
                                            static_cast<int>(columns), 1, 1),
                 "cudnnSetTensor4dDescriptor");
+  }
+
+  // out = x op y elementwise over a rows x columns matrix.
+  void op_tensor(cudnnOpTensorDescriptor_t op, cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns,
+                 const void* x, const void* y, void* out) {
+    check_cudnn(cudnnSetStream(handle, stream), "cudnnSetStream");
+    set_matrix(dtype, rows, columns);
+    const float one = 1.0f, zero = 0.0f;
+    check_cudnn(cudnnOpTensor(handle, op, &one, matrix, x, &one, matrix, y, &zero, matrix, out), "cudnnOpTensor");
   }
 };
 
@@ -53,9 +63,13 @@ Cudnn::Cudnn() : impl_(new Impl) {
   check_cudnn(cudnnCreateOpTensorDescriptor(&impl_->add), "cudnnCreateOpTensorDescriptor");
   check_cudnn(cudnnSetOpTensorDescriptor(impl_->add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN),
               "cudnnSetOpTensorDescriptor");
+  check_cudnn(cudnnCreateOpTensorDescriptor(&impl_->mul), "cudnnCreateOpTensorDescriptor");
+  check_cudnn(cudnnSetOpTensorDescriptor(impl_->mul, CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN),
+              "cudnnSetOpTensorDescriptor");
 }
 
 Cudnn::~Cudnn() {
+  if (impl_->mul) cudnnDestroyOpTensorDescriptor(impl_->mul);
   if (impl_->add) cudnnDestroyOpTensorDescriptor(impl_->add);
   if (impl_->activation) cudnnDestroyActivationDescriptor(impl_->activation);
   if (impl_->row) cudnnDestroyTensorDescriptor(impl_->row);
@@ -93,12 +107,24 @@ void Cudnn::activation(cudaStream_t stream, DType dtype, Activation activation, 
 
 void Cudnn::add(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* x,
                 const void* y, void* out) {
+  impl_->op_tensor(impl_->add, stream, dtype, rows, columns, x, y, out);
+}
+
+void Cudnn::multiply(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* x,
+                     const void* y, void* out) {
+  impl_->op_tensor(impl_->mul, stream, dtype, rows, columns, x, y, out);
+}
+
+void Cudnn::silu(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* in, void* out) {
   check_cudnn(cudnnSetStream(impl_->handle, stream), "cudnnSetStream");
   impl_->set_matrix(dtype, rows, columns);
+  check_cudnn(cudnnSetActivationDescriptor(impl_->activation, CUDNN_ACTIVATION_SWISH, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+              "cudnnSetActivationDescriptor");
+  check_cudnn(cudnnSetActivationDescriptorSwishBeta(impl_->activation, 1.0), "cudnnSetActivationDescriptorSwishBeta");
   const float one = 1.0f, zero = 0.0f;
-  check_cudnn(cudnnOpTensor(impl_->handle, impl_->add, &one, impl_->matrix, x, &one, impl_->matrix, y, &zero,
-                            impl_->matrix, out),
-              "cudnnOpTensor");
+  check_cudnn(cudnnActivationForward(impl_->handle, impl_->activation, &one, impl_->matrix, in, &zero, impl_->matrix,
+                                     out),
+              "cudnnActivationForward");
 }
 
 #else  // !POLYFUSE_BENCH_HAVE_CUDNN
@@ -114,6 +140,8 @@ Cudnn::~Cudnn() = default;
 void Cudnn::add_bias(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, void*) { not_built(); }
 void Cudnn::activation(cudaStream_t, DType, Activation, std::int64_t, std::int64_t, const void*, void*) { not_built(); }
 void Cudnn::add(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, const void*, void*) { not_built(); }
+void Cudnn::multiply(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, const void*, void*) { not_built(); }
+void Cudnn::silu(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, void*) { not_built(); }
 
 #endif
 

@@ -1,7 +1,7 @@
 // The cuDNN pointwise operations of the paper's baseline, on row-major matrices seen as
 // NCHW tensors (rows, columns, 1, 1): bias add (cudnnAddTensor with a (1, columns, 1, 1)
-// bias), activation (cudnnActivationForward: relu, tanh) and add (cudnnOpTensor, f32
-// compute). These are cuDNN's legacy ("v7") API, still in cuDNN 9 (libcudnn_ops) though
+// bias), activation (cudnnActivationForward: relu, tanh, and swish for SwiGLU's silu), add
+// and multiply (cudnnOpTensor, f32 compute). These are cuDNN's legacy ("v7") API, still in cuDNN 9 (libcudnn_ops) though
 // marked deprecated; the graph API would need a fused graph, which is not the paper's
 // unfused baseline. Built only when cuDNN is found (POLYFUSE_BENCH_HAVE_CUDNN).
 #pragma once
@@ -35,6 +35,11 @@ class Cudnn {
   // out = x + y, elementwise over rows x columns.
   void add(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* x, const void* y,
            void* out);
+  // out = silu(in) = in * sigmoid(in) (CUDNN_ACTIVATION_SWISH, beta 1), in == out allowed.
+  void silu(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* in, void* out);
+  // out = x * y, elementwise over rows x columns.
+  void multiply(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* x,
+                const void* y, void* out);
 
  private:
   struct Impl;

@@ -11,9 +11,10 @@
 namespace polyfuse::bench {
 namespace {
 
-// The reduction length the tolerance is derived from: K, or 2K for two matmuls summed.
+// The reduction length the tolerance is derived from: K, or 2K for two matmuls summed or
+// multiplied.
 std::int64_t reduction_terms(const Idiom& idiom, const ProblemSize& size) {
-  return idiom.second_matmul ? 2 * size.k : size.k;
+  return idiom.second_matmul || idiom.gated ? 2 * size.k : size.k;
 }
 
 // Compares one element; records a failure in `outcome`.

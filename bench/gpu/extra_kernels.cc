@@ -41,6 +41,20 @@ extern "C" __global__ void pf_bench_relu_bf16(const __nv_bfloat16* in, __nv_bflo
 extern "C" __global__ void pf_bench_tanh_f16(const __half* in, __half* out, long long count) { pointwise<__half, Tanh>(in, out, count); }
 extern "C" __global__ void pf_bench_tanh_bf16(const __nv_bfloat16* in, __nv_bfloat16* out, long long count) { pointwise<__nv_bfloat16, Tanh>(in, out, count); }
 
+// out = silu(g) * u, 8 elements per thread (SwiGLU's gate after two cuBLASLt matmuls).
+template <class T>
+__device__ void silu_mul(const T* g, const T* u, T* out, long long count) {
+  const long long first = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * 8;
+  const long long last = first + 8 <= count ? first + 8 : count;
+  for (long long i = first; i < last; ++i) {
+    const float x = to_float(g[i]);
+    out[i] = from_float<T>(x / (1.0f + expf(-x)) * to_float(u[i]));
+  }
+}
+
+extern "C" __global__ void pf_bench_silu_mul_f16(const __half* g, const __half* u, __half* out, long long count) { silu_mul(g, u, out, count); }
+extern "C" __global__ void pf_bench_silu_mul_bf16(const __nv_bfloat16* g, const __nv_bfloat16* u, __nv_bfloat16* out, long long count) { silu_mul(g, u, out, count); }
+
 // Busy-waits `nanoseconds` of the GPU's global timer.
 extern "C" __global__ void pf_bench_spin(unsigned long long nanoseconds) {
   unsigned long long start, now;
@@ -54,7 +68,8 @@ extern "C" __global__ void pf_bench_spin(unsigned long long nanoseconds) {
 }
 
 std::vector<std::string> extra_kernel_names() {
-  return {"pf_bench_relu_f16", "pf_bench_relu_bf16", "pf_bench_tanh_f16", "pf_bench_tanh_bf16", "pf_bench_spin"};
+  return {"pf_bench_relu_f16",     "pf_bench_relu_bf16",     "pf_bench_tanh_f16", "pf_bench_tanh_bf16",
+          "pf_bench_silu_mul_f16", "pf_bench_silu_mul_bf16", "pf_bench_spin"};
 }
 
 ExtraKernels::ExtraKernels(const std::string& arch) {
@@ -84,6 +99,19 @@ void ExtraKernels::pointwise(ExtraOp op, DType dtype, const void* in, void* out,
   long long count_arg = count;
   void* params[] = {&in_arg, &out_arg, &count_arg};
   kernel(name).launch({blocks, 1, 1}, {threads, 1, 1}, reinterpret_cast<CUstream>(stream), params);
+}
+
+void ExtraKernels::silu_mul(DType dtype, const void* g, const void* u, void* out, std::int64_t count,
+                            cudaStream_t stream) const {
+  constexpr unsigned threads = 256;
+  const std::int64_t per_block = threads * 8;
+  const unsigned blocks = static_cast<unsigned>((count + per_block - 1) / per_block);
+  const void* g_arg = g;
+  const void* u_arg = u;
+  void* out_arg = out;
+  long long count_arg = count;
+  void* params[] = {&g_arg, &u_arg, &out_arg, &count_arg};
+  kernel("pf_bench_silu_mul_" + to_string(dtype)).launch({blocks, 1, 1}, {threads, 1, 1}, reinterpret_cast<CUstream>(stream), params);
 }
 
 void ExtraKernels::spin(double milliseconds, cudaStream_t stream) const {

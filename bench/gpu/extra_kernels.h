@@ -4,6 +4,7 @@
 //   relu   out = relu(in)       the cuBLASLt baseline's prologue (cuBLASLt has none)
 //   tanh   x = tanh(x) in place the cuBLASLt baseline's activation after its BIAS epilogue
 //                               (cuBLASLt has no tanh epilogue)
+//   silu_mul out = silu(g) * u  the cuBLASLt baseline's SwiGLU gate after its two matmuls
 //   spin   waits on %globaltimer for a given time: queued before the timed launches so
 //          the host's launch overhead is hidden behind it
 // The pointwise kernels are memory-bound and simple: each thread converts 8 elements
@@ -31,7 +32,7 @@ enum class ExtraOp { relu, tanh };
 
 // The CUDA source of every extra kernel (one module).
 const std::string& extra_kernels_source();
-// The extern "C" names in it: pf_bench_{relu,tanh}_{f16,bf16} and pf_bench_spin.
+// The extern "C" names in it: pf_bench_{relu,tanh,silu_mul}_{f16,bf16} and pf_bench_spin.
 std::vector<std::string> extra_kernel_names();
 
 // The compiled extra kernels, launched on the current context (device 0's primary).
@@ -46,6 +47,8 @@ class ExtraKernels {
 
   // out[i] = op(in[i]) for i < count (in == out is allowed), asynchronously on `stream`.
   void pointwise(ExtraOp op, DType dtype, const void* in, void* out, std::int64_t count, cudaStream_t stream) const;
+  // out[i] = silu(g[i]) * u[i] for i < count, asynchronously on `stream`.
+  void silu_mul(DType dtype, const void* g, const void* u, void* out, std::int64_t count, cudaStream_t stream) const;
   // One thread that returns after `milliseconds` of GPU time.
   void spin(double milliseconds, cudaStream_t stream) const;
 

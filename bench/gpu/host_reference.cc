@@ -66,6 +66,13 @@ float reference_element(const Idiom& idiom, DType dtype, const ProblemSize& size
       c2 += e[static_cast<size_t>(m * size.k + k)] * f[static_cast<size_t>(k * size.n + n)];
     c = c + c2;
   }
+  if (idiom.gated) {
+    const std::vector<float>& f = problem.values.at("F");
+    float u = 0;
+    for (std::int64_t k = 0; k < size.k; ++k)
+      u += a[static_cast<size_t>(a_base + k)] * f[static_cast<size_t>(k * size.n + n)];
+    c = c / (1.0f + std::exp(-c)) * u;
+  }
   if (idiom.bias) c = c + problem.values.at("bias")[static_cast<size_t>(n)];
   switch (idiom.activation) {
     case Activation::none: break;

@@ -29,12 +29,15 @@ std::string to_string(Activation activation);
 //   C(m, n) = sum_k A'(m, k) * B(k, n)   with A' = relu(A) when relu_prologue, else A
 //   C(m, n) += sum_k E(m, k) * F(k, n)   when second_matmul
 //   D(m, n) = act(C(m, n) + bias(n))     (no bias / act when absent)
+// or, for the gated idiom (SwiGLU's gate, issue 21), D(m, n) = silu(C(m, n)) * U(m, n) with
+// U(m, n) = sum_k A(m, k) * F(k, n): two matmuls that read the same A.
 // in f32, D rounded once to the element type (the reference evaluator's semantics).
 struct Idiom {
   std::string name;             // "gemm_bias_relu": CSV, command line
   std::string title;            // "GEMM + bias + ReLU": summary, plot
   bool relu_prologue = false;   // relu on the A operand before the matmul
   bool second_matmul = false;   // Add(GEMM, GEMM): D = A*B + E*F
+  bool gated = false;           // SwiGLU's gate: D = silu(A*B) * (A*F)
   bool bias = false;            // + bias(n), broadcast over rows (and batches)
   Activation activation = Activation::none;
   bool batched = false;         // A(b, m, k), B(b, k, n), D(b, m, n)

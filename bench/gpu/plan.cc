@@ -15,7 +15,8 @@ std::string cublas_call(const Idiom& idiom) {
 
 VariantPlan cublas_cudnn_plan(const Idiom& idiom, const BuildFeatures& features) {
   VariantPlan plan{Variant::cublas_cudnn, true, ""};
-  const bool pointwise = idiom.relu_prologue || idiom.second_matmul || idiom.bias || idiom.activation != Activation::none;
+  const bool pointwise =
+      idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias || idiom.activation != Activation::none;
   if (!pointwise) {
     plan.how = cublas_call(idiom);
     return plan;
@@ -23,6 +24,11 @@ VariantPlan cublas_cudnn_plan(const Idiom& idiom, const BuildFeatures& features)
   if (!features.cudnn) return {Variant::cublas_cudnn, false, "not built: cuDNN (cudnn.h, libcudnn) was not found"};
   if (idiom.activation == Activation::gelu)
     return {Variant::cublas_cudnn, false, "n/a: cuDNN's activations (cudnnActivationForward) have no GELU"};
+  if (idiom.gated) {
+    plan.how = "2x " + cublas_call(idiom) + " (G = A*B, U = A*F), then cudnnActivationForward (swish, beta 1: silu on G), "
+               "then cudnnOpTensor (multiply G and U)";
+    return plan;
+  }
   std::vector<std::string> steps;
   if (idiom.relu_prologue) steps.push_back("cudnnActivationForward (relu on A)");
   steps.push_back(idiom.second_matmul ? "2x " + cublas_call(idiom) : cublas_call(idiom));
@@ -49,6 +55,8 @@ VariantPlan cublaslt_plan(const Idiom& idiom) {
   plan.how += fmt::format("{} epilogue {}{}", matmul, epilogue, extra);
   if (idiom.second_matmul)
     plan.how = "cublasLtMatmul D = A*B, then cublasLtMatmul D = E*F + 1.0*D (beta = 1: the add fused into the second matmul)";
+  if (idiom.gated)
+    plan.how = "cublasLtMatmul G = A*B, cublasLtMatmul U = A*F, then the extra silu_mul kernel (NVRTC): D = silu(G) * U";
   return plan;
 }
 

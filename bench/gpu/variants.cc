@@ -6,7 +6,7 @@ namespace {
 Enqueue cublas_cudnn(const Idiom& idiom, DType dtype, const ProblemSize& size, const DeviceProblem& problem,
                      Libraries& libraries) {
   const bool pointwise =
-      idiom.relu_prologue || idiom.second_matmul || idiom.bias || idiom.activation != Activation::none;
+      idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias || idiom.activation != Activation::none;
   if (pointwise && !libraries.cudnn) throw Unsupported("not built with cuDNN");
   if (idiom.activation == Activation::gelu) throw Unsupported("cuDNN's activations have no GELU");
   Cublas& cublas = libraries.cublas;
@@ -23,6 +23,11 @@ Enqueue cublas_cudnn(const Idiom& idiom, DType dtype, const ProblemSize& size, c
       cublas.gemm(stream, dtype, size, false, a, problem.pointer("B"), problem.pointer("C1"));
       cublas.gemm(stream, dtype, size, false, problem.pointer("E"), problem.pointer("F"), problem.pointer("C2"));
       cudnn->add(stream, dtype, rows, size.n, problem.pointer("C1"), problem.pointer("C2"), d);
+    } else if (idiom.gated) {
+      cublas.gemm(stream, dtype, size, false, a, problem.pointer("B"), problem.pointer("C1"));
+      cublas.gemm(stream, dtype, size, false, a, problem.pointer("F"), problem.pointer("C2"));
+      cudnn->silu(stream, dtype, rows, size.n, problem.pointer("C1"), problem.pointer("C1"));
+      cudnn->multiply(stream, dtype, rows, size.n, problem.pointer("C1"), problem.pointer("C2"), d);
     } else {
       cublas.gemm(stream, dtype, size, idiom.batched, a, problem.pointer("B"), d);
     }
@@ -44,6 +49,8 @@ Enqueue cublaslt(const Idiom& idiom, DType dtype, const ProblemSize& size, const
   std::shared_ptr<LtMatmul> second;
   if (idiom.second_matmul)
     second = std::make_shared<LtMatmul>(libraries.cublaslt, dtype, size, false, LtEpilogue::none, nullptr, 1.0f);
+  if (idiom.gated)
+    second = std::make_shared<LtMatmul>(libraries.cublaslt, dtype, size, false, LtEpilogue::none, nullptr, 0.0f);
   const ExtraKernels* extra = libraries.extra;
   const std::int64_t a_elements = size.m * size.k * (idiom.batched ? size.batch : 1);
   const std::int64_t d_elements = problem.output_elements();
@@ -53,6 +60,12 @@ Enqueue cublaslt(const Idiom& idiom, DType dtype, const ProblemSize& size, const
     if (idiom.relu_prologue) {
       extra->pointwise(ExtraOp::relu, dtype, a, problem.pointer("relu_A"), a_elements, stream);
       a = problem.pointer("relu_A");
+    }
+    if (idiom.gated) {  // G = A*B and U = A*F, then D = silu(G) * U
+      first->run(stream, a, problem.pointer("B"), problem.pointer("C1"));
+      second->run(stream, a, problem.pointer("F"), problem.pointer("C2"));
+      extra->silu_mul(dtype, problem.pointer("C1"), problem.pointer("C2"), d, d_elements, stream);
+      return;
     }
     first->run(stream, a, problem.pointer("B"), d);
     if (second) second->run(stream, problem.pointer("E"), problem.pointer("F"), d);

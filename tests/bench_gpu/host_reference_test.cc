@@ -21,8 +21,8 @@ Program compile_idiom(const Idiom& idiom, DType dtype, const ProblemSize& size) 
   return compile_source(SourceFile{idiom.name + ".tc", tc_source(idiom, dtype)}, sizes).programs.at(0);
 }
 
-TEST(BenchIdioms, SevenIdiomsSixFromTheIssue) {
-  EXPECT_EQ(all_idioms().size(), 7u);
+TEST(BenchIdioms, EightIdiomsSixFromIssue7) {
+  EXPECT_EQ(all_idioms().size(), 8u);
   int in_issue = 0;
   for (const Idiom& idiom : all_idioms()) in_issue += idiom.in_issue;
   EXPECT_EQ(in_issue, 6);
@@ -42,6 +42,14 @@ TEST(BenchIdioms, TensorsFollowTheSignature) {
   EXPECT_EQ(batched.back().shape, (std::vector<std::int64_t>{3, 64, 32}));
   EXPECT_TRUE(batched.back().output);
   EXPECT_DOUBLE_EQ(idiom_flops(*find_idiom("add_gemms"), size), 2 * 2.0 * 64 * 32 * 16);
+  // SwiGLU's gate: the second matmul reads A again, with its own weight F.
+  names.clear();
+  for (const TensorSpec& spec : tensors(*find_idiom("swiglu"), size)) names.push_back(spec.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"A", "B", "F", "D"}));
+  EXPECT_DOUBLE_EQ(idiom_flops(*find_idiom("swiglu"), size), 2 * 2.0 * 64 * 32 * 16);
+  const std::string source = tc_source(*find_idiom("swiglu"), DType::bf16);
+  EXPECT_NE(source.find("U(m, n) +=! A(m, k) * F(k, n)"), std::string::npos) << source;
+  EXPECT_NE(source.find("D(m, n) = silu(C(m, n)) * U(m, n)"), std::string::npos) << source;
 }
 
 // Every idiom and dtype: reference_element == reference::evaluate, element for element.

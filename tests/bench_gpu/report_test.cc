@@ -157,7 +157,7 @@ TEST(BenchSummary, HeaderNamesGpuCommandMethodAndFailures) {
 }
 
 TEST(BenchGoals, IssueSevenGoals) {
-  ASSERT_EQ(issue7_goals().size(), 5u);
+  ASSERT_EQ(performance_goals().size(), 6u);
   EXPECT_EQ(find_goal("gemm", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 0.9);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.0);
