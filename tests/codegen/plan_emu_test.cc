@@ -118,6 +118,23 @@ TEST(PlanEmu, RowChainsReadEachRowOnce) {
   EXPECT_EQ(run.stats.buffer("X")->bytes_loaded, 2u * 16 * 256) << run.stats.details();
 }
 
+// 128-bit row accesses of every element type: bf16 rows read and f32 rows written (8 terms a
+// vector: two 128-bit stores of f32), f32 rows read and bf16 written, and a row length that is
+// no multiple of the vector (term by term).
+TEST(PlanEmu, RowChainsOfEveryElementType) {
+  for (const char* types : {"bf16(M, N) X) -> (f32(M, N) Y", "f32(M, N) X) -> (bf16(M, N) Y"})
+    for (std::int64_t n : {64, 200, 45}) {
+      SCOPED_TRACE(fmt::format("{}, N = {}", types, n));
+      expect_plan_runs(fmt::format("def rows({}) {{\n"
+                                   "  mx(m) max=! X(m, n)\n"
+                                   "  s(m) +=! exp(X(m, n) - mx(m))\n"
+                                   "  Y(m, n) = exp(X(m, n) - mx(m)) / s(m)\n"
+                                   "}}\n",
+                                   types),
+                       {{"M", 11}, {"N", n}}, 1);
+    }
+}
+
 // A layer norm of rows with a large mean (1e4 + noise): the variance is taken of the centred
 // row (two passes over the registers), so it keeps its precision.
 TEST(PlanEmu, LayerNormWithALargeMean) {
