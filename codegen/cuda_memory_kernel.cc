@@ -8,6 +8,8 @@
 #include "codegen/access_offsets.h"
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/memory_kernel_text.h"
+#include "codegen/row_chain_kernel.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
@@ -22,14 +24,7 @@ constexpr std::int64_t warp_reduction_terms = 1024;
 
 std::string index_id(const std::string& name) { return "i_" + name; }
 
-// A tensor's name in the kernel: its own, unless that could clash with the kernel's other
-// names (its variables, indices i_*, locals v_*), then t_NAME.
-std::string tensor_id(const std::string& name) {
-  static const std::set<std::string> reserved = {"lane", "warp", "row", "term", "element", "offset", "w",
-                                                 "acc",  "partial", "smem", "pf", "blockIdx", "threadIdx", "gridDim"};
-  const bool prefixed = name.rfind("i_", 0) == 0 || name.rfind("v_", 0) == 0 || name.rfind("t_", 0) == 0;
-  return reserved.count(name) || prefixed ? "t_" + name : name;
-}
+std::string tensor_id(const std::string& name) { return memory_kernel_tensor_id(name); }
 
 class MemoryKernelEmitter {
  public:
@@ -101,24 +96,10 @@ class MemoryKernelEmitter {
   }
 
   static std::string combine(ReductionOp op, const std::string& a, const std::string& b) {
-    switch (op) {
-      case ReductionOp::sum: return fmt::format("{} + {}", a, b);
-      case ReductionOp::product: return fmt::format("{} * {}", a, b);
-      case ReductionOp::max: return fmt::format("fmaxf({}, {})", a, b);
-      case ReductionOp::min: return fmt::format("fminf({}, {})", a, b);
-    }
-    return "";
+    return reduction_combine(op, a, b);
   }
 
-  static std::string identity(ReductionOp op) {
-    switch (op) {
-      case ReductionOp::sum: return "0.f";
-      case ReductionOp::product: return "1.f";
-      case ReductionOp::max: return "__uint_as_float(0xff800000u) /* -infinity */";
-      case ReductionOp::min: return "__uint_as_float(0x7f800000u) /* +infinity */";
-    }
-    return "";
-  }
+  static std::string identity(ReductionOp op) { return reduction_identity(op); }
 
   std::string parameters() const {
     std::vector<std::string> parts;
@@ -231,6 +212,12 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
     // Enough blocks for one element per thread, at most 65535 (the loop strides over the rest).
     blocks = std::min<std::int64_t>((elements + block_threads - 1) / block_threads, 65535);
     what = "pointwise, one element per thread (grid-stride)";
+  } else if (kind == PlannedKernelKind::row_chain) {
+    const RowChainBody chain = row_chain_kernel_body(program);
+    body = chain.text;
+    blocks = chain.blocks;
+    shared_bytes = chain.shared_bytes;
+    what = chain.what;
   } else {
     for (std::size_t i = 0; i + 1 < program.statements.size(); ++i)
       PF_INTERNAL_CHECK(!program.statements[i].is_reduction() || program.statements[i].reduction_indices().empty(),

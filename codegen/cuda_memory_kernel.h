@@ -7,7 +7,9 @@
 //                  (8 elements a block) when it has at most 1024 terms, else by one block of
 //                  8 warps; lanes accumulate strided terms in f32, then `__shfl_xor_sync`
 //                  butterflies combine a warp's lanes and shared memory the block's warps.
-//                  Every load is bounds-checked against the term count.
+//                  Every load is bounds-checked against the term count;
+//   row chain      reductions and pointwise statements over the same rows, one warp or block
+//                  a row, each row read once (codegen/row_chain_kernel.h).
 //
 // Every size must be bound (the plan refuses otherwise); tensors are row-major and
 // contiguous, f16/bf16 elements converted with pf::to_float / pf::from_float, the
@@ -23,7 +25,7 @@
 namespace polyfuse {
 
 // The kernel of `kernel_program` (program_plan.h's kernel_program: its statements, its
-// tensors' roles) of kind `kind` (pointwise or row_reduction), for `arch`. `def` names the
+// tensors' roles) of kind `kind` (pointwise, row_reduction or row_chain), for `arch`. `def` names the
 // def the plan came from, for the header comment. No host launcher and no helpers: the plan's
 // source (cuda_plan.h) adds them.
 EmittedKernel emit_memory_kernel(const Program& kernel_program, PlannedKernelKind kind, const std::string& def,

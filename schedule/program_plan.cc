@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <variant>
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
+#include "schedule/row_chain.h"
 #include "schedule/shared_operands.h"
 
 namespace polyfuse {
@@ -144,6 +146,7 @@ const char* to_string(PlannedKernelKind kind) {
     case PlannedKernelKind::fused_matmul: return "fused matmul";
     case PlannedKernelKind::pointwise: return "pointwise";
     case PlannedKernelKind::row_reduction: return "row reduction";
+    case PlannedKernelKind::row_chain: return "row chain";
   }
   return "?";
 }
@@ -165,7 +168,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     plan_gpu_kernel(program, idioms);
     std::vector<std::string> all;
     for (const Statement& s : program.statements) all.push_back(s.id);
-    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", ""});
+    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", ""});
     return plan;
   } catch (const UserError&) {
     // not one fused kernel: a plan of several
@@ -176,9 +179,20 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     if (!plan.kernels.empty()) plan.kernels.back().cut = fmt::format("{} starts a new kernel: {}", describe(s), why);
   };
   const auto start = [&](PlannedKernelKind kind, const Statement& s) {
-    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", ""});
+    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", "", ""});
   };
   // Appends `s` to the matmul kernel `kernel` when the fused kernel still takes it; else why not.
+  // Appends `s` to the memory-bound kernel `kernel` when they form one row chain; else why not.
+  const auto join_row_chain = [&](PlannedKernel& kernel, const Statement& s) -> std::string {
+    std::vector<std::string> with = kernel.statements;
+    with.push_back(s.id);
+    const std::variant<RowChain, std::string> chain = row_chain_of(program, with);
+    if (const std::string* why = std::get_if<std::string>(&chain)) return *why;
+    kernel.kind = PlannedKernelKind::row_chain;
+    kernel.statements = std::move(with);
+    kernel.partition = std::get<RowChain>(chain).describe();
+    return "";
+  };
   const auto join_matmul_kernel = [&](PlannedKernel& kernel, const Statement& s) -> std::optional<std::string> {
     std::vector<std::string> with = kernel.statements;
     with.push_back(s.id);
@@ -222,7 +236,13 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         start(PlannedKernelKind::fused_matmul, s);
         break;
       }
-      case IdiomKind::other:
+      case IdiomKind::other: {
+        // The memory-bound kernel just before it, when they are one row chain.
+        std::string chain_refusal;
+        if (last && last->kind != PlannedKernelKind::fused_matmul) {
+          chain_refusal = join_row_chain(*last, s);
+          if (chain_refusal.empty()) break;
+        }
         // The pointwise kernel just before it, over the reduction's whole domain: computed in its row loop.
         if (last && last->kind == PlannedKernelKind::pointwise && pointwise_refusal(program, *last, s).empty()) {
           last->kind = PlannedKernelKind::row_reduction;
@@ -230,19 +250,20 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
           break;
         }
         if (last && last->kind == PlannedKernelKind::fused_matmul)
-          cut_before(s, "a reduction that is not a matmul is not fused into a matmul kernel yet: it is a kernel of its "
-                        "own, one warp or block per written element");
+          cut_before(s, "a reduction that is not a matmul is not fused into a matmul kernel yet: it starts a "
+                        "memory-bound kernel, one warp or block per written element");
         else if (last && last->kind == PlannedKernelKind::pointwise)
           cut_before(s, "a reduction takes the pointwise statements before it only over its whole domain: " +
                             pointwise_refusal(program, *last, s));
         else if (last)
-          cut_before(s, "a reduction that is not a matmul is a kernel of its own, one warp or block per written element");
+          cut_before(s, "it is not one row chain with the kernel before it: " + chain_refusal);
         start(PlannedKernelKind::row_reduction, s);
         if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
           plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
                                      "warp or block per output element, not as an implicit GEMM on tensor cores yet "
                                      "(issue 24)";
         break;
+      }
       case IdiomKind::pointwise: {
         if (last && last->kind == PlannedKernelKind::fused_matmul) {
           const std::optional<std::string> why = join_matmul_kernel(*last, s);
@@ -256,12 +277,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
           }
           cut_before(s, why);
         } else if (last) {
-          const std::string& result = program.find_statement(last->statements.back())->write.tensor;
-          cut_before(s, reads(s, result) ? fmt::format("it reads {}, the result of the reduction that ends the kernel "
-                                                       "before it",
-                                                       result)
-                                         : "a reduction ends its kernel (pointwise statements join a reduction's "
-                                           "kernel before the reduction only)");
+          const std::string why = join_row_chain(*last, s);
+          if (why.empty()) break;
+          cut_before(s, "it is not one row chain with the kernel before it: " + why);
         }
         start(PlannedKernelKind::pointwise, s);
         break;
@@ -307,6 +325,7 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     if (kernel.kind == PlannedKernelKind::fused_matmul)
       for (const std::string& loop : shared_operand_loops(plan_gpu_kernel(reduced, recognize_idioms(reduced))))
         text += fmt::format("  shared: {}\n", loop);
+    if (!kernel.partition.empty()) text += fmt::format("  partition: {}\n", kernel.partition);
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }
   for (const PlanTemporary& t : plan.temporaries)

@@ -12,7 +12,10 @@
 //     reduction that is not a matmul ends a kernel (one warp or block per written element,
 //     codegen/cuda_memory_kernel.h) that also takes the pointwise kernel just before it when
 //     that one runs over the reduction's whole domain (e(m, n) = exp(..) before s(m) +=! e(m, n):
-//     e is computed in s's row loop).
+//     e is computed in s's row loop);
+//   - a reduction kernel then keeps taking the statements that follow while they form one row
+//     chain (schedule/row_chain.h: reductions, element and row statements over the same rows):
+//     softmax's max, exp, sum and divide are one kernel that reads each row once.
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
 // output is a temporary: f32 in the workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
@@ -36,9 +39,10 @@ enum class PlannedKernelKind {
   fused_matmul,   // the tensor-core kernel of the GPU passes (matmuls + prologues/epilogues)
   pointwise,      // memory-bound: one element per thread, grid-stride
   row_reduction,  // memory-bound: one reduction, one warp or one block per written element
+  row_chain,      // memory-bound: reductions and pointwise statements over the same rows, a warp or block a row
 };
 
-// "fused matmul", "pointwise", "row reduction".
+// "fused matmul", "pointwise", "row reduction", "row chain".
 const char* to_string(PlannedKernelKind kind);
 
 struct PlannedKernel {
@@ -47,6 +51,7 @@ struct PlannedKernel {
   std::vector<std::string> statements;  // ids, program order
   std::string cut;                      // why the next statement starts a new kernel ("" for the last)
   std::string note;                     // why a matmul runs as a reduction kernel (else "")
+  std::string partition;                // a row chain's rows and threads (RowChain::describe), else ""
 };
 
 // A tensor that several kernels read or write, not an output of the def.

@@ -22,6 +22,7 @@
 #include "pf_block_copy.cuh"
 #include "pf_accumulator_store.cuh"
 #include "pf_pointwise.cuh"
+#include "pf_row.cuh"
 #include "pf_tile_order.cuh"
 #include "pf_sm90.cuh"
 #include "pf_swizzle_sm90.cuh"

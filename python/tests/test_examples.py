@@ -52,13 +52,13 @@ def test_sizes_given_to_compile_and_out(example_source):
 
 
 def test_a_plan_is_called_like_one_kernel(example_source):
-    kernel = polyfuse.compile(example_source("softmax"), backend="emu", M=5, N=37)
+    kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=40, K=24)
     assert kernel.config["kernel_count"] > 1
     assert kernel.config["workspace_bytes"] > 0
     assert kernel.metadata[-1]["workspace_bytes"] == kernel.config["workspace_bytes"]
-    assert "softmax_k1" in kernel.plan
-    (x,) = inputs("softmax")
-    assert_close(kernel(x), expected("softmax", [x])[0], "f16")
+    assert "gemm_softmax_k1 (row chain)" in kernel.plan
+    a, b = inputs("gemm_softmax")
+    assert_close(kernel(a, b), expected("gemm_softmax", [a, b])[0], "f16")
 
 
 def test_unbound_sizes_compile_once_per_shape(example_source):

@@ -1,6 +1,7 @@
 // Plans of several kernels (schedule/program_plan.h) run on the emulator against the exact
 // reference: the row-reduction examples (with and without a matmul) at power-of-two and odd
-// sizes, rows reduced by one warp (<= 1024 terms) and by one block (more), every reduction
+// sizes, rows reduced by one warp (<= 1024 terms) and by one block (more), row chains kept in
+// registers and re-read (the emulator's byte counters show how often a row is read), every reduction
 // operator with and without its initial value, a softmax of large inputs (the max is
 // subtracted: no overflow), and programs the GPU path used to refuse as unfusable.
 #include <gtest/gtest.h>
@@ -35,6 +36,7 @@ void expect_plan_runs(const std::string& source, const SizeBindings& sizes, std:
 struct ExampleShape {
   std::string example;
   SizeBindings sizes;
+  std::size_t kernels = 2;  // in the plan
 };
 
 void PrintTo(const ExampleShape& e, std::ostream* out) { *out << e.example; }
@@ -42,17 +44,22 @@ void PrintTo(const ExampleShape& e, std::ostream* out) { *out << e.example; }
 class PlanExamplesEmu : public ::testing::TestWithParam<ExampleShape> {};
 
 TEST_P(PlanExamplesEmu, MatchesTheReference) {
-  expect_plan_runs(example_source(GetParam().example), GetParam().sizes);
+  const Program program = compile_program(example_source(GetParam().example), GetParam().sizes);
+  EXPECT_EQ(plan_program(program, recognize_idioms(program)).kernels.size(), GetParam().kernels);
+  expect_plan_runs(example_source(GetParam().example), GetParam().sizes, GetParam().kernels);
 }
 
 std::vector<ExampleShape> example_shapes() {
   std::vector<ExampleShape> shapes;
+  // One row-chain kernel each.
   for (const char* example : {"softmax", "layernorm_rows", "cross_entropy"}) {
-    shapes.push_back({example, {{"M", 64}, {"N", 128}}});
-    shapes.push_back({example, {{"M", 37}, {"N", 101}}});
-    shapes.push_back({example, {{"M", 3}, {"N", 1500}}});  // more than 1024 terms: one block a row
-    shapes.push_back({example, {{"M", 1}, {"N", 1}}});
+    shapes.push_back({example, {{"M", 64}, {"N", 128}}, 1});
+    shapes.push_back({example, {{"M", 37}, {"N", 101}}, 1});    // one access a term
+    shapes.push_back({example, {{"M", 3}, {"N", 1500}}, 1});    // more than 1024 terms: one block a row
+    shapes.push_back({example, {{"M", 2}, {"N", 9000}}, 1});    // the rows do not fit in registers: re-read
+    shapes.push_back({example, {{"M", 1}, {"N", 1}}, 1});
   }
+  // The matmul kernel, then one row-chain kernel.
   for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"}) {
     shapes.push_back({example, {{"M", 64}, {"N", 128}, {"K", 64}}});
     shapes.push_back({example, {{"M", 37}, {"N", 101}, {"K", 19}}});
@@ -79,8 +86,68 @@ TEST(PlanEmu, SoftmaxOfLargeInputsDoesNotOverflow) {
       "  s(m) +=! e(m, n)\n"
       "  Y(m, n) = e(m, n) / s(m)\n"
       "}\n";
-  expect_plan_runs(source, {{"M", 19}, {"N", 77}});
-  expect_plan_runs(source, {{"M", 2}, {"N", 2049}});
+  expect_plan_runs(source, {{"M", 19}, {"N", 77}}, 1);
+  expect_plan_runs(source, {{"M", 2}, {"N", 2049}}, 1);
+  expect_plan_runs(source, {{"M", 2}, {"N", 8500}}, 1);  // re-read
+}
+
+// The emulator's byte counters: a row chain kept in registers reads its input once and writes
+// its output once (softmax: max, exp, sum and divide in one kernel); one whose rows do not fit
+// reads the input once per loop over the row (3 for softmax: the max, the sum, the quotient).
+TEST(PlanEmu, RowChainsReadEachRowOnce) {
+  struct Case {
+    SizeBindings sizes;
+    std::uint64_t passes;
+  };
+  for (const Case& c : {Case{{{"M", 64}, {"N", 128}}, 1}, Case{{{"M", 5}, {"N", 2000}}, 1},
+                        Case{{{"M", 37}, {"N", 101}}, 1}, Case{{{"M", 2}, {"N", 9000}}, 3}}) {
+    const Program program = compile_program(example_source("softmax"), c.sizes);
+    const std::uint64_t bytes = 2ull * c.sizes.at("M") * c.sizes.at("N");
+    const EmuRun run = run_on_emulator(program, GpuOptions{});
+    ASSERT_TRUE(run.check.ok) << run.check.to_string();
+    ASSERT_NE(run.stats.buffer("X"), nullptr);
+    ASSERT_NE(run.stats.buffer("Y"), nullptr);
+    EXPECT_EQ(run.stats.buffer("X")->bytes_loaded, c.passes * bytes) << run.stats.details();
+    EXPECT_EQ(run.stats.buffer("Y")->bytes_stored, bytes) << run.stats.details();
+    EXPECT_EQ(run.stats.counter("global_bytes_loaded"), c.passes * bytes) << run.stats.details();
+  }
+  // Layer norm's row (mean, variance, normalise): X once, gamma and beta once a row.
+  const Program layernorm = compile_program(example_source("layernorm_rows"), {{"M", 16}, {"N", 256}});
+  const EmuRun run = run_on_emulator(layernorm, GpuOptions{});
+  ASSERT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.buffer("X")->bytes_loaded, 2u * 16 * 256) << run.stats.details();
+}
+
+// 128-bit row accesses of every element type: bf16 rows read and f32 rows written (8 terms a
+// vector: two 128-bit stores of f32), f32 rows read and bf16 written, and a row length that is
+// no multiple of the vector (term by term).
+TEST(PlanEmu, RowChainsOfEveryElementType) {
+  for (const char* types : {"bf16(M, N) X) -> (f32(M, N) Y", "f32(M, N) X) -> (bf16(M, N) Y"})
+    for (std::int64_t n : {64, 200, 45}) {
+      SCOPED_TRACE(fmt::format("{}, N = {}", types, n));
+      expect_plan_runs(fmt::format("def rows({}) {{\n"
+                                   "  mx(m) max=! X(m, n)\n"
+                                   "  s(m) +=! exp(X(m, n) - mx(m))\n"
+                                   "  Y(m, n) = exp(X(m, n) - mx(m)) / s(m)\n"
+                                   "}}\n",
+                                   types),
+                       {{"M", 11}, {"N", n}}, 1);
+    }
+}
+
+// A layer norm of rows with a large mean (1e4 + noise): the variance is taken of the centred
+// row (two passes over the registers), so it keeps its precision.
+TEST(PlanEmu, LayerNormWithALargeMean) {
+  const char* source =
+      "def layernorm_offset(f32(M, N) X, f32(N) gamma, f32(N) beta) -> (f32(M, N) Y) {\n"
+      "  Z(m, n) = X(m, n) + 10000\n"
+      "  mean(m) +=! Z(m, n) / N\n"
+      "  d(m, n) = Z(m, n) - mean(m)\n"
+      "  var(m) +=! d(m, n) * d(m, n) / N\n"
+      "  Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n) + beta(n)\n"
+      "}\n";
+  expect_plan_runs(source, {{"M", 9}, {"N", 300}}, 1);
+  expect_plan_runs(source, {{"M", 2}, {"N", 5000}}, 1);
 }
 
 // Every reduction operator, initialised (`op=!`) or from the output's value (`op=`), by warps
@@ -119,13 +186,13 @@ TEST(PlanEmu, FuzzSeedsOfReductions) {
   const std::string row_ops = read_text_file(source_path("tests/fuzz/seeds/row_reductions.tc"));
   const std::string gemv = read_text_file(source_path("tests/fuzz/seeds/reductions.tc"));
   ASSERT_FALSE(row_ops.empty() || gemv.empty());
-  expect_plan_runs(row_ops, {{"M", 7}, {"N", 33}}, 5);
+  expect_plan_runs(row_ops, {{"M", 7}, {"N", 33}}, 3);  // a row chain, acc's `min=`, acc's `*=` and out
   expect_plan_runs(gemv, {{"M", 7}, {"K", 1030}}, 3);
   expect_plan_runs(gemv, {{"M", 40}, {"K", 9}}, 3);
 }
 
 // A matmul whose output is reduced and then used again (issue 20's "previously rejected as
-// unfusable" program): a plan of a matmul kernel and memory-bound kernels.
+// unfusable" program): a plan of a matmul kernel and a row-chain kernel.
 TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
   const char* source =
       "def centred(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f32(M) rowmax) {\n"
@@ -133,15 +200,15 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
       "  rowmax(m) max=! C(m, n)\n"
       "  D(m, n) = relu(C(m, n) - rowmax(m))\n"
       "}\n";
-  expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 3);
-  expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 3);
+  expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 2);  // the matmul kernel, then a row chain
+  expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 2);
 }
 
 // On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor
 // maps the runtime encodes); the memory-bound kernels are the same.
 TEST(PlanEmu, GemmSoftmaxWithTheSm90aMainLoop) {
-  expect_plan_runs(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}}, 4, Arch::sm_90a);
-  expect_plan_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 3, Arch::sm_90a);
+  expect_plan_runs(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}}, 2, Arch::sm_90a);
+  expect_plan_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 2, Arch::sm_90a);
 }
 
 // An epilogue that accumulates into an output (`+=` without a reduction index) or reads an
@@ -191,9 +258,9 @@ std::string without_line(const std::string& text, const std::string& needle) {
   return text.substr(0, start) + text.substr(text.find('\n', at) + 1);
 }
 
-// The checks catch broken memory-bound kernels: a warp reduction without its shuffles
-// (a wrong result), a block reduction without its barrier (a shared-memory race), a row loop
-// that reads one term past the row (a global access out of bounds).
+// The checks catch broken row-chain kernels: a warp reduction without its shuffles (a wrong
+// result), a block reduction without its barrier (a shared-memory race), a row loop that reads
+// one vector past the row (a global access out of bounds).
 TEST(PlanEmu, BrokenReductionKernelsFail) {
   const std::string row_sum = "def row_sum(f32(M, N) X) -> (f32(M) Y, f32(M, N) Z) {\n"
                               "  Y(m) +=! X(m, n)\n"
@@ -210,9 +277,9 @@ TEST(PlanEmu, BrokenReductionKernelsFail) {
   // Out of bounds: the row loop one term too far.
   const std::string past_the_row = broken_run(row_sum, {{"M", 3}, {"N", 100}}, [](const std::string& s) {
     std::string edited = s;
-    const std::size_t at = edited.find("term < 100LL");
+    const std::size_t at = edited.find("first < 100LL");
     EXPECT_NE(at, std::string::npos);
-    if (at != std::string::npos) edited.replace(at, 12, "term <= 100LL");
+    if (at != std::string::npos) edited.replace(at, 13, "first <= 100LL");
     return edited;
   });
   EXPECT_NE(past_the_row.find("out-of-bounds global load"), std::string::npos) << past_the_row;
