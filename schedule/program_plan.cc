@@ -9,6 +9,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/contraction_to_gemm.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -109,13 +110,23 @@ std::string describe(const Statement& s) { return fmt::format("{} ({})", s.id, p
                               fmt::format("statement {} of def '{}': {}", s.id, program.name, why)}});
 }
 
-// The temporaries between the kernels, laid out in one workspace.
-void place_temporaries(const Program& program, ProgramPlan& plan) {
+// Adds `t` (its tensor, type and dims set) at the workspace's end.
+void place(PlanTemporary t, ProgramPlan& plan) {
+  t.bytes = size_in_bytes(t.type);
+  for (const std::int64_t dim : t.dims) t.bytes *= dim;
+  t.offset = plan.workspace_bytes;
+  plan.workspace_bytes += (t.bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+  plan.temporaries.push_back(t);
+}
+
+// The temporaries between the kernels, laid out in one workspace: the def's (f32), then the
+// contractions' `steps`.
+void place_temporaries(const Program& program, const std::vector<ContractionTemporary>& steps, ProgramPlan& plan) {
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::temporary) continue;
     int kernels = 0;  // that read or write it
     for (const PlannedKernel& kernel : plan.kernels) {
-      bool accessed = false;
+      bool accessed = kernel.view && kernel.view->find_tensor(tensor.name);
       for (const std::string& id : kernel.statements) {
         const Statement& s = *program.find_statement(id);
         accessed = accessed || s.write.tensor == tensor.name || reads(s, tensor.name);
@@ -125,15 +136,52 @@ void place_temporaries(const Program& program, ProgramPlan& plan) {
     if (kernels < 2) continue;
     PlanTemporary t;
     t.tensor = tensor.name;
-    t.bytes = 4;
-    for (const Size& dim : tensor.dims) {
-      t.dims.push_back(bound_size(program, dim).value);
-      t.bytes *= t.dims.back();
-    }
-    t.offset = plan.workspace_bytes;
-    plan.workspace_bytes += (t.bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
-    plan.temporaries.push_back(t);
+    for (const Size& dim : tensor.dims) t.dims.push_back(bound_size(program, dim).value);
+    place(t, plan);
   }
+  for (const ContractionTemporary& step : steps) place(PlanTemporary{step.tensor, step.dims, 0, 0, step.type}, plan);
+}
+
+// The kernels of contraction `s` as a GEMM over grouped indices, appended to `plan` (their
+// temporaries to `temporaries`); false (and `note` saying why) when the tensor-core kernel does
+// not take the GEMM (f32 operands, ...).
+bool plan_as_gemm(const Program& program, const Statement& s, const ContractionGrouping& grouping, ProgramPlan& plan,
+                  std::vector<ContractionTemporary>& temporaries, std::string& note) {
+  if (std::any_of(s.indices.begin(), s.indices.end(),
+                  [&](const IterationIndex& i) { return bound_size(program, i.extent).is_symbolic(); }))
+    return false;  // refused below: a plan of several kernels needs every size bound
+  const Tensor& output = *program.find_tensor(s.write.tensor);
+  const ElementType output_type = output.role == TensorRole::temporary ? ElementType::f32 : output.type;
+  ContractionPlan steps = plan_contraction(program, s, grouping, output_type);
+  for (const ContractionStep& step : steps.steps) {
+    if (step.kind != ContractionStep::Kind::gemm) continue;
+    try {
+      plan_gpu_kernel(*step.view, recognize_idioms(*step.view));
+    } catch (const UserError& error) {
+      // The refusal without its place in the view ("statement S0 of def 'gemm': ").
+      std::string why = error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
+      if (const std::size_t at = why.find("': "); why.starts_with("statement ") && at != std::string::npos)
+        why = why.substr(at + 3);
+      note = fmt::format("a reduction kernel, not tensor cores: {} groups as a GEMM ({}), which no tensor-core kernel "
+                         "takes: {}",
+                         s.id, grouping.groups(), why);
+      if (program.find_tensor(s.reads[grouping.a_read].tensor)->type == ElementType::f32)
+        note += " (there is no TF32 path yet)";
+      return false;
+    }
+  }
+  for (ContractionStep& step : steps.steps) {
+    const bool gemm = step.kind == ContractionStep::Kind::gemm;
+    PlannedKernel kernel{gemm ? PlannedKernelKind::fused_matmul : PlannedKernelKind::pointwise, "", {}, "", "", {}, ""};
+    if (gemm) kernel.statements.push_back(s.id);
+    kernel.view = std::move(step.view);
+    kernel.step = std::move(step.description);
+    if (!plan.kernels.empty() && plan.kernels.back().view && plan.kernels.back().cut.empty())
+      plan.kernels.back().cut = "the next step of the contraction";
+    plan.kernels.push_back(std::move(kernel));
+  }
+  temporaries.insert(temporaries.end(), steps.temporaries.begin(), steps.temporaries.end());
+  return true;
 }
 
 }  // namespace
@@ -148,7 +196,7 @@ const char* to_string(PlannedKernelKind kind) {
 }
 
 bool ProgramPlan::is_single_fused_kernel() const {
-  return kernels.size() == 1 && kernels[0].kind == PlannedKernelKind::fused_matmul;
+  return kernels.size() == 1 && kernels[0].kind == PlannedKernelKind::fused_matmul && !kernels[0].view;
 }
 
 const PlanTemporary* ProgramPlan::find_temporary(const std::string& tensor) const {
@@ -164,7 +212,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     plan_gpu_kernel(program, idioms);
     std::vector<std::string> all;
     for (const Statement& s : program.statements) all.push_back(s.id);
-    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", ""});
+    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", {}, ""});
     return plan;
   } catch (const UserError&) {
     // not one fused kernel: a plan of several
@@ -175,7 +223,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     if (!plan.kernels.empty()) plan.kernels.back().cut = fmt::format("{} starts a new kernel: {}", describe(s), why);
   };
   const auto start = [&](PlannedKernelKind kind, const Statement& s) {
-    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", ""});
+    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", "", {}, ""});
   };
   // Appends `s` to the matmul kernel `kernel` when the fused kernel still takes it; else why not.
   const auto join_matmul_kernel = [&](PlannedKernel& kernel, const Statement& s) -> std::optional<std::string> {
@@ -185,12 +233,28 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     kernel.statements = std::move(with);
     return std::nullopt;
   };
+  std::vector<ContractionTemporary> contraction_temporaries;
   for (const Statement& s : program.statements) {
     const StatementIdiom& idiom = *idioms.find(s.id);
-    PlannedKernel* last = plan.kernels.empty() ? nullptr : &plan.kernels.back();
+    // A contraction's kernels take no other statement.
+    if (!plan.kernels.empty() && plan.kernels.back().view)
+      cut_before(s, "a contraction's GEMM over grouped indices takes no other statement yet");
+    PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
-    const IdiomKind kind =
+    IdiomKind kind =
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
+    // Contractions other than matmuls as written: a GEMM over grouped indices where tensor cores take it.
+    std::string contraction_note;
+    if (kind == IdiomKind::other || kind == IdiomKind::batch_reduce_matmul) {
+      const ContractionGrouping grouping = group_contraction(program, s);
+      if (grouping.is_gemm) {
+        const bool after_a_kernel = last != nullptr;
+        if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
+        if (plan_as_gemm(program, s, grouping, plan, contraction_temporaries, contraction_note)) continue;
+        if (after_a_kernel) plan.kernels.back().cut.clear();
+        kind = IdiomKind::other;  // a sum like any other (f32 operands, ...)
+      }
+    }
     switch (kind) {
       case IdiomKind::batch_reduce_matmul:
         refuse(program, s, "batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
@@ -237,6 +301,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         else if (last)
           cut_before(s, "a reduction that is not a matmul is a kernel of its own, one warp or block per written element");
         start(PlannedKernelKind::row_reduction, s);
+        plan.kernels.back().note = contraction_note;
         if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
           plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
                                      "warp or block per output element, not as an implicit GEMM on tensor cores yet "
@@ -273,14 +338,18 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                 fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
                                             "size bound (the workspace's layout is fixed at compile time): bind {}",
                                             program.name, fmt::join(program.parameters, ", "))}});
-  for (std::size_t k = 0; k < plan.kernels.size(); ++k) plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
-  place_temporaries(program, plan);
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
+    if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;
+  }
+  place_temporaries(program, contraction_temporaries, plan);
   return plan;
 }
 
 Program kernel_program(const Program& program, const ProgramPlan& plan, std::size_t index) {
   PF_INTERNAL_CHECK(index < plan.kernels.size(), "no kernel " + std::to_string(index));
   const PlannedKernel& kernel = plan.kernels[index];
+  if (kernel.view) return *kernel.view;
   return reduced_program(program, kernel.statements, plan.is_single_fused_kernel() ? program.name : kernel.name);
 }
 
@@ -294,6 +363,8 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     text += fmt::format("kernel {} {} ({})\n", k, kernel.name, to_string(kernel.kind));
     for (const std::string& id : kernel.statements)
       text += fmt::format("  {}\n", describe(*program.find_statement(id)));
+    if (kernel.view)
+      text += fmt::format("  {}\n  view: {}\n", kernel.step, print_statement_source(kernel.view->statements.front()));
     const Program reduced = kernel_program(program, plan, k);
     std::vector<std::string> in, out;
     for (const Tensor& t : reduced.tensors) {
@@ -306,8 +377,8 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }
   for (const PlanTemporary& t : plan.temporaries)
-    text += fmt::format("temporary {}: f32({}), {} bytes at workspace byte {}\n", t.tensor, fmt::join(t.dims, ", "),
-                        t.bytes, t.offset);
+    text += fmt::format("temporary {}: {}({}), {} bytes at workspace byte {}\n", t.tensor, to_string(t.type),
+                        fmt::join(t.dims, ", "), t.bytes, t.offset);
   return text;
 }
 

@@ -12,10 +12,15 @@
 //     reduction that is not a matmul ends a kernel (one warp or block per written element,
 //     codegen/cuda_memory_kernel.h) that also takes the pointwise kernel just before it when
 //     that one runs over the reduction's whole domain (e(m, n) = exp(..) before s(m) +=! e(m, n):
-//     e is computed in s's row loop).
+//     e is computed in s's row loop);
+//   - a reduction that is a contraction of two f16 or bf16 tensors but not a matmul as written
+//     (tensordot, several contracted or free indices, batch indices anywhere) runs as a GEMM over
+//     grouped indices (schedule/contraction_to_gemm.h): a tensor-core kernel over a view of the
+//     buffers, after permutation copies of the operands and before one of the output where the
+//     layouts need them.
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
-// output is a temporary: f32 in the workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
+// output is a temporary: f32 in the workspace (a permuted GEMM operand keeps its type) (never rounded to its type, which the reference allows). Multi-kernel plans need
 // every size bound (the workspace's offsets are constants).
 //
 //   ProgramPlan plan = plan_program(program, recognize_idioms(program));
@@ -23,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +53,11 @@ struct PlannedKernel {
   std::vector<std::string> statements;  // ids, program order
   std::string cut;                      // why the next statement starts a new kernel ("" for the last)
   std::string note;                     // why a matmul runs as a reduction kernel (else "")
+  // A step of a contraction run as a GEMM over grouped indices (schedule/contraction_to_gemm.h):
+  // the kernel's own program (a view of the def's buffers or a permutation copy), and what it does.
+  // Such a kernel takes no other statement; `statements` is the contraction for its GEMM, else empty.
+  std::shared_ptr<Program> view;
+  std::string step;
 };
 
 // A tensor that several kernels read or write, not an output of the def.
@@ -54,7 +65,8 @@ struct PlanTemporary {
   std::string tensor;
   std::vector<std::int64_t> dims;  // bound extents, outermost first
   std::int64_t offset = 0;         // bytes from the workspace's start (256-byte aligned)
-  std::int64_t bytes = 0;          // f32 elements
+  std::int64_t bytes = 0;
+  ElementType type = ElementType::f32;  // f32, or a permuted GEMM operand's own type
 };
 
 struct ProgramPlan {
