@@ -1,0 +1,47 @@
+// General contractions on the CPU target (codegen/cpu_contraction.h): the cases of
+// tests/support/contraction_cases.h built, run and checked against the exact reference, in
+// f16 (and bf16 and f32, which the BRGEMM takes too, for two of them). A def that is one contraction runs as a
+// BRGEMM over the grouped view after packing copies where the layouts need them; the others
+// (a statement after the contraction, or a matmul as written) keep their paths.
+#include <gtest/gtest.h>
+
+#include "codegen/cpu_contraction.h"
+#include "runtime/api/run_program.h"
+#include "support/contraction_cases.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+class ContractionCpu : public ::testing::TestWithParam<Contraction> {};
+
+TEST_P(ContractionCpu, MatchesTheReference) {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
+  // bf16 and f32 for two cases (one without copies, one with copies of an operand and the output).
+  const bool every_type = GetParam().name == "tensordot" || GetParam().name == "batch_in_middle";
+  for (const std::string type : {"f16", "bf16", "f32"}) {
+    if (type != "f16" && !every_type) continue;
+    SCOPED_TRACE(type);
+    const Program program = compile_text(def_of(GetParam(), type), GetParam().sizes, GetParam().name + ".tc");
+    const RunReport report = run_program(program, request);
+    EXPECT_TRUE(report.check.ok) << report.check.to_string();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ContractionCpu, ::testing::ValuesIn(contractions()),
+                         [](const ::testing::TestParamInfo<Contraction>& info) { return info.param.name; });
+
+// Which defs take the grouped GEMM: one contraction that is not a matmul as written.
+TEST(ContractionCpu, OnlyDefsOfOneContractionTakeTheGroupedGemm) {
+  std::vector<std::string> taken;
+  for (const Contraction& c : contractions())
+    if (is_cpu_contraction(compile_text(def_of(c, "f16"), c.sizes))) taken.push_back(c.name);
+  EXPECT_EQ(taken, (std::vector<std::string>{"tensordot", "transposed", "three_index", "batch_in_middle",
+                                             "kronecker3_3", "block_diagonal", "accumulate_permuted"}));
+}
+
+}  // namespace
+}  // namespace polyfuse::testing
