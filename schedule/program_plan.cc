@@ -241,7 +241,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
       cut_before(s, "a contraction's GEMM over grouped indices takes no other statement yet");
     PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
-    IdiomKind kind =
+    const IdiomKind kind =
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
     // Contractions other than matmuls as written: a GEMM over grouped indices where tensor cores take it.
     std::string contraction_note;
@@ -252,7 +252,6 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
         if (plan_as_gemm(program, s, grouping, plan, contraction_temporaries, contraction_note)) continue;
         if (after_a_kernel) plan.kernels.back().cut.clear();
-        kind = IdiomKind::other;  // a sum like any other (f32 operands, ...)
       }
     }
     switch (kind) {
