@@ -53,9 +53,9 @@ TEST(ContractionEmu, Bf16MatchesTheReference) {
   }
 }
 
-// The sm_90a main loop (TMA + wgmma) over the grouped view.
-TEST(ContractionEmu, TensordotWithTheSm90aMainLoop) {
-  expect_contraction_runs(def_of(contractions()[0], "f16"), {{"A", 8}, {"B", 8}, {"K", 4}, {"L", 16}, {"C", 64}}, true,
+// examples/tensordot.tc with the sm_90a main loop (TMA + wgmma) over the grouped view.
+TEST(ContractionEmu, TensordotExampleWithTheSm90aMainLoop) {
+  expect_contraction_runs(example_source("tensordot"), {{"A", 8}, {"B", 8}, {"K", 4}, {"L", 16}, {"C", 64}}, true,
                           Arch::sm_90a);
 }
 

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_contraction.h"
+#include "codegen/cpu_emit.h"
 #include "runtime/api/run_program.h"
 #include "support/contraction_cases.h"
+#include "support/golden.h"
 #include "test_programs.h"
 
 namespace polyfuse::testing {
@@ -33,6 +35,29 @@ TEST_P(ContractionCpu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ContractionCpu, ::testing::ValuesIn(contractions()),
                          [](const ::testing::TestParamInfo<Contraction>& info) { return info.param.name; });
+
+// The examples (contraction_examples), at odd sizes.
+TEST(ContractionCpu, ExamplesMatchTheReference) {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.repeats = 0;
+  for (const std::string& name : contraction_examples()) {
+    const Program program = compile_text(example_text(name), {{"A", 6}, {"B", 5}, {"K", 4}, {"L", 9}, {"C", 24}});
+    ASSERT_TRUE(is_cpu_contraction(program)) << name;
+    EXPECT_TRUE(run_program(program, request).check.ok) << name;
+  }
+}
+
+// Golden schedule and C++ of a contraction with copies of an operand and of the output
+// (tests/golden/cpu/contraction_batch_in_middle.*; UPDATE_GOLDEN=1 rewrites them).
+TEST(ContractionCpu, GoldenScheduleAndCodeWithCopies) {
+  const std::vector<Contraction> cases = contractions();
+  const Contraction& c = cases[3];
+  ASSERT_EQ(c.name, "batch_in_middle");
+  const Program program = compile_text(def_of(c, "f16"), c.sizes, "batch_in_middle.tc");
+  EXPECT_TRUE(matches_golden(cpu_contraction_schedule(program, {}), "cpu/contraction_batch_in_middle.schedule"));
+  EXPECT_TRUE(matches_golden(emit_cpu(program), "cpu/contraction_batch_in_middle.cpp"));
+}
 
 // Which defs take the grouped GEMM: one contraction that is not a matmul as written.
 TEST(ContractionCpu, OnlyDefsOfOneContractionTakeTheGroupedGemm) {
