@@ -18,8 +18,7 @@ namespace {
 // The contraction's steps, their views named `<def>_step<i>`.
 ContractionPlan steps_of(const Program& program) {
   const Statement& s = program.statements.front();
-  const ContractionPlan plan =
-      plan_contraction(program, s, group_contraction(program, s), program.find_tensor(s.write.tensor)->type);
+  const ContractionPlan plan = plan_contraction(program, s, group_contraction(program, s), {}, {s.write.tensor});
   for (std::size_t i = 0; i < plan.steps.size(); ++i) plan.steps[i].view->name = fmt::format("{}_step{}", program.name, i);
   return plan;
 }

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <set>
 
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
@@ -82,6 +81,52 @@ std::string unique_tensor_name(const Program& program, const std::string& wanted
   return name;
 }
 
+// The type of `name` in memory: the def's, f32 for its temporaries (the plan's workspace).
+ElementType memory_type(const Program& program, const std::string& name) {
+  const Tensor& t = *program.find_tensor(name);
+  return t.role == TensorRole::temporary ? ElementType::f32 : t.type;
+}
+
+// `indices` as whole groups of `g` ("b", "m", "n" for batch, M, N), or nullopt.
+std::optional<Names> as_groups(const Names& indices, const ContractionGrouping& g) {
+  Names out;
+  for (std::size_t i = 0; i < indices.size();) {
+    bool matched = false;
+    for (const auto& [name, group] : {std::pair{"b", &g.batch}, std::pair{"m", &g.m}, std::pair{"n", &g.n}}) {
+      if (group->empty() || i + group->size() > indices.size()) continue;
+      if (!std::equal(group->begin(), group->end(), indices.begin() + static_cast<std::ptrdiff_t>(i))) continue;
+      out.push_back(name);
+      i += group->size();
+      matched = true;
+      break;
+    }
+    if (!matched) return std::nullopt;
+  }
+  return out;
+}
+
+// `e` of statement `s` with its reads in grouped indices, or nullopt when one is not whole groups.
+std::optional<std::string> grouped_expr(const Expr& e, const Statement& s, const ContractionGrouping& g) {
+  std::vector<std::string> operands;
+  for (const Expr& operand : e.operands) {
+    std::optional<std::string> text = grouped_expr(operand, s, g);
+    if (!text) return std::nullopt;
+    operands.push_back(*text);
+  }
+  switch (e.kind) {
+    case ExprKind::constant: return format_number(e.value);
+    case ExprKind::read: {
+      const std::optional<Names> groups = as_groups(s.reads[e.read].indices, g);
+      if (!groups) return std::nullopt;
+      return fmt::format("{}({})", s.reads[e.read].tensor, fmt::join(*groups, ", "));
+    }
+    case ExprKind::negate: return fmt::format("-({})", operands[0]);
+    case ExprKind::binary: return fmt::format("({} {} {})", operands[0], to_string(e.op), operands[1]);
+    case ExprKind::call: return fmt::format("{}({})", to_string(e.function), fmt::join(operands, ", "));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string ContractionGrouping::groups() const {
@@ -147,8 +192,37 @@ ContractionGrouping group_contraction(const Program& program, const Statement& s
   return chosen;
 }
 
+std::optional<GroupedEpilogue> group_epilogue(const Program& program, const Statement& s, const ContractionGrouping& g,
+                                              const Statement& e) {
+  if (g.output_permuted || !e.reduction_indices().empty() || e.index_names() != s.write.indices) return std::nullopt;
+  for (std::size_t i = 0; i < e.indices.size(); ++i)
+    if (bound_size(program, e.indices[i].extent) != Size{"", extent(program, s, e.indices[i].name)})
+      return std::nullopt;
+  GroupedEpilogue grouped;
+  grouped.statement = e.id;
+  std::vector<const Access*> accesses{&e.write};
+  for (const Access& read : e.reads) accesses.push_back(&read);
+  for (const Access* access : accesses) {
+    if (!access->is_plain() || access->outside_value) return std::nullopt;
+    const std::optional<Names> groups = as_groups(access->indices, g);
+    if (!groups) return std::nullopt;
+    std::vector<std::int64_t> dims;
+    for (const std::string& group : *groups)
+      dims.push_back(product(program, s, group == "b" ? g.batch : group == "m" ? g.m : g.n));
+    if (grouped.dims.count(access->tensor) && grouped.dims[access->tensor] != dims) return std::nullopt;
+    grouped.dims[access->tensor] = dims;
+  }
+  const std::optional<std::string> rhs = grouped_expr(e.expr, e, g);
+  if (!rhs) return std::nullopt;
+  grouped.text = fmt::format("{}({}) {} {}", e.write.tensor, fmt::join(*as_groups(e.write.indices, g), ", "),
+                             operator_spelling(e), *rhs);
+  return grouped;
+}
+
 ContractionPlan plan_contraction(const Program& program, const Statement& s, const ContractionGrouping& g,
-                                 ElementType output_type) {
+                                 const std::vector<GroupedEpilogue>& epilogues, const std::set<std::string>& kept) {
+  PF_INTERNAL_CHECK(epilogues.empty() || !g.output_permuted, "an epilogue after a permuted output");
+  const ElementType output_type = memory_type(program, s.write.tensor);
   PF_INTERNAL_CHECK(g.is_gemm, "plan_contraction of a statement that is not a GEMM");
   ContractionPlan plan;
   const auto dims_of = [&](const Names& order) {
@@ -198,15 +272,32 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
   const std::string gemm_out = g.output_permuted ? unique_tensor_name(program, o_name + "_gemm") : o_name;
   const ElementType gemm_type = g.output_permuted ? ElementType::f32 : output_type;
   const std::string op = s.kind == StatementKind::reduce_init || g.output_permuted ? "+=!" : "+=";
-  const std::string gemm_text = fmt::format(
-      "def gemm({}, {}) -> ({}) {{\n  {}({}) {} {}({}) * {}({})\n}}\n",
+  // The view's signature: A and B, the tensors the epilogues only read, then what stays in memory.
+  std::vector<std::string> inputs{
       declaration(a.type, view_dims(a_column ? std::vector{extent_k, extent_m} : std::vector{extent_m, extent_k}),
                   a.tensor),
       declaration(b.type, view_dims(b_column ? std::vector{extent_n, extent_k} : std::vector{extent_k, extent_n}),
-                  b.tensor),
-      declaration(gemm_type, view_dims({extent_m, extent_n}), gemm_out), gemm_out, view_indices("m", "n"), op,
-      a.tensor, a_column ? view_indices("k", "m") : view_indices("m", "k"), b.tensor,
-      b_column ? view_indices("n", "k") : view_indices("k", "n"));
+                  b.tensor)};
+  std::vector<std::string> outputs;
+  std::vector<std::string> written{gemm_out}, declared{a.tensor, b.tensor};
+  if (g.output_permuted || kept.count(gemm_out)) outputs.push_back(declaration(gemm_type, view_dims({extent_m, extent_n}), gemm_out));
+  declared.push_back(gemm_out);
+  std::string statements = fmt::format("  {}({}) {} {}({}) * {}({})\n", gemm_out, view_indices("m", "n"), op, a.tensor,
+                                       a_column ? view_indices("k", "m") : view_indices("m", "k"), b.tensor,
+                                       b_column ? view_indices("n", "k") : view_indices("k", "n"));
+  for (const GroupedEpilogue& e : epilogues) {
+    statements += "  " + e.text + "\n";
+    written.push_back(program.find_statement(e.statement)->write.tensor);
+  }
+  for (const GroupedEpilogue& e : epilogues)
+    for (const auto& [tensor, dims] : e.dims) {
+      if (has(declared, tensor)) continue;
+      declared.push_back(tensor);
+      if (!has(written, tensor)) inputs.push_back(declaration(memory_type(program, tensor), dims, tensor));
+      else if (kept.count(tensor)) outputs.push_back(declaration(memory_type(program, tensor), dims, tensor));
+    }
+  const std::string gemm_text = fmt::format("def gemm({}) -> ({}) {{\n{}}}\n", fmt::join(inputs, ", "),
+                                            fmt::join(outputs, ", "), statements);
   plan.steps.push_back({ContractionStep::Kind::gemm, compile_view(gemm_text, "GEMM of " + s.id),
                         fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
                                     g.groups(), a.tensor, a_column ? "column-major" : "row-major", b.tensor,

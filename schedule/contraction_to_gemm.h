@@ -21,7 +21,10 @@
 // a kernel of the plan, the GEMM one a tensor-core kernel when plan_gpu_kernel takes it.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,11 +76,29 @@ struct ContractionPlan {
   std::vector<ContractionTemporary> temporaries;
 };
 
-// The steps of `statement`, grouped as `grouping` says (is_gemm), with every size bound. The
-// output's type in the views is `output_type` (the def's type, or f32 for a workspace
-// temporary). Workspace tensors are named after O (`O_A`, `O_B`, `O_gemm`), made unique
-// against the program's tensor names.
+// A pointwise statement after the contraction, written in the GEMM view's grouped indices so
+// that the GEMM kernel computes it as an epilogue: `D(a, b, c) = relu(O(a, b, c) + bias(c))`
+// with M=(a, b) N=(c) is `D(m, n) = relu(O(m, n) + bias(n))` over D as (A*B, C) and bias as (C).
+struct GroupedEpilogue {
+  std::string statement;  // its id
+  std::string text;       // the statement in grouped indices
+  std::map<std::string, std::vector<std::int64_t>> dims;  // each tensor it accesses: its grouped view
+};
+
+// `epilogue` in the grouped indices of `statement`'s GEMM, or nullopt: the output is permuted,
+// `epilogue` is not pointwise over the contraction's written indices (same names and extents),
+// or one of its accesses is not a sequence of whole groups (each group's indices adjacent and in
+// O's order) or reads outside its tensor.
+std::optional<GroupedEpilogue> group_epilogue(const Program& program, const Statement& statement,
+                                              const ContractionGrouping& grouping, const Statement& epilogue);
+
+// The steps of `statement`, grouped as `grouping` says (is_gemm), with every size bound, its GEMM
+// also computing `epilogues` (in order; only without an output permutation). The views declare
+// each tensor with its type in memory (f32 for the def's temporaries); of the tensors the GEMM
+// kernel writes, those in `kept` are its outputs and the others stay inside it. Workspace
+// tensors are named after O (`O_A`, `O_B`, `O_gemm`), made unique against the program's.
 ContractionPlan plan_contraction(const Program& program, const Statement& statement,
-                                 const ContractionGrouping& grouping, ElementType output_type);
+                                 const ContractionGrouping& grouping, const std::vector<GroupedEpilogue>& epilogues,
+                                 const std::set<std::string>& kept);
 
 }  // namespace polyfuse

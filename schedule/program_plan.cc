@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -145,35 +146,85 @@ void place_temporaries(const Program& program, const std::vector<ContractionTemp
 // The kernels of contraction `s` as a GEMM over grouped indices, appended to `plan` (their
 // temporaries to `temporaries`); false (and `note` saying why) when the tensor-core kernel does
 // not take the GEMM (f32 operands, ...).
-bool plan_as_gemm(const Program& program, const Statement& s, const ContractionGrouping& grouping, ProgramPlan& plan,
-                  std::vector<ContractionTemporary>& temporaries, std::string& note) {
-  if (std::any_of(s.indices.begin(), s.indices.end(),
-                  [&](const IterationIndex& i) { return bound_size(program, i.extent).is_symbolic(); }))
-    return false;  // refused below: a plan of several kernels needs every size bound
-  const Tensor& output = *program.find_tensor(s.write.tensor);
-  const ElementType output_type = output.role == TensorRole::temporary ? ElementType::f32 : output.type;
-  ContractionPlan steps = plan_contraction(program, s, grouping, output_type);
+// The pointwise statements right after contraction `s` that its GEMM kernel takes as epilogues
+// (group_epilogue), each tensor viewed one way, A and B not among them.
+std::vector<GroupedEpilogue> epilogues_after(const Program& program, const Statement& s,
+                                             const ContractionGrouping& grouping) {
+  std::vector<GroupedEpilogue> epilogues;
+  std::map<std::string, std::vector<std::int64_t>> dims;
+  for (int i = program.statement_index(s.id) + 1; i < static_cast<int>(program.statements.size()); ++i) {
+    std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
+    if (!e) break;
+    for (const auto& [tensor, view] : e->dims)
+      if ((dims.count(tensor) && dims[tensor] != view) || tensor == s.reads[grouping.a_read].tensor ||
+          tensor == s.reads[grouping.b_read].tensor)
+        return epilogues;
+    dims.insert(e->dims.begin(), e->dims.end());
+    epilogues.push_back(std::move(*e));
+  }
+  return epilogues;
+}
+
+// Of the tensors that contraction `s` and `epilogues` write, the def's outputs and those another
+// statement accesses.
+std::set<std::string> kept_tensors(const Program& program, const Statement& s,
+                                   const std::vector<GroupedEpilogue>& epilogues) {
+  std::vector<std::string> ids{s.id};
+  for (const GroupedEpilogue& e : epilogues) ids.push_back(e.statement);
+  std::set<std::string> kept;
+  for (const std::string& id : ids) {
+    const std::string& tensor = program.find_statement(id)->write.tensor;
+    if (program.find_tensor(tensor)->role == TensorRole::output) kept.insert(tensor);
+    for (const Statement& other : program.statements)
+      if (!contains(ids, other.id) && (other.write.tensor == tensor || reads(other, tensor))) kept.insert(tensor);
+  }
+  return kept;
+}
+
+// Why plan_gpu_kernel refuses a contraction's GEMM view; none when it takes it.
+std::optional<UserError> gemm_view_refusal(const ContractionPlan& steps) {
   for (const ContractionStep& step : steps.steps) {
     if (step.kind != ContractionStep::Kind::gemm) continue;
     try {
       plan_gpu_kernel(*step.view, recognize_idioms(*step.view));
     } catch (const UserError& error) {
-      // The refusal without its place in the view ("statement S0 of def 'gemm': ").
-      std::string why = error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
-      if (const std::size_t at = why.find("': "); why.starts_with("statement ") && at != std::string::npos)
-        why = why.substr(at + 3);
-      note = fmt::format("a reduction kernel, not tensor cores: {} groups as a GEMM ({}), which no tensor-core kernel "
-                         "takes: {}",
-                         s.id, grouping.groups(), why);
-      if (program.find_tensor(s.reads[grouping.a_read].tensor)->type == ElementType::f32)
-        note += " (there is no TF32 path yet)";
-      return false;
+      return error;
     }
+  }
+  return std::nullopt;
+}
+
+bool plan_as_gemm(const Program& program, const Statement& s, const ContractionGrouping& grouping, ProgramPlan& plan,
+                  std::vector<ContractionTemporary>& temporaries, std::string& note) {
+  if (std::any_of(s.indices.begin(), s.indices.end(),
+                  [&](const IterationIndex& i) { return bound_size(program, i.extent).is_symbolic(); }))
+    return false;  // refused below: a plan of several kernels needs every size bound
+  // With the epilogues the GEMM kernel takes, else without.
+  std::vector<GroupedEpilogue> epilogues = epilogues_after(program, s, grouping);
+  ContractionPlan steps = plan_contraction(program, s, grouping, epilogues, kept_tensors(program, s, epilogues));
+  if (!epilogues.empty() && gemm_view_refusal(steps)) {
+    epilogues.clear();
+    steps = plan_contraction(program, s, grouping, epilogues, kept_tensors(program, s, epilogues));
+  }
+  if (const std::optional<UserError> refusal = gemm_view_refusal(steps)) {
+    const UserError& error = *refusal;
+    // The refusal without its place in the view ("statement S0 of def 'gemm': ").
+    std::string why = error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
+    if (const std::size_t at = why.find("': "); why.starts_with("statement ") && at != std::string::npos)
+      why = why.substr(at + 3);
+    note = fmt::format("a reduction kernel, not tensor cores: {} groups as a GEMM ({}), which no tensor-core kernel "
+                       "takes: {}",
+                       s.id, grouping.groups(), why);
+    if (program.find_tensor(s.reads[grouping.a_read].tensor)->type == ElementType::f32)
+      note += " (there is no TF32 path yet)";
+    return false;
   }
   for (ContractionStep& step : steps.steps) {
     const bool gemm = step.kind == ContractionStep::Kind::gemm;
     PlannedKernel kernel{gemm ? PlannedKernelKind::fused_matmul : PlannedKernelKind::pointwise, "", {}, "", "", {}, ""};
     if (gemm) kernel.statements.push_back(s.id);
+    for (const GroupedEpilogue& e : epilogues)
+      if (gemm) kernel.statements.push_back(e.statement);
     kernel.view = std::move(step.view);
     kernel.step = std::move(step.description);
     if (!plan.kernels.empty() && plan.kernels.back().view && plan.kernels.back().cut.empty())
@@ -234,11 +285,15 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     return std::nullopt;
   };
   std::vector<ContractionTemporary> contraction_temporaries;
+  std::set<std::string> in_a_contraction;  // the epilogues a contraction's GEMM kernel took
   for (const Statement& s : program.statements) {
+    if (in_a_contraction.count(s.id)) continue;
     const StatementIdiom& idiom = *idioms.find(s.id);
     // A contraction's kernels take no other statement.
     if (!plan.kernels.empty() && plan.kernels.back().view)
-      cut_before(s, "a contraction's GEMM over grouped indices takes no other statement yet");
+      cut_before(s, "a contraction's GEMM over grouped indices takes as epilogues only the pointwise statements "
+                    "right after it over its written indices whose every access is whole index groups, and no "
+                    "other statement");
     PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
     const IdiomKind kind =
@@ -250,7 +305,10 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
       if (grouping.is_gemm) {
         const bool after_a_kernel = last != nullptr;
         if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
-        if (plan_as_gemm(program, s, grouping, plan, contraction_temporaries, contraction_note)) continue;
+        if (plan_as_gemm(program, s, grouping, plan, contraction_temporaries, contraction_note)) {
+          for (const PlannedKernel& k : plan.kernels) in_a_contraction.insert(k.statements.begin(), k.statements.end());
+          continue;
+        }
         if (after_a_kernel) plan.kernels.back().cut.clear();
       }
     }
@@ -362,8 +420,10 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     text += fmt::format("kernel {} {} ({})\n", k, kernel.name, to_string(kernel.kind));
     for (const std::string& id : kernel.statements)
       text += fmt::format("  {}\n", describe(*program.find_statement(id)));
-    if (kernel.view)
-      text += fmt::format("  {}\n  view: {}\n", kernel.step, print_statement_source(kernel.view->statements.front()));
+    if (kernel.view) {
+      text += fmt::format("  {}\n", kernel.step);
+      for (const Statement& s : kernel.view->statements) text += fmt::format("  view: {}\n", print_statement_source(s));
+    }
     const Program reduced = kernel_program(program, plan, k);
     std::vector<std::string> in, out;
     for (const Tensor& t : reduced.tensors) {

@@ -68,6 +68,15 @@ TEST(ContractionEmu, TensordotExampleWithTheSm90aMainLoop) {
                           Arch::sm_90a);
 }
 
+// Epilogues in the grouped GEMM's kernel: one kernel, T and O written by it.
+TEST(ContractionEmu, EpiloguesInTheGemmKernel) {
+  for (const Contraction& c : contractions()) {
+    if (c.name != "tensordot_epilogue") continue;
+    const Program program = compile_program(def_of(c, "f16"), c.sizes);
+    EXPECT_EQ(plan_program(program, recognize_idioms(program)).kernels.size(), 1u);
+  }
+}
+
 // f32 operands: no tensor-core GEMM (no TF32 path), a reduction kernel that is still right.
 TEST(ContractionEmu, F32StaysAReductionKernel) {
   expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes, false);

@@ -50,6 +50,7 @@ TEST(ContractionToGemm, GroupsEveryCase) {
             "block_diagonal: M=(m) N=(j) K=(i) batch=(g); A copy, B view, O copy\n"
             "batch_reduce: M=(m) N=(n) K=(r, k) batch=(); A copy, B view, O view\n"
             "accumulate_permuted: M=(c) N=(a) K=(k) batch=(b); A copy, B view (column-major), O copy\n"
+            "tensordot_epilogue: M=(a, b) N=(c) K=(k, l) batch=(); A view, B view, O view\n"
             "epilogue: M=(a, b) N=(c) K=(k) batch=(); A copy, B view, O view\n");
 }
 
@@ -70,16 +71,30 @@ TEST(ContractionToGemm, SaysWhatIsNotAGemm) {
             "not a GEMM: its right-hand side is not a product of two tensor reads");
 }
 
-// Golden plans: views only (one kernel), copies of an operand and of the output, f32.
+// Golden plans: views only (one kernel), copies of an operand and of the output, f32, and
+// epilogues in the GEMM's kernel.
 TEST(ContractionToGemm, GoldenPlans) {
   const std::vector<Contraction> cases = contractions();
   for (const auto& [name, type] : {std::pair{"tensordot", "f16"}, std::pair{"batch_in_middle", "bf16"},
-                                   std::pair{"tensordot", "f32"}}) {
+                                   std::pair{"tensordot", "f32"}, std::pair{"tensordot_epilogue", "f16"}}) {
     const Contraction& c = *std::find_if(cases.begin(), cases.end(), [&](const Contraction& x) { return x.name == name; });
     const Program program = compile(def_of(c, type), c.sizes);
     const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
     EXPECT_TRUE(polyfuse::testing::matches_golden(plan, fmt::format("plan/contraction_{}_{}.plan", name, type)));
   }
+}
+
+// An epilogue is taken only over whole groups: a scale by b alone (part of M = (a, b)) is a
+// pointwise kernel of its own, and the plan says why.
+TEST(ContractionToGemm, EpilogueOverPartOfAGroupIsAKernelOfItsOwn) {
+  const Program program = compile("def f(f16(A, B, K, L) X, f16(K, L, C) Y, f16(B) s) -> (f16(A, B, C) O) {\n"
+                                  "  T(a, b, c) +=! X(a, b, k, l) * Y(k, l, c)\n  O(a, b, c) = T(a, b, c) * s(b)\n}\n",
+                                  {{"A", 3}, {"B", 4}, {"K", 5}, {"L", 2}, {"C", 6}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 2u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].statements, std::vector<std::string>{"S0"});
+  EXPECT_NE(plan.kernels[0].cut.find("whose every access is whole index groups"), std::string::npos);
+  ASSERT_NE(plan.find_temporary("T"), nullptr);
 }
 
 }  // namespace

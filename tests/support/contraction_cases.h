@@ -67,6 +67,12 @@ inline std::vector<Contraction> contractions() {
       // Accumulating into the output's values through the output's permutation.
       {"accumulate_permuted", "  O(c, b, a) += X(b, a, k) * Y(k, b, c)\n",
        "(T(B, A, K) X, T(K, B, C) Y) -> (T(C, B, A) O)", {{"A", 5}, {"B", 2}, {"C", 7}, {"K", 9}}},
+      // Tensordot, then a bias and an activation: epilogues of the grouped GEMM's kernel (bias by N,
+      // a scale by M), the contraction's result kept as an output too.
+      {"tensordot_epilogue",
+       "  T(a, b, c) +=! X(a, b, k, l) * Y(k, l, c)\n  O(a, b, c) = relu(T(a, b, c) + bias(c)) * s(a, b)\n",
+       "(T(A, B, K, L) X, T(K, L, C) Y, T(C) bias, T(A, B) s) -> (T(A, B, C) O, f32(A, B, C) T)",
+       {{"A", 5}, {"B", 7}, {"K", 3}, {"L", 6}, {"C", 19}}},
       // The result in a temporary, then a bias and an activation (a pointwise kernel).
       {"epilogue", "  T(a, b, c) +=! X(a, k, b) * Y(k, c)\n  O(a, b, c) = relu(T(a, b, c) + bias(c))\n",
        "(T(A, K, B) X, T(K, C) Y, T(C) bias) -> (T(A, B, C) O)", {{"A", 4}, {"B", 5}, {"C", 12}, {"K", 10}}},
