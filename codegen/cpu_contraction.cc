@@ -15,10 +15,14 @@
 namespace polyfuse {
 namespace {
 
-// The contraction's steps, their views named `<def>_step<i>`.
+// The contraction's steps (its GEMM with the def's other statements as epilogues), their views
+// named `<def>_step<i>`.
 ContractionPlan steps_of(const Program& program) {
   const Statement& s = program.statements.front();
-  const ContractionPlan plan = plan_contraction(program, s, group_contraction(program, s), {}, {s.write.tensor});
+  const ContractionGrouping grouping = group_contraction(program, s);
+  const std::vector<GroupedEpilogue> epilogues = epilogues_after(program, s, grouping);
+  const ContractionPlan plan =
+      plan_contraction(program, s, grouping, epilogues, kept_tensors(program, s, epilogues));
   for (std::size_t i = 0; i < plan.steps.size(); ++i) plan.steps[i].view->name = fmt::format("{}_step{}", program.name, i);
   return plan;
 }
@@ -49,10 +53,13 @@ std::string step_code(const ContractionStep& step, const CpuScheduleOptions& opt
 }  // namespace
 
 bool is_cpu_contraction(const Program& program) {
-  if (program.statements.size() != 1) return false;
-  const Idioms idioms = recognize_idioms(program);
-  if (idioms.statements.front().kind != IdiomKind::other) return false;
-  return group_contraction(program, program.statements.front()).is_gemm;
+  if (program.statements.empty() || recognize_idioms(program).statements.front().kind != IdiomKind::other) return false;
+  const Statement& s = program.statements.front();
+  const ContractionGrouping grouping = group_contraction(program, s);
+  if (!grouping.is_gemm) return false;
+  if (program.statements.size() == 1) return true;
+  // Every other statement an epilogue of the GEMM (sizes bound: the views' extents are literals).
+  return program.parameters.empty() && epilogues_after(program, s, grouping).size() + 1 == program.statements.size();
 }
 
 std::string emit_cpu_contraction(const Program& program, const CpuScheduleOptions& options) {

@@ -1,4 +1,5 @@
-// The CPU target's code for a def that is one general contraction (schedule/contraction_to_gemm.h):
+// The CPU target's code for a def that is one general contraction (schedule/contraction_to_gemm.h),
+// possibly with pointwise epilogues over whole index groups:
 // the GEMM over grouped indices as the blocked BRGEMM plan of its view program (cpu_emit.h),
 // after packing copies of the operands and before one of the output where their layouts need
 // them (each a pointwise stage of its own view program). One translation unit: each step's code
@@ -17,8 +18,9 @@
 
 namespace polyfuse {
 
-// Whether `program` takes this path: one statement, a contraction that groups as a GEMM and
-// that the matmul idioms do not take as written.
+// Whether `program` takes this path: its first statement a contraction that groups as a GEMM
+// and that the matmul idioms do not take as written, every other statement one of its epilogues
+// (schedule/contraction_to_gemm.h: epilogues_after), computed by the BRGEMM stage's last touch.
 bool is_cpu_contraction(const Program& program);
 
 // The C++ of `program` (is_cpu_contraction, every size bound) with `options` for each step.

@@ -2,57 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <map>
 #include <optional>
 
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
 namespace {
-
-bool contains(const std::vector<std::string>& ids, const std::string& id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
-
-bool reads(const Statement& s, const std::string& tensor) {
-  return std::any_of(s.reads.begin(), s.reads.end(), [&](const Access& a) { return a.tensor == tensor; });
-}
-
-// The pointwise statements right after contraction `s` that its GEMM kernel takes as epilogues
-// (group_epilogue), each tensor viewed one way, A and B not among them.
-std::vector<GroupedEpilogue> epilogues_after(const Program& program, const Statement& s,
-                                             const ContractionGrouping& grouping) {
-  std::vector<GroupedEpilogue> epilogues;
-  std::map<std::string, std::vector<std::int64_t>> dims;
-  for (int i = program.statement_index(s.id) + 1; i < static_cast<int>(program.statements.size()); ++i) {
-    std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
-    if (!e) break;
-    for (const auto& [tensor, view] : e->dims)
-      if ((dims.count(tensor) && dims[tensor] != view) || tensor == s.reads[grouping.a_read].tensor ||
-          tensor == s.reads[grouping.b_read].tensor)
-        return epilogues;
-    dims.insert(e->dims.begin(), e->dims.end());
-    epilogues.push_back(std::move(*e));
-  }
-  return epilogues;
-}
-
-// Of the tensors that contraction `s` and `epilogues` write, the def's outputs and those another
-// statement accesses.
-std::set<std::string> kept_tensors(const Program& program, const Statement& s,
-                                   const std::vector<GroupedEpilogue>& epilogues) {
-  std::vector<std::string> ids{s.id};
-  for (const GroupedEpilogue& e : epilogues) ids.push_back(e.statement);
-  std::set<std::string> kept;
-  for (const std::string& id : ids) {
-    const std::string& tensor = program.find_statement(id)->write.tensor;
-    if (program.find_tensor(tensor)->role == TensorRole::output) kept.insert(tensor);
-    for (const Statement& other : program.statements)
-      if (!contains(ids, other.id) && (other.write.tensor == tensor || reads(other, tensor))) kept.insert(tensor);
-  }
-  return kept;
-}
 
 // Why plan_gpu_kernel refuses a contraction's GEMM view; none when it takes it.
 std::optional<UserError> gemm_view_refusal(const ContractionPlan& steps) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
@@ -30,6 +31,14 @@ Names concat(std::initializer_list<const Names*> parts) {
   Names out;
   for (const Names* part : parts) out.insert(out.end(), part->begin(), part->end());
   return out;
+}
+
+bool contains_id(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+bool reads_tensor(const Statement& s, const std::string& tensor) {
+  return std::any_of(s.reads.begin(), s.reads.end(), [&](const Access& a) { return a.tensor == tensor; });
 }
 
 bool distinct(const Names& names) { return std::set<std::string>(names.begin(), names.end()).size() == names.size(); }
@@ -318,6 +327,37 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
                         fmt::format("{} permuted from the GEMM's [batch][M][N] order ({})", o_name,
                                     subscripts(concat({&g.batch, &g.m, &g.n})))});
   return plan;
+}
+
+std::vector<GroupedEpilogue> epilogues_after(const Program& program, const Statement& s,
+                                             const ContractionGrouping& grouping) {
+  std::vector<GroupedEpilogue> epilogues;
+  std::map<std::string, std::vector<std::int64_t>> dims;
+  for (int i = program.statement_index(s.id) + 1; i < static_cast<int>(program.statements.size()); ++i) {
+    std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
+    if (!e) break;
+    for (const auto& [tensor, view] : e->dims)
+      if ((dims.count(tensor) && dims[tensor] != view) || tensor == s.reads[grouping.a_read].tensor ||
+          tensor == s.reads[grouping.b_read].tensor)
+        return epilogues;
+    dims.insert(e->dims.begin(), e->dims.end());
+    epilogues.push_back(std::move(*e));
+  }
+  return epilogues;
+}
+
+std::set<std::string> kept_tensors(const Program& program, const Statement& s,
+                                   const std::vector<GroupedEpilogue>& epilogues) {
+  std::vector<std::string> ids{s.id};
+  for (const GroupedEpilogue& e : epilogues) ids.push_back(e.statement);
+  std::set<std::string> kept;
+  for (const std::string& id : ids) {
+    const std::string& tensor = program.find_statement(id)->write.tensor;
+    if (program.find_tensor(tensor)->role == TensorRole::output) kept.insert(tensor);
+    for (const Statement& other : program.statements)
+      if (!contains_id(ids, other.id) && (other.write.tensor == tensor || reads_tensor(other, tensor))) kept.insert(tensor);
+  }
+  return kept;
 }
 
 }  // namespace polyfuse

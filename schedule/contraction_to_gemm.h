@@ -92,6 +92,17 @@ struct GroupedEpilogue {
 std::optional<GroupedEpilogue> group_epilogue(const Program& program, const Statement& statement,
                                               const ContractionGrouping& grouping, const Statement& epilogue);
 
+// The pointwise statements right after contraction `statement` that its GEMM takes as epilogues
+// (group_epilogue, in program order up to the first that is not one), each tensor viewed one way,
+// A and B not among them.
+std::vector<GroupedEpilogue> epilogues_after(const Program& program, const Statement& statement,
+                                             const ContractionGrouping& grouping);
+
+// Of the tensors that `statement` and `epilogues` write, the def's outputs and those another
+// statement accesses: those the GEMM's view must write to memory.
+std::set<std::string> kept_tensors(const Program& program, const Statement& statement,
+                                   const std::vector<GroupedEpilogue>& epilogues);
+
 // The steps of `statement`, grouped as `grouping` says (is_gemm), with every size bound, its GEMM
 // also computing `epilogues` (in order; only without an output permutation). The views declare
 // each tensor with its type in memory (f32 for the def's temporaries); of the tensors the GEMM

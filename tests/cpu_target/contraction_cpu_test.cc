@@ -1,8 +1,8 @@
 // General contractions on the CPU target (codegen/cpu_contraction.h): the cases of
-// tests/support/contraction_cases.h built, run and checked against the exact reference, in
-// f16 (and bf16 and f32, which the BRGEMM takes too, for one of them). A def that is one contraction runs as a
-// BRGEMM over the grouped view after packing copies where the layouts need them; the others
-// (a statement after the contraction, or a matmul as written) keep their paths.
+// tests/support/contraction_cases.h built, run and checked against the exact reference, in f16
+// (and bf16 and f32, which the BRGEMM takes too, for one of them). A def that is one contraction
+// (and its epilogues over whole index groups) runs as a BRGEMM over the grouped view after
+// packing copies where the layouts need them; the others keep their paths.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_contraction.h"
@@ -59,13 +59,20 @@ TEST(ContractionCpu, GoldenScheduleAndCodeWithCopies) {
   EXPECT_TRUE(matches_golden(emit_cpu(program), "cpu/contraction_batch_in_middle.cpp"));
 }
 
-// Which defs take the grouped GEMM: one contraction that is not a matmul as written.
-TEST(ContractionCpu, OnlyDefsOfOneContractionTakeTheGroupedGemm) {
+// Which defs take the grouped GEMM: a contraction that is not a matmul as written, then only
+// epilogues over whole index groups.
+TEST(ContractionCpu, WhichDefsTakeTheGroupedGemm) {
   std::vector<std::string> taken;
   for (const Contraction& c : contractions())
     if (is_cpu_contraction(compile_text(def_of(c, "f16"), c.sizes))) taken.push_back(c.name);
   EXPECT_EQ(taken, (std::vector<std::string>{"tensordot", "transposed", "three_index", "batch_in_middle",
-                                             "kronecker3_3", "block_diagonal", "accumulate_permuted"}));
+                                             "kronecker3_3", "block_diagonal", "accumulate_permuted",
+                                             "tensordot_epilogue"}));
+  // A scale by part of a group (b of M = (a, b)) is not an epilogue: the def runs as loop nests.
+  EXPECT_FALSE(is_cpu_contraction(compile_text("def f(f16(A, B, K, L) X, f16(K, L, C) Y, f16(B) s) -> (f16(A, B, C) O) {\n"
+                                               "  T(a, b, c) +=! X(a, b, k, l) * Y(k, l, c)\n"
+                                               "  O(a, b, c) = T(a, b, c) * s(b)\n}\n",
+                                               {{"A", 3}, {"B", 4}, {"K", 5}, {"L", 2}, {"C", 6}})));
 }
 
 }  // namespace
