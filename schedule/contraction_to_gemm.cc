@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
+#include "frontend/limits.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -31,10 +33,6 @@ Names concat(std::initializer_list<const Names*> parts) {
   Names out;
   for (const Names* part : parts) out.insert(out.end(), part->begin(), part->end());
   return out;
-}
-
-bool contains_id(const std::vector<std::string>& ids, const std::string& id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
 bool reads_tensor(const Statement& s, const std::string& tensor) {
@@ -171,6 +169,18 @@ ContractionGrouping group_contraction(const Program& program, const Statement& s
     if (has(y.indices, i) && !has(o, i)) g.k.push_back(i);
   if (g.m.empty() || g.n.empty() || g.k.empty())
     return not_gemm(fmt::format("a GEMM needs free indices in both factors and a contracted one ({})", g.groups()));
+  for (const Names* group : {&g.batch, &g.m, &g.n, &g.k}) {
+    std::int64_t product = 1;
+    for (const std::string& i : *group) {
+      const Size size = bound_size(program, std::find_if(s.indices.begin(), s.indices.end(), [&](const IterationIndex& x) {
+                                                return x.name == i;
+                                              })->extent);
+      product = size.is_symbolic() ? 1 : std::min(product * size.value, limits::max_size_value + 1);
+    }
+    if (product > limits::max_size_value)
+      return not_gemm(fmt::format("the group ({}) has more than {} elements", fmt::join(*group, ", "),
+                                  limits::max_size_value));
+  }
   // A is the factor whose free indices come first in O.
   g.a_read = e.operands[0].read;
   g.b_read = e.operands[1].read;
@@ -355,7 +365,7 @@ std::set<std::string> kept_tensors(const Program& program, const Statement& s,
     const std::string& tensor = program.find_statement(id)->write.tensor;
     if (program.find_tensor(tensor)->role == TensorRole::output) kept.insert(tensor);
     for (const Statement& other : program.statements)
-      if (!contains_id(ids, other.id) && (other.write.tensor == tensor || reads_tensor(other, tensor))) kept.insert(tensor);
+      if (!has(ids, other.id) && (other.write.tensor == tensor || reads_tensor(other, tensor))) kept.insert(tensor);
   }
   return kept;
 }
