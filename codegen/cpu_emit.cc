@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "codegen/cpu_block.h"
+#include "codegen/cpu_contraction.h"
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cpu_names.h"
 
@@ -218,6 +219,7 @@ std::string cpu_entry_name(const std::string& def) { return "polyfuse_" + def; }
 std::string emit_cpu(const CpuPlan& plan) { return Emitter(plan).run(); }
 
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
+  if (is_cpu_contraction(program) && program.parameters.empty()) return emit_cpu_contraction(program, options);
   if (needs_cpu_loop_nest(recognize_idioms(program))) return emit_cpu_loop_nest(program);
   return emit_cpu(plan_cpu(program, options));
 }

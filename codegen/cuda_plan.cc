@@ -47,7 +47,8 @@ std::string plan_launcher(const Program& program, const ProgramPlan& plan, const
   text += "  char* const bytes = static_cast<char*>(workspace);\n";
   if (plan.temporaries.empty()) text += "  (void)bytes;\n";
   for (const PlanTemporary& t : plan.temporaries)
-    text += fmt::format("  float* const {} = reinterpret_cast<float*>(bytes + {});\n", t.tensor, t.offset);
+    text += fmt::format("  {0}* const {1} = reinterpret_cast<{0}*>(bytes + {2});\n", cuda_type(t.type), t.tensor,
+                        t.offset);
   text += "  cudaError_t status = cudaSuccess;\n";
   for (const LaunchMetadata& m : kernels) {
     std::vector<std::string> arguments;

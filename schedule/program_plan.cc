@@ -10,6 +10,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/contraction_kernels.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/row_chain.h"
 #include "schedule/shared_operands.h"
@@ -112,13 +113,23 @@ std::string describe(const Statement& s) { return fmt::format("{} ({})", s.id, p
                               fmt::format("statement {} of def '{}': {}", s.id, program.name, why)}});
 }
 
-// The temporaries between the kernels, laid out in one workspace.
-void place_temporaries(const Program& program, ProgramPlan& plan) {
+// Adds `t` (its tensor, type and dims set) at the workspace's end.
+void place(PlanTemporary t, ProgramPlan& plan) {
+  t.bytes = size_in_bytes(t.type);
+  for (const std::int64_t dim : t.dims) t.bytes *= dim;
+  t.offset = plan.workspace_bytes;
+  plan.workspace_bytes += (t.bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+  plan.temporaries.push_back(t);
+}
+
+// The temporaries between the kernels, laid out in one workspace: the def's (f32), then the
+// contractions' `steps`.
+void place_temporaries(const Program& program, const std::vector<ContractionTemporary>& steps, ProgramPlan& plan) {
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::temporary) continue;
     int kernels = 0;  // that read or write it
     for (const PlannedKernel& kernel : plan.kernels) {
-      bool accessed = false;
+      bool accessed = kernel.view && kernel.view->find_tensor(tensor.name);
       for (const std::string& id : kernel.statements) {
         const Statement& s = *program.find_statement(id);
         accessed = accessed || s.write.tensor == tensor.name || reads(s, tensor.name);
@@ -128,15 +139,10 @@ void place_temporaries(const Program& program, ProgramPlan& plan) {
     if (kernels < 2) continue;
     PlanTemporary t;
     t.tensor = tensor.name;
-    t.bytes = 4;
-    for (const Size& dim : tensor.dims) {
-      t.dims.push_back(bound_size(program, dim).value);
-      t.bytes *= t.dims.back();
-    }
-    t.offset = plan.workspace_bytes;
-    plan.workspace_bytes += (t.bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
-    plan.temporaries.push_back(t);
+    for (const Size& dim : tensor.dims) t.dims.push_back(bound_size(program, dim).value);
+    place(t, plan);
   }
+  for (const ContractionTemporary& step : steps) place(PlanTemporary{step.tensor, step.dims, 0, 0, step.type}, plan);
 }
 
 }  // namespace
@@ -152,7 +158,7 @@ const char* to_string(PlannedKernelKind kind) {
 }
 
 bool ProgramPlan::is_single_fused_kernel() const {
-  return kernels.size() == 1 && kernels[0].kind == PlannedKernelKind::fused_matmul;
+  return kernels.size() == 1 && kernels[0].kind == PlannedKernelKind::fused_matmul && !kernels[0].view;
 }
 
 const PlanTemporary* ProgramPlan::find_temporary(const std::string& tensor) const {
@@ -168,7 +174,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     plan_gpu_kernel(program, idioms);
     std::vector<std::string> all;
     for (const Statement& s : program.statements) all.push_back(s.id);
-    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", ""});
+    plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", "", {}, ""});
     return plan;
   } catch (const UserError&) {
     // not one fused kernel: a plan of several
@@ -179,7 +185,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     if (!plan.kernels.empty()) plan.kernels.back().cut = fmt::format("{} starts a new kernel: {}", describe(s), why);
   };
   const auto start = [&](PlannedKernelKind kind, const Statement& s) {
-    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", "", ""});
+    plan.kernels.push_back(PlannedKernel{kind, "", {s.id}, "", "", "", {}, ""});
   };
   // Appends `s` to the matmul kernel `kernel` when the fused kernel still takes it; else why not.
   // Appends `s` to the memory-bound kernel `kernel` when they form one row chain; else why not.
@@ -200,12 +206,34 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
     kernel.statements = std::move(with);
     return std::nullopt;
   };
+  std::vector<ContractionTemporary> contraction_temporaries;
+  std::set<std::string> in_a_contraction;  // the epilogues a contraction's GEMM kernel took
   for (const Statement& s : program.statements) {
+    if (in_a_contraction.count(s.id)) continue;
     const StatementIdiom& idiom = *idioms.find(s.id);
-    PlannedKernel* last = plan.kernels.empty() ? nullptr : &plan.kernels.back();
+    // A contraction's kernels take no other statement.
+    if (!plan.kernels.empty() && plan.kernels.back().view)
+      cut_before(s, "a contraction's GEMM over grouped indices takes as epilogues only the pointwise statements "
+                    "right after it over its written indices whose every access is whole index groups, and no "
+                    "other statement");
+    PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
     const IdiomKind kind =
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
+    // Contractions other than matmuls as written: a GEMM over grouped indices where tensor cores take it.
+    std::string contraction_note;
+    if (kind == IdiomKind::other || kind == IdiomKind::batch_reduce_matmul) {
+      const ContractionGrouping grouping = group_contraction(program, s);
+      if (grouping.is_gemm) {
+        const bool after_a_kernel = last != nullptr;
+        if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
+        if (plan_contraction_kernels(program, s, grouping, plan, contraction_temporaries, contraction_note)) {
+          for (const PlannedKernel& k : plan.kernels) in_a_contraction.insert(k.statements.begin(), k.statements.end());
+          continue;
+        }
+        if (after_a_kernel) plan.kernels.back().cut.clear();
+      }
+    }
     switch (kind) {
       case IdiomKind::batch_reduce_matmul:
         refuse(program, s, "batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
@@ -258,6 +286,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         else if (last)
           cut_before(s, "it is not one row chain with the kernel before it: " + chain_refusal);
         start(PlannedKernelKind::row_reduction, s);
+        plan.kernels.back().note = contraction_note;
         if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
           plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
                                      "warp or block per output element, not as an implicit GEMM on tensor cores yet "
@@ -292,14 +321,18 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                 fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
                                             "size bound (the workspace's layout is fixed at compile time): bind {}",
                                             program.name, fmt::join(program.parameters, ", "))}});
-  for (std::size_t k = 0; k < plan.kernels.size(); ++k) plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
-  place_temporaries(program, plan);
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
+    if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;
+  }
+  place_temporaries(program, contraction_temporaries, plan);
   return plan;
 }
 
 Program kernel_program(const Program& program, const ProgramPlan& plan, std::size_t index) {
   PF_INTERNAL_CHECK(index < plan.kernels.size(), "no kernel " + std::to_string(index));
   const PlannedKernel& kernel = plan.kernels[index];
+  if (kernel.view) return *kernel.view;
   return reduced_program(program, kernel.statements, plan.is_single_fused_kernel() ? program.name : kernel.name);
 }
 
@@ -313,6 +346,10 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     text += fmt::format("kernel {} {} ({})\n", k, kernel.name, to_string(kernel.kind));
     for (const std::string& id : kernel.statements)
       text += fmt::format("  {}\n", describe(*program.find_statement(id)));
+    if (kernel.view) {
+      text += fmt::format("  {}\n", kernel.step);
+      for (const Statement& s : kernel.view->statements) text += fmt::format("  view: {}\n", print_statement_source(s));
+    }
     const Program reduced = kernel_program(program, plan, k);
     std::vector<std::string> in, out;
     for (const Tensor& t : reduced.tensors) {
@@ -329,8 +366,8 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }
   for (const PlanTemporary& t : plan.temporaries)
-    text += fmt::format("temporary {}: f32({}), {} bytes at workspace byte {}\n", t.tensor, fmt::join(t.dims, ", "),
-                        t.bytes, t.offset);
+    text += fmt::format("temporary {}: {}({}), {} bytes at workspace byte {}\n", t.tensor, to_string(t.type),
+                        fmt::join(t.dims, ", "), t.bytes, t.offset);
   return text;
 }
 

@@ -16,9 +16,14 @@
 //   - a reduction kernel then keeps taking the statements that follow while they form one row
 //     chain (schedule/row_chain.h: reductions, element and row statements over the same rows):
 //     softmax's max, exp, sum and divide are one kernel that reads each row once.
+//   - a reduction that is a contraction of two f16 or bf16 tensors but not a matmul as written
+//     (tensordot, several contracted or free indices, batch indices anywhere) runs as a GEMM over
+//     grouped indices (schedule/contraction_to_gemm.h): a tensor-core kernel over a view of the
+//     buffers, after permutation copies of the operands and before one of the output where the
+//     layouts need them.
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
-// output is a temporary: f32 in the workspace (never rounded to its type, which the reference allows). Multi-kernel plans need
+// output is a temporary: f32 in the workspace (a permuted GEMM operand keeps its type) (never rounded to its type, which the reference allows). Multi-kernel plans need
 // every size bound (the workspace's offsets are constants).
 //
 //   ProgramPlan plan = plan_program(program, recognize_idioms(program));
@@ -26,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +58,11 @@ struct PlannedKernel {
   std::string cut;                      // why the next statement starts a new kernel ("" for the last)
   std::string note;                     // why a matmul runs as a reduction kernel (else "")
   std::string partition;                // a row chain's rows and threads (RowChain::describe), else ""
+  // A step of a contraction run as a GEMM over grouped indices (schedule/contraction_to_gemm.h):
+  // the kernel's own program (a view of the def's buffers or a permutation copy), and what it does.
+  // Such a kernel takes no other statement; `statements` is the contraction for its GEMM, else empty.
+  std::shared_ptr<Program> view;
+  std::string step;
 };
 
 // A tensor that several kernels read or write, not an output of the def.
@@ -59,7 +70,8 @@ struct PlanTemporary {
   std::string tensor;
   std::vector<std::int64_t> dims;  // bound extents, outermost first
   std::int64_t offset = 0;         // bytes from the workspace's start (256-byte aligned)
-  std::int64_t bytes = 0;          // f32 elements
+  std::int64_t bytes = 0;
+  ElementType type = ElementType::f32;  // f32, or a permuted GEMM operand's own type
 };
 
 struct ProgramPlan {

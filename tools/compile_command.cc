@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu_contraction.h"
 #include "codegen/cpu_emit.h"
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cuda_emitter.h"
@@ -101,6 +102,8 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
   for (const Program* program : programs) {
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(*program);
+    } else if (options.emit == "schedule" && cpu && is_cpu_contraction(*program) && program->parameters.empty()) {
+      text += cpu_contraction_schedule(*program, cpu_options);
     } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(recognize_idioms(*program))) {
       text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
               "not blocked; --emit=cpu shows them)\n";

@@ -98,6 +98,9 @@ EXAMPLES = {
                                lambda s: [("f16", (s["B"], s["H"], s["M"], s["K"])),
                                           ("f16", (s["B"], s["H"], s["K"], s["N"]))],
                                lambda q, w: [q @ w]),
+    "tensordot": (dict(A=6, B=5, K=4, L=9, C=24),
+                  lambda s: [("f16", (s["A"], s["B"], s["K"], s["L"])), ("f16", (s["K"], s["L"], s["C"]))],
+                  lambda x, y: [np.tensordot(x, y, axes=2)]),
     "conv2d": (_CONV,
                lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["K"], s["R"], s["S"], s["C"]))],
                lambda x, f: [_conv_nhwc(x, f)]),
@@ -121,9 +124,11 @@ EXAMPLES = {
                         lambda x, f, bias: [np.maximum(_conv_nhwc(x, f, pad=1) + bias + x, 0)]),
 }
 
-# The sizes bound at compile: those only an output has (P, Q), and every size of a def whose
-# inferred ranges depend on several sizes (h in 0..H - R: the def needs them bound to parse).
-COMPILE_SIZES = {"conv2d_strided": ("P", "Q"), "conv2d": tuple(_CONV), "conv2d_grouped": tuple(_CONV) + ("G",)}
+# The sizes bound at compile: those only an output has (P, Q), every size of a def whose
+# inferred ranges depend on several sizes (h in 0..H - R: the def needs them bound to parse),
+# and every size of a general contraction (its grouped GEMM's view has constant extents).
+COMPILE_SIZES = {"conv2d_strided": ("P", "Q"), "conv2d": tuple(_CONV), "conv2d_grouped": tuple(_CONV) + ("G",),
+                 "tensordot": ("A", "B", "K", "L", "C")}
 
 _NUMPY = {"f16": np.float16, "f32": np.float32}
 

@@ -63,6 +63,15 @@ for example in "$data"/examples/*.tc; do
     expect "$name: run on the CPU target (loop nests)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
     continue
   fi
+  # General contractions (issue 23): a GEMM over grouped indices on tensor cores (the plan says
+  # how it grouped them) and a BRGEMM over the same view on the CPU target.
+  if [[ $name == tensordot ]]; then
+    sizes=(-D A=6 -D B=5 -D K=4 -D L=9 -D C=24)
+    expect "$name: plan" 0 'M=\(a, b\) N=\(c\) K=\(k, l\)' "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
+    expect "$name: run on the emulator (a GEMM over grouped indices)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu
+    expect "$name: run on the CPU target (a BRGEMM over grouped indices)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
+    continue
+  fi
   if [[ $name == brgemm ]]; then
     sizes=(-D R=2 -D M=24 -D N=20 -D K=16)
     expect "$name: C++ for the CPU target" 0 'brgemm' "$polyfuse" compile "$example" "${sizes[@]}" --target=cpu --emit=cpu

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "codegen/cuda_emitter.h"
+#include "codegen/cuda_plan.h"
 #include "gemm_programs.h"
 #include "nvrtc_compile.h"
+#include "schedule/program_plan.h"
 #include "support/golden.h"
 
 namespace polyfuse {
@@ -120,6 +122,31 @@ TEST(CudaCompile, Sm90aKernelCompilesForSm90a) {
     EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
     EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
     EXPECT_TRUE(pft_test::ptxas_diagnostics(result.log).empty()) << result.log;
+  }
+}
+
+// Issue 23: a general contraction's plan (permutation copies, the GEMM over the grouped view,
+// the output's permutation; a GEMM with epilogues) compiles for sm_80 and sm_90, no spills.
+TEST(CudaCompile, GroupedContractionPlansCompileWithoutSpills) {
+  const std::vector<std::pair<std::string, SizeBindings>> cases = {
+      {"def t(f16(K, B, A) X, f16(B, C, K) Y) -> (f16(A, B, C) O) {\n  O(a, b, c) +=! X(k, b, a) * Y(b, c, k)\n}\n",
+       {{"A", 512}, {"B", 4}, {"C", 256}, {"K", 512}}},
+      {"def e(f16(A, B, K, L) X, f16(K, L, C) Y, f16(C) bias) -> (f16(A, B, C) O) {\n"
+       "  T(a, b, c) +=! X(a, b, k, l) * Y(k, l, c)\n  O(a, b, c) = relu(T(a, b, c) + bias(c))\n}\n",
+       {{"A", 64}, {"B", 16}, {"K", 32}, {"L", 16}, {"C", 512}}}};
+  for (const auto& [text, sizes] : cases) {
+    const Program program = compile_program(text, sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    ASSERT_FALSE(plan.is_single_fused_kernel());
+    CudaEmitRequest request;
+    request.options.choose_warp = true;
+    const std::string source = emit_cuda_plan(program, plan, request).source;
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(fmt::format("{} {}", program.name, arch));
+      pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
+      ASSERT_TRUE(result.ok) << result.log;
+      EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+    }
   }
 }
 

@@ -23,6 +23,11 @@ const std::vector<std::string>& convolution_examples() {
   return names;
 }
 
+const std::vector<std::string>& contraction_examples() {
+  static const std::vector<std::string> names = {"tensordot"};
+  return names;
+}
+
 const std::vector<std::string>& examples_waiting_for_kernel_plans() {
   static const std::vector<std::string> names = {"gemm_softmax", "layernorm", "rmsnorm"};
   return names;

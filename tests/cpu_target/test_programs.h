@@ -19,11 +19,15 @@ const std::vector<std::string>& loop_nest_examples();
 // run at the shapes of tests/support/conv_shapes.h (conv_examples_test.cc).
 const std::vector<std::string>& convolution_examples();
 
+// The general contractions (examples/tensordot.tc, issue 23): a BRGEMM over grouped indices
+// on the CPU target (codegen/cpu_contraction.h), run in contraction_cpu_test.cc.
+const std::vector<std::string>& contraction_examples();
+
 // The examples with row reductions after a matmul (GEMM + softmax, LayerNorm, RMSNorm)
 // that wait for issue 20's kernel plans: the CPU target refuses them with a located
 // message, so the tests that iterate over the lists above leave them out.
 // CpuExamples.EveryExampleIsListed checks that every examples/*.tc is in exactly one of
-// the four lists, and that these are refused with the rule's message.
+// the five lists, and that these are refused with the rule's message.
 const std::vector<std::string>& examples_waiting_for_kernel_plans();
 
 // The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by

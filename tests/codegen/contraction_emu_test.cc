@@ -1,0 +1,86 @@
+// General contractions run as GEMMs over grouped indices (schedule/contraction_to_gemm.h) on
+// the emulator against the exact reference of the original program: the cases of
+// tests/support/contraction_cases.h, with and without permutation copies, f16 and bf16 (two
+// cases) on tensor cores (sm_80, and sm_90a once), at sizes that are not tile multiples; an f32
+// contraction stays a reduction kernel.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "schedule/program_plan.h"
+#include "support/contraction_cases.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// `source` (one def) planned and run on the emulator; the check must pass, and the
+// contraction must run in a tensor-core kernel (as a matmul the idioms take as written, or as
+// a GEMM over a grouped view) when `tensor_cores`.
+bool runs_on_tensor_cores(const ProgramPlan& plan) {
+  return std::any_of(plan.kernels.begin(), plan.kernels.end(),
+                     [](const PlannedKernel& k) { return k.kind == PlannedKernelKind::fused_matmul; });
+}
+
+void expect_contraction_runs(const std::string& source, const SizeBindings& sizes, bool tensor_cores = true,
+                             Arch arch = Arch::sm_80) {
+  const Program program = compile_program(source, sizes);
+  const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
+  EXPECT_EQ(runs_on_tensor_cores(plan_program(program, recognize_idioms(program))), tensor_cores) << plan;
+  GpuOptions options;
+  options.arch = arch;
+  options.choose_warp = true;
+  const reference::CheckReport check = run_on_emulator(program, options).check;
+  EXPECT_TRUE(check.ok) << check.to_string() << "\n" << plan;
+}
+
+class ContractionEmu : public ::testing::TestWithParam<Contraction> {};
+
+TEST_P(ContractionEmu, F16MatchesTheReference) { expect_contraction_runs(def_of(GetParam(), "f16"), GetParam().sizes); }
+
+// The cases but TC's first two Kronecker factors, which the matmul idiom takes as written (a
+// batch index in A only: tests/codegen/batch_dims_emu_test.cc runs that path).
+std::vector<Contraction> grouped_cases() {
+  std::vector<Contraction> cases;
+  for (const Contraction& c : contractions())
+    if (c.name != "kronecker3_1" && c.name != "kronecker3_2") cases.push_back(c);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ContractionEmu, ::testing::ValuesIn(grouped_cases()),
+                         [](const ::testing::TestParamInfo<Contraction>& info) { return info.param.name; });
+
+// bf16 operands: a case with views only and one with copies of an operand and the output.
+TEST(ContractionEmu, Bf16MatchesTheReference) {
+  for (const Contraction& c : contractions()) {
+    if (c.name != "tensordot" && c.name != "batch_in_middle") continue;
+    SCOPED_TRACE(c.name);
+    expect_contraction_runs(def_of(c, "bf16"), c.sizes);
+  }
+}
+
+// examples/tensordot.tc with the sm_90a main loop (TMA + wgmma) over the grouped view.
+TEST(ContractionEmu, TensordotExampleWithTheSm90aMainLoop) {
+  expect_contraction_runs(example_source("tensordot"), {{"A", 8}, {"B", 8}, {"K", 4}, {"L", 16}, {"C", 64}}, true,
+                          Arch::sm_90a);
+}
+
+// Epilogues in the grouped GEMM's kernel: one kernel, T and O written by it.
+TEST(ContractionEmu, EpiloguesInTheGemmKernel) {
+  for (const Contraction& c : contractions()) {
+    if (c.name != "tensordot_epilogue") continue;
+    const Program program = compile_program(def_of(c, "f16"), c.sizes);
+    EXPECT_EQ(plan_program(program, recognize_idioms(program)).kernels.size(), 1u);
+  }
+}
+
+// f32 operands: no tensor-core GEMM (no TF32 path), a reduction kernel that is still right.
+TEST(ContractionEmu, F32StaysAReductionKernel) {
+  expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes, false);
+}
+
+}  // namespace
+}  // namespace polyfuse
