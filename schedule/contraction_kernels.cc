@@ -51,7 +51,7 @@ bool plan_contraction_kernels(const Program& program, const Statement& s, const 
   }
   for (ContractionStep& step : steps.steps) {
     const bool gemm = step.kind == ContractionStep::Kind::gemm;
-    PlannedKernel kernel{gemm ? PlannedKernelKind::fused_matmul : PlannedKernelKind::pointwise, "", {}, "", "", {}, ""};
+    PlannedKernel kernel{gemm ? PlannedKernelKind::fused_matmul : PlannedKernelKind::pointwise, "", {}, "", "", "", {}, ""};
     if (gemm) kernel.statements.push_back(s.id);
     for (const GroupedEpilogue& e : epilogues)
       if (gemm) kernel.statements.push_back(e.statement);
