@@ -78,6 +78,9 @@ std::string cxx_dtype(ElementType type) { return "DType::" + std::string(to_stri
 
 std::string cpu_op_name(Function function) {
   if (function == Function::gelu_erf) return "gelu";
+  if (function == Function::to_f16) return "round_f16";
+  if (function == Function::to_bf16) return "round_bf16";
+  if (function == Function::to_f32) return "identity";
   return std::string(to_string(function));
 }
 

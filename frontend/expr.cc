@@ -72,12 +72,17 @@ std::string_view to_string(Function function) {
     case Function::abs: return "abs";
     case Function::silu: return "silu";
     case Function::gelu_tanh: return "gelu_tanh";
+    case Function::to_f16: return "f16";
+    case Function::to_bf16: return "bf16";
+    case Function::to_f32: return "f32";
   }
   return "?";
 }
 
 std::optional<Function> parse_function(std::string_view name) {
   if (name == "gelu") return Function::gelu_erf;  // the alias: GELU's exact form
+  if (name == "half") return Function::to_f16;     // Tensor Comprehensions' type names
+  if (name == "float") return Function::to_f32;
   // C's math names, as Tensor Comprehensions' programs spell them (float and double forms).
   static const std::pair<std::string_view, Function> c_names[] = {
       {"fmax", Function::max},   {"fmaxf", Function::max},  {"fmin", Function::min},   {"fminf", Function::min},
@@ -93,7 +98,7 @@ std::optional<Function> parse_function(std::string_view name) {
 std::string function_names() {
   std::string text;
   for (Function f : kAllFunctions) {
-    if (!text.empty()) text += f == Function::gelu_tanh ? " and " : ", ";
+    if (!text.empty()) text += f == kAllFunctions[std::size(kAllFunctions) - 1] ? " and " : ", ";
     if (f == Function::gelu_erf) text += "gelu, ";
     text += to_string(f);
   }
@@ -102,6 +107,15 @@ std::string function_names() {
 
 int arity(Function function) {
   return function == Function::max || function == Function::min ? 2 : 1;
+}
+
+std::optional<ElementType> conversion_type(Function function) {
+  switch (function) {
+    case Function::to_f16: return ElementType::f16;
+    case Function::to_bf16: return ElementType::bf16;
+    case Function::to_f32: return ElementType::f32;
+    default: return std::nullopt;
+  }
 }
 
 static void collect_reads(const Expr& expr, std::vector<int>& out) {

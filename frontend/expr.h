@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frontend/diagnostics.h"
+#include "frontend/element_type.h"
 
 namespace polyfuse {
 
@@ -28,16 +29,20 @@ enum class BinaryOp { add, sub, mul, div };
 
 // Built-in functions: max and min take two arguments, the others one. `gelu` in the
 // language is gelu_erf (the exact form, x Phi(x)); gelu_tanh is the tanh approximation.
+// The conversions to_f16, to_bf16 and to_f32 (`f16(x)`, `bf16(x)`, `f32(x)` in the language)
+// round their argument to the type (nearest even) and give that value.
 enum class Function {
   relu, sigmoid, tanh, gelu_erf, exp, max, min,
   sqrt, rsqrt, log, abs, silu, gelu_tanh,
+  to_f16, to_bf16, to_f32,
 };
 
 // Every built-in function, in the order above.
 inline constexpr Function kAllFunctions[] = {
     Function::relu, Function::sigmoid, Function::tanh,  Function::gelu_erf, Function::exp,
     Function::max,  Function::min,     Function::sqrt,  Function::rsqrt,    Function::log,
-    Function::abs,  Function::silu,    Function::gelu_tanh,
+    Function::abs,  Function::silu,    Function::gelu_tanh, Function::to_f16,   Function::to_bf16,
+    Function::to_f32,
 };
 
 // One node of an expression tree.
@@ -73,6 +78,8 @@ std::optional<Function> parse_function(std::string_view name);
 std::string function_names();
 // Number of arguments `function` takes (1 or 2).
 int arity(Function function);
+// The type a conversion (to_f16, to_bf16, to_f32) rounds to; nullopt for other functions.
+std::optional<ElementType> conversion_type(Function function);
 // Indices (into Statement::reads) of every read in `expr`, left to right.
 std::vector<int> reads_in(const Expr& expr);
 // Number of nodes of `expr`.

@@ -347,6 +347,9 @@ void DefChecker::build_statement(const ast::Statement& statement,
     if (!target) poisoned_.insert(lhs.name);
     return;
   }
+  // `T(m, h) = f16(...)`: a right-hand side that is a conversion gives the new tensor its type.
+  const std::optional<ElementType> converted =
+      !out.is_reduction() && rhs.kind == ExprKind::call ? conversion_type(rhs.function) : std::nullopt;
   out.expr = std::move(rhs);
   out.location = statement.location;
   if (!target) {
@@ -357,11 +360,11 @@ void DefChecker::build_statement(const ast::Statement& statement,
       const ElementType type = source_type_.at(read.tensor);
       source = source ? common_type(*source, type) : type;
     }
-    source_type_[lhs.name] = source.value_or(ElementType::f32);
+    source_type_[lhs.name] = converted.value_or(source.value_or(ElementType::f32));
     const bool output = inferred_outputs_.count(lhs.name) > 0;
     Tensor temporary;
     temporary.name = lhs.name;
-    temporary.type = output ? source_type_[lhs.name] : out.accumulate_type;
+    temporary.type = converted ? *converted : output ? source_type_[lhs.name] : out.accumulate_type;
     temporary.role = output ? TensorRole::output : TensorRole::temporary;
     temporary.location = lhs.location;
     for (const std::string& index : lhs_indices) temporary.dims.push_back(state.ranges.at(index).size);

@@ -37,6 +37,14 @@ bool reads(const Statement& s, const std::string& tensor) {
 }
 
 // The def reduced to `ids`, called `name` (see kernel_program).
+// Whether `tensor` is written by a conversion (`A(m, h) = f16(...)`): the program says its type,
+// and it keeps that type between kernels (a 16-bit matmul operand stays one).
+bool typed_by_conversion(const Program& program, const std::string& tensor) {
+  for (const Statement& s : program.statements)
+    if (s.write.tensor == tensor && s.expr.kind == ExprKind::call && conversion_type(s.expr.function)) return true;
+  return false;
+}
+
 Program reduced_program(const Program& program, const std::vector<std::string>& ids, const std::string& name) {
   Program reduced = program;
   reduced.name = name;
@@ -60,7 +68,9 @@ Program reduced_program(const Program& program, const std::vector<std::string>& 
                                                                                       : TensorRole::temporary;
     else
       t.role = TensorRole::input;
-    if (tensor.role == TensorRole::temporary && t.role != TensorRole::temporary) t.type = ElementType::f32;
+    if (tensor.role == TensorRole::temporary && t.role != TensorRole::temporary &&
+        !typed_by_conversion(program, tensor.name))
+      t.type = ElementType::f32;
     (t.role == TensorRole::input ? inputs : t.role == TensorRole::output ? outputs : temporaries).push_back(t);
   }
   reduced.tensors = inputs;
@@ -122,8 +132,8 @@ void place(PlanTemporary t, ProgramPlan& plan) {
   plan.temporaries.push_back(t);
 }
 
-// The temporaries between the kernels, laid out in one workspace: the def's (f32), then the
-// contractions' `steps`.
+// The temporaries between the kernels, laid out in one workspace: the def's (f32, or the type
+// of the conversion that writes them), then the contractions' `steps`.
 void place_temporaries(const Program& program, const std::vector<ContractionTemporary>& steps, ProgramPlan& plan) {
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::temporary) continue;
@@ -139,6 +149,7 @@ void place_temporaries(const Program& program, const std::vector<ContractionTemp
     if (kernels < 2) continue;
     PlanTemporary t;
     t.tensor = tensor.name;
+    if (typed_by_conversion(program, tensor.name)) t.type = tensor.type;
     for (const Size& dim : tensor.dims) t.dims.push_back(bound_size(program, dim).value);
     place(t, plan);
   }

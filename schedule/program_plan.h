@@ -23,7 +23,8 @@
 //     layouts need them.
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
-// output is a temporary: f32 in the workspace (a permuted GEMM operand keeps its type) (never rounded to its type, which the reference allows). Multi-kernel plans need
+// output is a temporary: f32 in the workspace (a permuted GEMM operand, and a tensor a
+// conversion writes, `A(m, h) = f16(...)`, keep their type) (never rounded to its type, which the reference allows). Multi-kernel plans need
 // every size bound (the workspace's offsets are constants).
 //
 //   ProgramPlan plan = plan_program(program, recognize_idioms(program));
@@ -71,7 +72,7 @@ struct PlanTemporary {
   std::vector<std::int64_t> dims;  // bound extents, outermost first
   std::int64_t offset = 0;         // bytes from the workspace's start (256-byte aligned)
   std::int64_t bytes = 0;
-  ElementType type = ElementType::f32;  // f32, or a permuted GEMM operand's own type
+  ElementType type = ElementType::f32;  // f32, or a permuted GEMM operand's or a conversion's type
 };
 
 struct ProgramPlan {

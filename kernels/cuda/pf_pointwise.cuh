@@ -47,6 +47,11 @@ PF_DEVICE float log(float x) { return logf(x); }
 PF_DEVICE float abs(float x) { return fabsf(x); }
 // x * sigmoid(x), as x / (1 + exp(-x)).
 PF_DEVICE float silu(float x) { return x / (1.f + expf(-x)); }
+// The language's conversions f16(x), bf16(x), f32(x): x rounded to the type (nearest even),
+// as an f32 value.
+PF_DEVICE float f16(float x) { return __half2float(__float2half_rn(x)); }
+PF_DEVICE float bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+PF_DEVICE float f32(float x) { return x; }
 }  // namespace op
 
 namespace tile {

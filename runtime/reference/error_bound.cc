@@ -72,7 +72,10 @@ double exact_function(Function function, double x) {
     case Function::abs: return std::fabs(x);
     case Function::silu: return x / (1 + std::exp(-x));
     case Function::max:
-    case Function::min: break;
+    case Function::min:
+    case Function::to_f16:
+    case Function::to_bf16:
+    case Function::to_f32: break;
   }
   return 0;
 }
@@ -115,7 +118,10 @@ double implementation_ulps(Function function, double argument, double result) {
     case Function::relu:
     case Function::abs:
     case Function::max:
-    case Function::min: return 0;
+    case Function::min:
+    case Function::to_f16:
+    case Function::to_bf16:
+    case Function::to_f32: return 0;
   }
   return 0;
 }
@@ -166,6 +172,8 @@ Bounded binary(BinaryOp op, Bounded x, Bounded y) {
 }
 
 Bounded call(Function function, Bounded x, Bounded y) {
+  // A conversion: one rounding to its type (the backends compute in f32, so to_f32 is exact).
+  if (const std::optional<ElementType> type = conversion_type(function)) return stored_as(*type, x);
   if (function == Function::max || function == Function::min) {
     const double value = function == Function::max ? std::max(x.value, y.value) : std::min(x.value, y.value);
     return {value, std::max(x.bound, y.bound)};

@@ -26,6 +26,9 @@ float call(Function function, float x, float y) {
     case Function::silu: return x / (1.0f + std::exp(-x));
     case Function::max: return std::max(x, y);
     case Function::min: return std::min(x, y);
+    case Function::to_f16: return round_to(ElementType::f16, x);
+    case Function::to_bf16: return round_to(ElementType::bf16, x);
+    case Function::to_f32: return x;
   }
   return 0.0f;
 }

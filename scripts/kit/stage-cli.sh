@@ -40,11 +40,12 @@ expect() {
 # Row reductions (softmax, norms, cross-entropy) are plans of several kernels on the GPU
 # path (issue 20): the plan prints with its cuts, the kernels run on the emulator against the
 # reference, and their IR prints.
-plans_of_several_kernels=" gemm_softmax softmax layernorm layernorm_rows rmsnorm cross_entropy "
+plans_of_several_kernels=" gemm_softmax softmax layernorm layernorm_rows rmsnorm cross_entropy mlp "
 for example in "$data"/examples/*.tc; do
   name=$(basename "$example" .tc)
   if [[ $plans_of_several_kernels == *" $name "* ]]; then
     sizes=(-D M=40 -D N=24 -D K=24)
+    [[ $name == mlp ]] && sizes+=(-D H=32)
     expect "$name: IR" 0 'idioms:' "$polyfuse" compile "$example" "${sizes[@]}" --emit=ir
     # A row chain without a matmul is one kernel (its partition printed); after a matmul, two.
     plan_text='cut: '

@@ -36,13 +36,34 @@ TEST(Sema, NameErrors) {
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! X(m, k) * B(k, n)")), "2:15: error: undeclared tensor 'X'");
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! softmax(A(m, k)) * B(k, n)")),
             "2:15: error: unknown function 'softmax' (the functions are relu, sigmoid, tanh, "
-            "gelu, gelu_erf, exp, max, min, sqrt, rsqrt, log, abs, silu and gelu_tanh)");
+            "gelu, gelu_erf, exp, max, min, sqrt, rsqrt, log, abs, silu, gelu_tanh, f16, bf16 and f32)");
   EXPECT_EQ(first_error("def g(f16(N) A, f16(N) A) -> (f16(N) C) { C(i) = A(i) }"),
             "1:24: error: duplicate tensor name 'A' (first declared at 1:14)");
   EXPECT_EQ(first_error("def g(f16(N) relu) -> (f16(N) C) { C(i) = relu(i) }"),
             "1:14: error: tensor name 'relu' is the name of a built-in function");
   EXPECT_EQ(first_error("def g(f16(N) A) -> (f16(N) C) { C(i) = A(i) }\ndef g(f16(N) A) -> (f16(N) C) { C(i) = A(i) }"),
             "2:5: error: duplicate def name 'g' (first defined at 1:5)");
+}
+
+// `f16(x)`, `bf16(x)`, `f32(x)` (and TC's `half`, `float`) round to the type; a statement whose
+// right-hand side is one gives the tensor it creates that type (issue 21: a 16-bit matmul
+// operand computed by the program). Elsewhere they only round.
+TEST(Sema, ConversionsGiveTheWrittenTensorItsType) {
+  const Program p = compile_one(
+      "def g(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C, O) {\n"
+      "  T(m, n) +=! A(m, k) * B(k, n)\n"
+      "  H(m, n) = f16(relu(T(m, n)))\n"
+      "  G(m, n) = bf16(T(m, n) * 2)\n"
+      "  F(m, n) = half(T(m, n)) + 1\n"
+      "  O(m, n) = f32(H(m, n))\n"
+      "  C(m, n) = H(m, n) + G(m, n) + F(m, n)\n"
+      "}\n");
+  EXPECT_EQ(p.find_tensor("T")->type, ElementType::f32);
+  EXPECT_EQ(p.find_tensor("H")->type, ElementType::f16);
+  EXPECT_EQ(p.find_tensor("G")->type, ElementType::bf16);
+  EXPECT_EQ(p.find_tensor("F")->type, ElementType::f32) << "the root is a sum, not a conversion";
+  EXPECT_EQ(p.find_tensor("O")->type, ElementType::f32) << "an output named alone takes the conversion's type";
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! f16(A(m, k), B(k, n))")), "2:15: error: function 'f16' takes 1 argument, got 2");
 }
 
 TEST(Sema, ArityErrors) {

@@ -144,7 +144,10 @@ TEST(ErrorBound, EveryComputedValueIsWithinTheBound) {
                                                      {cpu::UnaryOp::log, Function::log},
                                                      {cpu::UnaryOp::abs, Function::abs},
                                                      {cpu::UnaryOp::silu, Function::silu},
-                                                     {cpu::UnaryOp::gelu_tanh, Function::gelu_tanh}};
+                                                     {cpu::UnaryOp::gelu_tanh, Function::gelu_tanh},
+                                                     {cpu::UnaryOp::round_f16, Function::to_f16},
+                                                     {cpu::UnaryOp::round_bf16, Function::to_bf16},
+                                                     {cpu::UnaryOp::identity, Function::to_f32}};
   const std::pair<cpu::BinaryOp, BinaryOp> arithmetic[] = {{cpu::BinaryOp::add, BinaryOp::add},
                                                            {cpu::BinaryOp::sub, BinaryOp::sub},
                                                            {cpu::BinaryOp::mul, BinaryOp::mul},

@@ -26,6 +26,15 @@ TEST_P(ExamplePlan, MatchesGolden) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(program), "plan/" + GetParam() + ".plan"));
 }
 
+// Two matmuls chained through an f16 hidden activation (issue 21): two tensor-core kernels,
+// the activation in the workspace as f16; and SwiGLU's gate, one kernel of one k-loop.
+TEST(ExamplePlan, MatmulChainAndSharedOperand) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("mlp", {{"M", 64}, {"N", 128}, {"K", 32}, {"H", 96}})),
+                                                "plan/mlp.plan"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("swiglu", {{"M", 64}, {"N", 128}, {"K", 32}})),
+                                                "plan/swiglu.plan"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplePlan,
                          ::testing::Values("softmax", "layernorm_rows", "cross_entropy", "gemm_softmax", "layernorm",
                                            "rmsnorm", "gemm_bias_relu", "relu_gemm"));

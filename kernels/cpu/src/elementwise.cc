@@ -27,6 +27,8 @@ const char* to_string(UnaryOp op) {
     case UnaryOp::abs: return "abs";
     case UnaryOp::silu: return "silu";
     case UnaryOp::gelu_tanh: return "gelu_tanh";
+    case UnaryOp::round_f16: return "round_f16";
+    case UnaryOp::round_bf16: return "round_bf16";
   }
   return "?";
 }
@@ -60,6 +62,8 @@ float apply(UnaryOp op, float x) {
     case UnaryOp::silu: return x / (1.f + std::exp(-x));
     case UnaryOp::gelu_tanh:
       return 0.5f * x * (1.f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    case UnaryOp::round_f16: return f16_to_f32(f32_to_f16(x));
+    case UnaryOp::round_bf16: return bf16_to_f32(f32_to_bf16(x));
   }
   return x;
 }

@@ -19,8 +19,11 @@ namespace polyfuse::cpu {
 // activations of the .tc language, matching the GPU path (kernels/cuda/pf_pointwise.cuh):
 //   gelu(x) = 0.5 x (1 + erf(x / sqrt 2))  (the exact form: the language's gelu_erf),
 //   gelu_tanh(x) = 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))),
-//   sigmoid(x) = 1 / (1 + exp(-x)),  silu(x) = x / (1 + exp(-x)),  rsqrt(x) = 1 / sqrt(x).
-enum class UnaryOp { zero, identity, relu, sigmoid, tanh, gelu, exp, neg, sqrt, rsqrt, log, abs, silu, gelu_tanh };
+//   sigmoid(x) = 1 / (1 + exp(-x)),  silu(x) = x / (1 + exp(-x)),  rsqrt(x) = 1 / sqrt(x),
+//   round_f16(x), round_bf16(x) = x rounded to f16 / bf16 (nearest even), as an f32 value.
+enum class UnaryOp {
+  zero, identity, relu, sigmoid, tanh, gelu, exp, neg, sqrt, rsqrt, log, abs, silu, gelu_tanh, round_f16, round_bf16
+};
 
 enum class BinaryOp { add, sub, mul, div, max, min };
 

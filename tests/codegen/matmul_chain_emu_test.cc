@@ -1,0 +1,85 @@
+// Matmul chains (issue 21 item 2): an MLP whose hidden activation the program rounds to f16
+// (`A(m, h) = f16(relu(T(m, h) + b1(h)))`) is a plan of two tensor-core kernels, the first
+// with its epilogue fused and writing A to the workspace as f16, the second reading it as its
+// A operand. On the emulator against the exact reference: A stored once (2 bytes an element),
+// read once per block column of the second kernel, no reduction kernel; bf16 and odd shapes.
+#include <gtest/gtest.h>
+
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "schedule/program_plan.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// The bytes every kernel of the plan moved of `tensor` (a plan's stats hold one entry per
+// kernel argument).
+LaunchStats::Buffer buffer(const EmuRun& run, const std::string& tensor) {
+  LaunchStats::Buffer total;
+  for (const LaunchStats::Buffer& b : run.stats.buffers)
+    if (b.name == tensor) {
+      total.bytes_loaded += b.bytes_loaded;
+      total.bytes_stored += b.bytes_stored;
+    }
+  return total;
+}
+
+TEST(MatmulChainEmu, MlpRunsAsTwoTensorCoreKernels) {
+  for (const SizeBindings& sizes : {SizeBindings{{"M", 128}, {"N", 64}, {"K", 64}, {"H", 96}},
+                                    SizeBindings{{"M", 70}, {"N", 40}, {"K", 56}, {"H", 24}}}) {
+    Program program = compile_program(example_source("mlp"), sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    ASSERT_EQ(plan.kernels.size(), 2u);
+    EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::fused_matmul);
+    EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::fused_matmul) << "A is f16: tensor cores take the second matmul";
+    ASSERT_EQ(plan.temporaries.size(), 1u);
+    EXPECT_EQ(plan.temporaries[0].tensor, "A");
+    EXPECT_EQ(plan.temporaries[0].type, ElementType::f16);
+
+    EmuRun run = run_on_emulator(program, small_tiles());
+    EXPECT_TRUE(run.check.ok) << run.check.to_string();
+    const std::int64_t m = sizes.at("M"), h = sizes.at("H");
+    EXPECT_EQ(buffer(run, "A").bytes_stored, static_cast<std::uint64_t>(m * h * 2)) << "A stored once, as f16";
+    const std::int64_t columns = (sizes.at("N") + small_tiles().block.n - 1) / small_tiles().block.n;
+    EXPECT_EQ(buffer(run, "A").bytes_loaded, static_cast<std::uint64_t>(columns * m * h * 2))
+        << "A read once per block column of the second kernel";
+  }
+}
+
+TEST(MatmulChainEmu, Bf16HiddenActivation) {
+  const std::string source =
+      "def mlp(bf16(M, K) X, bf16(K, H) W1, bf16(H, N) W2) -> (f32(M, N) Y) {\n"
+      "  T(m, h) +=! X(m, k) * W1(k, h)\n"
+      "  A(m, h) = bf16(gelu_tanh(T(m, h)))\n"
+      "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
+      "}\n";
+  Program program = compile_program(source, {{"M", 48}, {"N", 40}, {"K", 72}, {"H", 40}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::fused_matmul);
+  EmuRun run = run_on_emulator(program, small_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+// Without the conversion the hidden activation is f32 (the default for what a reduction
+// feeds): the second matmul is a reduction kernel, and the plan's note says why.
+TEST(MatmulChainEmu, WithoutTheConversionTheSecondMatmulIsAReductionKernel) {
+  const std::string source =
+      "def mlp(f16(M, K) X, f16(K, H) W1, f16(H, N) W2) -> (f16(M, N) Y) {\n"
+      "  T(m, h) +=! X(m, k) * W1(k, h)\n"
+      "  A(m, h) = relu(T(m, h))\n"
+      "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
+      "}\n";
+  Program program = compile_program(source, {{"M", 32}, {"N", 24}, {"K", 40}, {"H", 16}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::row_reduction);
+  EXPECT_NE(plan.kernels[1].note.find("A is f32 and W2 is f16"), std::string::npos) << plan.kernels[1].note;
+  EmuRun run = run_on_emulator(program, small_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+}  // namespace
+}  // namespace polyfuse
