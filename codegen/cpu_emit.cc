@@ -218,7 +218,7 @@ std::string cpu_entry_name(const std::string& def) { return "polyfuse_" + def; }
 std::string emit_cpu(const CpuPlan& plan) { return Emitter(plan).run(); }
 
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
-  if (needs_cpu_loop_nest(recognize_idioms(program))) return emit_cpu_loop_nest(program);
+  if (needs_cpu_loop_nest(program, recognize_idioms(program))) return emit_cpu_loop_nest(program);
   return emit_cpu(plan_cpu(program, options));
 }
 

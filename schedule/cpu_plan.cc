@@ -126,6 +126,10 @@ class Planner {
     pointwise.write = access_for(statement.write.tensor, statement.write.indices, roles);
     for (const Access& read : statement.reads)
       pointwise.reads.push_back(access_for(read.tensor, read.indices, roles));
+    if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index))
+      unsupported(program_, statement,
+                  "beside a matmul, a statement with '?:' or an index used as a value is not supported yet (the "
+                  "block primitives take neither; a def without a matmul runs them as loop nests)");
     pointwise.expr = statement.expr;
     if (statement.kind == StatementKind::reduce) {  // `+=` without reduction index
       pointwise.reads.push_back(pointwise.write);

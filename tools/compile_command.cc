@@ -101,7 +101,7 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
   for (const Program* program : programs) {
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(*program);
-    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(recognize_idioms(*program))) {
+    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(*program, recognize_idioms(*program))) {
       text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
               "not blocked; --emit=cpu shows them)\n";
     } else if (options.emit == "schedule" && cpu) {
