@@ -100,6 +100,10 @@ class Planner {
     for (const Statement& statement : program_.statements) {
       const StatementIdiom* idiom = idioms.find(statement.id);
       PF_INTERNAL_CHECK(idiom != nullptr, "cpu plan: no idiom for " + statement.id);
+      if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index))
+        unsupported(program_, statement,
+                    "in a def with a matmul, '?:' and index variables used as values are not supported yet (the "
+                    "block primitives take neither; a def without a matmul runs them as loop nests)");
       switch (idiom->kind) {
         case IdiomKind::matmul:
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
@@ -126,10 +130,6 @@ class Planner {
     pointwise.write = access_for(statement.write.tensor, statement.write.indices, roles);
     for (const Access& read : statement.reads)
       pointwise.reads.push_back(access_for(read.tensor, read.indices, roles));
-    if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index))
-      unsupported(program_, statement,
-                  "beside a matmul, a statement with '?:' or an index used as a value is not supported yet (the "
-                  "block primitives take neither; a def without a matmul runs them as loop nests)");
     pointwise.expr = statement.expr;
     if (statement.kind == StatementKind::reduce) {  // `+=` without reduction index
       pointwise.reads.push_back(pointwise.write);
