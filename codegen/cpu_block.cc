@@ -331,6 +331,7 @@ class BlockEmitter {
         emit_binary(pointwise.statement, binary_op(expr), left, right, target);
         return;
       }
+      default: PF_INTERNAL_CHECK(false, "cpu block: a condition or an index value (cpu_plan refuses them)");
     }
   }
 

@@ -105,6 +105,18 @@ class LoopNestEmitter {
       case ExprKind::binary:
         return fmt::format("({} {} {})", expression(e.operands[0], statement), to_string(e.op),
                            expression(e.operands[1], statement));
+      case ExprKind::index: return fmt::format("static_cast<float>({})", index_id(e.index));
+      case ExprKind::compare:
+        return fmt::format("({} {} {})", expression(e.operands[0], statement), to_string(e.comparison),
+                           expression(e.operands[1], statement));
+      case ExprKind::logical_and:
+      case ExprKind::logical_or:
+        return fmt::format("({} {} {})", expression(e.operands[0], statement),
+                           e.kind == ExprKind::logical_and ? "&&" : "||", expression(e.operands[1], statement));
+      case ExprKind::logical_not: return "!" + expression(e.operands[0], statement);
+      case ExprKind::select:
+        return fmt::format("({} ? {} : {})", expression(e.operands[0], statement), expression(e.operands[1], statement),
+                           expression(e.operands[2], statement));
       case ExprKind::call: {
         if (arity(e.function) == 2)
           return fmt::format("apply(BinaryOp::{}, {}, {})", cpu_op_name(e.function),
@@ -182,12 +194,14 @@ class LoopNestEmitter {
 
 }  // namespace
 
-bool needs_cpu_loop_nest(const Idioms& idioms) {
+bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
   bool other = false;
   for (const StatementIdiom& idiom : idioms.statements) {
     if (idiom.kind == IdiomKind::matmul || idiom.kind == IdiomKind::batch_reduce_matmul) return false;
     other = other || idiom.kind == IdiomKind::other;
   }
+  for (const Statement& statement : program.statements)
+    other = other || contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index);
   return other;
 }
 

@@ -22,9 +22,10 @@
 
 namespace polyfuse {
 
-// Whether `program` takes this path: it has no matmul (or batch-reduce matmul) and at
-// least one reduction that is not one.
-bool needs_cpu_loop_nest(const Idioms& idioms);
+// Whether `program` (with its `idioms`) takes this path: it has no matmul (or batch-reduce
+// matmul), and it has a reduction that is not one, a `?:` or an index used as a value (which
+// the block primitives of cpu_block.h do not take).
+bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms);
 
 // The C++ of `program` as plain loop nests; every size must be bound (else a UserError).
 std::string emit_cpu_loop_nest(const Program& program);

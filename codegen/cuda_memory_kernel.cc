@@ -78,7 +78,7 @@ class MemoryKernelEmitter {
   }
 
   std::string value(const Statement& s) const {
-    return c_expression(s.expr, [&](int read) { return load(s.reads.at(static_cast<std::size_t>(read))); });
+    return c_expression(s.expr, [&](int read) { return load(s.reads.at(static_cast<std::size_t>(read))); }, index_id);
   }
 
   // Declarations of `names` (extents `extents`) decoded from the linear `linear`, innermost last.

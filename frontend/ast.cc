@@ -14,6 +14,20 @@ static std::string to_source_inner(const Expr& expr, bool nested) {
                                      to_source_inner(expr.args.at(1), true));
       return nested ? fmt::format("({})", text) : text;
     }
+    case Expr::Kind::compare:
+    case Expr::Kind::logical: {
+      const std::string op = expr.kind == Expr::Kind::compare ? std::string(to_string(expr.comparison))
+                                                              : std::string(2, expr.op);
+      std::string text = fmt::format("{} {} {}", to_source_inner(expr.args.at(0), true), op,
+                                     to_source_inner(expr.args.at(1), true));
+      return nested ? fmt::format("({})", text) : text;
+    }
+    case Expr::Kind::logical_not: return fmt::format("!{}", to_source_inner(expr.args.at(0), true));
+    case Expr::Kind::select: {
+      std::string text = fmt::format("{} ? {} : {}", to_source_inner(expr.args.at(0), true),
+                                     to_source_inner(expr.args.at(1), true), to_source_inner(expr.args.at(2), true));
+      return nested ? fmt::format("({})", text) : text;
+    }
     case Expr::Kind::call: {
       std::string text = expr.name + "(";
       for (std::size_t i = 0; i < expr.args.size(); ++i) {
@@ -30,7 +44,9 @@ std::string to_source(const Expr& expr) { return to_source_inner(expr, false); }
 
 SourceLocation start_location(const Expr& expr) {
   const Expr* node = &expr;
-  while (node->kind == Expr::Kind::binary) node = &node->args.at(0);
+  while (node->kind == Expr::Kind::binary || node->kind == Expr::Kind::compare || node->kind == Expr::Kind::logical ||
+         node->kind == Expr::Kind::select)
+    node = &node->args.at(0);
   return node->location;
 }
 

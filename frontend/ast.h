@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/condition.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "frontend/reduction_op.h"
@@ -24,6 +25,10 @@ struct Expr {
     negate,  // unary minus of args[0]
     binary,  // args[0] `op` args[1], op one of + - * /
     call,    // name(args...): a tensor reference or a function call
+    compare,      // args[0] `comparison` args[1]
+    logical,      // args[0] && args[1] (op '&') or args[0] || args[1] (op '|')
+    logical_not,  // !args[0]
+    select,       // args[0] ? args[1] : args[2]
   };
   Kind kind = Kind::number;
   SourceLocation location;  // first character of the node (the operator for binary)
@@ -31,7 +36,8 @@ struct Expr {
   std::string text;         // the literal's source text, for number
   double value = 0;         // the literal's value, for number
   bool is_integer = false;  // number written without '.' or exponent
-  char op = 0;              // '+', '-', '*' or '/' for binary
+  char op = 0;              // '+', '-', '*' or '/' for binary; '&' or '|' for logical
+  Comparison comparison = Comparison::lt;  // for compare
   std::vector<Expr> args;   // operands or call arguments
   int depth = 1;            // height of this subtree (1 for a leaf)
 };
@@ -104,7 +110,8 @@ struct File {
 // operands, e.g. "m + 1", "relu(A(m, k))"), for messages.
 std::string to_source(const Expr& expr);
 
-// Where `expr` starts in the source: its leftmost operand's location for binary nodes.
+// Where `expr` starts in the source: its leftmost operand's location for infix nodes
+// (binary, compare, logical, select).
 SourceLocation start_location(const Expr& expr);
 
 // The spelling of `op` with `reduction` ("=", "+=!", "max=", ...).

@@ -82,6 +82,7 @@ struct StatementState {
   std::set<std::string> conflicts;     // indices already reported as conflicting
   std::vector<AffineUse> affine_uses;  // subscripts that are sums, of tensors read inside
   std::map<std::string, double> outside_values;  // `where T = v outside`
+  std::vector<std::pair<std::string, SourceLocation>> index_values;  // names used as values that are not sizes
   bool failed = false;
 };
 
@@ -130,6 +131,17 @@ class DefChecker {
   Expr lower(const ast::Expr& expr, StatementState& state);
   Expr lower_call(const ast::Expr& expr, StatementState& state);
   Expr lower_size_value(const ast::Expr& expr, StatementState& state);
+  // A comparison, `&&`, `||`, `!` or `?:` (sema_conditions.cc): operands checked to be
+  // conditions or values as each operator takes them.
+  Expr lower_condition(const ast::Expr& expr, StatementState& state);
+  // `float(x)` / `f32(x)`: x (every expression computes in f32); other casts are reported.
+  Expr lower_cast(const ast::Expr& expr, StatementState& state);
+  // `expr` lowered, reported unless it is a value (not a condition).
+  Expr lower_value(const ast::Expr& expr, StatementState& state);
+  // Checks that every name used as a value is an index of the statement (one with a
+  // range from a subscript or a `where` clause); false (reported) when one is not.
+  bool check_index_values(const std::vector<std::string>& lhs_indices, const ast::Statement& statement,
+                          StatementState& state);
   Tensor* find(std::string_view name) {
     for (Tensor& tensor : program_.tensors)
       if (tensor.name == name) return &tensor;

@@ -47,6 +47,41 @@ Expr Expr::call_node(Function function, std::vector<Expr> arguments, SourceLocat
   return e;
 }
 
+Expr Expr::index_node(std::string name, SourceLocation where) {
+  Expr e;
+  e.kind = ExprKind::index;
+  e.index = std::move(name);
+  e.location = where;
+  return e;
+}
+
+Expr Expr::compare_node(Comparison comparison, Expr lhs, Expr rhs, SourceLocation where) {
+  Expr e = binary_node(BinaryOp::add, std::move(lhs), std::move(rhs), where);
+  e.kind = ExprKind::compare;
+  e.comparison = comparison;
+  return e;
+}
+
+Expr Expr::condition_node(ExprKind kind, std::vector<Expr> operands, SourceLocation where) {
+  Expr e;
+  e.kind = kind;
+  e.location = where;
+  e.operands = std::move(operands);
+  return e;
+}
+
+bool is_condition(const Expr& expr) {
+  return expr.kind == ExprKind::compare || expr.kind == ExprKind::logical_and ||
+         expr.kind == ExprKind::logical_or || expr.kind == ExprKind::logical_not;
+}
+
+bool contains_kind(const Expr& expr, ExprKind kind) {
+  if (expr.kind == kind) return true;
+  for (const Expr& operand : expr.operands)
+    if (contains_kind(operand, kind)) return true;
+  return false;
+}
+
 std::string_view to_string(BinaryOp op) {
   switch (op) {
     case BinaryOp::add: return "+";

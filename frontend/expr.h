@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/condition.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 
@@ -22,6 +23,12 @@ enum class ExprKind {
   negate,    // -operands[0]
   binary,    // operands[0] `op` operands[1]
   call,      // function(operands...)
+  index,     // the value of the statement's index variable `index` (exact in f32 up to 2^24)
+  compare,   // operands[0] `comparison` operands[1]: a condition (condition.h)
+  logical_and,  // operands[0] && operands[1], both conditions
+  logical_or,   // operands[0] || operands[1], both conditions
+  logical_not,  // !operands[0], a condition
+  select,    // operands[0] ? operands[1] : operands[2]: a condition, then two values
 };
 
 // Arithmetic operators.
@@ -52,6 +59,8 @@ struct Expr {
   int read = -1;                    // for read: index into Statement::reads
   BinaryOp op = BinaryOp::add;      // for binary
   Function function = Function::relu;  // for call
+  Comparison comparison = Comparison::lt;  // for compare
+  std::string index;                // for index: the index variable's name
   std::vector<Expr> operands;       // children, left to right
   SourceLocation location;          // where the node starts in the source
 
@@ -65,7 +74,19 @@ struct Expr {
   static Expr binary_node(BinaryOp op, Expr lhs, Expr rhs, SourceLocation where);
   // function(arguments...).
   static Expr call_node(Function function, std::vector<Expr> arguments, SourceLocation where);
+  // The value of index variable `name`.
+  static Expr index_node(std::string name, SourceLocation where);
+  // lhs comparison rhs.
+  static Expr compare_node(Comparison comparison, Expr lhs, Expr rhs, SourceLocation where);
+  // A node of `kind` (logical_and, logical_or, logical_not, select) over `operands`.
+  static Expr condition_node(ExprKind kind, std::vector<Expr> operands, SourceLocation where);
 };
+
+// True for the nodes whose value is a condition (compare, logical_and/or/not), not a number.
+bool is_condition(const Expr& expr);
+// True when some node of `expr` is of `kind` (an index value, a `?:`: nodes some kernels
+// do not take yet).
+bool contains_kind(const Expr& expr, ExprKind kind);
 
 // The symbol of `op` ("+", "-", "*", "/").
 std::string_view to_string(BinaryOp op);

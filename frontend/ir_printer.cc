@@ -31,11 +31,26 @@ std::string access_text(const Access& access) {
   return fmt::format("{}({})", access.tensor, join(subscripts));
 }
 
+// Binding strength as in the language (parser.h): ?: < || < && < comparisons < + - < * / < unary.
 int precedence(const Expr& expr) {
-  if (expr.kind == ExprKind::binary)
-    return expr.op == BinaryOp::add || expr.op == BinaryOp::sub ? 1 : 2;
-  if (expr.kind == ExprKind::negate) return 3;
-  return 4;
+  switch (expr.kind) {
+    case ExprKind::select: return -3;
+    case ExprKind::logical_or: return -2;
+    case ExprKind::logical_and: return -1;
+    case ExprKind::compare: return 0;
+    case ExprKind::binary: return expr.op == BinaryOp::add || expr.op == BinaryOp::sub ? 1 : 2;
+    case ExprKind::negate:
+    case ExprKind::logical_not: return 3;
+    default: return 4;
+  }
+}
+
+// The symbol of an infix node's operator.
+std::string infix_symbol(const Expr& expr) {
+  if (expr.kind == ExprKind::compare) return std::string(to_string(expr.comparison));
+  if (expr.kind == ExprKind::logical_and) return "&&";
+  if (expr.kind == ExprKind::logical_or) return "||";
+  return std::string(to_string(expr.op));
 }
 
 std::string shape_text(const Tensor& tensor, const Program& program) {
@@ -90,13 +105,30 @@ std::string print_expr(const Expr& expr, const Statement& statement) {
       if (precedence(expr.operands[0]) < 3) return fmt::format("-({})", inner);
       return fmt::format("-{}", inner);
     }
-    case ExprKind::binary: {
+    case ExprKind::binary:
+    case ExprKind::compare:
+    case ExprKind::logical_and:
+    case ExprKind::logical_or: {
       int mine = precedence(expr);
       std::string lhs = print_expr(expr.operands[0], statement);
       std::string rhs = print_expr(expr.operands[1], statement);
       if (precedence(expr.operands[0]) < mine) lhs = fmt::format("({})", lhs);
       if (precedence(expr.operands[1]) <= mine) rhs = fmt::format("({})", rhs);
-      return fmt::format("{} {} {}", lhs, to_string(expr.op), rhs);
+      return fmt::format("{} {} {}", lhs, infix_symbol(expr), rhs);
+    }
+    case ExprKind::index: return expr.index;
+    case ExprKind::logical_not: {
+      std::string inner = print_expr(expr.operands[0], statement);
+      if (precedence(expr.operands[0]) < 3) return fmt::format("!({})", inner);
+      return fmt::format("!{}", inner);
+    }
+    case ExprKind::select: {
+      std::vector<std::string> parts;
+      for (const Expr& operand : expr.operands) {
+        std::string part = print_expr(operand, statement);
+        parts.push_back(precedence(operand) <= precedence(expr) ? fmt::format("({})", part) : part);
+      }
+      return fmt::format("{} ? {} : {}", parts[0], parts[1], parts[2]);
     }
     case ExprKind::call: {
       std::vector<std::string> args;
@@ -118,6 +150,12 @@ std::string print_expr_tree(const Expr& expr, const Statement& statement, const 
     case ExprKind::negate: line = "negate"; break;
     case ExprKind::binary: line = fmt::format("binary {}", to_string(expr.op)); break;
     case ExprKind::call: line = fmt::format("call {}", to_string(expr.function)); break;
+    case ExprKind::index: line = "index " + expr.index; break;
+    case ExprKind::compare: line = fmt::format("compare {}", to_string(expr.comparison)); break;
+    case ExprKind::logical_and: line = "and"; break;
+    case ExprKind::logical_or: line = "or"; break;
+    case ExprKind::logical_not: line = "not"; break;
+    case ExprKind::select: line = "select"; break;
   }
   std::string text = indent + line + "\n";
   for (const Expr& operand : expr.operands) text += print_expr_tree(operand, statement, indent + "  ");

@@ -65,7 +65,25 @@ Token Lexer::next() {
       if (peek(1) == '=') return simple(TokenKind::star_assign, 2);
       return simple(TokenKind::star, 1);
     case '/': return simple(TokenKind::slash, 1);
-    case '=': return simple(TokenKind::assign, 1);
+    case '=':
+      if (peek(1) == '=') return simple(TokenKind::equal, 2);
+      return simple(TokenKind::assign, 1);
+    case '?': return simple(TokenKind::question, 1);
+    case '<':
+      if (peek(1) == '=') return simple(TokenKind::less_equal, 2);
+      return simple(TokenKind::less, 1);
+    case '>':
+      if (peek(1) == '=') return simple(TokenKind::greater_equal, 2);
+      return simple(TokenKind::greater, 1);
+    case '!':
+      if (peek(1) == '=') return simple(TokenKind::not_equal, 2);
+      return simple(TokenKind::bang, 1);
+    case '&':
+      if (peek(1) == '&') return simple(TokenKind::and_and, 2);
+      return lex_invalid(start);
+    case '|':
+      if (peek(1) == '|') return simple(TokenKind::or_or, 2);
+      return lex_invalid(start);
     case '-':
       if (peek(1) == '>') return simple(TokenKind::arrow, 2);
       return simple(TokenKind::minus, 1);
@@ -146,8 +164,8 @@ Token Lexer::lex_identifier(SourceLocation start) {
 Token Lexer::lex_invalid(SourceLocation start) {
   unsigned char byte = static_cast<unsigned char>(peek());
   std::string message;
-  if (byte == '!')
-    message = "unexpected character '!' (did you mean '+=!'?)";
+  if (byte == '&' || byte == '|')
+    message = fmt::format("unexpected character '{0}' (the logical operator is '{0}{0}')", static_cast<char>(byte));
   else if (byte >= 0x21 && byte < 0x7f)
     message = fmt::format("unexpected character '{}'", static_cast<char>(byte));
   else if (byte >= 0x80)
@@ -160,7 +178,8 @@ Token Lexer::lex_invalid(SourceLocation start) {
   auto outside = [](unsigned char b) {
     return !(b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '#' || b == '(' ||
              b == ')' || b == '{' || b == '}' || b == ',' || b == ';' || b == ':' || b == '=' ||
-             b == '+' || b == '-' || b == '*' || b == '/' || b == '.' || is_ident_char(b));
+             b == '+' || b == '-' || b == '*' || b == '/' || b == '.' || b == '?' || b == '<' || b == '>' ||
+             b == '!' || is_ident_char(b));
   };
   do {
     token.text += peek();

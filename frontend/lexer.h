@@ -4,7 +4,8 @@
 // spaces, tabs and carriage returns separate tokens; a newline is a token. Identifiers
 // are ASCII `[A-Za-z_][A-Za-z0-9_]*`; `def` is the only keyword. Numbers are decimal:
 // integers `[0-9]+` (at most 2^63-1) and floating literals with a `.` and/or an
-// exponent. Any other byte (including NUL and non-ASCII bytes outside comments) is an
+// exponent. Operators: `+ - * / = ( ) { } , ; : -> ? < <= > >= == != && || !` and the
+// assignment operators of token.h. Any other byte (including NUL and non-ASCII bytes outside comments) is an
 // error reported to the sink; the lexer then returns an `invalid` token and goes on.
 #pragma once
 

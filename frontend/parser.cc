@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "frontend/limits.h"
 
 namespace polyfuse {
@@ -139,9 +142,14 @@ ast::Param Parser::parse_param(bool output) {
   }
   if (auto parsed = parse_element_type(type.text)) {
     param.type = *parsed;
+  } else if (auto reason = unsupported_type_reason(type.text)) {
+    sink_.error(type.location, fmt::format("type {}: {}", quote_name(type.text), *reason));
   } else {
     sink_.error(type.location, fmt::format("unknown type {} (expected {})", quote_name(type.text), element_type_names()));
   }
+  if (at(TokenKind::identifier))
+    fail(current_.location, fmt::format("scalar parameters ('{0} {1}') are not supported yet: declare a tensor of one "
+                                        "element, '{0}(1) {1}', and read it as '{1}(0)'", type.text, current_.text));
   expect(TokenKind::left_paren, fmt::format("'(' and the sizes after the type {}", quote_name(type.text)));
   if (!accept(TokenKind::right_paren)) {
     do {
@@ -307,18 +315,70 @@ ast::Expr Parser::make_node(ast::Expr::Kind kind, SourceLocation where, std::vec
   return node;
 }
 
+ast::Expr Parser::make_infix(ast::Expr::Kind kind, SourceLocation where, ast::Expr lhs, ast::Expr rhs) {
+  std::vector<ast::Expr> args;
+  args.push_back(std::move(lhs));
+  args.push_back(std::move(rhs));
+  return make_node(kind, where, std::move(args));
+}
+
 ast::Expr Parser::parse_expression() {
+  ast::Expr condition = parse_or();
+  if (!at(TokenKind::question)) return condition;
+  const SourceLocation where = current_.location;
+  advance();
+  skip_newlines();
+  std::vector<ast::Expr> args;
+  args.push_back(std::move(condition));
+  args.push_back(parse_expression());
+  expect(TokenKind::colon, "':' and the value for a false condition in '?:'");
+  skip_newlines();
+  args.push_back(parse_expression());
+  return make_node(ast::Expr::Kind::select, where, std::move(args));
+}
+
+ast::Expr Parser::parse_or() { return parse_logical(TokenKind::or_or, '|', &Parser::parse_and); }
+
+ast::Expr Parser::parse_and() { return parse_logical(TokenKind::and_and, '&', &Parser::parse_comparison); }
+
+ast::Expr Parser::parse_logical(TokenKind token, char op, ast::Expr (Parser::*operand)()) {
+  ast::Expr lhs = (this->*operand)();
+  while (at(token)) {
+    const SourceLocation where = current_.location;
+    advance();
+    skip_newlines();
+    lhs = make_infix(ast::Expr::Kind::logical, where, std::move(lhs), (this->*operand)());
+    lhs.op = op;
+  }
+  return lhs;
+}
+
+ast::Expr Parser::parse_comparison() {
+  static constexpr std::pair<TokenKind, Comparison> comparisons[] = {
+      {TokenKind::less, Comparison::lt},          {TokenKind::less_equal, Comparison::le},
+      {TokenKind::greater, Comparison::gt},       {TokenKind::greater_equal, Comparison::ge},
+      {TokenKind::equal, Comparison::eq},         {TokenKind::not_equal, Comparison::ne}};
+  ast::Expr lhs = parse_sum();
+  for (;;) {
+    const auto* found = std::find_if(std::begin(comparisons), std::end(comparisons),
+                                     [&](const auto& entry) { return at(entry.first); });
+    if (found == std::end(comparisons)) return lhs;
+    const SourceLocation where = current_.location;
+    advance();
+    skip_newlines();
+    lhs = make_infix(ast::Expr::Kind::compare, where, std::move(lhs), parse_sum());
+    lhs.comparison = found->second;
+  }
+}
+
+ast::Expr Parser::parse_sum() {
   ast::Expr lhs = parse_term();
   while (at(TokenKind::plus) || at(TokenKind::minus)) {
     char op = at(TokenKind::plus) ? '+' : '-';
     SourceLocation where = current_.location;
     advance();
     skip_newlines();
-    ast::Expr rhs = parse_term();
-    std::vector<ast::Expr> args;
-    args.push_back(std::move(lhs));
-    args.push_back(std::move(rhs));
-    lhs = make_node(ast::Expr::Kind::binary, where, std::move(args));
+    lhs = make_infix(ast::Expr::Kind::binary, where, std::move(lhs), parse_term());
     lhs.op = op;
   }
   return lhs;
@@ -331,11 +391,7 @@ ast::Expr Parser::parse_term() {
     SourceLocation where = current_.location;
     advance();
     skip_newlines();
-    ast::Expr rhs = parse_unary();
-    std::vector<ast::Expr> args;
-    args.push_back(std::move(lhs));
-    args.push_back(std::move(rhs));
-    lhs = make_node(ast::Expr::Kind::binary, where, std::move(args));
+    lhs = make_infix(ast::Expr::Kind::binary, where, std::move(lhs), parse_unary());
     lhs.op = op;
   }
   return lhs;
@@ -350,12 +406,13 @@ ast::Expr Parser::parse_unary() {
   if (recursion_ > limits::max_expression_depth)
     fail(current_.location, fmt::format("expression is nested too deeply (more than {} levels)",
                                         limits::max_expression_depth));
-  if (at(TokenKind::minus)) {
+  if (at(TokenKind::minus) || at(TokenKind::bang)) {
+    const ast::Expr::Kind kind = at(TokenKind::minus) ? ast::Expr::Kind::negate : ast::Expr::Kind::logical_not;
     SourceLocation where = current_.location;
     advance();
     std::vector<ast::Expr> args;
     args.push_back(parse_unary());
-    return make_node(ast::Expr::Kind::negate, where, std::move(args));
+    return make_node(kind, where, std::move(args));
   }
   return parse_primary();
 }

@@ -1,12 +1,14 @@
 // Recursive-descent parser for `.tc` files.
 //
-// Grammar (newlines end statements; inside parentheses and after a binary operator or
-// an assignment operator they are ignored, so long expressions can be broken there):
+// Grammar (newlines end statements, except where line_continuation.h says a statement
+// goes on: inside parentheses, after a binary or an assignment operator, and before a line
+// that starts with a binary operator or a `where` clause):
 //
 //   file       := { separator } { def { separator } }
 //   def        := 'def' NAME '(' [ params ] ')' '->' '(' [ params ] ')' '{' body '}'
 //   params     := param { ',' param }
-//   param      := TYPE '(' [ size { ',' size } ] ')' NAME      TYPE: f16 | bf16 | f32
+//   param      := TYPE '(' [ size { ',' size } ] ')' NAME      TYPE: f16 | bf16 | f32 | half | float
+//               | NAME                                       (an output by name alone)
 //   size       := NAME | INTEGER
 //   body       := { separator } { statement separator { separator } }
 //   separator  := NEWLINE | ';'
@@ -16,9 +18,13 @@
 //               | NAME '=' [ '-' ] NUMBER 'outside'         (a boundary value: `I = 0 outside`)
 //   assign_op  := '=' | '+=!' | '+=' | '*=!' | '*=' | 'max=!' | 'max=' | 'min=!' | 'min='
 //                 (each one token: `max=!` is lexed as a whole, with no space inside)
-//   expr       := term { ( '+' | '-' ) term }
+//   expr       := or [ '?' expr ':' expr ]                   (right-associative, as in C and TC)
+//   or         := and { '||' and }
+//   and        := comparison { '&&' comparison }
+//   comparison := sum { ( '<' | '<=' | '>' | '>=' | '==' | '!=' ) sum }
+//   sum        := term { ( '+' | '-' ) term }
 //   term       := unary { ( '*' | '/' ) unary }
-//   unary      := '-' unary | primary
+//   unary      := '-' unary | '!' unary | primary
 //   primary    := NUMBER | NAME [ '(' [ expr { ',' expr } ] ')' ] | '(' expr ')'
 //
 // `where`, `in` and `outside` are words only in that position (they stay usable as
@@ -32,7 +38,7 @@
 
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
-#include "frontend/lexer.h"
+#include "frontend/line_continuation.h"
 
 namespace polyfuse {
 
@@ -81,14 +87,22 @@ class Parser {
   // Parses one `where` clause (after 'where' or ',') into `statement`.
   void parse_where_clause(ast::Statement& statement);
   ast::Expr parse_expression();
+  ast::Expr parse_or();
+  ast::Expr parse_and();
+  // `operand { token operand }` as left-associative logical nodes (op '&' or '|').
+  ast::Expr parse_logical(TokenKind token, char op, ast::Expr (Parser::*operand)());
+  ast::Expr parse_comparison();
+  ast::Expr parse_sum();
   ast::Expr parse_term();
   ast::Expr parse_unary();
   ast::Expr parse_primary();
   // Builds a node over `args`, checking the depth limit.
   ast::Expr make_node(ast::Expr::Kind kind, SourceLocation where, std::vector<ast::Expr> args);
+  // Builds the infix node `lhs OP rhs` of `kind` at the operator's location `where`.
+  ast::Expr make_infix(ast::Expr::Kind kind, SourceLocation where, ast::Expr lhs, ast::Expr rhs);
 
   DiagnosticSink& sink_;   // where syntax errors go
-  Lexer lexer_;            // token source
+  ContinuedLines lexer_;   // token source (the lexer's tokens less continuation newlines)
   Token current_;          // the token being looked at
   int paren_nesting_ = 0;  // open parentheses (newlines inside them are skipped)
   int recursion_ = 0;      // current depth of parse_unary, bounded by the depth limit

@@ -111,23 +111,27 @@ Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
     case ast::Expr::Kind::number: return Expr::constant_node(expr.value, expr.location);
     case ast::Expr::Kind::name: return lower_size_value(expr, state);
     case ast::Expr::Kind::negate:
-      return Expr::negate_node(lower(expr.args.at(0), state), expr.location);
+      return Expr::negate_node(lower_value(expr.args.at(0), state), expr.location);
     case ast::Expr::Kind::binary: {
       BinaryOp op = expr.op == '+' ? BinaryOp::add
                   : expr.op == '-' ? BinaryOp::sub
                   : expr.op == '*' ? BinaryOp::mul : BinaryOp::div;
-      Expr lhs = lower(expr.args.at(0), state);
-      Expr rhs = lower(expr.args.at(1), state);
+      Expr lhs = lower_value(expr.args.at(0), state);
+      Expr rhs = lower_value(expr.args.at(1), state);
       return Expr::binary_node(op, std::move(lhs), std::move(rhs), expr.location);
     }
     case ast::Expr::Kind::call: return lower_call(expr, state);
+    case ast::Expr::Kind::compare:
+    case ast::Expr::Kind::logical:
+    case ast::Expr::Kind::logical_not:
+    case ast::Expr::Kind::select: return lower_condition(expr, state);
   }
   PF_INTERNAL_CHECK(false, "unknown expression kind");
 }
 
-// A size used as a value (`x(i) / N`): its bound value, a constant exact in f32 and in
-// every element type's arithmetic. Unbound sizes and index variables as values are
-// reported.
+// A name used as a value (`x(i) / N`, `i == 0 ? ..`): a bound size is its value, a
+// constant exact in f32 and in every element type's arithmetic; any other name is an
+// index value, checked once the statement's indices are known (check_index_values).
 Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) {
   constexpr std::int64_t exact_in_f32 = std::int64_t{1} << 24;
   auto bound = program_.size_bindings.find(expr.name);
@@ -140,13 +144,17 @@ Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) 
   if (std::find(program_.parameters.begin(), program_.parameters.end(), expr.name) != program_.parameters.end())
     error(expr.location, fmt::format("size {} is used as a value, which needs its value at compile time: bind it "
                                      "(`sizes` {}=VALUE)", quote_name(expr.name), expr.name), &state);
+  else if (find(expr.name) || inferred_outputs_.count(expr.name))
+    error(expr.location, fmt::format("tensor {} is used as a value without its subscripts (write {}(i, ...))",
+                                     quote_name(expr.name), expr.name), &state);
   else
-    error(expr.location, fmt::format("{} is used as a value; only sizes can be (index variables and scalars in "
-                                     "expressions are not supported yet)", quote_name(expr.name)), &state);
-  return Expr::constant_node(0, expr.location);
+    state.index_values.emplace_back(expr.name, expr.location);
+  return Expr::index_node(expr.name, expr.location);
 }
 
 Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
+  if (!find(expr.name) && (parse_element_type(expr.name) || unsupported_type_reason(expr.name)))
+    return lower_cast(expr, state);
   if (auto function = parse_function(expr.name)) {
     int expected = arity(*function);
     if (static_cast<int>(expr.args.size()) != expected) {
@@ -155,7 +163,7 @@ Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
       return Expr::constant_node(0, expr.location);
     }
     std::vector<Expr> operands;
-    for (const ast::Expr& arg : expr.args) operands.push_back(lower(arg, state));
+    for (const ast::Expr& arg : expr.args) operands.push_back(lower_value(arg, state));
     return Expr::call_node(*function, std::move(operands), expr.location);
   }
   const Tensor* tensor = find(expr.name);
@@ -241,8 +249,8 @@ void DefChecker::check_statement(const ast::Statement& statement) {
                       statement.reduction == ReductionOp::sum ? "zero-initialised" : "new"),
           &state);
   check_where_clauses(statement, state);
-  Expr rhs = lower(statement.rhs, state);
-  bool ok = check_kind_and_ranges(statement, lhs_indices, state, lhs_ok);
+  Expr rhs = lower_value(statement.rhs, state);
+  bool ok = check_index_values(lhs_indices, statement, state) && check_kind_and_ranges(statement, lhs_indices, state, lhs_ok);
   if (!ok && !target) poisoned_.insert(lhs.name);
   if (!ok) return;
   build_statement(statement, lhs_indices, std::move(rhs), state, target);

@@ -100,7 +100,11 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
       return true;
     }
     case ast::Expr::Kind::call:
-      error(arg.location, fmt::format("index expression {} is not affine (indices are sums of integer multiples "
+    case ast::Expr::Kind::compare:
+    case ast::Expr::Kind::logical:
+    case ast::Expr::Kind::logical_not:
+    case ast::Expr::Kind::select:
+      error(ast::start_location(arg), fmt::format("index expression {} is not affine (indices are sums of integer multiples "
                                       "of index variables)", quote_name(ast::to_source(arg))), &state);
       return false;
   }
@@ -190,7 +194,7 @@ std::optional<Size> DefChecker::range_bound(const ast::Expr& expr, StatementStat
         if (e.op == '*') return clamp(*lhs * *rhs);
         break;
       }
-      case ast::Expr::Kind::call: break;
+      default: break;  // calls, comparisons, logical operators and `?:` are not sizes
     }
     error(e.location, fmt::format("a range bound is a sum of sizes and integers; {} is not",
                                   quote_name(ast::to_source(e))), &state);

@@ -31,6 +31,16 @@ std::string_view describe(TokenKind kind) {
     case TokenKind::star: return "'*'";
     case TokenKind::slash: return "'/'";
     case TokenKind::colon: return "':'";
+    case TokenKind::question: return "'?'";
+    case TokenKind::less: return "'<'";
+    case TokenKind::less_equal: return "'<='";
+    case TokenKind::greater: return "'>'";
+    case TokenKind::greater_equal: return "'>='";
+    case TokenKind::equal: return "'=='";
+    case TokenKind::not_equal: return "'!='";
+    case TokenKind::and_and: return "'&&'";
+    case TokenKind::or_or: return "'||'";
+    case TokenKind::bang: return "'!'";
     case TokenKind::invalid: return "an invalid character";
   }
   return "a token";

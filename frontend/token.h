@@ -37,7 +37,17 @@ enum class TokenKind {
   minus,          // -
   star,           // *
   slash,          // /
-  colon,          // : (the range of a `where` clause, `0:P`)
+  colon,          // : (the range of a `where` clause, `0:P`; the else branch of `?:`)
+  question,       // ?
+  less,           // <
+  less_equal,     // <=
+  greater,        // >
+  greater_equal,  // >=
+  equal,          // ==
+  not_equal,      // !=
+  and_and,        // &&
+  or_or,          // ||
+  bang,           // ! (logical not)
   invalid,        // a character outside the language (already reported by the lexer)
 };
 

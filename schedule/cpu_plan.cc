@@ -100,6 +100,10 @@ class Planner {
     for (const Statement& statement : program_.statements) {
       const StatementIdiom* idiom = idioms.find(statement.id);
       PF_INTERNAL_CHECK(idiom != nullptr, "cpu plan: no idiom for " + statement.id);
+      if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index))
+        unsupported(program_, statement,
+                    "in a def with a matmul, '?:' and index variables used as values are not supported yet (the "
+                    "block primitives take neither; a def without a matmul runs them as loop nests)");
       switch (idiom->kind) {
         case IdiomKind::matmul:
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;

@@ -233,6 +233,10 @@ static void check_one_grid(const Program& program, const KernelPlan& plan) {
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   KernelPlan plan;
   plan.name = program.name;
+  for (const Statement& statement : program.statements)
+    if (contains_kind(statement.expr, ExprKind::index))
+      unsupported(program, statement, "an index variable used as a value is not fused into a matmul kernel yet (its "
+                                      "prologues and epilogues see tile elements, not indices)");
   std::map<std::string, OperandPrologue> prologues = prologue_statements(program, idioms);
   plan.domain = isl::union_set::empty(program.ctx());
   std::map<std::string, std::string> in_registers;  // matmul and epilogue results -> the statement that wrote them

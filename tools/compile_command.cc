@@ -104,7 +104,7 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
       text += (text.empty() ? "" : "\n") + print_program(*program);
     } else if (options.emit == "schedule" && cpu && is_cpu_contraction(*program) && program->parameters.empty()) {
       text += cpu_contraction_schedule(*program, cpu_options);
-    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(recognize_idioms(*program))) {
+    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(*program, recognize_idioms(*program))) {
       text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
               "not blocked; --emit=cpu shows them)\n";
     } else if (options.emit == "schedule" && cpu) {

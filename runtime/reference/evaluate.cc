@@ -61,6 +61,16 @@ class F32Semantics {
   float negate(float x) const { return -x; }
   float binary(BinaryOp op, float x, float y) const { return reference::binary(op, x, y); }
   float call(Function function, float x, float y) const { return reference::call(function, x, y); }
+  // Conditions are 1 (true) or 0 (false).
+  float index(std::int64_t value) const { return static_cast<float>(value); }
+  float compare(Comparison comparison, float x, float y) const { return polyfuse::compare(comparison, x, y) ? 1.0f : 0.0f; }
+  float logical(ExprKind kind, float x, float y) const {
+    const bool result = kind == ExprKind::logical_and ? (x != 0 && y != 0)
+                      : kind == ExprKind::logical_or  ? (x != 0 || y != 0)
+                                                      : x == 0;
+    return result ? 1.0f : 0.0f;
+  }
+  float select(float condition, float if_true, float if_false) const { return condition != 0 ? if_true : if_false; }
   void final_product(float&, float&) const {}
 
   // An f32 accumulator in program order.

@@ -1,6 +1,7 @@
 #include "runtime/reference/evaluate_exact.h"
 
 #include "frontend/diagnostics.h"
+#include "runtime/reference/condition_bound.h"
 #include "runtime/reference/error_bound.h"
 #include "runtime/reference/reduction_bound.h"
 #include "runtime/reference/statement_runner.h"
@@ -47,6 +48,12 @@ class ExactSemantics {
   Bounded negate(Bounded x) const { return reference::negate(x); }
   Bounded binary(BinaryOp op, Bounded x, Bounded y) const { return reference::binary(op, x, y); }
   Bounded call(Function function, Bounded x, Bounded y) const { return reference::call(function, x, y); }
+  Bounded index(std::int64_t value) const { return {static_cast<double>(value), 0}; }
+  Bounded compare(Comparison comparison, Bounded x, Bounded y) const { return reference::compare(comparison, x, y); }
+  Bounded logical(ExprKind kind, Bounded x, Bounded y) const { return reference::logical(kind, x, y); }
+  Bounded select(Bounded condition, Bounded if_true, Bounded if_false) const {
+    return reference::select(condition, if_true, if_false);
+  }
   // The factors of the final product, as a backend may hold them (see the constructor).
   void final_product(Bounded& left, Bounded& right) const {
     if (round_factor_[0]) left = stored_as(factor_type_, left);

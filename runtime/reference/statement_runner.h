@@ -8,6 +8,10 @@
 //   void store(Storage&, std::size_t, Value) const;      (rounding to the written type)
 //   Value constant(double) const; Value negate(Value) const;
 //   Value binary(BinaryOp, Value, Value) const; Value call(Function, Value, Value) const;
+//   Value index(std::int64_t) const;                   (an index variable's value)
+//   Value compare(Comparison, Value, Value) const;      (a condition, held as a Value)
+//   Value logical(ExprKind, Value, Value) const;        (logical_and, logical_or; logical_not ignores the second)
+//   Value select(Value condition, Value if_true, Value if_false) const;
 //   void final_product(Value& left, Value& right) const;  (the factors of a top-level *)
 //   Value identity(ReductionOp) const;           (where `op=!` starts: 0, 1, -inf, +inf)
 //   Accumulator reduction(ReductionOp, Value initial) const;  (add(Value), Value finish() const)
@@ -32,7 +36,7 @@ class StatementRunner {
                   Semantics semantics)
       : statement_(statement),
         walk_(program, statement),
-        code_(postfix_code(statement.expr)),
+        code_(postfix_code(statement)),
         semantics_(std::move(semantics)) {
     out_ = &tensors.at(statement.write.tensor);
     for (const Access& access : statement.reads) reads_.push_back(&tensors.at(access.tensor));
@@ -84,6 +88,21 @@ class StatementRunner {
           if (arity(instruction.function) == 2) --top;
           stack[top - 1] = semantics_.call(instruction.function, stack[top - 1],
                                            arity(instruction.function) == 2 ? stack[top] : Value{});
+          break;
+        case ExprKind::index: stack[top++] = semantics_.index(walk_.index_value(instruction.index)); break;
+        case ExprKind::compare:
+          --top;
+          stack[top - 1] = semantics_.compare(instruction.comparison, stack[top - 1], stack[top]);
+          break;
+        case ExprKind::logical_and:
+        case ExprKind::logical_or:
+          --top;
+          stack[top - 1] = semantics_.logical(instruction.kind, stack[top - 1], stack[top]);
+          break;
+        case ExprKind::logical_not: stack[top - 1] = semantics_.logical(instruction.kind, stack[top - 1], Value{}); break;
+        case ExprKind::select:
+          top -= 2;
+          stack[top - 1] = semantics_.select(stack[top - 1], stack[top], stack[top + 1]);
           break;
       }
     }

@@ -5,25 +5,33 @@
 #include "frontend/diagnostics.h"
 #include "runtime/reference/tensor_data.h"
 
+#include <string>
+
 namespace polyfuse::reference {
 namespace {
 
-void flatten(const Expr& expr, std::vector<Instruction>& code) {
-  for (const Expr& operand : expr.operands) flatten(operand, code);
+void flatten(const Expr& expr, const std::vector<std::string>& indices, std::vector<Instruction>& code) {
+  for (const Expr& operand : expr.operands) flatten(operand, indices, code);
   Instruction instruction;
   instruction.kind = expr.kind;
   instruction.value = expr.value;
   instruction.read = expr.read;
   instruction.op = expr.op;
   instruction.function = expr.function;
+  instruction.comparison = expr.comparison;
+  if (expr.kind == ExprKind::index) {
+    const auto found = std::find(indices.begin(), indices.end(), expr.index);
+    PF_INTERNAL_CHECK(found != indices.end(), "reference: the value of " + expr.index + ", not an index of the statement");
+    instruction.index = static_cast<int>(found - indices.begin());
+  }
   code.push_back(instruction);
 }
 
 }  // namespace
 
-std::vector<Instruction> postfix_code(const Expr& expr) {
+std::vector<Instruction> postfix_code(const Statement& statement) {
   std::vector<Instruction> code;
-  flatten(expr, code);
+  flatten(statement.expr, statement.index_names(), code);
   return code;
 }
 

@@ -19,10 +19,12 @@ struct Instruction {
   int read = -1;        // read: index into the statement's reads
   BinaryOp op = BinaryOp::add;
   Function function = Function::relu;
+  Comparison comparison = Comparison::lt;
+  int index = -1;       // index: the domain dimension (Statement::indices) whose value it is
 };
 
-// `expr` in postfix order (operands left to right, then the node).
-std::vector<Instruction> postfix_code(const Expr& expr);
+// `statement.expr` in postfix order (operands left to right, then the node).
+std::vector<Instruction> postfix_code(const Statement& statement);
 
 // The odometer over one statement's domain, with the element offsets (row-major, in
 // elements) of the written access and of every read at the current point.
@@ -41,6 +43,8 @@ class StatementWalk {
   // False where read `read` is outside its tensor at the current point (only reads with
   // an outside value, `where I = 0 outside`, can be).
   bool read_inside(int read) const;
+  // The value of domain dimension `dim` (Statement::indices) at the current point.
+  std::int64_t index_value(int dim) const { return point_[static_cast<std::size_t>(dim)]; }
   // Number of points per written element (the product of the reduction extents; 1 for `=`).
   std::int64_t reduction_points() const;
   // The next reduction point of the current written element; false (and back at its

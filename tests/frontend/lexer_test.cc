@@ -64,9 +64,9 @@ TEST(Lexer, ReductionOperatorsAreOneTokenEach) {
   EXPECT_EQ(lexed.tokens[4].text, "max=!");
   EXPECT_EQ(lexed.tokens[4].location.col, 7);
   EXPECT_EQ(lexed.tokens[5].location.col, 13);
-  // With a space inside it is the function name, then '=' and an invalid '!'.
+  // With a space inside it is the function name, then '=' and the logical not '!'.
   EXPECT_EQ(kinds("max =x"), (std::vector<K>{K::identifier, K::assign, K::identifier, K::end_of_file}));
-  EXPECT_EQ(first_message("max =! x"), "1:6: unexpected character '!' (did you mean '+=!'?)");
+  EXPECT_EQ(kinds("max =! x"), (std::vector<K>{K::identifier, K::assign, K::bang, K::identifier, K::end_of_file}));
   // A longer name is an identifier: maxv=1 is 'maxv', '=', '1'.
   EXPECT_EQ(kinds("maxv=1"), (std::vector<K>{K::identifier, K::assign, K::integer, K::end_of_file}));
 }
@@ -114,7 +114,8 @@ TEST(Lexer, HugeFloatIsOutOfRange) {
 
 TEST(Lexer, UnexpectedCharacters) {
   EXPECT_EQ(first_message("a % b"), "1:3: unexpected character '%'");
-  EXPECT_EQ(first_message("C(m) = !x"), "1:8: unexpected character '!' (did you mean '+=!'?)");
+  EXPECT_EQ(first_message("C(m) = a & b"), "1:10: unexpected character '&' (the logical operator is '&&')");
+  EXPECT_EQ(first_message("C(m) = a | b"), "1:10: unexpected character '|' (the logical operator is '||')");
   EXPECT_EQ(first_message(std::string_view("ab\0c", 4)), "1:3: unexpected byte 0x00");
   EXPECT_EQ(first_message("x = \xc3\xa9"),
             "1:5: unexpected byte 0xC3 (only ASCII is allowed outside comments)");

@@ -147,9 +147,10 @@ TEST(Sema, NotSupportedYet) {
   EXPECT_EQ(first_error(gemm_body("  C(m, n) +=! A(k, k) * B(k, n)")),
             "2:20: error: index 'k' appears twice in one tensor reference (diagonal accesses are not "
             "supported yet)");
-  EXPECT_EQ(first_error(gemm_body("  C(m, n) = 2 * m")),
-            "2:17: error: 'm' is used as a value; only sizes can be (index variables and scalars in "
-            "expressions are not supported yet)");
+  EXPECT_EQ(first_error(gemm_body("  C(m, n) = 2 * j")),
+            "2:17: error: 'j' is used as a value, but it is neither a size nor an index of this statement (an "
+            "index variable is a value where it also indexes a tensor of the statement or has a range from 'where j "
+            "in 0:N')");
   EXPECT_EQ(first_error(gemm_body("  C(M, n) = A(M, n)")),
             "2:5: error: index 'M' has the same name as a size; use another index name");
 }

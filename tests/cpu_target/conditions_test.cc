@@ -1,0 +1,58 @@
+// `?:`, comparisons and index values (frontend/condition.h) on the CPU target: a def without
+// a matmul runs them as loop nests (codegen/cpu_loop_nest.h), checked against the exact
+// reference; a def with a matmul refuses them, at the statement, prologues included.
+#include <gtest/gtest.h>
+
+#include "codegen/cpu_emit.h"
+#include "runtime/api/run_program.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+RunReport run_cpu(const std::string& text, const SizeBindings& sizes) {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
+  return run_program(compile_text(text, sizes, "conditions.tc"), request);
+}
+
+std::string cpu_error(const std::string& text, const SizeBindings& sizes) {
+  try {
+    run_cpu(text, sizes);
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    return std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message;
+  }
+  return "";
+}
+
+TEST(ConditionsCpu, LoopNestsWithoutAMatmul) {
+  const RunReport report = run_cpu(R"(def f(float(N) X, float(N, N) Y) -> (O, R) {
+  O(i) = (i < 2 && X(i) > 0) || !(i == 3) ? float(i + 1) : -X(i)
+  R(i) +=! r_k < i ? Y(i, r_k)
+      : r_k + 1
+})", {{"N", 7}});
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
+TEST(ConditionsCpu, RefusedInADefWithAMatmul) {
+  const SizeBindings sizes = {{"M", 16}, {"N", 16}, {"K", 16}};
+  EXPECT_EQ(cpu_error(R"(def f(f16(M, K) A, f16(K, N) B) -> (O) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  O(m, n) = m == n ? C(m, n) : 0
+})", sizes),
+            "3:3: the CPU target does not support statement S1 'O(m, n) = m == n ? C(m, n) : 0': in a def with a "
+            "matmul, '?:' and index variables used as values are not supported yet (the block primitives take "
+            "neither; a def without a matmul runs them as loop nests)");
+  EXPECT_EQ(cpu_error(R"(def f(f16(M, K) A, f16(K, N) B) -> (O) {
+  O(m, n) +=! (A(m, k) > 0 ? A(m, k) : 0) * B(k, n)
+})", sizes),
+            "2:3: the CPU target does not support statement S0 'O(m, n) +=! (A(m, k) > 0 ? A(m, k) : 0) * B(k, n)': "
+            "in a def with a matmul, '?:' and index variables used as values are not supported yet (the block "
+            "primitives take neither; a def without a matmul runs them as loop nests)");
+}
+
+}  // namespace
+}  // namespace polyfuse::testing
