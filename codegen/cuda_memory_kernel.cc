@@ -242,7 +242,10 @@ EmittedKernel emit_memory_kernel(const Program& program, PlannedKernelKind kind,
   s += fmt::format("// Kernel {} of the plan of def '{}' ({}): {}.\n", m.kernel, def, program.file, what);
   s += fmt::format("// Launch: grid ({}, 1, 1), {} threads, {} bytes of dynamic shared memory.\n", blocks, block_threads,
                    shared_bytes);
-  s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", block_threads, m.kernel,
+  // (threads, 1): with the block size alone ptxas caps a row chain's kept terms at 32 registers
+  // and spills them (softmax at N = 3001: 8 bytes on sm_80 and sm_90); one block per SM as the
+  // minimum lets it use what the kept rows need (48 there).
+  s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", block_threads, m.kernel,
                    emitter.parameters());
   s += body;
   s += "}\n";

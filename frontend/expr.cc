@@ -116,8 +116,9 @@ std::string_view to_string(Function function) {
 
 std::optional<Function> parse_function(std::string_view name) {
   if (name == "gelu") return Function::gelu_erf;  // the alias: GELU's exact form
-  if (name == "half") return Function::to_f16;     // Tensor Comprehensions' type names
-  if (name == "float") return Function::to_f32;
+  // Tensor Comprehensions' type names (element_type.h's aliases) convert too.
+  if (name == "half" || name == "float16") return Function::to_f16;
+  if (name == "float" || name == "float32") return Function::to_f32;
   // C's math names, as Tensor Comprehensions' programs spell them (float and double forms).
   static const std::pair<std::string_view, Function> c_names[] = {
       {"fmax", Function::max},   {"fmaxf", Function::max},  {"fmin", Function::min},   {"fminf", Function::min},

@@ -153,8 +153,9 @@ Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) 
 }
 
 Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
-  if (!find(expr.name) && (parse_element_type(expr.name) || unsupported_type_reason(expr.name)))
-    return lower_cast(expr, state);
+  // f16(x), bf16(x), f32(x) and their TC spellings are conversions (functions); other type names
+  // are casts polyfuse refuses.
+  if (!find(expr.name) && !parse_function(expr.name) && unsupported_type_reason(expr.name)) return lower_cast(expr, state);
   if (auto function = parse_function(expr.name)) {
     int expected = arity(*function);
     if (static_cast<int>(expr.args.size()) != expected) {

@@ -67,17 +67,11 @@ Expr DefChecker::lower_condition(const ast::Expr& expr, StatementState& state) {
 }
 
 Expr DefChecker::lower_cast(const ast::Expr& expr, StatementState& state) {
-  const std::optional<ElementType> type = parse_element_type(expr.name);
-  if (type != ElementType::f32 || expr.args.size() != 1) {
-    error(expr.location,
-          type != ElementType::f32
-              ? fmt::format("the cast {}(..) is not supported: expressions compute in f32, and only a cast to float "
-                            "('float(x)', which changes nothing) is accepted", expr.name)
-              : fmt::format("the cast {}(..) takes one value, got {}", expr.name, expr.args.size()),
-          &state);
-    return Expr::constant_node(0, expr.location);
-  }
-  return lower_value(expr.args[0], state);
+  error(expr.location,
+        fmt::format("the cast {}(..) is not supported: {}; the conversions are f16(x), bf16(x) and f32(x)", expr.name,
+                    unsupported_type_reason(expr.name).value_or("not a type")),
+        &state);
+  return Expr::constant_node(0, expr.location);
 }
 
 bool DefChecker::check_index_values(const std::vector<std::string>& lhs_indices, const ast::Statement& statement,

@@ -35,11 +35,11 @@ TEST(Conditions, PrecedenceAsInTc) {
 TEST(Conditions, IndexValuesAndCasts) {
   // A reduction index with a range from its subscript, and one from a `where` clause only.
   EXPECT_EQ(printed("  O(i) +=! r_k < i ? Y(i, r_k) : float(r_k + 1)"),
-            std::vector<std::string>{"O(i) +=! r_k < i ? Y(i, r_k) : r_k + 1"});
+            std::vector<std::string>{"O(i) +=! r_k < i ? Y(i, r_k) : f32(r_k + 1)"});
   const Program program = compile_one("def f(float(N) X) -> (O) {\n  O(i) +=! X(i) * k where k in 0:3\n}\n", {{"N", 4}});
   EXPECT_EQ(program.statements[0].reduction_indices(), std::vector<std::string>{"k"});
   EXPECT_EQ(first_error("def f(float(N) X) -> (O) {\n  O(i) = float(X(i), 1)\n}\n"),
-            "2:10: error: the cast float(..) takes one value, got 2");
+            "2:10: error: function 'float' takes 1 argument, got 2");
   EXPECT_EQ(first_error("def f(float(N) X) -> (O) {\n  O(i) = !X(i) ? 1 : 0\n}\n"),
             "2:11: error: 'X(i)' is a value, not a condition: the operand of '!' is a comparison ('<', '<=', '>', "
             "'>=', '==', '!=') or a combination of comparisons with '&&', '||' and '!'");
