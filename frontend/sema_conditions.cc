@@ -76,7 +76,10 @@ Expr DefChecker::lower_cast(const ast::Expr& expr, StatementState& state) {
 
 bool DefChecker::check_index_values(const std::vector<std::string>& lhs_indices, const ast::Statement& statement,
                                     StatementState& state) {
-  for (const auto& [name, location] : state.index_values) {
+  for (const auto& index_value : state.index_values) {
+    // (not a structured binding: clang 14 cannot capture one in the lambdas below)
+    const std::string& name = index_value.first;
+    const auto& location = index_value.second;
     const auto is = [&](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), name) != names.end();
     };

@@ -70,10 +70,12 @@ StatementWalk::LinearAccess StatementWalk::linearize(const Program& program, con
     const AffineIndex subscript =
         access.subscripts.empty() ? AffineIndex::plain(access.indices[dim]) : access.subscripts[dim];
     Subscript followed{std::vector<std::int64_t>(statement.indices.size(), 0), subscript.constant, shape[dim]};
-    for (const auto& [name, coefficient] : subscript.terms) {
+    for (const auto& term : subscript.terms) {
+      const auto& [name, coefficient] = term;
+      const std::string& term_name = name;  // clang 14 cannot capture a structured binding
       const auto& names = statement.indices;
       const auto found = std::find_if(names.begin(), names.end(),
-                                      [&](const IterationIndex& index) { return index.name == name; });
+                                      [&](const IterationIndex& index) { return index.name == term_name; });
       PF_INTERNAL_CHECK(found != names.end(),
                         "reference: index " + name + " of " + access.tensor + " not in " + statement.id);
       const auto position = static_cast<std::size_t>(found - names.begin());
