@@ -26,20 +26,27 @@ LaunchStats::Buffer buffer(const EmuRun& run, const std::string& tensor) {
   return total;
 }
 
+// Plans `source` at `sizes`: two kernels, the second of kind `second`; runs it on the
+// emulator against the reference.
+std::pair<ProgramPlan, EmuRun> run_two_kernels(const std::string& source, const SizeBindings& sizes,
+                                               PlannedKernelKind second) {
+  Program program = compile_program(source, sizes);
+  ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.size(), 2u);
+  if (plan.kernels.size() == 2) EXPECT_EQ(plan.kernels[1].kind, second) << to_string(plan, program);
+  EmuRun run = run_on_emulator(program, small_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  return {std::move(plan), std::move(run)};
+}
+
 TEST(MatmulChainEmu, MlpRunsAsTwoTensorCoreKernels) {
   for (const SizeBindings& sizes : {SizeBindings{{"M", 128}, {"N", 64}, {"K", 64}, {"H", 96}},
                                     SizeBindings{{"M", 70}, {"N", 40}, {"K", 56}, {"H", 24}}}) {
-    Program program = compile_program(example_source("mlp"), sizes);
-    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-    ASSERT_EQ(plan.kernels.size(), 2u);
+    const auto [plan, run] = run_two_kernels(example_source("mlp"), sizes, PlannedKernelKind::fused_matmul);
     EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::fused_matmul);
-    EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::fused_matmul) << "A is f16: tensor cores take the second matmul";
     ASSERT_EQ(plan.temporaries.size(), 1u);
     EXPECT_EQ(plan.temporaries[0].tensor, "A");
-    EXPECT_EQ(plan.temporaries[0].type, ElementType::f16);
-
-    EmuRun run = run_on_emulator(program, small_tiles());
-    EXPECT_TRUE(run.check.ok) << run.check.to_string();
+    EXPECT_EQ(plan.temporaries[0].type, ElementType::f16) << "A is f16: tensor cores take the second matmul";
     const std::int64_t m = sizes.at("M"), h = sizes.at("H");
     EXPECT_EQ(buffer(run, "A").bytes_stored, static_cast<std::uint64_t>(m * h * 2)) << "A stored once, as f16";
     const std::int64_t columns = (sizes.at("N") + small_tiles().block.n - 1) / small_tiles().block.n;
@@ -55,12 +62,7 @@ TEST(MatmulChainEmu, Bf16HiddenActivation) {
       "  A(m, h) = bf16(gelu_tanh(T(m, h)))\n"
       "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
       "}\n";
-  Program program = compile_program(source, {{"M", 48}, {"N", 40}, {"K", 72}, {"H", 40}});
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 2u);
-  EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::fused_matmul);
-  EmuRun run = run_on_emulator(program, small_tiles());
-  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  run_two_kernels(source, {{"M", 48}, {"N", 40}, {"K", 72}, {"H", 40}}, PlannedKernelKind::fused_matmul);
 }
 
 // Without the conversion the hidden activation is f32 (the default for what a reduction
@@ -72,13 +74,9 @@ TEST(MatmulChainEmu, WithoutTheConversionTheSecondMatmulIsAReductionKernel) {
       "  A(m, h) = relu(T(m, h))\n"
       "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
       "}\n";
-  Program program = compile_program(source, {{"M", 32}, {"N", 24}, {"K", 40}, {"H", 16}});
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 2u);
-  EXPECT_EQ(plan.kernels[1].kind, PlannedKernelKind::row_reduction);
+  const auto [plan, run] =
+      run_two_kernels(source, {{"M", 32}, {"N", 24}, {"K", 40}, {"H", 16}}, PlannedKernelKind::row_reduction);
   EXPECT_NE(plan.kernels[1].note.find("A is f32 and W2 is f16"), std::string::npos) << plan.kernels[1].note;
-  EmuRun run = run_on_emulator(program, small_tiles());
-  EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
 }  // namespace

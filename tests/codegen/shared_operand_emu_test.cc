@@ -41,6 +41,15 @@ EmuRun expect_ok(const std::string& source, const SizeBindings& sizes, const Gpu
   return run;
 }
 
+// `def two` with C +=! <a1> * W1(k, n) and D +=! <a2> * W2(k, n), both outputs; a1 and a2 may
+// read X(m, k), Y(m, k) and s(k).
+std::string two_matmuls(const std::string& a1, const std::string& a2) {
+  return "def two(f16(M, K) X, f16(M, K) Y, f16(K) s, f16(K, N) W1, f16(K, N) W2) -> (f32(M, N) C, f32(M, N) D) {\n"
+         "  C(m, n) +=! " + a1 + " * W1(k, n)\n"
+         "  D(m, n) +=! " + a2 + " * W2(k, n)\n"
+         "}\n";
+}
+
 TEST(SharedOperandEmu, SwiGluLoadsXOncePerBlockAndKStep) {
   const std::string source = example_source("swiglu");
   for (const SizeBindings& sizes : {SizeBindings{{"M", 128}, {"N", 128}, {"K", 96}},
@@ -90,23 +99,13 @@ TEST(SharedOperandEmu, ThreeMatmulsTransposedOperandsBf16) {
 }
 
 TEST(SharedOperandEmu, APrologueIsAppliedOnceForEveryMatmul) {
-  const std::string source =
-      "def scaled(f16(M, K) X, f16(K) s, f16(K, N) W1, f16(K, N) W2) -> (f16(M, N) H) {\n"
-      "  G(m, n) +=! relu(X(m, k)) * s(k) * W1(k, n)\n"
-      "  U(m, n) +=! relu(X(m, k)) * s(k) * W2(k, n)\n"
-      "  H(m, n) = G(m, n) * U(m, n)\n"
-      "}\n";
-  EmuRun run = expect_ok(source, {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
+  const std::string a = "relu(X(m, k)) * s(k)";
+  EmuRun run = expect_ok(two_matmuls(a, a), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
   EXPECT_EQ(loaded(run, "X"), 48u * 72 * 2);
 }
 
 TEST(SharedOperandEmu, OtherPrologueOrOtherTensorLoadsAForEach) {
-  const std::string source =
-      "def two(f16(M, K) X, f16(K, N) W1, f16(K, N) W2) -> (f32(M, N) C, f32(M, N) D) {\n"
-      "  C(m, n) +=! X(m, k) * W1(k, n)\n"
-      "  D(m, n) +=! relu(X(m, k)) * W2(k, n)\n"
-      "}\n";
-  EmuRun run = expect_ok(source, {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
+  EmuRun run = expect_ok(two_matmuls("X(m, k)", "relu(X(m, k))"), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
   EXPECT_EQ(loaded(run, "X"), 2u * 48 * 72 * 2) << "two k-loops, X loaded by each";
   EmuRun add = expect_ok(example_source("add_gemms"), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
   EXPECT_EQ(loaded(add, "A"), 48u * 72 * 2);
@@ -129,12 +128,7 @@ TEST(SharedOperands, WhyNotShared) {
   EXPECT_EQ(plan.matmul_groups().size(), 1u);
   EXPECT_EQ(shared_operand_loops(plan), std::vector<std::string>{"S0, S1 and S2 run in one k-loop that loads X's tiles once per k-step"});
 
-  const std::string chained =
-      "def g(f16(M, K) X, f16(K, N) W1, f16(M, K) Y, f16(K, N) W2) -> (f32(M, N) C, f32(M, N) D) {\n"
-      "  C(m, n) +=! X(m, k) * W1(k, n)\n"
-      "  D(m, n) +=! Y(m, k) * W2(k, n)\n"
-      "}\n";
-  Program other = compile_program(chained, {});
+  Program other = compile_program(two_matmuls("X(m, k)", "Y(m, k)"), {});
   KernelPlan two = plan_gpu_kernel(other, recognize_idioms(other));
   EXPECT_FALSE(two.matmuls[1].shares_a_with_previous);
   EXPECT_EQ(why_not_shared_a(two, two.matmul_groups()[0], two.matmuls[1]), "it reads A = Y, not X");

@@ -24,6 +24,15 @@ static StatementDims dims(const char* statement, std::vector<std::string> batch,
   return d;
 }
 
+// A pointwise epilogue statement `statement`[m, n] writing `output`(m, n).
+static PointwiseStage epilogue(isl::ctx ctx, const std::string& statement, const std::string& output) {
+  PointwiseStage pw;
+  pw.dims = dims(statement.c_str(), {}, false);
+  pw.output = output;
+  pw.write_access = isl::map(ctx, fmt::format("{{ {}[m, n] -> {}[m, n] }}", statement, output));
+  return pw;
+}
+
 KernelPlan gemm_plan(isl::ctx ctx, OperandLayout a, OperandLayout b) {
   KernelPlan plan;
   plan.name = "gemm";
@@ -47,11 +56,7 @@ KernelPlan gemm_epilogue_plan(isl::ctx ctx) {
   plan.name = "gemm_bias_relu";
   plan.domain = plan.domain.unite(isl::union_set(ctx, "[M, N] -> { S1[m, n] : 0 <= m < M and 0 <= n < N }"));
   plan.matmuls[0].live_out = false;
-  PointwiseStage pw;
-  pw.dims = dims("S1", {}, false);
-  pw.output = "D";
-  pw.write_access = isl::map(ctx, "{ S1[m, n] -> D[m, n] }");
-  plan.epilogue.push_back(pw);
+  plan.epilogue.push_back(epilogue(ctx, "S1", "D"));
   return plan;
 }
 
@@ -74,11 +79,7 @@ KernelPlan swiglu_plan(isl::ctx ctx) {
     mm.shares_a_with_previous = !plan.matmuls.empty();
     plan.matmuls.push_back(mm);
   }
-  PointwiseStage pw;
-  pw.dims = dims("S2", {}, false);
-  pw.output = "H";
-  pw.write_access = isl::map(ctx, "{ S2[m, n] -> H[m, n] }");
-  plan.epilogue.push_back(pw);
+  plan.epilogue.push_back(epilogue(ctx, "S2", "H"));
   return plan;
 }
 
