@@ -264,19 +264,10 @@ class Kernel:
                                     f"but the def has {len(self._outputs)} output{'s' if len(self._outputs) != 1 else ''} "
                                     f"({', '.join(p.declaration() for p in self._outputs)})")
             return outputs
-        arrays = []
-        for parameter in self._outputs:
-            shape = []
-            for declared in parameter.shape:
-                if declared.isdigit():
-                    shape.append(int(declared))
-                elif declared in sizes:
-                    shape.append(sizes[declared])
-                else:
-                    raise ArgumentError(f"{self._label()}: size {declared} of output {parameter.declaration()} is "
-                                        "not given by any input: pass it to polyfuse.compile or give out=")
-            arrays.append(_empty_like_framework(args, tuple(shape), parameter.element, self.backend))
-        return arrays
+        return [_empty_like_framework(args, _output_shape(parameter, sizes, self._label(),
+                                                         "pass it to polyfuse.compile or give out="),
+                                      parameter.element, self.backend)
+                for parameter in self._outputs]
 
     def _stream(self, args: Sequence[Any], stream: Optional[int]) -> int:
         if self.backend != "cuda":
@@ -298,6 +289,21 @@ class Kernel:
     def __repr__(self) -> str:
         sig = ", ".join(p.declaration() for p in self._inputs) + " -> " + ", ".join(p.declaration() for p in self._outputs)
         return f"<polyfuse.Kernel {self._def or self._first_def()}({sig}) backend={self.backend!r}>"
+
+
+def _output_shape(parameter: _Parameter, sizes: Dict[str, int], label: str, remedy: str) -> Tuple[int, ...]:
+    """The shape of output `parameter` from the bound `sizes`; ArgumentError naming `label` and
+    the `remedy` when a size is bound by no input."""
+    shape = []
+    for declared in parameter.shape:
+        if declared.isdigit():
+            shape.append(int(declared))
+        elif declared in sizes:
+            shape.append(sizes[declared])
+        else:
+            raise ArgumentError(f"{label}: size {declared} of output {parameter.declaration()} is not given by any "
+                                f"input: {remedy}")
+    return tuple(shape)
 
 
 def _writeable(array: Any) -> bool:

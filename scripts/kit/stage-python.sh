@@ -2,10 +2,11 @@
 # Stage "python" of gpu-kit/check: builds the Python extension for the machine's Python
 # (share/polyfuse/python/kit-build: module.cc against the kit's libpolyfuse and the machine's
 # nanobind), then runs the package's pytest files there: on a GPU check the GPU tests
-# (PyTorch and CuPy arrays through DLPack on the framework's stream, the torch custom op),
-# which must run, not skip; with --no-gpu the GPU tests (they skip, with the reason) and the
-# error paths. POLYFUSE_KIT_PYTHON names the Python (default python3); it needs nanobind,
-# numpy and pytest, and CMake and a C++ compiler must be there, else the stage is SKIPPED.
+# (PyTorch and CuPy arrays through DLPack on the framework's stream, polyfuse.torch's custom
+# op on CUDA tensors and under torch.compile), which must run, not skip; with --no-gpu the GPU
+# tests (they skip, with the reason) and the error paths. POLYFUSE_KIT_PYTHON names the Python
+# (default python3); it needs nanobind, numpy and pytest, and CMake and a C++ compiler must be
+# there, else the stage is SKIPPED.
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
