@@ -60,6 +60,7 @@ def compile(
     fast_math: bool = False,
     line_info: bool = False,
     use_cache: bool = True,
+    threads: Optional[int] = None,
     **sizes: int,
 ) -> "Kernel":
     """Compiles the def `def_` (default: the first) of the .tc text `source`.
@@ -69,7 +70,8 @@ def compile(
     NumPy arrays) or "cpu" (the CPU target's C++; NumPy arrays); default "cuda" when a GPU is
     present, else "emu". arch ("sm_80", "sm_90a", ...), block and warp ("128x128x32"), mma
     ("m16n8k16"), split_k, stages and group are the GPU path's options (refused with "cpu");
-    name is the file name used in error messages. Raises SourceError (with file, line,
+    threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
+    the GPU backends); name is the file name used in error messages. Raises SourceError (with file, line,
     column), CompileError.
     """
     if backend is None:
@@ -84,6 +86,7 @@ def compile(
     options.arch, options.block, options.warp, options.mma = arch, block, warp, mma
     options.split_k, options.stages, options.group = split_k, stages, group
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
+    options.threads = threads
     return Kernel(source, name, def_, dict(sizes), options)
 
 

@@ -37,7 +37,7 @@ atexit.register(lambda: [operator._kernels.clear() for operator in list(_OPERATO
 
 # polyfuse.compile's options that are not sizes; those of the GPU path are left out on "cpu".
 _GPU_OPTIONS = ("arch", "block", "warp", "mma", "split_k", "stages", "group")
-_OPTIONS = _GPU_OPTIONS + ("fast_math", "line_info", "use_cache")
+_OPTIONS = _GPU_OPTIONS + ("fast_math", "line_info", "use_cache", "threads")
 
 
 class Op:
@@ -74,6 +74,8 @@ class Op:
             options = dict(self._options)
             if backend != "cuda":  # the GPU path's options do not apply to the host backends
                 options = {k: v for k, v in options.items() if k not in _GPU_OPTIONS}
+            if backend != "cpu":  # nor the CPU target's to the GPU path
+                options.pop("threads", None)
             self._kernels[backend] = compile(self._source, backend=backend, def_=self._def, name=self._name,
                                              **options, **self._sizes)
         return self._kernels[backend]
