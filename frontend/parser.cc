@@ -114,6 +114,9 @@ ast::Def Parser::parse_def() {
     advance();
     if (at(TokenKind::comma))
       fail(current_.location, fmt::format("several outputs are listed in parentheses: '-> ({}, ...)'", output.name));
+    if (at(TokenKind::left_paren) || at(TokenKind::identifier))
+      fail(current_.location, fmt::format("an output declared with its type and sizes is listed in parentheses: "
+                                          "'-> ({} ...)' (only a name alone may go without them)", output.name));
     def.outputs.push_back(std::move(output));
   } else {
     def.outputs = parse_params("outputs");

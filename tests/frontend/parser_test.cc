@@ -145,6 +145,9 @@ TEST(Parser, Errors) {
             "1:7: error: unknown type 'f64' (expected f16, bf16, f32, float, float32, half or float16)");
   EXPECT_EQ(first_error("def f(f32 a) -> b, c { b = a }"),
             "1:18: error: several outputs are listed in parentheses: '-> (b, ...)'");
+  EXPECT_EQ(first_error("def f(f32(N) a) -> f32(N) b { b(i) = a(i) }"),
+            "1:23: error: an output declared with its type and sizes is listed in parentheses: '-> (f32 ...)' (only a "
+            "name alone may go without them)");
   EXPECT_EQ(first_error("def f(f32(N, 0) a) -> (f32(N) b) { b(i) = a(i, j) }"),
             "1:14: error: size must be at least 1");
   EXPECT_EQ(first_error("def f(f32(N, 3000000000) a) -> (f32(N) b) { b(i) = a(i, j) }"),
