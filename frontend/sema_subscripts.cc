@@ -72,6 +72,11 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
         out.constant = bound->second;
         return true;
       }
+      if (find(arg.name) || inferred_outputs_.count(arg.name)) {
+        error(arg.location, fmt::format("tensor {} is used as an index: a subscript is an affine expression of index "
+                                        "variables and sizes", quote_name(arg.name)), &state);
+        return false;
+      }
       out = AffineIndex::plain(arg.name);
       return true;
     case ast::Expr::Kind::negate: {
