@@ -248,7 +248,8 @@ std::string emit_cpu(const CpuPlan& plan, const Program& program) { return Emitt
 
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
   if (is_cpu_contraction(program) && program.parameters.empty()) return emit_cpu_contraction(program, options);
-  if (needs_cpu_loop_nest(program, recognize_idioms(program))) return emit_cpu_loop_nest(program);
+  if (needs_cpu_loop_nest(program, recognize_idioms(program)) || has_contraction_beside_other_statements(program))
+    return emit_cpu_loop_nest(program);
   return emit_cpu(plan_cpu(program, options), program);
 }
 
