@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "emu_harness.h"
+#include "polyfuse/errors.h"
 #include "gemm_programs.h"
 #include "schedule/back_to_back.h"
 #include "schedule/program_plan.h"
@@ -57,6 +58,11 @@ TEST(BackToBackEmu, MlpOddShapes) {
   run_back_to_back(example_source("mlp"), {{"M", 33}, {"N", 40}, {"K", 24}, {"H", 24}});
 }
 
+// A ring of one stage (copy, wait, barrier, MMAs, barrier), three N tiles.
+TEST(BackToBackEmu, MlpOneStage) {
+  run_back_to_back(example_source("mlp"), {{"M", 40}, {"N", 296}, {"K", 48}, {"H", 48}}, 1);
+}
+
 // The widest hidden panel one block keeps (H = 256).
 TEST(BackToBackEmu, MlpWidestHiddenPanel) {
   run_back_to_back(example_source("mlp"), {{"M", 64}, {"N", 48}, {"K", 32}, {"H", 256}});
@@ -71,6 +77,45 @@ TEST(BackToBackEmu, Bf16HiddenActivationAndThreeStages) {
       "  Y(m, n) = Z(m, n)\n"
       "}\n";
   run_back_to_back(source, {{"M", 40}, {"N", 72}, {"K", 72}, {"H", 40}}, 3);
+}
+
+// The emulator's error for the mlp kernel with `barrier` (a comment line and the
+// __syncthreads() after it) removed, "" when it passes.
+std::string error_without(const std::string& barrier) {
+  const Program program = compile_program(example_source("mlp"), {{"M", 64}, {"N", 200}, {"K", 32}, {"H", 96}});  // 3 k-steps over H: the last reads stage 0
+  EmuRunOptions how;
+  int removed = 0;
+  how.edit = [&](const std::string& source) {
+    std::string edited = source;
+    const std::size_t at = edited.find(barrier);
+    if (at != std::string::npos) {
+      edited.erase(at, barrier.size());
+      ++removed;
+    }
+    return edited;
+  };
+  std::string error;
+  try {
+    run_on_emulator(program, small_tiles(), how);
+  } catch (const EmulatorError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(removed, 1) << "the edit found its barrier";
+  return error;
+}
+
+// Hand-mutated kernels: without the barrier between writing A's tile and reading it, or
+// without the one that ends an N tile (the next tile's copies overwrite the ring while other
+// warps still read it), the emulator reports the race.
+TEST(BackToBackEmu, MissingBarriersAreReported) {
+  for (const std::string barrier :
+       {std::string("  // one barrier: A's tile complete for every warp, and the ring free for W2's tiles\n  __syncthreads();\n"),
+        std::string("    // every warp done with the ring before the next tile's copies\n    __syncthreads();\n")}) {
+    SCOPED_TRACE(barrier);
+    const std::string error = error_without(barrier);
+    EXPECT_TRUE(error.find("shared-memory race") != std::string::npos || error.find("pending cp.async") != std::string::npos)
+        << error;
+  }
 }
 
 // H beyond what one block keeps: two kernels, and the plan's note says why.
