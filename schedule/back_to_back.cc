@@ -153,6 +153,13 @@ std::optional<std::string> analyse(const Program& program, const std::vector<std
   const std::vector<std::string> written = outputs_of(b.first);
   if (std::find(written.begin(), written.end(), a) == written.end()) return std::nullopt;
   b.hidden = a;
+  for (const Statement& s : program.statements) {
+    const bool in_chain = std::find(first.begin(), first.end(), s.id) != first.end() ||
+                          std::find(second.begin(), second.end(), s.id) != second.end();
+    if (!in_chain)
+      for (const Access& read : s.reads)
+        if (read.tensor == a) return fmt::format("{} reads {} after the chain (it must reach memory)", s.id, a);
+  }
   return why_not(program, b.first, b.second, b.first_plan, b.second_plan, a, b.tiles);
 }
 

@@ -129,5 +129,23 @@ TEST(BackToBackEmu, WideHiddenActivationStaysTwoKernels) {
       << plan.kernels[0].note;
 }
 
+// A read after the chain: A must reach memory, so the plan keeps two kernels and says why
+// (the third kernel reads A from the workspace); on the emulator against the reference.
+TEST(BackToBackEmu, HiddenActivationReadLaterStaysTwoKernels) {
+  const std::string source =
+      "def mlp(f16(M, K) X, f16(K, H) W1, f16(H, N) W2) -> (f16(M, N) Y, f32(M) s) {\n"
+      "  T(m, h) +=! X(m, k) * W1(k, h)\n"
+      "  A(m, h) = f16(relu(T(m, h)))\n"
+      "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
+      "  s(m) +=! A(m, h)\n"
+      "}\n";
+  const Program program = compile_program(source, {{"M", 24}, {"N", 16}, {"K", 32}, {"H", 40}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 3u) << to_string(plan, program);
+  EXPECT_NE(plan.kernels[0].note.find("S3 reads A after the chain"), std::string::npos) << plan.kernels[0].note;
+  const EmuRun run = run_on_emulator(program, small_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
 }  // namespace
 }  // namespace polyfuse
