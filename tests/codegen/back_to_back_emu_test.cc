@@ -79,6 +79,27 @@ TEST(BackToBackEmu, Bf16HiddenActivationAndThreeStages) {
   run_back_to_back(source, {{"M", 40}, {"N", 72}, {"K", 72}, {"H", 40}}, 3);
 }
 
+// Epilogues of several statements (a fresh register tile: T is read twice), a full-matrix
+// operand R(m, h) and a row broadcast s(m), an f32 output; N = 50 (its rows 4-byte aligned).
+TEST(BackToBackEmu, EpiloguesOfSeveralStatementsAndOperands) {
+  const std::string source =
+      "def mlp(f16(M, K) X, f16(K, H) W1, f16(H) b1, f16(M, H) R, f16(H, N) W2, f16(M) s) -> (f32(M, N) Y) {\n"
+      "  T(m, h) +=! X(m, k) * W1(k, h)\n"
+      "  U(m, h) = T(m, h) + b1(h)\n"
+      "  A(m, h) = f16(relu(U(m, h)) * T(m, h) + R(m, h))\n"
+      "  Z(m, n) +=! A(m, h) * W2(h, n)\n"
+      "  Y(m, n) = Z(m, n) * s(m)\n"
+      "}\n";
+  const Program program = compile_program(source, {{"M", 37}, {"N", 50}, {"K", 24}, {"H", 56}});
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::back_to_back);
+  const EmuRun run = run_on_emulator(program, small_tiles());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  for (const char* hidden : {"T", "U", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden;
+  EXPECT_EQ(stored(run, "Y"), 37u * 50u * 4u);
+}
+
 // The emulator's error for the mlp kernel with `barrier` (a comment line and the
 // __syncthreads() after it) removed, "" when it passes.
 std::string error_without(const std::string& barrier) {
