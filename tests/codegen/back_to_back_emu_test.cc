@@ -27,17 +27,28 @@ std::uint64_t stored(const EmuRun& run, const std::string& tensor) {
 }
 
 // Runs `source` at `sizes`, expecting a plan of one back-to-back kernel; checks the bytes.
-void run_back_to_back(const std::string& source, const SizeBindings& sizes, int stages = 2) {
-  const std::uint64_t element_bytes = 2;
+// Plans `source` at `sizes` (the first kernel's note into `note`), expecting `kernels`
+// kernels, the first back-to-back when `back_to_back`; runs it on the emulator with `stages`
+// against the reference.
+EmuRun run_plan(const std::string& source, const SizeBindings& sizes, std::size_t kernels, bool back_to_back,
+                std::string& note, int stages = 2) {
   const Program program = compile_program(source, sizes);
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
-  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::back_to_back);
-  EXPECT_EQ(plan.workspace_bytes, 0);
+  EXPECT_EQ(plan.kernels.size(), kernels) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind == PlannedKernelKind::back_to_back, back_to_back) << to_string(plan, program);
+  if (back_to_back) EXPECT_EQ(plan.workspace_bytes, 0);
+  note = plan.kernels[0].note;
   GpuOptions options = small_tiles();
   options.stages = stages;
-  const EmuRun run = run_on_emulator(program, options);
+  EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  return run;
+}
+
+void run_back_to_back(const std::string& source, const SizeBindings& sizes, int stages = 2) {
+  const std::uint64_t element_bytes = 2;
+  std::string note;
+  const EmuRun run = run_plan(source, sizes, 1, true, note, stages);
   for (const char* hidden : {"T", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden << " reached global memory";
   const std::uint64_t m = sizes.at("M"), n = sizes.at("N"), k = sizes.at("K"), h = sizes.at("H");
   const std::uint64_t blocks = (m + 63) / 64;
@@ -90,12 +101,8 @@ TEST(BackToBackEmu, EpiloguesOfSeveralStatementsAndOperands) {
       "  Z(m, n) +=! A(m, h) * W2(h, n)\n"
       "  Y(m, n) = Z(m, n) * s(m)\n"
       "}\n";
-  const Program program = compile_program(source, {{"M", 37}, {"N", 50}, {"K", 24}, {"H", 56}});
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
-  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::back_to_back);
-  const EmuRun run = run_on_emulator(program, small_tiles());
-  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  std::string note;
+  const EmuRun run = run_plan(source, {{"M", 37}, {"N", 50}, {"K", 24}, {"H", 56}}, 1, true, note);
   for (const char* hidden : {"T", "U", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden;
   EXPECT_EQ(stored(run, "Y"), 37u * 50u * 4u);
 }
@@ -160,12 +167,9 @@ TEST(BackToBackEmu, HiddenActivationReadLaterStaysTwoKernels) {
       "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
       "  s(m) +=! A(m, h)\n"
       "}\n";
-  const Program program = compile_program(source, {{"M", 24}, {"N", 16}, {"K", 32}, {"H", 40}});
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 3u) << to_string(plan, program);
-  EXPECT_NE(plan.kernels[0].note.find("S3 reads A after the chain"), std::string::npos) << plan.kernels[0].note;
-  const EmuRun run = run_on_emulator(program, small_tiles());
-  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  std::string note;
+  run_plan(source, {{"M", 24}, {"N", 16}, {"K", 32}, {"H", 40}}, 3, false, note);
+  EXPECT_NE(note.find("S3 reads A after the chain"), std::string::npos) << note;
 }
 
 }  // namespace
