@@ -47,6 +47,15 @@ TEST(CudaEmitter, EveryExampleGolden) {
   }
 }
 
+// GEMM + softmax as one kernel: the row chain on the accumulator fragments after the k-steps
+// (block tile 64x128 spanning the row of 128; default choices).
+TEST(CudaEmitter, FusedRowChainGolden) {
+  GpuOptions o = default_gpu_options(Arch::sm_80);
+  o.choose_warp = true;
+  EXPECT_TRUE(matches_golden(emit_example("gemm_softmax.tc", {{"M", 1000}, {"N", 128}, {"K", 256}}, o).source,
+                             "codegen/gemm_softmax_fused.cu"));
+}
+
 // Split-K with a fused epilogue: reduce_split_k after the k-steps, then split 0 alone runs
 // the epilogue and stores.
 TEST(CudaEmitter, SplitKWithAnEpilogueGolden) {

@@ -35,6 +35,13 @@ TEST(ExamplePlan, MatmulChainAndSharedOperand) {
                                                 "plan/swiglu.plan"));
 }
 
+// A row of 300 columns does not fit the block tile: the matmul kernel, then the row chain's
+// (the cut says why). At N = 128 (the golden above) the chain runs in the matmul kernel.
+TEST(ExamplePlan, RowWiderThanTheBlockTile) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("gemm_softmax", {{"M", 64}, {"N", 300}, {"K", 32}})),
+                                                "plan/gemm_softmax_300.plan"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplePlan,
                          ::testing::Values("softmax", "layernorm_rows", "cross_entropy", "gemm_softmax", "layernorm",
                                            "rmsnorm", "gemm_bias_relu", "relu_gemm"));
