@@ -158,8 +158,8 @@ void fuse_row_chains_into_matmul_kernels(const Program& program, ProgramPlan& pl
     }
     const FusedRowChain& f = std::get<FusedRowChain>(fused);
     matmul.partition = fmt::format("the row chain {} runs in the epilogue on the accumulator fragments (quad shuffles, "
-                                   "then shared memory across the warps of a row): the row of {} columns fits the "
-                                   "block tile of {}",
+                                   "then shared memory across the warps of a row): the row of {} columns fits a "
+                                   "block tile (at most {})",
                                    fmt::join(f.chain, ", "), f.row_length, fused_row_limit);
     matmul.statements.insert(matmul.statements.end(), chain.statements.begin(), chain.statements.end());
     matmul.cut = chain.cut;

@@ -335,7 +335,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                             program.name, fmt::join(program.parameters, ", "))}});
   fuse_row_chains_into_matmul_kernels(program, plan);
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
-    plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
+    plan.kernels[k].name = plan.is_single_fused_kernel() ? program.name : fmt::format("{}_k{}", program.name, k);
     if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;
   }
   place_temporaries(program, contraction_temporaries, plan);
