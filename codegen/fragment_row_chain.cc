@@ -115,12 +115,20 @@ class FragmentRowChainEmitter {
     return false;
   }
 
+  // Whether a statement of the chain writes `tensor`.
+  bool written_by_chain(const std::string& tensor) const {
+    return std::any_of(f_.chain.begin(), f_.chain.end(),
+                       [&](const std::string& id) { return c_.program.find_statement(id)->write.tensor == tensor; });
+  }
+
   // The register tile of element statement `s`: in place over a tile it reads that nothing
-  // later reads, else a new one (declared into `declarations`).
+  // later reads (and that holds no output of the chain, stored after the loop), else a new
+  // one (declared into `declarations`).
   std::string tile_for(const Statement& s, std::string& declarations) {
     for (const Access& a : s.reads) {
       const auto tile = tile_.find(a.tensor);
-      if (tile == tile_.end() || read_after(s, a.tensor)) continue;
+      if (tile == tile_.end() || read_after(s, a.tensor) || (is_output(a.tensor) && written_by_chain(a.tensor)))
+        continue;
       bool shared = false;  // another tensor still read later lives in the same tile
       for (const auto& [tensor, name] : tile_) shared = shared || (name == tile->second && tensor != a.tensor && read_after(s, tensor));
       if (shared) continue;

@@ -52,10 +52,9 @@ TEST_P(FusedRowChainEmu, OneKernelMatchesTheReference) {
 
 std::vector<FusedCase> fused_cases() {
   std::vector<FusedCase> cases;
-  for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"}) {
+  for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"})
     cases.push_back({example, {{"M", 37}, {"N", 101}, {"K", 19}}});  // odd: 27 columns past the row, two warps a row
-    cases.push_back({example, {{"M", 9}, {"N", 21}, {"K", 8}}});     // one warp a row, N no multiple of 8
-  }
+  cases.push_back({"gemm_softmax", {{"M", 9}, {"N", 21}, {"K", 8}}});     // one warp a row, N no multiple of 8
   cases.push_back({"gemm_softmax", {{"M", 64}, {"N", 128}, {"K", 64}}});  // whole tiles
   cases.push_back({"gemm_softmax", {{"M", 17}, {"N", 256}, {"K", 16}}});  // the widest row: four warps share it
   return cases;
@@ -107,6 +106,19 @@ TEST(FusedRowChainEmu, LayerNormWithALargeMean) {
               "  Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n)\n"
               "}\n",
               {{"M", 21}, {"N", 72}, {"K", 16}}, 1);
+}
+
+// Every output of a chain is stored: a row value (mx, f32, by the rows' first lanes), an
+// element value that a later statement of the same loop reads (E, in place over C's
+// accumulators: F gets a tile of its own, E's is stored after the loop) and the last one (F).
+TEST(FusedRowChainEmu, ChainOutputsOfEveryKind) {
+  expect_runs("def outputs(f16(M, K) A, f16(K, N) B) -> (f32(M, N) E, f16(M, N) F, f32(M) mx) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "  mx(m) max=! C(m, n)\n"
+              "  E(m, n) = exp(C(m, n) - mx(m))\n"
+              "  F(m, n) = E(m, n) * 2\n"
+              "}\n",
+              {{"M", 33}, {"N", 70}, {"K", 16}}, 1);
 }
 
 // The generated kernel with `edit` applied: its check result, or the emulator's error.
