@@ -72,7 +72,7 @@ std::variant<FusedRowChain, std::string> fused_row_chain_of(const Program& progr
   } catch (const UserError& error) {
     return "the statements before it are not one matmul kernel: " + message_of(error);
   }
-  if (plan.batch_rank() > 0) return std::string("the matmul kernel has batch indices (one row chain a batch is not fused yet)");
+  if (plan.batch_rank() > 0) return std::string("the matmul kernel has batch indices (row chains after batched matmuls are not fused yet)");
   const std::variant<RowChain, std::string> rows = row_chain_of(program, chain);
   if (const std::string* why = std::get_if<std::string>(&rows)) return *why;
   FusedRowChain fused{head, chain, std::get<RowChain>(rows), 0};

@@ -121,6 +121,12 @@ TEST(FusedRowChainEmu, ChainOutputsOfEveryKind) {
               {{"M", 33}, {"N", 70}, {"K", 16}}, 1);
 }
 
+// On sm_90a the kernel with a row chain takes the mma.sync main loop (the wgmma epilogue has
+// no row reductions yet).
+TEST(FusedRowChainEmu, Sm90aTakesTheMmaSyncMainLoop) {
+  expect_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 1, {}, Arch::sm_90a);
+}
+
 // The generated kernel with `edit` applied: its check result, or the emulator's error.
 std::string broken_run(SourceEdit edit) {
   const Program program = compile_program(example_source("gemm_softmax"), {{"M", 16}, {"N", 100}, {"K", 16}});
