@@ -378,7 +378,7 @@ void DefChecker::build_statement(const ast::Statement& statement,
     const bool output = inferred_outputs_.count(lhs.name) > 0;
     Tensor temporary;
     temporary.name = lhs.name;
-    temporary.type = converted ? *converted : output ? source_type_[lhs.name] : out.accumulate_type;
+    temporary.type = converted.value_or(output ? source_type_[lhs.name] : out.accumulate_type);
     temporary.role = output ? TensorRole::output : TensorRole::temporary;
     temporary.location = lhs.location;
     for (const std::string& index : lhs_indices) temporary.dims.push_back(state.ranges.at(index).size);

@@ -38,7 +38,9 @@ EmuRun run_plan(const std::string& source, const SizeBindings& sizes, std::size_
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   EXPECT_EQ(plan.kernels.size(), kernels) << to_string(plan, program);
   EXPECT_EQ(plan.kernels[0].kind == PlannedKernelKind::back_to_back, back_to_back) << to_string(plan, program);
-  if (back_to_back) EXPECT_EQ(plan.workspace_bytes, 0);
+  if (back_to_back) {
+    EXPECT_EQ(plan.workspace_bytes, 0);
+  }
   note = plan.kernels[0].note;
   GpuOptions options = small_tiles();
   options.stages = stages;
@@ -138,7 +140,7 @@ std::string error_without(const std::string& barrier) {
 // without the one that ends an N tile (the next tile's copies overwrite the ring while other
 // warps still read it), the emulator reports the race.
 TEST(BackToBackEmu, MissingBarriersAreReported) {
-  for (const std::string barrier :
+  for (const std::string& barrier :
        {std::string("  // one barrier: A's tile complete for every warp, and the ring free for W2's tiles\n  __syncthreads();\n"),
         std::string("    // every warp done with the ring before the next tile's copies\n    __syncthreads();\n")}) {
     SCOPED_TRACE(barrier);

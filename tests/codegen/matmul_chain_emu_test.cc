@@ -34,7 +34,9 @@ std::pair<ProgramPlan, EmuRun> run_two_kernels(const std::string& source, const 
   Program program = compile_program(source, sizes);
   ProgramPlan plan = plan_program(program, recognize_idioms(program));
   EXPECT_EQ(plan.kernels.size(), 2u);
-  if (plan.kernels.size() == 2) EXPECT_EQ(plan.kernels[1].kind, second) << to_string(plan, program);
+  if (plan.kernels.size() == 2) {
+    EXPECT_EQ(plan.kernels[1].kind, second) << to_string(plan, program);
+  }
   EmuRun run = run_on_emulator(program, small_tiles());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
   return {std::move(plan), std::move(run)};
