@@ -362,8 +362,9 @@ void DefChecker::build_statement(const ast::Statement& statement,
     return;
   }
   // `T(m, h) = f16(...)`: a right-hand side that is a conversion gives the new tensor its type.
-  const std::optional<ElementType> converted =
-      !out.is_reduction() && rhs.kind == ExprKind::call ? conversion_type(rhs.function) : std::nullopt;
+  // (a flag and a type rather than an optional: GCC 12 warns of a maybe-uninitialized optional here)
+  const bool is_conversion = !out.is_reduction() && rhs.kind == ExprKind::call && conversion_type(rhs.function);
+  const ElementType converted = is_conversion ? *conversion_type(rhs.function) : ElementType::f32;
   out.expr = std::move(rhs);
   out.location = statement.location;
   if (!target) {
@@ -374,11 +375,11 @@ void DefChecker::build_statement(const ast::Statement& statement,
       const ElementType type = source_type_.at(read.tensor);
       source = source ? common_type(*source, type) : type;
     }
-    source_type_[lhs.name] = converted.value_or(source.value_or(ElementType::f32));
+    source_type_[lhs.name] = is_conversion ? converted : source.value_or(ElementType::f32);
     const bool output = inferred_outputs_.count(lhs.name) > 0;
     Tensor temporary;
     temporary.name = lhs.name;
-    temporary.type = converted.value_or(output ? source_type_[lhs.name] : out.accumulate_type);
+    temporary.type = is_conversion ? converted : output ? source_type_[lhs.name] : out.accumulate_type;
     temporary.role = output ? TensorRole::output : TensorRole::temporary;
     temporary.location = lhs.location;
     for (const std::string& index : lhs_indices) temporary.dims.push_back(state.ranges.at(index).size);
