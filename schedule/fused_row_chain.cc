@@ -124,8 +124,8 @@ GpuOptions options_spanning_row(const GpuOptions& options, const FusedRowChain& 
   if (o.mma != MmaShape::m16n8k16)
     throw UserError(fmt::format("`mma` {}: the row chain {} runs on m16n8k16 accumulator fragments; use `mma=m16n8k16`",
                                 to_string(o.mma), chain));
-  const TileShape unset = default_gpu_options(o.arch).block;  // the default block counts as unset
-  if (o.block != unset) {
+  // A block the user set is kept (a tile other than the default is always one the user set).
+  if (o.block_chosen || o.block != default_gpu_options(o.arch).block) {
     if (o.block.n < fused.row_length)
       throw UserError(fmt::format("`block` {}: the row chain {} runs in the matmul kernel when one block tile spans the "
                                   "row of {} columns; use a block N of at least {} or leave `block` unset",

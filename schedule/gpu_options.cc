@@ -115,6 +115,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   GpuOptions o = default_gpu_options(choices.arch);
   if (choices.mma) o.mma = *choices.mma;
   if (choices.block) o.block = *choices.block;
+  o.block_chosen = choices.block.has_value();
   if (choices.split_k != 0) o.split_k = choices.split_k;
   if (choices.stages != 0) o.stages = choices.stages;
   o.group = choices.group;

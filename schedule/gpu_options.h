@@ -48,6 +48,10 @@ struct GpuOptions {
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
+  // The user set the block tile (gpu_options_from_choices: a flag or the API's option), even
+  // to the default: a row chain then joins the matmul kernel only if that tile spans the row
+  // (schedule/fused_row_chain.h), rather than with a tile it picks.
+  bool block_chosen = false;
 };
 
 // The options a user chose (command-line flags, the API's CompileOptions), already

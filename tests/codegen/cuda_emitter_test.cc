@@ -192,6 +192,19 @@ TEST(CudaEmitter, FusedRowChainRefusesOptionsItCannotHonour) {
   split.warp = {64, 64, 16};
   GpuOptions m884;
   m884.mma = MmaShape::m16n16k8;
+  // The default block tile set by the user (--block 128x128x32) is theirs: kept, and refused
+  // for a row of 200 columns, not silently replaced by one that spans it.
+  const SizeBindings wide{{"M", 64}, {"N", 200}, {"K", 64}};
+  GpuChoices chosen;
+  chosen.block = GpuOptions{}.block;
+  try {
+    emit_example("gemm_softmax.tc", wide, gpu_options_from_choices(chosen));
+    ADD_FAILURE() << "the default block, set by the user, was replaced";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "block 128x128x32: the row chain S1, S2, S3, S4 runs in the matmul kernel when one block "
+                           "tile spans the row of 200 columns; use a block N of at least 200 or leave block unset");
+  }
+  EXPECT_NO_THROW(emit_example("gemm_softmax.tc", wide, gpu_options_from_choices(GpuChoices{})));
   const std::pair<GpuOptions, const char*> cases[] = {
       {narrow, "block 128x64x32: the row chain S1, S2, S3, S4 runs in the matmul kernel when one block tile spans "
                "the row of 128 columns; use a block N of at least 128 or leave block unset"},
