@@ -79,16 +79,11 @@ class LoopNestEmitter {
   // The row-major offset of `access` (a read of `statement`, or its write) from the loop
   // variables; a gathered position is the index tensor's element, checked (integers.h).
   std::string offset(const Access& access, const Statement& statement) const {
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
-    const std::vector<std::int64_t> extents = shape(tensor);
-    return row_major_offset(access, extents, index_id,
-                            [&](std::size_t dim, const AffineIndex& subscript, const std::string& affine) {
-                              const Access& index = statement.reads.at(static_cast<std::size_t>(subscript.gather));
-                              const std::string value = fmt::format("static_cast<int64_t>({}[{}])", tensor_id(index.tensor),
-                                                                    offset(index, statement));
-                              return fmt::format("gather_index({}{}, {}, \"{}\", {})", value,
-                                                 affine.empty() ? "" : " + " + affine, extents[dim], tensor.name, dim + 1);
-                            });
+    const GatherSyntax gather{"gather_index", "int64_t", [&](int read) {
+                                const Access& index = statement.reads.at(static_cast<std::size_t>(read));
+                                return fmt::format("{}[{}]", tensor_id(index.tensor), offset(index, statement));
+                              }};
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id, &gather);
   }
 
   // The element read, or the stated value outside the tensor (`where I = 0 outside`).

@@ -46,16 +46,11 @@ class MemoryKernelEmitter {
   // the index variables); a gathered position is the index tensor's element, checked
   // (pf::gather_index traps outside the dimension).
   std::string offset(const Access& access, const Statement& s) const {
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
-    const std::vector<std::int64_t> extents = shape(tensor);
-    return row_major_offset(access, extents, index_id,
-                            [&](std::size_t dim, const AffineIndex& subscript, const std::string& affine) {
-                              const Access& index = s.reads.at(static_cast<std::size_t>(subscript.gather));
-                              const std::string value = fmt::format("static_cast<long long>(pf::ldg(&{}[{}]))",
-                                                                    tensor_id(index.tensor), offset(index, s));
-                              return fmt::format("pf::gather_index({}{}, {}LL, \"{}\", {})", value,
-                                                 affine.empty() ? "" : " + " + affine, extents[dim], tensor.name, dim + 1);
-                            });
+    const GatherSyntax gather{"pf::gather_index", "long long", [&](int read) {
+                                const Access& index = s.reads.at(static_cast<std::size_t>(read));
+                                return fmt::format("pf::ldg(&{}[{}])", tensor_id(index.tensor), offset(index, s));
+                              }};
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id, &gather);
   }
 
   bool is_local(const std::string& tensor) const { return program_.find_tensor(tensor)->role == TensorRole::temporary; }
