@@ -62,6 +62,16 @@ bool is_cpu_contraction(const Program& program) {
   return program.parameters.empty() && epilogues_after(program, s, grouping).size() + 1 == program.statements.size();
 }
 
+bool has_contraction_beside_other_statements(const Program& program) {
+  if (is_cpu_contraction(program)) return false;
+  const Idioms idioms = recognize_idioms(program);
+  for (const Statement& s : program.statements) {
+    const StatementIdiom* idiom = idioms.find(s.id);
+    if (idiom && idiom->kind == IdiomKind::other && group_contraction(program, s).is_gemm) return true;
+  }
+  return false;
+}
+
 std::string emit_cpu_contraction(const Program& program, const CpuScheduleOptions& options) {
   const ContractionPlan plan = steps_of(program);
   const Statement& s = program.statements.front();

@@ -23,6 +23,12 @@ namespace polyfuse {
 // (schedule/contraction_to_gemm.h: epilogues_after), computed by the BRGEMM stage's last touch.
 bool is_cpu_contraction(const Program& program);
 
+// Whether `program` holds a general contraction (a statement that groups as a GEMM but that the
+// matmul idioms do not take as written) beside statements that are not its epilogues, so that
+// is_cpu_contraction does not take it (TC's Kronecker3Full: three contractions in a chain). The
+// CPU target runs such a def as plain loop nests (cpu_loop_nest.h).
+bool has_contraction_beside_other_statements(const Program& program);
+
 // The C++ of `program` (is_cpu_contraction, every size bound) with `options` for each step.
 std::string emit_cpu_contraction(const Program& program, const CpuScheduleOptions& options);
 

@@ -8,6 +8,7 @@
 #include "codegen/cpu_contraction.h"
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cpu_names.h"
+#include "frontend/diagnostics.h"
 
 namespace polyfuse {
 namespace {
@@ -44,14 +45,18 @@ struct BlockLoop {
 
 class Emitter {
  public:
-  explicit Emitter(const CpuPlan& plan) : plan_(plan), names_(plan) {}
+  Emitter(const CpuPlan& plan, const Program& program) : plan_(plan), program_(program), names_(plan) {}
 
   std::string run() {
     std::string blocks, calls;
     for (const CpuStage& stage : plan_.stages) emit_stage(stage, blocks, calls);
     const std::string entry_text = entry(calls);  // decides needs_vector_
-    return header() + "#include <cstdint>\n" + (needs_vector_ ? "#include <vector>\n" : "") +
-           "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n\n"
+    const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
+                                        [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
+    return header() + (loop_nests ? "#include <cmath>\n" : "") + "#include <cstdint>\n" +
+           (needs_vector_ ? "#include <vector>\n" : "") +
+           "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
+           (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
            "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + blocks + "}  // namespace\n\n" +
            entry_text;
   }
@@ -66,6 +71,10 @@ class Emitter {
       for (const CpuPointwise& pointwise : stage.pointwise) {
         touched.insert(pointwise.write.tensor);
         for (const CpuAccess& read : pointwise.reads) touched.insert(read.tensor);
+      }
+      if (stage.loop_nest) {
+        touched.insert(stage.loop_nest->write);
+        touched.insert(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end());
       }
     }
     std::vector<std::string> parameters;
@@ -89,7 +98,25 @@ class Emitter {
            prefix_lines(to_string(plan_), "// ") + "\n";
   }
 
+  // A statement's plain loop nest over the whole tensors, in the entry function.
+  std::string loop_nest(const CpuLoopNest& nest) const {
+    const Statement* statement = nullptr;
+    for (const Statement& s : program_.statements)
+      if (s.id == nest.statement) statement = &s;
+    PF_INTERNAL_CHECK(statement != nullptr, "cpu emit: no statement " + nest.statement);
+    LoopNestNames names;
+    names.tensor = [this](const std::string& tensor) { return names_.tensor(tensor); };
+    names.stored_type = [this](const std::string& tensor) { return plan_.tensor(tensor).type; };
+    names.index = [this](const std::string& index) { return names_.loop_variable(index); };
+    names.accumulator = names_.variable("acc");
+    return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ") + "  }\n";
+  }
+
   void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
+    if (stage.loop_nest) {
+      calls += "  // " + stage.name + ": " + stage.loop_nest->statement + ", a loop nest\n" + loop_nest(*stage.loop_nest);
+      return;
+    }
     CpuStageVariables variables;
     std::vector<BlockLoop> loops;
     for (std::size_t i = 0; i < stage.batch_names.size(); ++i) {
@@ -208,6 +235,7 @@ class Emitter {
   }
 
   const CpuPlan& plan_;
+  const Program& program_;
   CpuNames names_;
   bool needs_vector_ = false;
 };
@@ -216,12 +244,13 @@ class Emitter {
 
 std::string cpu_entry_name(const std::string& def) { return "polyfuse_" + def; }
 
-std::string emit_cpu(const CpuPlan& plan) { return Emitter(plan).run(); }
+std::string emit_cpu(const CpuPlan& plan, const Program& program) { return Emitter(plan, program).run(); }
 
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
   if (is_cpu_contraction(program) && program.parameters.empty()) return emit_cpu_contraction(program, options);
-  if (needs_cpu_loop_nest(program, recognize_idioms(program))) return emit_cpu_loop_nest(program);
-  return emit_cpu(plan_cpu(program, options));
+  if (needs_cpu_loop_nest(program, recognize_idioms(program)) || has_contraction_beside_other_statements(program))
+    return emit_cpu_loop_nest(program);
+  return emit_cpu(plan_cpu(program, options), program);
 }
 
 }  // namespace polyfuse

@@ -33,7 +33,8 @@ std::string cpu_entry_name(const std::string& def);
 // does not handle (see plan_cpu) and for unbound sizes.
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options = {});
 
-// The C++ source of an already built CPU schedule.
-std::string emit_cpu(const CpuPlan& plan);
+// The C++ source of an already built CPU schedule of `program` (its loop-nest stages are
+// emitted from the program's statements).
+std::string emit_cpu(const CpuPlan& plan, const Program& program);
 
 }  // namespace polyfuse

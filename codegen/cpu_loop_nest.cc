@@ -18,9 +18,21 @@ namespace {
 std::string tensor_id(const std::string& name) { return "t_" + name; }
 std::string index_id(const std::string& name) { return "i_" + name; }
 
+// The names of a def run entirely as loop nests: temporaries are f32 arrays.
+LoopNestNames own_names(const Program& program) {
+  LoopNestNames names;
+  names.tensor = tensor_id;
+  names.stored_type = [&program](const std::string& tensor) {
+    const Tensor& t = *program.find_tensor(tensor);
+    return t.role == TensorRole::temporary ? ElementType::f32 : t.type;
+  };
+  names.index = index_id;
+  return names;
+}
+
 class LoopNestEmitter {
  public:
-  explicit LoopNestEmitter(const Program& program) : program_(program) {}
+  LoopNestEmitter(const Program& program, LoopNestNames names) : program_(program), names_(std::move(names)) {}
 
   std::string run() {
     std::string body;
@@ -29,7 +41,7 @@ class LoopNestEmitter {
       body += fmt::format("  std::vector<float> {0}_storage({1});\n  float* const {0} = {0}_storage.data();\n",
                           tensor_id(tensor.name), element_count(tensor));
     }
-    for (const Statement& statement : program_.statements) body += emit_statement(statement);
+    for (const Statement& statement : program_.statements) body += emit_statement(statement, "  ");
     std::vector<std::string> parameters, arguments;
     for (const Tensor& tensor : program_.tensors) {
       if (tensor.role == TensorRole::temporary) continue;
@@ -54,6 +66,9 @@ class LoopNestEmitter {
   }
 
  private:
+  friend std::string polyfuse::emit_statement_loop_nest(const Program&, const Statement&, const LoopNestNames&,
+                                                        const std::string&);
+
   std::int64_t extent(const Size& size) const {
     const Size bound = bound_size(program_, size);
     if (bound.is_symbolic())
@@ -81,32 +96,30 @@ class LoopNestEmitter {
   std::string offset(const Access& access, const Statement& statement) const {
     const GatherSyntax gather{"gather_index", "int64_t", [&](int read) {
                                 const Access& index = statement.reads.at(static_cast<std::size_t>(read));
-                                return fmt::format("{}[{}]", tensor_id(index.tensor), offset(index, statement));
+                                return fmt::format("{}[{}]", names_.tensor(index.tensor), offset(index, statement));
                               }};
-    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id, &gather);
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), names_.index, &gather);
   }
 
   // The element read, or the stated value outside the tensor (`where I = 0 outside`).
   std::string load(const Access& access, const Statement& statement) const {
     const Tensor& tensor = *program_.find_tensor(access.tensor);
-    std::string element = fmt::format("{}[{}]", tensor_id(access.tensor), offset(access, statement));
-    if (tensor.role != TensorRole::temporary && is_integer(tensor.type))
-      element = fmt::format("static_cast<float>({})", element);
-    else if (tensor.role != TensorRole::temporary && tensor.type != ElementType::f32)
-      element = fmt::format("{}_to_f32({})", to_string(tensor.type), element);
-    const std::string inside = inside_condition(access, shape(tensor), index_id);
+    std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
+    const ElementType stored = names_.stored_type(access.tensor);
+    if (is_integer(stored)) element = fmt::format("static_cast<float>({})", element);
+    else if (stored != ElementType::f32) element = fmt::format("{}_to_f32({})", to_string(stored), element);
+    const std::string inside = inside_condition(access, shape(tensor), names_.index);
     if (inside.empty()) return element;
     return fmt::format("({} ? {} : {})", inside, element, float_literal(*access.outside_value));
   }
 
   std::string store(const Access& access, const std::string& value, const Statement& statement) const {
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
-    const std::string element = fmt::format("{}[{}]", tensor_id(access.tensor), offset(access, statement));
-    if (tensor.role == TensorRole::temporary || tensor.type == ElementType::f32)
-      return fmt::format("{} = {};", element, value);
-    if (is_integer(tensor.type))
-      return fmt::format("{} = f32_to_integer<{}>({});", element, cxx_element_type(tensor.type), value);
-    return fmt::format("{} = f32_to_{}({});", element, to_string(tensor.type), value);
+    const std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
+    const ElementType stored = names_.stored_type(access.tensor);
+    if (stored == ElementType::f32) return fmt::format("{} = {};", element, value);
+    if (is_integer(stored))
+      return fmt::format("{} = f32_to_integer<{}>({});", element, cxx_element_type(stored), value);
+    return fmt::format("{} = f32_to_{}({});", element, to_string(stored), value);
   }
 
   std::string expression(const Expr& e, const Statement& statement) const {
@@ -117,7 +130,7 @@ class LoopNestEmitter {
       case ExprKind::binary:
         return fmt::format("({} {} {})", expression(e.operands[0], statement), to_string(e.op),
                            expression(e.operands[1], statement));
-      case ExprKind::index: return fmt::format("static_cast<float>({})", index_id(e.index));
+      case ExprKind::index: return fmt::format("static_cast<float>({})", names_.index(e.index));
       case ExprKind::compare:
         return fmt::format("({} {} {})", expression(e.operands[0], statement), to_string(e.comparison),
                            expression(e.operands[1], statement));
@@ -125,7 +138,7 @@ class LoopNestEmitter {
       case ExprKind::logical_or:
         return fmt::format("({} {} {})", expression(e.operands[0], statement),
                            e.kind == ExprKind::logical_and ? "&&" : "||", expression(e.operands[1], statement));
-      case ExprKind::logical_not: return "!" + expression(e.operands[0], statement);
+      case ExprKind::logical_not: return fmt::format("!{}", expression(e.operands[0], statement));
       case ExprKind::select:
         return fmt::format("({} ? {} : {})", expression(e.operands[0], statement), expression(e.operands[1], statement),
                            expression(e.operands[2], statement));
@@ -139,12 +152,13 @@ class LoopNestEmitter {
     PF_INTERNAL_CHECK(false, "unknown expression kind");
   }
 
-  static std::string combine(ReductionOp op, const std::string& value) {
+  std::string combine(ReductionOp op, const std::string& value) const {
+    const std::string& acc = names_.accumulator;
     switch (op) {
-      case ReductionOp::sum: return "acc += " + value + ";";
-      case ReductionOp::product: return "acc *= " + value + ";";
-      case ReductionOp::max: return "acc = apply(BinaryOp::max, acc, " + value + ");";
-      case ReductionOp::min: return "acc = apply(BinaryOp::min, acc, " + value + ");";
+      case ReductionOp::sum: return fmt::format("{} += {};", acc, value);
+      case ReductionOp::product: return fmt::format("{} *= {};", acc, value);
+      case ReductionOp::max: return fmt::format("{0} = apply(BinaryOp::max, {0}, {1});", acc, value);
+      case ReductionOp::min: return fmt::format("{0} = apply(BinaryOp::min, {0}, {1});", acc, value);
     }
     return "";
   }
@@ -159,16 +173,17 @@ class LoopNestEmitter {
     return "";
   }
 
-  std::string emit_statement(const Statement& statement) const {
-    std::string text = fmt::format("  // {}: {}\n", statement.id, print_statement_source(statement));
-    std::string indent = "  ";
+  std::string emit_statement(const Statement& statement, const std::string& base_indent) const {
+    std::string text = fmt::format("{}// {}: {}\n", base_indent, statement.id, print_statement_source(statement));
+    std::size_t depth = 0;  // open scopes below base_indent
+    std::string indent = base_indent;
     const auto open_loop = [&](const IterationIndex& index) {
-      text += fmt::format("{0}for (int64_t {1} = 0; {1} < {2}; ++{1}) {{\n", indent, index_id(index.name),
+      text += fmt::format("{0}for (int64_t {1} = 0; {1} < {2}; ++{1}) {{\n", indent, names_.index(index.name),
                           extent(index.extent));
-      indent += "  ";
+      indent = base_indent + std::string(2 * ++depth, ' ');
     };
     const auto close_loop = [&] {
-      indent.resize(indent.size() - 2);
+      indent = base_indent + std::string(2 * --depth, ' ');
       text += indent + "}\n";
     };
     std::size_t written = 0;
@@ -184,8 +199,8 @@ class LoopNestEmitter {
       const std::string initial =
           statement.kind == StatementKind::reduce ? load(statement.write, statement) : identity(statement.reduction);
       text += indent + "{\n";  // a scope for acc (a scalar result has no loop around it)
-      indent += "  ";
-      text += indent + "float acc = " + initial + ";\n";
+      indent = base_indent + std::string(2 * ++depth, ' ');
+      text += fmt::format("{}float {} = {};\n", indent, names_.accumulator, initial);
       std::size_t reductions = 0;
       for (const IterationIndex& index : statement.indices)
         if (index.is_reduction) {
@@ -194,7 +209,7 @@ class LoopNestEmitter {
         }
       text += indent + combine(statement.reduction, value) + "\n";
       for (std::size_t i = 0; i < reductions; ++i) close_loop();
-      text += indent + store(statement.write, "acc", statement) + "\n";
+      text += indent + store(statement.write, names_.accumulator, statement) + "\n";
       close_loop();
     }
     for (std::size_t i = 0; i < written; ++i) close_loop();
@@ -202,6 +217,7 @@ class LoopNestEmitter {
   }
 
   const Program& program_;
+  LoopNestNames names_;
 };
 
 }  // namespace
@@ -223,6 +239,11 @@ bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
   return other;
 }
 
-std::string emit_cpu_loop_nest(const Program& program) { return LoopNestEmitter(program).run(); }
+std::string emit_cpu_loop_nest(const Program& program) { return LoopNestEmitter(program, own_names(program)).run(); }
+
+std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
+                                     const std::string& indent) {
+  return LoopNestEmitter(program, names).emit_statement(statement, indent);
+}
 
 }  // namespace polyfuse

@@ -15,6 +15,7 @@
 // baseline until issue 20's kernel plans fuse these.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "frontend/idioms.h"
@@ -33,5 +34,20 @@ bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms);
 
 // The C++ of `program` as plain loop nests; every size must be bound (else a UserError).
 std::string emit_cpu_loop_nest(const Program& program);
+
+// How the code around one statement's loop nest names what it touches (the blocked plan of
+// cpu_emit.h runs a row reduction after a matmul this way, on its whole tensors).
+struct LoopNestNames {
+  std::function<std::string(const std::string& tensor)> tensor;  // the pointer's identifier
+  // The element type of the tensor's buffer: f32 buffers hold floats, f16/bf16 bit patterns.
+  std::function<ElementType(const std::string& tensor)> stored_type;
+  std::function<std::string(const std::string& index)> index;    // a loop variable
+  std::string accumulator = "acc";                                 // a local float
+};
+
+// The loop nest of `statement` (of `program`, every size bound), each line indented by
+// `indent`, in a scope of its own.
+std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
+                                     const std::string& indent);
 
 }  // namespace polyfuse

@@ -42,15 +42,6 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   return plan;
 }
 
-// The tensors each epilogue statement reads, in plan order.
-std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan) {
-  std::vector<std::vector<std::string>> reads;
-  for (const PointwiseStage& pw : plan.epilogue) {
-    reads.emplace_back();
-    for (const Access& access : program.find_statement(pw.dims.statement)->reads) reads.back().push_back(access.tensor);
-  }
-  return reads;
-}
 
 // The kernel layout, with the warp tile shrunk (when options.choose_warp) until the
 // register tiles fit the architecture's registers per thread; UserError when they don't.
@@ -238,7 +229,18 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
   return text;
 }
 
-std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const GpuOptions& o) {
+}  // namespace
+
+std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan) {
+  std::vector<std::vector<std::string>> reads;
+  for (const PointwiseStage& pw : plan.epilogue) {
+    reads.emplace_back();
+    for (const Access& access : program.find_statement(pw.dims.statement)->reads) reads.back().push_back(access.tensor);
+  }
+  return reads;
+}
+
+std::string host_launcher(const LaunchMetadata& m) {
   std::vector<std::string> names;
   for (const KernelParameter& p : m.parameters) names.push_back(p.name);
   std::string text = "#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)\n";
@@ -256,6 +258,8 @@ std::string host_launcher(const LaunchMetadata& m, const KernelPlan& plan, const
   text += "  return cudaGetLastError();\n}\n#endif\n";
   return text;
 }
+
+namespace {
 
 StatementRewrites kernel_rewrites(const Program& program, const KernelPlan& plan, const CudaKernelLayout& layout,
                                   const GpuOptions& o) {
@@ -400,7 +404,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += kernel_preamble(plan, o, layout, grid);
   s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
   s += "}\n\n";
-  s += host_launcher(m, plan, o);
+  s += host_launcher(m);
   return kernel;
 }
 

@@ -41,6 +41,13 @@ std::string cuda_helpers_text(CudaEmitRequest::Helpers helpers);
 // `program` (signature order), then an int per unbound size.
 std::vector<KernelParameter> kernel_parameters(const Program& program);
 
+// The tensors each epilogue statement of `plan` reads, in plan order (for the register tiles).
+std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan);
+
+// The host launcher `m.launcher` of kernel `m.kernel` (raising its dynamic shared memory
+// limit when it needs more than 48 KiB), under `#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)`.
+std::string host_launcher(const LaunchMetadata& m);
+
 // Generates the kernel of `program`. UserError for programs or options the GPU path does
 // not handle (naming the statement or the limit).
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "codegen/back_to_back_kernel.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_memory_kernel.h"
 #include "frontend/diagnostics.h"
@@ -88,6 +89,8 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
       CudaEmitRequest fused = request;
       fused.helpers = CudaEmitRequest::Helpers::omit;
       kernel = emit_cuda(reduced, fused);
+    } else if (plan.kernels[k].kind == PlannedKernelKind::back_to_back) {
+      kernel = emit_back_to_back_kernel(reduced, plan.kernels[k].name, plan.kernels[k].statements, request.options);
     } else {
       kernel = emit_memory_kernel(reduced, plan.kernels[k].kind, program.name, request.options.arch);
       kernel.source += '\n';

@@ -131,7 +131,8 @@ class DefChecker {
   void check_where_clauses(const ast::Statement& statement, StatementState& state);
   // A size expression of a `where` range (`P`, `16`, `H - R + 1` with H and R bound).
   std::optional<Size> range_bound(const ast::Expr& expr, StatementState& state);
-  // Ranges of the indices that appear only in sums (index_ranges.h).
+  // Ranges of the indices that appear only in sums (index_ranges.h); an index kept inside
+  // several tensors by sums takes the values that keep it inside all of them (TC's rule).
   void infer_ranges(const std::vector<std::string>& lhs_indices, StatementState& state);
   // Reports every read that leaves its tensor without a stated outside value; false if any.
   bool check_reads_inside(const Statement& statement, StatementState& state);

@@ -105,7 +105,22 @@ ast::Def Parser::parse_def() {
   skip_newlines();
   expect(TokenKind::arrow, "'->' after the inputs");
   skip_newlines();
-  def.outputs = parse_params("outputs");
+  if (at(TokenKind::identifier)) {
+    // `-> A`, as TC's documentation writes a single output: its name alone, no parentheses.
+    ast::Param output;
+    output.name = current_.text;
+    output.location = output.type_location = current_.location;
+    output.inferred = true;
+    advance();
+    if (at(TokenKind::comma))
+      fail(current_.location, fmt::format("several outputs are listed in parentheses: '-> ({}, ...)'", output.name));
+    if (at(TokenKind::left_paren) || at(TokenKind::identifier))
+      fail(current_.location, fmt::format("an output declared with its type and sizes is listed in parentheses: "
+                                          "'-> ({} ...)' (only a name alone may go without them)", output.name));
+    def.outputs.push_back(std::move(output));
+  } else {
+    def.outputs = parse_params("outputs");
+  }
   skip_newlines();
   expect(TokenKind::left_brace, "'{' to start the body");
   parse_body(def);
@@ -147,9 +162,13 @@ ast::Param Parser::parse_param(bool output) {
   } else {
     sink_.error(type.location, fmt::format("unknown type {} (expected {})", quote_name(type.text), element_type_names()));
   }
-  if (at(TokenKind::identifier))
-    fail(current_.location, fmt::format("scalar parameters ('{0} {1}') are not supported yet: declare a tensor of one "
-                                        "element, '{0}(1) {1}', and read it as '{1}(0)'", type.text, current_.text));
+  if (at(TokenKind::identifier)) {
+    // A scalar parameter, `float alpha`: a tensor with no dimensions, read by its name alone.
+    param.name = current_.text;
+    param.location = current_.location;
+    advance();
+    return param;
+  }
   expect(TokenKind::left_paren, fmt::format("'(' and the sizes after the type {}", quote_name(type.text)));
   if (!accept(TokenKind::right_paren)) {
     do {
@@ -221,10 +240,8 @@ ast::Statement Parser::parse_statement() {
     fail(current_.location, fmt::format("expected a statement like 'C(m, n) = ...', found {}",
                                         describe(current_)));
   statement.lhs = parse_primary();
-  if (statement.lhs.kind != ast::Expr::Kind::call)
-    fail(statement.lhs.location,
-         fmt::format("the left-hand side must be a tensor reference like '{}(i, j)'",
-                     statement.lhs.name));
+  // `v min=! V(r_d)`: a tensor with no dimensions is written by its name alone, as TC writes it.
+  if (statement.lhs.kind == ast::Expr::Kind::name) statement.lhs.kind = ast::Expr::Kind::call;
   statement.op_location = current_.location;
   if (!parse_assign_op(statement)) {
     if (at(TokenKind::identifier) && (current_.text == "max" || current_.text == "min"))

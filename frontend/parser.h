@@ -5,14 +5,17 @@
 // that starts with a binary operator or a `where` clause):
 //
 //   file       := { separator } { def { separator } }
-//   def        := 'def' NAME '(' [ params ] ')' '->' '(' [ params ] ')' '{' body '}'
+//   def        := 'def' NAME '(' [ params ] ')' '->' outputs '{' body '}'
+//   outputs    := '(' [ params ] ')' | NAME                  (`-> A`: one output by name alone)
 //   params     := param { ',' param }
 //   param      := TYPE '(' [ size { ',' size } ] ')' NAME      TYPE: f16 | bf16 | f32 | half | float
+//               | TYPE NAME                                  (a scalar: a tensor with no dimensions)
 //               | NAME                                       (an output by name alone)
 //   size       := NAME | INTEGER
 //   body       := { separator } { statement separator { separator } }
 //   separator  := NEWLINE | ';'
-//   statement  := NAME '(' [ expr { ',' expr } ] ')' assign_op expr [ where ]
+//   statement  := NAME [ '(' [ expr { ',' expr } ] ')' ] assign_op expr [ where ]
+//                 (a name alone writes a tensor with no dimensions: `v min=! V(r_d)`)
 //   where      := 'where' clause { ',' clause }
 //   clause     := NAME 'in' expr ':' expr                 (a range: `h in 0:P`)
 //               | NAME '=' [ '-' ] NUMBER 'outside'         (a boundary value: `I = 0 outside`)

@@ -135,8 +135,8 @@ Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
 }
 
 // A name used as a value (`x(i) / N`, `i == 0 ? ..`): a bound size is its value, a
-// constant exact in f32 and in every element type's arithmetic; any other name is an
-// index value, checked once the statement's indices are known (check_index_values).
+// constant exact in f32 and in every element type's arithmetic; a tensor with no dimensions
+// (a scalar parameter) is read; any other name is an index value, checked once the statement's indices are known (check_index_values).
 Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) {
   constexpr std::int64_t exact_in_f32 = std::int64_t{1} << 24;
   auto bound = program_.size_bindings.find(expr.name);
@@ -151,7 +151,12 @@ Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) 
   if (std::find(program_.parameters.begin(), program_.parameters.end(), expr.name) != program_.parameters.end())
     error(expr.location, fmt::format("size {} is used as a value, which needs its value at compile time: bind it "
                                      "(`sizes` {}=VALUE)", quote_name(expr.name), expr.name), &state);
-  else if (find(expr.name) || inferred_outputs_.count(expr.name))
+  else if (const Tensor* tensor = find(expr.name); tensor && tensor->rank() == 0) {
+    // A scalar (a tensor with no dimensions) is read by its name alone: `momentum * mean(c)`.
+    ast::Expr read = expr;
+    read.kind = ast::Expr::Kind::call;
+    return lower_call(read, state);
+  } else if (find(expr.name) || inferred_outputs_.count(expr.name))
     error(expr.location, fmt::format("tensor {} is used as a value without its subscripts (write {}(i, ...))",
                                      quote_name(expr.name), expr.name), &state);
   else

@@ -14,7 +14,12 @@
 //   ranges of the indices of its first write, which must be `=` or `+=!`; reading a
 //   temporary before that write is an error;
 // - names used as functions must be built-in functions with the right arity;
-// - an index must not have the name of a size (the two would clash in isl).
+// - a written tensor's index must not have the name of a size (the two would clash in isl);
+//   in a read's subscript a bound size is its value (an unbound one is an error), and a
+//   tensor's name is an error;
+// - a tensor with no dimensions (a scalar parameter, `float alpha`) is read by its name alone;
+// - an index that only sums give a range to takes the values that keep every such sum inside
+//   its tensor (their intersection, TC's rule; an empty one is an error naming two of them).
 #pragma once
 
 #include "frontend/ast.h"

@@ -26,6 +26,10 @@ bool DefChecker::check_subscripts(const ast::Expr& ref, std::vector<std::string>
                                                   "(only reads take index expressions)",
                                                   quote_name(ast::to_source(arg))), &state);
       ok = false;
+    } else if (written && size_names_.count(arg.name)) {
+      error(arg.location, fmt::format("index {} of the written tensor has the same name as a size; use another index "
+                                      "name", quote_name(arg.name)), &state);
+      ok = false;
     } else if (!to_affine(arg, subscript, state)) {
       ok = false;
     } else if (arg.kind == ast::Expr::Kind::name &&
@@ -57,7 +61,20 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
       return true;
     case ast::Expr::Kind::name:
       if (size_names_.count(arg.name)) {
-        error(arg.location, fmt::format("index {} has the same name as a size; use another index name", quote_name(arg.name)), &state);
+        // A size in an index expression is a constant (`rf - DILATION_FACTOR`), as in TC.
+        auto bound = program_.size_bindings.find(arg.name);
+        if (bound == program_.size_bindings.end()) {
+          error(arg.location, fmt::format("size {} is used in an index expression, which needs its value at compile "
+                                          "time: bind it (-D {}=VALUE, or the API's bind)", quote_name(arg.name),
+                                          arg.name), &state);
+          return false;
+        }
+        out.constant = bound->second;
+        return true;
+      }
+      if (find(arg.name) || inferred_outputs_.count(arg.name)) {
+        error(arg.location, fmt::format("tensor {} is used as an index: a subscript is an affine expression of index "
+                                        "variables and sizes", quote_name(arg.name)), &state);
         return false;
       }
       out = AffineIndex::plain(arg.name);
@@ -261,12 +278,17 @@ void DefChecker::infer_ranges(const std::vector<std::string>& lhs_indices, State
           range = values;
           first = &use;
         } else if (!range->is_equal(values)) {
-          error(use.location, fmt::format("index {} keeps {} inside {} for {} but keeps {} inside {} (at {}) for {}; "
-                                          "state its range with 'where {} in 0:N'", quote_name(index),
-                                          quote_name(use.subscript.to_string()), use.tensor, range_text(values),
-                                          quote_name(first->subscript.to_string()), first->tensor,
-                                          where(first->location), range_text(*range), index), &state);
-          return;
+          // TC's rule: the index takes the values that keep every such read inside its tensor.
+          const isl::set both = range->intersect(values);
+          if (both.is_empty()) {
+            error(use.location, fmt::format("index {} keeps {} inside {} for {} but keeps {} inside {} (at {}) for {}: "
+                                            "no value keeps both inside", quote_name(index),
+                                            quote_name(use.subscript.to_string()), use.tensor, range_text(values),
+                                            quote_name(first->subscript.to_string()), first->tensor,
+                                            where(first->location), range_text(*range)), &state);
+            return;
+          }
+          range = both;
         }
       }
       if (!range) continue;

@@ -100,16 +100,20 @@ class Planner {
     for (const Statement& statement : program_.statements) {
       const StatementIdiom* idiom = idioms.find(statement.id);
       PF_INTERNAL_CHECK(idiom != nullptr, "cpu plan: no idiom for " + statement.id);
-      if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index))
-        unsupported(program_, statement,
-                    "in a def with a matmul, '?:' and index variables used as values are not supported yet (the "
-                    "block primitives take neither; a def without a matmul runs them as loop nests)");
+      const bool matmul = idiom->kind == IdiomKind::matmul || idiom->kind == IdiomKind::batch_reduce_matmul;
+      if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index)) {
+        if (matmul)
+          unsupported(program_, statement,
+                      "a matmul's right-hand side with '?:' or index variables used as values is not supported yet "
+                      "(the BRGEMM takes neither)");
+        add_loop_nest(statement, "'?:' and index values are not block primitives");
+        continue;
+      }
       switch (idiom->kind) {
         case IdiomKind::matmul:
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
         case IdiomKind::pointwise: add_pointwise(statement, pointwise_of(statement)); break;
-        case IdiomKind::other:
-          unsupported(program_, statement, unsupported_reduction(*idiom, "the CPU target"));
+        case IdiomKind::other: add_loop_nest(statement, loop_nest_reason(*idiom)); break;
       }
     }
     for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));
@@ -178,10 +182,30 @@ class Planner {
                              statement.write.indices);
   }
 
+  // Why an `other` statement is a loop nest: the idiom's own words, short.
+  static std::string loop_nest_reason(const StatementIdiom& idiom) {
+    return idiom.reason.empty() ? "a reduction that is not a matmul" : "not a matmul: " + idiom.reason;
+  }
+
+  // `statement` as a stage of its own: a plain loop nest over whole tensors.
+  void add_loop_nest(const Statement& statement, const std::string& why) {
+    CpuLoopNest nest;
+    nest.statement = statement.id;
+    nest.source = print_statement_source(statement);
+    nest.why = why;
+    nest.write = statement.write.tensor;
+    for (const Access& read : statement.reads) nest.reads.push_back(read.tensor);
+    StageBuilder builder;
+    builder.written.insert(nest.write);
+    builder.read.insert(nest.reads.begin(), nest.reads.end());
+    builder.stage.loop_nest = std::move(nest);
+    builders_.push_back(std::move(builder));
+  }
+
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    bool join = last != nullptr && last->space == space &&
+    bool join = last != nullptr && !last->stage.loop_nest && last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)
@@ -317,7 +341,8 @@ class Planner {
     names.push_back(idiom.n);
 
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    const bool join = last != nullptr && last->stage.pointwise.empty() && last->space == space &&
+    const bool join = last != nullptr && !last->stage.loop_nest && last->stage.pointwise.empty() &&
+                      last->space == space &&
                       !last->written.count(a_tensor) && !last->written.count(b_tensor) &&
                       !last->written.count(matmul.c.tensor) && !last->read.count(matmul.c.tensor);
     if (!join) last = &new_stage(space, names);
@@ -327,11 +352,16 @@ class Planner {
     last->stage.matmuls.push_back(std::move(matmul));
   }
 
-  // Temporaries used by one stage only, and not as a matmul operand, live in blocks.
+  // Temporaries used by one stage only, and not as a matmul operand nor by a loop nest, live in
+  // blocks.
   void assign_storage() {
     std::map<std::string, std::set<std::size_t>> stages_of;
-    std::set<std::string> operands;
+    std::set<std::string> operands;  // and what the loop nests touch: kept whole
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+      if (const std::optional<CpuLoopNest>& nest = plan_.stages[i].loop_nest) {
+        operands.insert(nest->write);
+        operands.insert(nest->reads.begin(), nest->reads.end());
+      }
       for (const CpuMatmul& matmul : plan_.stages[i].matmuls) {
         for (const CpuAccess* access : {&matmul.a, &matmul.b, &matmul.c}) stages_of[access->tensor].insert(i);
         operands.insert(matmul.a.tensor);

@@ -19,6 +19,13 @@
 // those relations: a pointwise statement joins a nest only if every value it reads from
 // the nest is at the element it writes (a RAW dependence inside one block).
 //
+// Statements the blocks do not take — reductions that are not matmuls (softmax's max and sum,
+// a norm's mean and variance), '?:' and index values — are stages of their own: plain loop
+// nests over whole tensors, in program order between the blocked stages, every tensor they
+// touch kept whole (a full temporary). So GEMM + softmax is a BRGEMM stage writing C, a
+// loop nest for the row max, a blocked pointwise stage for exp, a loop nest for the sum and a
+// pointwise stage for the division.
+//
 // Prologues (pointwise functions of a matmul operand, a statement `Ar = relu(A)` or a
 // factor `relu(A(m, k)) * B(k, n)`) run as their own pointwise stage before the matmul
 // and write a full temporary that the BRGEMM reads; operands of different element types
@@ -28,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,7 +103,18 @@ struct CpuPointwise {
   Expr expr;                   // `+=` without reduction index is already `W + expr` here
 };
 
-// One blocked loop nest.
+// A statement the blocks do not take (a row reduction such as softmax's max and sum, a '?:', an
+// index used as a value), run as a plain loop nest over whole tensors
+// (codegen/cpu_loop_nest.h's emit_statement_loop_nest) between the blocked stages.
+struct CpuLoopNest {
+  std::string statement;  // id ("S1")
+  std::string source;     // the statement as written, for comments
+  std::string why;        // why not in a block ("a max reduction, not a matmul")
+  std::string write;      // the tensor it writes
+  std::vector<std::string> reads;
+};
+
+// One blocked loop nest, or one statement's plain loop nest.
 struct CpuStage {
   std::string name;                      // "stage0", ...: names the block function
   std::vector<std::string> batch_names;  // loop variables, from the first statement
@@ -106,6 +125,7 @@ struct CpuStage {
   CpuBlocking blocking;                  // mc x nc blocks of the output space
   std::vector<CpuMatmul> matmuls;        // main, in program order
   std::vector<CpuPointwise> pointwise;   // last touch, in program order (or the whole stage)
+  std::optional<CpuLoopNest> loop_nest;  // set: the stage is this statement's loop nest instead
 };
 
 // The CPU schedule of one def.

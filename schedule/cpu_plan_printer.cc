@@ -35,6 +35,11 @@ std::string to_string(const CpuPlan& plan) {
             std::string(to_string(tensor.storage)) + (tensor.synthetic ? " (prologue result)" : "") + "\n";
   }
   for (const CpuStage& stage : plan.stages) {
+    if (const std::optional<CpuLoopNest>& nest = stage.loop_nest) {
+      text += "  " + stage.name + ": loop nest over whole tensors (" + nest->why + ")\n";
+      text += "    " + nest->statement + ": " + nest->source + "\n";
+      continue;
+    }
     text += "  " + stage.name + ": parallel over " + loops_text(stage) +
             (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
             to_string(stage.blocking) + ")\n";

@@ -10,6 +10,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/row_chain.h"
@@ -164,6 +165,7 @@ const char* to_string(PlannedKernelKind kind) {
     case PlannedKernelKind::pointwise: return "pointwise";
     case PlannedKernelKind::row_reduction: return "row reduction";
     case PlannedKernelKind::row_chain: return "row chain";
+    case PlannedKernelKind::back_to_back: return "back-to-back matmuls";
   }
   return "?";
 }
@@ -338,6 +340,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                 fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
                                             "size bound (the workspace's layout is fixed at compile time): bind {}",
                                             program.name, fmt::join(program.parameters, ", "))}});
+  merge_back_to_back(program, plan);
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
     if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;

@@ -16,6 +16,9 @@
 //   - a reduction kernel then keeps taking the statements that follow while they form one row
 //     chain (schedule/row_chain.h: reductions, element and row statements over the same rows):
 //     softmax's max, exp, sum and divide are one kernel that reads each row once.
+//   - two consecutive matmul kernels where the first writes only the second's 16-bit A operand
+//     become one back-to-back kernel when the first's row panel fits on chip
+//     (schedule/back_to_back.h); otherwise the first kernel's note says why not;
 //   - a reduction that is a contraction of two f16 or bf16 tensors but not a matmul as written
 //     (tensordot, several contracted or free indices, batch indices anywhere) runs as a GEMM over
 //     grouped indices (schedule/contraction_to_gemm.h): a tensor-core kernel over a view of the
@@ -47,9 +50,10 @@ enum class PlannedKernelKind {
   pointwise,      // memory-bound: one element per thread, grid-stride
   row_reduction,  // memory-bound: one reduction, one warp or one block per written element
   row_chain,      // memory-bound: reductions and pointwise statements over the same rows, a warp or block a row
+  back_to_back,   // two chained matmuls in one tensor-core kernel, the first's result kept on chip (schedule/back_to_back.h)
 };
 
-// "fused matmul", "pointwise", "row reduction", "row chain".
+// "fused matmul", "pointwise", "row reduction", "row chain", "back-to-back matmuls".
 const char* to_string(PlannedKernelKind kind);
 
 struct PlannedKernel {

@@ -107,6 +107,9 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
     } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(*program, recognize_idioms(*program))) {
       text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
               "not blocked; --emit=cpu shows them)\n";
+    } else if (options.emit == "schedule" && cpu && has_contraction_beside_other_statements(*program)) {
+      text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (a " +
+              "general contraction beside statements that are not its epilogues: not blocked; --emit=cpu shows them)\n";
     } else if (options.emit == "schedule" && cpu) {
       text += to_string(plan_cpu(*program, cpu_options));
     } else if (options.emit == "cpu") {

@@ -127,6 +127,16 @@ void Cudnn::silu(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64
               "cudnnActivationForward");
 }
 
+void Cudnn::softmax(cudaStream_t stream, DType dtype, std::int64_t rows, std::int64_t columns, const void* in,
+                    void* out) {
+  check_cudnn(cudnnSetStream(impl_->handle, stream), "cudnnSetStream");
+  impl_->set_matrix(dtype, rows, columns);  // (N = rows, C = columns, 1, 1): one instance per row
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnSoftmaxForward(impl_->handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one,
+                                  impl_->matrix, in, &zero, impl_->matrix, out),
+              "cudnnSoftmaxForward");
+}
+
 #else  // !POLYFUSE_BENCH_HAVE_CUDNN
 
 namespace {
@@ -142,6 +152,7 @@ void Cudnn::activation(cudaStream_t, DType, Activation, std::int64_t, std::int64
 void Cudnn::add(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, const void*, void*) { not_built(); }
 void Cudnn::multiply(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, const void*, void*) { not_built(); }
 void Cudnn::silu(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, void*) { not_built(); }
+void Cudnn::softmax(cudaStream_t, DType, std::int64_t, std::int64_t, const void*, void*) { not_built(); }
 
 #endif
 

@@ -66,7 +66,7 @@ ResultRow measure_problem(const Problem& problem, const std::vector<const Compil
   const std::uint64_t seed = static_cast<std::uint64_t>(problem.size_index) + 1;
   const HostProblem host = make_host_problem(idiom, problem.dtype, size, seed);
   DeviceProblem device(idiom, host);
-  const std::vector<std::int64_t> indices = sample_indices(device.output_elements(), context.options.samples, seed);
+  const std::vector<std::int64_t> indices = check_indices(idiom, size, device.output_elements(), context.options.samples, seed);
   std::vector<float> expected;
   for (std::int64_t index : indices) expected.push_back(reference_element(idiom, problem.dtype, size, host, index));
 
@@ -251,7 +251,14 @@ int compile_only(const BenchOptions& options, const std::string& arch) {
       const std::string batch = job.idiom->batched ? fmt::format(" batch={}", job.size.batch) : "";
       std::string line = fmt::format("compile {:<18} {:<4} {:<24} {:<32} ", job.idiom->name, to_string(job.dtype),
                                      to_string(job.size) + batch, to_string(job.config));
-      if (job.kernel) {
+      if (job.kernel && job.kernel->kernel_count() > 1) {  // a plan: its kernels in launch order
+        std::string names;
+        for (const CompiledKernel& kernel : job.kernel->kernels())
+          names += (names.empty() ? "" : ", ") + kernel.info().name;
+        line += fmt::format("ok: plan of {} kernels ({}), workspace {} B", job.kernel->kernel_count(), names,
+                            job.kernel->workspace_bytes());
+        ++compiled;
+      } else if (job.kernel) {
         const KernelInfo& info = job.kernel->info();
         line += fmt::format("ok: {} grid ({}, {}, {}) block {} shared {} B", info.name, info.grid[0], info.grid[1],
                             info.grid[2], info.block[0] * info.block[1] * info.block[2], info.dynamic_shared_bytes);

@@ -32,8 +32,30 @@ void compare_element(CheckOutcome& outcome, float actual, float expected, const 
     outcome.first_failure = fmt::format("{} = {} expected {} (tolerance {:.3g})", position, actual, expected, allowed);
 }
 
+// The tolerance of D's elements. Elementwise idioms: reference::tolerance_for over the
+// matmul's terms. Row idioms: the error δ of C (tolerance_for's absolute bound, which covers
+// a baseline that stores C in the element type) moves a softmax output by a relative 4δ (δ in
+// C and in the row max; twice through the sum), and a layer norm's by about 3δ / sigma(C), 9
+// units of roundoff absolute (sigma(C) = sqrt(K / 9) for the uniform [-1, 1) inputs): 12 allowed.
+reference::Tolerance row_tolerance(const Idiom& idiom, DType dtype, const ProblemSize& size) {
+  const ElementType type = element_type(dtype);
+  const double u = reference::unit_roundoff(type);
+  const double delta = reference::tolerance_for(type, size.k).absolute;
+  reference::Tolerance tolerance;
+  if (idiom.row == RowOp::softmax) {
+    tolerance.relative = 2 * u + 4 * delta;
+    tolerance.absolute = std::ldexp(1.0, -24);  // f16's smallest subnormal; flushed tails
+  } else {
+    tolerance.relative = 4 * u;
+    tolerance.absolute = 12 * u;
+  }
+  return tolerance;
+}
+
 reference::Tolerance scaled(const Idiom& idiom, DType dtype, const ProblemSize& size, double factor) {
-  reference::Tolerance tolerance = reference::tolerance_for(element_type(dtype), reduction_terms(idiom, size));
+  reference::Tolerance tolerance = idiom.row != RowOp::none
+                                       ? row_tolerance(idiom, dtype, size)
+                                       : reference::tolerance_for(element_type(dtype), reduction_terms(idiom, size));
   tolerance.relative *= factor;
   tolerance.absolute *= factor;
   return tolerance;

@@ -16,6 +16,8 @@ DeviceProblem::DeviceProblem(const Idiom& idiom, const HostProblem& host) {
     buffers_.emplace(spec.name, std::move(memory));
   }
   if (idiom.relu_prologue) buffers_.emplace("relu_A", DeviceMemory(static_cast<std::size_t>(a_elements) * 2));
+  if (idiom.row != RowOp::none)  // the baselines' GEMM output, before the row kernel
+    buffers_.emplace("C1", DeviceMemory(static_cast<std::size_t>(output_elements_) * 2));
   if (idiom.second_matmul || idiom.gated) {
     buffers_.emplace("C1", DeviceMemory(static_cast<std::size_t>(output_elements_) * 2));
     buffers_.emplace("C2", DeviceMemory(static_cast<std::size_t>(output_elements_) * 2));

@@ -41,10 +41,76 @@ std::vector<std::int64_t> sample_indices(std::int64_t elements, int samples, std
   return {chosen.begin(), chosen.end()};
 }
 
+std::vector<std::int64_t> check_indices(const Idiom& idiom, const ProblemSize& size, std::int64_t elements,
+                                        int samples, std::uint64_t seed) {
+  if (idiom.row == RowOp::none) return sample_indices(elements, samples, seed);
+  std::vector<std::int64_t> indices;
+  for (std::int64_t row : sample_indices(elements / size.n, 4, seed))
+    for (std::int64_t n = 0; n < size.n; ++n) indices.push_back(row * size.n + n);
+  return indices;
+}
+
 float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f))); }
+
+namespace {
+
+// C(m, n) of batch b: f32 sums in k order.
+float matmul_element(const ProblemSize& size, const HostProblem& problem, std::int64_t b, std::int64_t m,
+                     std::int64_t n) {
+  const std::vector<float>& a = problem.values.at("A");
+  const std::vector<float>& bm = problem.values.at("B");
+  float c = 0;
+  for (std::int64_t k = 0; k < size.k; ++k)
+    c += a[static_cast<size_t>(b * size.m * size.k + m * size.k + k)] *
+         bm[static_cast<size_t>(b * size.k * size.n + k * size.n + n)];
+  return c;
+}
+
+// D's row `row` of a row idiom, before rounding, as the .tc's statements compute it.
+std::vector<float> reference_row(const Idiom& idiom, const ProblemSize& size, const HostProblem& problem,
+                                 std::int64_t row) {
+  const std::int64_t b = row / size.m, m = row % size.m;
+  std::vector<float> x(static_cast<size_t>(size.n));
+  for (std::int64_t n = 0; n < size.n; ++n) x[static_cast<size_t>(n)] = matmul_element(size, problem, b, m, n);
+  if (idiom.row == RowOp::softmax) {
+    float mx = -INFINITY, sum = 0;
+    for (float c : x) mx = std::max(mx, c);
+    for (float& c : x) sum += c = std::exp(c - mx);
+    for (float& c : x) c = c / sum;
+    return x;
+  }
+  const std::vector<float>& bias = problem.values.at("bias");
+  const std::vector<float>& gamma = problem.values.at("gamma");
+  const std::vector<float>& beta = problem.values.at("beta");
+  const float n_value = static_cast<float>(size.n);
+  float mean = 0, var = 0;
+  for (std::int64_t n = 0; n < size.n; ++n) {
+    x[static_cast<size_t>(n)] += bias[static_cast<size_t>(n)];
+    mean += x[static_cast<size_t>(n)] / n_value;
+  }
+  for (float& c : x) {
+    c -= mean;
+    var += c * c / n_value;
+  }
+  const float scale = 1.0f / std::sqrt(var + 1e-5f);
+  for (std::int64_t n = 0; n < size.n; ++n)
+    x[static_cast<size_t>(n)] = x[static_cast<size_t>(n)] * scale * gamma[static_cast<size_t>(n)] +
+                                beta[static_cast<size_t>(n)];
+  return x;
+}
+
+}  // namespace
 
 float reference_element(const Idiom& idiom, DType dtype, const ProblemSize& size, const HostProblem& problem,
                         std::int64_t flat_index) {
+  if (idiom.row != RowOp::none) {
+    const std::int64_t row = flat_index / size.n;
+    if (problem.cached_row != row) {
+      problem.cached_values = reference_row(idiom, size, problem, row);
+      problem.cached_row = row;
+    }
+    return reference::round_to(element_type(dtype), problem.cached_values[static_cast<size_t>(flat_index % size.n)]);
+  }
   const std::int64_t n = flat_index % size.n;
   const std::int64_t m = (flat_index / size.n) % size.m;
   const std::int64_t b = idiom.batched ? flat_index / (size.n * size.m) : 0;

@@ -25,6 +25,10 @@ struct HostProblem {
   std::vector<TensorSpec> tensors;                    // signature order, D last
   std::map<std::string, std::vector<float>> values;   // inputs, by tensor name
   std::map<std::string, std::vector<std::uint16_t>> bits;  // inputs, by tensor name
+  // A row idiom's last reference row (its flat row index, its D values before rounding):
+  // the checks sample whole rows, so each row's N dot products are computed once.
+  mutable std::int64_t cached_row = -1;
+  mutable std::vector<float> cached_values;
 };
 
 // Random inputs for `idiom` at `size`: tensor i (signature order) gets
@@ -36,9 +40,16 @@ HostProblem make_host_problem(const Idiom& idiom, DType dtype, const ProblemSize
 // a fixed generator seeded with `seed`, sorted.
 std::vector<std::int64_t> sample_indices(std::int64_t elements, int samples, std::uint64_t seed);
 
+// The flat indices into D a variant's output is checked at: sample_indices for the
+// elementwise idioms; for the row idioms (a softmax or norm couples a whole row) every
+// element of a few whole rows (the first, the last, and two more from the generator).
+std::vector<std::int64_t> check_indices(const Idiom& idiom, const ProblemSize& size, std::int64_t elements,
+                                        int samples, std::uint64_t seed);
+
 // The reference value of D's element `flat_index` (row-major over (b,) m, n): f32 sums in
 // k order of the (relu'd) A times B (plus E times F), plus bias, then the activation,
-// rounded once to the element type.
+// rounded once to the element type. Row idioms: the row's statements in the .tc's order
+// (max, exp, sum, divide; mean, centred variance, normalise) in f32, rounded once.
 float reference_element(const Idiom& idiom, DType dtype, const ProblemSize& size, const HostProblem& problem,
                         std::int64_t flat_index);
 

@@ -17,6 +17,15 @@ const std::vector<DType>& all_dtypes() {
   return types;
 }
 
+std::string to_string(RowOp row) {
+  switch (row) {
+    case RowOp::none: return "none";
+    case RowOp::softmax: return "softmax";
+    case RowOp::layernorm: return "layernorm";
+  }
+  return "?";
+}
+
 std::string to_string(Activation activation) {
   switch (activation) {
     case Activation::none: return "none";
@@ -43,6 +52,10 @@ const std::vector<Idiom>& all_idioms() {
                     .activation = Activation::gelu, .in_issue = false});
     list.push_back({.name = "swiglu", .title = "SwiGLU gate silu(A*B) * (A*F) (issue 21)", .gated = true,
                     .in_issue = false});
+    list.push_back({.name = "gemm_softmax", .title = "GEMM + softmax over rows (issue 20)", .row = RowOp::softmax,
+                    .in_issue = false});
+    list.push_back({.name = "gemm_layernorm", .title = "GEMM + bias + LayerNorm over rows (issue 20)", .bias = true,
+                    .row = RowOp::layernorm, .in_issue = false});
     return list;
   }();
   return idioms;
@@ -54,6 +67,25 @@ const Idiom* find_idiom(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+// The statements of a row idiom after `C(m, n) +=! A(m, k) * B(k, n)` (examples/gemm_softmax.tc
+// and examples/layernorm.tc).
+std::string row_statements(RowOp row) {
+  if (row == RowOp::softmax)
+    return "  mx(m) max=! C(m, n)\n"
+           "  e(m, n) = exp(C(m, n) - mx(m))\n"
+           "  s(m) +=! e(m, n)\n"
+           "  D(m, n) = e(m, n) / s(m)\n";
+  return "  X(m, n) = C(m, n) + bias(n)\n"
+         "  mean(m) +=! X(m, n) / N\n"
+         "  d(m, n) = X(m, n) - mean(m)\n"
+         "  var(m) +=! d(m, n) * d(m, n) / N\n"
+         "  D(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n) + beta(n)\n";
+}
+
+}  // namespace
+
 std::string tc_source(const Idiom& idiom, DType type) {
   const std::string t = to_string(type);
   // Batched tensors carry the batch index first.
@@ -63,15 +95,19 @@ std::string tc_source(const Idiom& idiom, DType type) {
   if (idiom.second_matmul) params += fmt::format(", {0}(M, K) E, {0}(K, N) F", t);
   if (idiom.gated) params += fmt::format(", {0}(K, N) F", t);
   if (idiom.bias) params += fmt::format(", {0}(N) bias", t);
+  if (idiom.row == RowOp::layernorm) params += fmt::format(", {0}(N) gamma, {0}(N) beta", t);
   std::string body;
   const std::string a = idiom.relu_prologue ? "Ar" : "A";
   if (idiom.relu_prologue) body += "  Ar(m, k) = relu(A(m, k))\n";
-  const bool pointwise = idiom.second_matmul || idiom.gated || idiom.bias || idiom.activation != Activation::none;
+  const bool pointwise = idiom.row != RowOp::none || idiom.second_matmul || idiom.gated || idiom.bias ||
+                         idiom.activation != Activation::none;
   const std::string acc = pointwise ? "C" : "D";
   body += fmt::format("  {0}({1}m, n) +=! {2}({1}m, k) * B({1}k, n)\n", acc, bi, a);
   if (idiom.second_matmul) body += "  C2(m, n) +=! E(m, k) * F(k, n)\n";
   if (idiom.gated) body += "  U(m, n) +=! A(m, k) * F(k, n)\n";
-  if (pointwise) {
+  if (idiom.row != RowOp::none) {
+    body += row_statements(idiom.row);
+  } else if (pointwise) {
     std::string value = fmt::format("C({}m, n)", bi);
     if (idiom.second_matmul) value += " + C2(m, n)";
     if (idiom.bias) value += " + bias(n)";
@@ -103,6 +139,10 @@ std::vector<TensorSpec> tensors(const Idiom& idiom, const ProblemSize& size) {
   }
   if (idiom.gated) list.push_back({"F", {size.k, size.n}, false});
   if (idiom.bias) list.push_back({"bias", {size.n}, false});
+  if (idiom.row == RowOp::layernorm) {
+    list.push_back({"gamma", {size.n}, false});
+    list.push_back({"beta", {size.n}, false});
+  }
   list.push_back({"D", batched({size.m, size.n}), true});
   return list;
 }

@@ -15,8 +15,8 @@ std::string cublas_call(const Idiom& idiom) {
 
 VariantPlan cublas_cudnn_plan(const Idiom& idiom, const BuildFeatures& features) {
   VariantPlan plan{Variant::cublas_cudnn, true, ""};
-  const bool pointwise =
-      idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias || idiom.activation != Activation::none;
+  const bool pointwise = idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias ||
+                         idiom.activation != Activation::none || idiom.row != RowOp::none;
   if (!pointwise) {
     plan.how = cublas_call(idiom);
     return plan;
@@ -24,6 +24,12 @@ VariantPlan cublas_cudnn_plan(const Idiom& idiom, const BuildFeatures& features)
   if (!features.cudnn) return {Variant::cublas_cudnn, false, "not built: cuDNN (cudnn.h, libcudnn) was not found"};
   if (idiom.activation == Activation::gelu)
     return {Variant::cublas_cudnn, false, "n/a: cuDNN's activations (cudnnActivationForward) have no GELU"};
+  if (idiom.row == RowOp::layernorm)
+    return {Variant::cublas_cudnn, false, "n/a: cuDNN's legacy API has no layer norm (the cuBLASLt variant runs one)"};
+  if (idiom.row == RowOp::softmax) {
+    plan.how = cublas_call(idiom) + " (C = A*B), then cudnnSoftmaxForward (ACCURATE, MODE_INSTANCE: each row)";
+    return plan;
+  }
   if (idiom.gated) {
     plan.how = "2x " + cublas_call(idiom) + " (G = A*B, U = A*F), then cudnnActivationForward (swish, beta 1: silu on G), "
                "then cudnnOpTensor (multiply G and U)";
@@ -57,6 +63,11 @@ VariantPlan cublaslt_plan(const Idiom& idiom) {
     plan.how = "cublasLtMatmul D = A*B, then cublasLtMatmul D = E*F + 1.0*D (beta = 1: the add fused into the second matmul)";
   if (idiom.gated)
     plan.how = "cublasLtMatmul G = A*B, cublasLtMatmul U = A*F, then the extra silu_mul kernel (NVRTC): D = silu(G) * U";
+  if (idiom.row == RowOp::softmax)
+    plan.how = "cublasLtMatmul C = A*B, then the extra softmax_rows kernel (NVRTC, a block per row)";
+  if (idiom.row == RowOp::layernorm)
+    plan.how = "cublasLtMatmul epilogue BIAS (C = A*B + bias), then the extra layernorm_rows kernel (NVRTC, a block "
+               "per row, centred variance)";
   return plan;
 }
 
@@ -67,7 +78,10 @@ std::vector<VariantPlan> variant_plans(const Idiom& idiom, const BuildFeatures& 
   plans.push_back(cublas_cudnn_plan(idiom, features));
   plans.push_back(cublaslt_plan(idiom));
   plans.push_back({Variant::polyfuse_default, true,
-                   "polyfuse's fused kernel (TensorProgram::compile, NVRTC), default tile configuration"});
+                   idiom.row == RowOp::none
+                       ? "polyfuse's fused kernel (TensorProgram::compile, NVRTC), default tile configuration"
+                       : "polyfuse's plan for the def (TensorProgram::compile, NVRTC; the matmul and the row "
+                         "reduction: --emit=plan says how many kernels), default tile configuration"});
   plans.push_back({Variant::polyfuse_best, true,
                    "polyfuse's fused kernel, fastest of the tile configurations below that fit the size"});
   return plans;

@@ -27,6 +27,8 @@ GOALS = {
     ("add_gemms", "cublas_cudnn"): 1.3,
     ("gemm_bias_tanh", "cublaslt"): 1.2,
     ("swiglu", "cublas_cudnn"): 1.3,
+    ("gemm_softmax", "cublas_cudnn"): 1.2,
+    ("gemm_layernorm", "cublaslt"): 1.2,
 }
 # Idioms in report order, with titles (bench/gpu/idioms.cc).
 IDIOMS = [
@@ -38,6 +40,8 @@ IDIOMS = [
     ("batched_gemm_bias", "batched GEMM + bias"),
     ("gemm_bias_gelu", "GEMM + bias + GELU (extra)"),
     ("swiglu", "SwiGLU gate silu(A*B) * (A*F) (issue 21)"),
+    ("gemm_softmax", "GEMM + softmax over rows (issue 20)"),
+    ("gemm_layernorm", "GEMM + bias + LayerNorm over rows (issue 20)"),
 ]
 BASELINES = [("cublas_cudnn", "vs cuBLAS (+cuDNN)"), ("cublaslt", "vs cuBLASLt (+extra kernel)")]
 MARKERS = {"f16": "o", "bf16": "^"}

@@ -5,9 +5,11 @@ namespace {
 
 Enqueue cublas_cudnn(const Idiom& idiom, DType dtype, const ProblemSize& size, const DeviceProblem& problem,
                      Libraries& libraries) {
-  const bool pointwise =
-      idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias || idiom.activation != Activation::none;
+  const bool pointwise = idiom.relu_prologue || idiom.second_matmul || idiom.gated || idiom.bias ||
+                         idiom.activation != Activation::none || idiom.row != RowOp::none;
   if (pointwise && !libraries.cudnn) throw Unsupported("not built with cuDNN");
+  if (idiom.row == RowOp::layernorm)
+    throw Unsupported("cuDNN's legacy API has no layer norm (the cuBLASLt variant runs one)");
   if (idiom.activation == Activation::gelu) throw Unsupported("cuDNN's activations have no GELU");
   Cublas& cublas = libraries.cublas;
   Cudnn* cudnn = libraries.cudnn.get();
@@ -28,6 +30,10 @@ Enqueue cublas_cudnn(const Idiom& idiom, DType dtype, const ProblemSize& size, c
       cublas.gemm(stream, dtype, size, false, a, problem.pointer("F"), problem.pointer("C2"));
       cudnn->silu(stream, dtype, rows, size.n, problem.pointer("C1"), problem.pointer("C1"));
       cudnn->multiply(stream, dtype, rows, size.n, problem.pointer("C1"), problem.pointer("C2"), d);
+    } else if (idiom.row == RowOp::softmax) {
+      cublas.gemm(stream, dtype, size, false, a, problem.pointer("B"), problem.pointer("C1"));
+      cudnn->softmax(stream, dtype, rows, size.n, problem.pointer("C1"), d);
+      return;
     } else {
       cublas.gemm(stream, dtype, size, idiom.batched, a, problem.pointer("B"), d);
     }
@@ -54,12 +60,24 @@ Enqueue cublaslt(const Idiom& idiom, DType dtype, const ProblemSize& size, const
   const ExtraKernels* extra = libraries.extra;
   const std::int64_t a_elements = size.m * size.k * (idiom.batched ? size.batch : 1);
   const std::int64_t d_elements = problem.output_elements();
-  return [&idiom, &problem, first, second, extra, dtype, a_elements, d_elements](cudaStream_t stream) {
+  const std::int64_t columns = size.n, rows = d_elements / size.n;
+  return [&idiom, &problem, first, second, extra, dtype, a_elements, d_elements, rows, columns](cudaStream_t stream) {
     const void* a = problem.pointer("A");
     void* d = problem.pointer("D");
     if (idiom.relu_prologue) {
       extra->pointwise(ExtraOp::relu, dtype, a, problem.pointer("relu_A"), a_elements, stream);
       a = problem.pointer("relu_A");
+    }
+    if (idiom.row == RowOp::softmax) {  // C = A*B, then the row kernel
+      first->run(stream, a, problem.pointer("B"), problem.pointer("C1"));
+      extra->softmax_rows(dtype, problem.pointer("C1"), d, rows, columns, stream);
+      return;
+    }
+    if (idiom.row == RowOp::layernorm) {  // C = A*B + bias (BIAS epilogue), then the row kernel
+      first->run(stream, a, problem.pointer("B"), problem.pointer("C1"));
+      extra->layernorm_rows(dtype, problem.pointer("C1"), problem.pointer("gamma"), problem.pointer("beta"), d, rows,
+                            columns, stream);
+      return;
     }
     if (idiom.gated) {  // G = A*B and U = A*F, then D = silu(G) * U
       first->run(stream, a, problem.pointer("B"), problem.pointer("C1"));

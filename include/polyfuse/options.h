@@ -42,6 +42,10 @@ struct CompileOptions {
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)
   bool line_info = false;  // NVRTC -lineinfo (for profilers)
   bool use_cache = true;   // memory and disk cache; POLYFUSE_DISABLE_CACHE=1 also turns it off
+  // Backend::cpu: OpenMP threads of the generated loops (a num_threads clause; >= 1). Unset:
+  // every core, or OMP_NUM_THREADS. Threads split output blocks, never a reduction, so the
+  // results do not depend on it. Refused on the GPU backends.
+  std::optional<int> threads;
 };
 
 }  // namespace polyfuse

@@ -21,6 +21,7 @@
 #include "pf_mma_m8n8k4.cuh"
 #include "pf_block_copy.cuh"
 #include "pf_accumulator_store.cuh"
+#include "pf_resident_tile.cuh"
 #include "pf_pointwise.cuh"
 #include "pf_row.cuh"
 #include "pf_tile_order.cuh"

@@ -62,6 +62,7 @@ def compile(
     fast_math: bool = False,
     line_info: bool = False,
     use_cache: bool = True,
+    threads: Optional[int] = None,
     **sizes: int,
 ) -> "Kernel":
     """Compiles the def `def_` (default: the first) of the .tc text `source`.
@@ -71,7 +72,8 @@ def compile(
     NumPy arrays) or "cpu" (the CPU target's C++; NumPy arrays); default "cuda" when a GPU is
     present, else "emu". arch ("sm_80", "sm_90a", ...), block and warp ("128x128x32"), mma
     ("m16n8k16"), split_k, stages and group are the GPU path's options (refused with "cpu");
-    name is the file name used in error messages. Raises SourceError (with file, line,
+    threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
+    the GPU backends); name is the file name used in error messages. Raises SourceError (with file, line,
     column), CompileError.
     """
     if backend is None:
@@ -86,6 +88,7 @@ def compile(
     options.arch, options.block, options.warp, options.mma = arch, block, warp, mma
     options.split_k, options.stages, options.group = split_k, stages, group
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
+    options.threads = threads
     return Kernel(source, name, def_, dict(sizes), options)
 
 
@@ -266,19 +269,10 @@ class Kernel:
                                     f"but the def has {len(self._outputs)} output{'s' if len(self._outputs) != 1 else ''} "
                                     f"({', '.join(p.declaration() for p in self._outputs)})")
             return outputs
-        arrays = []
-        for parameter in self._outputs:
-            shape = []
-            for declared in parameter.shape:
-                if declared.isdigit():
-                    shape.append(int(declared))
-                elif declared in sizes:
-                    shape.append(sizes[declared])
-                else:
-                    raise ArgumentError(f"{self._label()}: size {declared} of output {parameter.declaration()} is "
-                                        "not given by any input: pass it to polyfuse.compile or give out=")
-            arrays.append(_empty_like_framework(args, tuple(shape), parameter.element, self.backend))
-        return arrays
+        return [_empty_like_framework(args, _output_shape(parameter, sizes, self._label(),
+                                                         "pass it to polyfuse.compile or give out="),
+                                      parameter.element, self.backend)
+                for parameter in self._outputs]
 
     def _stream(self, args: Sequence[Any], stream: Optional[int]) -> int:
         if self.backend != "cuda":
@@ -300,6 +294,21 @@ class Kernel:
     def __repr__(self) -> str:
         sig = ", ".join(p.declaration() for p in self._inputs) + " -> " + ", ".join(p.declaration() for p in self._outputs)
         return f"<polyfuse.Kernel {self._def or self._first_def()}({sig}) backend={self.backend!r}>"
+
+
+def _output_shape(parameter: _Parameter, sizes: Dict[str, int], label: str, remedy: str) -> Tuple[int, ...]:
+    """The shape of output `parameter` from the bound `sizes`; ArgumentError naming `label` and
+    the `remedy` when a size is bound by no input."""
+    shape = []
+    for declared in parameter.shape:
+        if declared.isdigit():
+            shape.append(int(declared))
+        elif declared in sizes:
+            shape.append(sizes[declared])
+        else:
+            raise ArgumentError(f"{label}: size {declared} of output {parameter.declaration()} is not given by any "
+                                f"input: {remedy}")
+    return tuple(shape)
 
 
 def _writeable(array: Any) -> bool:

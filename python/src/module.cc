@@ -43,6 +43,7 @@ struct Options {
   bool fast_math = false;
   bool line_info = false;
   bool use_cache = true;
+  std::optional<int> threads;
 };
 
 polyfuse::CompileOptions compile_options(const Options& o) {
@@ -58,6 +59,7 @@ polyfuse::CompileOptions compile_options(const Options& o) {
   options.fast_math = o.fast_math;
   options.line_info = o.line_info;
   options.use_cache = o.use_cache;
+  options.threads = o.threads;
   return options;
 }
 
@@ -128,7 +130,8 @@ NB_MODULE(_polyfuse, m) {
       .def_rw("group", &Options::group)
       .def_rw("fast_math", &Options::fast_math)
       .def_rw("line_info", &Options::line_info)
-      .def_rw("use_cache", &Options::use_cache);
+      .def_rw("use_cache", &Options::use_cache)
+      .def_rw("threads", &Options::threads);
 
   nb::class_<polyfuse::CompiledKernel>(m, "CompiledKernel")
       .def_prop_ro("backend", [](const polyfuse::CompiledKernel& k) { return polyfuse::to_string(k.backend()); })

@@ -48,6 +48,15 @@ def test_gpu_options_are_refused_on_cpu():
         polyfuse.compile(GEMM, backend="cpu", block="64x64x32", M=64, N=64, K=64)
 
 
+def test_threads_are_the_cpu_targets():
+    kernel = polyfuse.compile(GEMM, backend="cpu", threads=2, M=256, N=256, K=64)  # two blocks: a parallel loop
+    assert "num_threads(2)" in kernel.source
+    with pytest.raises(polyfuse.SourceError, match="threads is an option of the CPU target"):
+        polyfuse.compile(GEMM, backend="emu", threads=2, M=64, N=64, K=64)
+    with pytest.raises(polyfuse.SourceError, match="threads = 0 must be at least 1"):
+        polyfuse.compile(GEMM, backend="cpu", threads=0, M=64, N=64, K=64)
+
+
 def test_wrong_argument_count():
     with pytest.raises(polyfuse.ArgumentError,
                        match=r"polyfuse kernel 'gemm' takes 2 inputs \(f16\(M, K\) A, f16\(K, N\) B\) but got 1"):

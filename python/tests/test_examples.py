@@ -9,9 +9,8 @@ from conftest import EXAMPLES_DIR
 from references import COMPILE_SIZES, EXAMPLES, assert_close, expected, inputs
 
 ALL_EXAMPLES = sorted(path.stem for path in EXAMPLES_DIR.glob("*.tc"))
-# What each backend refuses (with a located SourceError): row reductions after a matmul on the
-# CPU target (until issue 20 item 4), batch-reduce matmuls on the GPU path.
-REFUSED = {"cpu": {"gemm_softmax", "layernorm", "rmsnorm"}, "emu": {"brgemm"}}
+# What each backend refuses (with a located SourceError): batch-reduce matmuls on the GPU path.
+REFUSED = {"cpu": set(), "emu": {"brgemm"}}
 
 
 def _outputs(result):

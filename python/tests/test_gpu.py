@@ -51,3 +51,23 @@ def test_host_array_is_refused_on_cuda(example_source):
     a, b = inputs("gemm")
     with pytest.raises(polyfuse.ArgumentError, match="runs on CUDA device memory"):
         kernel(a, np.asarray(b))
+
+
+@requires_gpu
+def test_torch_op_on_cuda_tensors_and_in_torch_compile(example_source):
+    torch = pytest.importorskip("torch")
+    import polyfuse.torch
+
+    op = polyfuse.torch.op("polyfuse_gpu_test::gemm_bias_relu", example_source("gemm_bias_relu"))
+    arrays = inputs("gemm_bias_relu")
+    cuda = [torch.from_numpy(a).cuda() for a in arrays]
+    d = op(*cuda)
+    assert d.is_cuda and d.dtype == torch.float16
+    assert_close(d.cpu().numpy(), expected("gemm_bias_relu", arrays)[0], "f16")
+    torch.library.opcheck(torch.ops.polyfuse_gpu_test.gemm_bias_relu.default, tuple(cuda))
+
+    @torch.compile(backend="aot_eager", fullgraph=True)
+    def doubled(a, b, bias):
+        return op(a, b, bias) * 2.0
+
+    assert_close(doubled(*cuda).cpu().numpy() / 2.0, expected("gemm_bias_relu", arrays)[0], "f16")

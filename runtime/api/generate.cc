@@ -179,6 +179,10 @@ PlanParts plan_parts(const Program& program, const ProgramPlan& plan, const Emit
 GeneratedKernel generate_cuda(const std::string& text, const std::string& name, const Sizes& sizes,
                               const std::string& def, const CompileOptions& options) {
   return translating_errors(text, [&] {
+    if (options.threads)
+      throw UserError(fmt::format("CompileOptions::threads is an option of the CPU target (Backend::cpu), not of "
+                                  "Backend::{}",
+                                  to_string(options.backend)));
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
     const ProgramPlan plan = plan_program(program, recognize_idioms(program));
@@ -203,10 +207,15 @@ GeneratedKernel generate_cpu(const std::string& text, const std::string& name, c
                              const std::string& def, const CompileOptions& options) {
   return translating_errors(text, [&] {
     refuse_gpu_options(options);
+    if (options.threads && *options.threads < 1)
+      throw UserError(fmt::format("CompileOptions::threads = {} must be at least 1 (unset: every core)",
+                                  *options.threads));
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
     GeneratedKernel generated;
-    generated.source = emit_cpu(program, CpuScheduleOptions{.target = detect_cpu_target(), .blocking = {}});
+    generated.source = emit_cpu(program, CpuScheduleOptions{.target = detect_cpu_target(),
+                                                             .blocking = {},
+                                                             .threads = options.threads.value_or(0)});
     generated.metadata.kernel = cpu_entry_name(program.name);
     generated.metadata.arch = "cpu";
     generated.metadata.parameters = kernel_parameters(program);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stage "speed" of gpu-kit/check: polyfuse-bench --quick (every idiom x dtype on the
 # protocol's first 20 sizes, against cuBLAS, cuBLAS + cuDNN and cuBLASLt), its CSV, its
-# geomean summary and the plot. Problems that do not fit the stage's time are left out,
-# and the summary says so.
+# geomean summary and the plot; then, where python3 has torch with CUDA, PyTorch's eager
+# version of each problem timed into the CSV's torch_ms column (bench/gpu/torch_baselines.py).
+# Problems that do not fit the stage's time are left out, and the summaries say so.
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
@@ -14,7 +15,7 @@ png="$OUT_DIR/bench.png"
 ready_or_skip speed "$KIT/bin/polyfuse-bench" "" || exit 0
 
 start=$(now)
-limit=$((STAGE_SECONDS - 50))  # room for the problem under way, the plot and the summary
+limit=$((STAGE_SECONDS - 90))  # room for the problem under way, the plot, PyTorch and the summary
 ((limit < 30)) && limit=30
 run_boxed $((STAGE_SECONDS - 15)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
   --summary "$WORK/bench-summary.txt" --time-limit "$limit"
@@ -31,6 +32,23 @@ if [[ -s "$csv" ]] && have python3; then
 elif ! have python3; then
   plot="no plot: python3 not found"
 fi
+
+# PyTorch's eager calls on the same problems, in the time left (their own check first).
+torch_line=""
+if [[ -s "$csv" ]] && have python3 && python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
+  torch_seconds=$((STAGE_SECONDS - ($(now) - start) - 20))
+  if run_boxed "$torch_seconds" "$log" python3 "$KIT/share/polyfuse/bench/gpu/torch_baselines.py" "$csv" \
+    --time-limit $((torch_seconds - 15)); then
+    torch_line="; torch_ms added"
+  else
+    torch_line="; torch baselines FAILED (speed.log)"
+  fi
+  grep -E "vs torch: geomean|stopped at the time limit|TORCH CHECK FAILED" "$log" | grep -v "^polyfuse" |
+    sed 's/ polyfuse_best vs torch: geomean/ best vs torch/' | fold -s -w 96 >"$WORK/torch-notes.txt"
+else
+  torch_line="; no torch baselines: python3 has no torch with CUDA"
+fi
+plot="$plot$torch_line"
 
 rows=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
 case "$status" in
@@ -52,3 +70,4 @@ if [[ -f "$WORK/bench-summary.txt" ]]; then
   grep -E 'stopped at the time limit|CHECK FAILURES|RUN ABORTED' "$WORK/bench-summary.txt" | cut -c1-110 >>"$WORK/speed-notes.txt"
   add_notes "$WORK/speed-notes.txt"
 fi
+[[ -s "$WORK/torch-notes.txt" ]] && add_notes "$WORK/torch-notes.txt"

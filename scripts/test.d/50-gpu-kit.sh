@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check kit without a GPU: builds it (scripts/gpu-kit), copies it into an empty
 # temporary folder and runs `check --no-gpu` there (relocation, the CLI on every example
-# and test program, the kit's test executables, polyfuse-bench --dry-run). Where the
+# and test program, the kit's test executables, polyfuse-bench --dry-run, the Python
+# extension built from the kit with the project's packages copied out of .tools). Where the
 # machine allows a private mount namespace (unshare), the checkout and the build folder are
 # hidden under empty folders meanwhile, so that anything the kit still reads from them
 # fails. The shell scripts of the kit pass shellcheck. Exits non-zero on any problem.
@@ -46,6 +47,20 @@ hidden() {
     shift 2
     exec "$@"' _ "$root" "$build" "$@"
 }
+# The kit's python stage builds the extension with a Python that has nanobind, numpy and
+# pytest: the project's virtual environment lives in the checkout, which is hidden, so its
+# packages are copied out for the stage (the system's Python 3, the venv's base, runs them).
+venv_site=$(echo "$root"/.tools/python/lib/python3*/site-packages)
+if [[ -d "$venv_site/nanobind" && -d "$venv_site/numpy" && -d "$venv_site/pytest" ]]; then
+  mkdir -p "$work/site"
+  for package in nanobind numpy numpy.libs pytest _pytest pluggy iniconfig packaging pygments py.py; do
+    [[ -e "$venv_site/$package" ]] && cp -r "$venv_site/$package" "$work/site/"
+  done
+  export PYTHONPATH="$work/site" POLYFUSE_KIT_PYTHON
+  POLYFUSE_KIT_PYTHON=$(readlink -f "$root/.tools/python/bin/python")
+else
+  echo "gpu-kit stage: .tools/python has no nanobind/numpy/pytest (scripts/deps installs them); the kit's python stage skips"
+fi
 status=0
 # shellcheck disable=SC2016  # expanded by the inner shell
 if hidden bash -c '[[ ! -e "$1/CMakeLists.txt" ]]' _ "$root" 2>/dev/null; then

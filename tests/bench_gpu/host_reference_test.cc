@@ -21,8 +21,8 @@ Program compile_idiom(const Idiom& idiom, DType dtype, const ProblemSize& size) 
   return compile_source(SourceFile{idiom.name + ".tc", tc_source(idiom, dtype)}, sizes).programs.at(0);
 }
 
-TEST(BenchIdioms, EightIdiomsSixFromIssue7) {
-  EXPECT_EQ(all_idioms().size(), 8u);
+TEST(BenchIdioms, TenIdiomsSixFromIssue7) {
+  EXPECT_EQ(all_idioms().size(), 10u);
   int in_issue = 0;
   for (const Idiom& idiom : all_idioms()) in_issue += idiom.in_issue;
   EXPECT_EQ(in_issue, 6);
@@ -50,6 +50,36 @@ TEST(BenchIdioms, TensorsFollowTheSignature) {
   const std::string source = tc_source(*find_idiom("swiglu"), DType::bf16);
   EXPECT_NE(source.find("U(m, n) +=! A(m, k) * F(k, n)"), std::string::npos) << source;
   EXPECT_NE(source.find("D(m, n) = silu(C(m, n)) * U(m, n)"), std::string::npos) << source;
+}
+
+// The row idioms (issue 20): the examples' statements, and layer norm's gamma and beta after
+// the bias.
+TEST(BenchIdioms, RowIdiomsAreTheExamplesStatements) {
+  const ProblemSize size{64, 32, 16, 1};
+  std::vector<std::string> names;
+  for (const TensorSpec& spec : tensors(*find_idiom("gemm_layernorm"), size)) names.push_back(spec.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"A", "B", "bias", "gamma", "beta", "D"}));
+  EXPECT_DOUBLE_EQ(idiom_flops(*find_idiom("gemm_softmax"), size), 2.0 * 64 * 32 * 16);
+  const std::string softmax = tc_source(*find_idiom("gemm_softmax"), DType::f16);
+  EXPECT_NE(softmax.find("mx(m) max=! C(m, n)"), std::string::npos) << softmax;
+  EXPECT_NE(softmax.find("D(m, n) = e(m, n) / s(m)"), std::string::npos) << softmax;
+  const std::string norm = tc_source(*find_idiom("gemm_layernorm"), DType::bf16);
+  EXPECT_NE(norm.find("var(m) +=! d(m, n) * d(m, n) / N"), std::string::npos) << norm;
+  EXPECT_NE(norm.find("rsqrt(var(m) + 1e-5) * gamma(n) + beta(n)"), std::string::npos) << norm;
+}
+
+// Row idioms are checked on whole rows (a softmax couples the row); the others on samples.
+TEST(BenchHostReference, RowIdiomsCheckWholeRows) {
+  const ProblemSize size{100, 24, 16, 1};
+  const std::vector<std::int64_t> rows = check_indices(*find_idiom("gemm_softmax"), size, 100 * 24, 64, 3);
+  ASSERT_EQ(rows.size(), 4u * 24);
+  for (size_t i = 0; i < rows.size(); i += 24) {
+    EXPECT_EQ(rows[i] % 24, 0);
+    EXPECT_EQ(rows[i + 23], rows[i] + 23);
+  }
+  EXPECT_EQ(rows.front(), 0);             // the first row
+  EXPECT_EQ(rows.back(), 100 * 24 - 1);   // and the last
+  EXPECT_EQ(check_indices(*find_idiom("gemm"), size, 100 * 24, 64, 3), sample_indices(100 * 24, 64, 3));
 }
 
 // Every idiom and dtype: reference_element == reference::evaluate, element for element.
@@ -144,6 +174,30 @@ TEST_F(BenchChecks, UnwrittenOutputFails) {
 TEST(BenchChecksPosition, NamesBatchRowAndColumn) {
   EXPECT_EQ(output_position(*find_idiom("gemm"), {4, 8, 16, 1}, 8 * 2 + 3), "D[2, 3]");
   EXPECT_EQ(output_position(*find_idiom("batched_gemm_bias"), {4, 8, 16, 2}, 32 + 8 * 2 + 3), "D[1, 2, 3]");
+}
+
+// The row idioms' tolerance: the exact rows pass, a softmax element 10% off or a layer-norm
+// element 0.05 off fails (the tolerance is relative for the softmax's small outputs).
+TEST(BenchChecksRows, ExactRowsPassAWrongElementFails) {
+  const ProblemSize size{16, 40, 64, 1};
+  for (const char* name : {"gemm_softmax", "gemm_layernorm"}) {
+    SCOPED_TRACE(name);
+    const Idiom& idiom = *find_idiom(name);
+    const HostProblem host = make_host_problem(idiom, DType::f16, size, 5);
+    const std::vector<std::int64_t> indices = check_indices(idiom, size, size.m * size.n, 64, 2);
+    std::vector<float> expected;
+    for (std::int64_t index : indices) expected.push_back(reference_element(idiom, DType::f16, size, host, index));
+    std::vector<std::uint16_t> exact;
+    for (std::int64_t i = 0; i < size.m * size.n; ++i)
+      exact.push_back(reference::to_bits(ElementType::f16, reference_element(idiom, DType::f16, size, host, i)));
+    EXPECT_TRUE(check_against_reference(idiom, DType::f16, size, exact, indices, expected).ok);
+    std::vector<std::uint16_t> wrong = exact;
+    const size_t at = static_cast<size_t>(indices[3]);
+    const float value = reference::from_bits(ElementType::f16, wrong[at]);
+    const float off = idiom.row == RowOp::softmax ? value * 1.1f : value + 0.05f;
+    wrong[at] = reference::to_bits(ElementType::f16, off);
+    EXPECT_FALSE(check_against_reference(idiom, DType::f16, size, wrong, indices, expected).ok);
+  }
 }
 
 }  // namespace

@@ -156,13 +156,16 @@ TEST(BenchSummary, HeaderNamesGpuCommandMethodAndFailures) {
   EXPECT_NE(text.find("CHECK FAILURES in: add_gemms"), std::string::npos) << text;
 }
 
-TEST(BenchGoals, IssueSevenGoals) {
-  ASSERT_EQ(performance_goals().size(), 6u);
+TEST(BenchGoals, TheIssuesGoals) {
+  ASSERT_EQ(performance_goals().size(), 8u);
   EXPECT_EQ(find_goal("gemm", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 0.9);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.0);
   EXPECT_EQ(find_goal("add_gemms", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
   EXPECT_EQ(find_goal("gemm_bias_tanh", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.2);
+  EXPECT_EQ(find_goal("swiglu", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
+  EXPECT_EQ(find_goal("gemm_softmax", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.2);
+  EXPECT_EQ(find_goal("gemm_layernorm", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.2);
   EXPECT_FALSE(find_goal("gemm_bias_tanh", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn));
   EXPECT_FALSE(find_goal("gemm", DType::bf16, Variant::polyfuse_best, Variant::cublas_cudnn));
   EXPECT_FALSE(find_goal("gemm", DType::f16, Variant::polyfuse_default, Variant::cublas_cudnn));

@@ -1,7 +1,8 @@
 // Matmul chains (issue 21 item 2): an MLP whose hidden activation the program rounds to f16
-// (`A(m, h) = f16(relu(T(m, h) + b1(h)))`) is a plan of two tensor-core kernels, the first
-// with its epilogue fused and writing A to the workspace as f16, the second reading it as its
-// A operand. On the emulator against the exact reference: A stored once (2 bytes an element),
+// (`A(m, h) = f16(relu(T(m, h) + b1(h)))`) and whose hidden width H is more than one block
+// keeps on chip (256; narrower ones are one back-to-back kernel: back_to_back_emu_test.cc) is
+// a plan of two tensor-core kernels, the first with its epilogue fused and writing A to the
+// workspace as f16, the second reading it as its A operand. On the emulator against the exact reference: A stored once (2 bytes an element),
 // read once per block column of the second kernel, no reduction kernel; bf16 and odd shapes.
 #include <gtest/gtest.h>
 
@@ -40,8 +41,8 @@ std::pair<ProgramPlan, EmuRun> run_two_kernels(const std::string& source, const 
 }
 
 TEST(MatmulChainEmu, MlpRunsAsTwoTensorCoreKernels) {
-  for (const SizeBindings& sizes : {SizeBindings{{"M", 128}, {"N", 64}, {"K", 64}, {"H", 96}},
-                                    SizeBindings{{"M", 70}, {"N", 40}, {"K", 56}, {"H", 24}}}) {
+  for (const SizeBindings& sizes : {SizeBindings{{"M", 32}, {"N", 64}, {"K", 32}, {"H", 272}},
+                                    SizeBindings{{"M", 70}, {"N", 40}, {"K", 56}, {"H", 264}}}) {
     const auto [plan, run] = run_two_kernels(example_source("mlp"), sizes, PlannedKernelKind::fused_matmul);
     EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::fused_matmul);
     ASSERT_EQ(plan.temporaries.size(), 1u);
@@ -62,7 +63,7 @@ TEST(MatmulChainEmu, Bf16HiddenActivation) {
       "  A(m, h) = bf16(gelu_tanh(T(m, h)))\n"
       "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
       "}\n";
-  run_two_kernels(source, {{"M", 48}, {"N", 40}, {"K", 72}, {"H", 40}}, PlannedKernelKind::fused_matmul);
+  run_two_kernels(source, {{"M", 48}, {"N", 40}, {"K", 72}, {"H", 264}}, PlannedKernelKind::fused_matmul);
 }
 
 // Without the conversion the hidden activation is f32 (the default for what a reduction

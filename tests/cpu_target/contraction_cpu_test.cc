@@ -48,6 +48,24 @@ TEST(ContractionCpu, ExamplesMatchTheReference) {
   }
 }
 
+// A general contraction beside statements that are not its epilogues (TC's Kronecker3Full:
+// two matmuls, then a contraction over the first factor) runs the def as plain loop nests.
+TEST(ContractionCpu, ContractionBesideOtherStatementsRunsAsLoopNests) {
+  const Program program = compile_text(
+      "def kron(f16(D0, N0) W0, f16(D1, N1) W1, f16(D2, N2) W2, f16(M, N0, N1, N2) X) -> (Y, XW2, XW2W1) {\n"
+      "  XW2(m, n0, n1, d2) +=! X(m, n0, n1, r_n2) * W2(d2, r_n2)\n"
+      "  XW2W1(m, n0, d1, d2) +=! XW2(m, n0, r_n1, d2) * W1(d1, r_n1)\n"
+      "  Y(m, d0, d1, d2) +=! XW2W1(m, r_n0, d1, d2) * W0(d0, r_n0)\n}\n",
+      {{"D0", 5}, {"N0", 3}, {"D1", 4}, {"N1", 6}, {"D2", 3}, {"N2", 2}, {"M", 7}});
+  EXPECT_FALSE(is_cpu_contraction(program));
+  EXPECT_TRUE(has_contraction_beside_other_statements(program));
+  RunRequest request;
+  request.target = Target::cpu;
+  request.repeats = 0;
+  const RunReport report = run_program(program, request);
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
 // Golden schedule and C++ of a contraction with copies of an operand and of the output
 // (tests/golden/cpu/contraction_batch_in_middle.*; UPDATE_GOLDEN=1 rewrites them).
 TEST(ContractionCpu, GoldenScheduleAndCodeWithCopies) {

@@ -111,49 +111,46 @@ std::string cpu_error(const std::string& text, const SizeBindings& sizes) {
   return "";
 }
 
-TEST(CpuPlanErrors, ReductionThatIsNotAMatmul) {
-  EXPECT_EQ(cpu_error(R"(def rowsum(f32(M, K) A) -> (f32(M) s) {
-  s(m) +=! A(m, k)
-})", {{"M", 4}, {"K", 4}}),
-            "2:3: the CPU target does not support statement S0 's(m) +=! A(m, k)': this reduction is not a matmul "
-            "(the right-hand side is not a product); reductions that are not matmuls (row reductions: softmax, "
-            "layer norm, ...) are not supported yet on the CPU target: they wait for issue 20's kernel plans");
+// A reduction that is not a matmul, beside a matmul, is a loop-nest stage between blocked ones,
+// on whole tensors.
+TEST(CpuPlan, RowReductionAfterAMatmulIsALoopNestStage) {
+  const CpuPlan plan = plan_of(R"(def rows(f32(M, K) A, f32(K, N) B) -> (f32(M) s) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  s(m) +=! C(m, n)
+})", {{"M", 8}, {"N", 8}, {"K", 8}});
+  ASSERT_EQ(plan.stages.size(), 2u);
+  EXPECT_EQ(plan.stages[0].matmuls.size(), 1u);
+  ASSERT_TRUE(plan.stages[1].loop_nest.has_value());
+  EXPECT_EQ(plan.stages[1].loop_nest->statement, "S1");
+  EXPECT_EQ(plan.stages[1].loop_nest->why, "not a matmul: the right-hand side is not a product");
+  EXPECT_EQ(plan.tensor("C").storage, CpuStorage::full_temporary);
 }
 
-// Every example is compiled by the CPU tests (example_names, loop_nest_examples) or waits
-// for kernel plans and is refused with the rule's message: none is silently left out.
+// Every example is compiled by the CPU tests (example_names, loop_nest_examples, ...): none is
+// silently left out.
 TEST(CpuExamples, EveryExampleIsListed) {
   namespace fs = std::filesystem;
   std::set<std::string> listed(example_names().begin(), example_names().end());
   for (const std::string& name : loop_nest_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
-  for (const std::string& name : examples_waiting_for_kernel_plans()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : convolution_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : contraction_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(source_path("examples")))
     if (entry.path().extension() == ".tc") found.insert(entry.path().stem().string());
   EXPECT_EQ(found, listed);
-  for (const std::string& name : examples_waiting_for_kernel_plans()) {
-    SCOPED_TRACE(name);
-    const std::string error = cpu_error(example_text(name), {{"M", 8}, {"N", 8}, {"K", 8}});
-    EXPECT_NE(error.find("are not supported yet on the CPU target: they wait for issue 20's kernel plans"),
-              std::string::npos)
-        << error;
-  }
 }
 
-// A def with a matmul and a statement reading through index expressions (issue 24) is
-// refused at that statement; a def without a matmul runs it (conv_examples_test.cc).
-TEST(CpuPlanErrors, IndexExpressionsBesideAMatmul) {
-  EXPECT_EQ(cpu_error(R"(def gemm_shift(f16(M, K) A, f16(K, N) B, f16(M, N) X) -> (f16(M, N) D) {
+// A statement reading through index expressions (issue 24) beside a matmul is a loop-nest stage
+// (a padded read: the loop nest's bounds check); run against the reference in
+// run_examples_test.cc's CpuLoopNestStages.
+TEST(CpuPlan, IndexExpressionsBesideAMatmulAreALoopNestStage) {
+  const CpuPlan plan = plan_of(R"(def gemm_shift(f16(M, K) A, f16(K, N) B, f16(M, N) X) -> (f16(M, N) D) {
   C(m, n) +=! A(m, k) * B(k, n)
   D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 outside
-})",
-                      {{"M", 8}, {"N", 8}, {"K", 8}}),
-            "3:3: the CPU target does not support statement S1 'D(m, n) = relu(C(m, n) + X(m, n + 1)) where X = 0 "
-            "outside': this statement reads through index expressions (a convolution, a shift or a padded read); "
-            "beside a matmul such statements are not supported yet on the CPU target (a def without a matmul runs "
-            "them)");
+})", {{"M", 8}, {"N", 8}, {"K", 8}});
+  ASSERT_EQ(plan.stages.size(), 2u);
+  ASSERT_TRUE(plan.stages[1].loop_nest.has_value());
+  EXPECT_NE(plan.stages[1].loop_nest->why.find("index expressions"), std::string::npos) << plan.stages[1].loop_nest->why;
 }
 
 TEST(CpuPlanErrors, UnboundSize) {

@@ -24,7 +24,7 @@ TEST_P(CpuGolden, ScheduleAndEmittedCode) {
   const Program program = compile_text(text, sizes, "examples/" + name + ".tc");
   const CpuPlan plan = plan_cpu(program);
   EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + name + ".schedule"));
-  EXPECT_TRUE(matches_golden(emit_cpu(plan), "cpu/" + name + ".cpp"));
+  EXPECT_TRUE(matches_golden(emit_cpu(plan, program), "cpu/" + name + ".cpp"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CpuGolden, ::testing::ValuesIn(example_names()),

@@ -175,6 +175,31 @@ RunRequest with_source(RunRequest request, std::string source) {
   return request;
 }
 
+// Statements the blocks do not take, beside matmuls, as loop-nest stages between the blocked
+// ones: a padded shifted read, a '?:' with an index value, a row max feeding a pointwise stage
+// and a column sum of a matmul's result read again by a second matmul; odd shapes, small
+// blocks (several blocks and edges), against the exact reference.
+TEST(CpuLoopNestStages, BesideMatmulsMatchTheReference) {
+  const Program program = compile_text(R"(
+def mixed(f16(M, K) A, f16(K, N) B, f16(M, N) X, f16(N, P) W) -> (f16(M, N) D, f32(M, P) Y) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  S(m, n) = C(m, n) + X(m, n + 1) where X = 0 outside
+  mx(m) max=! S(m, n)
+  T(m, n) = n < 3 ? S(m, n) - mx(m) : relu(S(m, n) - mx(m) * 0.5)
+  D(m, n) = T(m, n)
+  colsum(n) +=! T(m, n)
+  Y(m, p) +=! T(m, n) * W(n, p) + colsum(n) * 0.0
+})", {{"M", 37}, {"N", 29}, {"K", 19}, {"P", 26}}, "mixed.tc");
+  const CpuPlan plan = plan_cpu(program, quick_request(1).cpu_schedule);
+  int loop_nests = 0;
+  for (const CpuStage& stage : plan.stages) loop_nests += stage.loop_nest.has_value();
+  EXPECT_GE(loop_nests, 3) << to_string(plan);
+  for (std::uint64_t seed : {1, 2}) {
+    const RunReport report = run_program(program, quick_request(seed));
+    EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+  }
+}
+
 // The check is not vacuous: emitted code with a first touch that keeps the (random)
 // old outputs, or with the epilogue's bias dropped, fails it.
 TEST(RunCheck, WrongCodeFailsTheCheck) {

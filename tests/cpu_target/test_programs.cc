@@ -9,7 +9,9 @@ namespace polyfuse::testing {
 
 const std::vector<std::string>& example_names() {
   static const std::vector<std::string> names = {"gemm", "gemm_bias_relu", "relu_gemm", "dequant_gemm", "multihead_batched_gemm",
-                                                 "add_gemms", "swiglu", "mlp", "batched_gemm", "brgemm"};
+                                                 "add_gemms", "swiglu", "mlp", "batched_gemm", "brgemm",
+                                                 // row reductions after the matmul: loop-nest stages
+                                                 "gemm_softmax", "layernorm", "rmsnorm"};
   return names;
 }
 
@@ -29,10 +31,6 @@ const std::vector<std::string>& contraction_examples() {
   return names;
 }
 
-const std::vector<std::string>& examples_waiting_for_kernel_plans() {
-  static const std::vector<std::string> names = {"gemm_softmax", "layernorm", "rmsnorm"};
-  return names;
-}
 
 std::string example_text(const std::string& name, const std::string& dtype) {
   const std::string text = read_text_file(source_path("examples/" + name + ".tc"));

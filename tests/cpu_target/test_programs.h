@@ -9,7 +9,10 @@
 
 namespace polyfuse::testing {
 
-// The example names of examples/*.tc that the CPU target compiles, in a fixed order.
+// The example names of examples/*.tc that the CPU target compiles through its blocked plan, in a
+// fixed order (those with row reductions after the matmul with loop-nest stages among the
+// blocked ones). CpuExamples.EveryExampleIsListed checks that every examples/*.tc is in exactly
+// one of the lists here.
 const std::vector<std::string>& example_names();
 
 // The examples with row reductions and no matmul (softmax, LayerNorm, cross-entropy): the CPU target
@@ -24,12 +27,6 @@ const std::vector<std::string>& convolution_examples();
 // on the CPU target (codegen/cpu_contraction.h), run in contraction_cpu_test.cc.
 const std::vector<std::string>& contraction_examples();
 
-// The examples with row reductions after a matmul (GEMM + softmax, LayerNorm, RMSNorm)
-// that wait for issue 20's kernel plans: the CPU target refuses them with a located
-// message, so the tests that iterate over the lists above leave them out.
-// CpuExamples.EveryExampleIsListed checks that every examples/*.tc is in exactly one of
-// the five lists, and that these are refused with the rule's message.
-const std::vector<std::string>& examples_waiting_for_kernel_plans();
 
 // The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by
 // `dtype`, or unchanged when `dtype` is empty.

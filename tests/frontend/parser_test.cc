@@ -118,6 +118,23 @@ TEST(Parser, ScalarTensorsHaveNoSizes) {
   EXPECT_TRUE(file.defs[0].outputs[0].dims.empty());
 }
 
+// TC's spellings of tensors with no dimensions: a scalar parameter `float alpha`, a written
+// scalar named alone (`v min=! ...`), and a single output named without parentheses (`-> A`).
+TEST(Parser, ScalarParametersAndNamesAlone) {
+  ast::File file = parse_ok("def s(float alpha, f32(N) x) -> v { v min=! alpha * x(n) }");
+  const ast::Def& def = file.defs[0];
+  ASSERT_EQ(def.inputs.size(), 2u);
+  EXPECT_EQ(def.inputs[0].name, "alpha");
+  EXPECT_EQ(def.inputs[0].type, ElementType::f32);
+  EXPECT_TRUE(def.inputs[0].dims.empty());
+  ASSERT_EQ(def.outputs.size(), 1u);
+  EXPECT_EQ(def.outputs[0].name, "v");
+  EXPECT_TRUE(def.outputs[0].inferred);
+  EXPECT_EQ(def.statements[0].lhs.kind, ast::Expr::Kind::call);
+  EXPECT_TRUE(def.statements[0].lhs.args.empty());
+  EXPECT_EQ(ast::to_source(def.statements[0].rhs), "alpha * x(n)");
+}
+
 TEST(Parser, Errors) {
   EXPECT_EQ(first_error("gemm"), "1:1: error: expected 'def', found 'gemm'");
   EXPECT_EQ(first_error("def (f32(N) a) -> (f32(N) b) {}"),
@@ -126,9 +143,11 @@ TEST(Parser, Errors) {
             "1:17: error: expected '->' after the inputs, found '('");
   EXPECT_EQ(first_error("def f(f64(N) a) -> (f32(N) b) { b(i) = a(i) }"),
             "1:7: error: unknown type 'f64' (expected f16, bf16, f32, float, float32, half, float16, int32, int64 or uint8)");
-  EXPECT_EQ(first_error("def f(f32 a) -> (f32(N) b) {}"),
-            "1:11: error: scalar parameters ('f32 a') are not supported yet: declare a tensor of one element, "
-            "'f32(1) a', and read it as 'a(0)'");
+  EXPECT_EQ(first_error("def f(f32 a) -> b, c { b = a }"),
+            "1:18: error: several outputs are listed in parentheses: '-> (b, ...)'");
+  EXPECT_EQ(first_error("def f(f32(N) a) -> f32(N) b { b(i) = a(i) }"),
+            "1:23: error: an output declared with its type and sizes is listed in parentheses: '-> (f32 ...)' (only a "
+            "name alone may go without them)");
   EXPECT_EQ(first_error("def f(f32(N, 0) a) -> (f32(N) b) { b(i) = a(i, j) }"),
             "1:14: error: size must be at least 1");
   EXPECT_EQ(first_error("def f(f32(N, 3000000000) a) -> (f32(N) b) { b(i) = a(i, j) }"),
@@ -139,7 +158,7 @@ TEST(Parser, Errors) {
             "1:38: error: expected '=' or a reduction operator ('+=!', '+=', '*=!', '*=', 'max=!', 'max=', 'min=!', "
             "'min=') after 'b(i)', found 'a'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { b = a(i) }"),
-            "1:33: error: the left-hand side must be a tensor reference like 'b(i, j)'");
+            "1:33: error: tensor 'b' has 1 dimension but is indexed with 0 indices");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { 3 = a(i) }"),
             "1:33: error: expected a statement like 'C(m, n) = ...', found '3'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> (f32(N) b) { b(i) = a(i) a(i) }"),

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "frontend/ir_printer.h"
 #include "test_util.h"
 
 namespace polyfuse {
@@ -152,7 +153,7 @@ TEST(Sema, NotSupportedYet) {
             "index variable is a value where it also indexes a tensor of the statement or has a range from 'where j "
             "in 0:N')");
   EXPECT_EQ(first_error(gemm_body("  C(M, n) = A(M, n)")),
-            "2:5: error: index 'M' has the same name as a size; use another index name");
+            "2:5: error: index 'M' of the written tensor has the same name as a size; use another index name");
 }
 
 TEST(Sema, SeveralErrorsInOneRun) {
@@ -278,6 +279,33 @@ TEST(SemaTcSyntax, OutputsByNameAloneAreInferred) {
             "input f16 A(M, K) input f16 B(K, N) input f32 bias(N) output f16 O(M, N) output f32 P(M, N) "
             "output f32 Q(N) temporary f32 C(M, N) ");
   EXPECT_EQ(program.statements[3].expr.operands.size(), 2u) << "fmaxf is max";
+}
+
+// A scalar parameter is a tensor with no dimensions, read by its name alone; an output named
+// alone and written without subscripts is one too.
+TEST(SemaTcSyntax, ScalarsAreTensorsWithNoDimensions) {
+  const Program program = compile_one("def g(float alpha, float(N) X) -> (v) {\n  v +=! alpha * X(n)\n}\n");
+  ASSERT_EQ(program.tensors.size(), 3u);
+  EXPECT_EQ(program.tensors[0].name, "alpha");
+  EXPECT_EQ(program.tensors[0].rank(), 0u);
+  EXPECT_EQ(program.tensors[2].name, "v");
+  EXPECT_EQ(program.tensors[2].rank(), 0u);
+  EXPECT_EQ(print_statement_source(program.statements[0]), "v() +=! alpha() * X(n)");
+}
+
+// A bound size in an index expression is its value (`rf - D`); unbound, it is refused
+// (tests/frontend/errors/size_in_index_unbound.tc).
+TEST(SemaTcSyntax, BoundSizesInIndexExpressionsAreConstants) {
+  const Program program =
+      compile_one("def g(float(N) X, float(D) W) -> (O) {\n  O(i) = X(i + D) where i in 0:4\n}\n", {{"N", 6}, {"D", 2}});
+  EXPECT_EQ(print_statement_source(program.statements[0]), "O(i) = X(i + 2)");
+}
+
+// TC's range inference: an index kept inside several tensors by sums takes the values that
+// keep it inside all of them (`2*i` and `2*i + 1` inside B(9): i in 0..3).
+TEST(SemaTcSyntax, InferredRangesIntersect) {
+  const Program program = compile_one("def g(float(I) B) -> A {\n  A(i) = B(2*i) + B(2*i + 1)\n}\n", {{"I", 9}});
+  EXPECT_EQ(program.tensors[1].dims.at(0).to_string(), "4");
 }
 
 TEST(SemaTcSyntax, CMathNamesAreTheBuiltIns) {

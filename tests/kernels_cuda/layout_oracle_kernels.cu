@@ -144,6 +144,24 @@ template <class OutT, pf::Width W, class Tile> __device__ void acc_store_probe(O
   pf::store_accumulators<OutT, pf::Check::none, W>(acc, smem, out, ldo, Tile::rows, Tile::cols, 1, 0, 0, 1);
 }
 
+// store_frags_to_tile: `values` [lane][32] are the registers of an AccTile16816<2, 4>, stored into a
+// 32 x COLS f16 shared tile (first filled with -7) at columns col0.., masked at cols_valid; out: the
+// tile's [row][col] elements, read back through the swizzle.
+template <int COLS> __device__ void resident_tile_probe(const float* values, float* out, int col0, int cols_valid) {
+  PF_DYNAMIC_SHARED(smem);
+  const int lane = static_cast<int>(pf::lane_id());
+  for (int e = lane; e < 32 * COLS; e += 32) pf::sts(reinterpret_cast<__half*>(smem) + e, __float2half(-7.f));
+  __syncwarp();
+  pf::AccTile16816<2, 4> acc;
+  for (int i = 0; i < pf::AccTile16816<2, 4>::count; ++i) acc.v[i] = pf::ldg(values + lane * 32 + i);
+  pf::store_frags_to_tile<__half, pf::Swizzle::xor16, COLS>(acc, smem, 0, col0, cols_valid);
+  __syncwarp();
+  for (int e = lane; e < 32 * COLS; e += 32) {
+    const unsigned char* at = pf::tile_address<pf::Swizzle::xor16, COLS>(smem, e / COLS, e % COLS);
+    pf::stg(out + e, __half2float(pf::lds(reinterpret_cast<const __half*>(at))));
+  }
+}
+
 // mode 0: load_matrix(mat, ld = Tile::cols), 1: load_broadcast_rows(vec), 2: load_broadcast_cols(vec);
 // out: [lane][idx] the loaded values.
 template <pf::Width W, class Tile> __device__ void operand_load_probe(const float* mat, const float* vec, float* out, int mode) {
@@ -228,6 +246,13 @@ PFO_ACC_STORE_WIDTHS(oracle_acc_store_bf16_16816, __nv_bfloat16, 16816)
 PFO_ACC_STORE_WIDTHS(oracle_acc_store_f32_884, float, 884)
 PFO_ACC_STORE_WIDTHS(oracle_acc_store_f16_884, __half, 884)
 PFO_ACC_STORE_WIDTHS(oracle_acc_store_bf16_884, __nv_bfloat16, 884)
+
+extern "C" __global__ void oracle_resident_tile_32(const float* values, float* out, int col0, int cols_valid) {
+  pfo::resident_tile_probe<32>(values, out, col0, cols_valid);
+}
+extern "C" __global__ void oracle_resident_tile_64(const float* values, float* out, int col0, int cols_valid) {
+  pfo::resident_tile_probe<64>(values, out, col0, cols_valid);
+}
 
 #define PFO_OPERAND_LOAD(NAME, W, TILE)                                                              \
   extern "C" __global__ void NAME(const float* mat, const float* vec, float* out, int mode) {        \

@@ -58,6 +58,9 @@ PFO_DECLARE_ACC_STORE(oracle_acc_store_f16_884, __half)
 PFO_DECLARE_ACC_STORE(oracle_acc_store_bf16_884, __nv_bfloat16)
 #undef PFO_DECLARE_ACC_STORE
 
+void oracle_resident_tile_32(const float* values, float* out, int col0, int cols_valid);
+void oracle_resident_tile_64(const float* values, float* out, int col0, int cols_valid);
+
 #define PFO_DECLARE_OPERAND_LOAD(NAME) void NAME(const float* mat, const float* vec, float* out, int mode);
 PFO_DECLARE_OPERAND_LOAD(oracle_operand_load_16816)
 PFO_DECLARE_OPERAND_LOAD(oracle_operand_load_16816_pairs)

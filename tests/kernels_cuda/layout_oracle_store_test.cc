@@ -1,7 +1,8 @@
 // The accumulator tiles of kernels/cuda against the layout oracle, on the emulator: where
 // AccTile16816<2, 4> and AccTile884<2, 2> say each value lies (coord), where the accumulator
 // store (pf_accumulator_store.cuh) puts each lane's each value in the output — for f32, f16
-// and bf16 outputs and every store width — and what the epilogue operand loads
+// and bf16 outputs and every store width — where pf::store_frags_to_tile (pf_resident_tile.cuh)
+// puts each value in a swizzled shared tile, and what the epilogue operand loads
 // (pf_pointwise.cuh: load_matrix, load_broadcast_rows / _cols) put in each register.
 //
 // Planted layout bugs that these checks must catch: layout_oracle.h (top), plant_layout_bugs.cmake.
@@ -35,6 +36,43 @@ TEST(LayoutOracleAccTile, Coord) {
         const Coord got{out[(lane * kCount + idx) * 2], out[(lane * kCount + idx) * 2 + 1]};
         tally.check(got == oracle(macro, lane, idx), [&] {
           return value_name(lane, idx) + " is at " + to_string(got) + ", oracle: " + to_string(oracle(macro, lane, idx));
+        });
+      }
+    tally.expect_no_mismatch();
+  }
+}
+
+// ---- store_frags_to_tile -----------------------------------------------------------------------
+// Each value is its oracle position (row * 32 + col + 1, exact in f16); the tile read back through
+// the swizzle must hold it at (row, col0 + col), zeros from cols_valid on, and the fill (-7) left of
+// col0; the stores are free of bank conflicts (32 and 64 columns: 4 and 8 chunks a row).
+struct ResidentCase {
+  int cols;
+  void (*kernel)(const float*, float*, int, int);
+  int col0, cols_valid;
+};
+
+TEST(LayoutOracleResidentTile, StoreFragsToTile) {
+  for (const ResidentCase& c : {ResidentCase{32, oracle_resident_tile_32, 0, 27}, ResidentCase{64, oracle_resident_tile_64, 32, 60}}) {
+    std::vector<float> values(32 * kCount), out(32 * c.cols, 0.f);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int idx = 0; idx < kCount; ++idx) {
+        const Coord at = oracle(false, lane, idx);
+        values[lane * kCount + idx] = static_cast<float>(at.row * 32 + at.col + 1);
+      }
+    polyfuse::emu::ScopedBuffer bv(values.data(), values.size() * 4, "values");
+    polyfuse::emu::ScopedBuffer bo(out.data(), out.size() * 4, "out");
+    const polyfuse::emu::Stats stats =
+        polyfuse::emu::launch(c.kernel, dim3(1), dim3(32), 32 * c.cols * 2, values.data(), out.data(), c.col0, c.cols_valid);
+    EXPECT_EQ(stats.shared_bank_conflicts, 0u) << c.cols << " columns";
+    pfo_test::OracleTally tally("store_frags_to_tile<__half, xor16, " + std::to_string(c.cols) + ">");
+    for (int r = 0; r < 32; ++r)
+      for (int col = 0; col < c.cols; ++col) {
+        const float want = col < c.col0 ? -7.f : col >= c.cols_valid ? 0.f : static_cast<float>(r * 32 + col - c.col0 + 1);
+        const float got = out[r * c.cols + col];
+        tally.check(got == want, [&] {
+          return "(" + std::to_string(r) + ", " + std::to_string(col) + ") holds " + std::to_string(got) + ", oracle: " +
+                 std::to_string(want);
         });
       }
     tally.expect_no_mismatch();

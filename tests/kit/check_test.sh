@@ -40,7 +40,8 @@ cp "$fakes/nvidia-smi" "$fakes/compute-sanitizer" "$work/tools-no-ncu/"
 # 1. Everything passes.
 log="$work/log1"
 status=0
-(cd "$work" && PATH="$work/tools:$PATH" "$kit/check" "$work/out1") >"$log" 2>&1 || status=$?
+(cd "$work" && POLYFUSE_KIT_PYTHON=/nonexistent/python3 PATH="$work/tools:$PATH" "$kit/check" "$work/out1") >"$log" 2>&1 ||
+  status=$?
 ((status == 0)) || fail "scenario 1 exited with $status"
 expected="bench.csv bench.png correctness.log inventory.txt profile.txt sanitizers.log speed.log summary.txt"
 [[ "$(cd "$work/out1" && echo *)" == "$expected" ]] || fail "scenario 1 wrote $(cd "$work/out1" && echo *), not $expected"
@@ -52,6 +53,7 @@ expect_line "$summary" '^correctness +ok +passed=[0-9]+ failed=0 skipped=[0-9]+ 
 expect_line "$summary" '^sanitizers +ok +6 kernels clean under memcheck racecheck synccheck'
 expect_line "$summary" '^speed +ok +2 problems in [0-9]+ s; plot bench.png'
 expect_line "$summary" 'best vs cublaslt: gemm/f16 0.912x gemm/bf16 0.950x'
+expect_line "$summary" '^python +SKIPPED +no /nonexistent/python3: the extension cannot be built here'
 expect_line "$summary" '^profile +ok +gemm gemm_bias_relu, f16 4096\^3'
 expect_line "$summary" 'gemm: 1.25 msecond, 110.0 TFLOP/s; grid 1,024 x 256 threads, 168 registers/thread'
 expect_line "$summary" 'tensor pipe: pipe_tensor_op_hmma_cycles_active 71.5%; occupancy 12.4%'

@@ -67,13 +67,36 @@ TEST(CpuBackend, GpuOptionsAreRefused) {
   EXPECT_THROW((void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options), polyfuse::SourceError);
 }
 
+// CompileOptions::threads: the CPU target's num_threads clause; refused elsewhere and below 1.
+TEST(CpuBackend, ThreadsOptionSetsTheLoopsThreads) {
+  polyfuse::CompileOptions options = cpu_options();
+  options.threads = 2;
+  // (two row blocks: a def of one block has no parallel loop)
+  const polyfuse::TensorProgram program = example("gemm", {{"M", 256}, {"N", 256}, {"K", 64}});
+  EXPECT_NE(program.compile(options).source().find("num_threads(2)"), std::string::npos);
+  options.threads = 0;
+  EXPECT_THROW((void)program.compile(options), polyfuse::SourceError);
+  polyfuse::CompileOptions emu;
+  emu.backend = polyfuse::Backend::emu;
+  emu.threads = 2;
+  try {
+    (void)program.compile(emu);
+    FAIL() << "threads was accepted on the emulator";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("CompileOptions::threads is an option of the CPU target (Backend::cpu), not "
+                                         "of Backend::emu"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(CpuBackend, UnboundSizesAndRefusedDefsAreSourceErrors) {
   EXPECT_THROW((void)example("gemm", {{"M", 16}}).compile(cpu_options()), polyfuse::SourceError);
   try {
-    (void)example("gemm_softmax", {{"M", 8}, {"N", 8}, {"K", 8}}).compile(cpu_options());
-    FAIL() << "the CPU target ran gemm_softmax (update this test and the README)";
+    (void)example("gemm", {{"M", 8}, {"N", 8}, {"K", 8}}).compile(cpu_options(), "nope");
+    FAIL() << "an unknown def was compiled";
   } catch (const polyfuse::SourceError& e) {
-    EXPECT_NE(std::string(e.what()).find("gemm_softmax.tc:5:3: error:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
   }
 }
 

@@ -26,11 +26,15 @@ TEST_P(ExamplePlan, MatchesGolden) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(program), "plan/" + GetParam() + ".plan"));
 }
 
-// Two matmuls chained through an f16 hidden activation (issue 21): two tensor-core kernels,
-// the activation in the workspace as f16; and SwiGLU's gate, one kernel of one k-loop.
+// Two matmuls chained through an f16 hidden activation (issue 21): one back-to-back kernel
+// when H fits on chip (the activation in shared memory), else two tensor-core kernels with
+// the activation in the workspace as f16 and a note saying why; and SwiGLU's gate, one
+// kernel of one k-loop.
 TEST(ExamplePlan, MatmulChainAndSharedOperand) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("mlp", {{"M", 64}, {"N", 128}, {"K", 32}, {"H", 96}})),
                                                 "plan/mlp.plan"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("mlp", {{"M", 64}, {"N", 128}, {"K", 32}, {"H", 320}})),
+                                                "plan/mlp_two_kernels.plan"));
   EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("swiglu", {{"M", 64}, {"N", 128}, {"K", 32}})),
                                                 "plan/swiglu.plan"));
 }
