@@ -7,6 +7,7 @@
 #include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_statements.h"
+#include "codegen/fragment_row_chain.h"
 #include "codegen/kernel_ast.h"
 #include "codegen/hopper_gemm_kernel.h"
 #include "codegen/kernel_grid.h"
@@ -14,6 +15,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/idioms.h"
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "schedule/fused_row_chain.h"
 #include "schedule/padded_matmuls.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/schedule_printer.h"
@@ -21,10 +23,26 @@
 namespace polyfuse {
 namespace {
 
+// The options of `program`'s kernel: with a fused row chain, a block tile that spans the row.
+GpuOptions kernel_options(const Program& program, const GpuOptions& options) {
+  const std::optional<FusedRowChain> fused = fused_row_chain(program);
+  return fused ? options_spanning_row(options, *fused) : options;
+}
+
+// The main loop of the kernel: a fused row chain runs on the mma.sync accumulator fragments.
+MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
+  if (!has_wgmma(options.arch) || !fused_row_chain(program)) return choose_main_loop(program, plan, options);
+  MainLoopChoice choice;
+  choice.fallback_reason = "the row chain in the epilogue runs on the mma.sync accumulator fragments; the wgmma epilogue "
+                           "does not take row reductions yet";
+  return choice;
+}
+
 // The plan of `program`, checked against what the CUDA emitter handles so far, its
 // reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
-  KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
+  const Program matmuls = matmul_part(program);
+  KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls));
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
       throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
@@ -32,7 +50,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   validate_gpu_options(options, 2);
   plan = pad_matmuls_to_block_tiles(plan, options);
   if (options.consumer_schedule) {
-    const MainLoopChoice choice = choose_main_loop(program, plan, options);
+    const MainLoopChoice choice = main_loop_of(program, plan, options);
     if (choice.loop != MainLoop::tma_wgmma)
       throw UserError(fmt::format("`consumer_schedule` {}: only the sm_90a warp-specialised kernel has consumer warpgroups; "
                                   "def '{}' on {} runs the {} main loop{}",
@@ -365,15 +383,15 @@ std::vector<KernelParameter> kernel_parameters(const Program& program) {
 // For a kernel that takes the TMA + wgmma main loop, a first line saying that the tree and AST
 // below are the mma.sync path's (the Hopper kernel is written without them so far).
 static std::string hopper_note(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
-  if (choose_main_loop(program, plan, o).loop != MainLoop::tma_wgmma) return "";
+  if (main_loop_of(program, plan, o).loop != MainLoop::tma_wgmma) return "";
   return "# sm_90a: the kernel's main loop is TMA + wgmma (codegen/hopper_gemm_kernel.h), not generated from this "
          "tree; it shows the mma.sync path\n";
 }
 
 EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
-  GpuOptions o = request.options;
+  GpuOptions o = kernel_options(program, request.options);
   KernelPlan plan = checked_plan(program, o);
-  const MainLoopChoice choice = choose_main_loop(program, plan, o);
+  const MainLoopChoice choice = main_loop_of(program, plan, o);
   if (choice.loop == MainLoop::tma_wgmma) {
     if (request.dumps.out != nullptr && !request.dumps.after.empty()) {  // --dump-after: the trees, with the note
       *request.dumps.out << hopper_note(program, plan, o);
@@ -382,12 +400,20 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
     }
     return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
   }
-  CudaKernelLayout layout = fitted_layout(program, plan, o);
+  const Program matmuls = matmul_part(program);
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
-  KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o));
+  KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o));
   const KernelGrid grid = kernel_grid(plan, o);
   check_grid_covers_statements(plan, grid, ast.context);
-  CudaStatementContext context{program, plan, o, layout};
+  CudaStatementContext context{matmuls, plan, o, layout};
+  std::string row_chain;  // a row chain fused into the epilogue, after the matmul kernel's statements
+  if (const std::optional<FusedRowChain> fused = fused_row_chain(program)) {
+    const FragmentRowChainText chain = fragment_row_chain(CudaStatementContext{program, plan, o, layout}, *fused,
+                                                          grid.group > 1 ? "tile.row" : "blockIdx.y");
+    row_chain = chain.text;
+    layout.shared_bytes = chain.shared_bytes;
+  }
 
   EmittedKernel kernel;
   kernel.metadata = launch_metadata(program, plan, o, layout);
@@ -403,31 +429,33 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
                    signature(m.parameters, true));
   s += kernel_preamble(plan, o, layout, grid);
   s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
+  s += row_chain;
   s += "}\n\n";
   s += host_launcher(m);
   return kernel;
 }
 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
-  GpuOptions o = options;
+  GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  fitted_layout(program, plan, o);
+  fitted_layout(matmul_part(program), plan, o);
   return hopper_note(program, plan, o) + schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
 std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
-  GpuOptions o = options;
+  GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  CudaKernelLayout layout = fitted_layout(program, plan, o);
+  const Program matmuls = matmul_part(program);
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o);
   isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
   return hopper_note(program, plan, o) +
-         kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(program, plan, layout, o)));
+         kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o)));
 }
 
 std::string emit_config_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
-  GpuOptions o = options;
+  GpuOptions o = kernel_options(program, options);
   const KernelPlan plan = checked_plan(program, o);
-  const MainLoopChoice choice = choose_main_loop(program, plan, o);
+  const MainLoopChoice choice = main_loop_of(program, plan, o);
   CudaEmitRequest request;
   request.options = options;
   request.dumps = dumps;

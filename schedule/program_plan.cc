@@ -12,6 +12,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
+#include "schedule/fused_row_chain.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/row_chain.h"
 #include "schedule/shared_operands.h"
@@ -340,9 +341,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
                                 fmt::format("def '{}' is not one fused kernel, and a plan of several kernels needs every "
                                             "size bound (the workspace's layout is fixed at compile time): bind {}",
                                             program.name, fmt::join(program.parameters, ", "))}});
+  // Back-to-back first: it merges plain matmul kernels only; a row chain then joins the matmul
+  // kernel before it (a back-to-back kernel takes none).
   merge_back_to_back(program, plan);
+  fuse_row_chains_into_matmul_kernels(program, plan);
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
-    plan.kernels[k].name = fmt::format("{}_k{}", program.name, k);
+    plan.kernels[k].name = plan.is_single_fused_kernel() ? program.name : fmt::format("{}_k{}", program.name, k);
     if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;
   }
   place_temporaries(program, contraction_temporaries, plan);
@@ -379,9 +383,11 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     }
     text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
     if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
-    if (kernel.kind == PlannedKernelKind::fused_matmul)
-      for (const std::string& loop : shared_operand_loops(plan_gpu_kernel(reduced, recognize_idioms(reduced))))
+    if (kernel.kind == PlannedKernelKind::fused_matmul) {
+      const Program matmuls = matmul_part(reduced);  // without a row chain in its epilogue
+      for (const std::string& loop : shared_operand_loops(plan_gpu_kernel(matmuls, recognize_idioms(matmuls))))
         text += fmt::format("  shared: {}\n", loop);
+    }
     if (!kernel.partition.empty()) text += fmt::format("  partition: {}\n", kernel.partition);
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);
   }

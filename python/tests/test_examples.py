@@ -51,11 +51,23 @@ def test_sizes_given_to_compile_and_out(example_source):
 
 
 def test_a_plan_is_called_like_one_kernel(example_source):
-    kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=40, K=24)
+    # A row of 264 columns does not fit a block tile: the matmul kernel, then the row chain's.
+    kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=264, K=24)
     assert kernel.config["kernel_count"] > 1
     assert kernel.config["workspace_bytes"] > 0
     assert kernel.metadata[-1]["workspace_bytes"] == kernel.config["workspace_bytes"]
     assert "gemm_softmax_k1 (row chain)" in kernel.plan
+    rng = np.random.default_rng(1)
+    a = (rng.integers(-8, 8, size=(9, 24)) / 8).astype(np.float16)
+    b = (rng.integers(-8, 8, size=(24, 264)) / 8).astype(np.float16)
+    assert_close(kernel(a, b), expected("gemm_softmax", [a, b])[0], "f16")
+
+
+def test_a_row_chain_runs_in_the_matmul_kernel(example_source):
+    # A row of 40 columns fits a block tile: softmax on the accumulators, one kernel.
+    kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=40, K=24)
+    assert kernel.config["kernel_count"] == 1
+    assert "runs in the epilogue on the accumulator fragments" in kernel.plan
     a, b = inputs("gemm_softmax")
     assert_close(kernel(a, b), expected("gemm_softmax", [a, b])[0], "f16")
 

@@ -47,10 +47,11 @@ for example in "$data"/examples/*.tc; do
     sizes=(-D M=40 -D N=24 -D K=24)
     [[ $name == mlp ]] && sizes+=(-D H=32)
     expect "$name: IR" 0 'idioms:' "$polyfuse" compile "$example" "${sizes[@]}" --emit=ir
-    # A row chain without a matmul is one kernel (its partition printed); after a matmul, two.
-    # The MLP's two matmuls are one back-to-back kernel (H = 32 fits on chip).
-    plan_text='cut: '
-    [[ $name == softmax || $name == cross_entropy || $name == layernorm_rows ]] && plan_text='partition: '
+    # A row chain without a matmul is one kernel (its partition printed); after a matmul whose
+    # row (N = 24) fits a block tile, it runs in the matmul kernel's epilogue; the MLP's two
+    # matmuls are one back-to-back kernel (H = 32 fits on chip).
+    plan_text='partition: '
+    [[ $name == gemm_softmax || $name == layernorm || $name == rmsnorm ]] && plan_text='runs in the epilogue'
     [[ $name == mlp ]] && plan_text='back-to-back matmuls in one kernel'
     expect "$name: plan" 0 "$plan_text" "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
     expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu

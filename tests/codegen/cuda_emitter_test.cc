@@ -47,6 +47,15 @@ TEST(CudaEmitter, EveryExampleGolden) {
   }
 }
 
+// GEMM + softmax as one kernel: the row chain on the accumulator fragments after the k-steps
+// (block tile 64x128 spanning the row of 128; default choices).
+TEST(CudaEmitter, FusedRowChainGolden) {
+  GpuOptions o = default_gpu_options(Arch::sm_80);
+  o.choose_warp = true;
+  EXPECT_TRUE(matches_golden(emit_example("gemm_softmax.tc", {{"M", 1000}, {"N", 128}, {"K", 256}}, o).source,
+                             "codegen/gemm_softmax_fused.cu"));
+}
+
 // Split-K with a fused epilogue: reduce_split_k after the k-steps, then split 0 alone runs
 // the epilogue and stores.
 TEST(CudaEmitter, SplitKWithAnEpilogueGolden) {
@@ -169,6 +178,34 @@ TEST(CudaEmitter, OffsetsOfLargeTensorsAre64Bit) {
   EXPECT_NE(cu.find("C + ((long long)(128 * tile.row + 64 * warp_y)) * 65536"), std::string::npos);
   EXPECT_NE(cu.find("A + (long long)(128 * tile.row) * 65536"), std::string::npos);
   EXPECT_NE(cu.find("B + ((long long)(32 * k_step + 32)) * 65536"), std::string::npos);
+}
+
+// The options a row chain in the epilogue cannot honour are refused, named: a block tile
+// narrower than the row, split-K, the m8n8k4 macro-MMAs.
+TEST(CudaEmitter, FusedRowChainRefusesOptionsItCannotHonour) {
+  const SizeBindings sizes{{"M", 64}, {"N", 128}, {"K", 64}};
+  GpuOptions narrow;
+  narrow.block = {128, 64, 32};
+  narrow.warp = {64, 32, 32};
+  GpuOptions split;
+  split.split_k = 2;
+  split.warp = {64, 64, 16};
+  GpuOptions m884;
+  m884.mma = MmaShape::m16n16k8;
+  const std::pair<GpuOptions, const char*> cases[] = {
+      {narrow, "block 128x64x32: the row chain S1, S2, S3, S4 runs in the matmul kernel when one block tile spans "
+               "the row of 128 columns; use a block N of at least 128 or leave block unset"},
+      {split, "split_k 2: the row chain S1, S2, S3, S4 runs on the accumulator fragments of one warp per tile; use "
+              "split_k=1"},
+      {m884, "mma 16x16x8: the row chain S1, S2, S3, S4 runs on m16n8k16 accumulator fragments; use mma=m16n8k16"}};
+  for (const auto& c : cases) {
+    try {
+      emit_example("gemm_softmax.tc", sizes, c.first);
+      ADD_FAILURE() << "no error: " << c.second;
+    } catch (const UserError& e) {
+      EXPECT_STREQ(e.what(), c.second);
+    }
+  }
 }
 
 TEST(CudaEmitter, GridsBeyondCudaLimitsAreRefused) {

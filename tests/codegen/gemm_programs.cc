@@ -30,6 +30,12 @@ std::string example_source(const std::string& name) {
   return read_text_file(source_path("examples/" + name + ".tc"));
 }
 
+std::string example_test_name(const std::string& example, const SizeBindings& sizes) {
+  std::string name = example;
+  for (const auto& binding : sizes) name += "_" + binding.first + std::to_string(binding.second);
+  return name;
+}
+
 std::uint16_t to_f16_bits(float value) {
   _Float16 h = static_cast<_Float16>(value);
   std::uint16_t bits;

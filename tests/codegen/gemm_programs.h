@@ -28,6 +28,9 @@ std::string fused_source(const std::string& extra_inputs, const std::string& epi
 // The text of examples/<name>.tc.
 std::string example_source(const std::string& name);
 
+// A test name for `example` at `sizes`: "gemm_softmax_K19_M37_N101".
+std::string example_test_name(const std::string& example, const SizeBindings& sizes);
+
 // Round to f16 / bf16 and back (round to nearest even), and the 16-bit encodings.
 std::uint16_t to_f16_bits(float value);
 std::uint16_t to_bf16_bits(float value);

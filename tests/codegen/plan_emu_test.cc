@@ -59,10 +59,10 @@ std::vector<ExampleShape> example_shapes() {
     shapes.push_back({example, {{"M", 2}, {"N", 9000}}, 1});    // the rows do not fit in registers: re-read
     shapes.push_back({example, {{"M", 1}, {"N", 1}}, 1});
   }
-  // The matmul kernel, then one row-chain kernel.
+  // The matmul kernel, then one row-chain kernel: rows wider than a block tile (the narrower
+  // ones run in the matmul kernel's epilogue: fused_row_chain_emu_test.cc).
   for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"}) {
-    shapes.push_back({example, {{"M", 64}, {"N", 128}, {"K", 64}}});
-    shapes.push_back({example, {{"M", 37}, {"N", 101}, {"K", 19}}});
+    shapes.push_back({example, {{"M", 37}, {"N", 301}, {"K", 19}}});
     shapes.push_back({example, {{"M", 5}, {"N", 1100}, {"K", 8}}});
   }
   return shapes;
@@ -70,9 +70,7 @@ std::vector<ExampleShape> example_shapes() {
 
 INSTANTIATE_TEST_SUITE_P(Examples, PlanExamplesEmu, ::testing::ValuesIn(example_shapes()),
                          [](const ::testing::TestParamInfo<ExampleShape>& info) {
-                           std::string name = info.param.example;
-                           for (const auto& [size, value] : info.param.sizes) name += fmt::format("_{}{}", size, value);
-                           return name;
+                           return example_test_name(info.param.example, info.param.sizes);
                          });
 
 // Inputs scaled to +-1000: exp(X) alone would overflow f32 (exp(88.7) is its largest value),
@@ -192,7 +190,8 @@ TEST(PlanEmu, FuzzSeedsOfReductions) {
 }
 
 // A matmul whose output is reduced and then used again (issue 20's "previously rejected as
-// unfusable" program): a plan of a matmul kernel and a row-chain kernel.
+// unfusable" program): one kernel, the row chain in the matmul kernel's epilogue (rowmax stored
+// by each row's first warp); a plan of a matmul kernel and a row-chain kernel past 256 columns.
 TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
   const char* source =
       "def centred(f16(M, K) A, f16(K, N) B) -> (f16(M, N) D, f32(M) rowmax) {\n"
@@ -200,15 +199,16 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
       "  rowmax(m) max=! C(m, n)\n"
       "  D(m, n) = relu(C(m, n) - rowmax(m))\n"
       "}\n";
-  expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 2);  // the matmul kernel, then a row chain
-  expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 2);
+  expect_plan_runs(source, {{"M", 40}, {"N", 72}, {"K", 24}}, 1);
+  expect_plan_runs(source, {{"M", 33}, {"N", 65}, {"K", 17}}, 1);
+  expect_plan_runs(source, {{"M", 9}, {"N", 260}, {"K", 16}}, 2);  // the matmul kernel, then a row chain
 }
 
 // On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor
 // maps the runtime encodes); the memory-bound kernels are the same.
 TEST(PlanEmu, GemmSoftmaxWithTheSm90aMainLoop) {
-  expect_plan_runs(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}}, 2, Arch::sm_90a);
-  expect_plan_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 2, Arch::sm_90a);
+  expect_plan_runs(example_source("gemm_softmax"), {{"M", 64}, {"N", 264}, {"K", 64}}, 2, Arch::sm_90a);
+  expect_plan_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 272}, {"K", 40}}, 2, Arch::sm_90a);
 }
 
 // An epilogue that accumulates into an output (`+=` without a reduction index) or reads an
@@ -287,7 +287,7 @@ TEST(PlanEmu, BrokenReductionKernelsFail) {
 
 // The plan's source: every kernel, one host launcher, no kernel twice.
 TEST(PlanSource, HoldsEveryKernelAndALauncher) {
-  const Program program = compile_program(example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}});
+  const Program program = compile_program(example_source("gemm_softmax"), {{"M", 64}, {"N", 300}, {"K", 64}});
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   CudaEmitRequest request;
   request.helpers = CudaEmitRequest::Helpers::include;

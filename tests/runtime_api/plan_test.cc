@@ -42,17 +42,17 @@ TEST_P(PlanOnEmulator, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Examples, PlanOnEmulator,
                          ::testing::Values(PlanCase{"softmax", {{"M", 5}, {"N", 37}}, 1},
                                            PlanCase{"layernorm_rows", {{"M", 3}, {"N", 29}}, 1},
-                                           PlanCase{"layernorm", {{"M", 7}, {"N", 24}, {"K", 16}}, 2},
-                                           PlanCase{"gemm_softmax", {{"M", 9}, {"N", 40}, {"K", 24}}, 2}),
+                                           PlanCase{"layernorm", {{"M", 7}, {"N", 264}, {"K", 16}}, 2},
+                                           PlanCase{"gemm_softmax", {{"M", 9}, {"N", 264}, {"K", 24}}, 2}),
                          [](const auto& info) { return info.param.example; });
 
 TEST(Plan, CallerWorkspaceIsUsed) {
-  const Sizes sizes{{"M", 9}, {"N", 40}, {"K", 24}};
+  const Sizes sizes{{"M", 9}, {"N", 264}, {"K", 24}};
   const polyfuse::CompiledKernel kernel = compile_example("gemm_softmax", sizes);
   std::vector<unsigned char> storage(static_cast<std::size_t>(kernel.workspace_bytes()) + 256);
   auto* aligned = storage.data() + (256 - reinterpret_cast<std::uintptr_t>(storage.data()) % 256) % 256;
   expect_matches_reference(kernel, reference_program("gemm_softmax", sizes), aligned);
-  std::vector<float> a(9 * 24), b(24 * 40), p(9 * 40);
+  std::vector<float> a(9 * 24), b(24 * 264), p(9 * 264);
   try {
     kernel.launch({a, b, p}, nullptr, aligned + 16);
     FAIL() << "a misaligned workspace was accepted";

@@ -39,6 +39,37 @@ TEST(ExamplePlan, MatmulChainAndSharedOperand) {
                                                 "plan/swiglu.plan"));
 }
 
+// A row of 300 columns does not fit the block tile: the matmul kernel, then the row chain's
+// (the cut says why). At N = 128 (the golden above) the chain runs in the matmul kernel.
+TEST(ExamplePlan, RowWiderThanTheBlockTile) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(plan_text(example("gemm_softmax", {{"M", 64}, {"N", 300}, {"K", 32}})),
+                                                "plan/gemm_softmax_300.plan"));
+}
+
+// The cut names the rule a row chain after a matmul breaks when it stays in a kernel of its own.
+TEST(ExamplePlan, RowChainsThatStayOutOfTheMatmulKernel) {
+  const auto cut_of = [](const std::string& text, const SizeBindings& sizes) {
+    const Program program = compile_source(SourceFile{"p.tc", text}, sizes).programs.front();
+    return plan_program(program, recognize_idioms(program)).kernels.front().cut;
+  };
+  EXPECT_EQ(cut_of("def bsm(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) P) {\n"
+                   "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n"
+                   "  mx(b, m) max=! C(b, m, n)\n"
+                   "  P(b, m, n) = exp(C(b, m, n) - mx(b, m))\n"
+                   "}\n",
+                   {{"B", 2}, {"M", 20}, {"N", 24}, {"K", 16}}),
+            "S1 (mx(b, m) max=! C(b, m, n)) starts a new kernel: the row chain does not run in the matmul kernel's "
+            "epilogue: the matmul kernel has batch indices (row chains after batched matmuls are not fused yet)");
+  EXPECT_EQ(cut_of("def acc(f16(M, K) A, f16(K, N) W) -> (f16(M, N) P, f32(M) s) {\n"
+                   "  C(m, n) +=! A(m, k) * W(k, n)\n"
+                   "  s(m) += C(m, n)\n"
+                   "  P(m, n) = C(m, n) / s(m)\n"
+                   "}\n",
+                   {{"M", 20}, {"N", 24}, {"K", 16}}),
+            "S1 (s(m) += C(m, n)) starts a new kernel: the row chain does not run in the matmul kernel's epilogue: S1 "
+            "updates s from its value (`+=`), which the fragments do not hold");
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplePlan,
                          ::testing::Values("softmax", "layernorm_rows", "cross_entropy", "gemm_softmax", "layernorm",
                                            "rmsnorm", "gemm_bias_relu", "relu_gemm"));

@@ -1,0 +1,169 @@
+// Row chains fused into the matmul kernel's epilogue (schedule/fused_row_chain.h,
+// codegen/fragment_row_chain.h) on the emulator against the exact reference: GEMM + softmax,
+// GEMM + bias + LayerNorm and GEMM + RMSNorm as ONE kernel at power-of-two and odd shapes
+// (columns past the row kept out of the statistics), the byte counters (the output written
+// once, the matmul's result never), softmax of large values and layer norm of a large mean,
+// and kernels with a shuffle or a barrier removed, which must fail.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "polyfuse/errors.h"
+#include "schedule/program_plan.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// The options a user gets without choosing tiles (the CLI's, the API's).
+GpuOptions default_choices(Arch arch = Arch::sm_90) {
+  GpuOptions options;
+  options.arch = arch;
+  options.choose_warp = true;
+  return options;
+}
+
+// Runs `source` with `sizes`, which must plan as `kernels` kernels, and checks it.
+EmuRun expect_runs(const std::string& source, const SizeBindings& sizes, std::size_t kernels,
+                   const EmuRunOptions& run = {}, Arch arch = Arch::sm_90) {
+  const Program program = compile_program(source, sizes);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.size(), kernels) << to_string(plan, program);
+  const EmuRun result = run_on_emulator(program, default_choices(arch), run);
+  EXPECT_TRUE(result.check.ok) << result.check.to_string() << "\n" << to_string(plan, program);
+  return result;
+}
+
+struct FusedCase {
+  std::string example;
+  SizeBindings sizes;
+};
+
+void PrintTo(const FusedCase& c, std::ostream* out) { *out << c.example; }
+
+class FusedRowChainEmu : public ::testing::TestWithParam<FusedCase> {};
+
+TEST_P(FusedRowChainEmu, OneKernelMatchesTheReference) {
+  expect_runs(example_source(GetParam().example), GetParam().sizes, 1);
+}
+
+std::vector<FusedCase> fused_cases() {
+  std::vector<FusedCase> cases;
+  for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"})
+    cases.push_back({example, {{"M", 37}, {"N", 101}, {"K", 19}}});  // odd: 27 columns past the row, two warps a row
+  cases.push_back({"gemm_softmax", {{"M", 9}, {"N", 21}, {"K", 8}}});     // one warp a row, N no multiple of 8
+  cases.push_back({"gemm_softmax", {{"M", 64}, {"N", 128}, {"K", 64}}});  // whole tiles
+  cases.push_back({"gemm_softmax", {{"M", 17}, {"N", 256}, {"K", 16}}});  // the widest row: four warps share it
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, FusedRowChainEmu, ::testing::ValuesIn(fused_cases()),
+                         [](const ::testing::TestParamInfo<FusedCase>& info) {
+                           return example_test_name(info.param.example, info.param.sizes);
+                         });
+
+// The byte counters: the fused kernel stores P once and never writes or reads C; the
+// two-kernel plan (a row of 300 columns does not fit) stores C (f32) and reads it back.
+TEST(FusedRowChainEmu, WritesTheOutputOnceAndNeverTheMatmulResult) {
+  const std::int64_t m = 32, k = 16;
+  for (const std::int64_t n : {128, 300}) {
+    SCOPED_TRACE(fmt::format("N = {}", n));
+    const EmuRun run = expect_runs(example_source("gemm_softmax"), {{"M", m}, {"N", n}, {"K", k}}, n <= 256 ? 1 : 2);
+    const std::uint64_t output = 2u * m * n, c_bytes = 4u * m * n;
+    ASSERT_NE(run.stats.buffer("P"), nullptr) << run.stats.details();
+    EXPECT_EQ(run.stats.buffer("P")->bytes_stored, output) << run.stats.details();
+    const std::uint64_t stored = run.stats.counter("global_bytes_stored");
+    EXPECT_EQ(stored, n <= 256 ? output : output + c_bytes) << run.stats.details();
+  }
+}
+
+// Rows of values around +-1000 (the matmul's result scaled in an epilogue): exp alone would
+// overflow f32; the chain subtracts the row's max first.
+TEST(FusedRowChainEmu, SoftmaxOfLargeValuesDoesNotOverflow) {
+  expect_runs("def big_softmax(f16(M, K) A, f16(K, N) B) -> (f16(M, N) P) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "  Z(m, n) = C(m, n) * 1000\n"
+              "  mx(m) max=! Z(m, n)\n"
+              "  e(m, n) = exp(Z(m, n) - mx(m))\n"
+              "  s(m) +=! e(m, n)\n"
+              "  P(m, n) = e(m, n) / s(m)\n"
+              "}\n",
+              {{"M", 19}, {"N", 75}, {"K", 12}}, 1);
+}
+
+// A layer norm of rows with a large mean (1e4 + the matmul's result): the chain takes the mean
+// first, then the variance of the centred values, so the normalised row keeps its precision.
+TEST(FusedRowChainEmu, LayerNormWithALargeMean) {
+  expect_runs("def offset_norm(f16(M, K) A, f16(K, N) B, f32(N) gamma) -> (f32(M, N) Y, f32(M) mean) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "  X(m, n) = C(m, n) + 10000\n"
+              "  mean(m) +=! X(m, n) / N\n"
+              "  d(m, n) = X(m, n) - mean(m)\n"
+              "  var(m) +=! d(m, n) * d(m, n) / N\n"
+              "  Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n)\n"
+              "}\n",
+              {{"M", 21}, {"N", 72}, {"K", 16}}, 1);
+}
+
+// Every output of a chain is stored: a row value (mx, f32, by the rows' first lanes), an
+// element value that a later statement of the same loop reads (E, in place over C's
+// accumulators: F gets a tile of its own, E's is stored after the loop) and the last one (F).
+TEST(FusedRowChainEmu, ChainOutputsOfEveryKind) {
+  expect_runs("def outputs(f16(M, K) A, f16(K, N) B) -> (f32(M, N) E, f16(M, N) F, f32(M) mx) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "  mx(m) max=! C(m, n)\n"
+              "  E(m, n) = exp(C(m, n) - mx(m))\n"
+              "  F(m, n) = E(m, n) * 2\n"
+              "}\n",
+              {{"M", 33}, {"N", 70}, {"K", 16}}, 1);
+}
+
+// On sm_90a the kernel with a row chain takes the mma.sync main loop (the wgmma epilogue has
+// no row reductions yet).
+TEST(FusedRowChainEmu, Sm90aTakesTheMmaSyncMainLoop) {
+  expect_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 1, {}, Arch::sm_90a);
+}
+
+// The generated kernel with `edit` applied: its check result, or the emulator's error.
+std::string broken_run(SourceEdit edit) {
+  const Program program = compile_program(example_source("gemm_softmax"), {{"M", 16}, {"N", 100}, {"K", 16}});
+  EmuRunOptions options;
+  options.edit = std::move(edit);
+  try {
+    return run_on_emulator(program, default_choices(), options).check.to_string();
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+}
+
+// `text` with the first occurrence of `needle` after the kernel's row chain starts replaced.
+std::string replaced(const std::string& text, const std::string& needle, const std::string& by) {
+  const std::size_t at = text.find(needle, text.find("the row chain on the accumulator fragments"));
+  EXPECT_NE(at, std::string::npos) << needle;
+  if (at == std::string::npos) return text;
+  return text.substr(0, at) + by + text.substr(at + needle.size());
+}
+
+// The checks catch a broken chain: a quad's shuffle missing (a wrong sum), the barrier between
+// the warps' partials and their reads missing (a shared-memory race), and the columns past the
+// row entering the sum. (A wrong max goes unseen: softmax does not depend on the value it
+// subtracts, only its range does.)
+TEST(FusedRowChainEmu, BrokenChainsFail) {
+  const std::string no_shuffle = broken_run([](const std::string& s) {
+    return replaced(s, "s_row[i][h] + __shfl_xor_sync(0xffffffffu, s_row[i][h], 1)", "s_row[i][h]");
+  });
+  EXPECT_NE(no_shuffle.find("check: FAILED"), std::string::npos) << no_shuffle;
+  const std::string no_barrier = broken_run([](const std::string& s) {
+    return replaced(s, "  __syncthreads();\n  #pragma unroll", "  #pragma unroll");
+  });
+  EXPECT_NE(no_barrier.find("race"), std::string::npos) << no_barrier;
+  const std::string padding =
+      broken_run([](const std::string& s) { return replaced(s, "if (i_n < 100) s_row", "s_row"); });
+  EXPECT_NE(padding.find("check: FAILED"), std::string::npos) << padding;
+}
+
+}  // namespace
+}  // namespace polyfuse
