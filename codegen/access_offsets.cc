@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "frontend/diagnostics.h"
+
 namespace polyfuse {
 
 std::string subscript_text(const AffineIndex& subscript, const IndexName& name) {
@@ -26,14 +28,23 @@ std::vector<AffineIndex> access_subscripts(const Access& access) {
   return subscripts;
 }
 
-std::string row_major_offset(const Access& access, const std::vector<std::int64_t>& shape, const IndexName& name) {
+std::string row_major_offset(const Access& access, const std::vector<std::int64_t>& shape, const IndexName& name,
+                             const GatherSyntax* gather_syntax) {
   const std::vector<AffineIndex> subscripts = access_subscripts(access);
   std::string text;
   for (std::size_t d = 0; d < subscripts.size(); ++d) {
     std::int64_t stride = 1;
     for (std::size_t e = d + 1; e < shape.size(); ++e) stride *= shape[e];
+    const bool gather = subscripts[d].is_gather();
+    PF_INTERNAL_CHECK(!gather || gather_syntax, "row_major_offset: a gather of " + access.tensor + " without its syntax");
+    const bool affine = !subscripts[d].terms.empty() || subscripts[d].constant != 0;
     std::string term = subscript_text(subscripts[d], name);
-    if (stride != 1 && subscripts[d].plain_index().empty()) term = fmt::format("({}) * {}", term, stride);
+    if (gather)
+      term = fmt::format("{}(static_cast<{}>({}){}, {}, \"{}\", {})", gather_syntax->check, gather_syntax->integer,
+                         gather_syntax->element(subscripts[d].gather), affine ? " + " + term : "", shape[d],
+                         access.tensor, d + 1);
+    if (gather) term = stride != 1 ? fmt::format("{} * {}", term, stride) : term;
+    else if (stride != 1 && subscripts[d].plain_index().empty()) term = fmt::format("({}) * {}", term, stride);
     else if (stride != 1) term = fmt::format("{} * {}", term, stride);
     if (!text.empty()) text += " + ";
     text += term;
@@ -46,7 +57,7 @@ std::string inside_condition(const Access& access, const std::vector<std::int64_
   const std::vector<AffineIndex> subscripts = access_subscripts(access);
   std::string text;
   for (std::size_t d = 0; d < subscripts.size(); ++d) {
-    if (!subscripts[d].plain_index().empty()) continue;  // a plain index stays inside its range
+    if (!subscripts[d].plain_index().empty() || subscripts[d].is_gather()) continue;  // inside (a gather: checked)
     const std::string value = subscript_text(subscripts[d], name);
     text += fmt::format("{}0 <= {} && {} < {}", text.empty() ? "" : " && ", value, value, shape[d]);
   }

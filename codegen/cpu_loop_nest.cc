@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "codegen/access_offsets.h"
 #include "codegen/cpu_emit.h"
 #include "codegen/cpu_names.h"
@@ -55,11 +57,12 @@ class LoopNestEmitter {
         "// Buffers in signature order, row-major and contiguous; f16 and bf16 elements are bit\n"
         "// patterns in uint16_t.\n"
         "#include <cmath>\n#include <cstdint>\n#include <vector>\n\n"
-        "#include \"polyfuse/cpu/elementwise.h\"\n#include \"polyfuse/cpu/types.h\"\n\n"
+        "#include \"polyfuse/cpu/elementwise.h\"\n{5}#include \"polyfuse/cpu/types.h\"\n\n"
         "using namespace polyfuse::cpu;\n\n"
         "extern \"C\" void {1}({2}) {{\n{3}}}\n\n"
         "extern \"C\" void {1}_buffers(void* const* buffers) {{\n  {1}({4});\n}}\n",
-        program_.name, entry, fmt::join(parameters, ", "), body, fmt::join(arguments, ", "));
+        program_.name, entry, fmt::join(parameters, ", "), body, fmt::join(arguments, ", "),
+        has_integers(program_) ? "#include \"polyfuse/cpu/integers.h\"\n" : "");
   }
 
  private:
@@ -88,33 +91,41 @@ class LoopNestEmitter {
     return extents;
   }
 
-  // The row-major offset of `access` from the loop variables.
-  std::string offset(const Access& access) const {
-    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), names_.index);
+  // The row-major offset of `access` (a read of `statement`, or its write) from the loop
+  // variables; a gathered position is the index tensor's element, checked (integers.h).
+  std::string offset(const Access& access, const Statement& statement) const {
+    const GatherSyntax gather{"gather_index", "int64_t", [&](int read) {
+                                const Access& index = statement.reads.at(static_cast<std::size_t>(read));
+                                return fmt::format("{}[{}]", names_.tensor(index.tensor), offset(index, statement));
+                              }};
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), names_.index, &gather);
   }
 
   // The element read, or the stated value outside the tensor (`where I = 0 outside`).
-  std::string load(const Access& access) const {
+  std::string load(const Access& access, const Statement& statement) const {
     const Tensor& tensor = *program_.find_tensor(access.tensor);
-    std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access));
+    std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
     const ElementType stored = names_.stored_type(access.tensor);
-    if (stored != ElementType::f32) element = fmt::format("{}_to_f32({})", to_string(stored), element);
+    if (is_integer(stored)) element = fmt::format("static_cast<float>({})", element);
+    else if (stored != ElementType::f32) element = fmt::format("{}_to_f32({})", to_string(stored), element);
     const std::string inside = inside_condition(access, shape(tensor), names_.index);
     if (inside.empty()) return element;
     return fmt::format("({} ? {} : {})", inside, element, float_literal(*access.outside_value));
   }
 
-  std::string store(const Access& access, const std::string& value) const {
-    const std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access));
+  std::string store(const Access& access, const std::string& value, const Statement& statement) const {
+    const std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
     const ElementType stored = names_.stored_type(access.tensor);
     if (stored == ElementType::f32) return fmt::format("{} = {};", element, value);
+    if (is_integer(stored))
+      return fmt::format("{} = f32_to_integer<{}>({});", element, cxx_element_type(stored), value);
     return fmt::format("{} = f32_to_{}({});", element, to_string(stored), value);
   }
 
   std::string expression(const Expr& e, const Statement& statement) const {
     switch (e.kind) {
       case ExprKind::constant: return float_literal(e.value);
-      case ExprKind::read: return load(statement.reads.at(static_cast<std::size_t>(e.read)));
+      case ExprKind::read: return load(statement.reads.at(static_cast<std::size_t>(e.read)), statement);
       case ExprKind::negate: return "-(" + expression(e.operands[0], statement) + ")";
       case ExprKind::binary:
         return fmt::format("({} {} {})", expression(e.operands[0], statement), to_string(e.op),
@@ -183,10 +194,10 @@ class LoopNestEmitter {
       }
     const std::string value = expression(statement.expr, statement);
     if (!statement.is_reduction()) {
-      text += indent + store(statement.write, value) + "\n";
+      text += indent + store(statement.write, value, statement) + "\n";
     } else {
       const std::string initial =
-          statement.kind == StatementKind::reduce ? load(statement.write) : identity(statement.reduction);
+          statement.kind == StatementKind::reduce ? load(statement.write, statement) : identity(statement.reduction);
       text += indent + "{\n";  // a scope for acc (a scalar result has no loop around it)
       indent = base_indent + std::string(2 * ++depth, ' ');
       text += fmt::format("{}float {} = {};\n", indent, names_.accumulator, initial);
@@ -198,7 +209,7 @@ class LoopNestEmitter {
         }
       text += indent + combine(statement.reduction, value) + "\n";
       for (std::size_t i = 0; i < reductions; ++i) close_loop();
-      text += indent + store(statement.write, names_.accumulator) + "\n";
+      text += indent + store(statement.write, names_.accumulator, statement) + "\n";
       close_loop();
     }
     for (std::size_t i = 0; i < written; ++i) close_loop();
@@ -211,7 +222,13 @@ class LoopNestEmitter {
 
 }  // namespace
 
+bool has_integers(const Program& program) {
+  return std::any_of(program.tensors.begin(), program.tensors.end(),
+                     [](const Tensor& tensor) { return is_integer(tensor.type); });
+}
+
 bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
+  if (has_integers(program)) return true;  // integer tensors and gathers: loop nests only
   bool other = false;
   for (const StatementIdiom& idiom : idioms.statements) {
     if (idiom.kind == IdiomKind::matmul || idiom.kind == IdiomKind::batch_reduce_matmul) return false;

@@ -71,7 +71,15 @@ std::string CpuNames::loop_variable(const std::string& index) const {
 }
 
 std::string cxx_element_type(ElementType type) {
-  return type == ElementType::f32 ? "float" : "uint16_t";
+  switch (type) {
+    case ElementType::f32: return "float";
+    case ElementType::f16:
+    case ElementType::bf16: return "uint16_t";
+    case ElementType::i32: return "int32_t";
+    case ElementType::i64: return "int64_t";
+    case ElementType::u8: return "uint8_t";
+  }
+  return "float";
 }
 
 std::string cxx_dtype(ElementType type) { return "DType::" + std::string(to_string(type)); }

@@ -14,6 +14,9 @@ std::string cuda_type(ElementType type) {
     case ElementType::f16: return "__half";
     case ElementType::bf16: return "__nv_bfloat16";
     case ElementType::f32: return "float";
+    case ElementType::i32: return "int";
+    case ElementType::i64: return "long long";
+    case ElementType::u8: return "unsigned char";
   }
   return "float";
 }

@@ -42,17 +42,23 @@ class MemoryKernelEmitter {
     return extents;
   }
 
-  // The row-major offset of `access` (a long long expression of the index variables).
-  std::string offset(const Access& access) const {
-    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id);
+  // The row-major offset of `access` (a read of `s` or its write: a long long expression of
+  // the index variables); a gathered position is the index tensor's element, checked
+  // (pf::gather_index traps outside the dimension).
+  std::string offset(const Access& access, const Statement& s) const {
+    const GatherSyntax gather{"pf::gather_index", "long long", [&](int read) {
+                                const Access& index = s.reads.at(static_cast<std::size_t>(read));
+                                return fmt::format("pf::ldg(&{}[{}])", tensor_id(index.tensor), offset(index, s));
+                              }};
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), index_id, &gather);
   }
 
   bool is_local(const std::string& tensor) const { return program_.find_tensor(tensor)->role == TensorRole::temporary; }
 
   // A tensor read after this thread wrote its element in the loop body is read from the local.
-  std::string load(const Access& access) const {
+  std::string load(const Access& access, const Statement& s) const {
     if (is_local(access.tensor) || declared_locals_.count(access.tensor)) return "v_" + access.tensor;
-    const std::string element = fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access));
+    const std::string element = fmt::format("pf::to_float(pf::ldg(&{}[{}]))", tensor_id(access.tensor), offset(access, s));
     // A read with a value outside its tensor (`where I = 0 outside`) loads only inside it.
     const std::string inside = inside_condition(access, shape(*program_.find_tensor(access.tensor)), index_id);
     return inside.empty() ? element : fmt::format("({} ? {} : {})", inside, element, c_expression(Expr::constant_node(*access.outside_value, access.location), {}));
@@ -60,7 +66,7 @@ class MemoryKernelEmitter {
 
   // The store of one element; in a loop body (`in_loop`) its value also stays in a local v_NAME,
   // declared at the first write, for the statements after it (one element per thread).
-  std::string store(const Access& access, const std::string& value, bool in_loop) const {
+  std::string store(const Access& access, const std::string& value, bool in_loop, const Statement& s) const {
     std::string text;
     std::string stored = value;
     if (in_loop || is_local(access.tensor)) {
@@ -72,13 +78,13 @@ class MemoryKernelEmitter {
     }
     const Tensor& tensor = *program_.find_tensor(access.tensor);
     const std::string id = tensor_id(access.tensor);
-    if (tensor.type == ElementType::f32) return text + fmt::format("pf::stg(&{}[{}], {});", id, offset(access), stored);
-    return text + fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access), cuda_type(tensor.type),
+    if (tensor.type == ElementType::f32) return text + fmt::format("pf::stg(&{}[{}], {});", id, offset(access, s), stored);
+    return text + fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access, s), cuda_type(tensor.type),
                               stored);
   }
 
   std::string value(const Statement& s) const {
-    return c_expression(s.expr, [&](int read) { return load(s.reads.at(static_cast<std::size_t>(read))); }, index_id);
+    return c_expression(s.expr, [&](int read) { return load(s.reads.at(static_cast<std::size_t>(read)), s); }, index_id);
   }
 
   // Declarations of `names` (extents `extents`) decoded from the linear `linear`, innermost last.
@@ -131,8 +137,8 @@ class MemoryKernelEmitter {
     text += decode(first.index_names(), extents, "element", "    ");
     for (const Statement& s : program_.statements) {
       std::string v = value(s);
-      if (s.kind == StatementKind::reduce) v = combine(s.reduction, load(s.write), v);  // `op=` once
-      text += "    " + store(s.write, v, true) + "\n";
+      if (s.kind == StatementKind::reduce) v = combine(s.reduction, load(s.write, s), v);  // `op=` once
+      text += "    " + store(s.write, v, true, s) + "\n";
     }
     text += "  }\n";
     return text;
@@ -166,16 +172,16 @@ class MemoryKernelEmitter {
     text += decode(reduced, reduced_extents, "term", "      ");
     for (std::size_t i = 0; i + 1 < program_.statements.size(); ++i) {  // each element once, by the lane of its term
       const Statement& pointwise = program_.statements[i];
-      text += "      " + store(pointwise.write, value(pointwise), true) + "\n";
+      text += "      " + store(pointwise.write, value(pointwise), true, pointwise) + "\n";
     }
     text += fmt::format("      acc = {};\n", combine(s.reduction, "acc", value(s)));
     text += "    }\n  }\n";
     text += "  // the warp's lanes, combined by butterfly shuffles (every lane takes part)\n";
     text += fmt::format("  for (int offset = 16; offset > 0; offset /= 2) acc = {};\n",
                         combine(s.reduction, "acc", "__shfl_xor_sync(0xffffffffu, acc, offset)"));
-    std::string result = s.kind == StatementKind::reduce ? combine(s.reduction, load(s.write), "acc") : "acc";
+    std::string result = s.kind == StatementKind::reduce ? combine(s.reduction, load(s.write, s), "acc") : "acc";
     if (!by_block) {
-      text += fmt::format("  if (lane == 0 && row < {}LL) {}\n", rows, is_local(s.write.tensor) ? ";" : store(s.write, result, false));
+      text += fmt::format("  if (lane == 0 && row < {}LL) {}\n", rows, is_local(s.write.tensor) ? ";" : store(s.write, result, false, s));
       return text;
     }
     text += fmt::format("  // the block's {} warps, combined through shared memory by thread 0\n", warps_per_block);
@@ -187,7 +193,7 @@ class MemoryKernelEmitter {
     text += "    acc = pf::lds(&partial[0]);\n";
     text += fmt::format("    for (int w = 1; w < {}; ++w) acc = {};\n", warps_per_block,
                         combine(s.reduction, "acc", "pf::lds(&partial[w])"));
-    if (!is_local(s.write.tensor)) text += "    " + store(s.write, result, false) + "\n";
+    if (!is_local(s.write.tensor)) text += "    " + store(s.write, result, false, s) + "\n";
     text += "  }\n";
     return text;
   }

@@ -11,7 +11,7 @@ AffineIndex AffineIndex::plain(std::string index) {
 }
 
 std::string AffineIndex::plain_index() const {
-  return terms.size() == 1 && terms[0].second == 1 && constant == 0 ? terms[0].first : "";
+  return terms.size() == 1 && terms[0].second == 1 && constant == 0 && !is_gather() ? terms[0].first : "";
 }
 
 std::int64_t AffineIndex::coefficient(const std::string& index) const {
@@ -45,6 +45,7 @@ std::string AffineIndex::to_string() const {
     text += text.empty() ? (value < 0 ? "-" : "") : (value < 0 ? " - " : " + ");
     text += term;
   };
+  if (is_gather()) text = gather_text;
   for (const auto& [name, coefficient] : terms) append(coefficient, name);
   if (constant != 0 || text.empty()) append(constant, "");
   return text;

@@ -72,6 +72,7 @@ struct PendingRead {
   std::vector<std::string> indices;  // plain indices ("" for a sum)
   std::vector<AffineIndex> subscripts;
   SourceLocation location;
+  bool is_index = false;  // an index tensor's read inside another read's subscript (a gather)
 };
 
 // What one statement collects while it is checked.
@@ -83,6 +84,7 @@ struct StatementState {
   std::vector<AffineUse> affine_uses;  // subscripts that are sums, of tensors read inside
   std::map<std::string, double> outside_values;  // `where T = v outside`
   std::vector<std::pair<std::string, SourceLocation>> index_values;  // names used as values that are not sizes
+  bool in_gather = false;  // checking an index tensor's subscripts (gathers do not nest)
   bool failed = false;
 };
 
@@ -116,8 +118,15 @@ class DefChecker {
   // `written`), plain ones distinct. Fills `names` (plain index or "") and `subscripts`.
   bool check_subscripts(const ast::Expr& ref, std::vector<std::string>& names,
                         std::vector<AffineIndex>& subscripts, StatementState& state, bool written);
-  // `arg` as an affine expression of index variables; false (reported) when it is not.
+  // `arg` as an affine expression of index variables, plus at most one index tensor's element
+  // (a gather); false (reported) when it is not.
   bool to_affine(const ast::Expr& arg, AffineIndex& out, StatementState& state);
+  // `arg`, a reference to tensor `index` inside a subscript, as a gather (sema_gathers.cc):
+  // `index` must hold integers; its read is recorded in `state`.
+  bool to_gather(const ast::Expr& arg, const Tensor& index, AffineIndex& out, StatementState& state);
+  // Refuses a division of two integer values in `expr` (sema_gathers.cc): TC divides integers
+  // with truncation, polyfuse computes in f32. False (reported) when there is one.
+  bool check_integer_division(const Expr& expr, const Statement& statement, StatementState& state);
   // The `where` clauses of `statement`: boundary values, then stated ranges.
   void check_where_clauses(const ast::Statement& statement, StatementState& state);
   // A size expression of a `where` range (`P`, `16`, `H - R + 1` with H and R bound).

@@ -1,4 +1,5 @@
-// Element types of tensors: f16, bf16 and f32, and how they combine.
+// Element types of tensors: f16, bf16 and f32, the integer types i32, i64 and u8 (TC's int32,
+// int64 and uint8), and how they combine.
 #pragma once
 
 #include <optional>
@@ -7,28 +8,34 @@
 
 namespace polyfuse {
 
-// The scalar type of a tensor's elements.
-enum class ElementType { f16, bf16, f32 };
+// The scalar type of a tensor's elements. Integer tensors hold index tensors (gathers) and
+// integer data; every expression computes in f32, where an integer's value is exact up to 2^24.
+enum class ElementType { f16, bf16, f32, i32, i64, u8 };
 
-// The spelling of `type` in the language ("f16", "bf16", "f32").
+// True for i32, i64 and u8.
+bool is_integer(ElementType type);
+
+// The spelling of `type` in the language ("f16", "bf16", "f32", "int32", "int64", "uint8").
 std::string_view to_string(ElementType type);
 
 // The type spelled `name`, or nullopt if `name` is not a type of the language. Tensor
-// Comprehensions' names are aliases: `float` and `float32` are f32, `half` and `float16` f16.
+// Comprehensions' names are aliases: `float` and `float32` are f32, `half` and `float16` f16;
+// `int32`, `int64` and `uint8` (TC's spellings) are the integer types.
 std::optional<ElementType> parse_element_type(std::string_view name);
 
 // The spellings parse_element_type accepts, for messages ("f16, bf16, f32, float, ...").
 std::string_view element_type_names();
 
-// Why `name`, one of Tensor Comprehensions' other type names (`double`, `float64`, `int32`,
-// `int64`, `uint8`, `bool`, ...), is refused; nullopt for any other name.
+// Why `name`, one of Tensor Comprehensions' other type names (`double`, `float64`, `int8`,
+// `int16`, `uint32`, `bool`, ...), is refused; nullopt for any other name.
 std::optional<std::string> unsupported_type_reason(std::string_view name);
 
-// Size of one element in bytes (2 or 4).
+// Size of one element in bytes (1, 2, 4 or 8).
 int size_in_bytes(ElementType type);
 
-// The type both `a` and `b` convert to without loss: equal types stay, any mix of
-// different types (f16 with bf16, or either with f32) gives f32.
+// The type of a value computed from `a` and `b`: equal types stay, two different integer
+// types give the wider (i64 with anything, else i32), any other mix (f16 with bf16, a float
+// type with an integer type, either with f32) gives f32.
 ElementType common_type(ElementType a, ElementType b);
 
 }  // namespace polyfuse

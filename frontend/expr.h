@@ -56,6 +56,7 @@ inline constexpr Function kAllFunctions[] = {
 struct Expr {
   ExprKind kind = ExprKind::constant;
   double value = 0;                 // for constant
+  bool integer = false;             // for constant: an integer literal or a size (TC types it int)
   int read = -1;                    // for read: index into Statement::reads
   BinaryOp op = BinaryOp::add;      // for binary
   Function function = Function::relu;  // for call

@@ -19,6 +19,10 @@ isl::space make_set_space(isl::ctx ctx, const std::vector<std::string>& params,
 // throws isl::exception_quota.
 void set_max_operations(isl::ctx ctx, unsigned long operations);
 
+// `map` with no constraint left on output dimension `dim` (every value; the output tuple
+// keeps its name): the access of a gathered dimension, whose position is data.
+isl::map free_output_dimension(isl::map map, unsigned dim);
+
 // Resets the operation counter of `ctx` (see set_max_operations).
 void reset_operations(isl::ctx ctx);
 

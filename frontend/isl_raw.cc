@@ -1,6 +1,7 @@
 // The only file of polyfuse that makes raw isl_* C calls (see isl_context.h and
 // isl_helpers.h for what they are for).
 #include <isl/ctx.h>
+#include <isl/map.h>
 #include <isl/options.h>
 #include <isl/space.h>
 
@@ -44,6 +45,15 @@ isl::space make_set_space(isl::ctx ctx, const std::vector<std::string>& params,
 
 void set_max_operations(isl::ctx ctx, unsigned long operations) {
   isl_ctx_set_max_operations(ctx.get(), operations);
+}
+
+isl::map free_output_dimension(isl::map map, unsigned dim) {
+  const std::string tuple = map.range_tuple_id().name();
+  isl_map* raw = isl_map_project_out(map.release(), isl_dim_out, dim, 1);
+  raw = isl_map_insert_dims(raw, isl_dim_out, dim, 1);
+  raw = isl_map_set_tuple_name(raw, isl_dim_out, tuple.c_str());
+  PF_INTERNAL_CHECK(raw != nullptr, "could not free dimension " + std::to_string(dim) + " of an access to " + tuple);
+  return isl::manage(raw);
 }
 
 void reset_operations(isl::ctx ctx) { isl_ctx_reset_operations(ctx.get()); }

@@ -60,12 +60,22 @@ isl::set statement_domain(const Program& program, const std::string& id,
 }
 
 isl::map access_relation(const isl::set& domain, const std::vector<std::string>& domain_indices,
-                         const std::string& tensor, const std::vector<AffineIndex>& subscripts) {
+                         const std::string& tensor, const std::vector<AffineIndex>& subscripts,
+                         const std::optional<isl::set>& extent) {
   isl::space domain_space = domain.space();
   isl::space map_space = domain_space.add_named_tuple(tensor, static_cast<unsigned>(subscripts.size()));
   isl::aff_list list(domain.ctx(), static_cast<int>(subscripts.size()));
   for (const AffineIndex& subscript : subscripts) list = list.add(subscript_aff(domain_space, domain_indices, subscript));
-  return isl::multi_aff(map_space, list).as_map().intersect_domain(domain);
+  isl::map relation = isl::multi_aff(map_space, list).as_map().intersect_domain(domain);
+  bool gathered = false;
+  for (std::size_t d = 0; d < subscripts.size(); ++d)
+    if (subscripts[d].is_gather()) {
+      relation = free_output_dimension(relation, static_cast<unsigned>(d));
+      gathered = true;
+    }
+  if (!gathered) return relation;
+  PF_INTERNAL_CHECK(extent.has_value(), "access_relation: a gather of " + tensor + " needs the tensor's extent");
+  return relation.intersect_range(*extent);
 }
 
 }  // namespace polyfuse

@@ -5,6 +5,7 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,12 @@ isl::set statement_domain(const Program& program, const std::string& id,
                           const std::vector<IterationIndex>& indices);
 
 // `{ domain -> tensor[subscripts...] }` restricted to `domain`, where every index of
-// the subscripts is one of the domain's dimensions `domain_indices`.
+// the subscripts is one of the domain's dimensions `domain_indices`. A gathered subscript
+// (AffineIndex::gather) is not affine: the relation holds every element of that dimension
+// inside `extent` (the tensor's, required then), a may-access that keeps dependences correct.
 isl::map access_relation(const isl::set& domain, const std::vector<std::string>& domain_indices,
-                         const std::string& tensor, const std::vector<AffineIndex>& subscripts);
+                         const std::string& tensor, const std::vector<AffineIndex>& subscripts,
+                         const std::optional<isl::set>& extent = std::nullopt);
 
 // The affine function (on the domain of the set space `space`) for the extent `size`.
 isl::aff size_aff(const isl::space& space, const Size& size, const Program& program);

@@ -11,6 +11,7 @@
 #include "frontend/def_checker.h"
 #include "frontend/limits.h"
 #include "frontend/polyhedral_model.h"
+#include "frontend/value_type.h"
 
 namespace polyfuse {
 namespace sema_detail {
@@ -108,7 +109,11 @@ void DefChecker::record_use(const std::string& index, const Tensor& tensor, std:
 
 Expr DefChecker::lower(const ast::Expr& expr, StatementState& state) {
   switch (expr.kind) {
-    case ast::Expr::Kind::number: return Expr::constant_node(expr.value, expr.location);
+    case ast::Expr::Kind::number: {
+      Expr constant = Expr::constant_node(expr.value, expr.location);
+      constant.integer = expr.is_integer;
+      return constant;
+    }
     case ast::Expr::Kind::name: return lower_size_value(expr, state);
     case ast::Expr::Kind::negate:
       return Expr::negate_node(lower_value(expr.args.at(0), state), expr.location);
@@ -139,7 +144,9 @@ Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) 
     if (bound->second > exact_in_f32)
       error(expr.location, fmt::format("size {} = {} is used as a value, but values above 2^24 = {} are not exact in "
                                        "f32", quote_name(expr.name), bound->second, exact_in_f32), &state);
-    return Expr::constant_node(static_cast<double>(bound->second), expr.location);
+    Expr constant = Expr::constant_node(static_cast<double>(bound->second), expr.location);
+    constant.integer = true;
+    return constant;
   }
   if (std::find(program_.parameters.begin(), program_.parameters.end(), expr.name) != program_.parameters.end())
     error(expr.location, fmt::format("size {} is used as a value, which needs its value at compile time: bind it "
@@ -160,7 +167,10 @@ Expr DefChecker::lower_size_value(const ast::Expr& expr, StatementState& state) 
 Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
   // f16(x), bf16(x), f32(x) and their TC spellings are conversions (functions); other type names
   // are casts polyfuse refuses.
-  if (!find(expr.name) && !parse_function(expr.name) && unsupported_type_reason(expr.name)) return lower_cast(expr, state);
+  const std::optional<ElementType> cast_type = parse_element_type(expr.name);
+  if (!find(expr.name) && !parse_function(expr.name) &&
+      (unsupported_type_reason(expr.name) || (cast_type && is_integer(*cast_type))))
+    return lower_cast(expr, state);
   if (auto function = parse_function(expr.name)) {
     int expected = arity(*function);
     if (static_cast<int>(expr.args.size()) != expected) {
@@ -212,7 +222,8 @@ Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
     for (const auto& term : subscripts[d].terms)
       if (std::find(state.rhs_order.begin(), state.rhs_order.end(), term.first) == state.rhs_order.end())
         state.rhs_order.push_back(term.first);
-    if (!padded) state.affine_uses.push_back(AffineUse{subscripts[d], tensor->name, d, ast::start_location(expr.args[d])});
+    // A gather's affine part ranges over what the index tensor's values leave: no range from it.
+    if (!padded && !subscripts[d].is_gather()) state.affine_uses.push_back(AffineUse{subscripts[d], tensor->name, d, ast::start_location(expr.args[d])});
   }
   if (state.reads.size() >= limits::max_reads_per_statement) {
     error(expr.location, fmt::format("too many tensor references in one statement (the limit is {})",
@@ -335,13 +346,10 @@ void DefChecker::build_statement(const ast::Statement& statement,
     out.indices.push_back(IterationIndex{index, state.ranges.at(index).size, false});
   for (const std::string& index : reductions)
     out.indices.push_back(IterationIndex{index, state.ranges.at(index).size, true});
-  if (out.is_reduction()) {
-    out.accumulate_type = ElementType::f32;
-  } else if (!state.reads.empty()) {
-    out.accumulate_type = find(state.reads[0].tensor)->type;
-    for (const PendingRead& read : state.reads)
-      out.accumulate_type = common_type(out.accumulate_type, find(read.tensor)->type);
-  }
+  std::optional<ElementType> read_type;  // of the values read (not the index tensors of gathers)
+  for (const PendingRead& read : state.reads)
+    if (!read.is_index) read_type = read_type ? common_type(*read_type, find(read.tensor)->type) : find(read.tensor)->type;
+  if (!out.is_reduction() && read_type && !is_integer(*read_type)) out.accumulate_type = *read_type;
   // isl/cpp.h cannot copy null objects: every relation is built before it is stored.
   out.domain = statement_domain(program_, out.id, out.indices);
   std::vector<std::string> names = out.index_names();
@@ -352,10 +360,11 @@ void DefChecker::build_statement(const ast::Statement& statement,
   for (const PendingRead& read : state.reads) {
     auto outside = state.outside_values.find(read.tensor);
     out.reads.push_back(Access{read.tensor, read.indices,
-                               access_relation(out.domain, names, read.tensor, read.subscripts), read.location,
-                               read.subscripts,
+                               access_relation(out.domain, names, read.tensor, read.subscripts, find(read.tensor)->extent),
+                               read.location, read.subscripts,
                                outside == state.outside_values.end() ? std::nullopt
                                                                      : std::optional<double>(outside->second)});
+    out.reads.back().is_index = read.is_index;
   }
   if (!check_reads_inside(out, state)) {
     if (!target) poisoned_.insert(lhs.name);
@@ -367,14 +376,23 @@ void DefChecker::build_statement(const ast::Statement& statement,
   const ElementType converted = is_conversion ? *conversion_type(rhs.function) : ElementType::f32;
   out.expr = std::move(rhs);
   out.location = statement.location;
+  if (!check_integer_division(out.expr, out, state)) {
+    if (!target) poisoned_.insert(lhs.name);
+    return;
+  }
+  // TC's typing: an expression of integers (integer tensors, literals, index values) is an integer.
+  const ElementType expression_type = value_type(out.expr, program_, out.reads);
   if (!target) {
     // What the new tensor's values come from: the common type of the tensors it reads
     // (through temporaries, back to inputs); f32 for a constant.
     std::optional<ElementType> source;
     for (const PendingRead& read : state.reads) {
+      if (read.is_index) continue;
       const ElementType type = source_type_.at(read.tensor);
       source = source ? common_type(*source, type) : type;
     }
+    if (is_integer(expression_type)) source = expression_type;
+    else if (source && is_integer(*source)) source = ElementType::f32;  // integers read into a float value
     source_type_[lhs.name] = is_conversion ? converted : source.value_or(ElementType::f32);
     const bool output = inferred_outputs_.count(lhs.name) > 0;
     Tensor temporary;

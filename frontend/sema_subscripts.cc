@@ -82,6 +82,11 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
     case ast::Expr::Kind::negate: {
       AffineIndex inner;
       if (!to_affine(arg.args.at(0), inner, state)) return false;
+      if (inner.is_gather()) {
+        error(arg.location, fmt::format("index expression {} negates an index tensor's value; a gather adds it "
+                                        "(write 'I(b)' or 'I(b) + i')", quote_name(ast::to_source(arg))), &state);
+        return false;
+      }
       out.add(inner, -1);
       return true;
     }
@@ -93,6 +98,19 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
         return false;
       }
       if (!to_affine(arg.args.at(0), lhs, state) || !to_affine(arg.args.at(1), rhs, state)) return false;
+      if (lhs.is_gather() || rhs.is_gather()) {
+        if (arg.op == '*' || (arg.op == '-' && rhs.is_gather()) || (lhs.is_gather() && rhs.is_gather())) {
+          error(arg.location, fmt::format("index expression {} {} an index tensor's value; a gather adds one index "
+                                          "tensor's value to an affine index ('I(b)', 'I(b) + i', 'I(b) - 1')",
+                                          quote_name(ast::to_source(arg)),
+                                          arg.op == '*' ? "multiplies" : lhs.is_gather() && rhs.is_gather() ? "adds to"
+                                                                                                             : "subtracts"),
+                &state);
+          return false;
+        }
+        out.gather = lhs.is_gather() ? lhs.gather : rhs.gather;
+        out.gather_text = lhs.is_gather() ? lhs.gather_text : rhs.gather_text;
+      }
       if (arg.op == '*') {
         if (!lhs.terms.empty() && !rhs.terms.empty()) {
           error(arg.location, fmt::format("index expression {} multiplies two indices; index expressions are "
@@ -117,6 +135,8 @@ bool DefChecker::to_affine(const ast::Expr& arg, AffineIndex& out, StatementStat
       return true;
     }
     case ast::Expr::Kind::call:
+      if (const Tensor* index = find(arg.name)) return to_gather(arg, *index, out, state);
+      [[fallthrough]];
     case ast::Expr::Kind::compare:
     case ast::Expr::Kind::logical:
     case ast::Expr::Kind::logical_not:

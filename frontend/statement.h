@@ -59,6 +59,9 @@ struct Access {
   // The value read outside the tensor (`where I = 0 outside`): such a read may leave the
   // tensor's extent (`relation` is then not inside it). nullopt: every read is inside.
   std::optional<double> outside_value;
+  // True for the read of an index tensor inside another read's subscript (a gather: see
+  // AffineIndex::gather): its value is a position, not a term of the expression.
+  bool is_index = false;
 
   // True when every subscript is a plain index variable (no sums, constants, strides).
   bool is_plain() const;
@@ -83,7 +86,8 @@ struct Statement {
   Expr expr;                            // right-hand side; reads refer into `reads`
   // Type in which the right-hand side is computed and, for reductions, accumulated:
   // f32 for every reduction (f16/bf16 products accumulate in f32), the common type of
-  // the tensors read for an assign (f32 when it reads none).
+  // the tensors read for an assign (f32 when it reads none, or when that type is an integer
+  // type: every expression computes in f32).
   ElementType accumulate_type = ElementType::f32;
   SourceLocation location;              // start of the statement in the source
 

@@ -230,9 +230,17 @@ static void check_one_grid(const Program& program, const KernelPlan& plan) {
   }
 }
 
+bool touches_integers(const Program& program, const Statement& statement) {
+  const auto integer = [&](const Access& access) { return is_integer(program.find_tensor(access.tensor)->type); };
+  return integer(statement.write) || std::any_of(statement.reads.begin(), statement.reads.end(), integer);
+}
+
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
   KernelPlan plan;
   plan.name = program.name;
+  for (const Statement& statement : program.statements)
+    if (touches_integers(program, statement))
+      unsupported(program, statement, "integer tensors and gathers run in memory-bound kernels, never on tensor cores");
   for (const Statement& statement : program.statements)
     if (contains_kind(statement.expr, ExprKind::index))
       unsupported(program, statement, "an index variable used as a value is not fused into a matmul kernel yet (its "

@@ -13,6 +13,11 @@ namespace polyfuse {
 // epilogues that consume them.
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms);
 
+// True when `statement` touches an integer tensor (int32, int64, uint8) or gathers: such a
+// statement runs only in the memory-bound kernels of a plan (pointwise, row reduction), never
+// on tensor cores or in a row chain.
+bool touches_integers(const Program& program, const Statement& statement);
+
 // `size` with its binding applied: the bound value as a literal, else `size` itself.
 Size bound_size(const Program& program, const Size& size);
 

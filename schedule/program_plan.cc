@@ -206,6 +206,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
   const auto join_row_chain = [&](PlannedKernel& kernel, const Statement& s) -> std::string {
     std::vector<std::string> with = kernel.statements;
     with.push_back(s.id);
+    for (const std::string& id : with)
+      if (touches_integers(program, *program.find_statement(id)))
+        return "integer tensors and gathers run in pointwise and row-reduction kernels, not in row chains";
     const std::variant<RowChain, std::string> chain = row_chain_of(program, with);
     if (const std::string* why = std::get_if<std::string>(&chain)) return *why;
     kernel.kind = PlannedKernelKind::row_chain;
@@ -236,7 +239,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
     // Contractions other than matmuls as written: a GEMM over grouped indices where tensor cores take it.
     std::string contraction_note;
-    if (kind == IdiomKind::other || kind == IdiomKind::batch_reduce_matmul) {
+    if ((kind == IdiomKind::other || kind == IdiomKind::batch_reduce_matmul) && !touches_integers(program, s)) {
       const ContractionGrouping grouping = group_contraction(program, s);
       if (grouping.is_gemm) {
         const bool after_a_kernel = last != nullptr;
@@ -301,7 +304,10 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
           cut_before(s, "it is not one row chain with the kernel before it: " + chain_refusal);
         start(PlannedKernelKind::row_reduction, s);
         plan.kernels.back().note = contraction_note;
-        if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
+        if (touches_integers(program, s))
+          plan.kernels.back().note = "integer tensors and gathers run in memory-bound kernels (one warp or block per "
+                                     "written element), never on tensor cores";
+        else if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
           plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
                                      "warp or block per output element, not as an implicit GEMM on tensor cores yet "
                                      "(issue 24)";

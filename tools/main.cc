@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <stdexcept>
+#include <string_view>
 #include <new>
 
 #include "frontend/diagnostics.h"
@@ -47,6 +49,12 @@ int main(int argc, char** argv) {
   } catch (const polyfuse::EmulatorError& error) {
     std::cerr << "polyfuse: error: " << error.what() << "\n";
     return exit_check_failed;
+  } catch (const std::out_of_range& error) {
+    // A gather's index tensor held a position outside its dimension: the data's fault, reported
+    // by the CPU target's code (polyfuse/cpu/integers.h) and by the reference.
+    const bool gather = std::string_view(error.what()).find("gather out of range") != std::string_view::npos;
+    std::cerr << "polyfuse: " << (gather ? "error: " : "internal error: ") << error.what() << "\n";
+    return gather ? exit_check_failed : exit_internal_error;
   } catch (const InternalError& error) {
     std::cerr << "polyfuse: internal error: " << error.what() << "\n";
     return exit_internal_error;

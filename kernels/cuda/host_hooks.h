@@ -28,6 +28,8 @@
 //   * async_commit(), async_wait(), async_wait_all()
 //                     cp.async.commit_group / wait_group N / wait_all of the calling thread
 //                     (groups are per thread, as on the hardware).
+//   * gather_out_of_range() a gather's index tensor held a position outside the gathered
+//                     dimension: the emulator's error (never returns).
 //   * atomic_access() like access(), for an atomic read-modify-write (atomics of different
 //                     blocks on the same address are not a race).
 //   * wgmma_*, mbarrier_*, fence_*, tma_*, bulk_*
@@ -71,6 +73,10 @@ void async_wait_all();
 
 // Warp rendezvous: deposits `bytes` bytes from `mine`, returns the 32 lanes' deposits.
 const void* warp_exchange(const char* what, const void* mine, unsigned bytes);
+
+// A gather's index (pf::gather_index) is outside its dimension: throws the emulator's error
+// naming the thread, `tensor`, its 1-based `dimension`, the `position` and the `extent`.
+void gather_out_of_range(const char* tensor, int dimension, long long position, long long extent);
 
 // Lane index within the warp (0..31) and warp index within the block of the caller.
 unsigned lane_id();

@@ -131,11 +131,36 @@ template <class T> PF_DEVICE void chunk_set(Chunk16& c, int i, float v) {
 PF_DEVICE float to_float(float v) { return v; }
 PF_DEVICE float to_float(__half v) { return __half2float(v); }
 PF_DEVICE float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+// Integer tensors (int32, int64, uint8): the value as a float (exact up to 2^24).
+PF_DEVICE float to_float(int v) { return static_cast<float>(v); }
+PF_DEVICE float to_float(long long v) { return static_cast<float>(v); }
+PF_DEVICE float to_float(unsigned char v) { return static_cast<float>(v); }
 template <class T> struct FromFloat;
 template <> struct FromFloat<float> { PF_DEVICE static float convert(float v) { return v; } };
 template <> struct FromFloat<__half> { PF_DEVICE static __half convert(float v) { return __float2half_rn(v); } };
 template <> struct FromFloat<__nv_bfloat16> {
   PF_DEVICE static __nv_bfloat16 convert(float v) { return __float2bfloat16_rn(v); }
+};
+// To an integer type: nearest integer (ties to even), saturated at the type's range, 0 for
+// NaN (PTX's cvt.rni.sat; the reference's integer_stored).
+template <class T> struct FromFloatInteger {
+  PF_DEVICE static T convert(float v, double lowest, double highest) {
+    if (v != v) return T(0);
+    const double r = rint(static_cast<double>(v));
+    return r <= lowest ? static_cast<T>(lowest) : r >= highest ? static_cast<T>(highest) : static_cast<T>(r);
+  }
+};
+template <> struct FromFloat<int> {
+  PF_DEVICE static int convert(float v) { return FromFloatInteger<int>::convert(v, -2147483648.0, 2147483647.0); }
+};
+template <> struct FromFloat<long long> {
+  PF_DEVICE static long long convert(float v) {
+    return v != v ? 0LL : v <= -9223372036854775808.0f ? (-9223372036854775807LL - 1)
+                        : v >= 9223372036854775808.0f ? 9223372036854775807LL : static_cast<long long>(rint(v));
+  }
+};
+template <> struct FromFloat<unsigned char> {
+  PF_DEVICE static unsigned char convert(float v) { return FromFloatInteger<unsigned char>::convert(v, 0.0, 255.0); }
 };
 template <class T> PF_DEVICE T from_float(float v) { return FromFloat<T>::convert(v); }
 

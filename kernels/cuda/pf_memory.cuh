@@ -207,6 +207,21 @@ template <class T> PF_DEVICE void stg(T* p, T v) {
 #endif
   *p = v;
 }
+// The position a gather reads (`LUT(I(b), d)`: I's value is a row of LUT) when
+// 0 <= position < extent; otherwise the kernel stops, never reading outside the tensor:
+// __trap() on a GPU, the emulator's error naming `tensor` and its 1-based `dimension` on the
+// host path.
+PF_DEVICE long long gather_index(long long position, long long extent, const char* tensor, int dimension) {
+  if (position >= 0 && position < extent) return position;
+#if PF_DEVICE_PATH
+  (void)tensor;
+  (void)dimension;
+  __trap();
+#elif PF_HOST_PATH
+  ::pf_host::gather_out_of_range(tensor, dimension, position, extent);
+#endif
+  return 0;
+}
 // Predicated element load: T() (zero) and no access when `pred` is false.
 template <class T> PF_DEVICE T ldg_pred(const T* p, bool pred) {
   T v = T();

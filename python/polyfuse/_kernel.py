@@ -18,10 +18,12 @@ from . import _polyfuse
 from ._errors import ArgumentError, Error
 
 # DLPack type codes and device types (dlpack.h).
-_DL_FLOAT, _DL_BFLOAT = 2, 4
+_DL_INT, _DL_UINT, _DL_FLOAT, _DL_BFLOAT = 0, 1, 2, 4
 _DL_CPU, _DL_CUDA = 1, 2
-_DTYPES = {"f16": (_DL_FLOAT, 16), "bf16": (_DL_BFLOAT, 16), "f32": (_DL_FLOAT, 32)}
-_NUMPY_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+_DTYPES = {"f16": (_DL_FLOAT, 16), "bf16": (_DL_BFLOAT, 16), "f32": (_DL_FLOAT, 32),
+           "int32": (_DL_INT, 32), "int64": (_DL_INT, 64), "uint8": (_DL_UINT, 8)}
+_NUMPY_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
+                "int32": "int32", "int64": "int64", "uint8": "uint8"}
 _SIZE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BACKENDS = ("cuda", "emu", "cpu")
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "codegen/cpu_emit.h"
+#include "codegen/cpu_names.h"
 #include "codegen/cuda_emitter.h"
 #include "schedule/program_plan.h"
 #include "frontend/diagnostics.h"
@@ -220,7 +221,7 @@ GeneratedKernel generate_cpu(const std::string& text, const std::string& name, c
     generated.metadata.parameters = kernel_parameters(program);
     for (KernelParameter& p : generated.metadata.parameters)
       p.c_type = (p.kind == KernelParameter::Kind::input ? "const " : "") +
-                 std::string(p.element == ElementType::f32 ? "float*" : "uint16_t*");
+                 cxx_element_type(p.element) + "*";
     for (GridDimension& g : generated.metadata.grid) g = GridDimension{1, "1"};
     return generated;
   });

@@ -1,5 +1,6 @@
 #include "runtime/reference/element_rounding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -73,8 +74,18 @@ float round_to(ElementType type, float value) {
     case ElementType::f16: return f16_bits_to_f32(f32_to_f16_bits(value));
     case ElementType::bf16: return bf16_bits_to_f32(f32_to_bf16_bits(value));
     case ElementType::f32: return value;
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u8: return static_cast<float>(integer_stored(type, value));
   }
   return value;
+}
+
+double integer_stored(ElementType type, double value) {
+  if (std::isnan(value)) return 0;
+  const double lowest = type == ElementType::u8 ? 0.0 : type == ElementType::i32 ? -2147483648.0 : -9223372036854775808.0;
+  const double highest = type == ElementType::u8 ? 255.0 : type == ElementType::i32 ? 2147483647.0 : 9223372036854775807.0;
+  return std::clamp(std::nearbyint(value), lowest, highest);
 }
 
 std::uint16_t to_bits(ElementType type, float value) {
@@ -92,15 +103,50 @@ double unit_roundoff(ElementType type) {
     case ElementType::f16: return std::ldexp(1.0, -11);
     case ElementType::bf16: return std::ldexp(1.0, -8);
     case ElementType::f32: return std::ldexp(1.0, -24);
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u8: return 0;
   }
   return 0;
 }
 
+namespace {
+
+// The integer element `value` (an integer held as a float) in `size` bytes of `bytes`.
+void store_integer(ElementType type, float value, unsigned char* bytes) {
+  const double stored = integer_stored(type, value);
+  if (type == ElementType::u8) {
+    bytes[0] = static_cast<unsigned char>(stored);
+  } else if (type == ElementType::i32) {
+    const std::int32_t v = static_cast<std::int32_t>(stored);
+    std::memcpy(bytes, &v, 4);
+  } else {
+    const std::int64_t v = static_cast<std::int64_t>(stored);
+    std::memcpy(bytes, &v, 8);
+  }
+}
+
+float load_integer(ElementType type, const unsigned char* bytes) {
+  if (type == ElementType::u8) return static_cast<float>(bytes[0]);
+  if (type == ElementType::i32) {
+    std::int32_t v;
+    std::memcpy(&v, bytes, 4);
+    return static_cast<float>(v);
+  }
+  std::int64_t v;
+  std::memcpy(&v, bytes, 8);
+  return static_cast<float>(v);
+}
+
+}  // namespace
+
 std::vector<unsigned char> encode_tensor(ElementType type, const std::vector<float>& values) {
-  const size_t size = type == ElementType::f32 ? 4 : 2;
+  const size_t size = static_cast<size_t>(size_in_bytes(type));
   std::vector<unsigned char> bytes(values.size() * size);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::f32) {
+    if (is_integer(type)) {
+      store_integer(type, values[i], bytes.data() + size * i);
+    } else if (type == ElementType::f32) {
       std::memcpy(bytes.data() + 4 * i, &values[i], 4);
     } else {
       const std::uint16_t bits = to_bits(type, values[i]);
@@ -111,8 +157,11 @@ std::vector<unsigned char> encode_tensor(ElementType type, const std::vector<flo
 }
 
 void decode_tensor(ElementType type, const std::vector<unsigned char>& bytes, std::vector<float>& values) {
+  const size_t size = static_cast<size_t>(size_in_bytes(type));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::f32) {
+    if (is_integer(type)) {
+      values[i] = load_integer(type, bytes.data() + size * i);
+    } else if (type == ElementType::f32) {
       std::memcpy(&values[i], bytes.data() + 4 * i, 4);
     } else {
       std::uint16_t bits;

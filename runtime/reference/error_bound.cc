@@ -133,11 +133,20 @@ double overflow_threshold(ElementType type) {
     case ElementType::f16: return 65520.0;
     case ElementType::bf16: return std::ldexp(1.0, 128) - std::ldexp(1.0, 119);
     case ElementType::f32: return std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u8: return kInfinity;  // integer stores saturate (integer_stored)
   }
   return kInfinity;
 }
 
 Bounded stored_as(ElementType type, Bounded x) {
+  if (is_integer(type)) {  // every value of x +- e stores as an integer between these two
+    const double value = integer_stored(type, x.value);
+    if (!finite(x)) return {value, kInfinity};
+    const double low = integer_stored(type, x.value - x.bound), high = integer_stored(type, x.value + x.bound);
+    return {value, std::max(value - low, high - value)};
+  }
   if (type == ElementType::f32 || !finite(x)) return x;
   const double rounding = unit_roundoff(type) * (std::fabs(x.value) + x.bound) + absolute_floor(type);
   return overflow_checked({x.value, x.bound + rounding}, type);

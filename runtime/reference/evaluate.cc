@@ -88,6 +88,7 @@ class F32Semantics {
     float finish() const { return value; }
   };
   float identity(ReductionOp op) const { return static_cast<float>(identity_value(op)); }
+  std::int64_t position(float value) const { return static_cast<std::int64_t>(value); }
   Accumulator reduction(ReductionOp op, float initial) const { return {op, initial}; }
 
  private:

@@ -60,6 +60,7 @@ class ExactSemantics {
     if (round_factor_[1]) right = stored_as(factor_type_, right);
   }
   Bounded identity(ReductionOp op) const { return {identity_value(op), 0}; }
+  std::int64_t position(Bounded value) const { return static_cast<std::int64_t>(value.value); }
   ReductionBound reduction(ReductionOp op, Bounded initial) const {
     return ReductionBound(op, initial, summation_factor_);
   }

@@ -14,10 +14,13 @@
 //   Value select(Value condition, Value if_true, Value if_false) const;
 //   void final_product(Value& left, Value& right) const;  (the factors of a top-level *)
 //   Value identity(ReductionOp) const;           (where `op=!` starts: 0, 1, -inf, +inf)
+//   std::int64_t position(Value) const;          (an index tensor's element as a position)
 //   Accumulator reduction(ReductionOp, Value initial) const;  (add(Value), Value finish() const)
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,7 +37,8 @@ class StatementRunner {
 
   StatementRunner(const Program& program, const Statement& statement, std::map<std::string, Storage>& tensors,
                   Semantics semantics)
-      : statement_(statement),
+      : file_(program.file),
+        statement_(statement),
         walk_(program, statement),
         code_(postfix_code(statement)),
         semantics_(std::move(semantics)) {
@@ -75,7 +79,7 @@ class StatementRunner {
             stack[top++] = semantics_.constant(*statement_.reads[static_cast<std::size_t>(instruction.read)].outside_value);
           else
             stack[top++] = semantics_.load(*reads_[static_cast<std::size_t>(instruction.read)],
-                                           static_cast<std::size_t>(walk_.read_offset(instruction.read)));
+                                           static_cast<std::size_t>(read_offset(instruction.read)));
           break;
         case ExprKind::negate: stack[top - 1] = semantics_.negate(stack[top - 1]); break;
         case ExprKind::binary:
@@ -109,6 +113,30 @@ class StatementRunner {
     return stack[0];
   }
 
+  // The offset of read `read` with its gathered positions (the index tensors' values at the
+  // current point); a position outside its dimension is an error naming the read and the point.
+  std::int64_t read_offset(int read) const {
+    std::int64_t offset = walk_.read_offset(read);
+    for (const StatementWalk::Gather& gather : walk_.gathers(read)) {
+      const auto index_read = static_cast<std::size_t>(gather.index_read);
+      const std::int64_t value =
+          semantics_.position(semantics_.load(*reads_[index_read], static_cast<std::size_t>(walk_.read_offset(gather.index_read))));
+      const std::int64_t position = gather.affine + value;
+      if (position < 0 || position >= gather.extent) {
+        const Access& access = statement_.reads[static_cast<std::size_t>(read)];
+        throw std::out_of_range(file_ + ":" + std::to_string(access.location.line) + ":" +
+                                std::to_string(access.location.col) + ": gather out of range: " + statement_.id + " reads " +
+                                access.tensor + " at position " + std::to_string(position) + " of dimension " +
+                                std::to_string(gather.dim + 1) + ", which holds 0.." + std::to_string(gather.extent - 1) +
+                                " (" + statement_.reads[index_read].tensor + " holds " + std::to_string(value) + " at " +
+                                walk_.point_text() + ")");
+      }
+      offset += gather.stride * value;
+    }
+    return offset;
+  }
+
+  std::string file_;
   const Statement& statement_;
   StatementWalk walk_;
   std::vector<Instruction> code_;

@@ -35,7 +35,7 @@ std::vector<Instruction> postfix_code(const Statement& statement) {
   return code;
 }
 
-StatementWalk::StatementWalk(const Program& program, const Statement& statement) {
+StatementWalk::StatementWalk(const Program& program, const Statement& statement) : names_(statement.index_names()) {
   write_ = linearize(program, statement, statement.write);
   for (const Access& access : statement.reads) reads_.push_back(linearize(program, statement, access));
   std::size_t reduction_rank = 0;
@@ -83,6 +83,8 @@ StatementWalk::LinearAccess StatementWalk::linearize(const Program& program, con
       followed.coefficients[position] = coefficient;
     }
     linear.offset += stride * subscript.constant;
+    if (subscript.is_gather())
+      linear.gathered.push_back(GatheredSubscript{followed, subscript.gather, dim, stride});
     if (access.outside_value) linear.subscripts.push_back(std::move(followed));
     stride *= shape[dim];
   }
@@ -109,7 +111,24 @@ void StatementWalk::shift(std::size_t dim, std::int64_t steps) {
   for (LinearAccess& read : reads_) {
     read.offset += steps * read.coefficients[dim];
     for (Subscript& subscript : read.subscripts) subscript.value += steps * subscript.coefficients[dim];
+    for (GatheredSubscript& gathered : read.gathered)
+      gathered.affine.value += steps * gathered.affine.coefficients[dim];
   }
+}
+
+std::vector<StatementWalk::Gather> StatementWalk::gathers(int read) const {
+  std::vector<Gather> result;
+  for (const GatheredSubscript& gathered : reads_[static_cast<std::size_t>(read)].gathered)
+    result.push_back(Gather{gathered.index_read, gathered.dim, gathered.affine.value, gathered.affine.extent,
+                            gathered.stride});
+  return result;
+}
+
+std::string StatementWalk::point_text() const {
+  std::string text;
+  for (std::size_t dim = 0; dim < names_.size(); ++dim)
+    text += (text.empty() ? "" : ", ") + names_[dim] + " = " + std::to_string(point_[dim]);
+  return text;
 }
 
 bool StatementWalk::read_inside(int read) const {

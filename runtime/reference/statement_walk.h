@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "frontend/program.h"
@@ -43,6 +44,20 @@ class StatementWalk {
   // False where read `read` is outside its tensor at the current point (only reads with
   // an outside value, `where I = 0 outside`, can be).
   bool read_inside(int read) const;
+  // One gathered subscript of a read (AffineIndex::gather) at the current point: the
+  // element's position in `dim` is `affine` plus the value of read `index_read`.
+  struct Gather {
+    int index_read = -1;          // the index tensor's read (Statement::reads)
+    std::size_t dim = 0;          // the gathered dimension of the read tensor
+    std::int64_t affine = 0;      // the subscript's affine part at the current point
+    std::int64_t extent = 0;      // the dimension's size
+    std::int64_t stride = 0;      // its row-major stride, in elements
+  };
+  // The gathered subscripts of read `read` at the current point (none for most reads);
+  // read_offset(read) leaves their index values out.
+  std::vector<Gather> gathers(int read) const;
+  // "b = 1, r_l = 2": the current point, for messages.
+  std::string point_text() const;
   // The value of domain dimension `dim` (Statement::indices) at the current point.
   std::int64_t index_value(int dim) const { return point_[static_cast<std::size_t>(dim)]; }
   // Number of points per written element (the product of the reduction extents; 1 for `=`).
@@ -60,15 +75,23 @@ class StatementWalk {
     std::int64_t value = 0;                  // at the current point
     std::int64_t extent = 0;                 // the tensor dimension's size
   };
+  struct GatheredSubscript {
+    Subscript affine;  // the affine part, followed along the walk
+    int index_read = -1;
+    std::size_t dim = 0;
+    std::int64_t stride = 0;
+  };
   struct LinearAccess {
     std::vector<std::int64_t> coefficients;  // per domain dimension, in elements
     std::int64_t offset = 0;                 // at the current point
     std::vector<Subscript> subscripts;       // for a read with an outside value only
+    std::vector<GatheredSubscript> gathered; // the gathered dimensions (their index values not in offset)
   };
   static LinearAccess linearize(const Program& program, const Statement& statement, const Access& access);
   bool advance(std::size_t first, std::size_t last);
   void shift(std::size_t dim, std::int64_t steps);
 
+  std::vector<std::string> names_;  // of the domain dimensions
   LinearAccess write_;
   std::vector<LinearAccess> reads_;
   std::vector<std::int64_t> extents_;

@@ -1,5 +1,6 @@
 #include "runtime/reference/tensor_data.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "frontend/diagnostics.h"
@@ -53,19 +54,49 @@ std::vector<std::int64_t> checked_element_counts(const Program& program, const T
   return counts;
 }
 
+namespace {
+
+// SplitMix64: portable and fast.
+std::uint64_t next_random(std::uint64_t& state) {
+  state += 0x9e3779b97f4a7c15ull;
+  std::uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// The values an integer tensor gets: below the smallest extent it indexes (gathers), else below 4.
+std::int64_t integer_limit(const Program& program, const Tensor& tensor) {
+  std::int64_t limit = 0;
+  for (const Statement& statement : program.statements)
+    for (const Access& read : statement.reads)
+      for (std::size_t dim = 0; dim < read.subscripts.size(); ++dim) {
+        const AffineIndex& subscript = read.subscripts[dim];
+        if (!subscript.is_gather() || statement.reads.at(static_cast<std::size_t>(subscript.gather)).tensor != tensor.name)
+          continue;
+        const std::int64_t extent = bound_extent(program, program.find_tensor(read.tensor)->dims[dim]);
+        limit = limit == 0 ? extent : std::min(limit, extent);
+      }
+  return limit == 0 ? 4 : limit;
+}
+
+}  // namespace
+
 std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed) {
   std::vector<float> values(static_cast<std::size_t>(count));
   std::uint64_t state = seed;
   for (float& value : values) {
-    // SplitMix64: portable and fast; the top 24 bits give a uniform f32 in [0, 1).
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    const float unit = static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+    // The top 24 bits give a uniform f32 in [0, 1).
+    const float unit = static_cast<float>(next_random(state) >> 40) * (1.0f / 16777216.0f);
     value = round_to(type, 2.0f * unit - 1.0f);
   }
+  return values;
+}
+
+std::vector<float> random_integers(std::int64_t count, std::int64_t limit, std::uint64_t seed) {
+  std::vector<float> values(static_cast<std::size_t>(count));
+  std::uint64_t state = seed;
+  for (float& value : values) value = static_cast<float>(next_random(state) % static_cast<std::uint64_t>(limit));
   return values;
 }
 
@@ -74,8 +105,10 @@ TensorData random_tensors(const Program& program, std::uint64_t seed) {
   std::uint64_t position = 0;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
-    data[tensor.name] = random_values(element_count(program, tensor), tensor.type,
-                                      seed * 1000003ull + position);
+    const std::uint64_t stream = seed * 1000003ull + position;
+    data[tensor.name] = is_integer(tensor.type)
+                            ? random_integers(element_count(program, tensor), integer_limit(program, tensor), stream)
+                            : random_values(element_count(program, tensor), tensor.type, stream);
     ++position;
   }
   return data;

@@ -39,7 +39,12 @@ std::vector<std::int64_t> checked_element_counts(const Program& program, const T
 // The range keeps sums of products well-conditioned for f16 outputs (|a*b| <= 1).
 std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed);
 
-// A buffer for every input and output of `program`, filled with random_values: the
+// Integers uniform in [0, limit), from the same generator as random_values.
+std::vector<float> random_integers(std::int64_t count, std::int64_t limit, std::uint64_t seed);
+
+// A buffer for every input and output of `program`, filled with random_values (an integer
+// tensor: random_integers below the smallest extent it indexes in a gather, below 4 when it
+// indexes none): the
 // i-th tensor in signature order uses seed `seed * 1000003 + i`. Outputs get random
 // values too, so code that skips a zero-initialisation (`+=!`) is caught, and `+=`
 // starts from known values.

@@ -11,13 +11,7 @@
 namespace polyfuse::testing {
 namespace {
 
-RunReport run_cpu(const std::string& text, const SizeBindings& sizes) {
-  RunRequest request;
-  request.target = Target::cpu;
-  request.cpu_schedule.target = default_cpu_target();
-  request.repeats = 0;
-  return run_program(compile_text(text, sizes, "conditions.tc"), request);
-}
+RunReport run_cpu(const std::string& text, const SizeBindings& sizes) { return run_text_on_cpu(text, sizes, "conditions.tc"); }
 
 std::string cpu_error(const std::string& text, const SizeBindings& sizes) {
   try {

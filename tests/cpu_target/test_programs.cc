@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "schedule/cpu_target.h"
 #include "support/golden.h"
 
 namespace polyfuse::testing {
@@ -40,6 +41,14 @@ std::string example_text(const std::string& name, const std::string& dtype) {
 
 Program compile_text(const std::string& text, const SizeBindings& sizes, const std::string& file) {
   return compile_source(SourceFile{file, text}, sizes).programs.at(0);
+}
+
+RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file) {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
+  return run_program(compile_text(text, sizes, file), request);
 }
 
 }  // namespace polyfuse::testing

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "frontend/frontend.h"
+#include "runtime/api/run_program.h"
 
 namespace polyfuse::testing {
 
@@ -34,5 +35,9 @@ std::string example_text(const std::string& name, const std::string& dtype = "")
 // The first def of `text`, with `sizes` bound.
 Program compile_text(const std::string& text, const SizeBindings& sizes,
                      const std::string& file = "test.tc");
+
+// compile_text's program run once on the CPU target (the default CPU, no timed repeats),
+// checked against the exact reference.
+RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file = "test.tc");
 
 }  // namespace polyfuse::testing

@@ -305,6 +305,13 @@ const void* warp_exchange(const char* what, const void* mine, unsigned bytes) {
   return deposits.data();
 }
 
+void gather_out_of_range(const char* tensor, int dimension, long long position, long long extent) {
+  emu::Launch& l = emu::current_launch();
+  throw EmulationError("polyfuse emu: gather out of range in " + where(l, l.current) + ": position " +
+                       std::to_string(position) + " of dimension " + std::to_string(dimension) + " of " + tensor +
+                       ", which holds 0.." + std::to_string(extent - 1) + " (the kernel traps on a GPU)");
+}
+
 unsigned lane_id() { return emu::current_launch().current->lane; }
 unsigned warp_id() { return emu::current_launch().current->warp; }
 unsigned char* dynamic_shared() { return emu::current_launch().shared; }
