@@ -130,6 +130,13 @@ std::optional<std::string> grouped_expr(const Expr& e, const Statement& s, const
     case ExprKind::negate: return fmt::format("-({})", operands[0]);
     case ExprKind::binary: return fmt::format("({} {} {})", operands[0], to_string(e.op), operands[1]);
     case ExprKind::call: return fmt::format("{}({})", to_string(e.function), fmt::join(operands, ", "));
+    // conditions and index values are not rewritten into grouped indices: no view
+    case ExprKind::index:
+    case ExprKind::compare:
+    case ExprKind::logical_and:
+    case ExprKind::logical_or:
+    case ExprKind::logical_not:
+    case ExprKind::select: return std::nullopt;
   }
   return std::nullopt;
 }

@@ -204,6 +204,23 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
   expect_plan_runs(source, {{"M", 9}, {"N", 260}, {"K", 16}}, 2);  // the matmul kernel, then a row chain
 }
 
+// Issue 21's attention program runs today as a plan of three kernels: the batched Q·Kᵀ on tensor
+// cores, one row chain (max, exp, sum over t), and a reduction kernel for e·V / z. One kernel
+// (the score tile never leaving the chip) waits for: row chains after batched matmuls, a
+// back-to-back kernel with a row chain between its halves, the t-invariant 1/z factored out of
+// the sum (then e·V is a matmul), and for T beyond a block tile the online-softmax rewrite.
+TEST(PlanEmu, AttentionRunsAsAPlan) {
+  const char* source =
+      "def attention(f16(B, H, S, D) Q, f16(B, H, T, D) Kt, f16(B, H, T, D) V) -> (f16(B, H, S, D) O) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * Kt(b, h, t, d)\n"
+      "  mx(b, h, s) max=! L(b, h, s, t)\n"
+      "  e(b, h, s, t) = exp(L(b, h, s, t) * 0.125 - mx(b, h, s) * 0.125)\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  O(b, h, s, d) +=! e(b, h, s, t) * V(b, h, t, d) / z(b, h, s)\n"
+      "}\n";
+  expect_plan_runs(source, {{"B", 1}, {"H", 2}, {"S", 19}, {"T", 37}, {"D", 16}}, 3);
+}
+
 // On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor
 // maps the runtime encodes); the memory-bound kernels are the same.
 TEST(PlanEmu, GemmSoftmaxWithTheSm90aMainLoop) {

@@ -200,6 +200,21 @@ def mixed(f16(M, K) A, f16(K, N) B, f16(M, N) X, f16(N, P) W) -> (f16(M, N) D, f
   }
 }
 
+// Issue 21's attention program on the CPU target (its GPU plan: plan_emu_test.cc's
+// PlanEmu.AttentionRunsAsAPlan), odd sizes.
+TEST(CpuLoopNestStages, AttentionMatchesTheReference) {
+  const Program program = compile_text(R"(
+def attention(f16(B, H, S, D) Q, f16(B, H, T, D) Kt, f16(B, H, T, D) V) -> (f16(B, H, S, D) O) {
+  L(b, h, s, t) +=! Q(b, h, s, d) * Kt(b, h, t, d)
+  mx(b, h, s) max=! L(b, h, s, t)
+  e(b, h, s, t) = exp(L(b, h, s, t) * 0.125 - mx(b, h, s) * 0.125)
+  z(b, h, s) +=! e(b, h, s, t)
+  O(b, h, s, d) +=! e(b, h, s, t) * V(b, h, t, d) / z(b, h, s)
+})", {{"B", 1}, {"H", 2}, {"S", 19}, {"T", 37}, {"D", 16}}, "attention.tc");
+  const RunReport report = run_program(program, quick_request(1));
+  EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+}
+
 // The check is not vacuous: emitted code with a first touch that keeps the (random)
 // old outputs, or with the epilogue's bias dropped, fails it.
 TEST(RunCheck, WrongCodeFailsTheCheck) {

@@ -104,8 +104,8 @@ TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
 // A batch-reduce matmul of two reads is a contraction (a GEMM over grouped indices,
 // contraction_to_gemm_test.cc); one with a prologue is not, and stays the CPU path's.
 TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {
-  EXPECT_EQ(plan_error("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) r) {\n"
-                       "  C(m, n) +=! relu(A(r, m, k)) * B(r, k, n)\n  r(m) max=! C(m, n)\n}\n",
+  EXPECT_EQ(plan_error("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) rowmax) {\n"
+                       "  C(m, n) +=! relu(A(r, m, k)) * B(r, k, n)\n  rowmax(m) max=! C(m, n)\n}\n",
                        {{"M", 4}, {"N", 4}, {"K", 4}, {"R", 2}}),
             "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
 }
