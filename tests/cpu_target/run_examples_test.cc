@@ -100,9 +100,11 @@ std::vector<RunCase> loop_nest_cases() {
 
 // The thread count (a num_threads clause) splits output blocks, never a reduction: 1, 2 and
 // 3 threads (uneven over the blocks) give the same bits, at small blocks (many of them,
-// with edges) for every blocked example.
+// with edges) for every blocked example (the row-reduction ones add single-threaded loop-nest
+// stages to blocked stages like the others': left out, for the CI's time).
 TEST(CpuThreads, ResultsDoNotDependOnTheThreadCount) {
   for (const std::string& example : example_names()) {
+    if (example == "gemm_softmax" || example == "layernorm" || example == "rmsnorm") continue;
     const std::string text = example_text(example);
     const Program program =
         compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"H", 2}, {"R", 2}}), example + ".tc");
