@@ -10,9 +10,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${POLYFUSE_ASAN_BUILD_DIR:-$root/build-asan}"
 # (the longest first: they run side by side, one per core)
-tests=(codegen_emu_tests emu_tests kernels_cuda_emu_tests frontend_tests codegen_tests schedule_tests reference_tests
-       kernels_cpu_tests)
-# The generated-kernel tests that run under ASan (the odd-shape sweeps run in the main build).
+tests=(codegen_emu_sanitizer_tests emu_tests kernels_cuda_emu_tests frontend_tests codegen_tests schedule_tests
+       reference_tests kernels_cpu_tests)
+# The generated-kernel tests that run under ASan (codegen_emu_sanitizer_tests: the files of
+# these suites only; the odd-shape sweeps and the rest run in the main build).
 codegen_emu_filter='GemmEmu.*:FusedEmu.*:MutatedKernelsEmu.*:OutputShapesEmu.EachOutputStoredOnce'
 
 # -Og -g1: line tables for the sanitizers' stack traces at less than half the compile time
@@ -32,7 +33,7 @@ logs="$(mktemp -d "${TMPDIR:-/tmp}/polyfuse-sanitizers.XXXXXX")"
 run_test() {
   local test=$1 start=$SECONDS binary filter=()
   binary=$(find "$build/tests" -name "$test" -type f -perm -u+x | head -n 1)
-  [[ $test == codegen_emu_tests ]] && filter=(--gtest_filter="$codegen_emu_filter")
+  [[ $test == codegen_emu_sanitizer_tests ]] && filter=(--gtest_filter="$codegen_emu_filter")
   local status=0
   "$binary" --gtest_brief=1 "${filter[@]}" >"$logs/$test.log" 2>&1 || status=$?
   echo "$status $((SECONDS - start))" >"$logs/$test.status"
