@@ -7,12 +7,12 @@
 # sanitizer report, a timeout or out-of-memory) and prints the reproducer's path; replay
 # one with: $build/tests/fuzz/compiler_fuzzer REPRODUCER
 #   POLYFUSE_FUZZ_BUILD_DIR    the clang build folder (default: build-fuzz)
-#   POLYFUSE_LIBFUZZER_SECONDS how long to fuzz (default: 60)
+#   POLYFUSE_LIBFUZZER_SECONDS how long to fuzz (default: 40)
 #   POLYFUSE_FUZZ_FINDINGS     where reproducers go (default: a temporary folder, kept on failure)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${POLYFUSE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-seconds="${POLYFUSE_LIBFUZZER_SECONDS:-60}"
+seconds="${POLYFUSE_LIBFUZZER_SECONDS:-40}"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOLYFUSE_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
