@@ -116,5 +116,5 @@ if ((bad)); then
   head -n 4 "$scratch/failures" | cut -c1-110 >"$scratch/notes"
   add_notes "$scratch/notes"
 else
-  record cli ok "$checks checks: every example (emulator runs), cubin, error programs, fuzz seeds, in $(($(now) - start)) s"
+  record cli ok "$checks checks: every example (emulator runs of the plans and representatives), cubin, error programs, fuzz seeds, in $(($(now) - start)) s"
 fi
