@@ -34,25 +34,26 @@ LoadedDriver load() {
   }
   DriverApi& a = d.api;
   std::string& why = d.why;
-  bool all = resolve(library, "cuInit", a.init, why) & resolve(library, "cuDriverGetVersion", a.driver_get_version, why) &
-             resolve(library, "cuDeviceGetCount", a.device_get_count, why) & resolve(library, "cuDeviceGet", a.device_get, why) &
-             resolve(library, "cuDeviceGetAttribute", a.device_get_attribute, why) &
-             resolve(library, "cuDeviceGetName", a.device_get_name, why) &
-             resolve(library, "cuDevicePrimaryCtxRetain", a.primary_ctx_retain, why) &
-             resolve(library, "cuCtxGetCurrent", a.ctx_get_current, why) &
-             resolve(library, "cuCtxSetCurrent", a.ctx_set_current, why) &
-             resolve(library, "cuCtxGetDevice", a.ctx_get_device, why) &
-             resolve(library, "cuCtxSynchronize", a.ctx_synchronize, why) &
-             resolve(library, "cuStreamSynchronize", a.stream_synchronize, why) &
-             resolve(library, "cuModuleLoadData", a.module_load_data, why) &
-             resolve(library, "cuModuleUnload", a.module_unload, why) &
-             resolve(library, "cuModuleGetFunction", a.module_get_function, why) &
-             resolve(library, "cuFuncSetAttribute", a.func_set_attribute, why) &
-             resolve(library, "cuLaunchKernel", a.launch_kernel, why) &
-             resolve(library, "cuGetErrorName", a.get_error_name, why) &
-             resolve(library, "cuGetErrorString", a.get_error_string, why) &
-             resolve(library, "cuMemAlloc_v2", a.mem_alloc, why) & resolve(library, "cuMemFree_v2", a.mem_free, why) &
-             resolve(library, "cuMemcpyHtoD_v2", a.memcpy_htod, why) &
+  // The first symbol missing names the reason; nothing after it is needed then.
+  bool all = resolve(library, "cuInit", a.init, why) && resolve(library, "cuDriverGetVersion", a.driver_get_version, why) &&
+             resolve(library, "cuDeviceGetCount", a.device_get_count, why) && resolve(library, "cuDeviceGet", a.device_get, why) &&
+             resolve(library, "cuDeviceGetAttribute", a.device_get_attribute, why) &&
+             resolve(library, "cuDeviceGetName", a.device_get_name, why) &&
+             resolve(library, "cuDevicePrimaryCtxRetain", a.primary_ctx_retain, why) &&
+             resolve(library, "cuCtxGetCurrent", a.ctx_get_current, why) &&
+             resolve(library, "cuCtxSetCurrent", a.ctx_set_current, why) &&
+             resolve(library, "cuCtxGetDevice", a.ctx_get_device, why) &&
+             resolve(library, "cuCtxSynchronize", a.ctx_synchronize, why) &&
+             resolve(library, "cuStreamSynchronize", a.stream_synchronize, why) &&
+             resolve(library, "cuModuleLoadData", a.module_load_data, why) &&
+             resolve(library, "cuModuleUnload", a.module_unload, why) &&
+             resolve(library, "cuModuleGetFunction", a.module_get_function, why) &&
+             resolve(library, "cuFuncSetAttribute", a.func_set_attribute, why) &&
+             resolve(library, "cuLaunchKernel", a.launch_kernel, why) &&
+             resolve(library, "cuGetErrorName", a.get_error_name, why) &&
+             resolve(library, "cuGetErrorString", a.get_error_string, why) &&
+             resolve(library, "cuMemAlloc_v2", a.mem_alloc, why) && resolve(library, "cuMemFree_v2", a.mem_free, why) &&
+             resolve(library, "cuMemcpyHtoD_v2", a.memcpy_htod, why) &&
              resolve(library, "cuMemcpyDtoH_v2", a.memcpy_dtoh, why);
   if (!all) return d;
   if (CUresult r = a.init(0); r != CUDA_SUCCESS) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A second build with AddressSanitizer + UndefinedBehaviorSanitizer (POLYFUSE_SANITIZE=ON)
-# that runs the unit tests of the compiler (front end with its bounded mutation-fuzz loop,
+# The sanitizer build (scripts/sanitize-build: clang, ASan + UBSan on every library, shared
+# with the fuzz stage) runs the unit tests of the compiler (front end with its bounded mutation-fuzz loop,
 # schedule passes, code generation), the reference evaluator, kernels/cpu, and the emulator:
 # its own tests, the device helpers' and a selection of generated kernels (GEMM, fused
 # idioms, the hand-edited kernels that must fail), with the kernels it builds at run time
@@ -8,7 +8,6 @@
 # The NVRTC/nvcc tests stay in the main build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-build="${POLYFUSE_ASAN_BUILD_DIR:-$root/build-asan}"
 # (the longest first: they run side by side, one per core)
 tests=(codegen_emu_sanitizer_tests emu_tests kernels_cuda_emu_tests frontend_tests codegen_tests schedule_tests
        reference_tests kernels_cpu_tests)
@@ -16,15 +15,14 @@ tests=(codegen_emu_sanitizer_tests emu_tests kernels_cuda_emu_tests frontend_tes
 # these suites only; the odd-shape sweeps and the rest run in the main build).
 codegen_emu_filter='GemmEmu.*:FusedEmu.*:MutatedKernelsEmu.*:OutputShapesEmu.EachOutputStoredOnce'
 
-# -Og -g1: line tables for the sanitizers' stack traces at less than half the compile time
-# of RelWithDebInfo's -O2 -g (this build is the largest part of the CI's time).
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOLYFUSE_SANITIZE=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-Og -g1 -DNDEBUG" >/dev/null
-cmake --build "$build" --parallel "$(nproc)" --target "${tests[@]}"
+build="$(bash "$root/scripts/sanitize-build" "${tests[@]}")"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export POLYFUSE_FUZZ_SECONDS="${POLYFUSE_FUZZ_SECONDS:-20}"
+# The kernels built at run time link against the clang-built emulator library: the same
+# compiler, so one ASan runtime.
+export POLYFUSE_EMU_CXX=clang++
 export POLYFUSE_EMU_CXXFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
 export POLYFUSE_EMU_CACHE_DIR="$build/emu-cache"
 # The test programs run side by side, one per core, each into its own log (printed when it

@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
-# libFuzzer on the whole compiler (tests/fuzz/compiler_fuzzer.cc): a clang build with
-# -fsanitize=fuzzer,address,undefined (POLYFUSE_FUZZ=ON) of the fuzz target only, run for
+# libFuzzer on the whole compiler (tests/fuzz/compiler_fuzzer.cc): the fuzz target of the
+# sanitizer build (scripts/sanitize-build: clang, POLYFUSE_FUZZ=ON, shared with 30-sanitizers.sh), run for
 # a bounded time from the examples, the error programs and tests/fuzz/seeds (programs
 # that reach language features the examples do not), with the .tc dictionary.
 # Exits non-zero on any finding (an internal error, an escaped exception, a crash, a
 # sanitizer report, a timeout or out-of-memory) and prints the reproducer's path; replay
 # one with: $build/tests/fuzz/compiler_fuzzer REPRODUCER
-#   POLYFUSE_FUZZ_BUILD_DIR    the clang build folder (default: build-fuzz)
+#   POLYFUSE_SANITIZE_BUILD_DIR the clang build folder (default: build-sanitize)
 #   POLYFUSE_LIBFUZZER_SECONDS how long to fuzz (default: 40)
 #   POLYFUSE_FUZZ_FINDINGS     where reproducers go (default: a temporary folder, kept on failure)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-build="${POLYFUSE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${POLYFUSE_LIBFUZZER_SECONDS:-40}"
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOLYFUSE_FUZZ=ON \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$build" --parallel "$(nproc)" --target compiler_fuzzer
+build="$(bash "$root/scripts/sanitize-build" compiler_fuzzer)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/polyfuse-fuzz.XXXXXX")"
 corpus="$work/corpus"

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "polyfuse/cpu/types.h"
 #include "support/golden.h"
 
 namespace polyfuse::testing {
@@ -36,18 +37,11 @@ std::string example_test_name(const std::string& example, const SizeBindings& si
   return name;
 }
 
-std::uint16_t to_f16_bits(float value) {
-  _Float16 h = static_cast<_Float16>(value);
-  std::uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
-}
+// kernels/cpu's conversions (round to nearest even), not _Float16: clang 14 has no _Float16
+// on x86-64, and the sanitizer build is clang's.
+std::uint16_t to_f16_bits(float value) { return cpu::f32_to_f16(value); }
 
-float from_f16_bits(std::uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return static_cast<float>(h);
-}
+float from_f16_bits(std::uint16_t bits) { return cpu::f16_to_f32(bits); }
 
 std::uint16_t to_bf16_bits(float value) {
   std::uint32_t u;
