@@ -77,7 +77,9 @@ TEST(ContractionToGemm, GoldenPlans) {
   const std::vector<Contraction> cases = contractions();
   for (const auto& [name, type] : {std::pair{"tensordot", "f16"}, std::pair{"batch_in_middle", "bf16"},
                                    std::pair{"tensordot", "f32"}, std::pair{"tensordot_epilogue", "f16"}}) {
-    const Contraction& c = *std::find_if(cases.begin(), cases.end(), [&](const Contraction& x) { return x.name == name; });
+    const std::string wanted = name;  // (clang 14: a lambda cannot capture a structured binding)
+    const Contraction& c =
+        *std::find_if(cases.begin(), cases.end(), [&](const Contraction& x) { return x.name == wanted; });
     const Program program = compile(def_of(c, type), c.sizes);
     const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
     EXPECT_TRUE(polyfuse::testing::matches_golden(plan, fmt::format("plan/contraction_{}_{}.plan", name, type)));
