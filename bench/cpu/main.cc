@@ -16,7 +16,7 @@
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5
 //            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
-// (geomeans: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
+// (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
 #include <array>
 #include <cmath>
@@ -237,17 +237,24 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
               row.check == "ok" ? "" : "  WARNING: differs from openblas");
 }
 
-// The geomean of polyfuse's speedup over `implementation` in `section` at `threads` (for the
-// fused sections: every section whose name starts with `section`), over rows whose M is
-// at least `min_m`.
-double summary_ratio(const Report& report, const std::string& section, const std::string& implementation,
-                     int threads, int64_t min_m = 0) {
+// "1.23" (two decimals), or "n/a" for no values.
+std::string geomean_text(const std::vector<double>& values) {
+  if (values.empty()) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", geomean(values));
+  return text;
+}
+
+// The geomean of polyfuse's speedup over `implementation` in the sections whose name starts
+// with `section` at `threads`, over rows whose M is at least `min_m`; "n/a" for none.
+std::string summary_ratio(const Report& report, const std::string& section, const std::string& implementation,
+                          int threads, int64_t min_m = 0) {
   std::vector<double> ratios;
   for (const Row& r : report.rows())
     if (r.section.rfind(section, 0) == 0 && r.implementation == implementation && r.threads == threads &&
         r.m >= min_m && r.ratio > 0)
       ratios.push_back(r.ratio);
-  return geomean(ratios);
+  return geomean_text(ratios);
 }
 
 // "1,2" -> {1, 2}; empty on a malformed list or a count < 1.
@@ -306,6 +313,11 @@ int main(int argc, char** argv) {
     } else {
       return usage_error("unknown option '" + arg + "'");
     }
+  }
+  std::ofstream csv_out;  // opened now, so a path that cannot be written stops the run before it starts
+  if (!csv_path.empty()) {
+    csv_out.open(csv_path);
+    if (!csv_out) return usage_error("--csv '" + csv_path + "': cannot open it for writing");
   }
   Budget budget;
   budget.seconds_per_batch = quick ? 0.02 : 0.05;
@@ -373,10 +385,9 @@ int main(int argc, char** argv) {
   std::printf("\n");
   for (int t : thread_counts)
     for (const std::string& warning : peaks[t]->warnings()) std::printf("WARNING: %s\n", warning.c_str());
-  if (!csv_path.empty()) {
-    std::ofstream out(csv_path);
-    out << report.csv(info);
-    if (!out.flush()) {
+  if (csv_out.is_open()) {
+    csv_out << report.csv(info);
+    if (!csv_out.flush()) {
       std::fprintf(stderr, "polyfuse-bench-cpu: error: cannot write --csv '%s'\n", csv_path.c_str());
       return 1;
     }
@@ -385,15 +396,16 @@ int main(int argc, char** argv) {
   std::vector<double> fractions;
   for (const Row& r : report.rows())
     if (r.section == "brgemm" && r.implementation == "polyfuse" && r.threads == 1) fractions.push_back(r.peak_fraction);
-  std::printf("summary: brgemm_vs_libxsmm=%.2f gemm_vs_openblas=%.2f peak_fraction=%.2f",
-              summary_ratio(report, "brgemm", "libxsmm", 1), summary_ratio(report, "gemm", "openblas", 1, 256),
-              geomean(fractions));
+  std::printf("summary: brgemm_vs_libxsmm=%s gemm_vs_openblas=%s peak_fraction=%s",
+              summary_ratio(report, "brgemm", "libxsmm", 1).c_str(),
+              summary_ratio(report, "gemm", "openblas", 1, 256).c_str(), geomean_text(fractions).c_str());
   for (int t : thread_counts)
-    std::printf(" fused_vs_onednn_%dthr=%.2f fused_vs_openblas_pass_%dthr=%.2f batched_vs_onednn_%dthr=%.2f"
-                " batched_vs_openblas_loop_%dthr=%.2f",
-                t, summary_ratio(report, "fused_", "onednn", t), t, summary_ratio(report, "fused_", "openblas+pass", t), t,
-                summary_ratio(report, "batched_gemm", "onednn", t), t,
-                summary_ratio(report, "batched_gemm", "openblas_loop", t));
+    std::printf(" fused_vs_onednn_%dthr=%s fused_vs_openblas_pass_%dthr=%s batched_vs_onednn_%dthr=%s"
+                " batched_vs_openblas_loop_%dthr=%s",
+                t, summary_ratio(report, "fused_", "onednn", t).c_str(), t,
+                summary_ratio(report, "fused_", "openblas+pass", t).c_str(), t,
+                summary_ratio(report, "batched_gemm", "onednn", t).c_str(), t,
+                summary_ratio(report, "batched_gemm", "openblas_loop", t).c_str());
   std::printf("\n");
   return 0;
 }
