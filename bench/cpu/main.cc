@@ -18,6 +18,8 @@
 //            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
 // (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -27,7 +29,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -95,7 +96,7 @@ void bench_brgemm(int64_t m, int64_t n, int64_t k, int64_t batch, int threads, c
     std::vector<float> c1(size_t(m * n), 0.f), c2 = c1;
     ours(a.data(), b.data(), c1.data(), m, k, m, sa, sb);
     if (xsmm.ok()) xsmm(a.data(), b.data(), c2.data(), batch);
-    if (xsmm.ok() && max_diff(c1, c2) > 1e-3) check = "differs from libxsmm by " + std::to_string(max_diff(c1, c2));
+    if (xsmm.ok() && max_diff(c1, c2) > 1e-3) check = fmt::format("differs from libxsmm by {:g}", max_diff(c1, c2));
   }
   std::vector<double> rates(xsmm.ok() ? 2 : 1, 0.0);  // summed over the threads
   auto body = [&] {
@@ -179,7 +180,7 @@ void bench_tensor_operation(int which, int threads, const Budget& budget, Report
              openblas_settle(threads))},
       budget);
   Row row;
-  row.section = "tensor_op", row.problem = "config " + std::to_string(which);
+  row.section = "tensor_op", row.problem = fmt::format("config {}", which);
   row.m = 1024, row.n = 1024, row.k = 256, row.threads = threads, row.check = check;
   const std::vector<double> g =
       report.add_problem(row, {"polyfuse", "libxsmm_loops", "openblas_1024x1024x256"}, seconds, op.flops());
