@@ -4,6 +4,10 @@
 #include "convert_x86.h"
 #include "polyfuse/cpu/isa.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace polyfuse::cpu {
 
 int64_t dtype_size(DType type) { return type == DType::f32 ? 4 : 2; }
@@ -86,9 +90,11 @@ uint16_t f32_to_f16(float value) {
 bool bulk_conversions_vectorised() {
 #if defined(__x86_64__)
   static const bool vectorised = [] {
-    __builtin_cpu_init();
+    // F16C: CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
     const Isa isa = best_isa();
-    return (isa == Isa::avx2 || isa == Isa::avx512) && __builtin_cpu_supports("f16c");
+    return (isa == Isa::avx2 || isa == Isa::avx512) && f16c;
   }();
   return vectorised;
 #else
