@@ -45,7 +45,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), options.f32_matmul);
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
-      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
+      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16 and f32",
                                   to_string(options.mma)));
   const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
   validate_gpu_options(options, f32_operands ? 4 : 2);

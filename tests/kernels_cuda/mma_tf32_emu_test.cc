@@ -15,11 +15,6 @@
 namespace {
 using namespace pft_test;
 
-unsigned bits_of(float x) {
-  unsigned u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
 float float_of(unsigned u) {
   float x;
   std::memcpy(&x, &u, 4);
@@ -153,11 +148,16 @@ TEST_P(MmaF32Emu, MatchesReference) {
       EXPECT_NEAR(got, c.three ? exact : rounded, 4e-6) << c.name << " at (" << i << ", " << j << ")";
       off_exact = std::max(off_exact, std::fabs(got - exact));
     }
-  if (c.three) EXPECT_LT(off_exact, 4e-6);
-  else EXPECT_GT(off_exact, 1e-4) << "TF32's rounding of the inputs must show";
+  if (c.three) {
+    EXPECT_LT(off_exact, 4e-6);
+  } else {
+    EXPECT_GT(off_exact, 1e-4) << "TF32's rounding of the inputs must show";
+  }
   // The k-contiguous tiles (A row-major, B column-major) are read without bank conflicts; the
   // others in pairs of banks (pf_mma_tf32.cuh): recorded.
-  if (c.a_row && !c.b_row) EXPECT_EQ(stats.shared_bank_conflicts, 0u) << stats.details();
+  if (c.a_row && !c.b_row) {
+    EXPECT_EQ(stats.shared_bank_conflicts, 0u) << stats.details();
+  }
   RecordProperty("shared_bank_conflicts", std::to_string(stats.shared_bank_conflicts));
 }
 
