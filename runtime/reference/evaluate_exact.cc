@@ -1,7 +1,6 @@
 #include "runtime/reference/evaluate_exact.h"
 
 #include "frontend/diagnostics.h"
-#include "frontend/idioms.h"
 #include "runtime/reference/condition_bound.h"
 #include "runtime/reference/error_bound.h"
 #include "runtime/reference/reduction_bound.h"
@@ -25,7 +24,7 @@ class ExactSemantics {
   using Value = Bounded;
   using Storage = ExactTensor;
 
-  ExactSemantics(const Program& program, const Statement& statement, const Idioms& idioms, F32Matmul f32) {
+  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32) {
     const Tensor* written = program.find_tensor(statement.write.tensor);
     PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
     written_type_ = written->type;
@@ -33,17 +32,18 @@ class ExactSemantics {
     // A product's factors that a backend may round to the operand type (not plain reads):
     // a matmul's, in a sum.
     const Expr& expr = statement.expr;
-    if (statement.is_reduction() && statement.reduction == ReductionOp::sum && expr.kind == ExprKind::binary &&
-        expr.op == BinaryOp::mul) {
+    const bool sum_of_product = statement.is_reduction() && statement.reduction == ReductionOp::sum &&
+                                expr.kind == ExprKind::binary && expr.op == BinaryOp::mul;
+    if (sum_of_product) {
       round_factor_[0] = expr.operands[0].kind != ExprKind::read;
       round_factor_[1] = expr.operands[1].kind != ExprKind::read;
     }
     // f16/bf16 operands may meet tensor cores (truncating block additions).
     summation_factor_ = factor_type_ == ElementType::f32 ? kRoundToNearestSummationFactor
                                                           : kTensorCoreSummationFactor;
-    // A matmul of f32 operands on tensor cores: both factors as the mode gives them.
-    const StatementIdiom* idiom = idioms.find(statement.id);
-    if (factor_type_ == ElementType::f32 && f32 != F32Matmul::f32 && idiom && idiom->kind == IdiomKind::matmul) {
+    // A sum of a product of f32 operands may run on tensor cores (a matmul, or a contraction
+    // grouped as a GEMM): both factors as the mode gives them.
+    if (factor_type_ == ElementType::f32 && f32 != F32Matmul::f32 && sum_of_product) {
       f32_matmul_ = f32;
       summation_factor_ = f32_matmul_summation_factor(f32);
     }
@@ -95,9 +95,8 @@ ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Ma
     const std::vector<float>& values = inputs.at(tensor.name);
     for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
   }
-  const Idioms idioms = recognize_idioms(program);
   for (const Statement& statement : program.statements)
-    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, idioms, f32)).run();
+    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32)).run();
   return tensors;
 }
 

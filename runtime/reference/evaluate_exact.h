@@ -24,9 +24,10 @@
 //    factor is the tensor cores' when the operand type is f16 or bf16, else
 //    round-to-nearest's (error_bound.h).
 //  - `f32`: how the backend runs matmuls of f32 operands (the GPU path's `f32_matmul`):
-//    tf32 / 3xtf32 round both factors of a matmul statement (idiom matmul) as
-//    error_bound.h's f32_matmul_factor says and sum with that mode's factor; f32 (the
-//    CPU target, the reduction kernels) computes them as any f32 sum.
+//    tf32 / 3xtf32 round both factors of a sum of a product of f32 operands (what may run on
+//    tensor cores: a matmul, a contraction grouped as a GEMM; a sum the plan leaves to a
+//    reduction kernel gets the looser bound too) as error_bound.h's f32_matmul_factor says
+//    and sum with that mode's factor; f32 (the CPU target) computes them as any f32 sum.
 //  - Temporaries start at zero (exact).
 #pragma once
 

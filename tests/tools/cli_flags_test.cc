@@ -45,7 +45,7 @@ std::set<std::string> listed_flags(const std::string& help) {
   std::set<std::string> flags;
   std::istringstream lines(help.substr(help.find("Options:")));
   std::string line;
-  const std::regex option_line(R"(^  (-[-A-Za-z]+(,-[-A-Za-z]+)*))");
+  const std::regex option_line(R"(^  (-[-A-Za-z0-9]+(,-[-A-Za-z0-9]+)*))");
   while (std::getline(lines, line)) {
     std::smatch m;
     if (!std::regex_search(line, m, option_line)) continue;
