@@ -51,8 +51,10 @@ void expect_modes(const char* source, const std::string& output) {
     EmuRun runs[3];
     const F32Matmul modes[3] = {F32Matmul::tf32, F32Matmul::x3tf32, F32Matmul::f32};
     for (int i = 0; i < 3; ++i) {
-      GpuOptions options = gpu_options_from_choices(GpuChoices{Arch::sm_80});
-      options.f32_matmul = modes[i];
+      GpuChoices choices;
+      choices.arch = Arch::sm_80;
+      choices.f32_matmul = modes[i];
+      const GpuOptions options = gpu_options_from_choices(choices);
       runs[i] = run_on_emulator(program, options, 7, &kernel_program);
       SCOPED_TRACE(fmt::format("{} {}x{}x{}", to_string(modes[i]), shape.m, shape.n, shape.k));
       EXPECT_TRUE(runs[i].check.ok) << runs[i].check.to_string();
