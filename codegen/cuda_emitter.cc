@@ -42,12 +42,13 @@ MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, cons
 // reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   const Program matmuls = matmul_part(program);
-  KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls));
+  KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), options.f32_matmul);
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
-      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
+      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16 and f32",
                                   to_string(options.mma)));
-  validate_gpu_options(options, 2);
+  const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
+  validate_gpu_options(options, f32_operands ? 4 : 2);
   plan = pad_matmuls_to_block_tiles(plan, options);
   if (options.consumer_schedule) {
     const MainLoopChoice choice = main_loop_of(program, plan, options);
@@ -71,7 +72,7 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
     else o.warp.m /= 2;
     layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
   }
-  validate_gpu_options(o, 2);
+  validate_gpu_options(o, layout.f32_operands ? 4 : 2);
   const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (layout.shared_bytes > shared_limit)
     throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}) and the "
@@ -473,6 +474,11 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   else
     text += fmt::format("main loop: {}\n", to_string(choice.loop));
   text += fmt::format("tiles: {}\n", m.options);
+  if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
+    text += o.f32_matmul == F32Matmul::x3tf32
+                ? "f32 matmul: 3xtf32 (--f32-matmul): each operand split into two TF32 parts, three "
+                  "mma.m16n8k8.tf32 per 8 k: close to f32 accuracy\n"
+                : "f32 matmul: tf32 (--f32-matmul): operands rounded to TF32 (cvt.rna), mma.m16n8k8.tf32\n";
   if (m.persistent)
     text += fmt::format("tile scheduler: persistent, {} tiles in groups of {} tile rows (--group), grid min(SMs, {}): the "
                         "runtime reads the device's SM count at launch (the emulator: --sms, default 132)\n",

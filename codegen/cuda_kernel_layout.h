@@ -23,6 +23,7 @@ struct SharedTile {
   std::vector<PrologueOperand> operands;  // tensors the prologue reads beside the source (lambda arguments 2..)
   OperandLayout layout = OperandLayout::row_major;
   int rows = 0, cols = 0;   // in the tensor's index order
+  int element_bytes = 2;    // 2 (f16, bf16) or 4 (f32)
   int bytes = 0;            // one buffer
   int offset = 0;           // of buffer 0 in dynamic shared memory; buffer b at offset + b * bytes
 };
@@ -37,6 +38,7 @@ struct CudaKernelLayout {
   int warps_y = 1, warps_x = 1, split_k = 1;  // warps per block along m, n and k
   int threads = 32;
   MmaShape mma = MmaShape::m16n8k16;
+  bool f32_operands = false;                  // the matmuls take f32 operands (TF32 mma, pf_mma_tf32.cuh)
   int fragments_m = 1, fragments_n = 1;       // accumulator fragments of a warp tile
   int values_per_fragment = 4;                // f32 values a lane holds of one fragment
   std::vector<MatmulTiles> matmuls;           // in plan order
@@ -57,7 +59,7 @@ struct CudaKernelLayout {
   const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;
 };
 
-// The layout of the kernel of `plan` with `options` and 16-bit operands; `epilogue_reads`
+// The layout of the kernel of `plan` with `options` (16-bit or f32 operands); `epilogue_reads`
 // lists the tensors each epilogue statement reads (for the register tiles).
 CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options,
                                     const std::vector<std::vector<std::string>>& epilogue_reads);

@@ -45,6 +45,8 @@ struct GpuOptions {
   // alternate tiles. Unset: the rule (codegen/hopper_gemm_kernel.h's hopper_consumers_for).
   // Other kernels have no consumer warpgroups: set, it is refused there.
   std::optional<ConsumerSchedule> consumer_schedule;
+  // Matmuls with f32 operands: TF32 or 3xTF32 tensor cores, or exact f32 (a reduction kernel).
+  F32Matmul f32_matmul = F32Matmul::tf32;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
   // N, then M) until a fused kernel's register tiles fit the registers per thread.
   bool choose_warp = false;
@@ -64,6 +66,7 @@ struct GpuChoices {
   int stages = 0;
   std::optional<int> group;  // tile rows per group of the block order; unset: the rule
   std::optional<ConsumerSchedule> consumer_schedule;  // sm_90a warp-specialised kernel; unset: the rule
+  F32Matmul f32_matmul = F32Matmul::tf32;
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
@@ -85,6 +88,9 @@ ArchLimits arch_limits(Arch arch);
 
 // "cooperative" | "pingpong" → ConsumerSchedule.
 ConsumerSchedule parse_consumer_schedule(std::string_view text);
+
+// "tf32" | "3xtf32" | "f32" → F32Matmul.
+F32Matmul parse_f32_matmul(std::string_view text);
 // "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape.
 MmaShape parse_mma_shape(std::string_view text);
 // The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).

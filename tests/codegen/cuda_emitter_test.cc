@@ -38,7 +38,8 @@ TEST(CudaEmitter, GemmGoldenBoundSizesSplitK2) {
 TEST(CudaEmitter, EveryExampleGolden) {
   SizeBindings sizes{{"M", 1024}, {"N", 512}, {"K", 256}, {"B", 4}};
   for (const char* example :
-       {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "swiglu", "batched_gemm", "multihead_batched_gemm"}) {
+       {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "swiglu", "batched_gemm", "multihead_batched_gemm",
+        "gemm_f32"}) {
     GpuOptions options;
     options.choose_warp = true;
     EXPECT_TRUE(matches_golden(emit_example(std::string(example) + ".tc", sizes, options).source,
