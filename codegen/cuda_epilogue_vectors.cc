@@ -12,6 +12,8 @@ void stage_epilogue_vectors(const Program& program, const KernelPlan& plan, cons
   for (const PointwiseStage& stage : plan.epilogue)
     for (const Access& access : program.find_statement(stage.dims.statement)->reads) {
       if (layout.registers.storage.count(access.tensor) || access.indices.size() != 1) continue;
+      const ElementType type = program.find_tensor(access.tensor)->type;
+      if (type != ElementType::f16 && type != ElementType::bf16 && type != ElementType::f32) continue;  // integers: per fragment
       const bool along_n = access.indices[0] == stage.dims.n;
       if ((!along_n && access.indices[0] != stage.dims.m) || layout.staged_vector(access.tensor, along_n)) continue;
       StagedVector v;
@@ -37,7 +39,7 @@ std::string print_vector_staging(const Program& program, const CudaKernelLayout&
     text += fmt::format("  // {}({}) of this block's {} {}, once, as f32 in shared memory (the epilogue reads it after the "
                         "main loop's first barrier)\n",
                         v.tensor, v.along_n ? "n" : "m", block, v.along_n ? "columns" : "rows");
-    text += fmt::format("  pf::stage_vector<{}, {}, {}, pf::Width::b128>(smem + {}, {}, {}, threadIdx.x);\n", block,
+    text += fmt::format("  pf::stage_vector<{}, {}, {}>(smem + {}, {}, {}, threadIdx.x);\n", block,
                         layout.threads, whole ? "pf::Check::none" : "pf::Check::cols", v.offset,
                         address(v.tensor, origin), remaining(extent.to_string(), origin));
   }

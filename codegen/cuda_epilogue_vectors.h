@@ -16,8 +16,8 @@
 
 namespace polyfuse {
 
-// Adds `program`'s epilogue vectors (1-D inputs read as v(n) or v(m), each once) to
-// `layout.staged_vectors`, and their bytes to its shared memory.
+// Adds `program`'s epilogue vectors (1-D f16, bf16 or f32 inputs read as v(n) or v(m), each
+// once) to `layout.staged_vectors`, and their bytes to its shared memory.
 void stage_epilogue_vectors(const Program& program, const KernelPlan& plan, const GpuOptions& options,
                             CudaKernelLayout& layout);
 

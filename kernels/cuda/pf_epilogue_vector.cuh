@@ -2,12 +2,13 @@
 // (bias(n) along the columns, scale(m) along the rows), loaded once per block into shared
 // memory as f32, then read by the epilogue on every accumulator fragment.
 //
-//   stage_vector<N, NTHREADS, CHECK, WIDTH>(dst, vec, valid, tid)
+//   stage_vector<N, NTHREADS, CHECK>(dst, vec, valid, tid)
 //       dst[0..N) = vec[0..N) as floats, element i >= valid zero (not read). The block's
 //       threads load 16-byte chunks (8 16-bit or 4 f32 elements), one per thread: 128-bit
-//       loads where the chunk is whole and aligned (WIDTH, pf_memory.cuh), element loads
-//       for the chunk a tile edge cuts. Every thread of the block calls it; the values are
-//       visible to the other warps after the next __syncthreads.
+//       loads of whole chunks (`vec` is 16-byte aligned: a block tile's slice of a 16-byte
+//       aligned tensor), element loads for the chunk a tile edge cuts (CHECK: whether an
+//       edge can cut the slice, pf_memory.cuh). Every thread of the block calls it; the
+//       values are visible to the other warps after the next __syncthreads.
 //   load_staged_cols(t, vec, col0)     t(r, c) = vec[col0 + c]   (vec: a staged vector)
 //   load_staged_rows(t, vec, row0)     t(r, c) = vec[row0 + r]
 // `dst`/`vec` are 16-byte aligned shared memory; col0/row0 the fragment's first column/row
@@ -20,7 +21,7 @@
 
 namespace pf {
 
-template <int N, int NTHREADS, Check CHECK = Check::all, Width WIDTH = Width::by_address, class T>
+template <int N, int NTHREADS, Check CHECK = Check::all, class T>
 PF_DEVICE void stage_vector(void* dst, const T* vec, int valid, int tid) {
   constexpr int per = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
   static_assert(N % per == 0, "a staged vector holds whole 16-byte chunks");
@@ -28,9 +29,8 @@ PF_DEVICE void stage_vector(void* dst, const T* vec, int valid, int tid) {
   for (int q = tid; q < N / per; q += NTHREADS) {
     const int first = q * per;
     const int n = !checks_cols(CHECK) ? per : valid - first >= per ? per : valid - first > 0 ? valid - first : 0;
-    const bool whole = n == per && (WIDTH == Width::b128 || (WIDTH == Width::by_address && detail::aligned16(vec + first)));
     float v[per];
-    if (whole) {
+    if (n == per) {
       detail::unpack_chunk(ldg128(vec + first), v, vec);
     } else {
 PF_UNROLL

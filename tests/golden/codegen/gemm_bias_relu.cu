@@ -9,7 +9,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bias_relu(const __half* _
   const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, 8);
   PF_DYNAMIC_SHARED(smem);
   // bias(n) of this block's 128 columns, once, as f32 in shared memory (the epilogue reads it after the main loop's first barrier)
-  pf::stage_vector<128, 256, pf::Check::none, pf::Width::b128>(smem + 32768, bias + 128 * tile.col, 512 - (128 * tile.col), threadIdx.x);
+  pf::stage_vector<128, 256, pf::Check::none>(smem + 32768, bias + 128 * tile.col, 512 - (128 * tile.col), threadIdx.x);
   // shared memory of S0: 2 x [128][32] A tiles at byte 0, 2 x [32][128] B tiles at byte 16384
   // after the k-steps: the accumulator reorder scratch (1 KiB per warp) at byte 0
   const int warp = threadIdx.x / 32;
