@@ -82,10 +82,11 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
   validate_gpu_options(o, 2);
   const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (layout.shared_bytes > shared_limit)
-    throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}) and the "
+    throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}){} and the "
                                 "accumulator reorder scratch need {} bytes of shared memory per block; {} allows {} ({} "
                                 "bytes over): use a smaller block tile or fewer stages",
-                                program.name, plan.matmuls.size(), o.stages, to_string(o.block), layout.shared_bytes,
+                                program.name, plan.matmuls.size(), o.stages, to_string(o.block),
+                                layout.staged_vectors.empty() ? "" : ", the epilogue's vectors", layout.shared_bytes,
                                 to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
   if (estimated_registers(layout) > limit)
     throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
