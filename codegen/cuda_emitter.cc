@@ -217,7 +217,9 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
                         "  const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, {});\n",
                         group, group);
   text += "  PF_DYNAMIC_SHARED(smem);\n";
-  text += print_vector_staging(program, l, grid);
+  const std::string row = group > 1 ? "tile.row" : "blockIdx.y", col = group > 1 ? "tile.col" : "blockIdx.x";
+  text += print_vector_staging(program, l, fmt::format("{} * {}", grid.block_m, row), fmt::format("{} * {}", grid.block_n, col),
+                               "  ");
   for (size_t i = 0; i < plan.matmuls.size(); ++i) {
     const MatmulTiles& t = l.matmuls[i];
     if (plan.matmuls[i].shares_a_with_previous)

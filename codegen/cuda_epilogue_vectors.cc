@@ -18,6 +18,7 @@ void stage_epilogue_vectors(const Program& program, const KernelPlan& plan, cons
       if ((!along_n && access.indices[0] != stage.dims.m) || layout.staged_vector(access.tensor, along_n)) continue;
       StagedVector v;
       v.tensor = access.tensor;
+      v.index = access.indices[0];
       v.along_n = along_n;
       v.elements = along_n ? o.block.n : o.block.m;
       v.offset = (layout.shared_bytes + 15) / 16 * 16;
@@ -26,22 +27,20 @@ void stage_epilogue_vectors(const Program& program, const KernelPlan& plan, cons
     }
 }
 
-std::string print_vector_staging(const Program& program, const CudaKernelLayout& layout, const KernelGrid& grid) {
+std::string print_vector_staging(const Program& program, const CudaKernelLayout& layout, const std::string& row0,
+                                 const std::string& col0, const std::string& indent) {
   std::string text;
   for (const StagedVector& v : layout.staged_vectors) {
-    const int block = v.along_n ? grid.block_n : grid.block_m;
-    PF_INTERNAL_CHECK(block == v.elements, "staged vector " + v.tensor + " is not one block tile long");
-    const std::string tile = grid.group > 1 ? (v.along_n ? "tile.col" : "tile.row") : (v.along_n ? "blockIdx.x" : "blockIdx.y");
-    const std::string origin = fmt::format("{} * {}", block, tile);
+    const std::string& origin = v.along_n ? col0 : row0;
     const Size extent = bound_size(program, program.find_tensor(v.tensor)->dims[0]);
     // a bound extent of whole block tiles: no block's slice is cut
-    const bool whole = !extent.is_symbolic() && extent.value % block == 0;
-    text += fmt::format("  // {}({}) of this block's {} {}, once, as f32 in shared memory (the epilogue reads it after the "
-                        "main loop's first barrier)\n",
-                        v.tensor, v.along_n ? "n" : "m", block, v.along_n ? "columns" : "rows");
-    text += fmt::format("  pf::stage_vector<{}, {}, {}>(smem + {}, {}, {}, threadIdx.x);\n", block,
-                        layout.threads, whole ? "pf::Check::none" : "pf::Check::cols", v.offset,
-                        address(v.tensor, origin), remaining(extent.to_string(), origin));
+    const bool whole = !extent.is_symbolic() && extent.value % v.elements == 0;
+    text += indent + fmt::format("// {}({}) of this block's {} {}, once, as f32 in shared memory (the epilogue reads "
+                                 "it after the main loop's first barrier)\n",
+                                 v.tensor, v.index, v.elements, v.along_n ? "columns" : "rows");
+    text += indent + fmt::format("pf::stage_vector<{}, {}, {}>(smem + {}, {}, {}, threadIdx.x);\n", v.elements,
+                                 layout.threads, whole ? "pf::Check::none" : "pf::Check::cols", v.offset,
+                                 address(v.tensor, origin), remaining(extent.to_string(), origin));
   }
   return text;
 }

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "codegen/cuda_kernel_layout.h"
-#include "codegen/kernel_grid.h"
 #include "frontend/program.h"
 #include "schedule/gpu_options.h"
 #include "schedule/kernel_plan.h"
@@ -21,7 +20,9 @@ namespace polyfuse {
 void stage_epilogue_vectors(const Program& program, const KernelPlan& plan, const GpuOptions& options,
                             CudaKernelLayout& layout);
 
-// The preamble lines that load the staged vectors of this block's tile.
-std::string print_vector_staging(const Program& program, const CudaKernelLayout& layout, const KernelGrid& grid);
+// The lines that load the staged vectors of the block tile whose first row and column are
+// `row0` and `col0` (C expressions), by all `layout.threads` threads; each line starts with `indent`.
+std::string print_vector_staging(const Program& program, const CudaKernelLayout& layout, const std::string& row0,
+                                 const std::string& col0, const std::string& indent);
 
 }  // namespace polyfuse

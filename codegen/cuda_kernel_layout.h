@@ -37,7 +37,8 @@ struct MatmulTiles {
 // (codegen/cuda_epilogue_vectors.h).
 struct StagedVector {
   std::string tensor;
-  bool along_n = true;  // indexed by the result's column index (else by its row index)
+  std::string index;    // the index it is read by
+  bool along_n = true;  // that is the result's column index (else its row index)
   int elements = 0;     // the block tile's columns (rows)
   int offset = 0;       // in dynamic shared memory, past everything else
 };

@@ -17,29 +17,65 @@
 
 #include "pf_base.cuh"
 #include "pf_memory.cuh"
-#include "pf_row.cuh"
 
 namespace pf {
+
+namespace detail {
+// Element i of a chunk of T (f32, or a 16-bit type), as the bits of an f32.
+template <class T> PF_DEVICE unsigned chunk_f32_bits(const Chunk16& c, int i) {
+  if constexpr (sizeof(T) == 4) {
+    return c.x[i];
+  } else {
+    return __float_as_uint(chunk_get<T>(c, i));
+  }
+}
+}  // namespace detail
 
 template <int N, int NTHREADS, Check CHECK = Check::all, class T>
 PF_DEVICE void stage_vector(void* dst, const T* vec, int valid, int tid) {
   constexpr int per = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
   static_assert(N % per == 0, "a staged vector holds whole 16-byte chunks");
+  constexpr int chunks = N / per;
   float* out = static_cast<float*>(dst);
-  for (int q = tid; q < N / per; q += NTHREADS) {
-    const int first = q * per;
-    const int n = !checks_cols(CHECK) ? per : valid - first >= per ? per : valid - first > 0 ? valid - first : 0;
-    float v[per];
+  // Every thread takes part in each round (a thread past the last chunk stores nothing), so
+  // a warp's stores are single instructions.
+PF_UNROLL
+  for (int it = 0; it < (chunks + NTHREADS - 1) / NTHREADS; ++it) {
+    const int q = tid + it * NTHREADS;
+    const bool mine = q < chunks;
+    const int first = mine ? q * per : 0;
+    const int n = !mine ? 0 : !checks_cols(CHECK) ? per : valid - first >= per ? per : valid - first > 0 ? valid - first : 0;
+    Chunk16 lo, hi;  // the chunk's elements 0..3 and 4..7 (16-bit types) as f32
     if (n == per) {
-      detail::unpack_chunk(ldg128(vec + first), v, vec);
+      const Chunk16 c = ldg128(vec + first);
+PF_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        lo.x[e] = detail::chunk_f32_bits<T>(c, e);
+        hi.x[e] = per == 8 ? detail::chunk_f32_bits<T>(c, per == 8 ? 4 + e : e) : 0u;
+      }
     } else {
 PF_UNROLL
-      for (int e = 0; e < per; ++e) v[e] = to_float(ldg_pred(vec + first + e, e < n));
+      for (int e = 0; e < 4; ++e) {
+        lo.x[e] = __float_as_uint(to_float(ldg_pred(vec + first + e, e < n)));
+        hi.x[e] = per == 8 ? __float_as_uint(to_float(ldg_pred(vec + first + 4 + e, 4 + e < n))) : 0u;
+      }
     }
+    if constexpr (per == 4) {
+      sts128_pred(out + first, lo, mine);
+    } else {
+      // 32 bytes a thread: threads q and q + 4 of a quarter warp store their halves in
+      // opposite order, so each 128-bit store instruction is conflict-free (element-wise
+      // selects: a select of the structs would put them in local memory)
+      const bool swap = ((q >> 2) & 1) != 0;
+      Chunk16 a, b;
 PF_UNROLL
-    for (int c = 0; c < per; c += 4)
-      sts128(out + first + c, Chunk16{{__float_as_uint(v[c]), __float_as_uint(v[c + 1]), __float_as_uint(v[c + 2]),
-                                       __float_as_uint(v[c + 3])}});
+      for (int e = 0; e < 4; ++e) {
+        a.x[e] = swap ? hi.x[e] : lo.x[e];
+        b.x[e] = swap ? lo.x[e] : hi.x[e];
+      }
+      sts128_pred(out + first + (swap ? 4 : 0), a, mine);
+      sts128_pred(out + first + (swap ? 0 : 4), b, mine);
+    }
   }
 }
 
