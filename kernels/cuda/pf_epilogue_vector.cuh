@@ -45,19 +45,21 @@ PF_UNROLL
     const bool mine = q < chunks;
     const int first = mine ? q * per : 0;
     const int n = !mine ? 0 : !checks_cols(CHECK) ? per : valid - first >= per ? per : valid - first > 0 ? valid - first : 0;
-    Chunk16 lo, hi;  // the chunk's elements 0..3 and 4..7 (16-bit types) as f32
+    Chunk16 lo = {{0u, 0u, 0u, 0u}}, hi = {{0u, 0u, 0u, 0u}};  // elements 0..3 and 4..7 as f32
     if (n == per) {
       const Chunk16 c = ldg128(vec + first);
 PF_UNROLL
-      for (int e = 0; e < 4; ++e) {
-        lo.x[e] = detail::chunk_f32_bits<T>(c, e);
-        hi.x[e] = per == 8 ? detail::chunk_f32_bits<T>(c, per == 8 ? 4 + e : e) : 0u;
+      for (int e = 0; e < 4; ++e) lo.x[e] = detail::chunk_f32_bits<T>(c, e);
+      if constexpr (per == 8) {
+PF_UNROLL
+        for (int e = 0; e < 4; ++e) hi.x[e] = detail::chunk_f32_bits<T>(c, 4 + e);
       }
     } else {
 PF_UNROLL
-      for (int e = 0; e < 4; ++e) {
-        lo.x[e] = __float_as_uint(to_float(ldg_pred(vec + first + e, e < n)));
-        hi.x[e] = per == 8 ? __float_as_uint(to_float(ldg_pred(vec + first + 4 + e, 4 + e < n))) : 0u;
+      for (int e = 0; e < 4; ++e) lo.x[e] = __float_as_uint(to_float(ldg_pred(vec + first + e, e < n)));
+      if constexpr (per == 8) {
+PF_UNROLL
+        for (int e = 0; e < 4; ++e) hi.x[e] = __float_as_uint(to_float(ldg_pred(vec + first + 4 + e, 4 + e < n)));
       }
     }
     if constexpr (per == 4) {
