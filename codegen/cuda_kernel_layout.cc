@@ -27,6 +27,12 @@ const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std:
   PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
 
+const StagedVector* CudaKernelLayout::staged_vector(const std::string& tensor, bool along_n) const {
+  for (const StagedVector& v : staged_vectors)
+    if (v.tensor == tensor && v.along_n == along_n) return &v;
+  return nullptr;
+}
+
 std::string CudaKernelLayout::accumulator_type() const {
   const char* tile = mma == MmaShape::m16n8k16 ? "AccTile16816" : "AccTile884";
   return fmt::format("pf::{}<{}, {}>", tile, fragments_m, fragments_n);

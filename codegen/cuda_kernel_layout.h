@@ -33,6 +33,17 @@ struct MatmulTiles {
   SharedTile a, b;
 };
 
+// An epilogue operand that is a vector broadcast over the block tile (bias(n) along the
+// columns, scale(m) along the rows): loaded once per block into shared memory as f32
+// (codegen/cuda_epilogue_vectors.h).
+struct StagedVector {
+  std::string tensor;
+  std::string index;    // the index it is read by
+  bool along_n = true;  // that is the result's column index (else its row index)
+  int elements = 0;     // the block tile's columns (rows)
+  int offset = 0;       // in dynamic shared memory, past everything else
+};
+
 // Everything the statement printer and the kernel preamble need.
 struct CudaKernelLayout {
   int warps_y = 1, warps_x = 1, split_k = 1;  // warps per block along m, n and k
@@ -47,6 +58,7 @@ struct CudaKernelLayout {
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
   int operand_staging_registers = 0;          // prologues that read other tensors: their register tiles
+  std::vector<StagedVector> staged_vectors;   // epilogue vectors in shared memory (none: loaded per fragment)
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.
@@ -57,6 +69,8 @@ struct CudaKernelLayout {
 
   // The shared tiles of the matmul computed by statement `statement`.
   const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;
+  // The staged vector `tensor` along n (or m), or nullptr.
+  const StagedVector* staged_vector(const std::string& tensor, bool along_n) const;
 };
 
 // The layout of the kernel of `plan` with `options` (16-bit or f32 operands); `epilogue_reads`

@@ -26,6 +26,7 @@
 #include "pf_resident_tile.cuh"
 #include "pf_pointwise.cuh"
 #include "pf_row.cuh"
+#include "pf_epilogue_vector.cuh"
 #include "pf_tile_order.cuh"
 #include "pf_sm90.cuh"
 #include "pf_swizzle_sm90.cuh"
