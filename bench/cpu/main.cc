@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "baselines.h"
+#include "conv.h"
 #include "fused.h"
 #include "fma_peak.h"
 #include "measure.h"
@@ -225,11 +226,12 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Results& results) 
 
 int main(int argc, char** argv) {
   using namespace polyfuse::bench;
-  bool quick = false;
+  bool quick = false, conv_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--conv") == 0) conv_only = true;  // only the convolutions (conv.h)
     else {
-      std::fprintf(stderr, "usage: polyfuse-bench-cpu [--quick]\n");
+      std::fprintf(stderr, "usage: polyfuse-bench-cpu [--quick] [--conv]\n");
       return 2;
     }
   }
@@ -246,6 +248,11 @@ int main(int argc, char** argv) {
               polyfuse::cpu::cpu_has_avx512_bf16() ? " (+bf16)" : "", load_average().c_str());
   std::printf("GFLOP/s, fp32, hot caches; ratios are polyfuse / baseline\n");
 
+  if (conv_only) {
+    const std::string conv = bench_conv_section(quick, thread_counts, budget);
+    std::printf("summary:%s\n", conv.c_str());
+    return 0;
+  }
   std::printf("FMA peak (measured; again whenever a kernel looks faster):\n");
   const char* peak_isa = "";
   const double peak_seconds = quick ? 0.3 : 1.0;
@@ -286,6 +293,7 @@ int main(int argc, char** argv) {
     all_known = all_known && fraction.has_value();
     if (fraction) fractions.push_back(*fraction);
   }
+  const std::string conv = bench_conv_section(quick, thread_counts, budget);
   std::printf("FMA peak (best measurement of the run): 1 thr %7.1f\n", peak1.gflops());
   char peak_text[32] = "n/a";
   if (all_known && !fractions.empty()) std::snprintf(peak_text, sizeof peak_text, "%.2f", geomean(fractions));
@@ -298,6 +306,6 @@ int main(int argc, char** argv) {
     std::printf(" fused_vs_onednn_%dthr=%.2f fused_vs_openblas_pass_%dthr=%.2f", threads, geomean(vs_onednn), threads,
                 geomean(vs_openblas_pass));
   }
-  std::printf("\n");
+  std::printf("%s\n", conv.c_str());
   return 0;
 }
