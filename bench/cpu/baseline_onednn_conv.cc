@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <dnnl.hpp>
+#include <string>
 #include <unordered_map>
 
 namespace polyfuse::bench {
@@ -13,6 +14,7 @@ struct OnednnConv::State {
   dnnl::memory weights, bias;
   dnnl::convolution_forward primitive;
   bool bias_relu = false;
+  std::string implementation;  // a copy: the primitive descriptor owns its text
 };
 
 OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride, int64_t pad,
@@ -39,6 +41,7 @@ OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, in
                                                   s.src, any, s.dst, {stride, stride}, {pad, pad}, {pad, pad});
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, s.engine);
   s.primitive = dnnl::convolution_forward(pd);
+  s.implementation = pd.impl_info_str();
   // The weights into the primitive's layout, once.
   dnnl::stream stream(s.engine);
   dnnl::memory from(given, s.engine, const_cast<float*>(weights));
@@ -53,6 +56,8 @@ OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, in
 }
 
 OnednnConv::~OnednnConv() = default;
+
+const char* OnednnConv::implementation() const { return state_->implementation.c_str(); }
 
 void OnednnConv::operator()(int threads, const float* src, float* dst) const {
   const State& s = *state_;

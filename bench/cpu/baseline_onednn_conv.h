@@ -17,6 +17,8 @@ class OnednnConv {
   ~OnednnConv();
   // dst (N x P x Q x K) = conv(src) [+ bias, relu] on `threads` threads.
   void operator()(int threads, const float* src, float* dst) const;
+  // The implementation oneDNN chose ("brg:avx512_core", "jit:avx512_core", "gemm:jit", ...).
+  const char* implementation() const;
 
  private:
   struct State;

@@ -4,10 +4,14 @@
 //   §5.3: 32x32x32, batch 1 and 8);  3. the seed's three tensor operations (1024 x 1024
 //   x 256 in 32-blocks);  4. a GEMM sweep 64..2048;  5. GEMMs with fused epilogues (bias +
 //   ReLU, bias + GELU, residual) from .tc through the CPU target, against oneDNN's matmul
-//   with post-ops and OpenBLAS + a separate pass (fused.h).
-// --quick keeps the run under 45 s. The last line is
+//   with post-ops and OpenBLAS + a separate pass (fused.h);  6. convolutions (ResNet-50's
+//   3x3 and 1x1 layers, odd shapes) against oneDNN's convolution, plain and with bias + ReLU
+//   (conv.h). `--conv` runs only section 6.
+// --quick runs reduced sets (about 45 s on an idle machine before section 6, which adds
+// 3 layers x 2 variants x 2 thread counts). The last line is
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5 (and _<all>thr)
+//            conv_vs_onednn_1thr=R6 conv_bias_relu_vs_onednn_1thr=R7 (and _<all>thr)
 // (geomeans: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak: the best of its measurements in this
 // run, never above 1 — peak_gauge.h; n/a when a kernel outran every measurement).

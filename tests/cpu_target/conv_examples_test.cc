@@ -150,6 +150,25 @@ TEST(ConvExampleCpuPlan, ANonZeroBoundaryValueKeepsTheLoopNest) {
   EXPECT_TRUE(report.check.ok) << report.check.to_string();
 }
 
+// Strides and dilations that differ per dimension, asymmetric padding, a filter stored as
+// [taps, c, k] (no packing copy) and `+=` onto an f16 output: the same path, exact.
+TEST(ConvExampleCpuPlan, DilatedStridedUnpackedAccumulating) {
+  const std::string text =
+      "def dil(f16(N, H, W, C) I, f16(R, S, C, K) F, f16(N, P, Q, K) O0) -> (f16(N, P, Q, K) O) {\n"
+      "  O(n, h, w, k) = O0(n, h, w, k)\n"
+      "  O(n, h, w, k) += I(n, 2*h + 2*r - 2, w + 2*s - 1, c) * F(r, s, c, k) where I = 0 outside\n}\n";
+  const Program program = compile_text(
+      text, {{"N", 1}, {"H", 8}, {"W", 9}, {"C", 5}, {"K", 7}, {"R", 3}, {"S", 2}, {"P", 4}, {"Q", 9}}, "dil.tc");
+  const CpuPlan plan = plan_cpu(program);
+  const CpuMatmul* conv = conv_main(plan);
+  ASSERT_NE(conv, nullptr) << to_string(plan);
+  EXPECT_FALSE(conv->conv->filter_packed);
+  EXPECT_FALSE(conv->zero_init);
+  EXPECT_EQ(conv->conv->taps.back().a_stride, 2 * 5);  // s: dilation 2 times C
+  const RunReport report = run_program(program, cpu_request());
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ConvExampleCpu, ::testing::ValuesIn(conv_cases()),
                          [](const auto& info) { return conv_case_name(info.param); });
 
