@@ -266,6 +266,9 @@ class BlockEmitter {
 
   // A convolution's main (schedule/cpu_conv.h): for each outer tap, one BRGEMM batched over
   // the innermost tap; the first overwrites the block (unless `+=`), the others accumulate.
+  // f32 kernels never pack: B is already the packed [taps, c, k] filter, which the direct
+  // driver streams (re-packing it per block costs more than it saves when a block is one
+  // output row of 7 to 56 pixels); f16/bf16 must pack (kernels/cpu widens while packing).
   void emit_taps(const CpuMatmul& matmul, const View& c) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
@@ -300,7 +303,8 @@ class BlockEmitter {
     const auto config = [&](bool accumulate) {
       return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
              ",\n      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,"
-             "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") + "}";
+             "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") +
+             (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never}" : "}");
     };
     const std::string overwrite = matmul.zero_init ? object_name(matmul.statement, "main") : "";
     const std::string accumulate = !matmul.zero_init || outer > 0 ? object_name(matmul.statement, "accumulate") : "";

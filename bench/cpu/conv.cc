@@ -62,7 +62,7 @@ std::vector<ConvShape> conv_shapes(bool quick, int64_t batch) {
   if (!quick) return all;
   std::vector<ConvShape> some;
   for (const ConvShape& s : all)
-    if (s.name == "res2 3x3" || s.name == "res4 1x1" || s.name == "odd 3x3")
+    if (s.name == "res2 3x3" || s.name == "res5 3x3" || s.name == "res4 1x1" || s.name == "odd 3x3")
       some.push_back(s);
   return some;
 }

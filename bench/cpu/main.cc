@@ -8,7 +8,7 @@
 //   3x3 and 1x1 layers, odd shapes) against oneDNN's convolution, plain and with bias + ReLU
 //   (conv.h). `--conv` runs only section 6.
 // --quick runs reduced sets (about 45 s on an idle machine before section 6, which adds
-// 3 layers x 2 variants x 2 thread counts). The last line is
+// 4 layers x 2 variants x 2 thread counts). The last line is
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5 (and _<all>thr)
 //            conv_vs_onednn_1thr=R6 conv_bias_relu_vs_onednn_1thr=R7 (and _<all>thr)

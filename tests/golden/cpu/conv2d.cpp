@@ -45,10 +45,10 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true});
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
     (r == 0 ? S0_main : S0_accumulate)(I + n * 189 + h * 21 + w0 * 3 + r * 21, F_packed + k0 + r * 45, O + n * 175 + h * 25 + w0 * 5 + k0, 3, 5, 5, 3, 15);
 }

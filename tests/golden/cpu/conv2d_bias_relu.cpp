@@ -52,10 +52,10 @@ void stage2_block(const float* bias, float* O, const float* F_packed, const floa
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true});
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
     (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_packed + k0 + r * 45, Y, 3, 5, cols, 3, 15);
   // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))

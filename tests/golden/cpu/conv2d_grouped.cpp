@@ -45,10 +45,10 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 6, B 15 elements apart), 3 channels each; A's rows 6 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true});
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
     (r == 0 ? S0_main : S0_accumulate)(I + n * 378 + h * 42 + g * 3 + w0 * 6 + r * 42, F_packed + g * 135 + k0 + r * 45, O + n * 350 + h * 50 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
 }

@@ -48,10 +48,10 @@ void stage2_block(float* O, const float* F_packed, const float* I_padded, int64_
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 6 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true});
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
     (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 54 + w0 * 6 + r * 27, F_packed + k0 + r * 45, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
 }
