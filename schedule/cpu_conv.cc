@@ -75,6 +75,7 @@ std::optional<ConvOverTaps> conv_over_taps(const Program& program, const Stateme
 
   // The output channel: the written tensor's last index, read by the filter only.
   const std::vector<std::string>& written = statement.write.indices;
+  if (written.size() < 2) return refuse(why, "the written tensor has fewer than two dimensions (columns and channels)");
   conv.channel_out = written.back();
   if (reads_index(input, conv.channel_out) || !reads_index(filter, conv.channel_out))
     return refuse(why, "the written tensor's last index is not an output channel (read by the filter only)");
