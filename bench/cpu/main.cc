@@ -6,7 +6,9 @@
 //   ReLU, bias + GELU, residual) from .tc through the CPU target, against oneDNN's matmul
 //   with post-ops and OpenBLAS + a separate pass (fused.h).
 //   6. batched GEMM (examples/batched_gemm.tc in f32) against oneDNN's batched matmul and
-//   OpenBLAS sgemm looped over the batch (batched.h).
+//   OpenBLAS sgemm looped over the batch (batched.h);  7. convolutions (ResNet-50's 3x3 and
+//   1x1 layers, odd shapes) against oneDNN's convolution, plain and with bias + ReLU
+//   (conv.h). `--conv` runs only section 7.
 // Method (measure.h): in every row polyfuse and its baselines are timed side by side, their
 // samples interleaved, and each one's time is the median of its samples; the FMA peak is
 // measured in the same run at each thread count (peak_gauge.h: no fraction above 1).
@@ -16,6 +18,7 @@
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5
 //            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
+//            conv_vs_onednn_1thr=R8 conv_bias_relu_vs_onednn_1thr=R9 (and _<N>thr)
 // (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
 #include <fmt/format.h>
@@ -34,6 +37,7 @@
 
 #include "baselines.h"
 #include "batched.h"
+#include "conv.h"
 #include "fused.h"
 #include "fma_peak.h"
 #include "measure.h"
@@ -285,7 +289,7 @@ int usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace polyfuse::bench;
-  bool quick = false;
+  bool quick = false, conv_only = false;
   std::string csv_path;
   const int all = thread_count();
   std::vector<int> thread_counts = {1};
@@ -294,9 +298,12 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--conv") {
+      conv_only = true;  // only the convolutions (conv.h)
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: polyfuse-bench-cpu [--quick] [--threads N[,N...]] [--csv FILE]\n"
+      std::printf("usage: polyfuse-bench-cpu [--quick] [--conv] [--threads N[,N...]] [--csv FILE]\n"
                   "  --quick            fewer sizes and shorter samples\n"
+                  "  --conv             only the convolutions against oneDNN\n"
                   "  --threads LIST     thread counts to measure at (default: 1,%d)\n"
                   "  --csv FILE         one line per problem x implementation x thread count\n",
                   all);
@@ -335,6 +342,11 @@ int main(int argc, char** argv) {
               "median; ratios are polyfuse / baseline\n",
               budget.batches, 1e3 * budget.seconds_per_batch);
 
+  if (conv_only) {
+    const std::string conv = bench_conv_section(quick, thread_counts, budget);
+    std::printf("summary:%s\n", conv.c_str());
+    return 0;
+  }
   std::printf("FMA peak (measured on each thread's CPU time; again whenever a kernel looks faster):\n");
   const char* peak_isa = "";
   const double peak_seconds = quick ? 0.3 : 1.0;
@@ -379,6 +391,8 @@ int main(int argc, char** argv) {
   for (int threads : thread_counts)
     for (auto [batch, s] : batched) bench_batched(batch, s, threads, budget, report);
 
+  const std::string conv = bench_conv_section(quick, thread_counts, budget);
+
   // Every fraction against the peak as it stands at the end of the run: none above 1.
   report.settle_peak_fractions([&](int t) { return peaks.count(t) ? peaks[t].get() : nullptr; });
   std::printf("FMA peak at the end of the run:");
@@ -407,6 +421,6 @@ int main(int argc, char** argv) {
                 summary_ratio(report, "fused_", "openblas+pass", t).c_str(), t,
                 summary_ratio(report, "batched_gemm", "onednn", t).c_str(), t,
                 summary_ratio(report, "batched_gemm", "openblas_loop", t).c_str());
-  std::printf("\n");
+  std::printf("%s\n", conv.c_str());
   return 0;
 }
