@@ -139,6 +139,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   o.f32_matmul = choices.f32_matmul;
   if (choices.warp) {
     o.warp = *choices.warp;
+    o.choose_warp = false;
   } else {
     o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
     o.choose_warp = true;

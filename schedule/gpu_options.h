@@ -48,8 +48,10 @@ struct GpuOptions {
   // Matmuls with f32 operands: TF32 or 3xTF32 tensor cores, or exact f32 (a reduction kernel).
   F32Matmul f32_matmul = F32Matmul::tf32;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
-  // N, then M) until a fused kernel's register tiles fit the registers per thread.
-  bool choose_warp = false;
+  // N, then M) until a fused kernel's register tiles fit the registers per thread. True in
+  // the defaults (every caller, not only the CLI, gets the fitted tile); false once a user
+  // sets `warp`.
+  bool choose_warp = true;
   // The user set the block tile (gpu_options_from_choices: a flag or the API's option), even
   // to the default: a row chain then joins the matmul kernel only if that tile spans the row
   // (schedule/fused_row_chain.h), rather than with a tile it picks.
