@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "codegen/cuda_epilogue.h"
+#include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
@@ -178,23 +179,36 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   const BackToBackTiles& t = b.tiles;
   const MatmulStage& mm1 = b.first_plan.matmuls[0];
   const MatmulStage& mm2 = b.second_plan.matmuls[0];
-  const Half first{b.first, b.first_plan, half_layout(b.first, b.first_plan, o), t.hidden_cols / 32};
-  const Half second{b.second, b.second_plan, half_layout(b.second, b.second_plan, o), t.block_n / 32};
-  const std::string type = cuda_type(b.first.find_tensor(b.hidden)->type);
   const int bm = t.block_m, bk = t.block_k, hp = t.hidden_cols, bn = t.block_n, stages = o.stages;
   const int wn1 = hp / t.warps_n, wn2 = bn / t.warps_n;
   const int k_steps = static_cast<int>((t.k + bk - 1) / bk), h_steps = static_cast<int>((t.h + bk - 1) / bk);
 
-  // Shared memory: A's tile, then the ring (X and W1 tiles, later W2 tiles), then the scratch.
+  // Shared memory: A's tile, then the ring (X and W1 tiles, later W2 tiles), then the scratch,
+  // then the epilogues' vectors (codegen/cuda_epilogue_vectors.h) of each half's block tile.
   const int hidden_bytes = bm * hp * 2, x_bytes = bm * bk * 2, w1_bytes = bk * hp * 2, w2_bytes = bk * bn * 2;
   const int ring = hidden_bytes, stage1 = x_bytes + w1_bytes, stage2 = w2_bytes;
   const int scratch = ring + stages * std::max(stage1, stage2);
-  const int shared = scratch + scratch_bytes;
+  // each half's tiles as the epilogue sees them: warps of 32 rows and wn1 (wn2) columns
+  GpuOptions o1 = o, o2 = o;
+  o1.block = {bm, hp, bk};
+  o1.warp = {32, wn1, bk};
+  o2.block = {bm, bn, bk};
+  o2.warp = {32, wn2, bk};
+  CudaKernelLayout layout1 = half_layout(b.first, b.first_plan, o), layout2 = half_layout(b.second, b.second_plan, o);
+  layout1.threads = layout2.threads = threads;
+  layout1.shared_bytes = scratch + scratch_bytes;
+  stage_epilogue_vectors(b.first, b.first_plan, o1, layout1);
+  layout2.shared_bytes = layout1.shared_bytes;
+  stage_epilogue_vectors(b.second, b.second_plan, o2, layout2);
+  const int shared = layout2.shared_bytes;
+  const Half first{b.first, b.first_plan, layout1, t.hidden_cols / 32};
+  const Half second{b.second, b.second_plan, layout2, t.block_n / 32};
+  const std::string type = cuda_type(b.first.find_tensor(b.hidden)->type);
   const int limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (shared > limit)
     throw UserError(fmt::format("the back-to-back kernel {} needs {} bytes of shared memory per block (A's "
-                                "{} x {} tile, {} stage(s) of the ring and the store's scratch); {} allows {}: use "
-                                "fewer stages",
+                                "{} x {} tile, {} stage(s) of the ring, the store's scratch and the epilogues' "
+                                "vectors); {} allows {}: use fewer stages",
                                 name, shared, bm, hp, stages, to_string(o.arch), limit));
 
   EmittedKernel kernel;
@@ -237,6 +251,7 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   body += fmt::format("unsigned char* const {}_shared = smem;\n", hidden);
   body += "const int warp = threadIdx.x / 32;\nconst int warp_x = warp % 4;\nconst int warp_y = warp / 4;\n";
   body += fmt::format("const int row0 = {} * blockIdx.x;  // the block's first row\n", bm);
+  body += print_vector_staging(b.first, first.layout, "row0", "0", "");
 
   // The first matmul over all the hidden columns.
   const Statement& s0 = *program.find_statement(mm1.dims.statement);
@@ -270,7 +285,7 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   body += "}\n";
   body += fmt::format("// epilogue on the accumulator fragments, then {} ({}) into shared memory{}\n", hidden, type,
                       hp == t.h ? "" : fmt::format(" (zero past column {})", t.h));
-  body += epilogue(first, o, fmt::format("{} * warp_x", wn1), first_code);
+  body += epilogue(first, o1, fmt::format("{} * warp_x", wn1), first_code);
   body += fmt::format("pf::store_frags_to_tile<{}, pf::Swizzle::xor16, {}>({}, {}_shared, 32 * warp_y, {} * warp_x, {});\n",
                       type, hp, first.layout.registers.of(hidden), hidden, wn1, t.h);
   body += fmt::format("// one barrier: {}'s tile complete for every warp, and the ring free for {}'s tiles\n", hidden, w2);
@@ -283,6 +298,8 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
                       print_statement_source(s2), hidden, t.n_tiles(), bn);
   body += fmt::format("#pragma unroll 1\nfor (int n_tile = 0; n_tile < {}; ++n_tile) {{\n", t.n_tiles());
   std::string tile = fmt::format("const int col0 = {} * n_tile;  // the tile's first column\n", bn);
+  // (the previous tile's epilogue read its vectors before that tile's last barrier)
+  tile += print_vector_staging(b.second, second.layout, "row0", "col0", "");
   tile += fmt::format("pf::AccTile16816<2, {}> {};  // f32 accumulators of {}: this warp's 32x{} tile\n",
                       second.fragments_n, acc2, mm2.c, wn2);
   tile += fmt::format("pf::tile::fill({}, 0.f);\n", acc2);
@@ -301,7 +318,7 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   };
   tile += k_loop(h_steps, stages, copies2, compute2);
   if (!second.plan.epilogue.empty()) tile += "// epilogue on the accumulator fragments\n";
-  tile += epilogue(second, o, fmt::format("col0 + {} * warp_x", wn2), second_code);
+  tile += epilogue(second, o2, fmt::format("col0 + {} * warp_x", wn2), second_code);
   const std::string store_check = check_argument(second_code);
   const auto store = [&](const std::string& tensor) {
     return fmt::format("pf::store_accumulators<{}, {}, {}>({}, smem + {}, {} + (long long)(row0 + 32 * warp_y) * {} + "

@@ -52,7 +52,11 @@ Printed print_op(const isl::ast_expr_op& op, const NameOf& name_of) {
   if (op.isa<isl::ast_expr_op_fdiv_q>()) return call("pf::floordiv", op, 0, name_of);
   if (op.isa<isl::ast_expr_op_min>()) return call("pf::imin", op, 0, name_of);
   if (op.isa<isl::ast_expr_op_max>()) return call("pf::imax", op, 0, name_of);
-  if (op.isa<isl::ast_expr_op_minus>()) return {"-" + operand(op.arg(0), name_of, unary, false), unary};
+  if (op.isa<isl::ast_expr_op_minus>()) {
+    std::string text = "-";  // (appended, not "-" + a temporary: GCC 12's false -Wrestrict)
+    text += operand(op.arg(0), name_of, unary, false);
+    return {text, unary};
+  }
   if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>())
     return binary(op, "&&", logical_and, true, name_of);
   if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>())

@@ -195,6 +195,19 @@ class BlockEmitter {
       line("// first touch: the current " + c_tensor.name + " (accumulate = true)");
     }
 
+    if (matmul.conv)
+      emit_taps(matmul, c);
+    else
+      emit_main(matmul, c);
+    if (through_buffer) {
+      line("// last touch of " + matmul.statement + ": round to " +
+           std::string(to_string(c_tensor.type)) + " into " + c_tensor.name);
+      emit_unary(matmul.statement, "store", "identity", c, stored);
+    }
+  }
+
+  // The BRGEMM(s) of a matmul on the block, into `c`.
+  void emit_main(const CpuMatmul& matmul, const View& c) {
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
     used_.insert(a_tensor.name);
@@ -249,11 +262,68 @@ class BlockEmitter {
              " + " + std::to_string(done * b_k) + leading + ");");
       }
     }
-    if (through_buffer) {
-      line("// last touch of " + matmul.statement + ": round to " +
-           std::string(to_string(c_tensor.type)) + " into " + c_tensor.name);
-      emit_unary(matmul.statement, "store", "identity", c, stored);
+  }
+
+  // A convolution's main (schedule/cpu_conv.h): for each outer tap, one BRGEMM batched over
+  // the innermost tap; the first overwrites the block (unless `+=`), the others accumulate.
+  // f32 kernels never pack: B is already the packed [taps, c, k] filter, which the direct
+  // driver streams (re-packing it per block costs more than it saves when a block is one
+  // output row of 7 to 56 pixels); f16/bf16 must pack (kernels/cpu widens while packing).
+  void emit_taps(const CpuMatmul& matmul, const View& c) {
+    const CpuConvTaps& conv = *matmul.conv;
+    const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
+    const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
+    used_.insert(a_tensor.name);
+    used_.insert(b_tensor.name);
+    const std::vector<std::int64_t> b_strides = strides_of(b_tensor.shape);
+    std::vector<std::string> a_terms;
+    for (std::size_t i = 0; i < conv.a_batch.size(); ++i)
+      if (conv.a_batch[i] != 0) a_terms.push_back(variables_.batch.at(i) + " * " + std::to_string(conv.a_batch[i]));
+    a_terms.push_back(variables_.m0 + " * " + std::to_string(conv.lda));
+    if (conv.a_origin != 0) a_terms.push_back(std::to_string(conv.a_origin));
+    std::vector<std::string> b_terms;
+    std::string first;  // every outer tap at 0
+    const std::size_t outer = conv.taps.empty() ? 0 : conv.taps.size() - 1;
+    std::vector<std::string> loops;
+    for (std::size_t t = 0; t < outer; ++t) {
+      const CpuConvTap& tap = conv.taps[t];
+      const std::string variable = names_.loop_variable(tap.index);
+      loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(tap.extent) + "; ++" +
+                      variable + ")");
+      a_terms.push_back(variable + " * " + std::to_string(tap.a_stride));
+      b_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
+      first += (first.empty() ? "" : " && ") + variable + " == 0";
     }
+    const std::int64_t batch = conv.taps.empty() ? 1 : conv.taps.back().extent;
+    const std::int64_t a_batch = conv.taps.empty() ? 0 : conv.taps.back().a_stride;
+    const std::int64_t b_batch = conv.taps.empty() ? 0 : conv.taps.back().b_stride;
+    line("// main: " + std::string(outer ? "per outer tap, " : "") + "one BRGEMM over " + std::to_string(batch) +
+         " tap(s) (A " + std::to_string(a_batch) + ", B " + std::to_string(b_batch) + " elements apart), " +
+         std::to_string(matmul.k) + " channels each; A's rows " + std::to_string(conv.lda) + " elements apart");
+    const auto config = [&](bool accumulate) {
+      return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
+             ",\n      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,"
+             "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") +
+             (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never}" : "}");
+    };
+    const std::string overwrite = matmul.zero_init ? object_name(matmul.statement, "main") : "";
+    const std::string accumulate = !matmul.zero_init || outer > 0 ? object_name(matmul.statement, "accumulate") : "";
+    if (!overwrite.empty()) line("static const Brgemm " + overwrite + "(" + config(false) + ");");
+    if (!accumulate.empty()) line("static const Brgemm " + accumulate + "(" + config(true) + ");");
+    const std::string kernel = overwrite.empty() ? accumulate
+                               : accumulate.empty() ? overwrite
+                                                    : "(" + first + " ? " + overwrite + " : " + accumulate + ")";
+    std::string call = kernel + "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " +
+                       names_.tensor(b_tensor.name) + offset(matmul.b, b_strides) +
+                       (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer + ", " +
+                       std::to_string(conv.lda) + ", " + std::to_string(stride_of(matmul.b, b_strides, CpuDim::k)) +
+                       ", " + c.ld + ", " + std::to_string(a_batch) + ", " + std::to_string(b_batch) + ");";
+    std::string indent;
+    for (const std::string& loop : loops) {
+      line(indent + loop);
+      indent += "  ";
+    }
+    line(indent + call);
   }
 
   void emit_unary(const std::string& statement, const std::string& what, const std::string& op,

@@ -53,7 +53,10 @@ class Emitter {
     const std::string entry_text = entry(calls);  // decides needs_vector_
     const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
                                         [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
-    return header() + (loop_nests ? "#include <cmath>\n" : "") + "#include <cstdint>\n" +
+    const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(),
+                                  [](const CpuStage& stage) { return stage.pad.has_value(); });
+    return header() + (pads ? "#include <algorithm>\n" : "") + (loop_nests ? "#include <cmath>\n" : "") +
+           "#include <cstdint>\n" +
            (needs_vector_ ? "#include <vector>\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
@@ -72,6 +75,7 @@ class Emitter {
         touched.insert(pointwise.write.tensor);
         for (const CpuAccess& read : pointwise.reads) touched.insert(read.tensor);
       }
+      if (stage.pad) touched.insert({stage.pad->from, stage.pad->to});
       if (stage.loop_nest) {
         touched.insert(stage.loop_nest->write);
         touched.insert(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end());
@@ -112,7 +116,58 @@ class Emitter {
     return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ") + "  }\n";
   }
 
+  // The OpenMP pragma of `depth` nested parallel loops (collapsed), with the plan's thread count.
+  std::string omp_for(int depth) const {
+    std::string text = "#pragma omp parallel for ";
+    if (depth > 1) text += std::string("collapse(") + std::to_string(depth) + ") ";
+    if (plan_.threads > 0) text += std::string("num_threads(") + std::to_string(plan_.threads) + ") ";
+    return text + "schedule(static)\n";
+  }
+
+  // A zero-padded copy of a convolution's input: the temporary starts zeroed (std::vector),
+  // the input is copied in chunks that are contiguous in both (the innermost padded dimension's
+  // whole interior), one loop per dimension outside it.
+  std::string pad_copy(const CpuStage& stage) const {
+    const CpuPadCopy& pad = *stage.pad;
+    const std::vector<std::int64_t>& from_shape = plan_.tensor(pad.from).shape;
+    const std::vector<std::int64_t>& to_shape = plan_.tensor(pad.to).shape;
+    const std::size_t rank = from_shape.size();
+    std::vector<std::int64_t> from_strides(rank, 1), to_strides(rank, 1);
+    for (std::size_t d = rank; d-- > 1;) {
+      from_strides[d - 1] = from_strides[d] * from_shape[d];
+      to_strides[d - 1] = to_strides[d] * to_shape[d];
+    }
+    std::size_t innermost = 0;  // the innermost dimension with a border
+    for (std::size_t d = 0; d < rank; ++d)
+      if (pad.before[d] > 0 || pad.after[d] > 0) innermost = d;
+    std::vector<std::string> from_terms, to_terms;
+    std::int64_t to_origin = 0;
+    std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
+                       " inside a border of zeros (its storage starts zeroed)\n";
+    std::string indent = "  ";
+    if (innermost > 0) text += indent + omp_for(static_cast<int>(innermost));
+    for (std::size_t d = 0; d < rank; ++d) {
+      to_origin += pad.before[d] * to_strides[d];
+      if (d >= innermost) continue;
+      const std::string variable = names_.variable("p" + std::to_string(d));
+      text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(from_shape[d]) +
+              "; ++" + variable + ")\n";
+      indent += "  ";
+      from_terms.push_back(variable + " * " + std::to_string(from_strides[d]));
+      to_terms.push_back(variable + " * " + std::to_string(to_strides[d]));
+    }
+    to_terms.push_back(std::to_string(to_origin));
+    text += indent + "std::copy_n(" + names_.tensor(pad.from) + " + " + sum_text(from_terms) + ", " +
+            std::to_string(from_shape[innermost] * from_strides[innermost]) + ", " + names_.tensor(pad.to) + " + " +
+            sum_text(to_terms) + ");\n";
+    return text;
+  }
+
   void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
+    if (stage.pad) {
+      calls += pad_copy(stage);
+      return;
+    }
     if (stage.loop_nest) {
       calls += "  // " + stage.name + ": " + stage.loop_nest->statement + ", a loop nest\n" + loop_nest(*stage.loop_nest);
       return;
@@ -147,11 +202,7 @@ class Emitter {
     }
     std::string text = "  // " + stage.name + ": " + statement_list(stage) + "\n";
     std::string indent = "  ";
-    if (depth > 0)
-      text += indent + "#pragma omp parallel for " +
-              (depth > 1 ? "collapse(" + std::to_string(depth) + ") " : std::string()) +
-              (plan_.threads > 0 ? "num_threads(" + std::to_string(plan_.threads) + ") " : std::string()) +
-              "schedule(static)\n";
+    if (depth > 0) text += indent + omp_for(depth);
     for (const BlockLoop& loop : loops) {
       if (!loop.loops()) continue;
       text += indent + "for (int64_t " + loop.variable + " = 0; " + loop.variable + " < " +

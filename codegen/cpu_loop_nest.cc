@@ -9,6 +9,7 @@
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/cpu_conv.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -232,6 +233,9 @@ bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
   bool other = false;
   for (const StatementIdiom& idiom : idioms.statements) {
     if (idiom.kind == IdiomKind::matmul || idiom.kind == IdiomKind::batch_reduce_matmul) return false;
+    // A convolution the blocked plan runs as BRGEMM over its taps (schedule/cpu_conv.h).
+    const Statement* statement = program.find_statement(idiom.statement);
+    if (idiom.kind == IdiomKind::other && statement && conv_over_taps(program, *statement, nullptr)) return false;
     other = other || idiom.kind == IdiomKind::other;
   }
   for (const Statement& statement : program.statements)

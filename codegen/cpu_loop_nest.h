@@ -29,7 +29,8 @@ bool has_integers(const Program& program);
 // Whether `program` (with its `idioms`) takes this path: it has an integer tensor (integer
 // data and gathers run only as loop nests, matmuls included), or it has no matmul (or
 // batch-reduce matmul) and it has a reduction that is not one, a `?:` or an index used as a
-// value (which the block primitives of cpu_block.h do not take).
+// value (which the block primitives of cpu_block.h do not take), and no convolution that
+// runs as BRGEMM over its taps (schedule/cpu_conv.h).
 bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms);
 
 // The C++ of `program` as plain loop nests; every size must be bound (else a UserError).

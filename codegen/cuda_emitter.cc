@@ -5,6 +5,7 @@
 
 #include "codegen/c_ast_printer.h"
 #include "codegen/cuda_epilogue.h"
+#include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_statements.h"
 #include "codegen/fragment_row_chain.h"
@@ -42,12 +43,13 @@ MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, cons
 // reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   const Program matmuls = matmul_part(program);
-  KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls));
+  KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), options.f32_matmul);
   for (const MatmulStage& m : plan.matmuls)
     if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
-      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16",
+      throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16 and f32",
                                   to_string(options.mma)));
-  validate_gpu_options(options, 2);
+  const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
+  validate_gpu_options(options, f32_operands ? 4 : 2);
   plan = pad_matmuls_to_block_tiles(plan, options);
   if (options.consumer_schedule) {
     const MainLoopChoice choice = main_loop_of(program, plan, options);
@@ -63,21 +65,29 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
 
 // The kernel layout, with the warp tile shrunk (when options.choose_warp) until the
 // register tiles fit the architecture's registers per thread; UserError when they don't.
-CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o) {
+// `stage_vectors`: the epilogue's vectors go through shared memory (not beside a fused row
+// chain, whose shared memory follows the accumulator scratch).
+CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors) {
   const int limit = arch_limits(o.arch).max_registers_per_thread;
-  CudaKernelLayout layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+  auto make = [&] {
+    CudaKernelLayout l = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+    if (stage_vectors) stage_epilogue_vectors(program, plan, o, l);
+    return l;
+  };
+  CudaKernelLayout layout = make();
   while (estimated_registers(layout) > limit && o.choose_warp && (o.warp.m > 16 || o.warp.n > 16)) {
     if (o.warp.n >= o.warp.m && o.warp.n > 16) o.warp.n /= 2;
     else o.warp.m /= 2;
-    layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+    layout = make();
   }
-  validate_gpu_options(o, 2);
+  validate_gpu_options(o, layout.f32_operands ? 4 : 2);
   const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (layout.shared_bytes > shared_limit)
-    throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}) and the "
+    throw UserError(fmt::format("def '{}': the shared tiles of its {} matmul(s) ({} stage(s) of block tile {}){} and the "
                                 "accumulator reorder scratch need {} bytes of shared memory per block; {} allows {} ({} "
                                 "bytes over): use a smaller block tile or fewer stages",
-                                program.name, plan.matmuls.size(), o.stages, to_string(o.block), layout.shared_bytes,
+                                program.name, plan.matmuls.size(), o.stages, to_string(o.block),
+                                layout.staged_vectors.empty() ? "" : ", the epilogue's vectors", layout.shared_bytes,
                                 to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
   if (estimated_registers(layout) > limit)
     throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
@@ -199,7 +209,8 @@ std::string signature(const std::vector<KernelParameter>& parameters, bool restr
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l, const KernelGrid& grid) {
+std::string kernel_preamble(const Program& program, const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& l,
+                            const KernelGrid& grid) {
   const int group = grid.group;
   std::string text = batch_index_declarations(grid);
   if (group > 1)
@@ -207,6 +218,9 @@ std::string kernel_preamble(const KernelPlan& plan, const GpuOptions& o, const C
                         "  const pf::Tile tile = pf::grouped_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, {});\n",
                         group, group);
   text += "  PF_DYNAMIC_SHARED(smem);\n";
+  const std::string row = group > 1 ? "tile.row" : "blockIdx.y", col = group > 1 ? "tile.col" : "blockIdx.x";
+  text += print_vector_staging(program, l, fmt::format("{} * {}", grid.block_m, row), fmt::format("{} * {}", grid.block_n, col),
+                               "  ");
   for (size_t i = 0; i < plan.matmuls.size(); ++i) {
     const MatmulTiles& t = l.matmuls[i];
     if (plan.matmuls[i].shares_a_with_previous)
@@ -395,13 +409,13 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   if (choice.loop == MainLoop::tma_wgmma) {
     if (request.dumps.out != nullptr && !request.dumps.after.empty()) {  // --dump-after: the trees, with the note
       *request.dumps.out << hopper_note(program, plan, o);
-      fitted_layout(program, plan, o);
+      fitted_layout(program, plan, o, !fused_row_chain(program));
       build_gpu_schedule(plan, o, request.dumps);
     }
     return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
   }
   const Program matmuls = matmul_part(program);
-  CudaKernelLayout layout = fitted_layout(matmuls, plan, o);
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o));
   const KernelGrid grid = kernel_grid(plan, o);
@@ -427,7 +441,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += helpers_text(request.helpers);
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));
-  s += kernel_preamble(plan, o, layout, grid);
+  s += kernel_preamble(matmuls, plan, o, layout, grid);
   s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
   s += row_chain;
   s += "}\n\n";
@@ -438,7 +452,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  fitted_layout(matmul_part(program), plan, o);
+  fitted_layout(matmul_part(program), plan, o, !fused_row_chain(program));
   return hopper_note(program, plan, o) + schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
@@ -446,7 +460,7 @@ std::string emit_ast_text(const Program& program, const GpuOptions& options, con
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
   const Program matmuls = matmul_part(program);
-  CudaKernelLayout layout = fitted_layout(matmuls, plan, o);
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
   return hopper_note(program, plan, o) +
          kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o)));
@@ -473,6 +487,11 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   else
     text += fmt::format("main loop: {}\n", to_string(choice.loop));
   text += fmt::format("tiles: {}\n", m.options);
+  if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
+    text += o.f32_matmul == F32Matmul::x3tf32
+                ? "f32 matmul: 3xtf32 (--f32-matmul): each operand split into two TF32 parts, three "
+                  "mma.m16n8k8.tf32 per 8 k: close to f32 accuracy\n"
+                : "f32 matmul: tf32 (--f32-matmul): operands rounded to TF32 (cvt.rna), mma.m16n8k8.tf32\n";
   if (m.persistent)
     text += fmt::format("tile scheduler: persistent, {} tiles in groups of {} tile rows (--group), grid min(SMs, {}): the "
                         "runtime reads the device's SM count at launch (the emulator: --sms, default 132)\n",

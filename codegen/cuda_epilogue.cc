@@ -34,6 +34,18 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
     return {v, fmt::format("const float* {} = {}.frag({}, {});", v, c.layout.registers.of(access.tensor), fi, fj),
             v + "[e]"};
   }
+  // A vector staged in shared memory once per block: the fragment's values from there.
+  const TileShape fragment = accumulator_fragment(c.options.mma);
+  for (bool along_n : {true, false}) {
+    const StagedVector* staged = c.layout.staged_vector(access.tensor, along_n);
+    if (!staged || access.indices != std::vector<std::string>{along_n ? dims.n : dims.m}) continue;
+    std::string v = fmt::format("{}_values{}", access.tensor, read);
+    std::string load = along_n ? fmt::format("pf::load_staged_cols({}, smem + {}, {} * warp_x + {} * {});", v, staged->offset,
+                                             c.options.warp.n, fragment.n, grouped(fj))
+                               : fmt::format("pf::load_staged_rows({}, smem + {}, {} * warp_y + {} * {});", v, staged->offset,
+                                             c.options.warp.m, fragment.m, grouped(fi));
+    return {v, fmt::format("{} {};\n{}", c.layout.fragment_tile_type(), v, load), v + ".v[e]"};
+  }
   // An input tensor: its index of the fragment's first element, from the statement's.
   std::map<std::string, std::string> origin_of;
   for (size_t i = 0; i < dims.batch.size(); ++i) origin_of[dims.batch[i]] = args[2 + i];

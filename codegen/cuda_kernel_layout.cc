@@ -27,6 +27,12 @@ const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std:
   PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
 }
 
+const StagedVector* CudaKernelLayout::staged_vector(const std::string& tensor, bool along_n) const {
+  for (const StagedVector& v : staged_vectors)
+    if (v.tensor == tensor && v.along_n == along_n) return &v;
+  return nullptr;
+}
+
 std::string CudaKernelLayout::accumulator_type() const {
   const char* tile = mma == MmaShape::m16n8k16 ? "AccTile16816" : "AccTile884";
   return fmt::format("pf::{}<{}, {}>", tile, fragments_m, fragments_n);
@@ -36,8 +42,14 @@ std::string CudaKernelLayout::fragment_tile_type() const {
   return mma == MmaShape::m16n8k16 ? "pf::AccTile16816<1, 1>" : "pf::AccTile884<1, 1>";
 }
 
-std::string CudaKernelLayout::a_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragA16x16" : "pf::FragA884"; }
-std::string CudaKernelLayout::b_fragment_type() const { return mma == MmaShape::m16n8k16 ? "pf::FragB16x8" : "pf::FragB884"; }
+std::string CudaKernelLayout::a_fragment_type() const {
+  if (f32_operands) return "pf::FragA16x16F32";
+  return mma == MmaShape::m16n8k16 ? "pf::FragA16x16" : "pf::FragA884";
+}
+std::string CudaKernelLayout::b_fragment_type() const {
+  if (f32_operands) return "pf::FragB16x8F32";
+  return mma == MmaShape::m16n8k16 ? "pf::FragB16x8" : "pf::FragB884";
+}
 
 std::string prologue_operand_value(const PrologueOperand& operand) {
   return fmt::format("{}_{}", operand.tensor, fmt::join(operand.indices, "_"));
@@ -48,7 +60,7 @@ std::string operand_staging_name(const SharedTile& tile, const PrologueOperand& 
 }
 
 static SharedTile operand_tile(const std::string& tensor, const std::optional<OperandPrologue>& prologue,
-                               OperandLayout layout, int outer, int inner_k, bool k_is_row_dim) {
+                               OperandLayout layout, int outer, int inner_k, bool k_is_row_dim, int element_bytes) {
   SharedTile tile;
   tile.tensor = tensor;
   tile.source = prologue ? prologue->source : tensor;
@@ -67,7 +79,8 @@ static SharedTile operand_tile(const std::string& tensor, const std::optional<Op
   tile.layout = layout;
   tile.rows = k_is_row_dim ? inner_k : outer;
   tile.cols = k_is_row_dim ? outer : inner_k;
-  tile.bytes = tile.rows * tile.cols * 2;
+  tile.element_bytes = element_bytes;
+  tile.bytes = tile.rows * tile.cols * element_bytes;
   return tile;
 }
 
@@ -80,6 +93,8 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   layout.threads = 32 * layout.warps_y * layout.warps_x * layout.split_k;
   TileShape fragment = accumulator_fragment(o.mma);
   layout.mma = o.mma;
+  layout.f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
+  const int element_bytes = layout.f32_operands ? 4 : 2;
   layout.fragments_m = o.warp.m / fragment.m;
   layout.fragments_n = o.warp.n / fragment.n;
   layout.values_per_fragment = fragment.m * fragment.n / 32;
@@ -89,8 +104,10 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
     // B(k, n): rows k; column-major B(n, k).
     MatmulTiles t;
-    t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major);
-    t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major);
+    t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major,
+                       element_bytes);
+    t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major,
+                       element_bytes);
     for (const SharedTile* tile : {&t.a, &t.b})
       if (!tile->operands.empty() && !(tile == &t.a && mm.shares_a_with_previous)) {
         // the operand's staging tile and one per prologue operand (4 registers per 16-byte
@@ -131,6 +148,8 @@ int estimated_registers(const CudaKernelLayout& layout) {
   // addresses in its unrolled loops, or the m8n8k4 macro-MMAs' operand shuffling, need
   // about 100 more (measured with ptxas -v on sm_80 and sm_90: 64x64 warp tiles spill).
   int overhead = layout.has_epilogue || layout.mma != MmaShape::m16n8k16 ? 132 : 32;
+  // f32 fragments hold one element per register: twice the 16-bit ones' 4 + 2 per fragment.
+  if (layout.f32_operands) overhead += 4 * layout.fragments_m + 2 * layout.fragments_n;
   return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead + layout.operand_staging_registers;
 }
 

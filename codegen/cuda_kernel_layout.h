@@ -23,6 +23,7 @@ struct SharedTile {
   std::vector<PrologueOperand> operands;  // tensors the prologue reads beside the source (lambda arguments 2..)
   OperandLayout layout = OperandLayout::row_major;
   int rows = 0, cols = 0;   // in the tensor's index order
+  int element_bytes = 2;    // 2 (f16, bf16) or 4 (f32)
   int bytes = 0;            // one buffer
   int offset = 0;           // of buffer 0 in dynamic shared memory; buffer b at offset + b * bytes
 };
@@ -32,11 +33,23 @@ struct MatmulTiles {
   SharedTile a, b;
 };
 
+// An epilogue operand that is a vector broadcast over the block tile (bias(n) along the
+// columns, scale(m) along the rows): loaded once per block into shared memory as f32
+// (codegen/cuda_epilogue_vectors.h).
+struct StagedVector {
+  std::string tensor;
+  std::string index;    // the index it is read by
+  bool along_n = true;  // that is the result's column index (else its row index)
+  int elements = 0;     // the block tile's columns (rows)
+  int offset = 0;       // in dynamic shared memory, past everything else
+};
+
 // Everything the statement printer and the kernel preamble need.
 struct CudaKernelLayout {
   int warps_y = 1, warps_x = 1, split_k = 1;  // warps per block along m, n and k
   int threads = 32;
   MmaShape mma = MmaShape::m16n8k16;
+  bool f32_operands = false;                  // the matmuls take f32 operands (TF32 mma, pf_mma_tf32.cuh)
   int fragments_m = 1, fragments_n = 1;       // accumulator fragments of a warp tile
   int values_per_fragment = 4;                // f32 values a lane holds of one fragment
   std::vector<MatmulTiles> matmuls;           // in plan order
@@ -45,6 +58,7 @@ struct CudaKernelLayout {
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
   int operand_staging_registers = 0;          // prologues that read other tensors: their register tiles
+  std::vector<StagedVector> staged_vectors;   // epilogue vectors in shared memory (none: loaded per fragment)
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.
@@ -55,9 +69,11 @@ struct CudaKernelLayout {
 
   // The shared tiles of the matmul computed by statement `statement`.
   const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;
+  // The staged vector `tensor` along n (or m), or nullptr.
+  const StagedVector* staged_vector(const std::string& tensor, bool along_n) const;
 };
 
-// The layout of the kernel of `plan` with `options` and 16-bit operands; `epilogue_reads`
+// The layout of the kernel of `plan` with `options` (16-bit or f32 operands); `epilogue_reads`
 // lists the tensors each epilogue statement reads (for the register tiles).
 CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options,
                                     const std::vector<std::vector<std::string>>& epilogue_reads);

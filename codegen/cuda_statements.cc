@@ -62,7 +62,8 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
   std::string rows_valid = remaining(ext[r - 2], origin[r - 2]), cols_valid = remaining(ext[r - 1], origin[r - 1]);
   std::string text;
   if (tile.prologue.empty()) {
-    text = fmt::format("pf::cp_async_tile<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", swizzle(), tile.rows,
+    const char* f32 = tile.element_bytes == 4 ? "_f32" : "";
+    text = fmt::format("pf::cp_async_tile{}<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", f32, swizzle(), tile.rows,
                        tile.cols, c.layout.threads, check, width, buffer_address(tile, args[0]), src, ext[r - 1],
                        rows_valid, cols_valid);
   } else {
@@ -89,7 +90,7 @@ std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile
   const std::string& row = args[args.size() - 2];
   const std::string& col = args[args.size() - 1];
   std::string tile_address = buffer_address(tile, args[0]);
-  const char* suffix = c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
+  const char* suffix = c.layout.f32_operands ? "_f32" : c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
   bool row_major = tile.layout == OperandLayout::row_major;
   if (is_a)  // load_frag_a(a, tile, m0, k0)
     return fmt::format("pf::load_frag_a{}<{}, {}, {}, {}>(a_frag, {}, {}, {});", suffix, layout_name(tile.layout),
@@ -138,6 +139,10 @@ std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm
   const std::string& i = args[0];
   const std::string& j = args[1];
   std::string layouts = layout_name(mm.a_layout) + ", " + layout_name(mm.b_layout);
+  if (c.layout.f32_operands) {
+    const char* mode = c.options.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
+    return fmt::format("pf::mma_fragment_f32<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", mode, acc, i, j, i, j);
+  }
   switch (c.options.mma) {
     case MmaShape::m16n8k16:
       return fmt::format("pf::mma_fragment<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", type, acc, i, j, i, j);

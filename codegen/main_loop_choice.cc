@@ -78,6 +78,8 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   }
   if (!mm.zero_init) return "a `+=` reduction";
   ElementType a = program.find_tensor(operand_source(mm, 'A'))->type, b = program.find_tensor(operand_source(mm, 'B'))->type;
+  if (a == ElementType::f32 && b == ElementType::f32)
+    return "f32 operands (they run TF32 mma.sync m16n8k8: wgmma with tf32 is not done)";
   if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";
   return "";
 }

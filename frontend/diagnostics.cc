@@ -22,7 +22,10 @@ std::string spell_options(std::string_view message, OptionSpelling spell) {
     const std::string_view option = message.substr(open + 1, close - open - 1);
     const std::size_t equals = option.find('=');
     text += spell(option.substr(0, equals));
-    if (equals != std::string_view::npos) text += std::string("=") + std::string(option.substr(equals + 1));
+    if (equals != std::string_view::npos) {
+      text += '=';
+      text += option.substr(equals + 1);
+    }
     at = close + 1;
   }
   return text;

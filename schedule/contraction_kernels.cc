@@ -10,11 +10,11 @@ namespace polyfuse {
 namespace {
 
 // Why plan_gpu_kernel refuses a contraction's GEMM view; none when it takes it.
-std::optional<UserError> gemm_view_refusal(const ContractionPlan& steps) {
+std::optional<UserError> gemm_view_refusal(const ContractionPlan& steps, F32Matmul f32) {
   for (const ContractionStep& step : steps.steps) {
     if (step.kind != ContractionStep::Kind::gemm) continue;
     try {
-      plan_gpu_kernel(*step.view, recognize_idioms(*step.view));
+      plan_gpu_kernel(*step.view, recognize_idioms(*step.view), f32);
     } catch (const UserError& error) {
       return error;
     }
@@ -25,18 +25,18 @@ std::optional<UserError> gemm_view_refusal(const ContractionPlan& steps) {
 }  // namespace
 
 bool plan_contraction_kernels(const Program& program, const Statement& s, const ContractionGrouping& grouping,
-                              ProgramPlan& plan, std::vector<ContractionTemporary>& temporaries, std::string& note) {
+                              F32Matmul f32, ProgramPlan& plan, std::vector<ContractionTemporary>& temporaries, std::string& note) {
   if (std::any_of(s.indices.begin(), s.indices.end(),
                   [&](const IterationIndex& i) { return bound_size(program, i.extent).is_symbolic(); }))
     return false;  // refused below: a plan of several kernels needs every size bound
   // With the epilogues the GEMM kernel takes, else without.
   std::vector<GroupedEpilogue> epilogues = epilogues_after(program, s, grouping);
   ContractionPlan steps = plan_contraction(program, s, grouping, epilogues, kept_tensors(program, s, epilogues));
-  if (!epilogues.empty() && gemm_view_refusal(steps)) {
+  if (!epilogues.empty() && gemm_view_refusal(steps, f32)) {
     epilogues.clear();
     steps = plan_contraction(program, s, grouping, epilogues, kept_tensors(program, s, epilogues));
   }
-  if (const std::optional<UserError> refusal = gemm_view_refusal(steps)) {
+  if (const std::optional<UserError> refusal = gemm_view_refusal(steps, f32)) {
     const UserError& error = *refusal;
     // The refusal without its place in the view ("statement S0 of def 'gemm': ").
     std::string why = error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
@@ -45,8 +45,6 @@ bool plan_contraction_kernels(const Program& program, const Statement& s, const 
     note = fmt::format("a reduction kernel, not tensor cores: {} groups as a GEMM ({}), which no tensor-core kernel "
                        "takes: {}",
                        s.id, grouping.groups(), why);
-    if (program.find_tensor(s.reads[grouping.a_read].tensor)->type == ElementType::f32)
-      note += " (there is no TF32 path yet)";
     return false;
   }
   for (ContractionStep& step : steps.steps) {

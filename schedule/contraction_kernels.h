@@ -15,9 +15,9 @@ namespace polyfuse {
 
 // Appends the kernels of contraction `s` (grouped as `grouping`, is_gemm) to `plan`, their
 // workspace tensors to `temporaries`; the GEMM kernel's `statements` are `s` and the epilogues it
-// took. False, `plan` unchanged, when a size is unbound or no tensor-core kernel takes the GEMM
+// took; `f32` as plan_program's. False, `plan` unchanged, when a size is unbound or no tensor-core kernel takes the GEMM
 // (`note` then says why: f32 operands, ...).
 bool plan_contraction_kernels(const Program& program, const Statement& s, const ContractionGrouping& grouping,
-                              ProgramPlan& plan, std::vector<ContractionTemporary>& temporaries, std::string& note);
+                              F32Matmul f32, ProgramPlan& plan, std::vector<ContractionTemporary>& temporaries, std::string& note);
 
 }  // namespace polyfuse

@@ -6,6 +6,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/cpu_conv.h"
 
 namespace polyfuse {
 namespace {
@@ -74,6 +75,7 @@ struct StageBuilder {
   CpuStage stage;
   std::vector<std::int64_t> space;  // extents of batch.., m, n as written
   std::set<std::string> written, read;
+  bool closed = false;  // nothing joins it (a convolution whose output is not batch.., m, n)
 };
 
 class Planner {
@@ -113,7 +115,17 @@ class Planner {
         case IdiomKind::matmul:
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
         case IdiomKind::pointwise: add_pointwise(statement, pointwise_of(statement)); break;
-        case IdiomKind::other: add_loop_nest(statement, loop_nest_reason(*idiom)); break;
+        case IdiomKind::other: {
+          std::string why;
+          const std::optional<ConvOverTaps> conv = conv_over_taps(program_, statement, &why);
+          if (conv && add_conv(statement, *conv, why)) break;
+          const bool affine = std::any_of(statement.reads.begin(), statement.reads.end(),
+                                          [](const Access& read) { return !read.is_plain(); });
+          add_loop_nest(statement, affine && statement.is_reduction()
+                                       ? "a sum through index expressions not run as BRGEMM over filter taps: " + why
+                                       : loop_nest_reason(*idiom));
+          break;
+        }
       }
     }
     for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));
@@ -205,7 +217,7 @@ class Planner {
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    bool join = last != nullptr && !last->stage.loop_nest && last->space == space &&
+    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed && last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)
@@ -332,16 +344,11 @@ class Planner {
       matmul.k_tail = matmul.k % blocking_.kc;
     }
 
-    std::vector<std::int64_t> space;
-    std::vector<std::string> names = idiom.batch;
-    for (const std::string& index : idiom.batch) space.push_back(extent.at(index));
-    space.push_back(extent.at(idiom.m));
-    space.push_back(extent.at(idiom.n));
-    names.push_back(idiom.m);
-    names.push_back(idiom.n);
+    const auto [space, names] = block_space(idiom.batch, idiom.m, idiom.n, extent);
 
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    const bool join = last != nullptr && !last->stage.loop_nest && last->stage.pointwise.empty() &&
+    const bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed &&
+                      last->stage.pointwise.empty() &&
                       last->space == space &&
                       !last->written.count(a_tensor) && !last->written.count(b_tensor) &&
                       !last->written.count(matmul.c.tensor) && !last->read.count(matmul.c.tensor);
@@ -352,12 +359,163 @@ class Planner {
     last->stage.matmuls.push_back(std::move(matmul));
   }
 
+  // The extents and names of a block space: batch.., m, n.
+  static std::pair<std::vector<std::int64_t>, std::vector<std::string>> block_space(
+      std::vector<std::string> names, const std::string& m, const std::string& n,
+      const std::map<std::string, std::int64_t>& extent) {
+    names.push_back(m);
+    names.push_back(n);
+    std::vector<std::int64_t> space;
+    for (const std::string& index : names) space.push_back(extent.at(index));
+    return {space, names};
+  }
+
+  static std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    return strides;
+  }
+
+  // A synthetic temporary of `type` and `shape`, named after `name`; returns its name.
+  std::string add_synthetic(const std::string& name, ElementType type, std::vector<std::int64_t> shape) {
+    CpuTensor result;
+    result.name = fresh_name(name);
+    result.type = type;
+    result.shape = std::move(shape);
+    result.role = TensorRole::temporary;
+    result.synthetic = true;
+    plan_.tensors.push_back(result);
+    return result.name;
+  }
+
+  // `statement` as BRGEMMs over its filter taps (schedule/cpu_conv.h), after the stages that
+  // pack its filter and pad its input when it needs them. False (with `why`) when the filter
+  // cannot be packed by a block copy or the input's rows run backwards.
+  bool add_conv(const Statement& statement, const ConvOverTaps& conv, std::string& why) {
+    const Access& input = statement.reads[static_cast<std::size_t>(conv.input_read)];
+    const Access& filter = statement.reads[static_cast<std::size_t>(conv.filter_read)];
+    std::map<std::string, std::int64_t> extent;
+    for (const IterationIndex& index : statement.indices) extent[index.name] = bound(program_, index.extent);
+
+    // Roles: batch.., m = the output column, n = the output channel, k = c, r = the taps.
+    Roles roles;
+    for (std::size_t i = 0; i < conv.batch.size(); ++i) roles[conv.batch[i]] = {CpuDim::batch, static_cast<int>(i)};
+    roles[conv.column] = {CpuDim::m, -1};
+    roles[conv.channel_out] = {CpuDim::n, -1};
+    roles[conv.channel_in] = {CpuDim::k, -1};
+    for (const std::string& tap : conv.taps) roles[tap] = {CpuDim::r, -1};
+
+    // B: the filter as [its batch indices.., taps.., c, k], a packed copy unless stored so.
+    std::vector<std::string> packed_indices;
+    for (const std::string& index : conv.batch)
+      if (std::find(filter.indices.begin(), filter.indices.end(), index) != filter.indices.end())
+        packed_indices.push_back(index);
+    packed_indices.insert(packed_indices.end(), conv.taps.begin(), conv.taps.end());
+    packed_indices.push_back(conv.channel_in);
+    packed_indices.push_back(conv.channel_out);
+    std::string b_tensor = filter.tensor;
+    const bool pack = packed_indices != filter.indices;
+    if (pack) {
+      const Roles pack_roles = pointwise_roles(packed_indices);
+      CpuPointwise copy;
+      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
+      if (read_shape(copy.reads.back()) == ReadShape::unsupported) {
+        why = "the filter's last dimension is neither the input nor the output channel (its packing copy needs one "
+              "of them contiguous)";
+        return false;
+      }
+    }
+
+    // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
+    const CpuTensor& in_tensor = tensor(input.tensor);
+    std::vector<std::int64_t> a_shape = in_tensor.shape;
+    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + conv.pad_after[d];
+    const std::vector<std::int64_t> a_strides = strides_of(a_shape);
+    const auto a_coefficient = [&](const std::string& index) {
+      std::int64_t sum = 0;
+      for (std::size_t d = 0; d < a_strides.size(); ++d) sum += a_strides[d] * input.subscripts[d].coefficient(index);
+      return sum;
+    };
+    CpuConvTaps taps;
+    taps.input = input.tensor;
+    taps.filter = filter.tensor;
+    taps.filter_packed = pack;
+    taps.lda = a_coefficient(conv.column);
+    if (taps.lda <= 0) {
+      why = "the input's rows (consecutive output columns) do not run forward";
+      return false;
+    }
+    for (std::size_t d = 0; d < a_strides.size(); ++d)
+      taps.a_origin += a_strides[d] * (input.subscripts[d].constant + conv.pad_before[d]);
+    for (const std::string& index : conv.batch) taps.a_batch.push_back(a_coefficient(index));
+
+    if (pack) {
+      std::vector<std::int64_t> shape;
+      for (const std::string& index : packed_indices) shape.push_back(extent.at(index));
+      b_tensor = add_synthetic(filter.tensor + "_packed", in_tensor.type, shape);
+      const Roles pack_roles = pointwise_roles(packed_indices);
+      CpuPointwise copy;
+      copy.statement = statement.id + "." + filter.tensor;
+      copy.write = access_for(b_tensor, packed_indices, pack_roles);
+      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
+      copy.expr = Expr::read_node(0, statement.location);
+      std::string indices;
+      for (const std::string& index : packed_indices) indices += (indices.empty() ? "" : ", ") + index;
+      copy.source = b_tensor + "(" + indices + ") = " + filter.tensor + "(" + [&] {
+        std::string text;
+        for (const std::string& index : filter.indices) text += (text.empty() ? "" : ", ") + index;
+        return text;
+      }() + ")  (the filter packed as the BRGEMM's B)";
+      add_pointwise_with_space(std::move(copy), shape, packed_indices);
+      builders_.back().closed = true;
+    }
+    const std::vector<std::int64_t> b_shape = tensor(b_tensor).shape;
+    const std::vector<std::int64_t> b_strides = strides_of(b_shape);
+    for (const std::string& tap : conv.taps) {
+      const std::size_t position = static_cast<std::size_t>(
+          std::find(packed_indices.begin(), packed_indices.end(), tap) - packed_indices.begin());
+      taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), b_strides[position]});
+    }
+
+    std::string a_tensor = input.tensor;
+    if (conv.padded()) {
+      a_tensor = add_synthetic(input.tensor + "_padded", in_tensor.type, a_shape);
+      StageBuilder builder;
+      builder.written.insert(a_tensor);
+      builder.read.insert(input.tensor);
+      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, conv.pad_after};
+      builders_.push_back(std::move(builder));
+    }
+
+    CpuMatmul matmul;
+    matmul.statement = statement.id;
+    matmul.source = print_statement_source(statement);
+    matmul.a.tensor = a_tensor;
+    matmul.b = access_for(b_tensor, packed_indices, roles);
+    matmul.c = access_for(statement.write.tensor, statement.write.indices, roles);
+    matmul.dtype = in_tensor.type;
+    matmul.zero_init = statement.kind == StatementKind::reduce_init;
+    matmul.k = extent.at(conv.channel_in);
+    matmul.kc = matmul.k;
+    matmul.reduce_batch = taps.taps.empty() ? 1 : taps.taps.back().extent;
+    matmul.conv = std::move(taps);
+
+    const auto [space, names] = block_space(conv.batch, conv.column, conv.channel_out, extent);
+    StageBuilder& stage = new_stage(space, names);
+    stage.closed = names != statement.write.indices;  // epilogues would see other roles
+    stage.written.insert(matmul.c.tensor);
+    stage.read.insert({a_tensor, b_tensor});
+    stage.stage.matmuls.push_back(std::move(matmul));
+    return true;
+  }
+
   // Temporaries used by one stage only, and not as a matmul operand nor by a loop nest, live in
   // blocks.
   void assign_storage() {
     std::map<std::string, std::set<std::size_t>> stages_of;
     std::set<std::string> operands;  // and what the loop nests touch: kept whole
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+      if (const std::optional<CpuPadCopy>& pad = plan_.stages[i].pad) operands.insert({pad->from, pad->to});
       if (const std::optional<CpuLoopNest>& nest = plan_.stages[i].loop_nest) {
         operands.insert(nest->write);
         operands.insert(nest->reads.begin(), nest->reads.end());

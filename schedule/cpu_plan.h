@@ -76,6 +76,35 @@ struct CpuAccess {
   std::vector<int> batch_positions;  // per tensor dimension: which batch index (batch only)
 };
 
+// One filter tap of a convolution's main (schedule/cpu_conv.h): a loop, or the BRGEMM batch.
+struct CpuConvTap {
+  std::string index;          // the reduction index ("r")
+  std::int64_t extent = 1;
+  std::int64_t a_stride = 0;  // elements of A between consecutive taps
+  std::int64_t b_stride = 0;  // elements of B between consecutive taps
+};
+
+// A convolution's main as BRGEMMs over its filter taps: in a block at (batch.., m0, n0) and at
+// taps t.., A starts at element a_origin + sum(a_batch[i] * batch index i) + lda * m0 +
+// sum(a_stride * t) of the matmul's A tensor (the input, or its zero-padded copy): rows are
+// output columns lda apart, columns the channels. B is the matmul's B access (the filter in
+// [taps.., c, k] order, packed when not stored so) plus the taps' b_stride.
+struct CpuConvTaps {
+  std::int64_t a_origin = 0;
+  std::vector<std::int64_t> a_batch;  // per batch index of the stage
+  std::int64_t lda = 0;
+  std::vector<CpuConvTap> taps;       // outer taps (loops) first; the last is the BRGEMM batch
+  std::string input, filter;          // the tensors as the program names them
+  bool filter_packed = false;         // B is a packed copy of the filter
+};
+
+// A zero-padded copy of a convolution's input (schedule/cpu_conv.h): `to` is `from` with
+// `before` and `after` zero elements around each dimension.
+struct CpuPadCopy {
+  std::string from, to;
+  std::vector<std::int64_t> before, after;
+};
+
 // One matmul of a stage, lowered to a BRGEMM per block.
 struct CpuMatmul {
   std::string statement;   // id, e.g. "S0"
@@ -92,6 +121,9 @@ struct CpuMatmul {
   std::int64_t kc = 0;
   std::int64_t k_slices = 1;
   std::int64_t k_tail = 0;
+  // Set: a convolution; `a` then names only its tensor (the taps say how it is addressed),
+  // k is the channel count and reduce_batch the innermost tap's extent.
+  std::optional<CpuConvTaps> conv;
 };
 
 // One pointwise statement of a stage: write = expr on every element of the block.
@@ -126,6 +158,7 @@ struct CpuStage {
   std::vector<CpuMatmul> matmuls;        // main, in program order
   std::vector<CpuPointwise> pointwise;   // last touch, in program order (or the whole stage)
   std::optional<CpuLoopNest> loop_nest;  // set: the stage is this statement's loop nest instead
+  std::optional<CpuPadCopy> pad;         // set: the stage is this padded copy instead
 };
 
 // The CPU schedule of one def.

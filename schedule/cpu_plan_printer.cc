@@ -40,11 +40,30 @@ std::string to_string(const CpuPlan& plan) {
       text += "    " + nest->statement + ": " + nest->source + "\n";
       continue;
     }
+    if (const std::optional<CpuPadCopy>& pad = stage.pad) {
+      text += "  " + stage.name + ": " + pad->to + " = " + pad->from + " with a border of zeros, before " +
+              shape_text(pad->before) + " and after " + shape_text(pad->after) +
+              " (the convolution's reads outside " + pad->from + ")\n";
+      continue;
+    }
     text += "  " + stage.name + ": parallel over " + loops_text(stage) +
             (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
             to_string(stage.blocking) + ")\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
+      if (const std::optional<CpuConvTaps>& conv = matmul.conv) {
+        std::string outer, inner;
+        for (std::size_t t = 0; t < conv->taps.size(); ++t)
+          (t + 1 < conv->taps.size() ? outer : inner) += (t + 1 < conv->taps.size() && t ? ", " : "") + conv->taps[t].index;
+        text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
+                matmul.a.tensor + " rows " + std::to_string(conv->lda) + " apart, B = " + matmul.b.tensor +
+                (conv->filter_packed ? " (" + conv->filter + " packed as [taps, c, k])" : std::string(" (as stored)")) +
+                ", k = " + std::to_string(matmul.k) + " channels, batch = " + std::to_string(matmul.reduce_batch) +
+                (inner.empty() ? std::string(" (no taps)") : " taps of " + inner) +
+                (outer.empty() ? std::string() : " per loop over " + outer) +
+                (matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n");
+        continue;
+      }
       text += "      brgemm " + std::string(to_string(matmul.dtype)) + ": A = " + matmul.a.tensor +
               " (" + std::string(to_string(matmul.a_layout)) + "), B = " + matmul.b.tensor + " (" +
               std::string(to_string(matmul.b_layout)) + "), ";

@@ -71,6 +71,22 @@ std::string to_string(ConsumerSchedule schedule) {
   return schedule == ConsumerSchedule::pingpong ? "pingpong" : "cooperative";
 }
 
+F32Matmul parse_f32_matmul(std::string_view text) {
+  if (text == "tf32") return F32Matmul::tf32;
+  if (text == "3xtf32") return F32Matmul::x3tf32;
+  if (text == "f32") return F32Matmul::f32;
+  throw UserError(fmt::format("`f32_matmul`: unknown mode '{}' (expected tf32, 3xtf32 or f32)", text));
+}
+
+std::string to_string(F32Matmul mode) {
+  switch (mode) {
+    case F32Matmul::tf32: return "tf32";
+    case F32Matmul::x3tf32: return "3xtf32";
+    case F32Matmul::f32: return "f32";
+  }
+  PF_INTERNAL_CHECK(false, "unknown F32Matmul value");
+}
+
 TileShape mma_tile(MmaShape shape) {
   switch (shape) {
     case MmaShape::m16n16k8: return {16, 16, 8};
@@ -120,8 +136,10 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   if (choices.stages != 0) o.stages = choices.stages;
   o.group = choices.group;
   o.consumer_schedule = choices.consumer_schedule;
+  o.f32_matmul = choices.f32_matmul;
   if (choices.warp) {
     o.warp = *choices.warp;
+    o.choose_warp = false;
   } else {
     o.warp = {std::min(64, o.block.m), std::min(64, o.block.n), o.split_k > 0 ? o.block.k / o.split_k : o.block.k};
     o.choose_warp = true;

@@ -45,9 +45,13 @@ struct GpuOptions {
   // alternate tiles. Unset: the rule (codegen/hopper_gemm_kernel.h's hopper_consumers_for).
   // Other kernels have no consumer warpgroups: set, it is refused there.
   std::optional<ConsumerSchedule> consumer_schedule;
+  // Matmuls with f32 operands: TF32 or 3xTF32 tensor cores, or exact f32 (a reduction kernel).
+  F32Matmul f32_matmul = F32Matmul::tf32;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
-  // N, then M) until a fused kernel's register tiles fit the registers per thread.
-  bool choose_warp = false;
+  // N, then M) until a fused kernel's register tiles fit the registers per thread. True in
+  // the defaults (every caller, not only the CLI, gets the fitted tile); false once a user
+  // sets `warp`.
+  bool choose_warp = true;
   // The user set the block tile (gpu_options_from_choices: a flag or the API's option), even
   // to the default: a row chain then joins the matmul kernel only if that tile spans the row
   // (schedule/fused_row_chain.h), rather than with a tile it picks.
@@ -64,6 +68,7 @@ struct GpuChoices {
   int stages = 0;
   std::optional<int> group;  // tile rows per group of the block order; unset: the rule
   std::optional<ConsumerSchedule> consumer_schedule;  // sm_90a warp-specialised kernel; unset: the rule
+  F32Matmul f32_matmul = F32Matmul::tf32;
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
@@ -85,6 +90,9 @@ ArchLimits arch_limits(Arch arch);
 
 // "cooperative" | "pingpong" → ConsumerSchedule.
 ConsumerSchedule parse_consumer_schedule(std::string_view text);
+
+// "tf32" | "3xtf32" | "f32" → F32Matmul.
+F32Matmul parse_f32_matmul(std::string_view text);
 // "16x16x8" | "32x32x8" | "m16n8k16" → MmaShape.
 MmaShape parse_mma_shape(std::string_view text);
 // The M×N×K of one warp-level macro-MMA instruction group (m16n8k16 → 16×8×16).

@@ -39,11 +39,16 @@ KernelPlan pad_matmuls_to_block_tiles(const KernelPlan& plan, const GpuOptions& 
       if (extent.is_symbolic()) sizes.insert(extent.symbol);
       bounds.push_back(fmt::format("0 <= {} < {}", index, extent.to_string()));
     };
+    // The existential's name: none of the statement's indices (a matmul over `q` is common).
+    std::set<std::string> names(d.batch.begin(), d.batch.end());
+    names.insert({d.m, d.n, *d.k});
+    std::string q = "q";
+    while (names.count(q)) q += "_";
     // index below the first multiple of `tile` that is >= extent.
     auto padded_range = [&](const std::string& index, const Size& extent, int tile) {
       if (extent.is_symbolic()) sizes.insert(extent.symbol);
-      bounds.push_back(
-          fmt::format("exists (q : 0 <= {0} < {1} q and {2} <= {1} q < {2} + {1})", index, tile, extent.to_string()));
+      bounds.push_back(fmt::format("exists ({3} : 0 <= {0} < {1} {3} and {2} <= {1} {3} < {2} + {1})", index, tile,
+                                   extent.to_string(), q));
     };
     for (size_t i = 0; i < d.batch.size(); ++i) range(d.batch[i], d.batch_extents[i]);
     padded_range(d.m, d.m_extent, options.block.m);

@@ -235,7 +235,7 @@ bool touches_integers(const Program& program, const Statement& statement) {
   return integer(statement.write) || std::any_of(statement.reads.begin(), statement.reads.end(), integer);
 }
 
-KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
+KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matmul f32) {
   KernelPlan plan;
   plan.name = program.name;
   for (const Statement& statement : program.statements)
@@ -263,10 +263,18 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         std::optional<OperandPrologue> b_prologue = operand_prologue(program, statement, mm.b, prologues);
         const Tensor* a = program.find_tensor(a_prologue ? a_prologue->source : mm.a.tensor);
         const Tensor* b = program.find_tensor(b_prologue ? b_prologue->source : mm.b.tensor);
-        if (a->type == ElementType::f32 || b->type == ElementType::f32 || a->type != b->type)
+        if (a->type != b->type)
           unsupported(program, statement,
-                      fmt::format("tensor cores need f16 or bf16 operands of one type; {} is {} and {} is {}", a->name,
-                                  to_string(a->type), b->name, to_string(b->type)));
+                      fmt::format("tensor cores need operands of one type (f16, bf16, or f32 as TF32); {} is {} and {} is {}",
+                                  a->name, to_string(a->type), b->name, to_string(b->type)));
+        if (a->type == ElementType::f32 && f32 == F32Matmul::f32)
+          unsupported(program, statement,
+                      fmt::format("`f32_matmul` f32: {} and {} are f32 and the matmul runs exactly, on CUDA cores", a->name,
+                                  b->name));
+        if (a->type == ElementType::f32 && (a_prologue || b_prologue))
+          unsupported(program, statement,
+                      "a prologue on an f32 (TF32) matmul operand is not fused yet (tensor cores take f32 operands "
+                      "copied as they are)");
         MatmulStage stage;
         stage.dims = dims_of(program, statement, mm.batch, mm.m, mm.n, &mm.k);
         stage.a = mm.a.tensor;
@@ -280,6 +288,10 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms) {
         stage.a_prologue = a_prologue;
         stage.b_prologue = b_prologue;
         stage.zero_init = mm.zero_init;
+        stage.operand_type = a->type;
+        if (!plan.matmuls.empty() && (plan.matmuls.front().operand_type == ElementType::f32) != (a->type == ElementType::f32))
+          unsupported(program, statement,
+                      "the matmuls of one kernel take one kind of operands: f32 (TF32) and 16-bit ones are not fused");
         stage.live_out = written->role == TensorRole::output;
         plan.matmuls.push_back(stage);
         break;

@@ -5,13 +5,15 @@
 
 #include "frontend/idioms.h"
 #include "frontend/program.h"
+#include "polyfuse/gpu_target.h"
 #include "schedule/kernel_plan.h"
 
 namespace polyfuse {
 
-// The plan of `program`: its matmuls (each f16 or bf16 operands) and the pointwise
-// epilogues that consume them.
-KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms);
+// The plan of `program`: its matmuls (f16, bf16 or f32 operands, both of one type; f32 ones
+// only when `f32` runs them on tensor cores, as TF32 or 3xTF32) and the pointwise epilogues
+// that consume them.
+KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matmul f32 = F32Matmul::tf32);
 
 // True when `statement` touches an integer tensor (int32, int64, uint8) or gathers: such a
 // statement runs only in the memory-bound kernels of a plan (pointwise, row reduction), never

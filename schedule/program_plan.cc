@@ -82,10 +82,10 @@ Program reduced_program(const Program& program, const std::vector<std::string>& 
 }
 
 // Why plan_gpu_kernel refuses the statements `ids` as one kernel; none when it takes them.
-std::optional<UserError> fused_kernel_refusal(const Program& program, const std::vector<std::string>& ids) {
+std::optional<UserError> fused_kernel_refusal(const Program& program, const std::vector<std::string>& ids, F32Matmul f32) {
   try {
     const Program reduced = reduced_program(program, ids, program.name);
-    plan_gpu_kernel(reduced, recognize_idioms(reduced));
+    plan_gpu_kernel(reduced, recognize_idioms(reduced), f32);
     return std::nullopt;
   } catch (const UserError& error) {
     return error;
@@ -181,11 +181,12 @@ const PlanTemporary* ProgramPlan::find_temporary(const std::string& tensor) cons
   return nullptr;
 }
 
-ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
+ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul f32) {
   ProgramPlan plan;
   plan.def = program.name;
+  plan.f32_matmul = f32;
   try {
-    plan_gpu_kernel(program, idioms);
+    plan_gpu_kernel(program, idioms, f32);
     std::vector<std::string> all;
     for (const Statement& s : program.statements) all.push_back(s.id);
     plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", "", {}, ""});
@@ -219,7 +220,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
   const auto join_matmul_kernel = [&](PlannedKernel& kernel, const Statement& s) -> std::optional<std::string> {
     std::vector<std::string> with = kernel.statements;
     with.push_back(s.id);
-    if (const std::optional<UserError> why = fused_kernel_refusal(program, with)) return message_of(*why);
+    if (const std::optional<UserError> why = fused_kernel_refusal(program, with, f32)) return message_of(*why);
     kernel.statements = std::move(with);
     return std::nullopt;
   };
@@ -244,7 +245,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
       if (grouping.is_gemm) {
         const bool after_a_kernel = last != nullptr;
         if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
-        if (plan_contraction_kernels(program, s, grouping, plan, contraction_temporaries, contraction_note)) {
+        if (plan_contraction_kernels(program, s, grouping, f32, plan, contraction_temporaries, contraction_note)) {
           for (const PlannedKernel& k : plan.kernels) in_a_contraction.insert(k.statements.begin(), k.statements.end());
           continue;
         }
@@ -258,13 +259,13 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms) {
         if (last && last->kind == PlannedKernelKind::pointwise) {  // its prologues, fused into the copies
           std::vector<std::string> with = last->statements;
           with.push_back(s.id);
-          if (!fused_kernel_refusal(program, with)) {
+          if (!fused_kernel_refusal(program, with, f32)) {
             last->kind = PlannedKernelKind::fused_matmul;
             last->statements = with;
             break;
           }
         }
-        if (std::optional<UserError> alone = fused_kernel_refusal(program, {s.id})) {
+        if (std::optional<UserError> alone = fused_kernel_refusal(program, {s.id}, f32)) {
           // No tensor-core kernel takes it (f32 operands, ...): it is a sum like any other.
           if (last) cut_before(s, "a matmul no tensor-core kernel takes runs as a reduction kernel of its own");
           start(PlannedKernelKind::row_reduction, s);
@@ -385,8 +386,12 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
     if (kernel.kind == PlannedKernelKind::fused_matmul) {
       const Program matmuls = matmul_part(reduced);  // without a row chain in its epilogue
-      for (const std::string& loop : shared_operand_loops(plan_gpu_kernel(matmuls, recognize_idioms(matmuls))))
-        text += fmt::format("  shared: {}\n", loop);
+      const KernelPlan kernel_plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), plan.f32_matmul);
+      if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32)
+        text += plan.f32_matmul == F32Matmul::x3tf32
+                    ? "  f32 operands: tensor cores, 3xTF32 (f32_matmul=3xtf32: split precision, close to f32)\n"
+                    : "  f32 operands: tensor cores, TF32 (f32_matmul=tf32: operands rounded to 11 significant bits)\n";
+      for (const std::string& loop : shared_operand_loops(kernel_plan)) text += fmt::format("  shared: {}\n", loop);
     }
     if (!kernel.partition.empty()) text += fmt::format("  partition: {}\n", kernel.partition);
     if (!kernel.cut.empty()) text += fmt::format("  cut: {}\n", kernel.cut);

@@ -41,6 +41,7 @@
 
 #include "frontend/idioms.h"
 #include "frontend/program.h"
+#include "polyfuse/gpu_target.h"
 
 namespace polyfuse {
 
@@ -84,6 +85,7 @@ struct ProgramPlan {
   std::vector<PlannedKernel> kernels;
   std::vector<PlanTemporary> temporaries;
   std::int64_t workspace_bytes = 0;
+  F32Matmul f32_matmul = F32Matmul::tf32;  // how its f32 matmuls run (plan_program's `f32`)
 
   // One fused matmul kernel holding every statement: the def compiles as it always did.
   bool is_single_fused_kernel() const;
@@ -93,7 +95,9 @@ struct ProgramPlan {
 
 // Partitions `program` (see above). UserError for what no kernel can run yet (naming the
 // statement), e.g. a multi-kernel plan with unbound sizes.
-ProgramPlan plan_program(const Program& program, const Idioms& idioms);
+// `f32`: how matmuls with f32 operands run (a tensor-core kernel for tf32 and 3xtf32, a
+// reduction kernel for f32).
+ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul f32 = F32Matmul::tf32);
 
 // The def reduced to the statements of `plan.kernels[index]`, named after the kernel: tensors
 // it only reads become inputs, tensors it writes that another kernel reads or writes become

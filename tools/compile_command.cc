@@ -61,14 +61,15 @@ void check_combinations(const CompileOptions& options, bool cpu) {
   if (!cpu) refuse_cpu_flags(options.cpu, "this compiles for the GPU (add --target=cpu)");
   if (options.emit == "ir") refuse_cpu_flags(options.cpu, "--emit=ir prints the program before the CPU schedule (choose --emit=schedule or cpu)");
   if (cpu && !options.cubin.empty()) throw UserError("--cubin compiles the GPU kernel; it does not go with --target=cpu");
-  if (options.emit == "plan") refuse_gpu_flags(options.gpu, "--emit=plan prints the partition before any GPU pass");
+  if (options.emit == "plan")
+    refuse_gpu_flags(options.gpu, "--emit=plan prints the partition before any GPU pass", false);
   if (options.emit == "ir" && options.cubin.empty())
     refuse_gpu_flags(options.gpu, "--emit=ir prints the program before any GPU pass (choose --emit=schedule, ast or cuda)");
 }
 
 // Refuses a def that compiles to several kernels for a stage (`what`) that shows one.
-void refuse_plan(const Program& program, const std::string& what) {
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+void refuse_plan(const Program& program, const std::string& what, F32Matmul f32) {
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program), f32);
   if (!plan.is_single_fused_kernel())
     throw UserError(fmt::format("{}, but def '{}' is a plan of {} kernel{} (--emit=plan shows it, --emit=cuda writes "
                                 "its kernels)",
@@ -79,9 +80,9 @@ void refuse_plan(const Program& program, const std::string& what) {
 // cache), its cubin written to OUT; the schedule trees go to `dumps`.
 void write_cubin(const std::vector<const Program*>& programs, const CompileOptions& options, const PassDumps& dumps) {
   if (programs.size() != 1) throw UserError("--cubin: the file has several defs; choose one with --def");
-  refuse_plan(*programs.front(), "--cubin writes the cubin of one kernel");
   CudaEmitRequest request;
   request.options = gpu_options(options.gpu);
+  refuse_plan(*programs.front(), "--cubin writes the cubin of one kernel", request.options.f32_matmul);
   request.dumps = dumps;
   EmittedKernel kernel = emit_cuda(*programs.front(), request);
   const Program& program = *programs.front();
@@ -115,22 +116,22 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
     } else if (options.emit == "cpu") {
       text += emit_cpu(*program, cpu_options);
     } else if (options.emit == "plan") {
-      text += (first ? "" : "\n") + to_string(plan_program(*program, recognize_idioms(*program)), *program);
+      text += (first ? "" : "\n") + to_string(plan_program(*program, recognize_idioms(*program), gpu.f32_matmul), *program);
     } else if (options.emit == "schedule") {
-      refuse_plan(*program, "--emit=schedule prints the tree of one fused kernel");
+      refuse_plan(*program, "--emit=schedule prints the tree of one fused kernel", gpu.f32_matmul);
       text += emit_schedule_text(*program, gpu, dumps);
     } else if (options.emit == "ast") {
-      refuse_plan(*program, "--emit=ast prints the AST of one fused kernel");
+      refuse_plan(*program, "--emit=ast prints the AST of one fused kernel", gpu.f32_matmul);
       text += emit_ast_text(*program, gpu, dumps);
     } else if (options.emit == "config") {
-      refuse_plan(*program, "--emit=config prints the configuration of one fused kernel");
+      refuse_plan(*program, "--emit=config prints the configuration of one fused kernel", gpu.f32_matmul);
       text += (first ? "" : "\n") + emit_config_text(*program, gpu, dumps);
     } else if (options.emit == "cuda") {
       CudaEmitRequest request;
       request.options = gpu;
       request.dumps = dumps;
       request.helpers = first ? CudaEmitRequest::Helpers::embed : CudaEmitRequest::Helpers::omit;
-      const ProgramPlan plan = plan_program(*program, recognize_idioms(*program));
+      const ProgramPlan plan = plan_program(*program, recognize_idioms(*program), gpu.f32_matmul);
       if (!plan.is_single_fused_kernel()) {
         EmittedPlan emitted = emit_cuda_plan(*program, plan, request);
         text += (first ? "" : "\n") + emitted.source;

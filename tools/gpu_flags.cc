@@ -7,10 +7,10 @@
 
 namespace polyfuse::tools {
 
-std::string GpuFlags::given() const {
+std::string GpuFlags::given(bool partition_flags) const {
   std::string names;
   for (const CLI::Option* option : registered)
-    if (option->count() > 0) names += (names.empty() ? "" : ", ") + option->get_name();
+    if (option->count() > 0 && (partition_flags || option->get_name() != "--f32-matmul")) names += (names.empty() ? "" : ", ") + option->get_name();
   return names;
 }
 
@@ -40,6 +40,11 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
                                              "together (cooperative) or on alternate tiles (pingpong); default: pingpong "
                                              "for a fused epilogue with M > 64, else cooperative")
                                  ->type_name("cooperative|pingpong"));
+  flags.registered.push_back(app->add_option("--f32-matmul", flags.f32_matmul,
+                                             "Matmuls with f32 operands: tf32 (tensor cores, operands rounded to TF32; "
+                                             "default), 3xtf32 (tensor cores, split precision, close to f32) or f32 "
+                                             "(exact, CUDA cores)")
+                                 ->type_name("tf32|3xtf32|f32"));
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "
@@ -58,11 +63,12 @@ GpuOptions gpu_options(const GpuFlags& flags) {
   choices.stages = flags.stages;
   if (flags.group_option != nullptr && flags.group_option->count() > 0) choices.group = flags.group;
   if (!flags.consumer_schedule.empty()) choices.consumer_schedule = parse_consumer_schedule(flags.consumer_schedule);
+  if (!flags.f32_matmul.empty()) choices.f32_matmul = parse_f32_matmul(flags.f32_matmul);
   return gpu_options_from_choices(choices);
 }
 
-void refuse_gpu_flags(const GpuFlags& flags, const std::string& why) {
-  std::string given = flags.given();
+void refuse_gpu_flags(const GpuFlags& flags, const std::string& why, bool partition_flags) {
+  std::string given = flags.given(partition_flags);
   if (!flags.dump_after.empty()) given += (given.empty() ? "" : ", ") + std::string("--dump-after");
   if (!given.empty()) throw UserError(fmt::format("{}: GPU options, but {}", given, why));
 }

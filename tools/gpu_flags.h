@@ -1,5 +1,5 @@
 // The GPU options of the command line (--arch, --block, --warp, --mma, --split-k,
-// --stages, --group, --consumer-schedule, --dump-after), shared by `compile` and `run`.
+// --stages, --group, --consumer-schedule, --f32-matmul, --dump-after), shared by `compile` and `run`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,7 +14,7 @@ namespace polyfuse::tools {
 
 // The flags as the user wrote them ("" and 0 = not given), and which were given.
 struct GpuFlags {
-  std::string arch, block, warp, mma, consumer_schedule;
+  std::string arch, block, warp, mma, consumer_schedule, f32_matmul;
   int split_k = 0;
   int stages = 0;
   int group = 0;  // read only when group_option was given (0 is refused, not "the default")
@@ -22,8 +22,9 @@ struct GpuFlags {
   CLI::Option* group_option = nullptr;
   std::vector<CLI::Option*> registered;  // the tile options (not --dump-after), to see which were given
 
-  // The tile flags given on the command line ("--block, --warp"), "" when none.
-  std::string given() const;
+  // The tile flags given on the command line ("--block, --warp"), "" when none; without
+  // --f32-matmul when `partition_flags` is false.
+  std::string given(bool partition_flags = true) const;
 };
 
 // Registers the flags on `app`.
@@ -35,7 +36,8 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags);
 GpuOptions gpu_options(const GpuFlags& flags);
 
 // Throws UserError when a tile flag or --dump-after was given although the GPU path does
-// not run (`why`, e.g. "--target=cpu has its own blocking").
-void refuse_gpu_flags(const GpuFlags& flags, const std::string& why);
+// not run (`why`, e.g. "--target=cpu has its own blocking"). `partition_flags` false:
+// --f32-matmul is allowed (it decides the plan's partition, which --emit=plan prints).
+void refuse_gpu_flags(const GpuFlags& flags, const std::string& why, bool partition_flags = true);
 
 }  // namespace polyfuse::tools

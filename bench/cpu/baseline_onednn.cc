@@ -11,6 +11,7 @@ const char* to_string(FusedEpilogue epilogue) {
     case FusedEpilogue::bias_relu: return "bias_relu";
     case FusedEpilogue::bias_gelu: return "bias_gelu";
     case FusedEpilogue::residual: return "residual";
+    case FusedEpilogue::none: return "none";
   }
   return "?";
 }
@@ -22,23 +23,31 @@ struct OnednnMatmul::State {
   FusedEpilogue epilogue;
 };
 
-OnednnMatmul::OnednnMatmul(int64_t m, int64_t n, int64_t k, FusedEpilogue epilogue) : state_(new State) {
+OnednnMatmul::OnednnMatmul(int64_t m, int64_t n, int64_t k, FusedEpilogue epilogue, int64_t batch)
+    : state_(new State) {
   using tag = dnnl::memory::format_tag;
   const auto f32 = dnnl::memory::data_type::f32;
   State& s = *state_;
   s.epilogue = epilogue;
-  s.a = dnnl::memory::desc({m, k}, f32, tag::ab);
-  s.b = dnnl::memory::desc({k, n}, f32, tag::ab);
-  s.bias = dnnl::memory::desc({1, n}, f32, tag::ab);
-  s.d = dnnl::memory::desc({m, n}, f32, tag::ab);
+  if (batch > 1) {
+    s.a = dnnl::memory::desc({batch, m, k}, f32, tag::abc);
+    s.b = dnnl::memory::desc({batch, k, n}, f32, tag::abc);
+    s.bias = dnnl::memory::desc({1, 1, n}, f32, tag::abc);
+    s.d = dnnl::memory::desc({batch, m, n}, f32, tag::abc);
+  } else {
+    s.a = dnnl::memory::desc({m, k}, f32, tag::ab);
+    s.b = dnnl::memory::desc({k, n}, f32, tag::ab);
+    s.bias = dnnl::memory::desc({1, n}, f32, tag::ab);
+    s.d = dnnl::memory::desc({m, n}, f32, tag::ab);
+  }
   dnnl::post_ops post_ops;
   if (epilogue == FusedEpilogue::bias_relu) post_ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   if (epilogue == FusedEpilogue::bias_gelu) post_ops.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
   if (epilogue == FusedEpilogue::residual) post_ops.append_sum(1.f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post_ops);
-  const dnnl::matmul::desc desc = epilogue == FusedEpilogue::residual ? dnnl::matmul::desc(s.a, s.b, s.d)
-                                                                      : dnnl::matmul::desc(s.a, s.b, s.bias, s.d);
+  const bool bias = epilogue == FusedEpilogue::bias_relu || epilogue == FusedEpilogue::bias_gelu;
+  const dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(s.a, s.b, s.bias, s.d) : dnnl::matmul::desc(s.a, s.b, s.d);
   s.primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, s.engine));
 }
 
@@ -53,7 +62,7 @@ void OnednnMatmul::operator()(int threads, const float* a, const float* b, const
       {DNNL_ARG_SRC, dnnl::memory(s.a, s.engine, const_cast<float*>(a))},
       {DNNL_ARG_WEIGHTS, dnnl::memory(s.b, s.engine, const_cast<float*>(b))},
       {DNNL_ARG_DST, dnnl::memory(s.d, s.engine, d)}};
-  if (s.epilogue != FusedEpilogue::residual)
+  if (s.epilogue == FusedEpilogue::bias_relu || s.epilogue == FusedEpilogue::bias_gelu)
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(s.bias, s.engine, const_cast<float*>(bias)));
   s.primitive.execute(stream, args);
   stream.wait();

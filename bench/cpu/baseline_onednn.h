@@ -12,17 +12,21 @@ enum class FusedEpilogue {
   bias_relu,  // relu(A B + bias)      matmul bias + eltwise_relu post-op
   bias_gelu,  // gelu_erf(A B + bias)  matmul bias + eltwise_gelu_erf post-op
   residual,   // A B + R               sum post-op (D holds R before the call)
+  none,       // A B                   no post-op (the batched GEMM's baseline)
 };
 
-// "bias_relu", "bias_gelu" or "residual".
+// "bias_relu", "bias_gelu", "residual" or "none".
 const char* to_string(FusedEpilogue epilogue);
 
-// One primitive for m x n x k, built once; operator() runs it on `threads` threads.
+// One primitive for `batch` independent m x n x k matmuls (oneDNN's batched matmul when
+// batch > 1: 3-d tensors, batch outermost), built once; operator() runs it on `threads`
+// threads.
 class OnednnMatmul {
  public:
-  OnednnMatmul(int64_t m, int64_t n, int64_t k, FusedEpilogue epilogue);
+  OnednnMatmul(int64_t m, int64_t n, int64_t k, FusedEpilogue epilogue, int64_t batch = 1);
   ~OnednnMatmul();
-  // D = epilogue(A B) with A m x k, B k x n, bias n (unused for residual), D m x n.
+  // D = epilogue(A B) with A m x k, B k x n, bias n (unused for residual and none), D m x n
+  // (each batch x those, contiguous).
   void operator()(int threads, const float* a, const float* b, const float* bias, float* d) const;
 
  private:

@@ -18,7 +18,13 @@ void openblas_park_threads() {
   // OpenBLAS workers spin for a while after a threaded call and would compete with the
   // next measurement's OpenMP threads on the same cores: let them go to sleep.
   openblas_set_num_threads(1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // They spin for 2^28 TSC ticks (OpenBLAS's THREAD_TIMEOUT default), about 0.1 s here.
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+}
+
+std::function<void()> openblas_settle(int threads) {
+  if (threads == 1) return {};
+  return openblas_park_threads;
 }
 
 XsmmBrgemm::XsmmBrgemm(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace polyfuse::bench {
 
@@ -12,6 +13,10 @@ void openblas_sgemm(int threads, int64_t m, int64_t n, int64_t k, const float* a
 
 // Lets OpenBLAS's worker threads stop spinning (call after a threaded sgemm).
 void openblas_park_threads();
+
+// What to run after a timed OpenBLAS sample on `threads` threads (measure.h: Timed's
+// settle): openblas_park_threads, or nothing for one thread.
+std::function<void()> openblas_settle(int threads);
 
 // libxsmm's C += sum_{i < batch} A_i B_i (column-major, batch strides in elements).
 class XsmmBrgemm {

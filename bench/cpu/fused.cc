@@ -31,6 +31,7 @@ std::string program_text(FusedEpilogue epilogue) {
     case FusedEpilogue::residual:
       return "def " + name + "(f32(M, K) A, f32(K, N) B, f32(M, N) R) -> (f32(M, N) D) {\n" + matmul +
              "  D(m, n) = C(m, n) + R(m, n)\n}\n";
+    case FusedEpilogue::none: break;  // batched.cc's plain batched GEMM
   }
   return "";
 }
@@ -51,13 +52,14 @@ void epilogue_pass(FusedEpilogue epilogue, int threads, int64_t m, int64_t n, co
           break;
         }
         case FusedEpilogue::residual: d[i * n + j] = x + operand[i * n + j]; break;
+        case FusedEpilogue::none: d[i * n + j] = x; break;
       }
     }
 }
 
 }  // namespace
 
-FusedRatios bench_fused(FusedEpilogue epilogue, int64_t s, int threads, const Budget& budget) {
+void bench_fused(FusedEpilogue epilogue, int64_t s, int threads, const Budget& budget, Report& report) {
   const SizeBindings sizes = {{"M", s}, {"N", s}, {"K", s}};
   const Program program = compile_source(SourceFile{"bench.tc", program_text(epilogue)}, sizes).programs.at(0);
   CpuScheduleOptions options;
@@ -82,21 +84,24 @@ FusedRatios bench_fused(FusedEpilogue epilogue, int64_t s, int threads, const Bu
   for (std::size_t i = 0; i < d_ours.size(); ++i) worst = std::max(worst, double(std::fabs(d_ours[i] - d_onednn[i])));
 
   const double flops = 2.0 * double(s) * double(s) * double(s);
-  const double g_ours = gflops([&] { ours(buffers); }, flops, budget);
-  const double g_onednn = gflops([&] { onednn(threads, a.data(), b.data(), operand.data(), d_onednn.data()); }, flops, budget);
-  const double g_blas = gflops([&] {
-    // Row-major C = A B is column-major C^T = B^T A^T.
-    openblas_sgemm(threads, s, s, s, b.data(), s, a.data(), s, c.data(), s, 0.f);
-    epilogue_pass(epilogue, threads, s, s, c.data(), operand.data(), d_blas.data());
-  }, flops, budget);
-  if (threads > 1) openblas_park_threads();
-
-  FusedRatios ratios{threads, g_ours / g_onednn, g_ours / g_blas};
-  const std::string warning = worst > 1e-4 * double(s) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
+  const std::vector<double> seconds = median_seconds(
+      {[&] { ours(buffers); }, [&] { onednn(threads, a.data(), b.data(), operand.data(), d_onednn.data()); },
+       Timed(
+           [&] {
+             // Row-major C = A B is column-major C^T = B^T A^T.
+             openblas_sgemm(threads, s, s, s, b.data(), s, a.data(), s, c.data(), s, 0.f);
+             epilogue_pass(epilogue, threads, s, s, c.data(), operand.data(), d_blas.data());
+           },
+           openblas_settle(threads))},
+      budget);
+  Row row;
+  row.section = std::string("fused_") + to_string(epilogue), row.problem = fmt::format("{0}x{0}x{0}", s);
+  row.m = row.n = row.k = s, row.threads = threads;
+  if (worst > 1e-4 * double(s)) row.check = fmt::format("differs from oneDNN by {:g}", worst);
+  const std::vector<double> g = report.add_problem(row, {"polyfuse", "onednn", "openblas+pass"}, seconds, flops);
   std::printf("  %-9s %5lld %2d thr  polyfuse %7.1f  onednn %7.1f (%5.2fx)  openblas+pass %7.1f (%5.2fx)%s\n",
-              to_string(epilogue), (long long)s, threads, g_ours, g_onednn, ratios.vs_onednn, g_blas,
-              ratios.vs_openblas_pass, warning.c_str());
-  return ratios;
+              to_string(epilogue), (long long)s, threads, g[0], g[1], g[0] / g[1], g[2], g[0] / g[2],
+              row.check == "ok" ? "" : ("  WARNING: " + row.check).c_str());
 }
 
 }  // namespace polyfuse::bench

@@ -9,18 +9,13 @@
 
 #include "baseline_onednn.h"
 #include "measure.h"
+#include "report.h"
 
 namespace polyfuse::bench {
 
-// The ratios of one (epilogue, size, threads): polyfuse / baseline GFLOP/s.
-struct FusedRatios {
-  int threads = 1;
-  double vs_onednn = 0;
-  double vs_openblas_pass = 0;
-};
-
-// Times the three for s x s x s on `threads` threads, checks polyfuse's D against
-// oneDNN's, prints one line and returns the ratios.
-FusedRatios bench_fused(FusedEpilogue epilogue, int64_t s, int threads, const Budget& budget);
+// Times the three side by side for s x s x s on `threads` threads (section
+// "fused_<epilogue>"), checks polyfuse's D against oneDNN's, prints one line and adds
+// the rows to `report`.
+void bench_fused(FusedEpilogue epilogue, int64_t s, int threads, const Budget& budget, Report& report);
 
 }  // namespace polyfuse::bench

@@ -5,40 +5,51 @@
 //   x 256 in 32-blocks);  4. a GEMM sweep 64..2048;  5. GEMMs with fused epilogues (bias +
 //   ReLU, bias + GELU, residual) from .tc through the CPU target, against oneDNN's matmul
 //   with post-ops and OpenBLAS + a separate pass (fused.h).
-// --quick keeps the run under 45 s. The last line is
+//   6. batched GEMM (examples/batched_gemm.tc in f32) against oneDNN's batched matmul and
+//   OpenBLAS sgemm looped over the batch (batched.h);  7. convolutions (ResNet-50's 3x3 and
+//   1x1 layers, odd shapes) against oneDNN's convolution, plain and with bias + ReLU
+//   (conv.h). `--conv` runs only section 7.
+// Method (measure.h): in every row polyfuse and its baselines are timed side by side, their
+// samples interleaved, and each one's time is the median of its samples; the FMA peak is
+// measured in the same run at each thread count (peak_gauge.h: no fraction above 1).
+// --threads LIST picks the thread counts (default: 1 and all cores), --csv FILE writes one
+// line per problem x implementation x thread count (report.h; bench/cpu/plot.py draws it).
+// --quick keeps the run short. The last line is
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
-//            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5 (and _<all>thr)
-// (geomeans: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
-// BRGEMM single thread vs the single-thread FMA peak: the best of its measurements in this
-// run, never above 1 — peak_gauge.h; n/a when a kernel outran every measurement).
+//            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5
+//            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
+//            conv_vs_onednn_1thr=R8 conv_bias_relu_vs_onednn_1thr=R9 (and _<N>thr)
+// (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
+// BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
-#include <optional>
-#include <random>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "baselines.h"
+#include "batched.h"
+#include "conv.h"
 #include "fused.h"
 #include "fma_peak.h"
 #include "measure.h"
 #include "peak_gauge.h"
 #include "polyfuse/cpu/kernels.h"
+#include "report.h"
 
 namespace polyfuse::bench {
 namespace {
 
 using cpu::Brgemm;
 using cpu::BrgemmConfig;
-
-double geomean(const std::vector<double>& v) {
-  double log_sum = 0;
-  for (double x : v) log_sum += std::log(x);
-  return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
-}
 
 double max_diff(const std::vector<float>& x, const std::vector<float>& y) {
   double worst = 0;
@@ -61,14 +72,21 @@ std::string load_average() {
   return a + " " + b + " " + c;
 }
 
-struct Results {
-  std::vector<double> brgemm_vs_xsmm, gemm_vs_openblas;
-  std::vector<double> brgemm_gflops;  // single thread, for the fraction of the final peak
-};
+std::string utc_now() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
 
-// Section 2: one BRGEMM shape, hot caches; every thread runs its own operands.
-void bench_brgemm(int64_t m, int64_t n, int64_t k, int64_t batch, int threads, PeakGauge& peak,
-                  const Budget& budget, Results& results) {
+std::string shape_text(int64_t m, int64_t n, int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+// Section 2: one BRGEMM shape, hot caches; every thread runs its own operands, polyfuse's
+// samples interleaved with libxsmm's.
+void bench_brgemm(int64_t m, int64_t n, int64_t k, int64_t batch, int threads, const Budget& budget,
+                  Report& report) {
   const int64_t sa = m * k, sb = k * n;  // the seed's 1024-element batch strides for 32^3
   BrgemmConfig cfg;
   cfg.m = m, cfg.n = n, cfg.k = k, cfg.batch = batch;
@@ -76,50 +94,52 @@ void bench_brgemm(int64_t m, int64_t n, int64_t k, int64_t batch, int threads, P
   const XsmmBrgemm xsmm(m, n, k, m, k, m, sa, sb);
   const double flops = 2.0 * double(m * n * k * batch);
   // Correctness of both against each other first.
+  std::string check = "ok";
   {
     const auto a = random_floats(size_t(sa * batch), 1), b = random_floats(size_t(sb * batch), 2);
     std::vector<float> c1(size_t(m * n), 0.f), c2 = c1;
     ours(a.data(), b.data(), c1.data(), m, k, m, sa, sb);
     if (xsmm.ok()) xsmm(a.data(), b.data(), c2.data(), batch);
-    if (xsmm.ok() && max_diff(c1, c2) > 1e-3)
-      std::printf("  WARNING: polyfuse and libxsmm disagree (max diff %g)\n", max_diff(c1, c2));
+    if (xsmm.ok() && max_diff(c1, c2) > 1e-3) check = fmt::format("differs from libxsmm by {:g}", max_diff(c1, c2));
   }
-  auto run_threads = [&](auto&& body) {
-    if (threads == 1) return body();
+  std::vector<double> rates(xsmm.ok() ? 2 : 1, 0.0);  // summed over the threads
+  auto body = [&] {
+    const auto a = random_floats(size_t(sa * batch), 1), b = random_floats(size_t(sb * batch), 2);
+    std::vector<float> c(size_t(m * n), 0.f);
+    std::vector<Timed> runs = {[&] { ours(a.data(), b.data(), c.data(), m, k, m, sa, sb); }};
+    if (xsmm.ok()) runs.emplace_back([&] { xsmm(a.data(), b.data(), c.data(), batch); });
+    const std::vector<double> seconds = median_seconds(runs, budget);
+    for (std::size_t i = 0; i < seconds.size(); ++i) {
+      const double g = gflops_of(flops, seconds[i]);
+#pragma omp atomic
+      rates[i] += g;
+    }
+  };
+  if (threads == 1) {
+    body();
+  } else {
 #pragma omp parallel num_threads(threads)
     body();
-  };
-  auto measure = [&](bool use_xsmm) {
-    double total = 0;
-    auto body = [&] {
-      const auto a = random_floats(size_t(sa * batch), 1), b = random_floats(size_t(sb * batch), 2);
-      std::vector<float> c(size_t(m * n), 0.f);
-      const double g = gflops([&] {
-        if (use_xsmm) xsmm(a.data(), b.data(), c.data(), batch);
-        else ours(a.data(), b.data(), c.data(), m, k, m, sa, sb);
-      }, flops, budget);
-#pragma omp atomic
-      total += g;
-    };
-    run_threads(body);
-    return total;
-  };
-  const double g_ours = measure(false);
-  const double g_xsmm = xsmm.ok() ? measure(true) : 0;
-  std::printf("  %4lldx%-4lldx%-4lld batch %-3lld %2d thr  polyfuse %7.1f  libxsmm %7.1f  ratio %5.2f"
-              "  of peak %6s  (%s)\n",
-              (long long)m, (long long)n, (long long)k, (long long)batch, threads, g_ours, g_xsmm,
-              g_xsmm > 0 ? g_ours / g_xsmm : 0.0, percent_text(peak.fraction(g_ours)).c_str(),
-              ours.packs() ? "packed" : "direct");
-  if (threads == 1) {
-    if (g_xsmm > 0) results.brgemm_vs_xsmm.push_back(g_ours / g_xsmm);
-    results.brgemm_gflops.push_back(g_ours);
   }
+  // The report's time per call of all threads together (each ran `flops`).
+  std::vector<double> seconds;
+  for (double g : rates) seconds.push_back(g > 0 ? threads * flops * 1e-9 / g : 0);
+  Row row;
+  row.section = "brgemm", row.problem = shape_text(m, n, k) + " batch " + std::to_string(batch);
+  row.m = m, row.n = n, row.k = k, row.batch = batch, row.threads = threads, row.check = check;
+  std::vector<std::string> names = {"polyfuse"};
+  if (xsmm.ok()) names.push_back("libxsmm");
+  report.add_problem(row, names, seconds, threads * flops);
+  const double g_xsmm = rates.size() > 1 ? rates[1] : 0;
+  std::printf("  %4lldx%-4lldx%-4lld batch %-3lld %2d thr  polyfuse %7.1f  libxsmm %7.1f  ratio %5.2f  (%s)%s\n",
+              (long long)m, (long long)n, (long long)k, (long long)batch, threads, rates[0], g_xsmm,
+              g_xsmm > 0 ? rates[0] / g_xsmm : 0.0, ours.packs() ? "packed" : "direct",
+              check == "ok" ? "" : ("  WARNING: " + check).c_str());
 }
 
 // Section 3: the seed's tensor operation `which`, next to the same loop nest around a
 // libxsmm kernel and to one OpenBLAS sgemm of the same flops (1024 x 1024 x 256).
-void bench_tensor_operation(int which, int threads, const Budget& budget) {
+void bench_tensor_operation(int which, int threads, const Budget& budget, Report& report) {
   cpu::TensorOperationConfig c;
   c.first_touch = which == 3 ? cpu::PrimType::zero : cpu::PrimType::none;
   c.main = which == 1 ? cpu::PrimType::gemm : cpu::PrimType::brgemm;
@@ -136,7 +156,6 @@ void bench_tensor_operation(int which, int threads, const Budget& budget) {
   const cpu::TensorOperation op(c);
   const auto a = random_floats(1 << 18, 3), b = random_floats(1 << 18, 4);
   std::vector<float> out(1 << 20, 0.f), ref(1 << 20, 0.f);
-  const double g_ours = gflops([&] { op.execute(a.data(), b.data(), out.data()); }, op.flops(), budget);
   const XsmmBrgemm xsmm(32, 32, 32, 32, 32, 32, 1024, 1024);
   const int64_t batch = which == 1 ? 1 : 8;
   auto xsmm_loops = [&] {
@@ -151,24 +170,31 @@ void bench_tensor_operation(int which, int threads, const Budget& budget) {
           for (int i = 0; i < 1024; ++i) cb[i] = cb[i] > 0 ? cb[i] : 0;
       }
   };
-  const double g_xsmm = gflops(xsmm_loops, op.flops(), budget);
   const auto ga = random_floats(1024 * 256, 5), gb = random_floats(256 * 1024, 6);
   std::vector<float> gc(1024 * 1024, 0.f);
-  const double g_blas = gflops([&] {
-    openblas_sgemm(threads, 1024, 1024, 256, ga.data(), 1024, gb.data(), 256, gc.data(), 1024, 1.f);
-  }, op.flops(), budget);
-  if (threads > 1) openblas_park_threads();
+  std::string check = "ok";
   if (which == 3) {  // same output as the libxsmm loops (both overwrite, then relu)
     op.execute(a.data(), b.data(), out.data());
     xsmm_loops();
-    if (max_diff(out, ref) > 1e-3) std::printf("  WARNING: tensor operation differs from libxsmm loops\n");
+    if (max_diff(out, ref) > 1e-3) check = "differs from the libxsmm loops";
   }
-  std::printf("  config %d %2d thr  polyfuse %7.1f  libxsmm loops %7.1f (%5.2fx)  openblas 1024x1024x256 %7.1f (%5.2fx)\n",
-              which, threads, g_ours, g_xsmm, g_ours / g_xsmm, g_blas, g_ours / g_blas);
+  const std::vector<double> seconds = median_seconds(
+      {[&] { op.execute(a.data(), b.data(), out.data()); }, xsmm_loops,
+       Timed([&] { openblas_sgemm(threads, 1024, 1024, 256, ga.data(), 1024, gb.data(), 256, gc.data(), 1024, 1.f); },
+             openblas_settle(threads))},
+      budget);
+  Row row;
+  row.section = "tensor_op", row.problem = fmt::format("config {}", which);
+  row.m = 1024, row.n = 1024, row.k = 256, row.threads = threads, row.check = check;
+  const std::vector<double> g =
+      report.add_problem(row, {"polyfuse", "libxsmm_loops", "openblas_1024x1024x256"}, seconds, op.flops());
+  std::printf("  config %d %2d thr  polyfuse %7.1f  libxsmm loops %7.1f (%5.2fx)  openblas 1024x1024x256 %7.1f (%5.2fx)%s\n",
+              which, threads, g[0], g[1], g[0] / g[1], g[2], g[0] / g[2],
+              check == "ok" ? "" : ("  WARNING: " + check).c_str());
 }
 
 // Section 4: square GEMM C += A B, column-major. All cores: columns split over threads.
-void bench_gemm(int64_t s, int threads, const Budget& budget, Results& results) {
+void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
   const auto a = random_floats(size_t(s * s), 7), b = random_floats(size_t(s * s), 8);
   std::vector<float> c(size_t(s * s), 0.f), c_blas = c;
   const int64_t width = (s + threads - 1) / threads;
@@ -191,33 +217,71 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Results& results) 
     }
   };
   const double flops = 2.0 * double(s) * double(s) * double(s);
-  Budget big = budget;
-  if (s >= 1024) big.batches = 2;
   // Check once: C = A B from zero for both.
   ours();
   openblas_sgemm(1, s, s, s, a.data(), s, b.data(), s, c_blas.data(), s, 0.f);
   const double diff = max_diff(c, c_blas);
-  const double g_ours = gflops(ours, flops, big);
-  const double g_blas = gflops([&] {
-    openblas_sgemm(threads, s, s, s, a.data(), s, b.data(), s, c_blas.data(), s, 1.f);
-  }, flops, big);
-  if (threads > 1) openblas_park_threads();
-  std::string xsmm_text = "      -";
-  double g_xsmm = 0;
-  if (s <= 256) {
-    const XsmmBrgemm xsmm(s, s, s, s, s, s, 0, 0);
-    if (xsmm.ok()) {
-      g_xsmm = gflops([&] { xsmm(a.data(), b.data(), c.data(), 1); }, flops, big);
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%7.1f", g_xsmm);
-      xsmm_text = buf;
-    }
+  std::vector<Timed> runs = {
+      ours, Timed([&] { openblas_sgemm(threads, s, s, s, a.data(), s, b.data(), s, c_blas.data(), s, 1.f); },
+                  openblas_settle(threads))};
+  std::vector<std::string> names = {"polyfuse", "openblas"};
+  const XsmmBrgemm xsmm(s, s, s, s, s, s, 0, 0);
+  if (s <= 256 && xsmm.ok()) {
+    runs.emplace_back([&] { xsmm(a.data(), b.data(), c.data(), 1); });
+    names.push_back("libxsmm");
   }
-  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s\n",
-              (long long)s, threads, g_ours, g_blas, g_ours / g_blas, xsmm_text.c_str(),
-              kernels[0].packs() ? "packed" : "direct",
-              diff > 1e-3 * double(s) ? "  WARNING: differs from openblas" : "");
-  if (threads == 1 && s >= 256) results.gemm_vs_openblas.push_back(g_ours / g_blas);
+  Row row;
+  row.section = "gemm", row.problem = shape_text(s, s, s);
+  row.m = row.n = row.k = s, row.threads = threads;
+  if (diff > 1e-3 * double(s)) row.check = "differs from openblas";
+  const std::vector<double> g = report.add_problem(row, names, median_seconds(runs, budget), flops);
+  char xsmm_text[32] = "      -";
+  if (g.size() > 2) std::snprintf(xsmm_text, sizeof xsmm_text, "%7.1f", g[2]);
+  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s\n", (long long)s, threads,
+              g[0], g[1], g[0] / g[1], xsmm_text, kernels[0].packs() ? "packed" : "direct",
+              row.check == "ok" ? "" : "  WARNING: differs from openblas");
+}
+
+// "1.23" (two decimals), or "n/a" for no values.
+std::string geomean_text(const std::vector<double>& values) {
+  if (values.empty()) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", geomean(values));
+  return text;
+}
+
+// The geomean of polyfuse's speedup over `implementation` in the sections whose name starts
+// with `section` at `threads`, over rows whose M is at least `min_m`; "n/a" for none.
+std::string summary_ratio(const Report& report, const std::string& section, const std::string& implementation,
+                          int threads, int64_t min_m = 0) {
+  std::vector<double> ratios;
+  for (const Row& r : report.rows())
+    if (r.section.rfind(section, 0) == 0 && r.implementation == implementation && r.threads == threads &&
+        r.m >= min_m && r.ratio > 0)
+      ratios.push_back(r.ratio);
+  return geomean_text(ratios);
+}
+
+// "1,2" -> {1, 2}; empty on a malformed list or a count < 1.
+std::vector<int> parse_thread_list(const std::string& text) {
+  std::vector<int> counts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    char* end = nullptr;
+    const long value = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || value < 1 || value > 4096) return {};
+    counts.push_back(int(value));
+    start = comma + 1;
+  }
+  return counts;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "polyfuse-bench-cpu: error: %s\nusage: polyfuse-bench-cpu [--quick] [--threads N[,N...]] [--csv FILE]\n",
+               message.c_str());
+  return 2;
 }
 
 }  // namespace
@@ -225,79 +289,138 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Results& results) 
 
 int main(int argc, char** argv) {
   using namespace polyfuse::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else {
-      std::fprintf(stderr, "usage: polyfuse-bench-cpu [--quick]\n");
-      return 2;
-    }
-  }
-  Budget budget;
-  budget.seconds_per_batch = quick ? 0.12 : 0.5;
-  budget.batches = quick ? 2 : 3;
+  bool quick = false, conv_only = false;
+  std::string csv_path;
   const int all = thread_count();
   std::vector<int> thread_counts = {1};
   if (all > 1) thread_counts.push_back(all);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--conv") {
+      conv_only = true;  // only the convolutions (conv.h)
+    } else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: polyfuse-bench-cpu [--quick] [--conv] [--threads N[,N...]] [--csv FILE]\n"
+                  "  --quick            fewer sizes and shorter samples\n"
+                  "  --conv             only the convolutions against oneDNN\n"
+                  "  --threads LIST     thread counts to measure at (default: 1,%d)\n"
+                  "  --csv FILE         one line per problem x implementation x thread count\n",
+                  all);
+      return 0;
+    } else if (arg == "--threads" || arg == "--csv") {
+      if (i + 1 >= argc) return usage_error(arg + " needs a value");
+      const std::string value = argv[++i];
+      if (arg == "--csv") {
+        csv_path = value;
+      } else {
+        thread_counts = parse_thread_list(value);
+        if (thread_counts.empty())
+          return usage_error("--threads '" + value + "': expected a comma-separated list of thread counts >= 1");
+      }
+    } else {
+      return usage_error("unknown option '" + arg + "'");
+    }
+  }
+  std::ofstream csv_out;  // opened now, so a path that cannot be written stops the run before it starts
+  if (!csv_path.empty()) {
+    csv_out.open(csv_path);
+    if (!csv_out) return usage_error("--csv '" + csv_path + "': cannot open it for writing");
+  }
+  Budget budget;
+  budget.seconds_per_batch = quick ? 0.02 : 0.05;
+  budget.batches = quick ? 7 : 15;
+  RunInfo info{cpu_model(), utc_now(), polyfuse::cpu::to_string(polyfuse::cpu::best_isa()), pinning_text()};
 
-  std::printf("polyfuse-bench-cpu%s: %s, %d threads, kernels/cpu isa %s%s, load average %s\n",
-              quick ? " --quick" : "", cpu_model().c_str(), all,
-              polyfuse::cpu::to_string(polyfuse::cpu::best_isa()),
-              polyfuse::cpu::cpu_has_avx512_bf16() ? " (+bf16)" : "", load_average().c_str());
-  std::printf("GFLOP/s, fp32, hot caches; ratios are polyfuse / baseline\n");
+  std::string counts_text;
+  for (int t : thread_counts) counts_text += (counts_text.empty() ? "" : ",") + std::to_string(t);
+  std::printf("polyfuse-bench-cpu%s: %s, %s, threads %s (of %d), pinning %s, kernels/cpu isa %s%s, load average %s\n",
+              quick ? " --quick" : "", info.cpu.c_str(), info.date.c_str(), counts_text.c_str(), all,
+              info.pinning.c_str(), info.isa.c_str(), polyfuse::cpu::cpu_has_avx512_bf16() ? " (+bf16)" : "",
+              load_average().c_str());
+  std::printf("GFLOP/s, fp32, hot caches; each row's implementations interleaved, %d samples of >= %.0f ms each, "
+              "median; ratios are polyfuse / baseline\n",
+              budget.batches, 1e3 * budget.seconds_per_batch);
 
-  std::printf("FMA peak (measured; again whenever a kernel looks faster):\n");
+  if (conv_only) {
+    const std::string conv = bench_conv_section(quick, thread_counts, budget);
+    std::printf("summary:%s\n", conv.c_str());
+    return 0;
+  }
+  std::printf("FMA peak (measured on each thread's CPU time; again whenever a kernel looks faster):\n");
   const char* peak_isa = "";
   const double peak_seconds = quick ? 0.3 : 1.0;
-  PeakGauge peak1([&] { return fma_peak_gflops(1, peak_seconds, &peak_isa); });
-  std::printf("  1 thr  %7.1f  (%s)\n", peak1.gflops(), peak_isa);
-  PeakGauge peak_all([&] { return all > 1 ? fma_peak_gflops(all, peak_seconds, &peak_isa) : peak1.gflops(); });
-  if (all > 1) std::printf("  %d thr  %7.1f\n", all, peak_all.gflops());
+  std::map<int, std::unique_ptr<PeakGauge>> peaks;
+  for (int t : thread_counts) {
+    peaks[t] = std::make_unique<PeakGauge>([t, peak_seconds, &peak_isa] { return fma_peak_gflops(t, peak_seconds, &peak_isa); },
+                                           std::to_string(t) + " thread" + (t == 1 ? "" : "s"));
+    std::printf("  %2d thr  %7.1f  (%s)\n", t, peaks[t]->gflops(), peak_isa);
+  }
 
-  Results results;
+  Report report;
   std::printf("BRGEMM (seed shapes, column-major, batch strides m*k and k*n):\n");
   for (int threads : thread_counts)
     for (auto [m, n, k, batch] : {std::array<int64_t, 4>{32, 32, 32, 1}, {32, 32, 32, 8}, {16, 6, 64, 1}})
-      bench_brgemm(m, n, k, batch, threads, threads == 1 ? peak1 : peak_all, budget, results);
+      bench_brgemm(m, n, k, batch, threads, budget, report);
 
   std::printf("Tensor operations (seed §5.3 configurations 1-3):\n");
   for (int threads : thread_counts)
-    for (int which : {1, 2, 3}) bench_tensor_operation(which, threads, budget);
+    for (int which : {1, 2, 3}) bench_tensor_operation(which, threads, budget, report);
 
   std::printf("GEMM sweep (square, C += A B):\n");
   const std::vector<int64_t> sizes = quick ? std::vector<int64_t>{64, 256, 512, 1024, 2048}
                                            : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536, 2048};
   for (int threads : thread_counts)
-    for (int64_t s : sizes) bench_gemm(s, threads, budget, results);
+    for (int64_t s : sizes) {
+      Budget big = budget;
+      if (s >= 1024) big.batches = quick ? 3 : 5, big.seconds_per_batch = 0;  // one call is a sample
+      bench_gemm(s, threads, big, report);
+    }
 
   std::printf("Fused GEMM epilogues (f32, row-major, square; polyfuse's CPU target, oneDNN matmul with post-ops, "
               "OpenBLAS sgemm + a separate pass):\n");
-  std::vector<FusedRatios> fused;
   const std::vector<int64_t> fused_sizes = quick ? std::vector<int64_t>{256, 1024} : std::vector<int64_t>{256, 512, 1024, 2048};
   for (int threads : thread_counts)
     for (FusedEpilogue epilogue : {FusedEpilogue::bias_relu, FusedEpilogue::bias_gelu, FusedEpilogue::residual})
-      for (int64_t s : fused_sizes) fused.push_back(bench_fused(epilogue, s, threads, budget));
+      for (int64_t s : fused_sizes) bench_fused(epilogue, s, threads, budget, report);
 
-  // Every fraction against the best peak of the whole run (it only grew): none is above 1.
-  std::vector<double> fractions;
-  bool all_known = true;
-  for (double g : results.brgemm_gflops) {
-    const std::optional<double> fraction = peak1.fraction(g);
-    all_known = all_known && fraction.has_value();
-    if (fraction) fractions.push_back(*fraction);
-  }
-  std::printf("FMA peak (best measurement of the run): 1 thr %7.1f\n", peak1.gflops());
-  char peak_text[32] = "n/a";
-  if (all_known && !fractions.empty()) std::snprintf(peak_text, sizeof peak_text, "%.2f", geomean(fractions));
-  std::printf("summary: brgemm_vs_libxsmm=%.2f gemm_vs_openblas=%.2f peak_fraction=%s",
-              geomean(results.brgemm_vs_xsmm), geomean(results.gemm_vs_openblas), peak_text);
-  for (int threads : thread_counts) {
-    std::vector<double> vs_onednn, vs_openblas_pass;
-    for (const FusedRatios& r : fused)
-      if (r.threads == threads) vs_onednn.push_back(r.vs_onednn), vs_openblas_pass.push_back(r.vs_openblas_pass);
-    std::printf(" fused_vs_onednn_%dthr=%.2f fused_vs_openblas_pass_%dthr=%.2f", threads, geomean(vs_onednn), threads,
-                geomean(vs_openblas_pass));
-  }
+  std::printf("Batched GEMM (examples/batched_gemm.tc in f32, row-major; polyfuse's CPU target, oneDNN batched matmul, "
+              "OpenBLAS sgemm looped over the batch):\n");
+  const std::vector<std::array<int64_t, 2>> batched = quick ? std::vector<std::array<int64_t, 2>>{{16, 256}, {4, 512}}
+                                                           : std::vector<std::array<int64_t, 2>>{{64, 128}, {16, 256}, {4, 512}, {2, 1024}};
+  for (int threads : thread_counts)
+    for (auto [batch, s] : batched) bench_batched(batch, s, threads, budget, report);
+
+  const std::string conv = bench_conv_section(quick, thread_counts, budget);
+
+  // Every fraction against the peak as it stands at the end of the run: none above 1.
+  report.settle_peak_fractions([&](int t) { return peaks.count(t) ? peaks[t].get() : nullptr; });
+  std::printf("FMA peak at the end of the run:");
+  for (int t : thread_counts) std::printf("  %d thr %7.1f", t, peaks[t]->gflops());
   std::printf("\n");
+  for (int t : thread_counts)
+    for (const std::string& warning : peaks[t]->warnings()) std::printf("WARNING: %s\n", warning.c_str());
+  if (csv_out.is_open()) {
+    csv_out << report.csv(info);
+    if (!csv_out.flush()) {
+      std::fprintf(stderr, "polyfuse-bench-cpu: error: cannot write --csv '%s'\n", csv_path.c_str());
+      return 1;
+    }
+    std::printf("csv: %s (%zu rows)\n", csv_path.c_str(), report.rows().size());
+  }
+  std::vector<double> fractions;
+  for (const Row& r : report.rows())
+    if (r.section == "brgemm" && r.implementation == "polyfuse" && r.threads == 1) fractions.push_back(r.peak_fraction);
+  std::printf("summary: brgemm_vs_libxsmm=%s gemm_vs_openblas=%s peak_fraction=%s",
+              summary_ratio(report, "brgemm", "libxsmm", 1).c_str(),
+              summary_ratio(report, "gemm", "openblas", 1, 256).c_str(), geomean_text(fractions).c_str());
+  for (int t : thread_counts)
+    std::printf(" fused_vs_onednn_%dthr=%s fused_vs_openblas_pass_%dthr=%s batched_vs_onednn_%dthr=%s"
+                " batched_vs_openblas_loop_%dthr=%s",
+                t, summary_ratio(report, "fused_", "onednn", t).c_str(), t,
+                summary_ratio(report, "fused_", "openblas+pass", t).c_str(), t,
+                summary_ratio(report, "batched_gemm", "onednn", t).c_str(), t,
+                summary_ratio(report, "batched_gemm", "openblas_loop", t).c_str());
+  std::printf("%s\n", conv.c_str());
   return 0;
 }

@@ -1,8 +1,12 @@
 #include "measure.h"
 
+#include "bench/gpu/stats.h"
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -10,22 +14,36 @@
 
 namespace polyfuse::bench {
 
-double gflops(const std::function<void()>& run, double flops, const Budget& budget) {
+std::vector<double> median_seconds(const std::vector<Timed>& runs, const Budget& budget) {
   using clock = std::chrono::steady_clock;
-  run();
-  double best = 0;
-  for (int b = 0; b < budget.batches; ++b) {
-    const auto start = clock::now();
-    long calls = 0;
-    double elapsed = 0;
-    do {
-      run();
-      ++calls;
-      elapsed = std::chrono::duration<double>(clock::now() - start).count();
-    } while (elapsed < budget.seconds_per_batch);
-    best = std::max(best, flops * double(calls) / elapsed * 1e-9);
+  for (const Timed& t : runs) {
+    t.run();
+    if (t.settle) t.settle();
   }
-  return best;
+  const int samples = std::max(1, budget.batches);
+  std::vector<std::vector<double>> seconds(runs.size());
+  for (int sample = 0; sample < samples; ++sample)
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto start = clock::now();
+      long calls = 0;
+      double elapsed = 0;
+      do {
+        runs[i].run();
+        ++calls;
+        elapsed = std::chrono::duration<double>(clock::now() - start).count();
+      } while (elapsed < budget.seconds_per_batch);
+      seconds[i].push_back(elapsed / double(calls));
+      if (runs[i].settle) runs[i].settle();
+    }
+  std::vector<double> medians;
+  for (std::vector<double>& s : seconds) medians.push_back(median(std::move(s)));
+  return medians;
+}
+
+double gflops_of(double flops, double seconds) { return seconds > 0 ? flops / seconds * 1e-9 : 0; }
+
+double gflops(const std::function<void()>& run, double flops, const Budget& budget) {
+  return gflops_of(flops, median_seconds({run}, budget)[0]);
 }
 
 std::vector<float> random_floats(size_t count, unsigned seed) {
@@ -42,6 +60,14 @@ int thread_count() {
 #else
   return 1;
 #endif
+}
+
+std::string pinning_text() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  if (!bind || std::string(bind) == "false")
+    return std::string("none (OMP_PROC_BIND ") + (bind ? "false" : "unset") + ": the OS places threads)";
+  return std::string("OMP_PROC_BIND=") + bind + " OMP_PLACES=" + (places ? places : "(unset: threads)");
 }
 
 }  // namespace polyfuse::bench

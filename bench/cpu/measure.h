@@ -1,19 +1,43 @@
-// Timing for polyfuse-bench-cpu: best GFLOP/s of a callable over repeated batches.
+// Timing for polyfuse-bench-cpu. Implementations that are compared are timed side by side:
+// their samples interleave (A B A B ..., never all of A then all of B), so a change in the
+// machine's load during the run touches each of them alike, and each one's time is the
+// median of its samples (one preempted sample moves a median little, a best or a mean a lot).
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace polyfuse::bench {
 
 struct Budget {
-  double seconds_per_batch = 0.2;  // each batch repeats the call at least this long
-  int batches = 3;                 // the best batch counts (hot caches, least noise)
+  double seconds_per_batch = 0.03;  // one sample repeats the call for at least this long
+  int batches = 9;                  // samples per implementation; the median counts
 };
 
-// Calls `run` (which does `flops` floating-point operations) repeatedly and returns the
-// best GFLOP/s over the budget's batches. One warm-up call comes first.
+// One implementation to time: `run` is one call; `settle`, when set, runs untimed after
+// each of its samples (e.g. openblas_park_threads, so OpenBLAS's spinning workers do not
+// take the cores from the next implementation's sample).
+struct Timed {
+  template <class F>
+    requires std::is_invocable_v<F&>
+  Timed(F f) : run(std::move(f)) {}  // NOLINT: implicit, so a list of lambdas is a list of Timed
+  Timed(std::function<void()> f, std::function<void()> after) : run(std::move(f)), settle(std::move(after)) {}
+  std::function<void()> run;
+  std::function<void()> settle;
+};
+
+// Seconds per call of each of `runs`, interleaved: one warm-up call of each, then
+// `budget.batches` rounds, each timing one sample of every run in turn. Element i is the
+// median of run i's samples (wall clock).
+std::vector<double> median_seconds(const std::vector<Timed>& runs, const Budget& budget);
+
+// `flops` / seconds, in GFLOP/s (0 for a time of 0).
+double gflops_of(double flops, double seconds);
+
+// One run alone: gflops_of(flops, median_seconds({run}, budget)[0]).
 double gflops(const std::function<void()>& run, double flops, const Budget& budget);
 
 // `count` floats uniform in [-1, 1) from `seed`.
@@ -21,5 +45,9 @@ std::vector<float> random_floats(size_t count, unsigned seed);
 
 // Number of OpenMP threads ("all cores").
 int thread_count();
+
+// How OpenMP threads are placed, for the report: "OMP_PROC_BIND=close OMP_PLACES=cores", or
+// "none (OMP_PROC_BIND unset: the OS moves threads)".
+std::string pinning_text();
 
 }  // namespace polyfuse::bench

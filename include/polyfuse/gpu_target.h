@@ -27,6 +27,12 @@ enum class MmaShape { m16n16k8, m32n32k8, m16n8k16 };
 // main loop).
 enum class ConsumerSchedule { cooperative, pingpong };
 
+// How a matmul with f32 operands runs on the GPU path: on tensor cores with TF32 operands
+// (mma.sync m16n8k8, inputs rounded to 11 significant bits), with 3xTF32 (each operand split
+// into two TF32 parts, three products: close to f32 accuracy, 3x the tensor-core work), or
+// exactly in f32 on CUDA cores (a reduction kernel).
+enum class F32Matmul { tf32, x3tf32, f32 };
+
 // An M×N×K tile.
 struct TileShape {
   int m = 0;
@@ -43,11 +49,14 @@ MmaShape mma_shape_from_string(std::string_view text);
 TileShape tile_shape_from_string(std::string_view text);
 // "cooperative" or "pingpong". Throws SourceError otherwise.
 ConsumerSchedule consumer_schedule_from_string(std::string_view text);
+// "tf32", "3xtf32" or "f32". Throws SourceError otherwise.
+F32Matmul f32_matmul_from_string(std::string_view text);
 
 // The spellings the parsers accept: "sm_80", "m16n8k16", "128x128x32".
 std::string to_string(Arch arch);
 std::string to_string(MmaShape shape);
 std::string to_string(const TileShape& tile);
 std::string to_string(ConsumerSchedule schedule);
+std::string to_string(F32Matmul mode);
 
 }  // namespace polyfuse

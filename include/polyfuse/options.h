@@ -39,6 +39,10 @@ struct CompileOptions {
   // (cooperative) or on alternate tiles (pingpong); unset: pingpong for a fused epilogue with
   // M > 64, else cooperative. Refused for a kernel without consumer warpgroups.
   std::optional<ConsumerSchedule> consumer_schedule;
+  // Matmuls with f32 operands: tf32 (tensor cores, TF32 operands), 3xtf32 (tensor cores,
+  // split precision, close to f32) or f32 (exact, CUDA cores); unset: tf32. Refused by
+  // Backend::cpu (it computes f32 matmuls exactly).
+  std::optional<F32Matmul> f32_matmul;
   bool fast_math = false;  // NVRTC --use_fast_math (off: results match the emulator's math)
   bool line_info = false;  // NVRTC -lineinfo (for profilers)
   bool use_cache = true;   // memory and disk cache; POLYFUSE_DISABLE_CACHE=1 also turns it off

@@ -2,7 +2,8 @@
 // access of a generated kernel goes through one of these, so that the emulator sees (and
 // checks, and counts) all of them.
 //
-//   128-bit:   ldg128 / stg128 (ld.global.v4 / st.global.v4), lds128 / sts128, lds64 / sts64
+//   128-bit:   ldg128 / stg128 (ld.global.v4 / st.global.v4), lds128 / sts128, lds64 / sts64,
+//              stg128_pred / sts128_pred (no access when the predicate is false)
 //   element:   ldg / stg / lds / sts, and the predicated forms ldg_pred (zero-fill when the
 //              predicate is false: no access happens) and stg_pred (masked store)
 //   narrower:  ldg64 / ldg32 (ld.global.v2 / ld.global), stg64 / stg32
@@ -166,6 +167,15 @@ PF_DEVICE void sts128(void* p, const Chunk16& v) {
 #elif PF_HOST_PATH
   ::pf_host::access(::pf_host::shared_space, ::pf_host::store, p, 16);
   detail::host_copy(p, &v, 16);
+#endif
+}
+
+// 128-bit shared store that does nothing when `pred` is false (one instruction for the
+// whole warp either way: the emulator lines the lanes' accesses up as the hardware does).
+PF_DEVICE void sts128_pred(void* p, const Chunk16& v, bool pred) {
+  if (pred) sts128(p, v);
+#if PF_HOST_PATH
+  else ::pf_host::access(::pf_host::shared_space, ::pf_host::store, p, 0);
 #endif
 }
 

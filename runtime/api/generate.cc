@@ -96,7 +96,8 @@ void refuse_gpu_options(const CompileOptions& options) {
   const std::pair<bool, const char*> set[] = {
       {options.arch.has_value(), "arch"},    {options.block.has_value(), "block"}, {options.warp.has_value(), "warp"},
       {options.mma.has_value(), "mma"},      {options.split_k != 0, "split_k"},    {options.stages != 0, "stages"},
-      {options.group.has_value(), "group"},  {options.fast_math, "fast_math"},     {options.line_info, "line_info"}};
+      {options.group.has_value(), "group"},  {options.fast_math, "fast_math"},     {options.line_info, "line_info"},
+      {options.f32_matmul.has_value(), "f32_matmul"}};
   for (const auto& [is_set, option] : set)
     if (is_set)
       throw UserError(fmt::format("CompileOptions::{} has no meaning for Backend::cpu (the CPU target has its own "
@@ -107,7 +108,7 @@ void refuse_gpu_options(const CompileOptions& options) {
 GpuOptions gpu_options(const CompileOptions& options) {
   return gpu_options_from_choices(GpuChoices{options.arch.value_or(default_arch()), options.block, options.warp,
                                              options.mma, options.split_k, options.stages, options.group,
-                                             options.consumer_schedule});
+                                             options.consumer_schedule, options.f32_matmul.value_or(F32Matmul::tf32)});
 }
 
 }  // namespace
@@ -185,9 +186,9 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
                                   to_string(options.backend)));
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
-    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
     CudaEmitRequest request;
     request.options = gpu_options(options);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program), request.options.f32_matmul);
     GeneratedKernel generated;
     generated.plan_text = to_string(plan, program);
     if (!plan.is_single_fused_kernel()) {

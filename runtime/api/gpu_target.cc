@@ -35,4 +35,8 @@ ConsumerSchedule consumer_schedule_from_string(std::string_view text) {
   return as_source_error([&] { return parse_consumer_schedule(text); });
 }
 
+F32Matmul f32_matmul_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_f32_matmul(text); });
+}
+
 }  // namespace polyfuse

@@ -105,7 +105,7 @@ CompiledKernel build_gpu(const Program& program, const ProgramPlan& plan, const 
 // The generated CUDA kernel (or a plan's kernels, for a def that is not one fused kernel) on
 // the emulator or a GPU, through the public API.
 Execution run_gpu(const Program& program, const RunRequest& request, const TensorData& inputs) {
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program), request.options.f32_matmul);
   const CompiledKernel kernel = build_gpu(program, plan, request);
   const std::vector<KernelParameter> parameters =
       kernel_parameters(request.kernel_program && plan.is_single_fused_kernel() ? *request.kernel_program : program);
@@ -197,7 +197,9 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   report.flops = reference::reduction_flops(program);
   report.library = std::move(run.library);
   report.cached = run.cached;
-  if (request.evaluate_reference) report.check = reference::check_outputs(program, inputs, run.outputs);
+  // The GPU path may run f32 matmuls on tensor cores (TF32, 3xTF32): the check bounds that mode.
+  const F32Matmul f32 = request.target == Target::gpu ? request.options.f32_matmul : F32Matmul::f32;
+  if (request.evaluate_reference) report.check = reference::check_outputs(program, inputs, run.outputs, f32);
   report.outputs = std::move(run.outputs);
   return report;
 }

@@ -152,6 +152,30 @@ Bounded stored_as(ElementType type, Bounded x) {
   return overflow_checked({x.value, x.bound + rounding}, type);
 }
 
+double f32_matmul_factor_roundoff(F32Matmul mode) {
+  switch (mode) {
+    case F32Matmul::tf32: return kUnitRoundoffTf32;
+    case F32Matmul::x3tf32: return 2 * kUnitRoundoffTf32 * kUnitRoundoffTf32;
+    case F32Matmul::f32: return 0;
+  }
+  return 0;
+}
+
+double f32_matmul_summation_factor(F32Matmul mode) {
+  switch (mode) {
+    case F32Matmul::tf32: return kTensorCoreSummationFactor;
+    case F32Matmul::x3tf32: return 3 * kTensorCoreSummationFactor;
+    case F32Matmul::f32: return kRoundToNearestSummationFactor;
+  }
+  return kRoundToNearestSummationFactor;
+}
+
+Bounded f32_matmul_factor(F32Matmul mode, Bounded x) {
+  if (mode == F32Matmul::f32 || !finite(x)) return x;
+  const double rounding = f32_matmul_factor_roundoff(mode) * (std::fabs(x.value) + x.bound) + nu32;
+  return overflow_checked({x.value, x.bound + rounding}, ElementType::f32);
+}
+
 Bounded literal(double value) {
   if (!(std::fabs(value) <= std::numeric_limits<float>::max())) return {value, kInfinity};
   return {value, std::fabs(value - static_cast<double>(static_cast<float>(value)))};

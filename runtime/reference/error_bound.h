@@ -34,6 +34,7 @@
 
 #include "frontend/element_type.h"
 #include "frontend/expr.h"
+#include "polyfuse/gpu_target.h"
 
 namespace polyfuse::reference {
 
@@ -60,6 +61,24 @@ struct Bounded {
 // emulator, the reference; the GPU path has no f32 matmuls): c = 1.
 inline constexpr double kTensorCoreSummationFactor = 3;
 inline constexpr double kRoundToNearestSummationFactor = 1;
+
+// Matmuls with f32 operands on tensor cores (F32Matmul, the GPU path's `f32_matmul`):
+//   tf32:   each factor rounded to TF32 (10 explicit mantissa bits, cvt.rna: to nearest),
+//           u_tf32 = 2^-11: a product errs by <= 2 u_tf32 + u_tf32^2 relative (exact in
+//           f32 after that: 11 x 11 significant bits); the mma.m16n8k8 blocks add 8
+//           products and truncate like the f16 ones: summation factor 3.
+//   3xtf32: a factor x = big + small with big = tf32(x), small = tf32(x - big): their sum
+//           is within u_tf32^2 |x| of x, and the dropped small*small term is within
+//           u_tf32^2 (1 + u_tf32)^2 |x y|; counted as 2 u_tf32^2 = 2^-21 per factor (a
+//           product errs by <= 4 u_tf32^2 + ..., above the 3 u_tf32^2 it can). Three
+//           products per term: 3K block additions, summation factor 9.
+//   f32:    exact f32 on CUDA cores: no factor rounding, round-to-nearest sums (factor 1).
+// Each factor also gets nu_f32 (TF32 has f32's exponent range).
+inline constexpr double kUnitRoundoffTf32 = 0x1p-11;
+double f32_matmul_factor_roundoff(F32Matmul mode);
+double f32_matmul_summation_factor(F32Matmul mode);
+// x as a factor of an f32 matmul in `mode`: e + u_mode (|x| + e) + nu_f32 (nothing for f32).
+Bounded f32_matmul_factor(F32Matmul mode, Bounded x);
 
 // x stored in a tensor of `type`: one rounding to nearest, e + u_T (|x| + e) + nu_T
 // (nothing for f32: every computed value already is one).

@@ -24,7 +24,7 @@ class ExactSemantics {
   using Value = Bounded;
   using Storage = ExactTensor;
 
-  ExactSemantics(const Program& program, const Statement& statement) {
+  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32) {
     const Tensor* written = program.find_tensor(statement.write.tensor);
     PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
     written_type_ = written->type;
@@ -32,14 +32,21 @@ class ExactSemantics {
     // A product's factors that a backend may round to the operand type (not plain reads):
     // a matmul's, in a sum.
     const Expr& expr = statement.expr;
-    if (statement.is_reduction() && statement.reduction == ReductionOp::sum && expr.kind == ExprKind::binary &&
-        expr.op == BinaryOp::mul) {
+    const bool sum_of_product = statement.is_reduction() && statement.reduction == ReductionOp::sum &&
+                                expr.kind == ExprKind::binary && expr.op == BinaryOp::mul;
+    if (sum_of_product) {
       round_factor_[0] = expr.operands[0].kind != ExprKind::read;
       round_factor_[1] = expr.operands[1].kind != ExprKind::read;
     }
     // f16/bf16 operands may meet tensor cores (truncating block additions).
     summation_factor_ = factor_type_ == ElementType::f32 ? kRoundToNearestSummationFactor
                                                           : kTensorCoreSummationFactor;
+    // A sum of a product of f32 operands may run on tensor cores (a matmul, or a contraction
+    // grouped as a GEMM): both factors as the mode gives them.
+    if (factor_type_ == ElementType::f32 && f32 != F32Matmul::f32 && sum_of_product) {
+      f32_matmul_ = f32;
+      summation_factor_ = f32_matmul_summation_factor(f32);
+    }
   }
 
   Bounded load(const Storage& tensor, std::size_t at) const { return tensor[at]; }
@@ -58,6 +65,8 @@ class ExactSemantics {
   void final_product(Bounded& left, Bounded& right) const {
     if (round_factor_[0]) left = stored_as(factor_type_, left);
     if (round_factor_[1]) right = stored_as(factor_type_, right);
+    left = f32_matmul_factor(f32_matmul_, left);
+    right = f32_matmul_factor(f32_matmul_, right);
   }
   Bounded identity(ReductionOp op) const { return {identity_value(op), 0}; }
   std::int64_t position(Bounded value) const { return static_cast<std::int64_t>(value.value); }
@@ -70,11 +79,12 @@ class ExactSemantics {
   ElementType factor_type_ = ElementType::f32;
   double summation_factor_ = kRoundToNearestSummationFactor;
   bool round_factor_[2] = {false, false};
+  F32Matmul f32_matmul_ = F32Matmul::f32;  // how this statement's f32 factors may be rounded
 };
 
 }  // namespace
 
-ExactData evaluate_exact(const Program& program, const TensorData& inputs) {
+ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32) {
   const std::vector<std::int64_t> counts = checked_element_counts(program, inputs, "reference::evaluate_exact");
   ExactData tensors;
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
@@ -86,7 +96,7 @@ ExactData evaluate_exact(const Program& program, const TensorData& inputs) {
     for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
   }
   for (const Statement& statement : program.statements)
-    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement)).run();
+    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32)).run();
   return tensors;
 }
 

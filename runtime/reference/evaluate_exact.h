@@ -23,6 +23,11 @@
 //    element over every reduction point, then stored_as(written type); its summation
 //    factor is the tensor cores' when the operand type is f16 or bf16, else
 //    round-to-nearest's (error_bound.h).
+//  - `f32`: how the backend runs matmuls of f32 operands (the GPU path's `f32_matmul`):
+//    tf32 / 3xtf32 round both factors of a sum of a product of f32 operands (what may run on
+//    tensor cores: a matmul, a contraction grouped as a GEMM; a sum the plan leaves to a
+//    reduction kernel gets the looser bound too) as error_bound.h's f32_matmul_factor says
+//    and sum with that mode's factor; f32 (the CPU target) computes them as any f32 sum.
 //  - Temporaries start at zero (exact).
 #pragma once
 
@@ -46,6 +51,6 @@ using ExactData = std::map<std::string, ExactTensor>;
 // and output (outputs' values matter for `+=` only), and returns every tensor of the
 // program after the run, temporaries included. Every size must be bound (bound_extent).
 // A missing or mis-sized buffer throws std::invalid_argument.
-ExactData evaluate_exact(const Program& program, const TensorData& inputs);
+ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32 = F32Matmul::f32);
 
 }  // namespace polyfuse::reference

@@ -96,7 +96,7 @@ for example in "$data"/examples/*.tc; do
   # The emulator runs of the fused kernels: a few representatives (ctest runs every example;
   # here the point is the relocated kit: its headers, runtime and caches).
   case $name in
-    gemm | gemm_bias_relu | batched_gemm | dequant_gemm | swiglu)
+    gemm | gemm_bias_relu | batched_gemm | dequant_gemm | swiglu | gemm_f32)
       expect "$name: run on the emulator" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu --stats ;;
   esac
 done

@@ -61,6 +61,10 @@ void run_back_to_back(const std::string& source, const SizeBindings& sizes, int 
   EXPECT_EQ(loaded(run, "W2"), blocks * h * n * element_bytes) << "W2 read once per block";
   EXPECT_EQ(stored(run, "Y"), m * n * 2) << "Y stored once";
   EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
+  if (source.find("f16(H) b1") != std::string::npos) {  // the epilogues' vectors: once per block (N tile by N tile)
+    EXPECT_EQ(loaded(run, "b1"), blocks * h * element_bytes) << "b1 read once per block";
+    EXPECT_EQ(loaded(run, "b2"), blocks * n * element_bytes) << "b2 read once per block";
+  }
 }
 
 TEST(BackToBackEmu, MlpRunsAsOneKernel) {
@@ -109,6 +113,7 @@ TEST(BackToBackEmu, EpiloguesOfSeveralStatementsAndOperands) {
   const EmuRun run = run_plan(source, {{"M", 37}, {"N", 50}, {"K", 24}, {"H", 56}}, 1, true, note);
   for (const char* hidden : {"T", "U", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden;
   EXPECT_EQ(stored(run, "Y"), 37u * 50u * 4u);
+  EXPECT_EQ(loaded(run, "b1"), 56u * 2u) << "b1 read once by the one block";
 }
 
 // The emulator's error for the mlp kernel with `barrier` (a comment line and the

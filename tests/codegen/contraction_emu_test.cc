@@ -2,7 +2,7 @@
 // the emulator against the exact reference of the original program: the cases of
 // tests/support/contraction_cases.h, with and without permutation copies, f16 and bf16 (two
 // cases) on tensor cores (sm_80, and sm_90a once), at sizes that are not tile multiples; an f32
-// contraction stays a reduction kernel.
+// contraction on TF32 tensor cores, and with `f32_matmul` f32 a reduction kernel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,12 +26,13 @@ bool runs_on_tensor_cores(const ProgramPlan& plan) {
 }
 
 void expect_contraction_runs(const std::string& source, const SizeBindings& sizes, bool tensor_cores = true,
-                             Arch arch = Arch::sm_80) {
+                             Arch arch = Arch::sm_80, F32Matmul f32 = F32Matmul::tf32) {
   const Program program = compile_program(source, sizes);
-  const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
-  EXPECT_EQ(runs_on_tensor_cores(plan_program(program, recognize_idioms(program))), tensor_cores) << plan;
+  const std::string plan = to_string(plan_program(program, recognize_idioms(program), f32), program);
+  EXPECT_EQ(runs_on_tensor_cores(plan_program(program, recognize_idioms(program), f32)), tensor_cores) << plan;
   GpuOptions options;
   options.arch = arch;
+  options.f32_matmul = f32;
   options.choose_warp = true;
   const reference::CheckReport check = run_on_emulator(program, options).check;
   EXPECT_TRUE(check.ok) << check.to_string() << "\n" << plan;
@@ -77,9 +78,11 @@ TEST(ContractionEmu, EpiloguesInTheGemmKernel) {
   }
 }
 
-// f32 operands: no tensor-core GEMM (no TF32 path), a reduction kernel that is still right.
-TEST(ContractionEmu, F32StaysAReductionKernel) {
-  expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes, false);
+// f32 operands: a TF32 tensor-core GEMM over the grouped view by default, a reduction kernel
+// with `f32_matmul` f32; both right within their mode's bound.
+TEST(ContractionEmu, F32RunsOnTf32TensorCoresOrAsAReductionKernel) {
+  expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes);
+  expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes, false, Arch::sm_80, F32Matmul::f32);
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ TEST(CudaEmitter, GemmGoldenBoundSizesSplitK2) {
 TEST(CudaEmitter, EveryExampleGolden) {
   SizeBindings sizes{{"M", 1024}, {"N", 512}, {"K", 256}, {"B", 4}};
   for (const char* example :
-       {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "swiglu", "batched_gemm", "multihead_batched_gemm"}) {
+       {"gemm_bias_relu", "relu_gemm", "dequant_gemm", "add_gemms", "swiglu", "batched_gemm", "multihead_batched_gemm",
+        "gemm_f32"}) {
     GpuOptions options;
     options.choose_warp = true;
     EXPECT_TRUE(matches_golden(emit_example(std::string(example) + ".tc", sizes, options).source,
@@ -101,7 +102,12 @@ TEST(CudaEmitter, FullBlocksRunAnUnpredicatedBody) {
   ASSERT_FALSE(edge.empty());
   for (const char* predicate : {"pf::Check::rows", "pf::Check::cols", "pf::Check::all", "pf::imin", "if (4 * tile"})
     EXPECT_EQ(full.find(predicate), std::string::npos) << predicate << " in the full blocks' body:\n" << full;
-  EXPECT_EQ(count(full, "pf::Check::none"), 6);  // 2 + 2 tile copies, the bias loads, the store
+  EXPECT_EQ(count(full, "pf::Check::none"), 5);  // 2 + 2 tile copies, the store
+  // the bias: staged once per block before both bodies (N = 300 cuts the last block's
+  // slice), read from shared memory in each
+  EXPECT_NE(cu.find("pf::stage_vector<128, 256, pf::Check::cols>(smem + "), std::string::npos) << cu;
+  EXPECT_EQ(count(full, "pf::load_staged_cols(bias_values1, smem + "), 1) << full;
+  EXPECT_EQ(count(edge, "pf::load_staged_cols(bias_values1, smem + "), 1) << edge;
   EXPECT_NE(edge.find("pf::Check::all"), std::string::npos);
   EXPECT_NE(edge.find("pf::imin"), std::string::npos);
 }

@@ -125,6 +125,38 @@ TEST(FusedEmu, LoadsEachInputTileOncePerBlockPerKStep) {
   EXPECT_EQ(run.stats.buffer("D")->bytes_loaded, 0u);
 }
 
+// Epilogue vectors (issue 19 item 4): bias(n) and scale(m) are loaded once per block tile
+// into shared memory, not per accumulator element: each block reads its slice once.
+TEST(FusedEmu, EpilogueVectorsLoadedOncePerBlockTile) {
+  Program program = compile_program(read_text_file(source_path("examples/gemm_bias_relu.tc")),
+                                    {{"M", 256}, {"N", 192}, {"K", 64}});
+  EmuRun run = run_on_emulator(program, small_tiles());
+  ASSERT_TRUE(run.check.ok) << run.check.to_string();
+  // 4 tile rows of 64: each reads the whole bias once
+  EXPECT_EQ(run.stats.buffer("bias")->bytes_loaded, 192u * 2 * 4) << run.stats.details();
+
+  Program scaled = compile_program(fused_source(", f16(N) bias, f32(M) scale", "  D(m, n) = relu(C(m, n) + bias(n)) * scale(m)"),
+                                   {{"M", 128}, {"N", 256}, {"K", 64}});
+  EmuRun both = run_on_emulator(scaled, small_tiles());
+  ASSERT_TRUE(both.check.ok) << both.check.to_string();
+  EXPECT_EQ(both.stats.buffer("bias")->bytes_loaded, 256u * 2 * 2) << "2 tile rows";
+  EXPECT_EQ(both.stats.buffer("scale")->bytes_loaded, 128u * 4 * 4) << "4 tile columns";
+}
+
+// Vectors a block's tile cuts (N, M not multiples of 8: the last chunk element by element,
+// nothing past the end read), bound and symbolic sizes, odd K.
+TEST(FusedEmu, EpilogueVectorsAtOddShapes) {
+  const std::string source = fused_source(", bf16(N) bias, f32(M) scale", "  D(m, n) = gelu(C(m, n) * scale(m) + bias(n))");
+  const SizeBindings odd{{"M", 77}, {"N", 45}, {"K", 33}};
+  for (bool bound : {true, false}) {
+    Program symbolic = compile_program(source);  // one kernel for every shape, sizes as arguments
+    EmuRun run = run_on_emulator(compile_program(source, odd), small_tiles(), 1, bound ? nullptr : &symbolic);
+    EXPECT_TRUE(run.check.ok) << run.check.to_string();
+    EXPECT_EQ(run.stats.buffer("bias")->bytes_loaded, 45u * 2 * 2) << "2 tile rows";
+    EXPECT_EQ(run.stats.buffer("scale")->bytes_loaded, 77u * 4 * 1) << "1 tile column";
+  }
+}
+
 TEST(FusedEmu, GemmAloneStoresExactlyC) {
   Program program = compile_program(gemm_source("f16", true, true), {{"M", 128}, {"N", 64}, {"K", 64}});
   EmuRun run = run_on_emulator(program, small_tiles());

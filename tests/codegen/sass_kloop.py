@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The static SASS check of the mma.sync main loop (issue 19 item 6).
 
-    sass_kloop.py --cuobjdump PATH [--nvdisasm-dir DIR] [--max-bar N] [--min-hmma PERCENT] [--table FILE]
-                  LABEL=OBJECT ...
+    sass_kloop.py --cuobjdump PATH [--nvdisasm-dir DIR] [--max-bar N] [--min-hmma PERCENT]
+                  [--hmma OPCODE] [--table FILE] LABEL=OBJECT ...
 
 Disassembles each object (cuobjdump -sass), finds in every kernel its k-loops (the range
 from a backward branch's target to the branch, holding HMMA), counts per iteration of each
@@ -10,7 +10,9 @@ the HMMA, LDSM, LDGSTS, BAR and integer instructions, and prints a Markdown tabl
 loop. Fails (exit 1), naming the object, kernel and numbers, unless every kernel:
   * has no local memory (no LDL / STL anywhere in it),
   * has at least one k-loop, and in each k-loop at most --max-bar BAR (default 1) and HMMA
-    at least --min-hmma percent (default 40, the issue's) of the loop's instructions.
+    at least --min-hmma percent (default 40, the issue's) of the loop's instructions;
+  * with --hmma (e.g. HMMA.1684.F32.TF32, the f32 matmuls' TF32 mma), every HMMA of each
+    k-loop is that opcode.
 LDSM interleaving is reported, not asserted: "LDSM run" is the longest stretch of the
 loop between two HMMA (around the loop: its tail and its head are one stretch) that holds
 an LDSM, as a share of the loop; the issue asks for at most a quarter.
@@ -69,7 +71,8 @@ def loop_facts(code, start, end):
     count = lambda names: sum(opcode_base(op) in names for op in body)
     facts = {"instructions": len(body), "HMMA": count(("HMMA",)), "LDSM": count(("LDSM",)),
              "LDGSTS": count(("LDGSTS",)), "BAR": count(("BAR",)), "integer": count(INTEGER),
-             "LDGSTS.LTC128B": sum(op.startswith("LDGSTS") and ".LTC128B" in op for op in body)}
+             "LDGSTS.LTC128B": sum(op.startswith("LDGSTS") and ".LTC128B" in op for op in body),
+             "HMMA opcodes": sorted({op for op in body if opcode_base(op) == "HMMA"})}
     # The longest HMMA-free stretch that holds an LDSM, around the loop (its tail and the
     # next iteration's head are one stretch): the body rotated to start after its last HMMA.
     last = max(i for i, op in enumerate(body) if opcode_base(op) == "HMMA")
@@ -86,7 +89,7 @@ def loop_facts(code, start, end):
     return facts
 
 
-def check_object(label, path, cuobjdump, max_bar, min_hmma):
+def check_object(label, path, cuobjdump, max_bar, min_hmma, hmma=None):
     """(table rows, failures) of one object."""
     done = subprocess.run([cuobjdump, "-sass", path], capture_output=True, text=True)
     if done.returncode != 0:
@@ -115,6 +118,8 @@ def check_object(label, path, cuobjdump, max_bar, min_hmma):
             if share * 100 < min_hmma:
                 failures.append(f"{where}: HMMA {f['HMMA']} of {f['instructions']} instructions ({share:.1%}), "
                                 f"at least {min_hmma}% required")
+            if hmma and f["HMMA opcodes"] != [hmma]:
+                failures.append(f"{where}: HMMA opcodes {', '.join(f['HMMA opcodes'])}, only {hmma} expected")
     return rows, failures
 
 
@@ -128,6 +133,7 @@ def main():
     parser.add_argument("--nvdisasm-dir", help="put on PATH (cuobjdump -sass runs nvdisasm)")
     parser.add_argument("--max-bar", type=int, default=1, help="most BAR per k-loop iteration (default 1)")
     parser.add_argument("--min-hmma", type=int, default=40, help="least HMMA share of a k-loop in percent (default 40)")
+    parser.add_argument("--hmma", help="the one HMMA opcode every k-loop may hold (e.g. HMMA.1684.F32.TF32)")
     parser.add_argument("--table", help="also write the table to this file")
     parser.add_argument("objects", nargs="+", metavar="LABEL=OBJECT")
     args = parser.parse_args()
@@ -141,7 +147,7 @@ def main():
     rows, failures = [], []
     for item in args.objects:
         label, _, path = item.partition("=")
-        r, f = check_object(label, path, args.cuobjdump, args.max_bar, args.min_hmma)
+        r, f = check_object(label, path, args.cuobjdump, args.max_bar, args.min_hmma, args.hmma)
         rows += r
         failures += f
     table = HEADER + "\n" + "\n".join(rows) + "\n"

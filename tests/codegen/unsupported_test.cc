@@ -60,9 +60,20 @@ TEST(UnsupportedOnGpu, PrologueOperandOfAnotherType) {
             "copied beside A's, and the prologue's result is rounded to that type); g is a bf16 input");
 }
 
+// f32 operands run on TF32 tensor cores, but not with `f32_matmul` f32 (the plan's reduction
+// kernel then), not beside a 16-bit operand, and not with a prologue (not fused yet).
 TEST(UnsupportedOnGpu, F32Operands) {
-  EXPECT_EQ(error_of(gemm_source("f32", true, true)),
-            "2:3: statement S0 of def 'gemm': tensor cores need f16 or bf16 operands of one type; A is f32 and B is f32");
+  EXPECT_EQ(error_of(gemm_source("f32", true, true)), "");
+  GpuOptions exact;
+  exact.f32_matmul = F32Matmul::f32;
+  EXPECT_EQ(error_of(gemm_source("f32", true, true), exact),
+            "2:3: statement S0 of def 'gemm': f32_matmul f32: A and B are f32 and the matmul runs exactly, on CUDA cores");
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': tensor cores need operands of one type (f16, bf16, or f32 as TF32); A is f16 "
+            "and B is f32");
+  EXPECT_EQ(error_of("def f(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! relu(A(m, k)) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': a prologue on an f32 (TF32) matmul operand is not fused yet (tensor cores "
+            "take f32 operands copied as they are)");
 }
 
 TEST(UnsupportedOnGpu, PointwiseWithoutMatmul) {
@@ -81,7 +92,7 @@ TEST(UnsupportedOnGpu, Bf16WithThePaperMacroMmas) {
   GpuOptions o;
   o.mma = MmaShape::m16n16k8;
   EXPECT_EQ(error_of(gemm_source("bf16", true, true), o),
-            "mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use mma=m16n8k16 for bf16");
+            "mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use mma=m16n8k16 for bf16 and f32");
 }
 
 TEST(UnsupportedOnGpu, WarpTileOverTheRegisterLimit) {

@@ -1,10 +1,13 @@
-// The convolutions (examples/conv2d*.tc, issue 24) on the CPU target: plain loop nests
-// (codegen/cpu_loop_nest.h) with index expressions and zero padding, run through the driver
+// The convolutions (examples/conv2d*.tc, issue 24) on the CPU target: BRGEMM over the filter
+// taps (schedule/cpu_conv.h; the 1x1 one a GEMM over grouped indices), run through the driver
 // on random inputs and checked against the exact reference, at the small odd shapes of
-// tests/support/conv_shapes.h (C = 3, stride 2, H, W, C, K multiples of nothing).
+// tests/support/conv_shapes.h (C = 3, stride 2, H, W, C, K multiples of nothing); the plan
+// each takes, its golden schedule and code, threads, a planted wrong tap offset, and the
+// loop nest that a boundary value other than zero keeps.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
+#include "support/golden.h"
 #include "runtime/api/run_program.h"
 #include "support/conv_shapes.h"
 #include "test_programs.h"
@@ -42,6 +45,128 @@ TEST(ConvExampleCpuTypes, HalfAndBfloat) {
     const RunReport report = run_program(program, request);
     EXPECT_TRUE(report.check.ok) << report.check.to_string();
   }
+}
+
+RunRequest cpu_request() {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.repeats = 0;
+  request.seed = 42;
+  return request;
+}
+
+// The sizes of `example`'s first case.
+SizeBindings first_sizes(const std::string& example) {
+  for (const ConvCase& c : conv_cases())
+    if (c.example == example) return c.sizes;
+  return {};
+}
+
+// The convolution stage of `plan`'s main, or nullptr.
+const CpuMatmul* conv_main(const CpuPlan& plan) {
+  for (const CpuStage& stage : plan.stages)
+    for (const CpuMatmul& matmul : stage.matmuls)
+      if (matmul.conv) return &matmul;
+  return nullptr;
+}
+
+// Every example but the 1x1 runs as BRGEMM over its taps, no statement as a loop nest; the
+// 1x1 (plain subscripts) is a matmul idiom with batch indices, a BRGEMM per (n, h).
+TEST(ConvExampleCpuPlan, EveryConvolutionIsBrgemmOverTaps) {
+  for (const std::string& example : convolution_examples()) {
+    SCOPED_TRACE(example);
+    const Program program = compile_text(example_text(example), first_sizes(example), example + ".tc");
+    const CpuPlan plan = plan_cpu(program);
+    if (example == "conv2d_1x1") {  // a matmul with batch indices (n, h): m = w, k = c
+      ASSERT_EQ(plan.stages.size(), 1u);
+      ASSERT_EQ(plan.stages[0].matmuls.size(), 1u) << to_string(plan);
+      EXPECT_FALSE(plan.stages[0].matmuls[0].conv);
+      continue;
+    }
+    const CpuMatmul* conv = conv_main(plan);
+    ASSERT_NE(conv, nullptr) << to_string(plan);
+    EXPECT_EQ(conv->conv->taps.size(), 2u);
+    for (const CpuStage& stage : plan.stages) EXPECT_FALSE(stage.loop_nest) << to_string(plan);
+  }
+}
+
+// Golden CPU schedules and emitted C++ of the convolutions at the first shape of conv_cases.
+TEST(ConvExampleCpuPlan, GoldenScheduleAndCode) {
+  for (const std::string& example : convolution_examples()) {
+    const Program program = compile_text(example_text(example), first_sizes(example), "examples/" + example + ".tc");
+    const CpuPlan plan = plan_cpu(program);
+    EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + example + ".schedule"));
+    EXPECT_TRUE(matches_golden(emit_cpu(plan, program), "cpu/" + example + ".cpp"));
+  }
+}
+
+// Threads split output blocks, never a tap or a channel: 1 and 2 threads give the same bits,
+// at small blocks (many, with edges).
+TEST(ConvExampleCpuPlan, ResultsDoNotDependOnTheThreadCount) {
+  for (const std::size_t index : {2u, 6u}) {  // conv2d_strided and conv2d_grouped at the first shape
+    const ConvCase c = conv_cases()[index];
+    SCOPED_TRACE(conv_case_name(c));
+    const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+    RunRequest request = cpu_request();
+    request.cpu_schedule.blocking = {3, 2, 32};
+    std::optional<reference::TensorData> one_thread;
+    for (int threads : {1, 2}) {
+      request.cpu_schedule.threads = threads;
+      const RunReport report = run_program(program, request);
+      EXPECT_TRUE(report.check.ok) << threads << " threads: " << report.check.to_string();
+      if (!one_thread) one_thread = report.outputs;
+      else EXPECT_TRUE(report.outputs == *one_thread) << "2 threads differ from 1";
+    }
+  }
+}
+
+// The check is not vacuous: a wrong tap offset in A (the outer tap one row too far) fails it.
+TEST(ConvExampleCpuPlan, AWrongTapOffsetFailsTheCheck) {
+  const ConvCase c = conv_cases()[8];  // conv2d_bias_relu: padded, bias and ReLU
+  const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+  CpuPlan plan = plan_cpu(program);
+  for (CpuStage& stage : plan.stages)
+    for (CpuMatmul& matmul : stage.matmuls)
+      if (matmul.conv) matmul.conv->taps.front().a_stride += matmul.k;  // one input column too far
+  RunRequest request = cpu_request();
+  request.kernel_source = emit_cpu(plan, program);
+  const RunReport report = run_program(program, request);
+  EXPECT_FALSE(report.check.ok);
+}
+
+// A value other than zero read outside the input: the padded copy holds zeros, so the
+// statement stays a loop nest, and the schedule says why; it matches the reference.
+TEST(ConvExampleCpuPlan, ANonZeroBoundaryValueKeepsTheLoopNest) {
+  const std::string text =
+      "def conv(f32(N, H, W, C) I, f32(K, R, S, C) F) -> (f32(N, H, W, K) O) {\n"
+      "  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 1 outside\n}\n";
+  const Program program = compile_text(text, conv_cases()[0].sizes, "conv.tc");
+  const CpuPlan plan = plan_cpu(program);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  ASSERT_TRUE(plan.stages[0].loop_nest);
+  EXPECT_NE(to_string(plan).find("the value read outside the input is not zero"), std::string::npos) << to_string(plan);
+  const RunReport report = run_program(program, cpu_request());
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
+// Strides and dilations that differ per dimension, asymmetric padding, a filter stored as
+// [taps, c, k] (no packing copy) and `+=` onto an f16 output: the same path, exact.
+TEST(ConvExampleCpuPlan, DilatedStridedUnpackedAccumulating) {
+  const std::string text =
+      "def dil(f16(N, H, W, C) I, f16(R, S, C, K) F, f16(N, P, Q, K) O0) -> (f16(N, P, Q, K) O) {\n"
+      "  O(n, h, w, k) = O0(n, h, w, k)\n"
+      "  O(n, h, w, k) += I(n, 2*h + 2*r - 2, w + 2*s - 1, c) * F(r, s, c, k) where I = 0 outside\n}\n";
+  const Program program = compile_text(
+      text, {{"N", 1}, {"H", 8}, {"W", 9}, {"C", 5}, {"K", 7}, {"R", 3}, {"S", 2}, {"P", 4}, {"Q", 9}}, "dil.tc");
+  const CpuPlan plan = plan_cpu(program);
+  const CpuMatmul* conv = conv_main(plan);
+  ASSERT_NE(conv, nullptr) << to_string(plan);
+  EXPECT_FALSE(conv->conv->filter_packed);
+  EXPECT_FALSE(conv->zero_init);
+  EXPECT_EQ(conv->conv->taps.back().a_stride, 2 * 5);  // s: dilation 2 times C
+  const RunReport report = run_program(program, cpu_request());
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ConvExampleCpu, ::testing::ValuesIn(conv_cases()),

@@ -19,7 +19,7 @@ const std::vector<std::string>& example_names();
 // runs them as plain loop nests (codegen/cpu_loop_nest.h), not through the blocked plan.
 const std::vector<std::string>& loop_nest_examples();
 
-// The convolutions (examples/conv2d*.tc, issue 24): plain loop nests on the CPU target,
+// The convolutions (examples/conv2d*.tc, issue 24): BRGEMM over the filter taps on the CPU target,
 // run at the shapes of tests/support/conv_shapes.h (conv_examples_test.cc).
 const std::vector<std::string>& convolution_examples();
 

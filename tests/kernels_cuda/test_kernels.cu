@@ -167,7 +167,81 @@ __device__ inline float apply_op(int op, pf::AccTile16816<2, 4>& t, const pf::Ac
   return 0.f;
 }
 
+// ---- f32 operands on tensor cores (pf_mma_tf32.cuh) --------------------------------------
+// One warp, A (16MT x 32) x B (32 x 8NT) f32, dense in global memory in layout LA/LB; C is
+// row-major f32. The same path as generated kernels: cp.async tile copies, 32-bit fragment
+// loads from the swizzled tiles, the f32 macro-MMA in MODE.
+template <pf::F32Mma MODE, pf::Layout LA, pf::Layout LB, int MT, int NT>
+__device__ void mma_f32_body(const void* a, const void* b, float* c) {
+  constexpr int M = 16 * MT, N = 8 * NT, K = 32;
+  constexpr int A_COLS = LA == pf::Layout::row ? K : M, A_ROWS = M * K / A_COLS;
+  constexpr int B_COLS = LB == pf::Layout::row ? N : K, B_ROWS = N * K / B_COLS;
+  PF_DYNAMIC_SHARED(smem);
+  unsigned char* a_tile = smem;
+  unsigned char* b_tile = smem + 4 * M * K;
+  const int tid = threadIdx.x;
+  pf::cp_async_tile_f32<pf::Swizzle::xor16, A_ROWS, A_COLS, 32>(a_tile, static_cast<const float*>(a), A_COLS, A_ROWS,
+                                                                A_COLS, tid);
+  pf::cp_async_tile_f32<pf::Swizzle::xor16, B_ROWS, B_COLS, 32>(b_tile, static_cast<const float*>(b), B_COLS, B_ROWS,
+                                                                B_COLS, tid);
+  pf::cp_async_commit();
+  pf::cp_async_wait_all();
+  __syncthreads();
+  pf::AccTile16816<MT, NT> acc;
+  pf::tile::fill(acc, 0.f);
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    pf::FragA16x16F32 fa[MT];
+    pf::FragB16x8F32 fb[NT];
+    pf::load_frag_a_f32<LA, pf::Swizzle::xor16, A_COLS, MT>(fa, a_tile, 0, k0);
+    pf::load_frag_b_f32<LB, pf::Swizzle::xor16, B_COLS, NT>(fb, b_tile, k0, 0);
+    for (int i = 0; i < MT; ++i)
+      for (int j = 0; j < NT; ++j) pf::mma_fragment_f32<MODE>(acc, i, j, fa[i], fb[j]);
+  }
+  const unsigned lane = pf::lane_id();
+  for (int i = 0; i < pf::AccTile16816<MT, NT>::count; ++i) {
+    int r, col;
+    pf::AccTile16816<MT, NT>::coord(lane, i, r, col);
+    pf::stg(c + r * N + col, acc.v[i]);
+  }
+}
 }  // namespace pft
+
+// One mma.m16n8k8.tf32 on A (16x8, row-major) and B (8x8, [k][n]) already TF32, each lane
+// loading its registers from global memory by the PTX ISA's fragment layout (independent of
+// the helpers' loads); C (16x8) row-major. swap_a >= 0 plants a layout bug: registers
+// a[swap_a] and a[swap_a ^ 1] trade places.
+extern "C" __global__ void mma_m16n8k8_tf32_layout(const float* a, const float* b, float* c, int swap_a) {
+  const int lane = static_cast<int>(pf::lane_id()), g = lane >> 2, t = lane & 3;
+  unsigned ra[4], rb[2];
+  for (int i = 0; i < 4; ++i) ra[i] = __float_as_uint(pf::ldg(a + (g + 8 * (i & 1)) * 8 + t + 4 * (i >> 1)));
+  for (int i = 0; i < 2; ++i) rb[i] = __float_as_uint(pf::ldg(b + (t + 4 * i) * 8 + g));
+  if (swap_a >= 0) {
+    const unsigned x = ra[swap_a];
+    ra[swap_a] = ra[swap_a ^ 1];
+    ra[swap_a ^ 1] = x;
+  }
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  pf::mma_m16n8k8_tf32(d, ra, rb);
+  for (int e = 0; e < 4; ++e) pf::stg(c + (g + 8 * (e >> 1)) * 8 + 2 * t + (e & 1), d[e]);
+}
+
+// cvt.rna.tf32.f32 of n values (one thread each, n <= 32).
+extern "C" __global__ void tf32_round_values(const float* in, unsigned* out, int n) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i < n) pf::stg(out + i, pf::tf32_round(pf::ldg(in + i)));
+}
+
+#define PF_MMA_F32(NAME, MODE, LA, LB, MT, NT)                                                 \
+  extern "C" __global__ void NAME(const void* a, const void* b, float* c) {                    \
+    pft::mma_f32_body<pf::F32Mma::MODE, pf::Layout::LA, pf::Layout::LB, MT, NT>(a, b, c);      \
+  }
+PF_MMA_F32(mma_tf32_row_col_2x4, tf32, row, col, 2, 4)
+PF_MMA_F32(mma_tf32_row_row_2x4, tf32, row, row, 2, 4)
+PF_MMA_F32(mma_tf32_col_col_2x4, tf32, col, col, 2, 4)
+PF_MMA_F32(mma_tf32_col_row_2x4, tf32, col, row, 2, 4)
+PF_MMA_F32(mma_3xtf32_row_col_2x4, x3tf32, row, col, 2, 4)
+PF_MMA_F32(mma_tf32_col_row_2x2, tf32, col, row, 2, 2)  // B's tile rows of 4 chunks: the generic address
+#undef PF_MMA_F32
 
 #define PF_MMA16816(NAME, T, LA, LB, MT, NT)                                                   \
   extern "C" __global__ void NAME(const void* a, const void* b, float* c) {                    \

@@ -28,7 +28,15 @@ PF_DECLARE_MMA(mma884_32x32x8_row_col)
 PF_DECLARE_MMA(mma884_32x32x8_row_row)
 PF_DECLARE_MMA(mma884_32x32x8_col_col)
 PF_DECLARE_MMA(mma884_32x32x8_col_row)
+PF_DECLARE_MMA(mma_tf32_row_col_2x4)
+PF_DECLARE_MMA(mma_tf32_row_row_2x4)
+PF_DECLARE_MMA(mma_tf32_col_col_2x4)
+PF_DECLARE_MMA(mma_tf32_col_row_2x4)
+PF_DECLARE_MMA(mma_3xtf32_row_col_2x4)
+PF_DECLARE_MMA(mma_tf32_col_row_2x2)
 #undef PF_DECLARE_MMA
+void mma_m16n8k8_tf32_layout(const float* a, const float* b, float* c, int swap_a);
+void tf32_round_values(const float* in, unsigned* out, int n);
 void mma884_16x16x8_row_col_bad_copy(const void* a, const void* b, float* c, int bad_quad_pair, int bad_operand);
 #define PF_DECLARE_PARTIAL_COPY(NAME) void NAME(const void* in, long long ld, int rows_valid, int cols_valid, unsigned short* out);
 PF_DECLARE_PARTIAL_COPY(partial_copy_all_b128_cp_async)

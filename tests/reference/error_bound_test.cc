@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -29,6 +31,44 @@ TEST(ErrorBound, StoringRoundsOnceToNearest) {
   // A bound carried in widens with the rounding of the largest value it allows.
   const Bounded carried = stored_as(ElementType::bf16, {2, 0.5});
   EXPECT_DOUBLE_EQ(carried.bound, 0.5 + std::ldexp(1.0, -8) * 2.5 + std::ldexp(1.0, -126));
+}
+
+// TF32 (cvt.rna: 10 explicit mantissa bits, ties away from zero) of an f32 value, as the GPU
+// path rounds an f32 matmul's operands.
+float tf32(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u = (u + 0x1000u) & ~0x1fffu;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+// A product of f32 factors as each `f32_matmul` mode computes it stays within the product of
+// the mode's factor bounds; TF32's products break the 3xTF32 bound, 3xTF32's the exact one.
+TEST(ErrorBound, F32MatmulFactorsInEachMode) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-4.f, 4.f);
+  int tf32_beyond_3x = 0, x3_beyond_exact = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const float x = dist(rng), y = dist(rng);
+    const double exact = double(x) * y;
+    const double tf32_product = double(tf32(x)) * tf32(y);  // exact in f32: 11 x 11 bits
+    const float xb = tf32(x), yb = tf32(y), xs = tf32(x - xb), ys = tf32(y - yb);
+    const double x3_product = double(xs) * yb + double(xb) * ys + double(xb) * yb;
+    const auto bound = [&](F32Matmul mode) {
+      return f32_matmul_factor(mode, {x, 0}).bound * std::fabs(y) + f32_matmul_factor(mode, {y, 0}).bound * std::fabs(x) +
+             f32_matmul_factor(mode, {x, 0}).bound * f32_matmul_factor(mode, {y, 0}).bound;
+    };
+    EXPECT_LE(std::fabs(tf32_product - exact), bound(F32Matmul::tf32)) << x << " * " << y;
+    EXPECT_LE(std::fabs(x3_product - exact), bound(F32Matmul::x3tf32)) << x << " * " << y;
+    tf32_beyond_3x += std::fabs(tf32_product - exact) > bound(F32Matmul::x3tf32);
+    x3_beyond_exact += std::fabs(x3_product - exact) > bound(F32Matmul::f32);
+  }
+  EXPECT_GT(tf32_beyond_3x, 1000);
+  EXPECT_GT(x3_beyond_exact, 100);
+  EXPECT_EQ(f32_matmul_factor(F32Matmul::f32, {3, 0.5}).bound, 0.5);
+  EXPECT_EQ(f32_matmul_summation_factor(F32Matmul::tf32), kTensorCoreSummationFactor);
+  EXPECT_EQ(f32_matmul_summation_factor(F32Matmul::x3tf32), 3 * kTensorCoreSummationFactor);
 }
 
 TEST(ErrorBound, LiteralsAreRoundedToF32) {

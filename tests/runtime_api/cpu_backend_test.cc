@@ -71,8 +71,9 @@ TEST(CpuBackend, GpuOptionsAreRefused) {
 TEST(CpuBackend, ThreadsOptionSetsTheLoopsThreads) {
   polyfuse::CompileOptions options = cpu_options();
   options.threads = 2;
-  // (two row blocks: a def of one block has no parallel loop)
-  const polyfuse::TensorProgram program = example("gemm", {{"M", 256}, {"N", 256}, {"K", 64}});
+  // (several row blocks on any machine: a def of one block has no parallel loop, and the
+  // block's height follows the host's cache sizes — 256 rows on a 1 MiB L2)
+  const polyfuse::TensorProgram program = example("gemm", {{"M", 2048}, {"N", 256}, {"K", 64}});
   EXPECT_NE(program.compile(options).source().find("num_threads(2)"), std::string::npos);
   options.threads = 0;
   EXPECT_THROW((void)program.compile(options), polyfuse::SourceError);

@@ -72,7 +72,7 @@ TEST(ExamplePlan, RowChainsThatStayOutOfTheMatmulKernel) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplePlan,
                          ::testing::Values("softmax", "layernorm_rows", "cross_entropy", "gemm_softmax", "layernorm",
-                                           "rmsnorm", "gemm_bias_relu", "relu_gemm"));
+                                           "rmsnorm", "gemm_bias_relu", "relu_gemm", "gemm_f32"));
 
 TEST(ProgramPlan, OneFusedKernelStaysOneKernelWithUnboundSizes) {
   SourceFile source = read_source_file(polyfuse::testing::source_path("examples/gemm_bias_relu.tc"));
@@ -110,20 +110,27 @@ TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {
             "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
 }
 
-// A matmul no tensor-core kernel takes (f32 operands) is a sum like any other: a reduction
-// kernel, with a note saying why.
-TEST(ProgramPlan, F32MatmulRunsAsAReductionKernel) {
+// A matmul of f32 operands runs on tensor cores (TF32 or 3xTF32, the plan says which);
+// with `f32_matmul` f32 it is a sum like any other: a reduction kernel, with a note saying why.
+TEST(ProgramPlan, F32MatmulRunsOnTensorCoresOrAsAReductionKernel) {
   const Program program = compile_source(SourceFile{"p.tc",
                                                     "def g(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n"
                                                     "  C(m, n) +=! A(m, k) * B(k, n)\n}\n"},
                                          {{"M", 4}, {"N", 4}, {"K", 4}})
                               .programs.front();
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  ASSERT_EQ(plan.kernels.size(), 1u);
-  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::row_reduction);
-  EXPECT_EQ(plan.kernels[0].note,
-            "a reduction kernel, not tensor cores: p.tc:2:3: statement S0 of def 'g': tensor cores need f16 or bf16 "
-            "operands of one type; A is f32 and B is f32");
+  const ProgramPlan tf32 = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(tf32.kernels.size(), 1u);
+  EXPECT_EQ(tf32.kernels[0].kind, PlannedKernelKind::fused_matmul);
+  EXPECT_NE(to_string(tf32, program).find("f32 operands: tensor cores, TF32 (f32_matmul=tf32"), std::string::npos)
+      << to_string(tf32, program);
+  const ProgramPlan three = plan_program(program, recognize_idioms(program), F32Matmul::x3tf32);
+  EXPECT_NE(to_string(three, program).find("f32 operands: tensor cores, 3xTF32"), std::string::npos);
+  const ProgramPlan exact = plan_program(program, recognize_idioms(program), F32Matmul::f32);
+  ASSERT_EQ(exact.kernels.size(), 1u);
+  EXPECT_EQ(exact.kernels[0].kind, PlannedKernelKind::row_reduction);
+  EXPECT_EQ(exact.kernels[0].note,
+            "a reduction kernel, not tensor cores: p.tc:2:3: statement S0 of def 'g': `f32_matmul` f32: A and B are f32 "
+            "and the matmul runs exactly, on CUDA cores");
 }
 
 // A prologue the tensor-core kernel does not take (an operand of another type than the

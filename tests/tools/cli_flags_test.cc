@@ -25,7 +25,7 @@ using polyfuse::testing::run_cli;
 // The flags of each command, each one tested below.
 const std::map<std::string, std::set<std::string>>& tested_flags() {
   static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--group",
-                                            "--consumer-schedule", "--dump-after"};
+                                            "--consumer-schedule", "--f32-matmul", "--dump-after"};
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
@@ -45,7 +45,7 @@ std::set<std::string> listed_flags(const std::string& help) {
   std::set<std::string> flags;
   std::istringstream lines(help.substr(help.find("Options:")));
   std::string line;
-  const std::regex option_line(R"(^  (-[-A-Za-z]+(,-[-A-Za-z]+)*))");
+  const std::regex option_line(R"(^  (-[-A-Za-z0-9]+(,-[-A-Za-z0-9]+)*))");
   while (std::getline(lines, line)) {
     std::smatch m;
     if (!std::regex_search(line, m, option_line)) continue;
@@ -144,6 +144,28 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
   const CliResult cpu = run_cli("compile examples/gemm.tc --emit=config --target=cpu " + sizes);
   EXPECT_EQ(cpu.exit_code, 1);
   EXPECT_NE(cpu.err.find("--emit=config is a stage of the GPU path"), std::string::npos) << cpu.err;
+}
+
+// --f32-matmul: the mode of f32 matmuls reaches the plan, the kernel's configuration and the
+// check; refused on the CPU target (exact f32) and for an unknown mode.
+TEST(CliCompile, F32MatmulModes) {
+  const std::string f32_sizes = "-D M=37 -D N=45 -D K=29";
+  const CliResult tf32 = run_cli("compile examples/gemm_f32.tc --emit=config --arch sm_90a " + f32_sizes);
+  ASSERT_EQ(tf32.exit_code, 0) << tf32.err;
+  EXPECT_NE(tf32.out.find("main loop: mma.sync, the sm_80 path (the TMA + wgmma main loop does not handle f32 operands"),
+            std::string::npos)
+      << tf32.out;
+  EXPECT_NE(tf32.out.find("f32 matmul: tf32 (--f32-matmul): operands rounded to TF32"), std::string::npos) << tf32.out;
+  const CliResult three = run_cli("compile examples/gemm_f32.tc --emit=plan --f32-matmul 3xtf32 " + f32_sizes);
+  EXPECT_NE(three.out.find("f32 operands: tensor cores, 3xTF32"), std::string::npos) << three.out << three.err;
+  const CliResult exact = run_cli("compile examples/gemm_f32.tc --emit=plan --f32-matmul f32 " + f32_sizes);
+  EXPECT_NE(exact.out.find("note: a reduction kernel, not tensor cores"), std::string::npos) << exact.out << exact.err;
+  const CliResult run = run_cli("run examples/gemm_f32.tc --backend=emu --f32-matmul 3xtf32 " + f32_sizes);
+  EXPECT_EQ(run.out.rfind("run: gemm_f32 on emu\ncheck: ok (", 0), 0u) << run.out << run.err;
+  expect_refused("compile examples/gemm_f32.tc --emit=cuda --f32-matmul bf16",
+                 "polyfuse: error: --f32-matmul: unknown mode 'bf16' (expected tf32, 3xtf32 or f32)\n");
+  expect_refused("run examples/gemm_f32.tc " + f32_sizes + " --target=cpu --f32-matmul f32",
+                 "--f32-matmul: GPU options, but --target=cpu", true);
 }
 
 TEST(CliCompile, EmitScheduleIsTheTreeAfterTheLastPass) {

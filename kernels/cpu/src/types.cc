@@ -1,6 +1,13 @@
 // Element-type helpers and names of the basic enums.
 #include "polyfuse/cpu/types.h"
 
+#include "convert_x86.h"
+#include "polyfuse/cpu/isa.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace polyfuse::cpu {
 
 int64_t dtype_size(DType type) { return type == DType::f32 ? 4 : 2; }
@@ -29,14 +36,15 @@ const char* to_string(Isa isa) {
   return "?";
 }
 
-// IEEE binary16 -> binary32, exact (subnormals, infinities and NaN included).
+// IEEE binary16 -> binary32, exact (subnormals and infinities included); a NaN keeps its
+// payload and comes out quiet, as IEEE 754 and F16C's vcvtph2ps make it.
 float f16_to_f32(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
   uint32_t exponent = (bits >> 10) & 0x1fu;
   uint32_t mantissa = bits & 0x3ffu;
   uint32_t out;
   if (exponent == 0x1f) {
-    out = sign | 0x7f800000u | (mantissa << 13);
+    out = sign | 0x7f800000u | (mantissa << 13) | (mantissa != 0 ? 0x400000u : 0u);
   } else if (exponent != 0) {
     out = sign | ((exponent + 112u) << 23) | (mantissa << 13);
   } else if (mantissa == 0) {
@@ -77,6 +85,35 @@ uint16_t f32_to_f16(float value) {
   const uint32_t rest = abs & 0x1fffu;
   if (rest > 0x1000u || (rest == 0x1000u && (out & 1u))) ++out;
   return static_cast<uint16_t>(sign | out);
+}
+
+bool bulk_conversions_vectorised() {
+#if defined(__x86_64__)
+  static const bool vectorised = [] {
+    // F16C: CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c").
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+    const Isa isa = best_isa();
+    return (isa == Isa::avx2 || isa == Isa::avx512) && f16c;
+  }();
+  return vectorised;
+#else
+  return false;
+#endif
+}
+
+void f16_to_f32(const uint16_t* src, int64_t n, float* dst) {
+#if defined(__x86_64__)
+  if (bulk_conversions_vectorised()) return detail::f16_to_f32_f16c(src, n, dst);
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(src[i]);
+}
+
+void bf16_to_f32(const uint16_t* src, int64_t n, float* dst) {
+#if defined(__x86_64__)
+  if (bulk_conversions_vectorised()) return detail::bf16_to_f32_avx2(src, n, dst);
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(src[i]);
 }
 
 }  // namespace polyfuse::cpu

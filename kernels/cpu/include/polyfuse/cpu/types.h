@@ -38,7 +38,8 @@ class ConfigError : public std::invalid_argument {
   explicit ConfigError(const std::string& message) : std::invalid_argument(message) {}
 };
 
-// --- scalar conversions (round to nearest even; NaN stays NaN) -------------------------
+// --- scalar conversions (round to nearest even; NaN stays NaN; f16 -> f32 makes it quiet,
+// keeping its payload, as vcvtph2ps does; bf16 -> f32 is the exact 16-bit shift) ---------
 inline float bf16_to_f32(uint16_t bits) {
   uint32_t wide = static_cast<uint32_t>(bits) << 16;
   float value;
@@ -56,5 +57,14 @@ inline uint16_t f32_to_bf16(float value) {
 
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_f16(float value);
+
+// --- bulk widening of `n` contiguous values (the packing routines' conversions) --------
+// Bit-identical to the scalar conversions above; F16C (f16) and AVX2 (bf16) where this
+// CPU has them and the ISA cap (isa.h: POLYFUSE_CPU_ISA) allows AVX2, else scalar.
+void f16_to_f32(const uint16_t* src, int64_t n, float* dst);
+void bf16_to_f32(const uint16_t* src, int64_t n, float* dst);
+
+// True when the bulk conversions take the vector path on this CPU.
+bool bulk_conversions_vectorised();
 
 }  // namespace polyfuse::cpu

@@ -1,0 +1,28 @@
+// oneDNN's convolution forward (Debian's libdnnl-dev, 2.x API): f32, src and dst NHWC, the
+// weights given as KRSC (oneDNN's ohwi) and reordered once, at construction, into the layout
+// the primitive prefers; optionally bias + ReLU fused as post-ops. OpenMP threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace polyfuse::bench {
+
+class OnednnConv {
+ public:
+  // N x H x W x C input, K x R x R x C weights, stride, zero padding on every side.
+  // `weights` (and `bias` when fused) are read here, once.
+  OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride, int64_t pad,
+             bool bias_relu, const float* weights, const float* bias);
+  ~OnednnConv();
+  // dst (N x P x Q x K) = conv(src) [+ bias, relu] on `threads` threads.
+  void operator()(int threads, const float* src, float* dst) const;
+  // The implementation oneDNN chose ("brg:avx512_core", "jit:avx512_core", "gemm:jit", ...).
+  const char* implementation() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace polyfuse::bench

@@ -1,0 +1,131 @@
+#include "conv.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "baseline_onednn_conv.h"
+#include "codegen/cpu_emit.h"
+#include "frontend/frontend.h"
+#include "runtime/cpu/cpu_module.h"
+#include "schedule/cpu_target.h"
+
+namespace polyfuse::bench {
+namespace {
+
+// The .tc program of `shape`: the input read at stride * h + r - pad (zero outside), the
+// filter KRSC (KC for a 1x1 layer); fused: + bias(k), relu.
+std::string program_text(const ConvShape& shape, bool fused) {
+  const auto at = [&](const char* out, const char* tap) {
+    std::string text = shape.stride == 1 ? std::string(out) : fmt::format("{}*{}", shape.stride, out);
+    if (shape.r > 1) text += std::string(" + ") + tap;
+    if (shape.pad > 0) text += fmt::format(" - {}", shape.pad);
+    return text;
+  };
+  const bool one = shape.r == 1;
+  const std::string filter = one ? "F(k, c)" : "F(k, r, s, c)";
+  // A plain 1x1 layer's output ranges are the input's (H, W); the others are stated.
+  const bool plain = one && shape.stride == 1 && shape.pad == 0;
+  const std::string product = fmt::format("I(n, {}, {}, c) * {}{}", at("h", "r"), at("w", "s"), filter,
+                                          plain ? "" : shape.pad > 0 ? " where h in 0:P, w in 0:Q, I = 0 outside"
+                                                                     : " where h in 0:P, w in 0:Q");
+  const std::string output = plain ? "f32(N, H, W, K) O" : "f32(N, P, Q, K) O";
+  const std::string signature = fmt::format("f32(N, H, W, C) I, f32({}) F{}", one ? "K, C" : "K, R, R, C",
+                                            fused ? ", f32(K) bias" : "");
+  if (!fused)
+    return fmt::format("def conv({}) -> ({}) {{\n  O(n, h, w, k) +=! {}\n}}\n", signature, output, product);
+  return fmt::format("def conv({}) -> ({}) {{\n  Y(n, h, w, k) +=! {}\n"
+                     "  O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))\n}}\n",
+                     signature, output, product);
+}
+
+double geomean_of(const std::vector<double>& v) {
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
+}
+
+}  // namespace
+
+std::vector<ConvShape> conv_shapes(bool quick, int64_t batch) {
+  // ResNet-50 (NHWC): each stage's 3x3 and its 1x1 layers (the stride-2 3x3 of stage 3).
+  std::vector<ConvShape> all = {
+      {"res2 3x3", batch, 56, 56, 64, 64, 3, 1, 1},     {"res3 3x3", batch, 28, 28, 128, 128, 3, 1, 1},
+      {"res3 3x3 s2", batch, 56, 56, 128, 128, 3, 2, 1}, {"res4 3x3", batch, 14, 14, 256, 256, 3, 1, 1},
+      {"res5 3x3", batch, 7, 7, 512, 512, 3, 1, 1},      {"res2 1x1 a", batch, 56, 56, 64, 256, 1, 1, 0},
+      {"res2 1x1 b", batch, 56, 56, 256, 64, 1, 1, 0},   {"res3 1x1", batch, 28, 28, 512, 128, 1, 1, 0},
+      {"res4 1x1", batch, 14, 14, 1024, 256, 1, 1, 0},   {"res5 1x1", batch, 7, 7, 2048, 512, 1, 1, 0},
+      {"odd 3x3", 1, 19, 23, 37, 53, 3, 1, 1},           {"odd C=3 s2", 1, 27, 25, 3, 29, 3, 2, 1},
+  };
+  if (!quick) return all;
+  std::vector<ConvShape> some;
+  for (const ConvShape& s : all)
+    if (s.name == "res2 3x3" || s.name == "res5 3x3" || s.name == "res4 1x1" || s.name == "odd 3x3")
+      some.push_back(s);
+  return some;
+}
+
+ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budget& budget) {
+  const SizeBindings sizes = {{"N", shape.n}, {"H", shape.h}, {"W", shape.w}, {"C", shape.c}, {"K", shape.k},
+                              {"R", shape.r}, {"P", shape.p()}, {"Q", shape.q()}};
+  SizeBindings used;
+  const std::string text = program_text(shape, fused);
+  for (const auto& [name, value] : sizes)
+    if (text.find(name + ",") != std::string::npos || text.find(name + ")") != std::string::npos) used[name] = value;
+  const Program program = compile_source(SourceFile{"conv.tc", text}, used).programs.at(0);
+  CpuScheduleOptions options;
+  options.target = detect_cpu_target();
+  options.threads = threads;
+  const cpu_runtime::CpuModule ours = cpu_runtime::CpuModule::load(emit_cpu(program, options), cpu_entry_name(program.name));
+
+  const auto input = random_floats(std::size_t(shape.n * shape.h * shape.w * shape.c), 21);
+  const auto filter = random_floats(std::size_t(shape.k * shape.r * shape.r * shape.c), 22);
+  const auto bias = random_floats(std::size_t(shape.k), 23);
+  const OnednnConv onednn(shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.stride, shape.pad, fused,
+                          filter.data(), bias.data());
+  std::vector<float> out_ours(std::size_t(shape.n * shape.p() * shape.q() * shape.k)), out_onednn(out_ours.size());
+  std::vector<void*> buffers = {const_cast<float*>(input.data()), const_cast<float*>(filter.data())};
+  if (fused) buffers.push_back(const_cast<float*>(bias.data()));
+  buffers.push_back(out_ours.data());
+  // Check once, polyfuse against oneDNN (sums of C * R * R products of values in [-1, 1)).
+  ours(buffers.data());
+  onednn(threads, input.data(), out_onednn.data());
+  double worst = 0;
+  for (std::size_t i = 0; i < out_ours.size(); ++i)
+    worst = std::max(worst, double(std::fabs(out_ours[i] - out_onednn[i])));
+
+  const double g_ours = gflops([&] { ours(buffers.data()); }, shape.flops(), budget);
+  const double g_onednn = gflops([&] { onednn(threads, input.data(), out_onednn.data()); }, shape.flops(), budget);
+  const ConvRatio ratio{threads, fused, g_ours / g_onednn};
+  const std::string warning =
+      worst > 1e-5 * double(shape.c * shape.r * shape.r) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
+  std::printf("  %-12s N%lld %3lldx%-3lld C%-4lld K%-4lld %lldx%lld s%lld %-9s %2d thr  polyfuse %7.1f  onednn %7.1f (%5.2fx) "
+              "[%s]%s\n",
+              shape.name.c_str(), (long long)shape.n, (long long)shape.h, (long long)shape.w, (long long)shape.c,
+              (long long)shape.k, (long long)shape.r, (long long)shape.r, (long long)shape.stride,
+              fused ? "bias_relu" : "plain", threads, g_ours, g_onednn, ratio.vs_onednn, onednn.implementation(),
+              warning.c_str());
+  return ratio;
+}
+
+std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts, const Budget& budget) {
+  std::printf("Convolutions (f32, NHWC, KRSC; polyfuse's CPU target, oneDNN convolution_forward with bias + relu "
+              "post-ops when fused):\n");
+  std::vector<ConvRatio> ratios;
+  for (int threads : thread_counts)
+    for (const ConvShape& shape : conv_shapes(quick, quick ? 1 : 2))
+      for (bool fused : {false, true}) ratios.push_back(bench_conv(shape, fused, threads, budget));
+  std::string summary;
+  for (int threads : thread_counts)
+    for (bool fused : {false, true}) {
+      std::vector<double> of;
+      for (const ConvRatio& r : ratios)
+        if (r.threads == threads && r.fused == fused) of.push_back(r.vs_onednn);
+      summary += fmt::format(" conv{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads, geomean_of(of));
+    }
+  return summary;
+}
+
+}  // namespace polyfuse::bench

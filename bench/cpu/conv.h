@@ -1,0 +1,42 @@
+// Convolutions in polyfuse-bench-cpu (issue 24 item 4, CPU part): NHWC input, KRSC filter,
+// f32 — polyfuse's CPU target (BRGEMM over the filter taps; a 1x1 convolution is a GEMM)
+// next to oneDNN's convolution_forward (src/dst NHWC as polyfuse sees them, the weights
+// reordered once, outside the timing, into the layout oneDNN prefers), plain and with bias
+// + ReLU fused (post-op), each checked against the other.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "measure.h"
+
+namespace polyfuse::bench {
+
+// One convolution layer: N x H x W x C input, K filters of R x R, stride, zero padding.
+struct ConvShape {
+  std::string name;  // "res2 3x3"
+  int64_t n, h, w, c, k, r, stride, pad;
+  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t q() const { return (w + 2 * pad - r) / stride + 1; }
+  double flops() const { return 2.0 * double(n * p() * q() * k * c * r * r); }
+};
+
+// ResNet-50's 3x3 and 1x1 layers at batch `batch` (a reduced set when `quick`), and odd shapes.
+std::vector<ConvShape> conv_shapes(bool quick, int64_t batch);
+
+// polyfuse / oneDNN GFLOP/s of one (shape, fused, threads).
+struct ConvRatio {
+  int threads = 1;
+  bool fused = false;
+  double vs_onednn = 0;
+};
+
+// Times polyfuse and oneDNN on `shape`, checks them against each other, prints one line.
+ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budget& budget);
+
+// The section: every shape, plain and fused, on each thread count; returns the summary's
+// ratios ("conv_vs_onednn_1thr=0.83 conv_bias_relu_vs_onednn_1thr=0.85 ...").
+std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts, const Budget& budget);
+
+}  // namespace polyfuse::bench
