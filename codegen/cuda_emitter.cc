@@ -197,8 +197,12 @@ LaunchMetadata launch_metadata(const Program& program, const KernelPlan& plan, c
   m.grid[2] = batch_blocks(program, plan, grid);
   m.block[0] = layout.threads;
   m.dynamic_shared_bytes = layout.shared_bytes;
+  // f32 operands take the TF32 instruction (pf_mma_tf32.cuh), whatever `mma` says.
+  const std::string mma = !layout.f32_operands                ? to_string(o.mma)
+                          : o.f32_matmul == F32Matmul::x3tf32 ? std::string("m16n8k8 tf32 (3xTF32)")
+                                                              : std::string("m16n8k8 tf32");
   m.options = fmt::format("block {} warp {} mma {} split-K {} stages {} group {}", to_string(o.block), to_string(o.warp),
-                          to_string(o.mma), o.split_k, o.stages, grid.group);
+                          mma, o.split_k, o.stages, grid.group);
   return m;
 }
 
