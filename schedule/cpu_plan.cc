@@ -427,8 +427,9 @@ class Planner {
     }
 
     // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
-    const CpuTensor& in_tensor = tensor(input.tensor);
-    std::vector<std::int64_t> a_shape = in_tensor.shape;
+    // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
+    const ElementType in_type = tensor(input.tensor).type;
+    std::vector<std::int64_t> a_shape = tensor(input.tensor).shape;
     for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + conv.pad_after[d];
     const std::vector<std::int64_t> a_strides = strides_of(a_shape);
     const auto a_coefficient = [&](const std::string& index) {
@@ -452,7 +453,7 @@ class Planner {
     if (pack) {
       std::vector<std::int64_t> shape;
       for (const std::string& index : packed_indices) shape.push_back(extent.at(index));
-      b_tensor = add_synthetic(filter.tensor + "_packed", in_tensor.type, shape);
+      b_tensor = add_synthetic(filter.tensor + "_packed", in_type, shape);
       const Roles pack_roles = pointwise_roles(packed_indices);
       CpuPointwise copy;
       copy.statement = statement.id + "." + filter.tensor;
@@ -479,7 +480,7 @@ class Planner {
 
     std::string a_tensor = input.tensor;
     if (conv.padded()) {
-      a_tensor = add_synthetic(input.tensor + "_padded", in_tensor.type, a_shape);
+      a_tensor = add_synthetic(input.tensor + "_padded", in_type, a_shape);
       StageBuilder builder;
       builder.written.insert(a_tensor);
       builder.read.insert(input.tensor);
@@ -493,7 +494,7 @@ class Planner {
     matmul.a.tensor = a_tensor;
     matmul.b = access_for(b_tensor, packed_indices, roles);
     matmul.c = access_for(statement.write.tensor, statement.write.indices, roles);
-    matmul.dtype = in_tensor.type;
+    matmul.dtype = in_type;
     matmul.zero_init = statement.kind == StatementKind::reduce_init;
     matmul.k = extent.at(conv.channel_in);
     matmul.kc = matmul.k;
