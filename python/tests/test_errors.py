@@ -49,7 +49,8 @@ def test_gpu_options_are_refused_on_cpu():
 
 
 def test_threads_are_the_cpu_targets():
-    kernel = polyfuse.compile(GEMM, backend="cpu", threads=2, M=256, N=256, K=64)  # two blocks: a parallel loop
+    # several row blocks on any machine (the block height follows the host's L2): a parallel loop
+    kernel = polyfuse.compile(GEMM, backend="cpu", threads=2, M=2048, N=256, K=64)
     assert "num_threads(2)" in kernel.source
     with pytest.raises(polyfuse.SourceError, match="threads is an option of the CPU target"):
         polyfuse.compile(GEMM, backend="emu", threads=2, M=64, N=64, K=64)
