@@ -15,32 +15,6 @@
 namespace polyfuse::bench {
 namespace {
 
-// The .tc program of `shape`: the input read at stride * h + r - pad (zero outside), the
-// filter KRSC (KC for a 1x1 layer); fused: + bias(k), relu.
-std::string program_text(const ConvShape& shape, bool fused) {
-  const auto at = [&](const char* out, const char* tap) {
-    std::string text = shape.stride == 1 ? std::string(out) : fmt::format("{}*{}", shape.stride, out);
-    if (shape.r > 1) text += std::string(" + ") + tap;
-    if (shape.pad > 0) text += fmt::format(" - {}", shape.pad);
-    return text;
-  };
-  const bool one = shape.r == 1;
-  const std::string filter = one ? "F(k, c)" : "F(k, r, s, c)";
-  // A plain 1x1 layer's output ranges are the input's (H, W); the others are stated.
-  const bool plain = one && shape.stride == 1 && shape.pad == 0;
-  const std::string product = fmt::format("I(n, {}, {}, c) * {}{}", at("h", "r"), at("w", "s"), filter,
-                                          plain ? "" : shape.pad > 0 ? " where h in 0:P, w in 0:Q, I = 0 outside"
-                                                                     : " where h in 0:P, w in 0:Q");
-  const std::string output = plain ? "f32(N, H, W, K) O" : "f32(N, P, Q, K) O";
-  const std::string signature = fmt::format("f32(N, H, W, C) I, f32({}) F{}", one ? "K, C" : "K, R, R, C",
-                                            fused ? ", f32(K) bias" : "");
-  if (!fused)
-    return fmt::format("def conv({}) -> ({}) {{\n  O(n, h, w, k) +=! {}\n}}\n", signature, output, product);
-  return fmt::format("def conv({}) -> ({}) {{\n  Y(n, h, w, k) +=! {}\n"
-                     "  O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))\n}}\n",
-                     signature, output, product);
-}
-
 double geomean_of(const std::vector<double>& v) {
   double log_sum = 0;
   for (double x : v) log_sum += std::log(x);
@@ -51,14 +25,9 @@ double geomean_of(const std::vector<double>& v) {
 
 std::vector<ConvShape> conv_shapes(bool quick, int64_t batch) {
   // ResNet-50 (NHWC): each stage's 3x3 and its 1x1 layers (the stride-2 3x3 of stage 3).
-  std::vector<ConvShape> all = {
-      {"res2 3x3", batch, 56, 56, 64, 64, 3, 1, 1},     {"res3 3x3", batch, 28, 28, 128, 128, 3, 1, 1},
-      {"res3 3x3 s2", batch, 56, 56, 128, 128, 3, 2, 1}, {"res4 3x3", batch, 14, 14, 256, 256, 3, 1, 1},
-      {"res5 3x3", batch, 7, 7, 512, 512, 3, 1, 1},      {"res2 1x1 a", batch, 56, 56, 64, 256, 1, 1, 0},
-      {"res2 1x1 b", batch, 56, 56, 256, 64, 1, 1, 0},   {"res3 1x1", batch, 28, 28, 512, 128, 1, 1, 0},
-      {"res4 1x1", batch, 14, 14, 1024, 256, 1, 1, 0},   {"res5 1x1", batch, 7, 7, 2048, 512, 1, 1, 0},
-      {"odd 3x3", 1, 19, 23, 37, 53, 3, 1, 1},           {"odd C=3 s2", 1, 27, 25, 3, 29, 3, 2, 1},
-  };
+  std::vector<ConvShape> all = resnet50_conv_layers(batch);
+  all.push_back({"odd 3x3", 1, 19, 23, 37, 53, 3, 1, 1});
+  all.push_back({"odd C=3 s2", 1, 27, 25, 3, 29, 3, 2, 1});
   if (!quick) return all;
   std::vector<ConvShape> some;
   for (const ConvShape& s : all)
@@ -68,12 +37,12 @@ std::vector<ConvShape> conv_shapes(bool quick, int64_t batch) {
 }
 
 ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budget& budget) {
-  const SizeBindings sizes = {{"N", shape.n}, {"H", shape.h}, {"W", shape.w}, {"C", shape.c}, {"K", shape.k},
-                              {"R", shape.r}, {"P", shape.p()}, {"Q", shape.q()}};
+  // The input read at stride * h + r - pad (zero outside), the filter KRSC (KC for a 1x1
+  // layer); fused: + bias(k), relu.
+  const std::string text =
+      conv_tc_source(shape, fused ? ConvEpilogue::bias_relu : ConvEpilogue::none, "f32", "conv");
   SizeBindings used;
-  const std::string text = program_text(shape, fused);
-  for (const auto& [name, value] : sizes)
-    if (text.find(name + ",") != std::string::npos || text.find(name + ")") != std::string::npos) used[name] = value;
+  for (const auto& size : conv_size_bindings(shape, text)) used[size.first] = size.second;
   const Program program = compile_source(SourceFile{"conv.tc", text}, used).programs.at(0);
   CpuScheduleOptions options;
   options.target = detect_cpu_target();

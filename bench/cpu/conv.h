@@ -9,18 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/conv_shapes.h"
 #include "measure.h"
 
 namespace polyfuse::bench {
-
-// One convolution layer: N x H x W x C input, K filters of R x R, stride, zero padding.
-struct ConvShape {
-  std::string name;  // "res2 3x3"
-  int64_t n, h, w, c, k, r, stride, pad;
-  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }
-  int64_t q() const { return (w + 2 * pad - r) / stride + 1; }
-  double flops() const { return 2.0 * double(n * p() * q() * k * c * r * r); }
-};
 
 // ResNet-50's 3x3 and 1x1 layers at batch `batch` (a reduced set when `quick`), and odd shapes.
 std::vector<ConvShape> conv_shapes(bool quick, int64_t batch);

@@ -3,13 +3,12 @@
 #include "bench/gpu/cuda_util.h"
 
 #if POLYFUSE_BENCH_HAVE_CUDNN
-#include <cudnn.h>
+#include "bench/gpu/cudnn_status.h"
 #endif
 
 namespace polyfuse::bench {
 
 #if POLYFUSE_BENCH_HAVE_CUDNN
-namespace {
 
 void check_cudnn(cudnnStatus_t status, const char* call) {
   if (status == CUDNN_STATUS_SUCCESS) return;
@@ -22,8 +21,6 @@ void check_cudnn(cudnnStatus_t status, const char* call) {
 }
 
 cudnnDataType_t cudnn_data_type(DType dtype) { return dtype == DType::f16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16; }
-
-}  // namespace
 
 struct Cudnn::Impl {
   cudnnHandle_t handle = nullptr;

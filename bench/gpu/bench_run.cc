@@ -8,25 +8,20 @@
 #include <iostream>
 
 #include "bench/gpu/checks.h"
+#include "bench/gpu/conv_run.h"
 #include "bench/gpu/csv.h"
 #include "bench/gpu/device_problem.h"
 #include "bench/gpu/environment.h"
 #include "bench/gpu/extra_kernels.h"
+#include "bench/gpu/polyfuse_path.h"
 #include "bench/gpu/polyfuse_runner.h"
 #include "bench/gpu/summary.h"
 #include "bench/gpu/timing.h"
+#include "bench/gpu/variant_checks.h"
 #include "bench/gpu/variants.h"
 
 namespace polyfuse::bench {
 namespace {
-
-// What measuring one problem needs.
-struct RunContext {
-  const BenchOptions& options;
-  Libraries& libraries;
-  Stream& stream;
-  Timer& timer;
-};
 
 // The compile jobs of every problem of one size, in plan order.
 std::vector<CompileJob> jobs_for(const BenchOptions& options, const std::vector<Problem>& problems,
@@ -34,7 +29,7 @@ std::vector<CompileJob> jobs_for(const BenchOptions& options, const std::vector<
   std::vector<CompileJob> jobs;
   for (const Problem& problem : problems)
     for (const TileConfig& config : planned_configs(options, problem))
-      jobs.push_back({problem.idiom, problem.dtype, problem.size, config, arch, std::nullopt, ""});
+      jobs.push_back({problem.idiom, problem.dtype, problem.size, config, arch, std::nullopt, "", "", "", {}});
   return jobs;
 }
 
@@ -46,12 +41,6 @@ std::vector<std::vector<Problem>> size_groups(const std::vector<Problem>& proble
     groups.back().push_back(problem);
   }
   return groups;
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : "; ") + part;
-  return text;
 }
 
 // Checks then times every variant of `problem`; `jobs` are its compiled polyfuse kernels.
@@ -70,38 +59,16 @@ ResultRow measure_problem(const Problem& problem, const std::vector<const Compil
   std::vector<float> expected;
   for (std::int64_t index : indices) expected.push_back(reference_element(idiom, problem.dtype, size, host, index));
 
-  std::optional<std::vector<std::uint16_t>> anchor;  // the first output that passed
-  std::string anchor_name;
-  std::vector<std::string> failures, notes;
-  cudaStream_t stream = context.stream.get();
-
-  auto verify = [&](const std::string& name, const Enqueue& enqueue) {
-    device.poison_output(stream);
-    enqueue(stream);
-    context.stream.synchronize();
-    std::vector<std::uint16_t> bits = device.download_output();
-    const CheckOutcome against_reference =
-        check_against_reference(idiom, problem.dtype, size, bits, indices, expected);
-    if (!against_reference.ok) {
-      failures.push_back(name + " vs host reference: " + against_reference.to_string());
-      return false;
-    }
-    if (anchor) {
-      const CheckOutcome against_anchor = check_against_variant(idiom, problem.dtype, size, bits, *anchor);
-      if (!against_anchor.ok) {
-        failures.push_back(name + " vs " + anchor_name + ": " + against_anchor.to_string());
-        return false;
-      }
-    } else {
-      anchor = std::move(bits);
-      anchor_name = name;
-    }
-    return true;
-  };
-  auto measure = [&](const std::string& name, const Enqueue& enqueue) -> std::optional<double> {
-    if (!verify(name, enqueue)) return std::nullopt;
-    return context.timer.median_ms(enqueue);
-  };
+  std::vector<std::string> notes;
+  VariantChecks checks(
+      device, context.stream, context.timer,
+      [&](const std::vector<std::uint16_t>& bits) {
+        return check_against_reference(idiom, problem.dtype, size, bits, indices, expected);
+      },
+      [&](const std::vector<std::uint16_t>& bits, const std::vector<std::uint16_t>& other) {
+        return check_against_variant(idiom, problem.dtype, size, bits, other);
+      });
+  auto measure = [&](const std::string& name, const Enqueue& enqueue) { return checks.measure(name, enqueue); };
 
   for (Variant variant : baseline_variants()) {
     try {
@@ -131,8 +98,8 @@ ResultRow measure_problem(const Problem& problem, const std::vector<const Compil
     }
   }
   if (!fits(TileConfig{}, size)) notes.push_back("polyfuse default not measured: 128x128x32 does not divide the size");
-  row.check = failures.empty() ? "ok" : join(failures);
-  row.notes = join(notes);
+  row.check = checks.failures().empty() ? "ok" : join_notes(checks.failures());
+  row.notes = join_notes(notes);
   return row;
 }
 
@@ -194,7 +161,8 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
     if (!groups.empty()) next = compile_group(0);
     // --time-limit: no problem is started after it (the first always runs).
     const auto start = std::chrono::steady_clock::now();
-    size_t planned = 0;
+    const std::vector<ConvProblem> convs = plan_conv_problems(options);
+    size_t planned = convs.size();
     for (const std::vector<Problem>& group : groups) planned += group.size();
     auto out_of_time = [&] {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -216,6 +184,18 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
         ResultRow row = measure_problem(problem, mine, context);
         csv << csv_row(environment, row) << "\n" << std::flush;
         std::cout << progress_line(problem, options.sizes.size(), row) << "\n" << std::flush;
+        rows.push_back(std::move(row));
+      }
+    }
+    // The convolutions after the GEMM idioms; their kernels compile first, all at once.
+    if (!convs.empty() && stopped.empty() && !out_of_time()) {
+      std::vector<CompileJob> jobs = conv_compile_jobs(convs, arch);
+      compile_jobs(jobs, options.compile_jobs);
+      for (size_t i = 0; i < convs.size(); ++i) {
+        if (out_of_time()) break;
+        ResultRow row = measure_conv_problem(convs[i], jobs[i], context);
+        csv << csv_row(environment, row) << "\n" << std::flush;
+        std::cout << conv_progress_line(convs[i], options.conv_layers.size(), row) << "\n" << std::flush;
         rows.push_back(std::move(row));
       }
     }
@@ -244,13 +224,21 @@ int compile_only(const BenchOptions& options, const std::string& arch) {
     status = exit_error;
   }
   size_t compiled = 0, rejected = 0;
-  for (const std::vector<Problem>& group : size_groups(plan_problems(options))) {
-    std::vector<CompileJob> jobs = jobs_for(options, group, arch);
+  std::vector<std::vector<CompileJob>> batches;
+  for (const std::vector<Problem>& group : size_groups(plan_problems(options)))
+    batches.push_back(jobs_for(options, group, arch));
+  const std::vector<ConvProblem> convs = plan_conv_problems(options);
+  if (!convs.empty()) batches.push_back(conv_compile_jobs(convs, arch));
+  for (std::vector<CompileJob>& jobs : batches) {
     compile_jobs(jobs, options.compile_jobs);
-    for (const CompileJob& job : jobs) {
-      const std::string batch = job.idiom->batched ? fmt::format(" batch={}", job.size.batch) : "";
-      std::string line = fmt::format("compile {:<18} {:<4} {:<24} {:<32} ", job.idiom->name, to_string(job.dtype),
-                                     to_string(job.size) + batch, to_string(job.config));
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      const CompileJob& job = jobs[j];
+      // A convolution's job names its layer (the batch of convolution jobs is in plan order).
+      const std::string what =
+          job.idiom ? to_string(job.size) + (job.idiom->batched ? fmt::format(" batch={}", job.size.batch) : "")
+                    : convs[j].shape.name;
+      std::string line = fmt::format("compile {:<18} {:<4} {:<24} {:<32} ", job.idiom ? job.idiom->name : job.name,
+                                     to_string(job.dtype), what, to_string(job.config));
       if (job.kernel && job.kernel->kernel_count() > 1) {  // a plan: its kernels in launch order
         std::string names;
         for (const CompiledKernel& kernel : job.kernel->kernels())
@@ -268,6 +256,7 @@ int compile_only(const BenchOptions& options, const std::string& arch) {
         ++rejected;
         if (job.config.is_default()) status = exit_error;
       }
+      if (!job.idiom && job.kernel) line += "; polyfuse: " + polyfuse_path(job.kernel->plan());
       std::cout << line << "\n";
     }
   }

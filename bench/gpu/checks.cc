@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "bench/gpu/conv_reference.h"
 #include "bench/gpu/host_reference.h"
 #include "runtime/reference/compare.h"
 #include "runtime/reference/element_rounding.h"
@@ -75,12 +76,10 @@ std::string output_position(const Idiom& idiom, const ProblemSize& size, std::in
   return fmt::format("D[{}, {}]", m, n);
 }
 
-CheckOutcome check_against_reference(const Idiom& idiom, DType dtype, const ProblemSize& size,
-                                     const std::vector<std::uint16_t>& actual,
-                                     const std::vector<std::int64_t>& indices, const std::vector<float>& expected) {
+CheckOutcome check_sampled(ElementType type, const reference::Tolerance& tolerance,
+                           const std::vector<std::uint16_t>& actual, const std::vector<std::int64_t>& indices,
+                           const std::vector<float>& expected, const Position& position) {
   CheckOutcome outcome;
-  const reference::Tolerance tolerance = scaled(idiom, dtype, size, 2.0);
-  const ElementType type = element_type(dtype);
   for (size_t i = 0; i < indices.size(); ++i) {
     const std::int64_t index = indices[i];
     if (index < 0 || static_cast<size_t>(index) >= actual.size()) {
@@ -89,13 +88,14 @@ CheckOutcome check_against_reference(const Idiom& idiom, DType dtype, const Prob
       continue;
     }
     compare_element(outcome, reference::from_bits(type, actual[static_cast<size_t>(index)]), expected[i], tolerance,
-                    output_position(idiom, size, index));
+                    position(index));
   }
   return outcome;
 }
 
-CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const ProblemSize& size,
-                                   const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other) {
+CheckOutcome check_whole(ElementType type, const reference::Tolerance& tolerance,
+                         const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other,
+                         const Position& position) {
   CheckOutcome outcome;
   if (actual.size() != other.size()) {
     outcome.ok = false;
@@ -103,17 +103,48 @@ CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const Proble
     outcome.first_failure = fmt::format("{} elements, the other variant has {}", actual.size(), other.size());
     return outcome;
   }
-  const reference::Tolerance tolerance = scaled(idiom, dtype, size, 4.0);
-  const ElementType type = element_type(dtype);
   for (size_t i = 0; i < actual.size(); ++i) {
     if (actual[i] == other[i]) {
       ++outcome.compared;
       continue;
     }
     compare_element(outcome, reference::from_bits(type, actual[i]), reference::from_bits(type, other[i]), tolerance,
-                    output_position(idiom, size, static_cast<std::int64_t>(i)));
+                    position(static_cast<std::int64_t>(i)));
   }
   return outcome;
+}
+
+CheckOutcome check_against_reference(const Idiom& idiom, DType dtype, const ProblemSize& size,
+                                     const std::vector<std::uint16_t>& actual,
+                                     const std::vector<std::int64_t>& indices, const std::vector<float>& expected) {
+  return check_sampled(element_type(dtype), scaled(idiom, dtype, size, 2.0), actual, indices, expected,
+                       [&](std::int64_t index) { return output_position(idiom, size, index); });
+}
+
+CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const ProblemSize& size,
+                                   const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other) {
+  return check_whole(element_type(dtype), scaled(idiom, dtype, size, 4.0), actual, other,
+                     [&](std::int64_t index) { return output_position(idiom, size, index); });
+}
+
+reference::Tolerance conv_tolerance(const ConvShape& shape, DType dtype, double factor) {
+  reference::Tolerance tolerance = reference::tolerance_for(element_type(dtype), shape.r * shape.r * shape.c);
+  tolerance.relative *= factor;
+  tolerance.absolute *= factor;
+  return tolerance;
+}
+
+CheckOutcome check_conv_against_reference(const ConvShape& shape, DType dtype, const std::vector<std::uint16_t>& actual,
+                                          const std::vector<std::int64_t>& indices,
+                                          const std::vector<float>& expected) {
+  return check_sampled(element_type(dtype), conv_tolerance(shape, dtype, 2.0), actual, indices, expected,
+                       [&](std::int64_t index) { return conv_output_position(shape, index); });
+}
+
+CheckOutcome check_conv_against_variant(const ConvShape& shape, DType dtype, const std::vector<std::uint16_t>& actual,
+                                        const std::vector<std::uint16_t>& other) {
+  return check_whole(element_type(dtype), conv_tolerance(shape, dtype, 4.0), actual, other,
+                     [&](std::int64_t index) { return conv_output_position(shape, index); });
 }
 
 }  // namespace polyfuse::bench

@@ -10,11 +10,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench/gpu/conv_shapes.h"
 #include "bench/gpu/idioms.h"
 #include "bench/gpu/sizes.h"
+#include "frontend/element_type.h"
+#include "runtime/reference/compare.h"
 
 namespace polyfuse::bench {
 
@@ -41,5 +45,27 @@ CheckOutcome check_against_reference(const Idiom& idiom, DType dtype, const Prob
 // Checks `actual` against `other` (both all of D) element by element.
 CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const ProblemSize& size,
                                    const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other);
+
+// The name of an output element by flat index ("D[3, 5]", "O[0, 1, 2, 3]").
+using Position = std::function<std::string(std::int64_t)>;
+
+// The two checks above for any output: `actual` at `indices` against `expected`, and
+// `actual` against `other` element by element, within `tolerance`.
+CheckOutcome check_sampled(ElementType type, const reference::Tolerance& tolerance,
+                           const std::vector<std::uint16_t>& actual, const std::vector<std::int64_t>& indices,
+                           const std::vector<float>& expected, const Position& position);
+CheckOutcome check_whole(ElementType type, const reference::Tolerance& tolerance,
+                         const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& other,
+                         const Position& position);
+
+// A convolution's tolerance: reference::tolerance_for(type, R * S * C) times `factor`.
+reference::Tolerance conv_tolerance(const ConvShape& shape, DType dtype, double factor);
+// The convolutions' checks (O, N x P x Q x K): against the host reference (conv_reference.h)
+// with 2x conv_tolerance, against another variant with 4x.
+CheckOutcome check_conv_against_reference(const ConvShape& shape, DType dtype, const std::vector<std::uint16_t>& actual,
+                                          const std::vector<std::int64_t>& indices,
+                                          const std::vector<float>& expected);
+CheckOutcome check_conv_against_variant(const ConvShape& shape, DType dtype, const std::vector<std::uint16_t>& actual,
+                                        const std::vector<std::uint16_t>& other);
 
 }  // namespace polyfuse::bench

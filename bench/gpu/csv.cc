@@ -18,7 +18,9 @@ const std::vector<std::string>& csv_columns() {
       "gpu", "driver", "cuda_runtime", "cublas", "cudnn", "date", "idiom", "dtype", "M", "N", "K", "batch",
       "l2_flush", "repeats", "cublas_cudnn_ms", "cublaslt_ms", "polyfuse_default_ms", "polyfuse_best_ms",
       "polyfuse_best_config", "speedup_best_vs_cublas_cudnn", "speedup_best_vs_cublaslt",
-      "speedup_default_vs_cublas_cudnn", "speedup_default_vs_cublaslt", "check", "notes"};
+      "speedup_default_vs_cublas_cudnn", "speedup_default_vs_cublaslt", "cudnn_conv_ms", "cudnn_fused_ms",
+      "speedup_best_vs_cudnn_conv", "speedup_best_vs_cudnn_fused", "speedup_default_vs_cudnn_conv",
+      "speedup_default_vs_cudnn_fused", "layer", "check", "notes"};
   return columns;
 }
 
@@ -66,6 +68,13 @@ std::string csv_row(const RunEnvironment& environment, const ResultRow& row) {
       number(row.speedup(Variant::polyfuse_best, Variant::cublaslt), 4),
       number(row.speedup(Variant::polyfuse_default, Variant::cublas_cudnn), 4),
       number(row.speedup(Variant::polyfuse_default, Variant::cublaslt), 4),
+      number(row.cudnn_conv_ms, 6),
+      number(row.cudnn_fused_ms, 6),
+      number(row.speedup(Variant::polyfuse_best, Variant::cudnn_conv), 4),
+      number(row.speedup(Variant::polyfuse_best, Variant::cudnn_fused), 4),
+      number(row.speedup(Variant::polyfuse_default, Variant::cudnn_conv), 4),
+      number(row.speedup(Variant::polyfuse_default, Variant::cudnn_fused), 4),
+      row.layer,
       row.check,
       row.notes,
   };

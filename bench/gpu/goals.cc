@@ -18,6 +18,10 @@ const std::vector<Goal>& performance_goals() {
       // tile's one-kernel path has the 1.5x goal, measured with --size)
       {"gemm_softmax", DType::f16, Variant::cublas_cudnn, 1.2},
       {"gemm_layernorm", DType::f16, Variant::cublaslt, 1.2},
+      // issue 24: convolutions over ResNet-50's layers against cuDNN's best algorithm (plain)
+      // and its fused call (conv + bias + ReLU)
+      {"conv", DType::f16, Variant::cudnn_conv, 0.9},
+      {"conv_bias_relu", DType::f16, Variant::cudnn_fused, 1.0},
   };
   return goals;
 }

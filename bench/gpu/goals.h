@@ -5,6 +5,10 @@
 //   Add(GEMM, GEMM)       >= 1.3x cuBLAS+cuDNN
 //   GEMM + bias + tanh    >= 1.2x cuBLASLt + extra tanh kernel
 //   SwiGLU gate           >= 1.3x two cuBLAS GEMMs + cuDNN's swish and multiply      (issue 21)
+//   GEMM + softmax        >= 1.2x cuBLAS + cuDNN's softmax; GEMM + bias + LayerNorm >= 1.2x
+//                         cuBLASLt + the extra layer norm kernel                      (issue 20)
+//   conv                  >= 0.9x cudnnConvolutionForward, fastest algorithm          (issue 24)
+//   conv + bias + ReLU    >= 1.0x cudnnConvolutionBiasActivationForward               (issue 24)
 #pragma once
 
 #include <optional>

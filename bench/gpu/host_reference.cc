@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "runtime/reference/element_rounding.h"
 #include "runtime/reference/tensor_data.h"
@@ -13,8 +14,12 @@ namespace polyfuse::bench {
 ElementType element_type(DType dtype) { return dtype == DType::f16 ? ElementType::f16 : ElementType::bf16; }
 
 HostProblem make_host_problem(const Idiom& idiom, DType dtype, const ProblemSize& size, std::uint64_t seed) {
+  return make_host_tensors(tensors(idiom, size), dtype, seed);
+}
+
+HostProblem make_host_tensors(std::vector<TensorSpec> tensors, DType dtype, std::uint64_t seed) {
   HostProblem problem;
-  problem.tensors = tensors(idiom, size);
+  problem.tensors = std::move(tensors);
   const ElementType type = element_type(dtype);
   for (size_t i = 0; i < problem.tensors.size(); ++i) {
     const TensorSpec& spec = problem.tensors[i];

@@ -34,6 +34,8 @@ struct HostProblem {
 // Random inputs for `idiom` at `size`: tensor i (signature order) gets
 // reference::random_values(elements, type, seed * 1000003 + i), as random_tensors does.
 HostProblem make_host_problem(const Idiom& idiom, DType dtype, const ProblemSize& size, std::uint64_t seed);
+// The same for any list of tensors (signature order; the outputs only described).
+HostProblem make_host_tensors(std::vector<TensorSpec> tensors, DType dtype, std::uint64_t seed);
 
 // Flat indices into D of the elements to check: every element when D has at most
 // `samples`, else `samples` distinct indices (the first and last element included) from

@@ -24,12 +24,15 @@ ParseOutcome usage_error(const std::string& message) {
 ParseOutcome parse_options(int argc, const char* const* argv) {
   BenchOptions options;
   std::vector<std::string> size_texts, idiom_names, dtype_names;
+  bool conv = false;
   std::string idiom_list;
   for (const Idiom& idiom : all_idioms()) idiom_list += (idiom_list.empty() ? "" : ", ") + idiom.name;
+  for (const ConvIdiom& idiom : conv_idioms()) idiom_list += ", " + idiom.name;
 
   CLI::App app{
       "polyfuse-bench: polyfuse's fused kernels against cuBLAS (cublasGemmEx), cuBLAS + cuDNN pointwise "
-      "operations (the paper's baseline) and cuBLASLt with fused epilogues, on the idioms of issue 7. Writes a "
+      "operations (the paper's baseline) and cuBLASLt with fused epilogues, on the idioms of issue 7, and "
+      "(--conv) convolutions against cuDNN's fastest algorithm and its fused conv + bias + ReLU call. Writes a "
       "CSV and a summary; bench/gpu/plot.py draws the CSV. Needs a CUDA GPU except with --dry-run or "
       "--compile-only."};
   app.name("polyfuse-bench");
@@ -40,7 +43,13 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--size", size_texts, "A problem size MxNxK instead of the protocol's (repeatable)");
   app.add_option("--seed", options.seed, "Seed of the protocol's random sizes")->capture_default_str();
   app.add_option("--batch", options.batch, "Batch count of batched idioms")->capture_default_str()->check(CLI::Range(1, 1024));
-  app.add_option("--idiom", idiom_names, "Idioms to run (repeatable; default all): " + idiom_list);
+  app.add_option("--idiom", idiom_names, "Idioms to run (repeatable; default: every GEMM idiom, or with --conv every convolution idiom): " + idiom_list);
+  app.add_flag("--conv", conv,
+               "Run the convolution idioms (conv, conv_bias_relu, conv_bias_residual_relu; f16/bf16 NHWC input, "
+               "KRSC filter) over ResNet-50's 3x3 and 1x1 layers, its first layer (7x7, C = 3) and an odd shape, "
+               "against cuDNN (--quick: 4 layers); GEMM idioms only where named with --idiom");
+  app.add_option("--conv-batch", options.conv_batch, "Images per convolution layer (ResNet-50's layers; 128 for "
+                 "the large batch)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--dtype", dtype_names, "Element types to run (repeatable; default both): f16, bf16");
   app.add_flag("!--no-tune", options.tune, "Time only polyfuse's default tile configuration (polyfuse_best = polyfuse_default)");
   app.add_option("--repeats", options.repeats, "Timed launches per variant (the median is reported; issue 7 asks for >= 20)")
@@ -75,6 +84,24 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   if (options.time_limit_s > 0 && (options.dry_run || options.compile_only))
     return usage_error("--time-limit applies to a run; --dry-run and --compile-only take no time limit");
   if (options.quick && !size_texts.empty()) return usage_error("--quick and --size exclude each other");
+  for (const std::string& name : idiom_names) {
+    if (const ConvIdiom* idiom = find_conv_idiom(name)) {
+      options.conv_idioms.push_back(idiom);
+    } else if (const Idiom* gemm = find_idiom(name)) {
+      options.idioms.push_back(gemm);
+    } else {
+      return usage_error(fmt::format("--idiom '{}': unknown idiom; choose from {}", name, idiom_list));
+    }
+  }
+  if (conv && options.conv_idioms.empty())
+    for (const ConvIdiom& idiom : conv_idioms()) options.conv_idioms.push_back(&idiom);
+  const bool convolutions = !options.conv_idioms.empty();
+  if (options.idioms.empty() && !convolutions)
+    for (const Idiom& idiom : all_idioms()) options.idioms.push_back(&idiom);
+  if (options.idioms.empty() && !size_texts.empty())
+    return usage_error("--size sets the GEMM idioms' sizes; the convolution idioms run on their layers (--conv-batch "
+                       "sets their batch)");
+  if (convolutions) options.conv_layers = conv_layers(options.quick, options.conv_batch);
   for (const std::string& text : size_texts) {
     std::optional<ProblemSize> size = parse_size(text, options.batch);
     if (!size) return usage_error(fmt::format("--size '{}': expected MxNxK with positive integers, e.g. 1024x512x256", text));
@@ -84,13 +111,6 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   if (!options.explicit_sizes)
     options.sizes = options.quick ? quick_sizes(options.seed, options.batch)
                                   : random_sizes(full_size_count, options.seed, options.batch);
-  for (const std::string& name : idiom_names) {
-    const Idiom* idiom = find_idiom(name);
-    if (!idiom) return usage_error(fmt::format("--idiom '{}': unknown idiom; choose from {}", name, idiom_list));
-    options.idioms.push_back(idiom);
-  }
-  if (options.idioms.empty())
-    for (const Idiom& idiom : all_idioms()) options.idioms.push_back(&idiom);
   for (const std::string& name : dtype_names) {
     std::optional<DType> type = parse_dtype(name);
     if (!type) return usage_error(fmt::format("--dtype '{}': unknown element type; choose f16 or bf16", name));

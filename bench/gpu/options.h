@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/conv_idioms.h"
 #include "bench/gpu/idioms.h"
 #include "bench/gpu/sizes.h"
 
@@ -28,7 +29,10 @@ struct BenchOptions {
   bool explicit_sizes = false;     // --size was given
   std::uint64_t seed = default_size_seed;
   std::int64_t batch = 8;     // batch count of batched idioms
-  std::vector<const Idiom*> idioms;  // default: all
+  std::vector<const Idiom*> idioms;  // default: all (none with --conv unless named)
+  std::vector<const ConvIdiom*> conv_idioms;  // --conv: all; else those named with --idiom
+  std::vector<ConvShape> conv_layers;         // conv_layers(quick, conv_batch) when there are conv idioms
+  std::int64_t conv_batch = 32;               // images per convolution layer (ResNet-50's layers)
   std::vector<DType> dtypes;         // default: f16 and bf16
   bool tune = true;           // false (--no-tune): polyfuse_best is the default configuration alone
   int repeats = 20;           // timed launches per variant

@@ -101,6 +101,43 @@ std::vector<Problem> plan_problems(const BenchOptions& options) {
   return problems;
 }
 
+std::vector<ConvProblem> plan_conv_problems(const BenchOptions& options) {
+  std::vector<ConvProblem> problems;
+  for (size_t l = 0; l < options.conv_layers.size(); ++l)
+    for (const ConvIdiom* idiom : options.conv_idioms)
+      if (conv_applies(*idiom, options.conv_layers[l]))
+        for (DType dtype : options.dtypes) problems.push_back({static_cast<int>(l), options.conv_layers[l], idiom, dtype});
+  return problems;
+}
+
+std::vector<VariantPlan> conv_variant_plans(const ConvIdiom& idiom, const BuildFeatures& features) {
+  const bool residual = idiom.epilogue == ConvEpilogue::bias_residual_relu;
+  std::vector<VariantPlan> plans;
+  const std::string not_built = "not built: cuDNN (cudnn.h, libcudnn) was not found";
+  std::string conv = "cudnnConvolutionForward (NHWC, KRSC filter, cross-correlation, f32 compute, tensor-op math "
+                     "allowed) with the fastest algorithm cudnnFindConvolutionForwardAlgorithmEx measures, its "
+                     "workspace allocated";
+  if (idiom.epilogue != ConvEpilogue::none)
+    conv += std::string(", then cudnnAddTensor (bias)") + (residual ? ", cudnnOpTensor (add the residual I)" : "") +
+            ", cudnnActivationForward (relu)";
+  plans.push_back(features.cudnn ? VariantPlan{Variant::cudnn_conv, true, conv}
+                                 : VariantPlan{Variant::cudnn_conv, false, not_built});
+  if (!features.cudnn)
+    plans.push_back({Variant::cudnn_fused, false, not_built});
+  else if (idiom.epilogue == ConvEpilogue::none)
+    plans.push_back({Variant::cudnn_fused, false, "n/a: no bias or activation to fuse (cudnn_conv is the baseline)"});
+  else
+    plans.push_back({Variant::cudnn_fused, true,
+                     std::string("cudnnConvolutionBiasActivationForward (bias, relu; ") +
+                         (residual ? "z = the input I, alpha2 = 1" : "alpha2 = 0") +
+                         ") with the fastest algorithm of the search that the fused call accepts"});
+  plans.push_back({Variant::polyfuse_default, true,
+                   "polyfuse's kernel(s) for the def (TensorProgram::compile, NVRTC), default options; the row's "
+                   "notes say how the compiler ran it (its --emit=plan)"});
+  plans.push_back({Variant::polyfuse_best, true, "= polyfuse_default (no tile tuning for convolutions)"});
+  return plans;
+}
+
 std::vector<TileConfig> planned_configs(const BenchOptions& options, const Problem& problem) {
   if (!options.tune) {
     if (fits(TileConfig{}, problem.size)) return {TileConfig{}};
@@ -113,18 +150,22 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
   std::string text;
   auto line = [&](const std::string& s) { text += s + "\n"; };
   line("polyfuse-bench --dry-run: lists what a run would do; nothing is run and nothing is written");
-  if (options.explicit_sizes)
+  const bool gemms = !options.idioms.empty();
+  if (!gemms)
+    line("sizes: none (no GEMM idiom)");
+  else if (options.explicit_sizes)
     line(fmt::format("sizes: {} given with --size", options.sizes.size()));
   else
     line(fmt::format("sizes: {} of the paper's protocol (random M, N, K, multiples of {} in [{}, {}], std::mt19937_64 "
                      "seed {}){}",
                      options.sizes.size(), size_step, size_step, max_dimension, options.seed,
                      options.quick ? ", --quick: the first 20" : ""));
-  line(fmt::format("batch: {} for batched idioms", options.batch));
+  if (gemms) line(fmt::format("batch: {} for batched idioms", options.batch));
   std::string idioms, dtypes;
   for (const Idiom* idiom : options.idioms) idioms += (idioms.empty() ? "" : ", ") + idiom->name;
+  for (const ConvIdiom* idiom : options.conv_idioms) idioms += (idioms.empty() ? "" : ", ") + idiom->name;
   for (DType dtype : options.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + to_string(dtype);
-  line(fmt::format("idioms: {} ({})", options.idioms.size(), idioms));
+  line(fmt::format("idioms: {} ({})", options.idioms.size() + options.conv_idioms.size(), idioms));
   line(fmt::format("dtypes: {} (inputs and output; f32 accumulation)", dtypes));
   line(fmt::format("method: CUDA events around each launch; {} warm-up launches, then the median of {} timed launches "
                    "per variant{}; {}; a {} ms spin kernel queued before the timed launches so host launch overhead "
@@ -139,16 +180,26 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
                    options.samples));
   line(features.cudnn ? fmt::format("cudnn: found, version {} (cuBLAS + cuDNN baseline built)", features.cudnn_version)
                       : "cudnn: NOT found at build time (the cuBLAS + cuDNN baseline is skipped except for plain GEMM)");
-  line("variants per idiom:");
+  if (gemms) line("variants per idiom:");
   for (const Idiom* idiom : options.idioms) {
     line(fmt::format("  {} ({}):", idiom->name, idiom->title));
     for (const VariantPlan& plan : variant_plans(*idiom, features))
       line(fmt::format("    {:<16} {}", to_string(plan.variant), plan.available ? plan.how : "-- " + plan.how));
   }
-  line(fmt::format("polyfuse tile configurations ({}; a configuration is tried where its block tile divides M, N "
+  if (!options.conv_idioms.empty()) {
+    line(fmt::format("convolution layers: {} (NHWC input, KRSC filter; ResNet-50's at batch {}{}, and odd shapes)",
+                     options.conv_layers.size(), options.conv_batch, options.quick ? ", --quick: 4 layers" : ""));
+    for (const ConvIdiom* idiom : options.conv_idioms) {
+      line(fmt::format("  {} ({}):", idiom->name, idiom->title));
+      for (const VariantPlan& plan : conv_variant_plans(*idiom, features))
+        line(fmt::format("    {:<16} {}", to_string(plan.variant), plan.available ? plan.how : "-- " + plan.how));
+    }
+  }
+  if (gemms) line(fmt::format("polyfuse tile configurations ({}; a configuration is tried where its block tile divides M, N "
                    "and K, and skipped where the compiler rejects it for the idiom):",
                    options.tune ? "polyfuse_best is the fastest of these" : "--no-tune: the default only"));
   for (const TileConfig& config : tuning_configs()) {
+    if (!gemms) break;
     line(fmt::format("  {}", to_string(config)));
     if (!options.tune) break;
   }
@@ -180,11 +231,30 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
                         problem.size_index + 1, options.sizes.size(), problem.size.m, problem.size.n, problem.size.k,
                         problem.size.batch, problem.idiom->name, to_string(problem.dtype), variants);
   }
-  line(fmt::format("problems: {} ({} sizes x {} idioms x {} dtypes); {} variant timings (each library baseline and "
-                   "each polyfuse configuration; polyfuse_default is the default configuration's); {} polyfuse "
-                   "kernels to compile (or to be rejected by the compiler)",
-                   problems.size(), options.sizes.size(), options.idioms.size(), options.dtypes.size(), timings,
-                   kernels));
+  if (gemms)
+    line(fmt::format("problems: {} ({} sizes x {} idioms x {} dtypes); {} variant timings (each library baseline and "
+                     "each polyfuse configuration; polyfuse_default is the default configuration's); {} polyfuse "
+                     "kernels to compile (or to be rejected by the compiler)",
+                     problems.size(), options.sizes.size(), options.idioms.size(), options.dtypes.size(), timings,
+                     kernels));
+  const std::vector<ConvProblem> convs = plan_conv_problems(options);
+  if (!options.conv_idioms.empty())
+    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the residual does not apply: "
+                     "K != C or a strided / shrinking layer)",
+                     convs.size(), options.conv_layers.size(), options.conv_idioms.size(), options.dtypes.size(),
+                     options.conv_layers.size() * options.conv_idioms.size() * options.dtypes.size() - convs.size()));
+  for (const ConvProblem& problem : convs) {
+    std::string variants;
+    for (const VariantPlan& plan : conv_variant_plans(*problem.idiom, features)) {
+      if (plan.variant == Variant::polyfuse_best) continue;  // the default's time
+      if (!variants.empty()) variants += ' ';
+      variants += to_string(plan.variant);
+      if (!plan.available) variants += "(n/a)";
+    }
+    rows += fmt::format("conv {:>4}/{:<4} {:<12} {:<30} {:<23} {:<4} : {}\n", problem.layer_index + 1,
+                        options.conv_layers.size(), problem.shape.name, describe(problem.shape), problem.idiom->name,
+                        to_string(problem.dtype), variants);
+  }
   return text + rows;
 }
 

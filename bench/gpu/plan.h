@@ -43,9 +43,28 @@ std::vector<Problem> plan_problems(const BenchOptions& options);
 // --no-tune; only configurations whose block tile divides the sizes).
 std::vector<TileConfig> planned_configs(const BenchOptions& options, const Problem& problem);
 
+// One convolution problem of a run.
+struct ConvProblem {
+  int layer_index = 0;  // 0-based position in options.conv_layers
+  ConvShape shape;
+  const ConvIdiom* idiom = nullptr;
+  DType dtype = DType::f16;
+};
+
+// Every convolution problem of a run, layer-major; an idiom is left out of the layers it
+// does not apply to (conv_applies).
+std::vector<ConvProblem> plan_conv_problems(const BenchOptions& options);
+
+// The plan of each baseline of a convolution idiom (cudnn_conv, cudnn_fused), then
+// polyfuse's (default and best: the default configuration alone, the compiler choosing
+// the kernel).
+std::vector<VariantPlan> conv_variant_plans(const ConvIdiom& idiom, const BuildFeatures& features);
+
 // The --dry-run listing: a header (sizes, method, checks, each idiom's variants, the
 // tile configurations, outputs, the device) and one line per problem:
 //   run    1/100  M=2432 N=640 K=3968 batch=1  gemm_bias_relu     f16  : cublas_cudnn cublaslt polyfuse_default polyfuse_best(6 configs)
+// then one line per convolution problem:
+//   conv   1/12  res2 3x3     N32 56x56 C64 K64 3x3 s1 p1   conv_bias_relu f16 : cudnn_conv cudnn_fused polyfuse_default
 // `device` is cuda_device_description()'s text.
 std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& features, const std::string& device);
 

@@ -19,6 +19,12 @@ CompileOptions compile_options(const TileConfig& config, const std::string& arch
 
 void compile_job(CompileJob& job) {
   try {
+    if (!job.idiom) {
+      TensorProgram program = TensorProgram::parse(job.source, job.name + ".tc");
+      for (const auto& size : job.bindings) program.bind(size.first, size.second);
+      job.kernel = program.compile(compile_options(job.config, job.arch));
+      return;
+    }
     TensorProgram program = TensorProgram::parse(tc_source(*job.idiom, job.dtype), job.idiom->name + ".tc");
     program.bind("M", job.size.m).bind("N", job.size.n).bind("K", job.size.k);
     if (job.idiom->batched) program.bind("NB", job.size.batch);

@@ -1,5 +1,7 @@
 #include "bench/gpu/results.h"
 
+#include "bench/gpu/conv_idioms.h"
+
 namespace polyfuse::bench {
 
 std::string to_string(Variant variant) {
@@ -8,6 +10,8 @@ std::string to_string(Variant variant) {
     case Variant::cublaslt: return "cublaslt";
     case Variant::polyfuse_default: return "polyfuse_default";
     case Variant::polyfuse_best: return "polyfuse_best";
+    case Variant::cudnn_conv: return "cudnn_conv";
+    case Variant::cudnn_fused: return "cudnn_fused";
   }
   return "?";
 }
@@ -17,12 +21,23 @@ const std::vector<Variant>& baseline_variants() {
   return variants;
 }
 
+const std::vector<Variant>& conv_baseline_variants() {
+  static const std::vector<Variant> variants = {Variant::cudnn_conv, Variant::cudnn_fused};
+  return variants;
+}
+
+const std::vector<Variant>& baselines_of(const std::string& idiom) {
+  return find_conv_idiom(idiom) ? conv_baseline_variants() : baseline_variants();
+}
+
 std::optional<double> ResultRow::time_ms(Variant variant) const {
   switch (variant) {
     case Variant::cublas_cudnn: return cublas_cudnn_ms;
     case Variant::cublaslt: return cublaslt_ms;
     case Variant::polyfuse_default: return polyfuse_default_ms;
     case Variant::polyfuse_best: return polyfuse_best_ms;
+    case Variant::cudnn_conv: return cudnn_conv_ms;
+    case Variant::cudnn_fused: return cudnn_fused_ms;
   }
   return std::nullopt;
 }

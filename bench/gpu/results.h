@@ -17,11 +17,19 @@ enum class Variant {
   cublaslt,          // cuBLASLt with its fused epilogues (+ an extra kernel where it lacks the op)
   polyfuse_default,  // polyfuse's kernel with the compiler's default tile configuration
   polyfuse_best,     // the fastest of polyfuse's tuning configurations (tile_configs.h)
+  cudnn_conv,        // convolutions: cudnnConvolutionForward with the fastest algorithm cuDNN finds
+                     // (+ cuDNN's pointwise operations for the epilogue)
+  cudnn_fused,       // convolutions: cudnnConvolutionBiasActivationForward (bias, residual, ReLU fused)
 };
-// "cublas_cudnn", "cublaslt", "polyfuse_default", "polyfuse_best" (CSV, command line).
+// "cublas_cudnn", "cublaslt", "polyfuse_default", "polyfuse_best", "cudnn_conv",
+// "cudnn_fused" (CSV, command line).
 std::string to_string(Variant variant);
-// The two library baselines, in report order.
+// The two library baselines of the GEMM idioms, in report order.
 const std::vector<Variant>& baseline_variants();
+// The two library baselines of the convolution idioms (conv_idioms.h), in report order.
+const std::vector<Variant>& conv_baseline_variants();
+// The baselines of the idiom named `idiom` (a convolution's or a GEMM's).
+const std::vector<Variant>& baselines_of(const std::string& idiom);
 
 // Facts about the machine and the run, repeated in every CSV row.
 struct RunEnvironment {
@@ -37,7 +45,8 @@ struct RunEnvironment {
   int warmup = 5;            // untimed launches before them
 };
 
-// One problem's results. A time is absent when the variant is not available for the
+// One problem's results (a convolution's size is its implicit GEMM's: M = N * P * Q, N = K,
+// K = R * S * C, batch 1; `layer` names the convolution). A time is absent when the variant is not available for the
 // idiom (or not built), was not supported by the library, or failed its check.
 struct ResultRow {
   std::string idiom;
@@ -47,6 +56,9 @@ struct ResultRow {
   std::optional<double> cublaslt_ms;
   std::optional<double> polyfuse_default_ms;
   std::optional<double> polyfuse_best_ms;
+  std::optional<double> cudnn_conv_ms;   // convolution idioms only
+  std::optional<double> cudnn_fused_ms;  // convolution idioms only
+  std::string layer;                     // convolutions: "res2 3x3: N32 56x56 C64 K64 3x3 s1 p1"
   std::string polyfuse_best_config;  // to_string(TileConfig) of the fastest
   std::string check = "ok";          // "ok", or what failed ("cublaslt: D[3, 5] = ...")
   std::string notes;                 // variants not measured and why; configurations rejected

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "bench/gpu/conv_idioms.h"
 #include "bench/gpu/goals.h"
 #include "bench/gpu/stats.h"
 
@@ -11,22 +12,25 @@ namespace polyfuse::bench {
 
 std::vector<std::string> summary_lines(const std::vector<ResultRow>& rows) {
   std::vector<std::string> lines;
-  for (const Idiom& idiom : all_idioms()) {
+  std::vector<std::string> names;
+  for (const Idiom& idiom : all_idioms()) names.push_back(idiom.name);
+  for (const ConvIdiom& idiom : conv_idioms()) names.push_back(idiom.name);
+  for (const std::string& name : names) {
     for (DType dtype : all_dtypes()) {
       bool present = false;
-      for (const ResultRow& row : rows) present |= row.idiom == idiom.name && row.dtype == dtype;
+      for (const ResultRow& row : rows) present |= row.idiom == name && row.dtype == dtype;
       if (!present) continue;
       for (Variant ours : {Variant::polyfuse_best, Variant::polyfuse_default}) {
-        for (Variant baseline : baseline_variants()) {
+        for (Variant baseline : baselines_of(name)) {
           std::vector<double> speedups;
           int problems = 0;
           for (const ResultRow& row : rows) {
-            if (row.idiom != idiom.name || row.dtype != dtype) continue;
+            if (row.idiom != name || row.dtype != dtype) continue;
             ++problems;
             if (auto s = row.speedup(ours, baseline)) speedups.push_back(*s);
           }
           const SpeedupStats stats = speedup_stats(speedups);
-          std::string line = fmt::format("{:<18} {:<4} {:<16} vs {:<12}: ", idiom.name, to_string(dtype),
+          std::string line = fmt::format("{:<18} {:<4} {:<16} vs {:<12}: ", name, to_string(dtype),
                                          to_string(ours), to_string(baseline));
           if (stats.count == 0) {
             line += fmt::format("geomean n/a (no size with both times, of {} sizes)", problems);
@@ -35,7 +39,7 @@ std::vector<std::string> summary_lines(const std::vector<ResultRow>& rows) {
                                 stats.geomean, stats.min, stats.max, 100.0 * stats.share_at_least_one,
                                 stats.count);
           }
-          if (auto goal = find_goal(idiom.name, dtype, ours, baseline))
+          if (auto goal = find_goal(name, dtype, ours, baseline))
             line += "  | " + describe_goal(*goal, stats.geomean, stats.count);
           lines.push_back(line);
         }

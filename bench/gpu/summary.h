@@ -5,7 +5,8 @@
 //   gemm_bias_relu  f16  polyfuse_best    vs cublas_cudnn: geomean 1.234x  min 0.950x
 //     max 1.600x  >=1.0 on 87% of 100 sizes  | goal (H100, f16) >= 1.30x: MISSED by ...
 //
-// (one line each; wrapped here). Lines follow all_idioms() and all_dtypes() order.
+// (one line each; wrapped here). Lines follow all_idioms(), then conv_idioms() (against
+// cudnn_conv and cudnn_fused), and all_dtypes() order.
 #pragma once
 
 #include <string>

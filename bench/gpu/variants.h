@@ -14,6 +14,8 @@
 #include "bench/gpu/baselines_cudnn.h"
 #include "bench/gpu/device_problem.h"
 #include "bench/gpu/extra_kernels.h"
+#include "bench/gpu/options.h"
+#include "bench/gpu/timing.h"
 #include "bench/gpu/results.h"
 
 namespace polyfuse::bench {
@@ -27,6 +29,14 @@ struct Libraries {
   CublasLt cublaslt;
   std::unique_ptr<Cudnn> cudnn;  // null when built without cuDNN
   const ExtraKernels* extra = nullptr;
+};
+
+// What measuring one problem needs.
+struct RunContext {
+  const BenchOptions& options;
+  Libraries& libraries;
+  Stream& stream;
+  Timer& timer;
 };
 
 // The launch sequence of `variant` (cublas_cudnn or cublaslt) for `idiom` on `problem`

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/gpu/conv_idioms.h"
 #include "bench/gpu/options.h"
 #include "bench/gpu/plan.h"
 #include "bench/gpu/tile_configs.h"
@@ -65,7 +66,10 @@ TEST(BenchOptions, ErrorsAreClear) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{"--idiom", "conv"}, "--idiom 'conv': unknown idiom; choose from gemm, gemm_bias_relu"},
+      {{"--idiom", "convolution"}, "--idiom 'convolution': unknown idiom; choose from gemm, gemm_bias_relu"},
+      {{"--idiom", "conv3d"}, "conv, conv_bias_relu, conv_bias_residual_relu"},
+      {{"--conv", "--size", "128x128x128"}, "--size sets the GEMM idioms' sizes; the convolution idioms run on"},
+      {{"--conv", "--conv-batch", "0"}, "--conv-batch"},
       {{"--dtype", "f32"}, "--dtype 'f32': unknown element type; choose f16 or bf16"},
       {{"--size", "128x128"}, "--size '128x128': expected MxNxK"},
       {{"--quick", "--size", "128x128x128"}, "--quick and --size exclude each other"},
@@ -81,6 +85,26 @@ TEST(BenchOptions, ErrorsAreClear) {
     EXPECT_EQ(outcome.message.rfind("polyfuse-bench: error: ", 0), 0u) << outcome.message;
     EXPECT_NE(outcome.message.find(c.message), std::string::npos) << outcome.message;
   }
+}
+
+// --conv: the convolution idioms alone (GEMM idioms only where named), on the run's layers.
+TEST(BenchOptions, ConvolutionsByFlagOrByName) {
+  const BenchOptions conv = *parse({"--conv"}).options;
+  EXPECT_TRUE(conv.idioms.empty());
+  ASSERT_EQ(conv.conv_idioms.size(), conv_idioms().size());
+  ASSERT_EQ(conv.conv_layers.size(), 12u);
+  EXPECT_EQ(conv.conv_layers.front().n, 32);  // batch 32 by default
+  const BenchOptions large = *parse({"--conv", "--conv-batch", "128", "--quick"}).options;
+  ASSERT_EQ(large.conv_layers.size(), 4u);
+  EXPECT_EQ(large.conv_layers.front().n, 128);
+  const BenchOptions named = *parse({"--idiom", "conv_bias_relu", "--idiom", "gemm"}).options;
+  ASSERT_EQ(named.conv_idioms.size(), 1u);
+  EXPECT_EQ(named.conv_idioms[0]->name, "conv_bias_relu");
+  ASSERT_EQ(named.idioms.size(), 1u);  // and the GEMM idiom named beside it
+  EXPECT_EQ(named.idioms[0]->name, "gemm");
+  const BenchOptions plain = *parse({}).options;  // without --conv: no convolution
+  EXPECT_TRUE(plain.conv_idioms.empty());
+  EXPECT_TRUE(plain.conv_layers.empty());
 }
 
 TEST(BenchOptions, HelpIsNotAnError) {
@@ -154,6 +178,50 @@ TEST(BenchDryRun, ListsEveryIdiomBaselineAndSize) {
     EXPECT_NE(listing.find("device: no CUDA device: test"), std::string::npos);
     EXPECT_NE(listing.find("median of 20 timed launches"), std::string::npos);
   }
+}
+
+TEST(BenchPlan, ConvProblemsLayerMajorResidualWhereItApplies) {
+  const BenchOptions options = *parse({"--conv", "--quick", "--dtype", "f16"}).options;
+  const std::vector<ConvProblem> problems = plan_conv_problems(options);
+  // 4 layers x 3 idioms, the residual only on res2 3x3 (the one "same" layer with K = C).
+  ASSERT_EQ(problems.size(), 4u * 2 + 1);
+  EXPECT_EQ(problems[0].shape.name, "res2 3x3");
+  EXPECT_EQ(problems[2].idiom->name, "conv_bias_residual_relu");
+  EXPECT_EQ(problems.back().shape.name, "odd 3x3");
+  EXPECT_EQ(problems.back().layer_index, 3);
+  for (bool cudnn : {false, true}) {
+    for (const ConvIdiom& idiom : conv_idioms()) {
+      const std::vector<VariantPlan> plans = conv_variant_plans(idiom, {cudnn, cudnn ? "9.19.0" : ""});
+      ASSERT_EQ(plans.size(), 4u);
+      EXPECT_EQ(plans[0].variant, Variant::cudnn_conv);
+      EXPECT_EQ(plans[0].available, cudnn) << idiom.name;
+      EXPECT_EQ(plans[1].variant, Variant::cudnn_fused);
+      EXPECT_EQ(plans[1].available, cudnn && idiom.epilogue != ConvEpilogue::none) << idiom.name;
+      for (const VariantPlan& plan : plans) EXPECT_FALSE(plan.how.empty()) << idiom.name;
+    }
+  }
+  const std::vector<VariantPlan> residual = conv_variant_plans(*find_conv_idiom("conv_bias_residual_relu"), {true, "9"});
+  EXPECT_NE(residual[0].how.find("cudnnFindConvolutionForwardAlgorithmEx"), std::string::npos) << residual[0].how;
+  EXPECT_NE(residual[0].how.find("cudnnOpTensor (add the residual I)"), std::string::npos) << residual[0].how;
+  EXPECT_NE(residual[1].how.find("cudnnConvolutionBiasActivationForward"), std::string::npos) << residual[1].how;
+  EXPECT_NE(residual[1].how.find("alpha2 = 1"), std::string::npos) << residual[1].how;
+}
+
+TEST(BenchDryRun, ListsEveryConvolutionProblem) {
+  const BenchOptions options = *parse({"--conv"}).options;
+  const std::string listing = dry_run_listing(options, {true, "9.19.0"}, "none");
+  EXPECT_TRUE(lines_starting(listing, "run ").empty());
+  const std::vector<std::string> convs = lines_starting(listing, "conv ");
+  // 12 layers x 3 idioms less the 8 the residual does not apply to, x 2 dtypes
+  ASSERT_EQ(convs.size(), (12u * 3 - 8) * 2);
+  EXPECT_NE(listing.find("convolution problems: 56 (12 layers x 3 idioms x 2 dtypes, less 16"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("convolution layers: 12 (NHWC input, KRSC filter; ResNet-50's at batch 32"),
+            std::string::npos) << listing;
+  EXPECT_NE(convs[0].find("res2 3x3     N32 56x56 C64 K64 3x3 s1 p1"), std::string::npos) << convs[0];
+  EXPECT_NE(convs[0].find("cudnn_conv cudnn_fused(n/a) polyfuse_default"), std::string::npos) << convs[0];
+  EXPECT_NE(convs[2].find("conv_bias_relu          f16  : cudnn_conv cudnn_fused polyfuse_default"),
+            std::string::npos) << convs[2];
+  EXPECT_EQ(listing.find("polyfuse tile configurations"), std::string::npos);  // no GEMM idiom
 }
 
 TEST(BenchDryRun, SaysWhenCudnnIsMissing) {

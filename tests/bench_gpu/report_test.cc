@@ -156,8 +156,70 @@ TEST(BenchSummary, HeaderNamesGpuCommandMethodAndFailures) {
   EXPECT_NE(text.find("CHECK FAILURES in: add_gemms"), std::string::npos) << text;
 }
 
+// A convolution's row: its layer and cuDNN's times in their own columns, the GEMM ones empty.
+TEST(BenchCsv, ConvolutionRowHasCudnnColumnsAndTheLayer) {
+  ResultRow r = row("conv_bias_relu", DType::f16, std::nullopt, std::nullopt, 2.0, 2.0);
+  r.size = {32 * 56 * 56, 64, 576, 1};
+  r.cudnn_conv_ms = 3.0;
+  r.cudnn_fused_ms = 2.5;
+  r.layer = "res2 3x3: N32 56x56 C64 K64 3x3 s1 p1";
+  const std::vector<std::string> fields = split_fields(csv_row(synthetic_environment(), r));
+  ASSERT_EQ(fields.size(), csv_columns().size());
+  auto field = [&](const std::string& column) {
+    const auto it = std::find(csv_columns().begin(), csv_columns().end(), column);
+    EXPECT_NE(it, csv_columns().end()) << column;
+    return fields[static_cast<size_t>(it - csv_columns().begin())];
+  };
+  EXPECT_EQ(field("M"), "100352");
+  EXPECT_EQ(field("cudnn_conv_ms"), "3");
+  EXPECT_EQ(field("cudnn_fused_ms"), "2.5");
+  EXPECT_EQ(field("speedup_best_vs_cudnn_conv"), "1.5");
+  EXPECT_EQ(field("speedup_best_vs_cudnn_fused"), "1.25");
+  EXPECT_EQ(field("speedup_default_vs_cudnn_fused"), "1.25");
+  EXPECT_EQ(field("layer"), "res2 3x3: N32 56x56 C64 K64 3x3 s1 p1");
+  EXPECT_EQ(field("cublas_cudnn_ms"), "");
+  EXPECT_EQ(field("speedup_best_vs_cublaslt"), "");
+  // A GEMM row leaves the convolution columns empty.
+  const std::vector<std::string> gemm = split_fields(csv_row(synthetic_environment(), row("gemm", DType::f16, 1.0, 1.0, 1.0, 1.0)));
+  EXPECT_EQ(gemm[static_cast<size_t>(std::find(csv_columns().begin(), csv_columns().end(), "cudnn_conv_ms") -
+                                     csv_columns().begin())],
+            "");
+}
+
+// Convolution idioms are summarised against cuDNN (not cuBLAS) with issue 24's goals.
+TEST(BenchSummary, ConvolutionsAgainstCudnnWithTheirGoals) {
+  std::vector<ResultRow> rows;
+  for (double fused : {2.0, 1.8}) {  // polyfuse 2.0 ms: 1.0x and 0.9x the fused call
+    ResultRow r = row("conv_bias_relu", DType::f16, std::nullopt, std::nullopt, 2.0, 2.0);
+    r.cudnn_conv_ms = 3.0;
+    r.cudnn_fused_ms = fused;
+    rows.push_back(r);
+  }
+  ResultRow plain = row("conv", DType::f16, std::nullopt, std::nullopt, 1.0, 1.0);
+  plain.cudnn_conv_ms = 0.9;
+  rows.push_back(plain);
+  const std::vector<std::string> lines = summary_lines(rows);
+  ASSERT_EQ(lines.size(), 8u);  // 2 idioms x 2 polyfuse variants x 2 cuDNN baselines
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.find("cublas"), std::string::npos) << line;
+    EXPECT_NE(line.find("vs cudnn_"), std::string::npos) << line;
+  }
+  // conv: 0.9x cudnn_conv, goal 0.9: met; no cudnn_fused time.
+  EXPECT_EQ(lines[0].rfind("conv               f16  polyfuse_best    vs cudnn_conv  : geomean 0.900x", 0), 0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find("goal (H100, f16) >= 0.90x: met"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("geomean n/a"), std::string::npos) << lines[1];
+  // conv_bias_relu vs cudnn_fused: sqrt(1.0 * 0.9) = 0.949, goal 1.0 missed.
+  const auto fused = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("conv_bias_relu     f16  polyfuse_best    vs cudnn_fused") == 0;
+  });
+  ASSERT_NE(fused, lines.end());
+  EXPECT_NE(fused->find("geomean 0.949x"), std::string::npos) << *fused;
+  EXPECT_NE(fused->find(">= 1.00x: MISSED"), std::string::npos) << *fused;
+}
+
 TEST(BenchGoals, TheIssuesGoals) {
-  ASSERT_EQ(performance_goals().size(), 8u);
+  ASSERT_EQ(performance_goals().size(), 10u);
   EXPECT_EQ(find_goal("gemm", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 0.9);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
   EXPECT_EQ(find_goal("gemm_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.0);
@@ -166,6 +228,10 @@ TEST(BenchGoals, TheIssuesGoals) {
   EXPECT_EQ(find_goal("swiglu", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.3);
   EXPECT_EQ(find_goal("gemm_softmax", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn)->min_geomean, 1.2);
   EXPECT_EQ(find_goal("gemm_layernorm", DType::f16, Variant::polyfuse_best, Variant::cublaslt)->min_geomean, 1.2);
+  // issue 24: convolutions against cuDNN
+  EXPECT_EQ(find_goal("conv", DType::f16, Variant::polyfuse_best, Variant::cudnn_conv)->min_geomean, 0.9);
+  EXPECT_EQ(find_goal("conv_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cudnn_fused)->min_geomean, 1.0);
+  EXPECT_FALSE(find_goal("conv_bias_relu", DType::f16, Variant::polyfuse_best, Variant::cudnn_conv));
   EXPECT_FALSE(find_goal("gemm_bias_tanh", DType::f16, Variant::polyfuse_best, Variant::cublas_cudnn));
   EXPECT_FALSE(find_goal("gemm", DType::bf16, Variant::polyfuse_best, Variant::cublas_cudnn));
   EXPECT_FALSE(find_goal("gemm", DType::f16, Variant::polyfuse_default, Variant::cublas_cudnn));
