@@ -5,7 +5,9 @@ Reads the CSV that polyfuse-bench writes (bench/gpu/csv.h lists its columns) and
 like the paper's Figures 18-21, for each idiom the speedup of polyfuse (baseline time /
 polyfuse time, > 1: polyfuse faster) against each library baseline over the problem
 size (M*N*K, times the batch for batched idioms, log scale), with a line at 1.0 and
-issue 7's goal where one exists.
+issue 7's goal where one exists. Convolution rows (polyfuse-bench --conv) are drawn against
+cuDNN (its fastest algorithm, its fused conv + bias + ReLU call) over their implicit GEMM's
+M*N*K (N*P*Q x K x R*S*C: half the FLOP count).
 
     python3 bench/gpu/plot.py polyfuse-bench.csv -o speedup.png
     python3 bench/gpu/plot.py polyfuse-bench.csv -o speedup-default.png --polyfuse default --dtype f16
@@ -29,6 +31,8 @@ GOALS = {
     ("swiglu", "cublas_cudnn"): 1.3,
     ("gemm_softmax", "cublas_cudnn"): 1.2,
     ("gemm_layernorm", "cublaslt"): 1.2,
+    ("conv", "cudnn_conv"): 0.9,
+    ("conv_bias_relu", "cudnn_fused"): 1.0,
 }
 # Idioms in report order, with titles (bench/gpu/idioms.cc).
 IDIOMS = [
@@ -42,10 +46,15 @@ IDIOMS = [
     ("swiglu", "SwiGLU gate silu(A*B) * (A*F) (issue 21)"),
     ("gemm_softmax", "GEMM + softmax over rows (issue 20)"),
     ("gemm_layernorm", "GEMM + bias + LayerNorm over rows (issue 20)"),
+    ("conv", "conv (NHWC, KRSC)"),
+    ("conv_bias_relu", "conv + bias + ReLU"),
+    ("conv_bias_residual_relu", "conv + bias + residual + ReLU"),
 ]
-BASELINES = [("cublas_cudnn", "vs cuBLAS (+cuDNN)"), ("cublaslt", "vs cuBLASLt (+extra kernel)")]
+CONV_IDIOMS = {"conv", "conv_bias_relu", "conv_bias_residual_relu"}
+BASELINES = [("cublas_cudnn", "vs cuBLAS (+cuDNN)"), ("cublaslt", "vs cuBLASLt (+extra kernel)"),
+             ("cudnn_conv", "vs cuDNN conv (fastest algorithm)"), ("cudnn_fused", "vs cuDNN fused conv+bias+act")]
 MARKERS = {"f16": "o", "bf16": "^"}
-COLORS = {"cublas_cudnn": "tab:blue", "cublaslt": "tab:orange"}
+COLORS = {"cublas_cudnn": "tab:blue", "cublaslt": "tab:orange", "cudnn_conv": "tab:green", "cudnn_fused": "tab:red"}
 
 
 def read_rows(path):
@@ -130,7 +139,10 @@ def main(argv=None):
         axis.set_xscale("log")
         axis.set_yscale("log", base=2)  # ratios: 2x faster and 2x slower equally far from 1
         axis.set_title(title)
-        axis.set_xlabel("problem size M*N*K" + (" * batch" if idiom.startswith("batched") else ""))
+        if idiom in CONV_IDIOMS:
+            axis.set_xlabel("implicit GEMM M*N*K (N*P*Q x K x R*S*C)")
+        else:
+            axis.set_xlabel("problem size M*N*K" + (" * batch" if idiom.startswith("batched") else ""))
         axis.set_ylabel(f"speedup of polyfuse ({args.polyfuse})")
         axis.grid(True, which="both", alpha=0.3)
         if legend:

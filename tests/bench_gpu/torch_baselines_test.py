@@ -37,6 +37,7 @@ with tempfile.TemporaryDirectory(prefix="polyfuse-torch-test-") as directory:
         for idiom in idioms:
             for dtype in ["f16", "bf16"]:
                 writer.writerow(["SYNTHETIC (not a GPU)", idiom, dtype, 256, 128, 64, 2, "0.5", "ok"])
+        writer.writerow(["SYNTHETIC (not a GPU)", "conv_bias_relu", "f16", 100352, 64, 576, 1, "0.5", "ok"])
     before = open(path).read()
     result = run(path, "--dry-run")
     if result.returncode != 0:
@@ -44,6 +45,8 @@ with tempfile.TemporaryDirectory(prefix="polyfuse-torch-test-") as directory:
     for idiom in idioms:
         if not re.search(rf"^  {idiom} +2 problems: \S", result.stdout, re.M):
             sys.exit(f"--dry-run does not list a PyTorch call for '{idiom}':\n{result.stdout}")
+    if "1 convolution problems: no PyTorch baseline" not in result.stdout:
+        sys.exit(f"--dry-run does not say the convolution rows are left out:\n{result.stdout}")
     if "softmax" not in result.stdout or "F.layer_norm" not in result.stdout:
         sys.exit(f"--dry-run lists the wrong calls:\n{result.stdout}")
     if open(path).read() != before:
@@ -59,8 +62,8 @@ with tempfile.TemporaryDirectory(prefix="polyfuse-torch-test-") as directory:
     with open(unknown, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
-        writer.writerow(["x", "conv", "f16", 1, 1, 1, 1, "1", "ok"])
+        writer.writerow(["x", "conv3d", "f16", 1, 1, 1, 1, "1", "ok"])
     result = run(unknown, "--dry-run")
-    if result.returncode == 0 or "unknown idiom 'conv'" not in result.stderr:
+    if result.returncode == 0 or "unknown idiom 'conv3d'" not in result.stderr:
         sys.exit(f"an unknown idiom was not refused:\n{result.stdout}{result.stderr}")
 print(f"torch_baselines.py: --dry-run lists all {len(idioms)} idioms; bad CSVs refused")
