@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stage "bench" of gpu-kit/check --no-gpu: polyfuse-bench from the kit lists the quick
-# protocol (--dry-run: every idiom x 2 dtypes on 20 sizes), compiles one problem's kernels with NVRTC, and
-# without a GPU refuses a run, writing nothing.
+# protocol (--dry-run: every idiom x 2 dtypes on 20 sizes) and the quick convolutions
+# (--dry-run --conv --quick: 4 layers against cuDNN), compiles one problem's kernels and the
+# quick layers' conv + bias + ReLU with NVRTC, and without a GPU refuses a run, writing nothing.
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
@@ -21,10 +22,21 @@ stated=$(sed -n 's/^problems: \([0-9]*\) (20 sizes x [0-9]* idioms x 2 dtypes).*
 [[ $status -eq 0 && -n "$stated" && $problems -eq $stated ]] ||
   bad="--dry-run --quick: status $status, $problems problems listed (${stated:-no count of 20 sizes x idioms x 2 dtypes} stated)"
 
+echo "== --dry-run --conv --quick --dtype f16" >>"$log"
+run_boxed 60 "$WORK/dry-run-conv.txt" "$bench" --dry-run --conv --quick --dtype f16
+status=$?
+cat "$WORK/dry-run-conv.txt" >>"$log"
+convs=$(grep -Ec '^conv +[0-9]+/4 .*: cudnn_conv ' "$WORK/dry-run-conv.txt")
+# 4 layers x 3 idioms, the residual only on the one "same" layer with K = C
+((status == 0 && convs == 9)) || bad="${bad:+$bad; }--dry-run --conv --quick: status $status, $convs problems listed (9 expected)"
+
 echo "== --compile-only" >>"$log"
 run_boxed 120 "$log" "$bench" --compile-only --size 256x256x128 --idiom gemm_bias_relu --dtype f16 --no-tune --arch sm_90
 status=$?
 ((status == 0)) || bad="${bad:+$bad; }--compile-only: status $status"
+run_boxed 120 "$log" "$bench" --compile-only --conv --quick --idiom conv_bias_relu --dtype f16 --conv-batch 2 --arch sm_90
+status=$?
+((status == 0)) || bad="${bad:+$bad; }--compile-only --conv: status $status"
 
 if [[ "${HAVE_GPU:-0}" != 1 ]]; then
   echo "== a run without a GPU" >>"$log"
@@ -38,7 +50,7 @@ fi
 if [[ -n "$bad" ]]; then
   record bench FAILED "$bad"
 elif [[ "${HAVE_GPU:-0}" != 1 ]]; then
-  record bench ok "--dry-run --quick lists $problems problems; --compile-only compiles; a run without a GPU is refused"
+  record bench ok "--dry-run --quick lists $problems problems and $convs convolutions; --compile-only compiles; a run without a GPU is refused"
 else
-  record bench ok "--dry-run --quick lists $problems problems; --compile-only compiles"
+  record bench ok "--dry-run --quick lists $problems problems and $convs convolutions; --compile-only compiles"
 fi

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Stage "speed" of gpu-kit/check: polyfuse-bench --quick (every idiom x dtype on the
-# protocol's first 20 sizes, against cuBLAS, cuBLAS + cuDNN and cuBLASLt), its CSV, its
-# geomean summary and the plot; then, where python3 has torch with CUDA, PyTorch's eager
-# version of each problem timed into the CSV's torch_ms column (bench/gpu/torch_baselines.py).
-# Problems that do not fit the stage's time are left out, and the summaries say so.
+# protocol's first 20 sizes, against cuBLAS, cuBLAS + cuDNN and cuBLASLt), then
+# polyfuse-bench --conv --quick --dtype f16 (the convolution idioms on 4 layers at batch 32,
+# against cuDNN's fastest algorithm and its fused call; a third of the time), their rows in
+# one CSV, their geomean summaries and the plot; then, where python3 has torch with CUDA,
+# PyTorch's eager version of each GEMM problem timed into the CSV's torch_ms column
+# (bench/gpu/torch_baselines.py; none for the convolutions yet). Problems that do not fit
+# the stage's time are left out, and the summaries say so.
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
@@ -17,9 +20,21 @@ ready_or_skip speed "$KIT/bin/polyfuse-bench" "" || exit 0
 start=$(now)
 limit=$((STAGE_SECONDS - 90))  # room for the problem under way, the plot, PyTorch and the summary
 ((limit < 30)) && limit=30
-run_boxed $((STAGE_SECONDS - 15)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
-  --summary "$WORK/bench-summary.txt" --time-limit "$limit"
+conv_limit=$((limit / 3))
+run_boxed $((STAGE_SECONDS - 15 - conv_limit - 20)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
+  --summary "$WORK/bench-summary.txt" --time-limit $((limit - conv_limit))
 status=$?
+# The convolutions (issue 24): their rows join the CSV, their summary the GEMMs'.
+run_boxed $((STAGE_SECONDS - ($(now) - start) - 40)) "$log" "$KIT/bin/polyfuse-bench" --conv --quick --dtype f16 \
+  --csv "$WORK/conv.csv" --summary "$WORK/conv-summary.txt" --time-limit "$conv_limit"
+conv_status=$?
+((status == 0)) && status=$conv_status
+conv_rows=0
+if [[ -s "$WORK/conv.csv" ]]; then
+  conv_rows=$(($(wc -l <"$WORK/conv.csv") - 1))
+  if [[ -s "$csv" ]]; then tail -n +2 "$WORK/conv.csv" >>"$csv"; else cp "$WORK/conv.csv" "$csv"; fi
+fi
+[[ -f "$WORK/conv-summary.txt" ]] && cat "$WORK/conv-summary.txt" >>"$WORK/bench-summary.txt"
 seconds=$(($(now) - start))
 
 plot="no plot"
@@ -52,7 +67,7 @@ plot="$plot$torch_line"
 
 rows=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
 case "$status" in
-  0) record speed ok "$rows problems in $seconds s; $plot" ;;
+  0) record speed ok "$rows problems ($conv_rows convolutions) in $seconds s; $plot" ;;
   1) record speed FAILED "a variant failed its correctness check ($rows problems, $seconds s; $plot)" ;;
   124 | 137) record speed FAILED "polyfuse-bench ran out of time after $seconds s ($rows problems in bench.csv; $plot)" ;;
   *) record speed FAILED "polyfuse-bench exited with status $status after $seconds s ($rows problems; $plot; speed.log)" ;;
