@@ -1,5 +1,5 @@
 // polyfuse-bench: polyfuse's fused kernels against cuBLAS, cuBLAS + cuDNN and cuBLASLt
-// (issue 7). Parses the command line, then --dry-run (a listing), --compile-only (NVRTC
+// (issue 7), and convolutions against cuDNN (--conv, issue 24). Parses the command line, then --dry-run (a listing), --compile-only (NVRTC
 // only) or a run on the GPU; without a GPU a run stops before writing anything.
 #include <iostream>
 
