@@ -52,7 +52,7 @@ IDIOMS = [
 ]
 CONV_IDIOMS = {"conv", "conv_bias_relu", "conv_bias_residual_relu"}
 BASELINES = [("cublas_cudnn", "vs cuBLAS (+cuDNN)"), ("cublaslt", "vs cuBLASLt (+extra kernel)"),
-             ("cudnn_conv", "vs cuDNN conv (fastest algorithm)"), ("cudnn_fused", "vs cuDNN fused conv+bias+act")]
+             ("cudnn_conv", "vs cuDNN conv, fastest algorithm (+pointwise)"), ("cudnn_fused", "vs cuDNN fused conv+bias+act")]
 MARKERS = {"f16": "o", "bf16": "^"}
 COLORS = {"cublas_cudnn": "tab:blue", "cublaslt": "tab:orange", "cudnn_conv": "tab:green", "cudnn_fused": "tab:red"}
 
