@@ -28,8 +28,15 @@ std::vector<CompileJob> jobs_for(const BenchOptions& options, const std::vector<
                                  const std::string& arch) {
   std::vector<CompileJob> jobs;
   for (const Problem& problem : problems)
-    for (const TileConfig& config : planned_configs(options, problem))
-      jobs.push_back({problem.idiom, problem.dtype, problem.size, config, arch, std::nullopt, "", "", "", {}});
+    for (const TileConfig& config : planned_configs(options, problem)) {
+      CompileJob job;
+      job.idiom = problem.idiom;
+      job.dtype = problem.dtype;
+      job.size = problem.size;
+      job.config = config;
+      job.arch = arch;
+      jobs.push_back(std::move(job));
+    }
   return jobs;
 }
 
