@@ -58,8 +58,9 @@ std::string conv_tc_source(const ConvShape& shape, ConvEpilogue epilogue, const 
   const std::string output = fmt::format("{}(N, {}, {}, {}) O", type, p, q, k);
   if (epilogue == ConvEpilogue::none)
     return fmt::format("def {}({}) -> ({}) {{\n  O(n, h, w, k) +=! {}\n}}\n", def_name, signature, output, product);
-  return fmt::format("def {}({}) -> ({}) {{\n  Y(n, h, w, k) +=! {}\n  O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k){})\n}}\n",
-                     def_name, signature, output, product, residual ? " + I(n, h, w, k)" : "");
+  return fmt::format(
+      "def {}({}) -> ({}) {{\n  Y(n, h, w, k) +=! {}\n  O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k){})\n}}\n",
+      def_name, signature, output, product, residual ? " + I(n, h, w, k)" : "");
 }
 
 std::vector<std::pair<std::string, std::int64_t>> conv_size_bindings(const ConvShape& shape,

@@ -43,7 +43,9 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--size", size_texts, "A problem size MxNxK instead of the protocol's (repeatable)");
   app.add_option("--seed", options.seed, "Seed of the protocol's random sizes")->capture_default_str();
   app.add_option("--batch", options.batch, "Batch count of batched idioms")->capture_default_str()->check(CLI::Range(1, 1024));
-  app.add_option("--idiom", idiom_names, "Idioms to run (repeatable; default: every GEMM idiom, or with --conv every convolution idiom): " + idiom_list);
+  app.add_option("--idiom", idiom_names,
+                 "Idioms to run (repeatable; default: every GEMM idiom, or with --conv every convolution idiom): " +
+                     idiom_list);
   app.add_flag("--conv", conv,
                "Run the convolution idioms (conv, conv_bias_relu, conv_bias_residual_relu; f16/bf16 NHWC input, "
                "KRSC filter) over ResNet-50's 3x3 and 1x1 layers, its first layer (7x7, C = 3) and an odd shape, "

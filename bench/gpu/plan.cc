@@ -106,7 +106,8 @@ std::vector<ConvProblem> plan_conv_problems(const BenchOptions& options) {
   for (size_t l = 0; l < options.conv_layers.size(); ++l)
     for (const ConvIdiom* idiom : options.conv_idioms)
       if (conv_applies(*idiom, options.conv_layers[l]))
-        for (DType dtype : options.dtypes) problems.push_back({static_cast<int>(l), options.conv_layers[l], idiom, dtype});
+        for (DType dtype : options.dtypes)
+          problems.push_back({static_cast<int>(l), options.conv_layers[l], idiom, dtype});
   return problems;
 }
 
@@ -239,8 +240,8 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
                      kernels));
   const std::vector<ConvProblem> convs = plan_conv_problems(options);
   if (!options.conv_idioms.empty())
-    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the residual does not apply: "
-                     "K != C or a strided / shrinking layer)",
+    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the residual does "
+                     "not apply: K != C or a strided / shrinking layer)",
                      convs.size(), options.conv_layers.size(), options.conv_idioms.size(), options.dtypes.size(),
                      options.conv_layers.size() * options.conv_idioms.size() * options.dtypes.size() - convs.size()));
   for (const ConvProblem& problem : convs) {

@@ -200,7 +200,8 @@ TEST(BenchPlan, ConvProblemsLayerMajorResidualWhereItApplies) {
       for (const VariantPlan& plan : plans) EXPECT_FALSE(plan.how.empty()) << idiom.name;
     }
   }
-  const std::vector<VariantPlan> residual = conv_variant_plans(*find_conv_idiom("conv_bias_residual_relu"), {true, "9"});
+  const std::vector<VariantPlan> residual =
+      conv_variant_plans(*find_conv_idiom("conv_bias_residual_relu"), {true, "9"});
   EXPECT_NE(residual[0].how.find("cudnnFindConvolutionForwardAlgorithmEx"), std::string::npos) << residual[0].how;
   EXPECT_NE(residual[0].how.find("cudnnOpTensor (add the residual I)"), std::string::npos) << residual[0].how;
   EXPECT_NE(residual[1].how.find("cudnnConvolutionBiasActivationForward"), std::string::npos) << residual[1].how;
@@ -214,7 +215,8 @@ TEST(BenchDryRun, ListsEveryConvolutionProblem) {
   const std::vector<std::string> convs = lines_starting(listing, "conv ");
   // 12 layers x 3 idioms less the 8 the residual does not apply to, x 2 dtypes
   ASSERT_EQ(convs.size(), (12u * 3 - 8) * 2);
-  EXPECT_NE(listing.find("convolution problems: 56 (12 layers x 3 idioms x 2 dtypes, less 16"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("convolution problems: 56 (12 layers x 3 idioms x 2 dtypes, less 16"), std::string::npos)
+      << listing;
   EXPECT_NE(listing.find("convolution layers: 12 (NHWC input, KRSC filter; ResNet-50's at batch 32"),
             std::string::npos) << listing;
   EXPECT_NE(convs[0].find("res2 3x3     N32 56x56 C64 K64 3x3 s1 p1"), std::string::npos) << convs[0];

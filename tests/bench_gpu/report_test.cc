@@ -180,7 +180,8 @@ TEST(BenchCsv, ConvolutionRowHasCudnnColumnsAndTheLayer) {
   EXPECT_EQ(field("cublas_cudnn_ms"), "");
   EXPECT_EQ(field("speedup_best_vs_cublaslt"), "");
   // A GEMM row leaves the convolution columns empty.
-  const std::vector<std::string> gemm = split_fields(csv_row(synthetic_environment(), row("gemm", DType::f16, 1.0, 1.0, 1.0, 1.0)));
+  const std::vector<std::string> gemm =
+      split_fields(csv_row(synthetic_environment(), row("gemm", DType::f16, 1.0, 1.0, 1.0, 1.0)));
   EXPECT_EQ(gemm[static_cast<size_t>(std::find(csv_columns().begin(), csv_columns().end(), "cudnn_conv_ms") -
                                      csv_columns().begin())],
             "");
