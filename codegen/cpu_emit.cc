@@ -149,7 +149,7 @@ class Emitter {
     for (std::size_t d = 0; d < rank; ++d) {
       to_origin += pad.before[d] * to_strides[d];
       if (d >= innermost) continue;
-      const std::string variable = names_.variable("p" + std::to_string(d));
+      const std::string variable = names_.variable(std::string("p").append(std::to_string(d)));
       text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(from_shape[d]) +
               "; ++" + variable + ")\n";
       indent += "  ";

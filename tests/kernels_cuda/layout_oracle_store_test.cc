@@ -71,7 +71,7 @@ TEST(LayoutOracleResidentTile, StoreFragsToTile) {
         const float want = col < c.col0 ? -7.f : col >= c.cols_valid ? 0.f : static_cast<float>(r * 32 + col - c.col0 + 1);
         const float got = out[r * c.cols + col];
         tally.check(got == want, [&] {
-          return "(" + std::to_string(r) + ", " + std::to_string(col) + ") holds " + std::to_string(got) + ", oracle: " +
+          return std::string("(").append(std::to_string(r)) + ", " + std::to_string(col) + ") holds " + std::to_string(got) + ", oracle: " +
                  std::to_string(want);
         });
       }
