@@ -121,7 +121,8 @@ std::string_view to_string(IdiomKind kind) {
 
 // Why a statement that reads through index expressions is `other`.
 constexpr std::string_view index_expression_reason =
-    "a read has index expressions (like a convolution's h + r): not an implicit GEMM yet";
+    "a read has index expressions (like a convolution's h + r): not a matmul (the GPU plan may make it an implicit "
+    "GEMM)";
 
 std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view target) {
   if (idiom.reason == index_expression_reason)

@@ -267,6 +267,7 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
   const auto operand = [&](int read, bool permuted, const Names& order, const std::string& suffix) {
     const Access& access = s.reads[read];
     const Tensor& tensor = *program.find_tensor(access.tensor);
+    if (suffix == "A" && g.a_gathered) return Operand{unique_tensor_name(program, access.tensor + "_im2col"), tensor.type};
     if (!permuted) return Operand{access.tensor, tensor.type};
     const std::string copy = unique_tensor_name(program, o_name + "_" + suffix);
     const std::string text =
@@ -324,8 +325,12 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     }
   const std::string gemm_text = fmt::format("def gemm({}) -> ({}) {{\n{}}}\n", fmt::join(inputs, ", "),
                                             fmt::join(outputs, ", "), statements);
+  const std::string implicit = fmt::format("as an implicit GEMM: {}; A = {} gathered from {} in the copy to shared "
+                                           "memory (never in memory), B = {} {}",
+                                           g.groups(), a.tensor, s.reads[g.a_read].tensor, b.tensor,
+                                           b_column ? "column-major" : "row-major");
   plan.steps.push_back({ContractionStep::Kind::gemm, compile_view(gemm_text, "GEMM of " + s.id),
-                        fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
+                        g.a_gathered ? implicit : fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
                                     g.groups(), a.tensor, a_column ? "column-major" : "row-major", b.tensor,
                                     b_column ? "column-major" : "row-major",
                                     g.a_permuted || g.b_permuted || g.output_permuted ? "with permutation copies"
@@ -354,7 +359,8 @@ std::vector<GroupedEpilogue> epilogues_after(const Program& program, const State
     std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
     if (!e) break;
     for (const auto& [tensor, view] : e->dims)
-      if ((dims.count(tensor) && dims[tensor] != view) || tensor == s.reads[grouping.a_read].tensor ||
+      if ((dims.count(tensor) && dims[tensor] != view) ||
+          (tensor == s.reads[grouping.a_read].tensor && !grouping.a_gathered) ||
           tensor == s.reads[grouping.b_read].tensor)
         return epilogues;
     dims.insert(e->dims.begin(), e->dims.end());

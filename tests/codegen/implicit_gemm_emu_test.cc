@@ -1,0 +1,141 @@
+// Convolutions as implicit GEMMs on the mma.sync path (issue 24 item 2; schedule/implicit_gemm.h,
+// codegen/implicit_gemm_kernel.h), run on the emulator against the exact reference. Each case
+// asserts that the plan took the implicit GEMM, at small odd shapes: M = N*P*Q, K (output
+// channels) and R*S*C multiples of none of the 64 x 64 x 32 tiles; C = 8, 16 or 24; stride 2
+// with padding 1; a 1x1 filter; the bias + ReLU and residual epilogues. The emulator checks
+// every access, so a gathered read of a padding tap that left the input would fail the run;
+// the planted bugs below show that it does.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "codegen/cuda_plan.h"
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "polyfuse/errors.h"
+#include "schedule/program_plan.h"
+#include "support/conv_shapes.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// An example with its f32 tensors made `type`.
+Program typed_example(const std::string& example, const std::string& type, const SizeBindings& sizes) {
+  return compile_program(std::regex_replace(example_source(example), std::regex(R"(\bf32\()"), type + "("), sizes);
+}
+
+GpuOptions sm80() {
+  GpuOptions options;
+  options.arch = Arch::sm_80;
+  return options;
+}
+
+// A convolution example at one shape with its tensors of one type; `label` names the test.
+struct TypedConv {
+  std::string label, type;
+  ConvCase conv;
+};
+
+class ImplicitGemmEmu : public ::testing::TestWithParam<TypedConv> {};
+
+TEST_P(ImplicitGemmEmu, MatchesTheReference) {
+  const TypedConv& c = GetParam();
+  const Program program = typed_example(c.conv.example, c.type, c.conv.sizes);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].statements.size(), program.statements.size()) << "the epilogues fused";
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
+}
+
+const SizeBindings image{{"N", 2}, {"H", 9}, {"W", 7}};
+
+SizeBindings with(SizeBindings sizes, const SizeBindings& more) {
+  sizes.insert(more.begin(), more.end());
+  return sizes;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Convolutions, ImplicitGemmEmu,
+    ::testing::Values(
+        // no padding, C = 24: M = 2 * 7 * 5 = 70, K = 5 output channels, R*S*C = 216
+        TypedConv{"conv2d_f16_C24", "f16", {"conv2d", with(image, {{"C", 24}, {"K", 5}, {"R", 3}, {"S", 3}})}},
+        // stride 2, padding 1, C = 8: P = 5, Q = 4
+        TypedConv{"strided_bf16_C8", "bf16",
+                  {"conv2d_strided", with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}})}},
+        // a 1x1 filter through index expressions; K = 70 output channels: two column tiles
+        TypedConv{"1x1_f16_K70", "f16", {"conv2d", with(image, {{"C", 8}, {"K", 70}, {"R", 1}, {"S", 1}})}},
+        TypedConv{"bias_relu_f16_C16", "f16",
+                  {"conv2d_bias_relu", with(image, {{"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}})}},
+        TypedConv{"residual_bf16_C16", "bf16",
+                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}}}),
+    [](const auto& info) { return info.param.label; });
+
+// C = 3 (a first layer) and f32 operands stay reduction kernels, and the plan says why.
+TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
+  const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
+  const Program c3 = typed_example("conv2d_strided", "f16", sizes);
+  const std::string text = to_string(plan_program(c3, recognize_idioms(c3)), c3);
+  EXPECT_NE(text.find("not as an implicit GEMM on tensor cores: C = 3 channels is not a multiple of 8"),
+            std::string::npos)
+      << text;
+  const Program f32 = compile_program(example_source("conv2d_strided"), with(sizes, {{"C", 8}}));
+  const std::string f32_text = to_string(plan_program(f32, recognize_idioms(f32)), f32);
+  EXPECT_NE(f32_text.find("its operands are f32; the implicit GEMM takes f16 and bf16"), std::string::npos) << f32_text;
+  const Program grouped = typed_example("conv2d_grouped", "f16", with(image, {{"G", 2}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
+  const std::string grouped_text = to_string(plan_program(grouped, recognize_idioms(grouped)), grouped);
+  EXPECT_NE(grouped_text.find("the filter reads the output index g (a grouped convolution)"), std::string::npos)
+      << grouped_text;
+}
+
+// The C = 3 layer still runs (a reduction kernel) and matches the reference.
+TEST(ImplicitGemmPlanEmu, ThreeChannelsRunAsAReductionKernel) {
+  const Program program =
+      typed_example("conv2d_strided", "f16", with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::row_reduction);
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+// The padded strided convolution with one line of its kernel replaced: the run must fail,
+// by a wrong result or by the emulator's report of a read outside a buffer.
+std::string failure_with(const std::string& line, const std::string& replacement) {
+  const Program program =
+      typed_example("conv2d_strided", "f16", with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}}));
+  EmuRunOptions how;
+  int edits = 0;
+  how.edit = [&](const std::string& source) {
+    std::string edited = source;
+    const std::size_t at = edited.find(line);
+    if (at != std::string::npos) {
+      edited.replace(at, line.size(), replacement);
+      ++edits;
+    }
+    return edited;
+  };
+  std::string failure;
+  try {
+    const EmuRun run = run_on_emulator(program, sm80(), how);
+    if (!run.check.ok) failure = "check: " + run.check.to_string();
+  } catch (const EmulatorError& e) {
+    failure = std::string("emulator: ") + e.what();
+  }
+  EXPECT_EQ(edits, 1) << "the edit found its line";
+  return failure;
+}
+
+TEST(ImplicitGemmEmu, PlantedBugsFail) {
+  // no zero-fill: the padding taps read before I's start (row 0, column 0 at tap (0, 0))
+  const std::string unguarded = failure_with("if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;", "");
+  EXPECT_NE(unguarded.find("emulator: "), std::string::npos) << unguarded;
+  // a wrong tap offset (the input row one further down): wrong values, inside the buffer
+  const std::string shifted = failure_with("in1 = 2 * h + r - 1", "in1 = 2 * h + r");
+  EXPECT_NE(shifted.find("check: "), std::string::npos) << shifted;
+}
+
+}  // namespace
+}  // namespace polyfuse
