@@ -74,6 +74,20 @@ INSTANTIATE_TEST_SUITE_P(
                   {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}}}),
     [](const auto& info) { return info.param.label; });
 
+// A dilated (2), padded (2) convolution with an RSCK filter: B is [K][N] (row-major), its rows
+// of 12 channels 8-byte aligned only.
+TEST(ImplicitGemmEmu, DilatedWithAnRsckFilter) {
+  const Program program = compile_program(R"(def conv_rsck(f16(N, H, W, C) I, f16(R, S, C, K) F) -> (f16(N, H, W, K) O) {
+  O(n, p, q, k) +=! I(n, p + 2*r - 2, q + 2*s - 2, c) * F(r, s, c, k) where p in 0:H, q in 0:W, I = 0 outside
+})",
+                                          with(image, {{"C", 8}, {"K", 12}, {"R", 3}, {"S", 3}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_NE(plan.kernels.at(0).step.find("B = F row-major"), std::string::npos) << plan.kernels.at(0).step;
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
 // C = 3 (a first layer) and f32 operands stay reduction kernels, and the plan says why.
 TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
   const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
