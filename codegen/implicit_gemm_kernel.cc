@@ -154,8 +154,7 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
            taps->pad_before, taps->pad_after, index_variables(program, conv)};
   PF_INTERNAL_CHECK(g.grouping.is_gemm, "an implicit GEMM the grouping refuses: " + g.grouping.why_not);
   for (const IterationIndex& index : conv.indices) g.extent[index.name] = bound_size(program, index.extent).value;
-  const Tensor& input = *program.find_tensor(g.input.tensor);
-  for (const Size& dim : input.dims) g.input_dims.push_back(bound_size(program, dim).value);
+  for (const Size& dim : program.find_tensor(g.input.tensor)->dims) g.input_dims.push_back(bound_size(program, dim).value);
 
   GpuOptions o = options;
   o.block = {block_m, block_n, block_k};
@@ -163,7 +162,10 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const KernelPlan plan = plan_gpu_kernel(view, recognize_idioms(view), options.f32_matmul);
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = product(g, g.grouping.m), n = product(g, g.grouping.n), k = product(g, g.grouping.k);
-  const int stages = o.stages, tile_bytes = block_m * block_k * 2, stage_bytes = 2 * tile_bytes;
+  const Tensor& input = *program.find_tensor(g.input.tensor);
+  const bool f32 = input.type == ElementType::f32;  // TF32 (or 3xTF32) tensor cores
+  const int element_bytes = f32 ? 4 : 2;
+  const int stages = o.stages, tile_bytes = block_m * block_k * element_bytes, stage_bytes = 2 * tile_bytes;
   const int scratch = stages * stage_bytes;
   CudaKernelLayout layout = half_layout(view, plan, o);
   layout.threads = threads;
@@ -201,9 +203,12 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   md.grid[2] = GridDimension{1, "1"};
   md.block[0] = threads;
   md.dynamic_shared_bytes = shared;
-  md.options = fmt::format("implicit GEMM M=({}) N=({}) K=({}), block {}x{}x{}, warps 2x2, mma m16n8k16, stages {}",
+  const std::string f32_mode = !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
+  md.options = fmt::format("implicit GEMM M=({}) N=({}) K=({}), block {}x{}x{}, warps 2x2, mma m16n8k16{}, stages {}",
                            fmt::join(g.grouping.m, ", "), fmt::join(g.grouping.n, ", "), fmt::join(g.grouping.k, ", "),
-                           block_m, block_n, block_k, stages);
+                           block_m, block_n, block_k,
+                           !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? " (f32 operands: 3xTF32)" : " (f32 operands: TF32)",
+                           stages);
 
   const std::string type = cuda_type(input.type);
   const bool b_col = g.grouping.b_column_major;
@@ -239,23 +244,25 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
                       half.fragments_n, acc, mm.c);
   body += fmt::format("pf::tile::fill({}, 0.f);\n", acc);
   body += other_tiles(half);
-  std::string loop = fmt::format("pf::FragA16x16 a_frag[2];\npf::FragB16x8 {}_frag[{}];\n", filter, half.fragments_n);
+  const std::string suffix = f32 ? "_f32" : "";
+  std::string loop = fmt::format("pf::FragA16x16{} a_frag[2];\npf::FragB16x8{} {}_frag[{}];\n", f32 ? "F32" : "",
+                                 f32 ? "F32" : "", filter, half.fragments_n);
   const StepText copies = [&](const std::string& step, const std::string& stage) {
     const std::string k0 = scaled(block_k, step);
-    std::string text = fmt::format("pf::cp_async_gather_tile<pf::Swizzle::xor16, {}, {}, {}>({}, {}, row0, {}, {}, "
+    std::string text = fmt::format("pf::cp_async_gather_tile{}<pf::Swizzle::xor16, {}, {}, {}>({}, {}, row0, {}, {}, "
                                    "threadIdx.x);\n",
-                                   block_m, block_k, threads, stage_at(0, stage, stage_bytes), at, k0, input.name);
+                                   suffix, block_m, block_k, threads, stage_at(0, stage, stage_bytes), at, k0, input.name);
     const std::string k_left = k0 == "0" ? std::to_string(k) : fmt::format("{} - {}", k, k0);
     if (b_col)
-      text += fmt::format("pf::cp_async_tile<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {} + (long long)col0 * {}{}, "
+      text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {} + (long long)col0 * {}{}, "
                           "{}, {} - col0, {}, threadIdx.x);\n",
-                          block_n, block_k, threads, b_check, row_width(view, filter),
+                          suffix, block_n, block_k, threads, b_check, row_width(view, filter),
                           stage_at(tile_bytes, stage, stage_bytes), filter, k, k0 == "0" ? "" : " + " + k0, k, n,
                           k_left);
     else
-      text += fmt::format("pf::cp_async_tile<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {}{} + col0, {}, {}, {} - "
+      text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {}{} + col0, {}, {}, {} - "
                           "col0, threadIdx.x);\n",
-                          block_k, block_n, threads, b_check, row_width(view, filter),
+                          suffix, block_k, block_n, threads, b_check, row_width(view, filter),
                           stage_at(tile_bytes, stage, stage_bytes), filter,
                           k0 == "0" ? "" : fmt::format(" + (long long)({}) * {}", k0, n), n, k_left, n);
     return text;
@@ -263,7 +270,7 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const StageText compute = [&](const std::string& stage) {
     return mmas(type, acc, block_k, {block_k, "a_frag", stage_at(0, stage, stage_bytes), "16 * k_slice"},
                 {b_col ? block_k : block_n, filter + "_frag", stage_at(tile_bytes, stage, stage_bytes), "32 * warp_x"},
-                half.fragments_n, b_col);
+                half.fragments_n, b_col, f32_mode);
   };
   loop += k_loop(static_cast<int>((k + block_k - 1) / block_k), stages, copies, compute);
   body += "{\n" + indented(loop, 2) + "}\n";

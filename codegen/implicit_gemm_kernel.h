@@ -7,7 +7,8 @@
 // the input's affine subscripts, or nullptr for a tap outside the input (zero-filled by cp.async's
 // source size 0, pf::cp_async_gather_tile in kernels/cuda/pf_gather_copy.cuh). B is the filter,
 // copied like any GEMM operand. The epilogues after the convolution run on the accumulator
-// fragments as for a GEMM (codegen/cuda_epilogue.h), only the live-outs are stored.
+// fragments as for a GEMM (codegen/cuda_epilogue.h), only the live-outs are stored. f32 operands
+// run on TF32 (or 3xTF32, `f32_matmul`) with pf_mma_tf32.cuh's tiles, loads and macro-MMA.
 // `split_k` other than 1, `mma` other than m16n8k16 and user-chosen block or warp tiles are refused.
 #pragma once
 

@@ -79,15 +79,18 @@ std::string k_loop(int steps, int stages, const StepText& copies, const StageTex
 }
 
 std::string mmas(const std::string& type, const std::string& acc, int k_step, const FragmentLoad& a,
-                 const FragmentLoad& b, int fragments_n, bool b_column_major) {
+                 const FragmentLoad& b, int fragments_n, bool b_column_major, const std::string& f32_mode) {
+  const std::string f32 = f32_mode.empty() ? "" : "_f32";
   std::string text = fmt::format("#pragma unroll\nfor (int k_slice = 0; k_slice < {}; ++k_slice) {{\n", k_step / 16);
-  text += fmt::format("  pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, {}, 2>({}, {}, 32 * warp_y, {});\n", a.cols,
-                      a.fragments, a.tile, a.origin);
-  text += fmt::format("  pf::load_frag_b<pf::Layout::{}, pf::Swizzle::xor16, {}, {}>({}, {}, 16 * k_slice, {});\n",
+  text += fmt::format("  pf::load_frag_a{}<pf::Layout::row, pf::Swizzle::xor16, {}, 2>({}, {}, 32 * warp_y, {});\n", f32,
+                      a.cols, a.fragments, a.tile, a.origin);
+  text += fmt::format("  pf::load_frag_b{}<pf::Layout::{}, pf::Swizzle::xor16, {}, {}>({}, {}, 16 * k_slice, {});\n", f32,
                       b_column_major ? "col" : "row", b.cols, fragments_n, b.fragments, b.tile, b.origin);
   text += "  #pragma unroll\n  for (int i = 0; i < 2; ++i) {\n";
-  text += fmt::format("    #pragma unroll\n    for (int j = 0; j < {}; ++j) pf::mma_fragment<{}>({}, i, j, {}[i], {}[j]);\n",
-                      fragments_n, type, acc, a.fragments, b.fragments);
+  const std::string mma = f32_mode.empty() ? fmt::format("pf::mma_fragment<{}>", type)
+                                           : fmt::format("pf::mma_fragment_f32<{}>", f32_mode);
+  text += fmt::format("    #pragma unroll\n    for (int j = 0; j < {}; ++j) {}({}, i, j, {}[i], {}[j]);\n",
+                      fragments_n, mma, acc, a.fragments, b.fragments);
   text += "  }\n}\n";
   return text;
 }

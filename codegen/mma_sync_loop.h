@@ -58,9 +58,10 @@ struct FragmentLoad {
 
 // The MMAs of one k-step: k-slices of 16, the warp's two A fragments (an [m][k] tile) and its
 // `fragments_n` B fragments (a [k][n] tile, or [n][k] when `b_column_major`) loaded from shared
-// memory, one mma per accumulator fragment.
+// memory, one mma per accumulator fragment. `f32_mode` ("pf::F32Mma::tf32", ...) for f32
+// operands (pf_mma_tf32.cuh's fragment loads and macro-MMA), else "" (16-bit `type`).
 std::string mmas(const std::string& type, const std::string& acc, int k_step, const FragmentLoad& a,
-                 const FragmentLoad& b, int fragments_n, bool b_column_major);
+                 const FragmentLoad& b, int fragments_n, bool b_column_major, const std::string& f32_mode = "");
 
 // The epilogue statements of `half` on the warp's fragments; `col` the global column of the
 // warp's first one, `code` the operand loads' check code.

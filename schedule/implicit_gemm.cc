@@ -26,8 +26,8 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
   const Access& input = statement.reads[static_cast<std::size_t>(conv->input_read)];
   const Access& filter = statement.reads[static_cast<std::size_t>(conv->filter_read)];
   const ElementType type = program.find_tensor(input.tensor)->type;
-  if (type != ElementType::f16 && type != ElementType::bf16)
-    return refused(fmt::format("its operands are {}; the implicit GEMM takes f16 and bf16", to_string(type)));
+  if (type != ElementType::f16 && type != ElementType::bf16 && type != ElementType::f32)
+    return refused(fmt::format("its operands are {}; the implicit GEMM takes f16, bf16 and f32 (TF32)", to_string(type)));
   for (const std::string& index : conv->batch)
     if (std::find(filter.indices.begin(), filter.indices.end(), index) != filter.indices.end())
       return refused(fmt::format("the filter reads the output index {} (a grouped convolution)", index));
@@ -50,10 +50,11 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
       if (index.name == conv->channel_in) return bound_size(program, index.extent);
     return Size{};
   }();
-  if (channels.value % 8 != 0)
-    return refused(fmt::format("C = {} channels is not a multiple of 8 (a 16-byte chunk of the gathered A must "
+  const std::int64_t chunk = 16 / size_in_bytes(type);  // elements in the gather's 16-byte chunk
+  if (channels.value % chunk != 0)
+    return refused(fmt::format("C = {} channels is not a multiple of {} (a 16-byte chunk of the gathered {} A must "
                                "stay inside one tap)",
-                               channels.value));
+                               channels.value, chunk, to_string(type)));
   g.a_read = conv->input_read;
   g.b_read = conv->filter_read;
   g.a_gathered = true;

@@ -17,11 +17,12 @@
 // after it fuse as epilogues exactly as for a GEMM (bias(k) along N, a residual read at the
 // output element).
 //
-// A convolution takes this path when conv_over_taps takes it and: its operands are f16 or bf16;
-// no output index but the channel is read by the filter (a grouped convolution's g); the filter
-// is [output channel][taps.., c] or [taps.., c][output channel] with the channel c last among the
-// taps; C is a multiple of 8 (a 16-byte chunk stays inside one tap). Otherwise it stays a
-// reduction kernel, and `why_not` says which rule kept it off.
+// A convolution takes this path when conv_over_taps takes it and: its operands are f16, bf16 or
+// f32 (TF32 tensor cores, as for f32 matmuls); no output index but the channel is read by the
+// filter (a grouped convolution's g); the filter is [output channel][taps.., c] or
+// [taps.., c][output channel] with the channel c last among the taps; C is a multiple of the
+// elements in 16 bytes, 8 or 4 (a chunk stays inside one tap). Otherwise it stays a reduction
+// kernel, and `why_not` says which rule kept it off.
 #pragma once
 
 #include "frontend/program.h"

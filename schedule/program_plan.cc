@@ -394,8 +394,9 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     }
     text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
     if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
-    if (kernel.kind == PlannedKernelKind::fused_matmul) {
-      const Program matmuls = matmul_part(reduced);  // without a row chain in its epilogue
+    if (kernel.kind == PlannedKernelKind::fused_matmul || kernel.kind == PlannedKernelKind::implicit_gemm) {
+      // without a row chain in its epilogue; an implicit GEMM's view
+      const Program matmuls = kernel.kind == PlannedKernelKind::implicit_gemm ? *kernel.view : matmul_part(reduced);
       const KernelPlan kernel_plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), plan.f32_matmul);
       if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32)
         text += plan.f32_matmul == F32Matmul::x3tf32

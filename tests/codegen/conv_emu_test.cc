@@ -1,6 +1,6 @@
 // The convolutions (examples/conv2d*.tc, issue 24) on the GPU path, run on the emulator
-// against the exact reference: f32 (the examples' type), C = 3 or 6 and grouped convolutions
-// are reduction kernels of their plan (one warp or block per output element;
+// against the exact reference: C = 3, 6 or 1 and grouped convolutions are reduction kernels
+// of their plan (one warp or block per output element;
 // codegen/cuda_memory_kernel.h), their padded reads guarded so that no load leaves a buffer
 // (the emulator checks every access), and the epilogues are pointwise kernels. The implicit
 // GEMM (f16/bf16, C % 8 == 0) is tested in implicit_gemm_emu_test.cc. Small odd shapes
@@ -52,7 +52,7 @@ TEST(ConvExampleEmuTypes, HalfAndBfloat) {
   }
 }
 
-// The plan says why a convolution is not an implicit GEMM (f32 operands here; more rules in
+// The plan says why a convolution is not an implicit GEMM (C = 3 here; more rules in
 // implicit_gemm_emu_test.cc).
 TEST(ConvPlan, StatesWhyItIsNotAnImplicitGemm) {
   const Program program = compile_program(example_source("conv2d_bias_relu"), conv_cases()[8].sizes);

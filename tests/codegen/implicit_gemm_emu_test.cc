@@ -32,10 +32,12 @@ GpuOptions sm80() {
   return options;
 }
 
-// A convolution example at one shape with its tensors of one type; `label` names the test.
+// A convolution example at one shape with its tensors of one type ("f32": the example as it
+// is, on TF32 or 3xTF32 tensor cores as `f32`); `label` names the test.
 struct TypedConv {
   std::string label, type;
   ConvCase conv;
+  F32Matmul f32 = F32Matmul::tf32;
 };
 
 class ImplicitGemmEmu : public ::testing::TestWithParam<TypedConv> {};
@@ -43,18 +45,21 @@ class ImplicitGemmEmu : public ::testing::TestWithParam<TypedConv> {};
 TEST_P(ImplicitGemmEmu, MatchesTheReference) {
   const TypedConv& c = GetParam();
   const Program program = typed_example(c.conv.example, c.type, c.conv.sizes);
-  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program), c.f32);
   ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
   EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
   EXPECT_EQ(plan.kernels[0].statements.size(), program.statements.size()) << "the epilogues fused";
-  const EmuRun run = run_on_emulator(program, sm80());
+  GpuOptions options = sm80();
+  options.f32_matmul = c.f32;
+  const EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
 }
 
 const SizeBindings image{{"N", 2}, {"H", 9}, {"W", 7}};
 
+// `sizes` with `more` bound (replacing a value).
 SizeBindings with(SizeBindings sizes, const SizeBindings& more) {
-  sizes.insert(more.begin(), more.end());
+  for (const auto& binding : more) sizes[binding.first] = binding.second;
   return sizes;
 }
 
@@ -71,7 +76,13 @@ INSTANTIATE_TEST_SUITE_P(
         TypedConv{"bias_relu_f16_C16", "f16",
                   {"conv2d_bias_relu", with(image, {{"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}})}},
         TypedConv{"residual_bf16_C16", "bf16",
-                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}}}),
+                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}}},
+        // f32 operands, chunks of 4 channels: TF32, and 3xTF32 with the residual
+        TypedConv{"strided_f32_C4", "f32",
+                  {"conv2d_strided", with(image, {{"C", 4}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}})}},
+        TypedConv{"residual_f32_C12_3xtf32", "f32",
+                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 12}, {"R", 3}, {"S", 3}}},
+                  F32Matmul::x3tf32}),
     [](const auto& info) { return info.param.label; });
 
 // A dilated (2), padded (2) convolution with an RSCK filter: B is [K][N] (row-major), its rows
@@ -88,7 +99,8 @@ TEST(ImplicitGemmEmu, DilatedWithAnRsckFilter) {
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
-// C = 3 (a first layer) and f32 operands stay reduction kernels, and the plan says why.
+// C = 3 (a first layer), grouped convolutions and f32 operands without tensor cores stay
+// reduction kernels, and the plan says why.
 TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
   const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
   const Program c3 = typed_example("conv2d_strided", "f16", sizes);
@@ -96,9 +108,15 @@ TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
   EXPECT_NE(text.find("not as an implicit GEMM on tensor cores: C = 3 channels is not a multiple of 8"),
             std::string::npos)
       << text;
-  const Program f32 = compile_program(example_source("conv2d_strided"), with(sizes, {{"C", 8}}));
+  const Program f32 = compile_program(example_source("conv2d_strided"), sizes);
   const std::string f32_text = to_string(plan_program(f32, recognize_idioms(f32)), f32);
-  EXPECT_NE(f32_text.find("its operands are f32; the implicit GEMM takes f16 and bf16"), std::string::npos) << f32_text;
+  EXPECT_NE(f32_text.find("C = 3 channels is not a multiple of 4"), std::string::npos) << f32_text;
+  const Program exact = compile_program(example_source("conv2d_strided"), with(sizes, {{"C", 8}}));
+  const std::string exact_text = to_string(plan_program(exact, recognize_idioms(exact), F32Matmul::f32), exact);
+  EXPECT_NE(exact_text.find("S0 groups as an implicit GEMM (M=(n, h, w) N=(k) K=(r, s, c) batch=()), which no "
+                            "tensor-core kernel takes: `f32_matmul` f32"),
+            std::string::npos)
+      << exact_text;
   const Program grouped = typed_example("conv2d_grouped", "f16", with(image, {{"G", 2}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
   const std::string grouped_text = to_string(plan_program(grouped, recognize_idioms(grouped)), grouped);
   EXPECT_NE(grouped_text.find("the filter reads the output index g (a grouped convolution)"), std::string::npos)
