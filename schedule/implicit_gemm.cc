@@ -11,6 +11,8 @@
 namespace polyfuse {
 namespace {
 
+constexpr std::int64_t max_pixels = (std::int64_t{1} << 31) - 128;  // M: row0 + a tile stays an int
+
 ContractionGrouping refused(const std::string& why) {
   ContractionGrouping g;
   g.why_not = why;
@@ -23,8 +25,15 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
   std::string why;
   const std::optional<ConvOverTaps> conv = conv_over_taps(program, statement, &why);
   if (!conv) return refused("it is not a convolution over filter taps: " + why);
+  if (statement.kind != StatementKind::reduce_init)
+    return refused("it adds to the output's values (`+=`); the implicit GEMM starts from zero (`+=!`)");
   const Access& input = statement.reads[static_cast<std::size_t>(conv->input_read)];
   const Access& filter = statement.reads[static_cast<std::size_t>(conv->filter_read)];
+  for (const Access* operand : {&input, &filter})
+    if (program.find_tensor(operand->tensor)->role == TensorRole::temporary)
+      return refused(fmt::format("{} is computed in the def (an earlier kernel's result, in the plan's f32 workspace); "
+                                 "the implicit GEMM reads the def's inputs only",
+                                 operand->tensor));
   const ElementType type = program.find_tensor(input.tensor)->type;
   if (type != ElementType::f16 && type != ElementType::bf16 && type != ElementType::f32)
     return refused(fmt::format("its operands are {}; the implicit GEMM takes f16, bf16 and f32 (TF32)", to_string(type)));
@@ -55,6 +64,12 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
     return refused(fmt::format("C = {} channels is not a multiple of {} (a 16-byte chunk of the gathered {} A must "
                                "stay inside one tap)",
                                channels.value, chunk, to_string(type)));
+  std::int64_t pixels = 1;
+  for (const std::string& index : g.m)
+    for (const IterationIndex& i : statement.indices)
+      if (i.name == index) pixels = std::min<std::int64_t>(pixels * bound_size(program, i.extent).value, max_pixels + 1);
+  if (pixels > max_pixels)
+    return refused(fmt::format("more than {} output pixels (the kernel's GEMM rows are 32-bit)", max_pixels));
   g.a_read = conv->input_read;
   g.b_read = conv->filter_read;
   g.a_gathered = true;

@@ -251,7 +251,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
           convolution ? implicit_gemm_grouping(program, s) : group_contraction(program, s);
       if (grouping.is_gemm) {
         const bool after_a_kernel = last != nullptr;
-        if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
+        if (after_a_kernel)
+          cut_before(s, grouping.a_gathered ? "a convolution runs as an implicit GEMM, in a kernel of its own"
+                                            : "a contraction runs as a GEMM over grouped indices, in kernels of its own");
         if (plan_contraction_kernels(program, s, grouping, f32, plan, contraction_temporaries, contraction_note)) {
           for (const PlannedKernel& k : plan.kernels) in_a_contraction.insert(k.statements.begin(), k.statements.end());
           continue;

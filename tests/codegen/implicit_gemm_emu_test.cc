@@ -99,8 +99,9 @@ TEST(ImplicitGemmEmu, DilatedWithAnRsckFilter) {
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
-// C = 3 (a first layer), grouped convolutions and f32 operands without tensor cores stay
-// reduction kernels, and the plan says why.
+// C = 3 (a first layer), grouped convolutions, a sum into the output's values (`+=`), an input
+// computed by an earlier kernel and f32 operands without tensor cores stay reduction kernels,
+// and the plan says why.
 TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
   const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
   const Program c3 = typed_example("conv2d_strided", "f16", sizes);
@@ -117,6 +118,24 @@ TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
                             "tensor-core kernel takes: `f32_matmul` f32"),
             std::string::npos)
       << exact_text;
+  const Program accumulating = compile_program(
+      R"(def conv_add(f16(N, H, W, C) I, f16(K, R, S, C) F, f16(N, H, W, K) O0) -> (f16(N, H, W, K) O) {
+  O(n, h, w, k) = O0(n, h, w, k)
+  O(n, h, w, k) += I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where h in 0:H, w in 0:W, I = 0 outside
+})",
+      with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}}));
+  const std::string accumulating_text =
+      to_string(plan_program(accumulating, recognize_idioms(accumulating)), accumulating);
+  EXPECT_NE(accumulating_text.find("it adds to the output's values (`+=`)"), std::string::npos) << accumulating_text;
+  const Program computed = compile_program(R"(def relu_conv(f16(N, H, W, C) X, f16(K, R, S, C) F) -> (f16(N, H, W, K) O) {
+  I(n, h, w, c) = relu(X(n, h, w, c))
+  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where h in 0:H, w in 0:W, I = 0 outside
+})",
+                                           with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}}));
+  const std::string computed_text = to_string(plan_program(computed, recognize_idioms(computed)), computed);
+  EXPECT_NE(computed_text.find("I is computed in the def (an earlier kernel's result, in the plan's f32 workspace)"),
+            std::string::npos)
+      << computed_text;
   const Program grouped = typed_example("conv2d_grouped", "f16", with(image, {{"G", 2}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
   const std::string grouped_text = to_string(plan_program(grouped, recognize_idioms(grouped)), grouped);
   EXPECT_NE(grouped_text.find("the filter reads the output index g (a grouped convolution)"), std::string::npos)
