@@ -33,6 +33,7 @@ struct Gather {
   std::vector<std::int64_t> input_dims;           // I's bound sizes
   std::vector<std::int64_t> pad_before, pad_after;
   std::map<std::string, std::string> variable;    // index -> its C variable
+  std::set<std::string> taken;                     // tensor names and index variables
 };
 
 std::int64_t product(const Gather& g, const std::vector<std::string>& group) {
@@ -102,7 +103,8 @@ std::string gather_function(const Gather& g, const std::string& name, const std:
   for (std::size_t d = 0; d < g.input.subscripts.size(); ++d) {
     const AffineIndex& subscript = g.input.subscripts[d];
     const std::string plain = subscript.plain_index();
-    const std::string c = plain.empty() ? fmt::format("{}{}", "in", d) : g.variable.at(plain);
+    std::string c = plain.empty() ? fmt::format("in{}", d) : g.variable.at(plain);
+    while (plain.empty() && g.taken.count(c)) c += "_";
     if (plain.empty()) sums.push_back(fmt::format("{} = {}", c, subscript_text(g, subscript)));
     coordinate.push_back(c);
     if (g.pad_before[d] > 0) guards.push_back(fmt::format("{} < 0", c));
@@ -121,15 +123,19 @@ std::string gather_function(const Gather& g, const std::string& name, const std:
   return text;
 }
 
-// The C variable of each index: its name, unless that is a name the gather function uses.
-std::map<std::string, std::string> index_variables(const Program& program, const Statement& s) {
-  std::set<std::string> taken{"row", "col", "nullptr"};
-  for (const Tensor& t : program.tensors) taken.insert(t.name);
-  for (std::size_t d = 0; d < 8; ++d) taken.insert(fmt::format("in{}", d));
-  std::map<std::string, std::string> variable;
-  for (const IterationIndex& index : s.indices)
-    variable[index.name] = taken.count(index.name) ? index.name + "_" : index.name;
-  return variable;
+// The C variable of each index: its name, unless that is a name the gather function uses
+// (the input's coordinates are named in<d>, their names then made unique against `g.taken`).
+void name_index_variables(const Program& program, Gather& g) {
+  g.taken = {"row", "col", "nullptr"};
+  for (const Tensor& t : program.tensors) g.taken.insert(t.name);
+  for (const IterationIndex& index : g.statement.indices) {
+    std::string v = index.name;
+    while (g.taken.count(v) || (v.starts_with("in") && v.size() > 2 &&
+                                std::all_of(v.begin() + 2, v.end(), [](char ch) { return ch >= '0' && ch <= '9'; })))
+      v += "_";
+    g.variable[index.name] = v;
+  }
+  for (const auto& entry : g.variable) g.taken.insert(entry.second);
 }
 
 }  // namespace
@@ -151,7 +157,8 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const std::optional<ConvOverTaps> taps = conv_over_taps(program, conv, &why);
   PF_INTERNAL_CHECK(taps.has_value(), "an implicit GEMM that is not a convolution: " + why);
   Gather g{conv, conv.reads[static_cast<std::size_t>(taps->input_read)], implicit_gemm_grouping(program, conv), {}, {},
-           taps->pad_before, taps->pad_after, index_variables(program, conv)};
+           taps->pad_before, taps->pad_after, {}, {}};
+  name_index_variables(program, g);
   PF_INTERNAL_CHECK(g.grouping.is_gemm, "an implicit GEMM the grouping refuses: " + g.grouping.why_not);
   for (const IterationIndex& index : conv.indices) g.extent[index.name] = bound_size(program, index.extent).value;
   for (const Size& dim : program.find_tensor(g.input.tensor)->dims) g.input_dims.push_back(bound_size(program, dim).value);
