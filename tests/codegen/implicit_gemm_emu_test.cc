@@ -33,11 +33,12 @@ GpuOptions sm80() {
 }
 
 // A convolution example at one shape with its tensors of one type ("f32": the example as it
-// is, on TF32 or 3xTF32 tensor cores as `f32`); `label` names the test.
+// is, on TF32 or 3xTF32 tensor cores as `f32`), a ring of `stages`; `label` names the test.
 struct TypedConv {
   std::string label, type;
   ConvCase conv;
   F32Matmul f32 = F32Matmul::tf32;
+  int stages = 2;
 };
 
 class ImplicitGemmEmu : public ::testing::TestWithParam<TypedConv> {};
@@ -51,6 +52,7 @@ TEST_P(ImplicitGemmEmu, MatchesTheReference) {
   EXPECT_EQ(plan.kernels[0].statements.size(), program.statements.size()) << "the epilogues fused";
   GpuOptions options = sm80();
   options.f32_matmul = c.f32;
+  options.stages = c.stages;
   const EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
 }
@@ -66,8 +68,10 @@ SizeBindings with(SizeBindings sizes, const SizeBindings& more) {
 INSTANTIATE_TEST_SUITE_P(
     Convolutions, ImplicitGemmEmu,
     ::testing::Values(
-        // no padding, C = 24: M = 2 * 7 * 5 = 70, K = 5 output channels, R*S*C = 216
-        TypedConv{"conv2d_f16_C24", "f16", {"conv2d", with(image, {{"C", 24}, {"K", 5}, {"R", 3}, {"S", 3}})}},
+        // no padding, C = 24: M = 2 * 7 * 5 = 70, K = 5 output channels, R*S*C = 216 (7 k-steps
+        // through a ring of 3 stages)
+        TypedConv{"conv2d_f16_C24_stages3", "f16",
+                  {"conv2d", with(image, {{"C", 24}, {"K", 5}, {"R", 3}, {"S", 3}})}, F32Matmul::tf32, 3},
         // stride 2, padding 1, C = 8: P = 5, Q = 4
         TypedConv{"strided_bf16_C8", "bf16",
                   {"conv2d_strided", with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}})}},
