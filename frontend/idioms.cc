@@ -151,7 +151,8 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
     idiom.statement = s.id;
     const bool affine = std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); });
     if (affine) {
-      // A convolution, a shifted or a padded read: no implicit GEMM yet (issue 24).
+      // A convolution, a shifted or a padded read: not a matmul; the GPU plan decides whether a
+      // convolution is an implicit GEMM (schedule/implicit_gemm.h).
       idiom.reason = index_expression_reason;
     } else if (s.is_non_sum_reduction()) {
       idiom.reason = fmt::format("it is a {} reduction ('{}'), not a sum", to_string(s.reduction),
