@@ -146,10 +146,14 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
     throw UserError(fmt::format("`{}` {}: the implicit GEMM kernel {} is built from m16n8k16 MMAs without split-K",
                                 options.split_k != 1 ? "split_k" : "mma",
                                 options.split_k != 1 ? std::to_string(options.split_k) : to_string(options.mma), name));
-  if (options.block_chosen || !options.choose_warp)
-    throw UserError(fmt::format("`{}`: the implicit GEMM kernel {} has tiles of its own ({}x{}x{} blocks of four "
-                                "32x32 warps); leave the block and warp tiles unset",
-                                options.block_chosen ? "block" : "warp", name, block_m, block_n, block_k));
+  const bool block_refused = options.block_chosen && options.block != TileShape{block_m, block_n, block_k};
+  if (block_refused || (!options.choose_warp && options.warp != TileShape{32, 32, block_k}))
+    throw UserError(fmt::format("`{}` {}x{}x{}: the implicit GEMM kernel {} has tiles of its own ({}x{}x{} blocks of "
+                                "four 32x32x{} warps); leave the block and warp tiles unset",
+                                block_refused ? "block" : "warp", block_refused ? options.block.m : options.warp.m,
+                                block_refused ? options.block.n : options.warp.n,
+                                block_refused ? options.block.k : options.warp.k, name, block_m, block_n, block_k,
+                                block_k));
   PF_INTERNAL_CHECK(planned.view && !planned.statements.empty(), "an implicit GEMM kernel without its view");
   const Program& view = *planned.view;
   const Statement& conv = *program.find_statement(planned.statements.front());

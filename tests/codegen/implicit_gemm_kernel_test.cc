@@ -38,7 +38,7 @@ TEST(ImplicitGemmKernel, ConvBiasReluGolden) {
   EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_bias_relu_implicit_gemm.cu"));
 }
 
-TEST(ImplicitGemmKernel, RefusesSplitKOtherMmaShapesAndChosenTiles) {
+TEST(ImplicitGemmKernel, RefusesSplitKOtherMmaShapesAndOtherTiles) {
   GpuOptions split;
   split.split_k = 2;
   EXPECT_THROW(emit_conv(split), UserError);
@@ -46,15 +46,21 @@ TEST(ImplicitGemmKernel, RefusesSplitKOtherMmaShapesAndChosenTiles) {
   mma.mma = MmaShape::m16n16k8;
   EXPECT_THROW(emit_conv(mma), UserError);
   GpuOptions block;
-  block.block_chosen = true;
+  block.block_chosen = true;  // the default 128x128x32, chosen
   try {
     emit_conv(block);
     ADD_FAILURE() << "a chosen block tile was accepted";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("the implicit GEMM kernel conv2d_bias_relu_k0 has tiles of its own"),
+    EXPECT_NE(std::string(e.what()).find("block 128x128x32: the implicit GEMM kernel conv2d_bias_relu_k0 has tiles "
+                                         "of its own"),
               std::string::npos)
         << e.what();
   }
+  // its own tiles, chosen, are taken
+  block.block = {64, 64, 32};
+  block.warp = {32, 32, 32};
+  block.choose_warp = false;
+  EXPECT_EQ(emit_conv(block).kernels.at(0).block[0], 128);
 }
 
 }  // namespace
