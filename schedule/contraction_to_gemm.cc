@@ -268,11 +268,12 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     const Access& access = s.reads[read];
     const Tensor& tensor = *program.find_tensor(access.tensor);
     if (suffix == "A" && g.a_gathered) return Operand{unique_tensor_name(program, access.tensor + "_im2col"), tensor.type};
-    if (!permuted) return Operand{access.tensor, tensor.type};
+    // a def's temporary is read from the plan's workspace, where it is f32 (memory_type)
+    if (!permuted) return Operand{access.tensor, memory_type(program, access.tensor)};
     const std::string copy = unique_tensor_name(program, o_name + "_" + suffix);
     const std::string text =
         fmt::format("def {0}({1}) -> ({2}) {{\n  {3}({4}) = {5}({6})\n}}\n", copy + "_copy",
-                    declaration(tensor.type, dims_of(access.indices), access.tensor),
+                    declaration(memory_type(program, access.tensor), dims_of(access.indices), access.tensor),
                     declaration(tensor.type, dims_of(order), copy), copy, subscripts(order), access.tensor,
                     subscripts(access.indices));
     plan.steps.push_back({ContractionStep::Kind::permute_operand, compile_view(text, "permutation of " + access.tensor),
