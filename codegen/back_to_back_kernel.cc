@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <functional>
-
 #include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/mma_sync_loop.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -18,153 +17,6 @@ namespace {
 
 constexpr int threads = 256;      // 8 warps: 2 along the rows, 4 along the columns
 constexpr int scratch_bytes = 8 * 1024;  // the accumulator store's reorder scratch, 1 KiB a warp
-
-// One matmul of the kernel with its epilogue, as the statement printer sees it: the layout's
-// accumulator tile renamed acc_<C>, so that the two halves' tiles have names of their own.
-struct Half {
-  const Program& program;
-  const KernelPlan& plan;
-  CudaKernelLayout layout;
-  int fragments_n;  // accumulator fragments of a warp along the columns (two along the rows)
-};
-
-CudaKernelLayout half_layout(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
-  CudaKernelLayout layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
-  const std::string acc = "acc_" + plan.matmuls[0].c;
-  for (auto& entry : layout.registers.storage)
-    if (entry.second == "acc") entry.second = acc;
-  for (std::string& name : layout.registers.declared)
-    if (name == "acc") name = acc;
-  return layout;
-}
-
-// The pf::Check code ("0".."3") of tiles whose rows / columns may cross the tensor's end.
-std::string check_code(bool rows, bool cols) { return std::to_string((rows ? 1 : 0) | (cols ? 2 : 0)); }
-
-// "scale * step" for a k-step expression ("0" for step 0).
-std::string scaled(int scale, const std::string& step) {
-  if (step == "0") return "0";
-  return step.find(' ') == std::string::npos ? fmt::format("{} * {}", scale, step) : fmt::format("{} * ({})", scale, step);
-}
-
-// `base + stage * bytes` of shared memory.
-std::string stage_at(int base, const std::string& stage, int bytes) {
-  if (stage == "0") return base ? fmt::format("smem + {}", base) : "smem";
-  return base ? fmt::format("smem + {} + {} * {}", base, stage, bytes) : fmt::format("smem + {} * {}", stage, bytes);
-}
-
-// `text` with each line indented by `indent` spaces more.
-std::string indented(const std::string& text, int indent) {
-  std::string out, pad(indent, ' ');
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out += (end > start ? pad : "") + text.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
-using StepText = std::function<std::string(const std::string& step, const std::string& stage)>;
-using StageText = std::function<std::string(const std::string& stage)>;
-
-// A k-loop of `steps` k-steps through a ring of `stages` shared stages: `copies` are a k-step's
-// cp.async copies into a stage, `compute` the warps' MMAs on a stage.
-std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute) {
-  std::string text;
-  if (stages == 1) {
-    text += "// one shared stage: copy, wait, one barrier, the MMAs, one barrier\n";
-    text += fmt::format("#pragma unroll 1\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", steps);
-    text += indented(copies("k_step", "0"), 2);
-    text += "  pf::cp_async_commit();\n  pf::cp_async_wait<0>();\n  __syncthreads();\n";
-    text += indented(compute("0"), 2);
-    text += "  __syncthreads();\n}\n";
-    return text;
-  }
-  if (stages == 2) {
-    text += "// pipeline prologue: the copies of k-step 0 into stage 0, one commit group\n";
-    text += copies("0", "0");
-    text += "pf::cp_async_commit();\n";
-  } else {
-    text += fmt::format("// pipeline prologue: the copies of k-steps 0..{} into stages 0..{}, one commit group each "
-                        "(empty past the end)\n",
-                        stages - 2, stages - 2);
-    text += fmt::format("#pragma unroll\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", stages - 1);
-    text += fmt::format("  if (k_step < {}) {{\n", steps);
-    text += indented(copies("k_step", "k_step"), 4);
-    text += "  }\n  pf::cp_async_commit();\n}\n";
-  }
-  text += fmt::format("// {} shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+{} "
-                      "into the stage k-step i-1 read, overlapping the MMAs of k-step i\n",
-                      stages, stages - 1);
-  text += fmt::format("#pragma unroll 1\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", steps);
-  text += fmt::format("  pf::cp_async_wait<{}>();\n  __syncthreads();\n", stages - 2);
-  text += fmt::format("  if (k_step + {} < {}) {{\n", stages - 1, steps);
-  text += indented(copies(fmt::format("k_step + {}", stages - 1), fmt::format("((k_step + {}) % {})", stages - 1, stages)), 4);
-  text += "  }\n  pf::cp_async_commit();\n";
-  text += indented(compute(fmt::format("(k_step % {})", stages)), 2);
-  text += "}\n";
-  return text;
-}
-
-// The fragments of one operand a k-slice loads from a shared tile of `cols` columns: the A
-// fragments of rows 32 * warp_y.. at k `k0`, or the B fragments of k 16 * k_slice at column `n0`.
-struct FragmentLoad {
-  int cols = 0;
-  std::string fragments;  // the register array
-  std::string tile;       // the shared tile's address
-  std::string origin;     // k0 (A) or n0 (B)
-};
-
-// The MMAs of one k-step: k-slices of 16, the warp's two A fragments and its `fragments_n` B
-// fragments loaded from shared memory, one mma per accumulator fragment.
-std::string mmas(const std::string& type, const std::string& acc, int k_step, const FragmentLoad& a,
-                 const FragmentLoad& b, int fragments_n) {
-  std::string text = fmt::format("#pragma unroll\nfor (int k_slice = 0; k_slice < {}; ++k_slice) {{\n", k_step / 16);
-  text += fmt::format("  pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, {}, 2>({}, {}, 32 * warp_y, {});\n", a.cols,
-                      a.fragments, a.tile, a.origin);
-  text += fmt::format("  pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, {}, {}>({}, {}, 16 * k_slice, {});\n", b.cols,
-                      fragments_n, b.fragments, b.tile, b.origin);
-  text += "  #pragma unroll\n  for (int i = 0; i < 2; ++i) {\n";
-  text += fmt::format("    #pragma unroll\n    for (int j = 0; j < {}; ++j) pf::mma_fragment<{}>({}, i, j, {}[i], {}[j]);\n",
-                      fragments_n, type, acc, a.fragments, b.fragments);
-  text += "  }\n}\n";
-  return text;
-}
-
-// The epilogue statements of `half` on the warp's fragments; `col` the global column of the
-// warp's first one, `code` the operand loads' check code.
-std::string epilogue(const Half& half, const GpuOptions& o, const std::string& col, const std::string& code) {
-  if (half.plan.epilogue.empty()) return "";
-  const CudaStatementContext context{half.program, half.plan, o, half.layout};
-  std::string body;
-  for (const PointwiseStage& stage : half.plan.epilogue)
-    body += print_epilogue_instance(context, stage,
-                                    {"frag_m", "frag_n", "row0 + 32 * warp_y + 16 * frag_m",
-                                     fmt::format("{} + 8 * frag_n", col), code}) +
-            "\n";
-  std::string text = "#pragma unroll\nfor (int frag_m = 0; frag_m < 2; ++frag_m) {\n";
-  text += fmt::format("  #pragma unroll\n  for (int frag_n = 0; frag_n < {}; ++frag_n) {{\n", half.fragments_n);
-  text += indented(body, 4);
-  text += "  }\n}\n";
-  return text;
-}
-
-// The register tiles of `half` other than its accumulators (fresh epilogue results).
-std::string other_tiles(const Half& half) {
-  std::string text;
-  for (const std::string& tile : half.layout.registers.declared)
-    if (tile != half.layout.registers.of(half.plan.matmuls[0].c))
-      text += fmt::format("pf::AccTile16816<2, {}> {};  // epilogue results\n", half.fragments_n, tile);
-  return text;
-}
-
-std::string signature(const std::vector<KernelParameter>& parameters) {
-  std::vector<std::string> parts;
-  for (const KernelParameter& p : parameters) parts.push_back(p.c_type + " __restrict__ " + p.name);
-  return fmt::format("{}", fmt::join(parts, ", "));
-}
 
 }  // namespace
 
@@ -201,8 +53,8 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   layout2.shared_bytes = layout1.shared_bytes;
   stage_epilogue_vectors(b.second, b.second_plan, o2, layout2);
   const int shared = layout2.shared_bytes;
-  const Half first{b.first, b.first_plan, layout1, t.hidden_cols / 32};
-  const Half second{b.second, b.second_plan, layout2, t.block_n / 32};
+  const MatmulHalf first{b.first, b.first_plan, layout1, t.hidden_cols / 32};
+  const MatmulHalf second{b.second, b.second_plan, layout2, t.block_n / 32};
   const std::string type = cuda_type(b.first.find_tensor(b.hidden)->type);
   const int limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (shared > limit)
@@ -278,7 +130,7 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   const StageText compute1 = [&](const std::string& stage) {
     return mmas(type, acc1, bk, {bk, x + "_frag", stage_at(ring, stage, stage1), "16 * k_slice"},
                 {hp, w1 + "_frag", stage_at(ring + x_bytes, stage, stage1), fmt::format("{} * warp_x", wn1)},
-                first.fragments_n);
+                first.fragments_n, false);
   };
   loop1 += k_loop(k_steps, stages, copies1, compute1);
   body += indented(loop1, 2);
@@ -314,7 +166,7 @@ EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string
   };
   const StageText compute2 = [&](const std::string& stage) {
     return mmas(type, acc2, bk, {hp, hidden + "_frag", hidden + "_shared", fmt::format("{} * k_step + 16 * k_slice", bk)},
-                {bn, w2 + "_frag", stage_at(ring, stage, stage2), fmt::format("{} * warp_x", wn2)}, second.fragments_n);
+                {bn, w2 + "_frag", stage_at(ring, stage, stage2), fmt::format("{} * warp_x", wn2)}, second.fragments_n, false);
   };
   tile += k_loop(h_steps, stages, copies2, compute2);
   if (!second.plan.epilogue.empty()) tile += "// epilogue on the accumulator fragments\n";

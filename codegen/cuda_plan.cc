@@ -6,6 +6,7 @@
 #include "codegen/back_to_back_kernel.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_memory_kernel.h"
+#include "codegen/implicit_gemm_kernel.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -89,6 +90,8 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
       CudaEmitRequest fused = request;
       fused.helpers = CudaEmitRequest::Helpers::omit;
       kernel = emit_cuda(reduced, fused);
+    } else if (plan.kernels[k].kind == PlannedKernelKind::implicit_gemm) {
+      kernel = emit_implicit_gemm_kernel(program, plan.kernels[k], request.options);
     } else if (plan.kernels[k].kind == PlannedKernelKind::back_to_back) {
       kernel = emit_back_to_back_kernel(reduced, plan.kernels[k].name, plan.kernels[k].statements, request.options);
     } else {

@@ -121,7 +121,8 @@ std::string_view to_string(IdiomKind kind) {
 
 // Why a statement that reads through index expressions is `other`.
 constexpr std::string_view index_expression_reason =
-    "a read has index expressions (like a convolution's h + r): not an implicit GEMM yet";
+    "a read has index expressions (like a convolution's h + r): not a matmul (the GPU plan may make it an implicit "
+    "GEMM)";
 
 std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view target) {
   if (idiom.reason == index_expression_reason)
@@ -150,7 +151,8 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
     idiom.statement = s.id;
     const bool affine = std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); });
     if (affine) {
-      // A convolution, a shifted or a padded read: no implicit GEMM yet (issue 24).
+      // A convolution, a shifted or a padded read: not a matmul; the GPU plan decides whether a
+      // convolution is an implicit GEMM (schedule/implicit_gemm.h).
       idiom.reason = index_expression_reason;
     } else if (s.is_non_sum_reduction()) {
       idiom.reason = fmt::format("it is a {} reduction ('{}'), not a sum", to_string(s.reduction),

@@ -42,14 +42,16 @@ bool plan_contraction_kernels(const Program& program, const Statement& s, const 
     std::string why = error.diagnostics().empty() ? error.what() : error.diagnostics().front().message;
     if (const std::size_t at = why.find("': "); why.starts_with("statement ") && at != std::string::npos)
       why = why.substr(at + 3);
-    note = fmt::format("a reduction kernel, not tensor cores: {} groups as a GEMM ({}), which no tensor-core kernel "
+    note = fmt::format("a reduction kernel, not tensor cores: {} groups as {} ({}), which no tensor-core kernel "
                        "takes: {}",
-                       s.id, grouping.groups(), why);
+                       s.id, grouping.a_gathered ? "an implicit GEMM" : "a GEMM", grouping.groups(), why);
     return false;
   }
   for (ContractionStep& step : steps.steps) {
     const bool gemm = step.kind == ContractionStep::Kind::gemm;
-    PlannedKernel kernel{gemm ? PlannedKernelKind::fused_matmul : PlannedKernelKind::pointwise, "", {}, "", "", "", {}, ""};
+    const PlannedKernelKind gemm_kind =
+        grouping.a_gathered ? PlannedKernelKind::implicit_gemm : PlannedKernelKind::fused_matmul;
+    PlannedKernel kernel{gemm ? gemm_kind : PlannedKernelKind::pointwise, "", {}, "", "", "", {}, ""};
     if (gemm) kernel.statements.push_back(s.id);
     for (const GroupedEpilogue& e : epilogues)
       if (gemm) kernel.statements.push_back(e.statement);

@@ -1,7 +1,8 @@
 // plan_program's step for a contraction that groups as a GEMM (schedule/contraction_to_gemm.h):
 // its kernels appended to the plan — permutation copies (pointwise), the GEMM over the grouped
 // view (a tensor-core kernel, with the pointwise statements right after it that it takes as
-// epilogues), the output's permutation — each with its view program.
+// epilogues), the output's permutation — each with its view program. A convolution grouped as
+// an implicit GEMM (schedule/implicit_gemm.h, a_gathered) is one implicit_gemm kernel the same way.
 #pragma once
 
 #include <string>

@@ -267,11 +267,13 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
   const auto operand = [&](int read, bool permuted, const Names& order, const std::string& suffix) {
     const Access& access = s.reads[read];
     const Tensor& tensor = *program.find_tensor(access.tensor);
-    if (!permuted) return Operand{access.tensor, tensor.type};
+    if (suffix == "A" && g.a_gathered) return Operand{unique_tensor_name(program, access.tensor + "_im2col"), tensor.type};
+    // a def's temporary is read from the plan's workspace, where it is f32 (memory_type)
+    if (!permuted) return Operand{access.tensor, memory_type(program, access.tensor)};
     const std::string copy = unique_tensor_name(program, o_name + "_" + suffix);
     const std::string text =
         fmt::format("def {0}({1}) -> ({2}) {{\n  {3}({4}) = {5}({6})\n}}\n", copy + "_copy",
-                    declaration(tensor.type, dims_of(access.indices), access.tensor),
+                    declaration(memory_type(program, access.tensor), dims_of(access.indices), access.tensor),
                     declaration(tensor.type, dims_of(order), copy), copy, subscripts(order), access.tensor,
                     subscripts(access.indices));
     plan.steps.push_back({ContractionStep::Kind::permute_operand, compile_view(text, "permutation of " + access.tensor),
@@ -324,8 +326,12 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     }
   const std::string gemm_text = fmt::format("def gemm({}) -> ({}) {{\n{}}}\n", fmt::join(inputs, ", "),
                                             fmt::join(outputs, ", "), statements);
+  const std::string implicit = fmt::format("as an implicit GEMM: {}; A = {} gathered from {} in the copy to shared "
+                                           "memory (never in memory), B = {} {}",
+                                           g.groups(), a.tensor, s.reads[g.a_read].tensor, b.tensor,
+                                           b_column ? "column-major" : "row-major");
   plan.steps.push_back({ContractionStep::Kind::gemm, compile_view(gemm_text, "GEMM of " + s.id),
-                        fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
+                        g.a_gathered ? implicit : fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
                                     g.groups(), a.tensor, a_column ? "column-major" : "row-major", b.tensor,
                                     b_column ? "column-major" : "row-major",
                                     g.a_permuted || g.b_permuted || g.output_permuted ? "with permutation copies"
@@ -354,7 +360,8 @@ std::vector<GroupedEpilogue> epilogues_after(const Program& program, const State
     std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
     if (!e) break;
     for (const auto& [tensor, view] : e->dims)
-      if ((dims.count(tensor) && dims[tensor] != view) || tensor == s.reads[grouping.a_read].tensor ||
+      if ((dims.count(tensor) && dims[tensor] != view) ||
+          (tensor == s.reads[grouping.a_read].tensor && !grouping.a_gathered) ||
           tensor == s.reads[grouping.b_read].tensor)
         return epilogues;
     dims.insert(e->dims.begin(), e->dims.end());

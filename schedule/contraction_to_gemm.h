@@ -47,6 +47,9 @@ struct ContractionGrouping {
   bool a_permuted = false;         // A needs a permutation copy into [batch][M][K]
   bool b_permuted = false;         // B needs a permutation copy into [batch][K][N]
   bool output_permuted = false;    // O is written from an [batch][M][N] temporary
+  // A is a convolution's input read through index expressions (schedule/implicit_gemm.h): the
+  // view's A, `<input>_im2col` [M][K], is gathered by the kernel's copy, never in memory.
+  bool a_gathered = false;
 
   // "M=(a, b) N=(c) K=(k, l) batch=()".
   std::string groups() const;

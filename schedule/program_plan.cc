@@ -13,6 +13,7 @@
 #include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
 #include "schedule/fused_row_chain.h"
+#include "schedule/implicit_gemm.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/row_chain.h"
 #include "schedule/shared_operands.h"
@@ -167,6 +168,7 @@ const char* to_string(PlannedKernelKind kind) {
     case PlannedKernelKind::row_reduction: return "row reduction";
     case PlannedKernelKind::row_chain: return "row chain";
     case PlannedKernelKind::back_to_back: return "back-to-back matmuls";
+    case PlannedKernelKind::implicit_gemm: return "implicit GEMM";
   }
   return "?";
 }
@@ -231,25 +233,36 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
     const StatementIdiom& idiom = *idioms.find(s.id);
     // A contraction's kernels take no other statement.
     if (!plan.kernels.empty() && plan.kernels.back().view)
-      cut_before(s, "a contraction's GEMM over grouped indices takes as epilogues only the pointwise statements "
-                    "right after it over its written indices whose every access is whole index groups, and no "
-                    "other statement");
+      cut_before(s, fmt::format("{} takes as epilogues only the pointwise statements right after it over its "
+                                "written indices whose every access is whole index groups, and no other statement",
+                                plan.kernels.back().kind == PlannedKernelKind::implicit_gemm
+                                    ? "an implicit GEMM"
+                                    : "a contraction's GEMM over grouped indices"));
     PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
     const IdiomKind kind =
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
     // Contractions other than matmuls as written: a GEMM over grouped indices where tensor cores take it.
     std::string contraction_note;
+    const bool convolution =
+        std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); });
     if ((kind == IdiomKind::other || kind == IdiomKind::batch_reduce_matmul) && !touches_integers(program, s)) {
-      const ContractionGrouping grouping = group_contraction(program, s);
+      const ContractionGrouping grouping =
+          convolution ? implicit_gemm_grouping(program, s) : group_contraction(program, s);
       if (grouping.is_gemm) {
         const bool after_a_kernel = last != nullptr;
-        if (after_a_kernel) cut_before(s, "a contraction runs as a GEMM over grouped indices, in kernels of its own");
+        if (after_a_kernel)
+          cut_before(s, grouping.a_gathered ? "a convolution runs as an implicit GEMM, in a kernel of its own"
+                                            : "a contraction runs as a GEMM over grouped indices, in kernels of its own");
         if (plan_contraction_kernels(program, s, grouping, f32, plan, contraction_temporaries, contraction_note)) {
           for (const PlannedKernel& k : plan.kernels) in_a_contraction.insert(k.statements.begin(), k.statements.end());
           continue;
         }
         if (after_a_kernel) plan.kernels.back().cut.clear();
+      } else if (convolution) {
+        contraction_note = "a convolution (reads through index expressions) runs as a reduction kernel, one warp or "
+                           "block per output element, not as an implicit GEMM on tensor cores: " +
+                           grouping.why_not;
       }
     }
     switch (kind) {
@@ -308,10 +321,6 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
         if (touches_integers(program, s))
           plan.kernels.back().note = "integer tensors and gathers run in memory-bound kernels (one warp or block per "
                                      "written element), never on tensor cores";
-        else if (std::any_of(s.reads.begin(), s.reads.end(), [](const Access& read) { return !read.is_plain(); }))
-          plan.kernels.back().note = "a convolution (reads through index expressions) runs as a reduction kernel, one "
-                                     "warp or block per output element, not as an implicit GEMM on tensor cores yet "
-                                     "(issue 24)";
         break;
       }
       case IdiomKind::pointwise: {
@@ -375,7 +384,10 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
       text += fmt::format("  {}\n", kernel.step);
       for (const Statement& s : kernel.view->statements) text += fmt::format("  view: {}\n", print_statement_source(s));
     }
-    const Program reduced = kernel_program(program, plan, k);
+    // (an implicit GEMM's view reads the unmaterialised im2col matrix: list the def's tensors)
+    const Program reduced = kernel.kind == PlannedKernelKind::implicit_gemm
+                                ? reduced_program(program, kernel.statements, kernel.name)
+                                : kernel_program(program, plan, k);
     std::vector<std::string> in, out;
     for (const Tensor& t : reduced.tensors) {
       const std::string where = plan.find_temporary(t.name) ? " (workspace)" : "";
@@ -384,8 +396,9 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
     }
     text += fmt::format("  reads {}; writes {}\n", fmt::join(in, ", "), fmt::join(out, ", "));
     if (!kernel.note.empty()) text += fmt::format("  note: {}\n", kernel.note);
-    if (kernel.kind == PlannedKernelKind::fused_matmul) {
-      const Program matmuls = matmul_part(reduced);  // without a row chain in its epilogue
+    if (kernel.kind == PlannedKernelKind::fused_matmul || kernel.kind == PlannedKernelKind::implicit_gemm) {
+      // without a row chain in its epilogue; an implicit GEMM's view
+      const Program matmuls = kernel.kind == PlannedKernelKind::implicit_gemm ? *kernel.view : matmul_part(reduced);
       const KernelPlan kernel_plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), plan.f32_matmul);
       if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32)
         text += plan.f32_matmul == F32Matmul::x3tf32

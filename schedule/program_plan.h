@@ -23,7 +23,11 @@
 //     (tensordot, several contracted or free indices, batch indices anywhere) runs as a GEMM over
 //     grouped indices (schedule/contraction_to_gemm.h): a tensor-core kernel over a view of the
 //     buffers, after permutation copies of the operands and before one of the output where the
-//     layouts need them.
+//     layouts need them;
+//   - a convolution (reads through index expressions) of f16 or bf16 tensors with C % 8 == 0 runs
+//     as an implicit GEMM over the same kind of view (schedule/implicit_gemm.h), the pointwise
+//     statements right after it its epilogues; other convolutions are reduction kernels whose note
+//     says which rule kept them off.
 // Each kernel records why it ends where it does (the cut's reason). A tensor that several
 // kernels read or write (written by one, read or updated by later ones) and that is not a def
 // output is a temporary: f32 in the workspace (a permuted GEMM operand, and a tensor a
@@ -52,9 +56,10 @@ enum class PlannedKernelKind {
   row_reduction,  // memory-bound: one reduction, one warp or one block per written element
   row_chain,      // memory-bound: reductions and pointwise statements over the same rows, a warp or block a row
   back_to_back,   // two chained matmuls in one tensor-core kernel, the first's result kept on chip (schedule/back_to_back.h)
+  implicit_gemm,  // a convolution as a GEMM whose A tile is gathered from the input (schedule/implicit_gemm.h), over its view
 };
 
-// "fused matmul", "pointwise", "row reduction", "row chain", "back-to-back matmuls".
+// "fused matmul", "pointwise", "row reduction", "row chain", "back-to-back matmuls", "implicit GEMM".
 const char* to_string(PlannedKernelKind kind);
 
 struct PlannedKernel {

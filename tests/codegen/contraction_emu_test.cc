@@ -2,7 +2,8 @@
 // the emulator against the exact reference of the original program: the cases of
 // tests/support/contraction_cases.h, with and without permutation copies, f16 and bf16 (two
 // cases) on tensor cores (sm_80, and sm_90a once), at sizes that are not tile multiples; an f32
-// contraction on TF32 tensor cores, and with `f32_matmul` f32 a reduction kernel.
+// contraction on TF32 tensor cores, and with `f32_matmul` f32 a reduction kernel; an operand
+// computed by an earlier kernel (read from the f32 workspace).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +84,23 @@ TEST(ContractionEmu, EpiloguesInTheGemmKernel) {
 TEST(ContractionEmu, F32RunsOnTf32TensorCoresOrAsAReductionKernel) {
   expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes);
   expect_contraction_runs(def_of(contractions()[0], "f32"), contractions()[0].sizes, false, Arch::sm_80, F32Matmul::f32);
+}
+
+// An operand computed by an earlier kernel is read from the plan's f32 workspace, never as its
+// 16-bit type: viewed as it is, the GEMM has operands of two types (a reduction kernel); copied
+// into [M][K] order, the copy converts it (a tensor-core kernel).
+TEST(ContractionEmu, OperandComputedIntoTheWorkspace) {
+  const SizeBindings sizes{{"A", 3}, {"B", 5}, {"K", 4}, {"L", 6}, {"C", 16}};
+  expect_contraction_runs(R"(def viewed(f16(A, B, K, L) X, f16(K, L, C) Y) -> (f16(A, B, C) O) {
+  T(a, b, k, l) = relu(X(a, b, k, l))
+  O(a, b, c) +=! T(a, b, k, l) * Y(k, l, c)
+})",
+                          sizes, false);
+  expect_contraction_runs(R"(def copied(f16(A, K, B, L) X, f16(K, L, C) Y) -> (f16(A, B, C) O) {
+  T(a, k, b, l) = relu(X(a, k, b, l))
+  O(a, b, c) +=! T(a, k, b, l) * Y(k, l, c)
+})",
+                          sizes);
 }
 
 }  // namespace

@@ -56,6 +56,25 @@ INSTANTIATE_TEST_SUITE_P(
                       CopyCase{"naive_32x128_cp_async_trans", copy_none_32x128_cp_async_trans, 32, 128, true, false}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// The implicit GEMM's gathered copy: each chunk from the address the gather gives, zeros (and
+// no read) where it gives nullptr, through the swizzled tile.
+TEST(GatherCopyEmu, ChunksFromTheGatheredAddressesAndZerosElsewhere) {
+  const auto in = random_bits(64 * 64, false, 11);
+  std::vector<unsigned short> out(64 * 32, 0xffff);
+  polyfuse::emu::ScopedBuffer bi(in.data(), in.size() * 2, "in"), bo(out.data(), out.size() * 2, "out");
+  const auto stats = polyfuse::emu::launch(gather_xor16_64x32_cp_async, dim3(1), dim3(128), 64 * 32 * 2, in.data(), out.data());
+  std::uint64_t chunks = 0;
+  for (int row = 0; row < 64; ++row)
+    for (int col = 0; col < 32; ++col) {
+      const bool zero = row >= 60 || (row + col / 8) % 3 == 0;
+      chunks += !zero && col % 8 == 0;
+      const unsigned short expected = zero ? 0 : in[static_cast<std::size_t>((5 * row) % 64 * 64 + col + 8)];
+      ASSERT_EQ(out[static_cast<std::size_t>(row * 32 + col)], expected) << "element (" << row << ", " << col << ")";
+    }
+  ASSERT_NE(stats.buffer("in"), nullptr);
+  EXPECT_EQ(stats.buffer("in")->bytes_loaded, 16 * chunks);  // the zero chunks read nothing
+}
+
 // Partial tiles with every access width the generator can choose: exactly the valid part
 // arrives (zeros elsewhere), no byte outside it is read (the buffer ends at the last valid
 // element, so any over-read is an out-of-bounds error), and no access is misaligned.

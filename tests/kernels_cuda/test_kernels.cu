@@ -318,6 +318,23 @@ PF_PARTIAL_COPY(partial_copy_all_by_address_regs, all, by_address, false)
 PF_PARTIAL_COPY(partial_copy_rows_b32_regs, rows, b32, false)
 #undef PF_PARTIAL_COPY
 
+// ---- the implicit GEMM's gathered copy (pf_gather_copy.cuh): chunk (row, col..col+7) of a
+// 64x32 tile from row (5 * row) % 64 of a 64x64 source at the same columns + 8, zero where
+// (row + col / 8) % 3 == 0 or row >= 60 (nullptr: nothing read); the tile written back whole.
+extern "C" __global__ void gather_xor16_64x32_cp_async(const unsigned short* in, unsigned short* out) {
+  PF_DYNAMIC_SHARED(smem);
+  const auto at = [&](int row, int col) -> const unsigned short* {
+    if (row >= 60 || (row + col / 8) % 3 == 0) return nullptr;
+    return in + (5 * row) % 64 * 64 + col + 8;
+  };
+  pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem, at, 0, 0, in, threadIdx.x);
+  pf::cp_async_commit();
+  pf::cp_async_wait<0>();
+  __syncthreads();
+  for (int i = threadIdx.x; i < 64 * 32; i += 128)
+    pf::stg(out + i, pf::lds(reinterpret_cast<const unsigned short*>(pf::tile_address<pf::Swizzle::xor16, 32>(smem, i / 32, i % 32))));
+}
+
 #define PF_COPY(NAME, S, ROWS, COLS, CP, TRANS)                                                \
   extern "C" __global__ void NAME(const void* in, unsigned short* out) {                       \
     pft::copy_roundtrip_body<pf::Swizzle::S, ROWS, COLS, CP, TRANS>(in, out);                  \

@@ -1,6 +1,7 @@
 // The convolutions from the command line (issue 24), as the README shows them: the strided,
-// padded example runs `check: ok` on the emulator and the CPU target, `--emit=plan` says it
-// is not an implicit GEMM yet, and a read outside a tensor is a located error with a caret.
+// padded example runs `check: ok` on the emulator and the CPU target, `--emit=plan` says why
+// it is not an implicit GEMM (C = 3), the conv + bias + ReLU runs as one and says so, and a
+// read outside a tensor is a located error with a caret.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -21,7 +22,20 @@ TEST(CliConv, StridedPaddedConvolutionRunsOnBothTargets) {
     EXPECT_NE(result.out.find("check: ok"), std::string::npos) << result.out << result.err;
   }
   const auto plan = run_cli(fmt::format("compile {} --emit=plan", strided));
-  EXPECT_NE(plan.out.find("not as an implicit GEMM on tensor cores yet"), std::string::npos) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("not as an implicit GEMM on tensor cores: C = 3 channels is not a multiple of 4"),
+            std::string::npos)
+      << plan.out << plan.err;
+}
+
+// The README's implicit-GEMM demo (f32 operands: TF32 tensor cores).
+TEST(CliConv, ConvolutionWithBiasAndReluRunsAsAnImplicitGemm) {
+  const char* const conv = "examples/conv2d_bias_relu.tc -D N=2 -D H=9 -D W=7 -D C=16 -D K=24 -D R=3 -D S=3";
+  const auto result = run_cli(fmt::format("run {} --backend=emu", conv));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("check: ok"), std::string::npos) << result.out << result.err;
+  const auto plan = run_cli(fmt::format("compile {} --emit=plan", conv));
+  EXPECT_NE(plan.out.find("kernel 0 conv2d_bias_relu_k0 (implicit GEMM)"), std::string::npos) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("as an implicit GEMM: M=(n, h, w) N=(k) K=(r, s, c)"), std::string::npos) << plan.out;
 }
 
 TEST(CliConv, ReadOutsideATensorIsALocatedError) {

@@ -1,0 +1,305 @@
+#include "codegen/implicit_gemm_kernel.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "codegen/cuda_epilogue_vectors.h"
+#include "codegen/cuda_kernel_layout.h"
+#include "codegen/mma_sync_loop.h"
+#include "codegen/tile_bounds.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
+#include "schedule/cpu_conv.h"
+#include "schedule/implicit_gemm.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+constexpr int block_m = 64, block_n = 64, block_k = 32;
+constexpr int threads = 128;                 // 4 warps: 2 along the rows, 2 along the columns
+constexpr int scratch_bytes = 4 * 1024;      // the accumulator store's reorder scratch, 1 KiB a warp
+
+// What the gather needs of the convolution: its statement, roles and index extents.
+struct Gather {
+  const Statement& statement;
+  const Access& input;
+  ContractionGrouping grouping;
+  std::map<std::string, std::int64_t> extent;     // of every index of the statement
+  std::vector<std::int64_t> input_dims;           // I's bound sizes
+  std::vector<std::int64_t> pad_before, pad_after;
+  std::map<std::string, std::string> variable;    // index -> its C variable
+  std::set<std::string> taken;                     // tensor names and index variables
+};
+
+std::int64_t product(const Gather& g, const std::vector<std::string>& group) {
+  std::int64_t p = 1;
+  for (const std::string& index : group) p *= g.extent.at(index);
+  return p;
+}
+
+// "n = row / 63, h = row / 7 % 9, w = row % 7": `group`'s indices from the flat `flat`
+// (the group's first index outermost).
+std::string decompose(const Gather& g, const std::vector<std::string>& group, const std::string& flat) {
+  std::vector<std::string> parts;
+  std::int64_t inner = product(g, group);
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const std::int64_t extent = g.extent.at(group[i]);
+    inner /= extent;
+    std::string value = flat;
+    if (inner > 1) value += fmt::format(" / {}", inner);
+    if (i > 0) value += fmt::format(" % {}", extent);
+    parts.push_back(fmt::format("{} = {}", g.variable.at(group[i]), value));
+  }
+  return fmt::format("const int {};", fmt::join(parts, ", "));
+}
+
+// The subscript as C text over the index variables ("h + r - 1", "2 * h + r - 1").
+std::string subscript_text(const Gather& g, const AffineIndex& subscript) {
+  std::string text;
+  for (const auto& [index, coefficient] : subscript.terms) {
+    const std::string& v = g.variable.at(index);
+    const std::int64_t c = coefficient < 0 ? -coefficient : coefficient;
+    const std::string term = c == 1 ? v : fmt::format("{} * {}", c, v);
+    text += text.empty() ? (coefficient < 0 ? "-" + term : term) : (coefficient < 0 ? " - " : " + ") + term;
+  }
+  if (subscript.constant != 0 || text.empty())
+    text += text.empty() ? std::to_string(subscript.constant)
+                         : fmt::format(" {} {}", subscript.constant < 0 ? '-' : '+',
+                                       subscript.constant < 0 ? -subscript.constant : subscript.constant);
+  return text;
+}
+
+// The gather function `<I>_at(row, col)` of A's chunk (row, col..col+7), from the input's
+// subscripts: nullptr past the GEMM's end and where a subscript leaves I (padding).
+std::string gather_function(const Gather& g, const std::string& name, const std::string& type) {
+  const std::string& in = g.input.tensor;
+  const std::int64_t m = product(g, g.grouping.m), k = product(g, g.grouping.k);
+  std::string text;
+  text += fmt::format("// A ({} x {}: M = ({}), K = ({})) is {}'s im2col matrix, gathered here and never in memory: "
+                      "row m is\n// the output pixel ({}), column kk the filter tap and channel ({}); the element "
+                      "is {}({}).\n",
+                      m, k, fmt::join(g.grouping.m, ", "), fmt::join(g.grouping.k, ", "), in, fmt::join(g.grouping.m, ", "),
+                      fmt::join(g.grouping.k, ", "), in,
+                      fmt::join([&] {
+                        std::vector<std::string> s;
+                        for (const AffineIndex& a : g.input.subscripts) s.push_back(a.to_string());
+                        return s;
+                      }(),
+                                ", "));
+  text += fmt::format("// {}(row, col): the address of the 8 channels of chunk (row, col..col+7), or nullptr for "
+                      "zeros.\n",
+                      name);
+  text += fmt::format("const auto {} = [&](int row, int col) -> const {}* {{\n", name, type);
+  std::string body = fmt::format("if (row >= {} || col >= {}) return nullptr;  // past the GEMM's end\n", m, k);
+  body += decompose(g, g.grouping.m, "row") + "\n";
+  body += decompose(g, g.grouping.k, "col") + "\n";
+  // each input coordinate: a plain index's variable, else a named sum
+  std::vector<std::string> coordinate, guards, sums;
+  for (std::size_t d = 0; d < g.input.subscripts.size(); ++d) {
+    const AffineIndex& subscript = g.input.subscripts[d];
+    const std::string plain = subscript.plain_index();
+    std::string c = plain.empty() ? fmt::format("in{}", d) : g.variable.at(plain);
+    while (plain.empty() && g.taken.count(c)) c += "_";
+    if (plain.empty()) sums.push_back(fmt::format("{} = {}", c, subscript_text(g, subscript)));
+    coordinate.push_back(c);
+    if (g.pad_before[d] > 0) guards.push_back(fmt::format("{} < 0", c));
+    if (g.pad_after[d] > 0) guards.push_back(fmt::format("{} >= {}", c, g.input_dims[d]));
+  }
+  if (!sums.empty()) body += fmt::format("const int {};  // the input's coordinates\n", fmt::join(sums, ", "));
+  if (!guards.empty()) body += fmt::format("if ({}) return nullptr;  // outside {}: zero padding\n", fmt::join(guards, " || "), in);
+  // the Horner form ((x0 * D1 + x1) * D2 + x2) * D3 + x3 of the row-major offset
+  std::string address = fmt::format("(long long){}", coordinate[0]);
+  for (std::size_t d = 1; d < coordinate.size(); ++d)
+    address = fmt::format("{}{} * {} + {}{}", d + 1 < coordinate.size() ? "(" : "", address, g.input_dims[d],
+                          coordinate[d], d + 1 < coordinate.size() ? ")" : "");
+  body += fmt::format("return {} + {};\n", in, address);
+  text += indented(body, 2);
+  text += "};\n";
+  return text;
+}
+
+// The C variable of each index: its name, unless that is a name the gather function uses
+// (the input's coordinates are named in<d>, their names then made unique against `g.taken`).
+void name_index_variables(const Program& program, Gather& g) {
+  g.taken = {"row", "col", "nullptr"};
+  for (const Tensor& t : program.tensors) g.taken.insert(t.name);
+  for (const IterationIndex& index : g.statement.indices) {
+    std::string v = index.name;
+    while (g.taken.count(v) || (v.starts_with("in") && v.size() > 2 &&
+                                std::all_of(v.begin() + 2, v.end(), [](char ch) { return ch >= '0' && ch <= '9'; })))
+      v += "_";
+    g.variable[index.name] = v;
+  }
+  for (const auto& entry : g.variable) g.taken.insert(entry.second);
+}
+
+}  // namespace
+
+EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
+  const std::string& name = planned.name;
+  if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
+    throw UserError(fmt::format("`{}` {}: the implicit GEMM kernel {} is built from m16n8k16 MMAs without split-K",
+                                options.split_k != 1 ? "split_k" : "mma",
+                                options.split_k != 1 ? std::to_string(options.split_k) : to_string(options.mma), name));
+  const bool block_refused = options.block_chosen && options.block != TileShape{block_m, block_n, block_k};
+  if (block_refused || (!options.choose_warp && options.warp != TileShape{32, 32, block_k}))
+    throw UserError(fmt::format("`{}` {}x{}x{}: the implicit GEMM kernel {} has tiles of its own ({}x{}x{} blocks of "
+                                "four 32x32x{} warps); leave the block and warp tiles unset",
+                                block_refused ? "block" : "warp", block_refused ? options.block.m : options.warp.m,
+                                block_refused ? options.block.n : options.warp.n,
+                                block_refused ? options.block.k : options.warp.k, name, block_m, block_n, block_k,
+                                block_k));
+  PF_INTERNAL_CHECK(planned.view && !planned.statements.empty(), "an implicit GEMM kernel without its view");
+  const Program& view = *planned.view;
+  const Statement& conv = *program.find_statement(planned.statements.front());
+  std::string why;
+  const std::optional<ConvOverTaps> taps = conv_over_taps(program, conv, &why);
+  PF_INTERNAL_CHECK(taps.has_value(), "an implicit GEMM that is not a convolution: " + why);
+  Gather g{conv, conv.reads[static_cast<std::size_t>(taps->input_read)], implicit_gemm_grouping(program, conv), {}, {},
+           taps->pad_before, taps->pad_after, {}, {}};
+  name_index_variables(program, g);
+  PF_INTERNAL_CHECK(g.grouping.is_gemm, "an implicit GEMM the grouping refuses: " + g.grouping.why_not);
+  for (const IterationIndex& index : conv.indices) g.extent[index.name] = bound_size(program, index.extent).value;
+  for (const Size& dim : program.find_tensor(g.input.tensor)->dims) g.input_dims.push_back(bound_size(program, dim).value);
+
+  GpuOptions o = options;
+  o.block = {block_m, block_n, block_k};
+  o.warp = {32, 32, block_k};
+  const KernelPlan plan = plan_gpu_kernel(view, recognize_idioms(view), options.f32_matmul);
+  const MatmulStage& mm = plan.matmuls[0];
+  const std::int64_t m = product(g, g.grouping.m), n = product(g, g.grouping.n), k = product(g, g.grouping.k);
+  const Tensor& input = *program.find_tensor(g.input.tensor);
+  const bool f32 = input.type == ElementType::f32;  // TF32 (or 3xTF32) tensor cores
+  const int element_bytes = f32 ? 4 : 2;
+  const int stages = o.stages, tile_bytes = block_m * block_k * element_bytes, stage_bytes = 2 * tile_bytes;
+  const int scratch = stages * stage_bytes;
+  CudaKernelLayout layout = half_layout(view, plan, o);
+  layout.threads = threads;
+  layout.shared_bytes = scratch + scratch_bytes;
+  stage_epilogue_vectors(view, plan, o, layout);
+  const MatmulHalf half{view, plan, layout, 32 / 8};
+  const int shared = layout.shared_bytes;
+  const int limit = arch_limits(o.arch).max_shared_bytes_per_block;
+  if (shared > limit)
+    throw UserError(fmt::format("the implicit GEMM kernel {} needs {} bytes of shared memory per block; {} allows {}: "
+                                "use fewer stages",
+                                name, shared, to_string(o.arch), limit));
+
+  EmittedKernel kernel;
+  LaunchMetadata& md = kernel.metadata;
+  md.kernel = name;
+  md.launcher = "polyfuse_launch_" + name;
+  md.arch = to_string(o.arch);
+  // The view's parameters, its unmaterialised A replaced by the input itself.
+  for (const KernelParameter& p : kernel_parameters(view)) {
+    if (p.name != mm.a) {
+      md.parameters.push_back(p);
+      continue;
+    }
+    if (view.find_tensor(input.name)) continue;  // read by an epilogue too: a parameter already
+    KernelParameter in = p;
+    in.name = input.name;
+    in.shape.clear();
+    for (const std::int64_t dim : g.input_dims) in.shape.push_back(std::to_string(dim));
+    md.parameters.push_back(in);
+  }
+  const std::int64_t m_tiles = (m + block_m - 1) / block_m, n_tiles = (n + block_n - 1) / block_n;
+  md.grid[0] = GridDimension{m_tiles, std::to_string(m_tiles)};
+  md.grid[1] = GridDimension{n_tiles, std::to_string(n_tiles)};
+  md.grid[2] = GridDimension{1, "1"};
+  md.block[0] = threads;
+  md.dynamic_shared_bytes = shared;
+  const std::string f32_mode = !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
+  md.options = fmt::format("implicit GEMM M=({}) N=({}) K=({}), block {}x{}x{}, warps 2x2, mma m16n8k16{}, stages {}",
+                           fmt::join(g.grouping.m, ", "), fmt::join(g.grouping.n, ", "), fmt::join(g.grouping.k, ", "),
+                           block_m, block_n, block_k,
+                           !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? " (f32 operands: 3xTF32)" : " (f32 operands: TF32)",
+                           stages);
+
+  const std::string type = cuda_type(input.type);
+  const bool b_col = g.grouping.b_column_major;
+  const std::string filter = mm.b, at = input.name + "_at";
+  const std::string b_check = check_argument(b_col ? check_code(n % block_n != 0, k % block_k != 0)
+                                                   : check_code(k % block_k != 0, n % block_n != 0));
+  const std::string code = check_code(m % block_m != 0, n % block_n != 0);
+
+  std::string& s = kernel.source;
+  s += fmt::format("// Generated by polyfuse from def '{}' ({}). Do not edit.\n", program.name, program.file);
+  s += fmt::format("// Target {}: {}.\n", md.arch, md.options);
+  s += fmt::format("// {}: {}\n// as an implicit GEMM: {}[{}][{}] += A[{}][{}] * B, A gathered from {} in the copy to "
+                   "shared memory, B = {} ({}).\n",
+                   conv.id, print_statement_source(conv), mm.c, m, n, m, k, input.name, filter,
+                   b_col ? "[N][K], column-major" : "[K][N], row-major");
+  s += fmt::format("// Launch: grid ({}, {}, 1), {} threads, {} bytes of dynamic shared memory.\n\n", m_tiles, n_tiles,
+                   threads, shared);
+  s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", threads, name,
+                   signature(md.parameters));
+  std::string body;
+  body += "PF_DYNAMIC_SHARED(smem);\n";
+  body += fmt::format("// shared memory: a ring of {} stage(s) of {} bytes ([{}][{}] A tile, then the [{}][{}] {} "
+                      "tile); the accumulator reorder scratch (1 KiB per warp) at byte {}\n",
+                      stages, stage_bytes, block_m, block_k, b_col ? block_n : block_k, b_col ? block_k : block_n,
+                      filter, scratch);
+  body += "const int warp = threadIdx.x / 32;\nconst int warp_x = warp % 2;\nconst int warp_y = warp / 2;\n";
+  body += fmt::format("const int row0 = {} * blockIdx.x;  // the block's first output pixel (GEMM row)\n", block_m);
+  body += fmt::format("const int col0 = {} * blockIdx.y;  // its first output channel (GEMM column)\n", block_n);
+  body += print_vector_staging(view, layout, "row0", "col0", "");
+  body += gather_function(g, at, type);
+  const std::string acc = layout.registers.of(mm.c);
+  body += fmt::format("pf::AccTile16816<2, {}> {};  // f32 accumulators of {}: this warp's 32x32 tile\n",
+                      half.fragments_n, acc, mm.c);
+  body += fmt::format("pf::tile::fill({}, 0.f);\n", acc);
+  body += other_tiles(half);
+  const std::string suffix = f32 ? "_f32" : "";
+  std::string loop = fmt::format("pf::FragA16x16{} a_frag[2];\npf::FragB16x8{} {}_frag[{}];\n", f32 ? "F32" : "",
+                                 f32 ? "F32" : "", filter, half.fragments_n);
+  const StepText copies = [&](const std::string& step, const std::string& stage) {
+    const std::string k0 = scaled(block_k, step);
+    std::string text = fmt::format("pf::cp_async_gather_tile{}<pf::Swizzle::xor16, {}, {}, {}>({}, {}, row0, {}, {}, "
+                                   "threadIdx.x);\n",
+                                   suffix, block_m, block_k, threads, stage_at(0, stage, stage_bytes), at, k0, input.name);
+    const std::string k_left = k0 == "0" ? std::to_string(k) : fmt::format("{} - {}", k, k0);
+    if (b_col)
+      text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {} + (long long)col0 * {}{}, "
+                          "{}, {} - col0, {}, threadIdx.x);\n",
+                          suffix, block_n, block_k, threads, b_check, row_width(view, filter),
+                          stage_at(tile_bytes, stage, stage_bytes), filter, k, k0 == "0" ? "" : " + " + k0, k, n,
+                          k_left);
+    else
+      text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {}{} + col0, {}, {}, {} - "
+                          "col0, threadIdx.x);\n",
+                          suffix, block_k, block_n, threads, b_check, row_width(view, filter),
+                          stage_at(tile_bytes, stage, stage_bytes), filter,
+                          k0 == "0" ? "" : fmt::format(" + (long long)({}) * {}", k0, n), n, k_left, n);
+    return text;
+  };
+  const StageText compute = [&](const std::string& stage) {
+    return mmas(type, acc, block_k, {block_k, "a_frag", stage_at(0, stage, stage_bytes), "16 * k_slice"},
+                {b_col ? block_k : block_n, filter + "_frag", stage_at(tile_bytes, stage, stage_bytes), "32 * warp_x"},
+                half.fragments_n, b_col, f32_mode);
+  };
+  loop += k_loop(static_cast<int>((k + block_k - 1) / block_k), stages, copies, compute);
+  body += "{\n" + indented(loop, 2) + "}\n";
+  if (!plan.epilogue.empty()) body += "// epilogue on the accumulator fragments\n";
+  body += epilogue(half, o, "col0 + 32 * warp_x", code);
+  const auto store = [&](const std::string& tensor) {
+    return fmt::format("pf::store_accumulators<{}, {}, {}>({}, smem + {}, {} + (long long)(row0 + 32 * warp_y) * {} + "
+                       "(col0 + 32 * warp_x), {}, {} - (row0 + 32 * warp_y), {} - (col0 + 32 * warp_x), 1, 0, warp, 4);\n",
+                       cuda_type(view.find_tensor(tensor)->type), check_argument(code), row_width(view, tensor),
+                       layout.registers.of(tensor), scratch, tensor, n, n, m, n);
+  };
+  if (mm.live_out) body += store(mm.c);
+  for (const PointwiseStage& stage : plan.epilogue)
+    if (stage.live_out) body += store(stage.output);
+  s += indented(body, 2);
+  s += "}\n\n";
+  s += host_launcher(md);
+  return kernel;
+}
+
+}  // namespace polyfuse

@@ -1,0 +1,24 @@
+// The CUDA kernel of a convolution planned as an implicit GEMM (schedule/implicit_gemm.h), sm_80
+// mma.sync (also on sm_90/sm_90a: the TMA im2col mode is not used). One block per 64 x 64 tile of
+// the output O[M][N] (M the output pixels, N the output channels), four warps of 32 x 32; a k-loop
+// over K = taps x channels in steps of 32 through a cp.async ring of `stages` shared stages. The
+// A tile's copy gathers: a generated `<I>_at(row, col)` maps GEMM row m to the output pixel and
+// column kk to the tap and channel, and returns the address of the 8 channels there, computed from
+// the input's affine subscripts, or nullptr for a tap outside the input (zero-filled by cp.async's
+// source size 0, pf::cp_async_gather_tile in kernels/cuda/pf_gather_copy.cuh). B is the filter,
+// copied like any GEMM operand. The epilogues after the convolution run on the accumulator
+// fragments as for a GEMM (codegen/cuda_epilogue.h), only the live-outs are stored. f32 operands
+// run on TF32 (or 3xTF32, `f32_matmul`) with pf_mma_tf32.cuh's tiles, loads and macro-MMA.
+// `split_k` other than 1, `mma` other than m16n8k16 and user-chosen block or warp tiles are refused.
+#pragma once
+
+#include "codegen/cuda_emitter.h"
+#include "frontend/program.h"
+#include "schedule/program_plan.h"
+
+namespace polyfuse {
+
+// The kernel (with its host launcher) of `kernel`, an implicit_gemm kernel of a plan of `program`.
+EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& kernel, const GpuOptions& options);
+
+}  // namespace polyfuse

@@ -1,0 +1,196 @@
+// Convolutions as implicit GEMMs on the mma.sync path (issue 24 item 2; schedule/implicit_gemm.h,
+// codegen/implicit_gemm_kernel.h), run on the emulator against the exact reference. Each case
+// asserts that the plan took the implicit GEMM, at small odd shapes: M = N*P*Q, K (output
+// channels) and R*S*C multiples of none of the 64 x 64 x 32 tiles; C = 8, 16 or 24; stride 2
+// with padding 1; a 1x1 filter; the bias + ReLU and residual epilogues. The emulator checks
+// every access, so a gathered read of a padding tap that left the input would fail the run;
+// the planted bugs below show that it does.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "codegen/cuda_plan.h"
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "polyfuse/errors.h"
+#include "schedule/program_plan.h"
+#include "support/conv_shapes.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+// An example with its f32 tensors made `type`.
+Program typed_example(const std::string& example, const std::string& type, const SizeBindings& sizes) {
+  return compile_program(std::regex_replace(example_source(example), std::regex(R"(\bf32\()"), type + "("), sizes);
+}
+
+GpuOptions sm80() {
+  GpuOptions options;
+  options.arch = Arch::sm_80;
+  return options;
+}
+
+// A convolution example at one shape with its tensors of one type ("f32": the example as it
+// is, on TF32 or 3xTF32 tensor cores as `f32`), a ring of `stages`; `label` names the test.
+struct TypedConv {
+  std::string label, type;
+  ConvCase conv;
+  F32Matmul f32 = F32Matmul::tf32;
+  int stages = 2;
+};
+
+class ImplicitGemmEmu : public ::testing::TestWithParam<TypedConv> {};
+
+TEST_P(ImplicitGemmEmu, MatchesTheReference) {
+  const TypedConv& c = GetParam();
+  const Program program = typed_example(c.conv.example, c.type, c.conv.sizes);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program), c.f32);
+  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].statements.size(), program.statements.size()) << "the epilogues fused";
+  GpuOptions options = sm80();
+  options.f32_matmul = c.f32;
+  options.stages = c.stages;
+  const EmuRun run = run_on_emulator(program, options);
+  EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
+}
+
+const SizeBindings image{{"N", 2}, {"H", 9}, {"W", 7}};
+
+// `sizes` with `more` bound (replacing a value).
+SizeBindings with(SizeBindings sizes, const SizeBindings& more) {
+  for (const auto& binding : more) sizes[binding.first] = binding.second;
+  return sizes;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Convolutions, ImplicitGemmEmu,
+    ::testing::Values(
+        // no padding, C = 24: M = 2 * 7 * 5 = 70, K = 5 output channels, R*S*C = 216 (7 k-steps
+        // through a ring of 3 stages)
+        TypedConv{"conv2d_f16_C24_stages3", "f16",
+                  {"conv2d", with(image, {{"C", 24}, {"K", 5}, {"R", 3}, {"S", 3}})}, F32Matmul::tf32, 3},
+        // stride 2, padding 1, C = 8: P = 5, Q = 4
+        TypedConv{"strided_bf16_C8", "bf16",
+                  {"conv2d_strided", with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}})}},
+        // a 1x1 filter through index expressions; K = 70 output channels: two column tiles
+        TypedConv{"1x1_f16_K70", "f16", {"conv2d", with(image, {{"C", 8}, {"K", 70}, {"R", 1}, {"S", 1}})}},
+        TypedConv{"bias_relu_f16_C16", "f16",
+                  {"conv2d_bias_relu", with(image, {{"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}})}},
+        TypedConv{"residual_bf16_C16", "bf16",
+                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}}},
+        // f32 operands, chunks of 4 channels: TF32, and 3xTF32 with the residual
+        TypedConv{"strided_f32_C4", "f32",
+                  {"conv2d_strided", with(image, {{"C", 4}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}})}},
+        TypedConv{"residual_f32_C12_3xtf32", "f32",
+                  {"conv2d_residual", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 12}, {"R", 3}, {"S", 3}}},
+                  F32Matmul::x3tf32}),
+    [](const auto& info) { return info.param.label; });
+
+// A dilated (2), padded (2) convolution with an RSCK filter: B is [K][N] (row-major), its rows
+// of 12 channels 8-byte aligned only.
+TEST(ImplicitGemmEmu, DilatedWithAnRsckFilter) {
+  const Program program = compile_program(R"(def conv_rsck(f16(N, H, W, C) I, f16(R, S, C, K) F) -> (f16(N, H, W, K) O) {
+  O(n, p, q, k) +=! I(n, p + 2*r - 2, q + 2*s - 2, c) * F(r, s, c, k) where p in 0:H, q in 0:W, I = 0 outside
+})",
+                                          with(image, {{"C", 8}, {"K", 12}, {"R", 3}, {"S", 3}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_NE(plan.kernels.at(0).step.find("B = F row-major"), std::string::npos) << plan.kernels.at(0).step;
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+// C = 3 (a first layer), grouped convolutions, a sum into the output's values (`+=`), an input
+// computed by an earlier kernel and f32 operands without tensor cores stay reduction kernels,
+// and the plan says why.
+TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
+  const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
+  const Program c3 = typed_example("conv2d_strided", "f16", sizes);
+  const std::string text = to_string(plan_program(c3, recognize_idioms(c3)), c3);
+  EXPECT_NE(text.find("not as an implicit GEMM on tensor cores: C = 3 channels is not a multiple of 8"),
+            std::string::npos)
+      << text;
+  const Program f32 = compile_program(example_source("conv2d_strided"), sizes);
+  const std::string f32_text = to_string(plan_program(f32, recognize_idioms(f32)), f32);
+  EXPECT_NE(f32_text.find("C = 3 channels is not a multiple of 4"), std::string::npos) << f32_text;
+  const Program exact = compile_program(example_source("conv2d_strided"), with(sizes, {{"C", 8}}));
+  const std::string exact_text = to_string(plan_program(exact, recognize_idioms(exact), F32Matmul::f32), exact);
+  EXPECT_NE(exact_text.find("S0 groups as an implicit GEMM (M=(n, h, w) N=(k) K=(r, s, c) batch=()), which no "
+                            "tensor-core kernel takes: `f32_matmul` f32"),
+            std::string::npos)
+      << exact_text;
+  const Program accumulating = compile_program(
+      R"(def conv_add(f16(N, H, W, C) I, f16(K, R, S, C) F, f16(N, H, W, K) O0) -> (f16(N, H, W, K) O) {
+  O(n, h, w, k) = O0(n, h, w, k)
+  O(n, h, w, k) += I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where h in 0:H, w in 0:W, I = 0 outside
+})",
+      with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}}));
+  const std::string accumulating_text =
+      to_string(plan_program(accumulating, recognize_idioms(accumulating)), accumulating);
+  EXPECT_NE(accumulating_text.find("it adds to the output's values (`+=`)"), std::string::npos) << accumulating_text;
+  const Program computed = compile_program(R"(def relu_conv(f16(N, H, W, C) X, f16(K, R, S, C) F) -> (f16(N, H, W, K) O) {
+  I(n, h, w, c) = relu(X(n, h, w, c))
+  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where h in 0:H, w in 0:W, I = 0 outside
+})",
+                                           with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}}));
+  const std::string computed_text = to_string(plan_program(computed, recognize_idioms(computed)), computed);
+  EXPECT_NE(computed_text.find("I is computed in the def (an earlier kernel's result, in the plan's f32 workspace)"),
+            std::string::npos)
+      << computed_text;
+  const Program grouped = typed_example("conv2d_grouped", "f16", with(image, {{"G", 2}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
+  const std::string grouped_text = to_string(plan_program(grouped, recognize_idioms(grouped)), grouped);
+  EXPECT_NE(grouped_text.find("the filter reads the output index g (a grouped convolution)"), std::string::npos)
+      << grouped_text;
+}
+
+// The C = 3 layer still runs (a reduction kernel) and matches the reference.
+TEST(ImplicitGemmPlanEmu, ThreeChannelsRunAsAReductionKernel) {
+  const Program program =
+      typed_example("conv2d_strided", "f16", with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::row_reduction);
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
+// The padded strided convolution with one line of its kernel replaced: the run must fail,
+// by a wrong result or by the emulator's report of a read outside a buffer.
+std::string failure_with(const std::string& line, const std::string& replacement) {
+  const Program program =
+      typed_example("conv2d_strided", "f16", with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}}));
+  EmuRunOptions how;
+  int edits = 0;
+  how.edit = [&](const std::string& source) {
+    std::string edited = source;
+    const std::size_t at = edited.find(line);
+    if (at != std::string::npos) {
+      edited.replace(at, line.size(), replacement);
+      ++edits;
+    }
+    return edited;
+  };
+  std::string failure;
+  try {
+    const EmuRun run = run_on_emulator(program, sm80(), how);
+    if (!run.check.ok) failure = "check: " + run.check.to_string();
+  } catch (const EmulatorError& e) {
+    failure = std::string("emulator: ") + e.what();
+  }
+  EXPECT_EQ(edits, 1) << "the edit found its line";
+  return failure;
+}
+
+TEST(ImplicitGemmEmu, PlantedBugsFail) {
+  // no zero-fill: the padding taps read before I's start (row 0, column 0 at tap (0, 0))
+  const std::string unguarded = failure_with("if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;", "");
+  EXPECT_NE(unguarded.find("emulator: "), std::string::npos) << unguarded;
+  // a wrong tap offset (the input row one further down): wrong values, inside the buffer
+  const std::string shifted = failure_with("in1 = 2 * h + r - 1", "in1 = 2 * h + r");
+  EXPECT_NE(shifted.find("check: "), std::string::npos) << shifted;
+}
+
+}  // namespace
+}  // namespace polyfuse

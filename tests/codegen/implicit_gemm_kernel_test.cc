@@ -1,0 +1,67 @@
+// Convolutions as implicit GEMMs (issue 24 item 2): the golden CUDA of the f16 conv + bias +
+// ReLU (tests/programs/conv2d_bias_relu_f16.tc) at a small odd size — the gather function, the
+// k-loop over taps x channels, the epilogue on the fragments — and the options the kernel refuses.
+// UPDATE_GOLDEN=1 rewrites tests/golden/codegen/conv2d_bias_relu_implicit_gemm.cu.
+#include <gtest/gtest.h>
+
+#include "codegen/cuda_plan.h"
+#include "frontend/diagnostics.h"
+#include "gemm_programs.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+const SizeBindings sizes{{"N", 2}, {"H", 9}, {"W", 7}, {"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}};
+
+EmittedPlan emit_conv(const GpuOptions& options) {
+  SourceFile source = read_source_file(source_path("tests/programs/conv2d_bias_relu_f16.tc"));
+  source.name = "tests/programs/conv2d_bias_relu_f16.tc";
+  const Program program = compile_source(source, sizes).programs.at(0);
+  CudaEmitRequest request;
+  request.options = options;
+  request.helpers = CudaEmitRequest::Helpers::include;
+  return emit_cuda_plan(program, plan_program(program, recognize_idioms(program)), request);
+}
+
+// M = 2 * 9 * 7 = 126 pixels (two row tiles, the second partial), 24 channels, K = 144 (a tail).
+TEST(ImplicitGemmKernel, ConvBiasReluGolden) {
+  GpuOptions options;
+  options.arch = Arch::sm_80;
+  const EmittedPlan plan = emit_conv(options);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].grid[0].value, 2);
+  EXPECT_EQ(plan.kernels[0].grid[1].value, 1);
+  EXPECT_EQ(plan.kernels[0].block[0], 128);
+  EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_bias_relu_implicit_gemm.cu"));
+}
+
+TEST(ImplicitGemmKernel, RefusesSplitKOtherMmaShapesAndOtherTiles) {
+  GpuOptions split;
+  split.split_k = 2;
+  EXPECT_THROW(emit_conv(split), UserError);
+  GpuOptions mma;
+  mma.mma = MmaShape::m16n16k8;
+  EXPECT_THROW(emit_conv(mma), UserError);
+  GpuOptions block;
+  block.block_chosen = true;  // the default 128x128x32, chosen
+  try {
+    emit_conv(block);
+    ADD_FAILURE() << "a chosen block tile was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 128x128x32: the implicit GEMM kernel conv2d_bias_relu_k0 has tiles "
+                                         "of its own"),
+              std::string::npos)
+        << e.what();
+  }
+  // its own tiles, chosen, are taken
+  block.block = {64, 64, 32};
+  block.warp = {32, 32, 32};
+  block.choose_warp = false;
+  EXPECT_EQ(emit_conv(block).kernels.at(0).block[0], 128);
+}
+
+}  // namespace
+}  // namespace polyfuse
