@@ -10,12 +10,18 @@ namespace polyfuse::reference {
 namespace {
 
 // The type a matmul on tensor cores takes its operands in: the common type of the
-// tensors the statement reads (f32 when it reads none or mixes types).
+// tensors the statement reads (f32 when it reads none or mixes types; FP8 when every read is
+// FP8, e4m3 and e5m2 mixed too: the FP8 tensor cores take both).
 ElementType operand_type(const Program& program, const Statement& statement) {
   if (statement.reads.empty()) return ElementType::f32;
   ElementType type = program.find_tensor(statement.reads[0].tensor)->type;
-  for (const Access& read : statement.reads) type = common_type(type, program.find_tensor(read.tensor)->type);
-  return type;
+  bool all_fp8 = true;
+  for (const Access& read : statement.reads) {
+    const ElementType read_type = program.find_tensor(read.tensor)->type;
+    all_fp8 = all_fp8 && is_fp8(read_type);
+    type = common_type(type, read_type);
+  }
+  return all_fp8 ? program.find_tensor(statement.reads[0].tensor)->type : type;
 }
 
 // The arithmetic of evaluate_exact.h (error_bound.h's rules), for StatementRunner.
