@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "frontend/diagnostics.h"
+#include "schedule/fp8_gpu_rule.h"
 #include "schedule/shared_operands.h"
 
 namespace polyfuse {
@@ -236,6 +237,7 @@ bool touches_integers(const Program& program, const Statement& statement) {
 }
 
 KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matmul f32) {
+  refuse_fp8_on_gpu(program);
   KernelPlan plan;
   plan.name = program.name;
   for (const Statement& statement : program.statements)

@@ -12,6 +12,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
+#include "schedule/fp8_gpu_rule.h"
 #include "schedule/fused_row_chain.h"
 #include "schedule/plan_from_program.h"
 #include "schedule/row_chain.h"
@@ -182,6 +183,7 @@ const PlanTemporary* ProgramPlan::find_temporary(const std::string& tensor) cons
 }
 
 ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul f32) {
+  refuse_fp8_on_gpu(program);
   ProgramPlan plan;
   plan.def = program.name;
   plan.f32_matmul = f32;

@@ -101,6 +101,19 @@ TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
             "workspace's layout is fixed at compile time): bind N");
 }
 
+// FP8 tensors have no GPU main loop yet: refused at the first FP8 tensor's declaration, on every
+// GPU plan (a fused matmul kernel or memory-bound kernels alone), naming the arch rule.
+TEST(ProgramPlan, Fp8TensorsAreRefusedWhereTheyAreDeclared) {
+  const std::string rule = "the GPU path has no FP8 main loop yet (FP8 tensor cores are wgmma's .e4m3 form on "
+                           "sm_90a, not emitted yet; sm_80's mma.sync has no FP8 form); run it on the CPU target "
+                           "(--target=cpu)";
+  EXPECT_EQ(plan_error("def g(f16(M, K) X, e4m3(N, K) W) -> (f16(M, N) C) {\n  C(m, n) +=! X(m, k) * W(n, k)\n}\n",
+                       {{"M", 4}, {"N", 4}, {"K", 4}}),
+            "1:31: tensor 'W' of def 'g' is e4m3: " + rule);
+  EXPECT_EQ(plan_error("def s(e4m3(M) X) -> (f32(M) Y) {\n  Y(m) = X(m) * 2\n}\n", {{"M", 4}}),
+            "1:15: tensor 'X' of def 's' is e4m3: " + rule);
+}
+
 // A batch-reduce matmul of two reads is a contraction (a GEMM over grouped indices,
 // contraction_to_gemm_test.cc); one with a prologue is not, and stays the CPU path's.
 TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {
