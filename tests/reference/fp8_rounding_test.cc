@@ -14,6 +14,7 @@
 #include "polyfuse/cpu/fp8.h"
 #include "polyfuse/cpu/types.h"
 #include "runtime/reference/element_rounding.h"
+#include "runtime/reference/error_bound.h"
 
 namespace polyfuse::reference {
 namespace {
@@ -170,6 +171,43 @@ TEST(Fp8Rounding, F32SweepMatchesTheNearestValueSearch) {
         ASSERT_EQ(round_to(type, value), fp8::to_f32(format, want)) << std::hexfloat << value;
       }
     }
+  }
+}
+
+// The reference takes an FP8 matmul's factors as exact: every product of two finite FP8 values
+// (e4m3 and e5m2, mixed too) is exact in f32.
+TEST(Fp8Rounding, EveryProductOfTwoFp8ValuesIsExactInF32) {
+  for (const Format left : kFormats) {
+    for (const Format right : kFormats) {
+      for (int a = 0; a < 256; ++a) {
+        const float x = fp8::to_f32(left, static_cast<std::uint8_t>(a));
+        if (!std::isfinite(x)) continue;
+        for (int b = 0; b < 256; ++b) {
+          const float y = fp8::to_f32(right, static_cast<std::uint8_t>(b));
+          if (!std::isfinite(y)) continue;
+          ASSERT_EQ(static_cast<double>(x * y), static_cast<double>(x) * static_cast<double>(y)) << a << " " << b;
+        }
+      }
+    }
+  }
+}
+
+// stored_as's FP8 rule (a rounding to the format: unit roundoff and half the smallest subnormal)
+// covers the rounding fp8.h does, and claims nothing where a value may saturate.
+TEST(Fp8Rounding, StoredAsBoundsTheRounding) {
+  for (const Format format : kFormats) {
+    const ElementType type = format == Format::e4m3 ? ElementType::e4m3 : ElementType::e5m2;
+    const double largest = fp8::to_f32(format, fp8::max_finite_code(format));
+    for (double value = -largest; value <= largest; value += largest / 9973) {
+      const Bounded bounded = stored_as(type, {value, 0});
+      const double rounded = fp8::round_f32(format, static_cast<float>(value));
+      if (!std::isfinite(bounded.bound)) continue;
+      ASSERT_LE(std::fabs(rounded - value), bounded.bound) << value;
+    }
+    for (double tiny = 1e-6; tiny < 1e-2; tiny *= 1.37) {
+      ASSERT_LE(std::fabs(fp8::round_f32(format, static_cast<float>(tiny)) - tiny), stored_as(type, {tiny, 0}).bound) << tiny;
+    }
+    EXPECT_FALSE(std::isfinite(stored_as(type, {2 * largest, 0}).bound));  // saturates: no claim
   }
 }
 
