@@ -1,8 +1,8 @@
-// FP8 matmuls on the CPU target (issue 22 item 4, CPU side): BRGEMM decodes e4m3/e5m2 exactly to
-// f32 in its packing (kernels/cpu pack.cc, polyfuse/cpu/fp8.h); operands of two different types
-// are decoded into f32 copies first. Each run is checked against the exact reference on FP8
-// random inputs, at an even and an odd shape; examples/gemm_fp8.tc (per-channel scales, bias,
-// ReLU) runs with the other examples (run_examples_test.cc).
+// FP8 on the CPU target (issue 22 item 4, CPU side): BRGEMM decodes e4m3/e5m2 exactly to f32 in
+// its packing (kernels/cpu pack.cc, polyfuse/cpu/fp8.h); operands of two different types are
+// decoded into f32 copies first; epilogue operands and loop nests decode their reads. Each run
+// is checked against the exact reference on FP8 random inputs; examples/gemm_fp8.tc
+// (per-channel scales, bias, ReLU) runs with the other examples (run_examples_test.cc).
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
@@ -30,6 +30,27 @@ TEST(Fp8Cpu, GemmsOfEveryFp8PairingMatchTheReference) {
       EXPECT_GT(report.check.compared, 0);
     }
   }
+}
+
+// FP8 reads outside a matmul: the elementwise primitives of an epilogue (DType::e4m3 and e5m2
+// operands) and plain loop nests (a row reduction), each decoding exactly.
+TEST(Fp8Cpu, EpilogueOperandsAndLoopNestsReadFp8) {
+  const std::string epilogue = R"(def epi(f16(M, K) A, f16(K, N) B, e4m3(M, N) Z, e5m2(N) g) -> (f16(M, N) D) {
+  C(m, n) +=! A(m, k) * B(k, n)
+  D(m, n) = C(m, n) * Z(m, n) + g(n)
+})";
+  const std::string rows = R"(def rows(e4m3(M, N) X, e5m2(N) g) -> (f32(M, N) O, f32(M) s, f16(M, N) P) {
+  s(m) +=! X(m, n) * X(m, n)
+  O(m, n) = X(m, n) / (s(m) + 1)
+  P(m, n) = X(m, n) * g(n)
+})";
+  for (const std::string& text : {epilogue, rows}) {
+    const RunReport report = run_text_on_cpu(text, kOdd, "fp8.tc");
+    EXPECT_TRUE(report.check.ok) << text << report.check.to_string();
+  }
+  const Program program = compile_text(epilogue, kOdd);
+  const std::string code = emit_cpu(plan_cpu(program), program);
+  EXPECT_NE(code.find("DType::e4m3, Broadcast::matrix"), std::string::npos) << code;
 }
 
 TEST(Fp8Cpu, BrgemmDecodesInItsPackingAndMixedTypesAreCopiedToF32) {

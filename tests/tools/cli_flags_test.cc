@@ -168,6 +168,19 @@ TEST(CliCompile, F32MatmulModes) {
                  "--f32-matmul: GPU options, but --target=cpu", true);
 }
 
+// FP8 inputs: run on the CPU target and checked; refused on the GPU path (every arch) with the
+// tensor's place, exit code 1 (the input, not a bug).
+TEST(CliCompile, Fp8RunsOnTheCpuTargetAndIsRefusedOnTheGpuPath) {
+  const std::string fp8_sizes = "-D M=7 -D N=33 -D K=100";
+  const CliResult cpu = run_cli("run examples/gemm_fp8.tc --target=cpu --repeat 1 " + fp8_sizes);
+  EXPECT_EQ(cpu.out.rfind("run: gemm_fp8 on cpu\ncheck: ok (", 0), 0u) << cpu.out << cpu.err;
+  for (const std::string arch : {"sm_80", "sm_90", "sm_90a"})
+    expect_refused("run examples/gemm_fp8.tc --backend=emu --arch " + arch + " " + fp8_sizes,
+                   "examples/gemm_fp8.tc:5:25: error: tensor 'A' of def 'gemm_fp8' is e4m3: the GPU path has no FP8 "
+                   "main loop yet",
+                   true);
+}
+
 TEST(CliCompile, EmitScheduleIsTheTreeAfterTheLastPass) {
   const CliResult r = run_cli("compile examples/gemm.tc " + sizes + " --emit=schedule --dump-after map_to_gpu");
   ASSERT_EQ(r.exit_code, 0) << r.err;
