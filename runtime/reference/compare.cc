@@ -125,8 +125,8 @@ Tolerance tolerance_for(ElementType type, std::int64_t reduction_length) {
 
 ElementType coarsest_type(const Program& program) {
   ElementType coarsest = ElementType::f32;
-  for (const Tensor& tensor : program.tensors)
-    if (unit_roundoff(tensor.type) > unit_roundoff(coarsest)) coarsest = tensor.type;
+  for (const Tensor& tensor : program.tensors)  // FP8 tensors are inputs, exact in every backend
+    if (!is_fp8(tensor.type) && unit_roundoff(tensor.type) > unit_roundoff(coarsest)) coarsest = tensor.type;
   return coarsest;
 }
 

@@ -70,7 +70,8 @@ Tolerance tolerance_for(ElementType type, std::int64_t reduction_length, Element
 // Same with coarsest = type.
 Tolerance tolerance_for(ElementType type, std::int64_t reduction_length);
 
-// The element type of `program` with the largest unit roundoff (bf16 > f16 > f32).
+// The element type of `program` with the largest unit roundoff (bf16 > f16 > f32); FP8 tensors,
+// inputs whose values every backend reads exactly, do not count.
 ElementType coarsest_type(const Program& program);
 
 // The longest reduction of `program`: the largest product of the reduction extents of
