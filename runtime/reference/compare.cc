@@ -193,8 +193,9 @@ CheckReport compare_outputs(const Program& program, const TensorData& actual, co
   });
 }
 
-CheckReport check_outputs(const Program& program, const TensorData& inputs, const TensorData& actual, F32Matmul f32) {
-  return compare_outputs(program, actual, evaluate_exact(program, inputs, f32));
+CheckReport check_outputs(const Program& program, const TensorData& inputs, const TensorData& actual, F32Matmul f32,
+                          Fp8Accumulation fp8) {
+  return compare_outputs(program, actual, evaluate_exact(program, inputs, f32, fp8));
 }
 
 CheckReport compare_outputs(const Program& program, const TensorData& actual,

@@ -118,9 +118,9 @@ CheckReport compare(std::span<const float> actual, const ExactTensor& exact, std
 CheckReport compare_outputs(const Program& program, const TensorData& actual, const ExactData& exact);
 
 // evaluate_exact(program, inputs), then compare_outputs with `actual` (the outputs a
-// backend computed from `inputs`); `f32` as evaluate_exact's.
+// backend computed from `inputs`); `f32` and `fp8` as evaluate_exact's.
 CheckReport check_outputs(const Program& program, const TensorData& inputs, const TensorData& actual,
-                          F32Matmul f32 = F32Matmul::f32);
+                          F32Matmul f32 = F32Matmul::f32, Fp8Accumulation fp8 = Fp8Accumulation::f32);
 
 // Compares every output of `program` in `actual` with `expected`, two computed results
 // (e.g. a GPU's and the emulator's), with the tolerance for the output's type,

@@ -179,6 +179,11 @@ double f32_matmul_summation_factor(F32Matmul mode) {
   return kRoundToNearestSummationFactor;
 }
 
+double fp8_matmul_summation_factor(Fp8Accumulation accumulation) {
+  if (accumulation == Fp8Accumulation::f32) return kTensorCoreSummationFactor;
+  return kTensorCoreSummationFactor * kUnitRoundoffFp8WgmmaAccumulator / u32;
+}
+
 Bounded f32_matmul_factor(F32Matmul mode, Bounded x) {
   if (mode == F32Matmul::f32 || !finite(x)) return x;
   const double rounding = f32_matmul_factor_roundoff(mode) * (std::fabs(x.value) + x.bound) + nu32;

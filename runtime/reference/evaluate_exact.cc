@@ -30,7 +30,7 @@ class ExactSemantics {
   using Value = Bounded;
   using Storage = ExactTensor;
 
-  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32) {
+  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32, Fp8Accumulation fp8) {
     const Tensor* written = program.find_tensor(statement.write.tensor);
     PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
     written_type_ = written->type;
@@ -47,6 +47,8 @@ class ExactSemantics {
     // f16/bf16 operands may meet tensor cores (truncating block additions).
     summation_factor_ = factor_type_ == ElementType::f32 ? kRoundToNearestSummationFactor
                                                           : kTensorCoreSummationFactor;
+    // FP8 operands: f32 sums, or FP8 wgmma's narrower accumulator on a GPU (Fp8Accumulation).
+    if (is_fp8(factor_type_)) summation_factor_ = fp8_matmul_summation_factor(fp8);
     // A sum of a product of f32 operands may run on tensor cores (a matmul, or a contraction
     // grouped as a GEMM): both factors as the mode gives them.
     if (factor_type_ == ElementType::f32 && f32 != F32Matmul::f32 && sum_of_product) {
@@ -90,7 +92,7 @@ class ExactSemantics {
 
 }  // namespace
 
-ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32) {
+ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32, Fp8Accumulation fp8) {
   const std::vector<std::int64_t> counts = checked_element_counts(program, inputs, "reference::evaluate_exact");
   ExactData tensors;
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
@@ -102,7 +104,7 @@ ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Ma
     for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
   }
   for (const Statement& statement : program.statements)
-    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32)).run();
+    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32, fp8)).run();
   return tensors;
 }
 
