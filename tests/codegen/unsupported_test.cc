@@ -208,8 +208,8 @@ TEST(UnsupportedOnGpu, Fp8RulesNameThePlaceAndTheRule) {
   EXPECT_EQ(fp8_error(gemm, Arch::sm_90a), "");
   for (Arch arch : {Arch::sm_80, Arch::sm_89, Arch::sm_90})
     EXPECT_EQ(fp8_error(gemm, arch),
-              "1:18: tensor 'A' of def 'f' is e4m3: FP8 tensor cores on the GPU path are wgmma's on sm_90a (--arch "
-              "sm_90a), not " + to_string(arch) + " (sm_80 and sm_86 mma.sync has no FP8 form; sm_89's FP8 mma.sync is "
+              std::string("1:18: tensor 'A' of def 'f' is e4m3: FP8 tensor cores on the GPU path are wgmma's on sm_90a "
+                          "(--arch sm_90a), not ") + to_string(arch) + " (sm_80 and sm_86 mma.sync has no FP8 form; sm_89's FP8 mma.sync is "
               "not built); or run it on the CPU target (--target=cpu)");
   EXPECT_EQ(fp8_error("def f(e4m3(K, M) A, e4m3(N, K) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(k, m) * B(n, k)\n}\n",
                       Arch::sm_90a),
