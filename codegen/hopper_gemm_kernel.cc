@@ -344,6 +344,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
       s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
       b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset(),
       t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
+  if (t.fp8())
+    text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",
+                        to_string(program.find_tensor(mm.a)->type), to_string(program.find_tensor(mm.b)->type), t.bk);
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);

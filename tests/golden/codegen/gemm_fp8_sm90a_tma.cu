@@ -19,6 +19,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8(const __grid_const
   // 128-byte swizzle), each consumer warpgroup's epilogue staging (8448 floats) from byte 147456, then the
   // mbarriers from byte 215040: the stages' "full" and "empty", one per consumer warpgroup for its epilogue,
   // one per consumer for its turn at the main loop
+  // FP8 tiles: one byte an element (A e4m3, B e4m3), a k-block of 128 is one 128-byte row
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 215040);
   unsigned long long* empty = full + 6;
   unsigned long long* epilogue_bar = empty + 6;
