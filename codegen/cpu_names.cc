@@ -77,7 +77,9 @@ std::string cxx_element_type(ElementType type) {
     case ElementType::bf16: return "uint16_t";
     case ElementType::i32: return "int32_t";
     case ElementType::i64: return "int64_t";
-    case ElementType::u8: return "uint8_t";
+    case ElementType::u8:
+    case ElementType::e4m3:
+    case ElementType::e5m2: return "uint8_t";
   }
   return "float";
 }

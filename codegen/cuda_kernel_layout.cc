@@ -17,6 +17,8 @@ std::string cuda_type(ElementType type) {
     case ElementType::i32: return "int";
     case ElementType::i64: return "long long";
     case ElementType::u8: return "unsigned char";
+    case ElementType::e4m3: return "__nv_fp8_e4m3";  // cuda_fp8.h (FP8 reaches kernels as TMA maps only)
+    case ElementType::e5m2: return "__nv_fp8_e5m2";
   }
   return "float";
 }

@@ -39,13 +39,14 @@ std::string prologue_functor(const MatmulStage& mm, char operand) {
 }
 
 // An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
-// in memory (A(m, k), B(n, k)) a K-major tile of `atoms` = k_extent / 64 boxes of mn_extent
-// rows, else an MN-major one of mn_extent / 64 boxes of k_extent rows (A(k, m), B(k, n)).
+// in memory (A(m, k), B(n, k)) a K-major tile of `atoms` = k_extent / box_inner boxes of
+// mn_extent rows, else an MN-major one of mn_extent / box_inner boxes of k_extent rows (A(k, m),
+// B(k, n)); a box's row is 128 bytes, box_inner elements.
 StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
-                           int mn_extent, int k_extent, std::int64_t mn_size, std::int64_t k_size) {
+                           int mn_extent, int k_extent, int box_inner, std::int64_t mn_size, std::int64_t k_size) {
   const std::string k0 = fmt::format("kb * {}", k_extent);
-  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / 64, k_size, mn_size, "Major::k", ""};
-  return {name, copy, offset, mn0, k0, k_extent, mn_extent / 64, mn_size, k_size, "Major::mn", ""};
+  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / box_inner, k_size, mn_size, "Major::k", ""};
+  return {name, copy, offset, mn0, k0, k_extent, mn_extent / box_inner, mn_size, k_size, "Major::mn", ""};
 }
 
 // The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:
@@ -192,6 +193,11 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
   return text;
 }
 
+// "Fp8::e4m3" or "Fp8::e5m2": the wgmma operand type of FP8 tensor `name`.
+std::string fp8_kind(const Program& program, const std::string& name) {
+  return program.find_tensor(name)->type == ElementType::e4m3 ? "Fp8::e4m3" : "Fp8::e5m2";
+}
+
 std::string consumer_branch(const Program& program, const KernelPlan& plan, const KernelShape& k, const std::string& in) {
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
@@ -231,10 +237,20 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   text += fmt::format("      const int s = it % {};\n", s);
   text += fmt::format("      mbarrier_wait(full + s, static_cast<unsigned>(it / {}) & 1u);\n", s);
   text += fmt::format("      const unsigned stage = shared_window_address(smem + s * {});\n", t.stage_bytes());
-  text += fmt::format(
-      "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
-      "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-      in, t.bn, k.a.major, k.b.major, t.bm, t.bk, t.tile_consumers() > 1 ? "64 * wg" : "0", t.a_bytes(), t.bn, t.bk, t.bk / 16);
+  const char* row0 = t.tile_consumers() > 1 ? "64 * wg" : "0";
+  if (t.fp8()) {
+    text += fmt::format("      // FP8 tiles of {} bytes a row, addressed in 16-bit units (a k32 step spans 32 bytes)\n", t.bk);
+    text += fmt::format(
+        "      wgmma_k_block_fp8<{}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
+        "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+        fp8_kind(program, mm.a), fp8_kind(program, mm.b), t.bn, t.bm, t.bk / 2, row0, t.a_bytes(), t.bn, t.bk / 2,
+        t.k_steps());
+  } else {
+    text += fmt::format(
+        "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
+        "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+        in, t.bn, k.a.major, k.b.major, t.bm, t.bk, row0, t.a_bytes(), t.bn, t.bk, t.k_steps());
+  }
   text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
   text += "    }\n";
@@ -254,9 +270,12 @@ ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
   return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
 }
 
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule) {
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes) {
+  PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
   HopperGemmTiles t;
   t.schedule = schedule;
+  t.element_bytes = element_bytes;
+  t.bk = t.box_inner();
   t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
   t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 16 * kMaxStages - 8 * t.consumers()) / t.stage_bytes(), 2,
@@ -299,10 +318,14 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                      k = bound_size(program, *mm.dims.k_extent).value;
   const std::string in = cuda_type(program.find_tensor(mm.a)->type);
   const int s = t.stages;
+  PF_INTERNAL_CHECK(t.fp8() == is_fp8(program.find_tensor(mm.a)->type), "the tiles' element size is the operands'");
+  PF_INTERNAL_CHECK(!t.fp8() || (mm.a_layout == OperandLayout::row_major && mm.b_layout == OperandLayout::col_major &&
+                                 !choice.any_thread_copy()),
+                    "FP8 operands are K-major and loaded by TMA (main_loop_choice)");
   StageOperand a = stage_operand(operand_source(mm, 'A'), choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0",
-                                 t.bm, t.bk, m, k);
+                                 t.bm, t.bk, t.box_inner(), m, k);
   StageOperand b = stage_operand(operand_source(mm, 'B'), choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major,
-                                 "n0", t.bn, t.bk, n, k);
+                                 "n0", t.bn, t.bk, t.box_inner(), n, k);
   a.prologue = prologue_functor(mm, 'A');
   b.prologue = prologue_functor(mm, 'B');
   PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
@@ -321,6 +344,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
       s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
       b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset(),
       t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
+  if (t.fp8())
+    text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",
+                        to_string(program.find_tensor(mm.a)->type), to_string(program.find_tensor(mm.b)->type), t.bk);
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);

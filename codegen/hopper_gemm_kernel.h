@@ -48,16 +48,22 @@ namespace polyfuse {
 // BN of C per tile, consumer g rows 64 g .. 64 g + 63 of it, with one B tile shared by both;
 // ping-pong, two consumers take alternate 64 x BN tiles. One producer warpgroup before them.
 struct HopperGemmTiles {
-  int bm = 64, bn = 128, bk = 64;  // wgmma m64nBNk16, BK / 16 k-steps per k-block
+  int bm = 64, bn = 128, bk = 64;  // elements; a k-block is one 128-byte row of a swizzle atom
+  int element_bytes = 2;           // 2: f16/bf16 (wgmma m64nBNk16), 1: FP8 (m64nBNk32, bk = 128)
   int stages = 4;                  // shared-memory ring (2..6)
   ConsumerSchedule schedule = ConsumerSchedule::cooperative;
+
+  bool fp8() const { return element_bytes == 1; }
+  int box_inner() const { return 128 / element_bytes; }  // a TMA box's row: 128 bytes
+  int wgmma_k() const { return 32 / element_bytes; }     // k of one wgmma: 32 bytes of a row
+  int k_steps() const { return bk / wgmma_k(); }         // wgmma per k-block
 
   bool pingpong() const { return schedule == ConsumerSchedule::pingpong; }
   int tile_consumers() const { return bm / 64; }  // warpgroups on one tile
   int consumers() const { return pingpong() ? 2 : tile_consumers(); }  // warpgroups
   int threads() const { return 128 * (consumers() + 1); }  // the producer warpgroup and the consumers
-  int a_bytes() const { return bm * bk * 2; }   // one A tile (128-byte swizzle, K- or M-major)
-  int b_bytes() const { return bk * bn * 2; }   // one B tile (K- or N-major)
+  int a_bytes() const { return bm * bk * element_bytes; }  // one A tile (128-byte swizzle, K- or M-major)
+  int b_bytes() const { return bk * bn * element_bytes; }  // one B tile (K- or N-major)
   int stage_bytes() const { return a_bytes() + b_bytes(); }  // a multiple of 1024
   int ring_bytes() const { return stages * stage_bytes(); }
   // Each consumer warpgroup stages its 64 x (bn + 4) f32 accumulators after the ring.
@@ -94,8 +100,9 @@ ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue);
 // warpgroups) when M > 64, else 64 x 128 x 64 (one); ping-pong, tiles of 64 x 128 x 64 for two
 // consumers. As many stages as the 227 KB of shared memory per block hold beside the epilogue
 // staging, 2 to 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages; ping-pong: 24 KB
-// a stage, 6).
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = ConsumerSchedule::cooperative);
+// a stage, 6). FP8 operands (element_bytes 1): k-blocks of 128 elements, the same bytes.
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = ConsumerSchedule::cooperative,
+                                  int element_bytes = 2);
 
 // The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
 std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);
@@ -107,11 +114,13 @@ std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileS
                                  std::int64_t m, std::int64_t n);
 
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
-// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), sizes bound): a 1-d grid of any
+// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), or FP8 (e4m3/e5m2) A(m, k) and
+// B(n, k) both by TMA with tiles.element_bytes 1, sizes bound): a 1-d grid of any
 // number of blocks (the runtime launches min(SMs, hopper_tile_count)), tiles.threads() threads,
 // tiles.shared_bytes() of dynamic shared memory; A_map and B_map are 2-d tensor maps of the
-// tensors as stored (dimension 0 the contiguous one) with boxes of 64 by the block's extent of
-// the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk}, B(k, n): {64, bk}, B(n, k): {64, bn}),
+// tensors as stored (dimension 0 the contiguous one) with boxes of 128 bytes (64 16-bit elements,
+// 128 FP8 ones) by the block's extent of the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk},
+// B(k, n): {64, bk}, B(n, k): {64, bn}; FP8: {128, bm}, {128, bn}),
 // 128-byte swizzle (runtime/tma builds them); wgmma reads k-contiguous tiles K-major, the others
 // M/N-major. An operand that `choice` copies by threads is a plain pointer instead (`const T* B`):
 // every producer thread writes its share of the tile TMA would have written

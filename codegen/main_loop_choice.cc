@@ -12,22 +12,23 @@
 namespace polyfuse {
 namespace {
 
-// The Hopper main loop's tiles: k-blocks of 64 (one 128-byte swizzle atom of 16-bit
-// elements), A boxes of 64 rows (one warpgroup's wgmma M), B boxes of 64 columns.
-constexpr unsigned kBoxInner = 64, kBoxOuter = 64;
+// The Hopper main loop's tiles: k-blocks of one 128-byte swizzle atom (64 16-bit elements,
+// 128 FP8 ones), A boxes of 64 rows (one warpgroup's wgmma M), B boxes of 64 columns.
+constexpr unsigned kAtomBytes = 128, kBoxOuter = 64;
 // cudaMalloc returns 256-byte aligned pointers; the runtime's buffers are its.
 constexpr std::uintptr_t kAllocationAlignment = 256;
 
 // Why TMA cannot load the row-major `rows` x `cols` tensor `name`, or "".
 std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols) {
   tma::TiledMapRequest r;
-  r.type = type == ElementType::bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
+  r.type = tma_data_type(type);
+  const unsigned bytes = tma::element_bits(r.type) / 8;
   r.rank = 2;
   r.global_address = kAllocationAlignment;
   r.global_dim[0] = static_cast<std::uint64_t>(cols);
   r.global_dim[1] = static_cast<std::uint64_t>(rows);
-  r.global_strides[0] = static_cast<std::uint64_t>(cols) * 2;
-  r.box_dim[0] = kBoxInner;
+  r.global_strides[0] = static_cast<std::uint64_t>(cols) * bytes;
+  r.box_dim[0] = kAtomBytes / bytes;
   r.box_dim[1] = kBoxOuter;
   r.swizzle = tma::Swizzle::b128;
   std::optional<tma::RuleViolation> broken = tma::check_tiled_map(r);
@@ -80,11 +81,21 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
   ElementType a = program.find_tensor(operand_source(mm, 'A'))->type, b = program.find_tensor(operand_source(mm, 'B'))->type;
   if (a == ElementType::f32 && b == ElementType::f32)
     return "f32 operands (they run TF32 mma.sync m16n8k8: wgmma with tf32 is not done)";
+  if (is_fp8(a) && is_fp8(b)) {  // e4m3 and e5m2 in either operand: wgmma's FP8 forms
+    if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::col_major)
+      return "FP8 operands that are not K-major (A(m, k), B(n, k))";
+    return "";
+  }
   if (a != b || (a != ElementType::f16 && a != ElementType::bf16)) return "operands other than f16 or bf16";
   return "";
 }
 
 }  // namespace
+
+tma::DataType tma_data_type(ElementType type) {
+  if (is_fp8(type)) return tma::DataType::uint8;  // TMA moves FP8 codes as bytes
+  return type == ElementType::bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
+}
 
 const std::string& operand_source(const MatmulStage& mm, char operand) {
   const std::optional<OperandPrologue>& prologue = operand == 'A' ? mm.a_prologue : mm.b_prologue;
@@ -119,6 +130,11 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
                                               : tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value);
   const std::string b_refusal = mm.b_prologue ? "B has a prologue"
                                               : tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value);
+  // FP8 operands come by TMA only (the threads' copy moves 16-bit elements).
+  if ((!a_refusal.empty() || !b_refusal.empty()) && is_fp8(type)) {
+    choice.fallback_reason = a_refusal.empty() ? b_refusal : b_refusal.empty() ? a_refusal : a_refusal + "; " + b_refusal;
+    return choice;
+  }
   if (!a_refusal.empty() && !b_refusal.empty()) {
     choice.fallback_reason = a_refusal + "; " + b_refusal;
     return choice;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "frontend/program.h"
+#include "runtime/tma/tensor_map_rules.h"
 #include "schedule/gpu_options.h"
 #include "schedule/kernel_plan.h"
 
@@ -25,6 +26,9 @@ enum class MainLoop {
 
 // The tensor operand 'A' or 'B' of `mm` is read from: its prologue's source, or itself.
 const std::string& operand_source(const MatmulStage& mm, char operand);
+
+// The TMA element type of an operand of the Hopper main loop: f16, bf16, or bytes for FP8.
+tma::DataType tma_data_type(ElementType type);
 
 // "mma.sync" / "TMA + wgmma".
 const char* to_string(MainLoop loop);
@@ -49,7 +53,7 @@ struct MainLoopChoice {
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
 // matmul (no batch, `+=!`; pointwise epilogues on its (m, n) elements; a prologue on one
 // operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),
-// B(k, n) or B(n, k)); the default tile options (--block, --warp, --mma, --split-k and
+// B(k, n) or B(n, k)), or FP8 ones (e4m3/e5m2, A(m, k) and B(n, k), both loaded by TMA); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that
 // cuTensorMapEncodeTiled accepts
 // (runtime/tma/tensor_map_rules.h: 16-byte row strides, boxes of 64 x 64 with 128-byte swizzle);

@@ -10,8 +10,20 @@ std::string_view to_string(ElementType type) {
     case ElementType::i32: return "int32";
     case ElementType::i64: return "int64";
     case ElementType::u8: return "uint8";
+    case ElementType::e4m3: return "e4m3";
+    case ElementType::e5m2: return "e5m2";
   }
   return "?";
+}
+
+bool is_fp8(ElementType type) { return type == ElementType::e4m3 || type == ElementType::e5m2; }
+
+ElementType computed_type(ElementType type) { return is_fp8(type) ? ElementType::f32 : type; }
+
+std::optional<std::string> output_type_rule(ElementType type) {
+  if (!is_fp8(type)) return std::nullopt;
+  return std::string("FP8 tensors are inputs only (no backend stores ") + std::string(to_string(type)) +
+         "): declare the output f16, bf16 or f32";
 }
 
 bool is_integer(ElementType type) {
@@ -26,10 +38,12 @@ std::optional<ElementType> parse_element_type(std::string_view name) {
   if (name == "int32") return ElementType::i32;
   if (name == "int64") return ElementType::i64;
   if (name == "uint8") return ElementType::u8;
+  if (name == "e4m3") return ElementType::e4m3;
+  if (name == "e5m2") return ElementType::e5m2;
   return std::nullopt;
 }
 
-std::string_view element_type_names() { return "f16, bf16, f32, float, float32, half, float16, int32, int64 or uint8"; }
+std::string_view element_type_names() { return "f16, bf16, f32, float, float32, half, float16, e4m3, e5m2, int32, int64 or uint8"; }
 
 std::optional<std::string> unsupported_type_reason(std::string_view name) {
   if (name == "double" || name == "float64")
@@ -47,7 +61,9 @@ int size_in_bytes(ElementType type) {
     case ElementType::f32:
     case ElementType::i32: return 4;
     case ElementType::i64: return 8;
-    case ElementType::u8: return 1;
+    case ElementType::u8:
+    case ElementType::e4m3:
+    case ElementType::e5m2: return 1;
   }
   return 4;
 }

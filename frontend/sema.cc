@@ -78,7 +78,10 @@ void DefChecker::declare(const std::vector<ast::Param>& params, TensorRole role)
       inferred_outputs_.insert(param.name);
       continue;
     }
-    source_type_[param.name] = param.type;
+    if (role == TensorRole::output)
+      if (const std::optional<std::string> rule = output_type_rule(param.type))
+        error(param.type_location, fmt::format("output {} is {}: {}", quote_name(param.name), to_string(param.type), *rule));
+    source_type_[param.name] = computed_type(param.type);
     Tensor tensor;
     tensor.name = param.name;
     tensor.type = param.type;
@@ -169,7 +172,7 @@ Expr DefChecker::lower_call(const ast::Expr& expr, StatementState& state) {
   // are casts polyfuse refuses.
   const std::optional<ElementType> cast_type = parse_element_type(expr.name);
   if (!find(expr.name) && !parse_function(expr.name) &&
-      (unsupported_type_reason(expr.name) || (cast_type && is_integer(*cast_type))))
+      (unsupported_type_reason(expr.name) || (cast_type && (is_integer(*cast_type) || is_fp8(*cast_type)))))
     return lower_cast(expr, state);
   if (auto function = parse_function(expr.name)) {
     int expected = arity(*function);
@@ -349,7 +352,7 @@ void DefChecker::build_statement(const ast::Statement& statement,
   std::optional<ElementType> read_type;  // of the values read (not the index tensors of gathers)
   for (const PendingRead& read : state.reads)
     if (!read.is_index) read_type = read_type ? common_type(*read_type, find(read.tensor)->type) : find(read.tensor)->type;
-  if (!out.is_reduction() && read_type && !is_integer(*read_type)) out.accumulate_type = *read_type;
+  if (!out.is_reduction() && read_type && !is_integer(*read_type)) out.accumulate_type = computed_type(*read_type);
   // isl/cpp.h cannot copy null objects: every relation is built before it is stored.
   out.domain = statement_domain(program_, out.id, out.indices);
   std::vector<std::string> names = out.index_names();

@@ -69,9 +69,10 @@ Expr DefChecker::lower_condition(const ast::Expr& expr, StatementState& state) {
 Expr DefChecker::lower_cast(const ast::Expr& expr, StatementState& state) {
   error(expr.location,
         fmt::format("the cast {}(..) is not supported: {}; the conversions are f16(x), bf16(x) and f32(x)", expr.name,
-                    unsupported_type_reason(expr.name).value_or(parse_element_type(expr.name)
-                                                                    ? "conversions to integer types are not supported"
-                                                                    : "not a type")),
+                    unsupported_type_reason(expr.name).value_or(
+                        !parse_element_type(expr.name)       ? "not a type"
+                        : is_fp8(*parse_element_type(expr.name)) ? "FP8 values are inputs only, never computed"
+                                                                 : "conversions to integer types are not supported")),
         &state);
   return Expr::constant_node(0, expr.location);
 }

@@ -271,16 +271,17 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     // a def's temporary is read from the plan's workspace, where it is f32 (memory_type)
     if (!permuted) return Operand{access.tensor, memory_type(program, access.tensor)};
     const std::string copy = unique_tensor_name(program, o_name + "_" + suffix);
+    const ElementType copy_type = computed_type(tensor.type);  // an FP8 operand's copy is decoded (f32)
     const std::string text =
         fmt::format("def {0}({1}) -> ({2}) {{\n  {3}({4}) = {5}({6})\n}}\n", copy + "_copy",
                     declaration(memory_type(program, access.tensor), dims_of(access.indices), access.tensor),
-                    declaration(tensor.type, dims_of(order), copy), copy, subscripts(order), access.tensor,
+                    declaration(copy_type, dims_of(order), copy), copy, subscripts(order), access.tensor,
                     subscripts(access.indices));
     plan.steps.push_back({ContractionStep::Kind::permute_operand, compile_view(text, "permutation of " + access.tensor),
                           fmt::format("{} copied into {} order ({}) for {}'s GEMM", access.tensor, suffix == "A" ? "[batch][M][K]" : "[batch][K][N]",
                                       subscripts(order), s.id)});
-    plan.temporaries.push_back({copy, tensor.type, dims_of(order)});
-    return Operand{copy, tensor.type};
+    plan.temporaries.push_back({copy, copy_type, dims_of(order)});
+    return Operand{copy, copy_type};
   };
   const Operand a = operand(g.a_read, g.a_permuted, concat({&g.batch, &g.m, &g.k}), "A");
   const Operand b = operand(g.b_read, g.b_permuted, concat({&g.batch, &g.k, &g.n}), "B");

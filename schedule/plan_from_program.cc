@@ -263,9 +263,10 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
         std::optional<OperandPrologue> b_prologue = operand_prologue(program, statement, mm.b, prologues);
         const Tensor* a = program.find_tensor(a_prologue ? a_prologue->source : mm.a.tensor);
         const Tensor* b = program.find_tensor(b_prologue ? b_prologue->source : mm.b.tensor);
-        if (a->type != b->type)
+        if (a->type != b->type && !(is_fp8(a->type) && is_fp8(b->type)))
           unsupported(program, statement,
-                      fmt::format("tensor cores need operands of one type (f16, bf16, or f32 as TF32); {} is {} and {} is {}",
+                      fmt::format("tensor cores need operands of one type (f16, bf16, or f32 as TF32) or two FP8 ones "
+                                  "(e4m3, e5m2; mixed FP8 x 16-bit is not built); {} is {} and {} is {}",
                                   a->name, to_string(a->type), b->name, to_string(b->type)));
         if (a->type == ElementType::f32 && f32 == F32Matmul::f32)
           unsupported(program, statement,

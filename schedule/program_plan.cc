@@ -12,6 +12,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
+#include "schedule/fp8_gpu_rule.h"
 #include "schedule/fused_row_chain.h"
 #include "schedule/implicit_gemm.h"
 #include "schedule/plan_from_program.h"
@@ -193,8 +194,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
     for (const Statement& s : program.statements) all.push_back(s.id);
     plan.kernels.push_back(PlannedKernel{PlannedKernelKind::fused_matmul, program.name, all, "", "", "", {}, ""});
     return plan;
-  } catch (const UserError&) {
-    // not one fused kernel: a plan of several
+  } catch (const UserError& not_one_kernel) {
+    // not one fused kernel: a plan of several, whose kernels do not read FP8
+    refuse_fp8_on_gpu(program, fmt::format("the GPU path reads FP8 only as the operands of one plain GEMM kernel (sm_90a "
+                                           "TMA + wgmma), and this def is not one fused kernel ({}); run it on the CPU "
+                                           "target (--target=cpu)",
+                                           not_one_kernel.what()));
   }
 
   // Closes the last kernel with `why`, naming the statement `s` that starts the next.

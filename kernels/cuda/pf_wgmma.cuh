@@ -4,6 +4,10 @@
 //   wgmma_fence()           wgmma.fence.sync.aligned
 //   wgmma_ss<T, N, MA, MB>  wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T  d, desc-a, desc-b, ...
 //   wgmma_rs<T, N, MB>      the same with A from registers (WgFragA)
+//   wgmma_ss_fp8<FA, FB, N> wgmma.mma_async.sync.aligned.m64nNk32.f32.FA.FB d, desc-a, desc-b, ...
+//                           FP8 A and B (Fp8::e4m3 / e5m2 each), both K-major (the only major
+//                           FP8 wgmma reads): a k32 step spans the same 32 bytes of a K-major
+//                           tile row as a 16-bit k16 step, so the 16-bit tiles' descriptors serve
 //   wgmma_commit()          wgmma.commit_group.sync.aligned
 //   wgmma_wait<N>()         wgmma.wait_group.sync.aligned N
 // T is __half or __nv_bfloat16, N a multiple of 8 in 8..256; MA / MB the storage order of A / B
@@ -130,6 +134,9 @@ template <int N> PF_DEVICE void wgmma_wait() {
 #endif
 }
 
+// The FP8 operand types of wgmma_ss_fp8.
+enum class Fp8 { e4m3, e5m2 };
+
 #if PF_SM90A_PATH
 // One asm statement per N (the operand lists of pf_wgmma_operands.cuh). SS: %R desc-a,
 // %R+1 desc-b, %R+2 scale-d, %R+3 imm-trans-a, %R+4 imm-trans-b. RS: %R..%R+3 A, %R+4 desc-b,
@@ -149,7 +156,27 @@ template <int N> PF_DEVICE void wgmma_wait() {
                  : ol                                                                                           \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TB));            \
   }
+// FP8: %R desc-a, %R+1 desc-b, %R+2 scale-d; no imm-trans (FP8 operands are K-major).
+#define PF_WGMMA_FP8_CASE(n_, dl, ol, r0, r1, r2, r3, r4, r5, r6, types)                                      \
+  if constexpr (N == n_) {                                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #r2 ", 0;\nwgmma.mma_async.sync.aligned.m64n" #n_      \
+                 "k32.f32." types " {" dl "}, %" #r0 ", %" #r1 ", p, 1, 1;\n}\n"                             \
+                 : ol                                                                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                                   \
+  }
 namespace detail {
+template <Fp8 FA, Fp8 FB, int N>
+PF_DEVICE void wgmma_fp8_asm(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  if constexpr (FA == Fp8::e4m3 && FB == Fp8::e4m3) {
+    PF_WG_FOR_EACH_N(PF_WGMMA_FP8_CASE, "e4m3.e4m3")
+  } else if constexpr (FA == Fp8::e4m3) {
+    PF_WG_FOR_EACH_N(PF_WGMMA_FP8_CASE, "e4m3.e5m2")
+  } else if constexpr (FB == Fp8::e4m3) {
+    PF_WG_FOR_EACH_N(PF_WGMMA_FP8_CASE, "e5m2.e4m3")
+  } else {
+    PF_WG_FOR_EACH_N(PF_WGMMA_FP8_CASE, "e5m2.e5m2")
+  }
+}
 template <class T, int N, int TA, int TB>
 PF_DEVICE void wgmma_ss_asm(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   if constexpr (IsSame<T, __nv_bfloat16>::value) {
@@ -169,6 +196,7 @@ PF_DEVICE void wgmma_rs_asm(float* d, const unsigned* a, unsigned long long desc
 }  // namespace detail
 #undef PF_WGMMA_SS_CASE
 #undef PF_WGMMA_RS_CASE
+#undef PF_WGMMA_FP8_CASE
 #endif
 
 // d (+)= A * B for one m64nNk16; A and B in shared memory through their descriptors.
@@ -183,7 +211,7 @@ PF_DEVICE void wgmma_ss(WgAcc<N>& d, unsigned long long desc_a, unsigned long lo
 #elif PF_HOST_PATH
   const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), IsSame<T, __nv_bfloat16>::value ? 1u : 0u, desc_a, desc_b,
                               {0u, 0u, 0u, 0u}, 0u, MA == Major::mn ? 1u : 0u, MB == Major::mn ? 1u : 0u,
-                              accumulate ? 1u : 0u};
+                              accumulate ? 1u : 0u, 0u, 0u};
   ::pf_host::wgmma_mma_async(op, d.v.r, nullptr);
 #endif
 }
@@ -199,8 +227,23 @@ PF_DEVICE void wgmma_rs(WgAcc<N>& d, const WgFragA& a, unsigned long long desc_b
 #elif PF_HOST_PATH
   const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), IsSame<T, __nv_bfloat16>::value ? 1u : 0u, 0ull, desc_b,
                               {a.x.r[0], a.x.r[1], a.x.r[2], a.x.r[3]}, 1u, 0u, MB == Major::mn ? 1u : 0u,
-                              accumulate ? 1u : 0u};
+                              accumulate ? 1u : 0u, 0u, 0u};
   ::pf_host::wgmma_mma_async(op, d.v.r, a.x.r);
+#endif
+}
+
+// d (+)= A * B for one m64nNk32 with FP8 A (FA) and B (FB), both K-major in shared memory
+// through their descriptors; f32 accumulators. accumulate = false: d = A * B (scale-d 0).
+template <Fp8 FA, Fp8 FB, int N>
+PF_DEVICE void wgmma_ss_fp8(WgAcc<N>& d, unsigned long long desc_a, unsigned long long desc_b, bool accumulate) {
+#if PF_SM90A_PATH
+  detail::wgmma_fp8_asm<FA, FB, N>(d.v.r, desc_a, desc_b, accumulate ? 1 : 0);
+#elif PF_DEVICE_PATH
+  static_assert(N < 0, "wgmma needs the sm_90a target (-gencode arch=compute_90a,code=sm_90a)");
+#elif PF_HOST_PATH
+  const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), 0u, desc_a, desc_b, {0u, 0u, 0u, 0u}, 0u, 0u, 0u,
+                              accumulate ? 1u : 0u, FA == Fp8::e4m3 ? 1u : 2u, FB == Fp8::e4m3 ? 1u : 2u};
+  ::pf_host::wgmma_mma_async(op, d.v.r, nullptr);
 #endif
 }
 

@@ -5,6 +5,11 @@
 //   wgmma_k_block<T, N, MA, MB, SA, SB>(acc, a, b, k_steps, accumulate)
 //       fence, k_steps mma_async (k-steps 0 .. k_steps-1 of the operand tiles a and b), commit;
 //       the caller retires the group with wgmma_wait<N>() before touching acc.
+//   wgmma_k_block_fp8<FA, FB, N, SA, SB>(acc, a, b, k_steps, accumulate)
+//       the same with m64nNk32 FP8 wgmma (FA x FB) from K-major tiles of FP8 codes, whose
+//       OperandTile counts k in 16-bit units (k_extent = row bytes / 2): a k32 step of FP8 spans
+//       the 32 bytes of a row that a k16 step of 16-bit elements does, so the descriptors of
+//       k-step kk are the 16-bit tile's.
 //   load_wg_frag_a<MA, SA>(frag, a, kk)
 //       the A fragment of k-step kk from a canonical tile (ldmatrix.x4, .trans for M-major).
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
@@ -58,6 +63,18 @@ PF_UNROLL
   for (int kk = 0; kk < k_steps; ++kk)
     wgmma_ss<T, N, MA, MB>(acc, operand_descriptor<MA, SA>(a, kk), operand_descriptor<MB, SB>(b, kk),
                            accumulate || kk > 0);
+  wgmma_commit();
+  wgmma_fence_operand(acc);
+}
+
+template <Fp8 FA, Fp8 FB, int N, Swizzle SA, Swizzle SB>
+PF_DEVICE void wgmma_k_block_fp8(WgAcc<N>& acc, const OperandTile& a, const OperandTile& b, int k_steps, bool accumulate) {
+  wgmma_fence_operand(acc);
+  wgmma_fence();
+PF_UNROLL
+  for (int kk = 0; kk < k_steps; ++kk)
+    wgmma_ss_fp8<FA, FB, N>(acc, operand_descriptor<Major::k, SA>(a, kk), operand_descriptor<Major::k, SB>(b, kk),
+                            accumulate || kk > 0);
   wgmma_commit();
   wgmma_fence_operand(acc);
 }

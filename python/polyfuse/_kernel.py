@@ -228,6 +228,9 @@ class Kernel:
         except TypeError:
             raise ArgumentError(f"{what}: expected a NumPy array or an array with __dlpack__, got "
                                 f"{type(array).__name__}") from None
+        if parameter.element not in _DTYPES:  # e4m3, e5m2
+            raise ArgumentError(f"{what}: the Python package takes no {parameter.element} arrays yet (the C++ API "
+                                f"and the command line run FP8 defs)")
         if tuple(dtype) != _DTYPES[parameter.element]:
             raise ArgumentError(f"{what}: dtype {_dtype_text(dtype)} but the def declares {parameter.element} "
                                 f"({_NUMPY_NAMES[parameter.element]})")

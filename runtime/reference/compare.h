@@ -70,7 +70,8 @@ Tolerance tolerance_for(ElementType type, std::int64_t reduction_length, Element
 // Same with coarsest = type.
 Tolerance tolerance_for(ElementType type, std::int64_t reduction_length);
 
-// The element type of `program` with the largest unit roundoff (bf16 > f16 > f32).
+// The element type of `program` with the largest unit roundoff (bf16 > f16 > f32); FP8 tensors,
+// inputs whose values every backend reads exactly, do not count.
 ElementType coarsest_type(const Program& program);
 
 // The longest reduction of `program`: the largest product of the reduction extents of
@@ -117,9 +118,9 @@ CheckReport compare(std::span<const float> actual, const ExactTensor& exact, std
 CheckReport compare_outputs(const Program& program, const TensorData& actual, const ExactData& exact);
 
 // evaluate_exact(program, inputs), then compare_outputs with `actual` (the outputs a
-// backend computed from `inputs`); `f32` as evaluate_exact's.
+// backend computed from `inputs`); `f32` and `fp8` as evaluate_exact's.
 CheckReport check_outputs(const Program& program, const TensorData& inputs, const TensorData& actual,
-                          F32Matmul f32 = F32Matmul::f32);
+                          F32Matmul f32 = F32Matmul::f32, Fp8Accumulation fp8 = Fp8Accumulation::f32);
 
 // Compares every output of `program` in `actual` with `expected`, two computed results
 // (e.g. a GPU's and the emulator's), with the tolerance for the output's type,

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "frontend/diagnostics.h"
+#include "polyfuse/cpu/fp8.h"
 
 namespace polyfuse::reference {
 namespace {
@@ -77,8 +78,15 @@ float round_to(ElementType type, float value) {
     case ElementType::i32:
     case ElementType::i64:
     case ElementType::u8: return static_cast<float>(integer_stored(type, value));
+    case ElementType::e4m3:
+    case ElementType::e5m2: return fp8::round_f32(fp8_format(type), value);
   }
   return value;
+}
+
+fp8::Format fp8_format(ElementType type) {
+  PF_INTERNAL_CHECK(is_fp8(type), "fp8_format: not an FP8 type");
+  return type == ElementType::e4m3 ? fp8::Format::e4m3 : fp8::Format::e5m2;
 }
 
 double integer_stored(ElementType type, double value) {
@@ -89,12 +97,12 @@ double integer_stored(ElementType type, double value) {
 }
 
 std::uint16_t to_bits(ElementType type, float value) {
-  PF_INTERNAL_CHECK(type != ElementType::f32, "to_bits: f32 has 32-bit storage");
+  PF_INTERNAL_CHECK(type == ElementType::f16 || type == ElementType::bf16, "to_bits: f16 or bf16 only");
   return type == ElementType::f16 ? f32_to_f16_bits(value) : f32_to_bf16_bits(value);
 }
 
 float from_bits(ElementType type, std::uint16_t bits) {
-  PF_INTERNAL_CHECK(type != ElementType::f32, "from_bits: f32 has 32-bit storage");
+  PF_INTERNAL_CHECK(type == ElementType::f16 || type == ElementType::bf16, "from_bits: f16 or bf16 only");
   return type == ElementType::f16 ? f16_bits_to_f32(bits) : bf16_bits_to_f32(bits);
 }
 
@@ -106,6 +114,8 @@ double unit_roundoff(ElementType type) {
     case ElementType::i32:
     case ElementType::i64:
     case ElementType::u8: return 0;
+    case ElementType::e4m3: return std::ldexp(1.0, -4);
+    case ElementType::e5m2: return std::ldexp(1.0, -3);
   }
   return 0;
 }
@@ -148,6 +158,8 @@ std::vector<unsigned char> encode_tensor(ElementType type, const std::vector<flo
       store_integer(type, values[i], bytes.data() + size * i);
     } else if (type == ElementType::f32) {
       std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+    } else if (is_fp8(type)) {
+      bytes[i] = fp8::from_f32(fp8_format(type), values[i]);
     } else {
       const std::uint16_t bits = to_bits(type, values[i]);
       std::memcpy(bytes.data() + 2 * i, &bits, 2);
@@ -163,6 +175,8 @@ void decode_tensor(ElementType type, const std::vector<unsigned char>& bytes, st
       values[i] = load_integer(type, bytes.data() + size * i);
     } else if (type == ElementType::f32) {
       std::memcpy(&values[i], bytes.data() + 4 * i, 4);
+    } else if (is_fp8(type)) {
+      values[i] = fp8::to_f32(fp8_format(type), bytes[i]);
     } else {
       std::uint16_t bits;
       std::memcpy(&bits, bytes.data() + 2 * i, 2);

@@ -25,7 +25,12 @@ constexpr double kGeluTanhCubic = 0.044715;
 
 // nu_T: the absolute part of one rounding to `type` (see the file comment of the header).
 double absolute_floor(ElementType type) {
-  return type == ElementType::f16 ? std::ldexp(1.0, -24) : nu32;
+  switch (type) {
+    case ElementType::f16: return std::ldexp(1.0, -24);
+    case ElementType::e4m3: return std::ldexp(1.0, -10);  // half of e4m3's smallest subnormal 2^-9
+    case ElementType::e5m2: return std::ldexp(1.0, -17);  // half of e5m2's smallest subnormal 2^-16
+    default: return nu32;
+  }
 }
 
 
@@ -136,6 +141,8 @@ double overflow_threshold(ElementType type) {
     case ElementType::i32:
     case ElementType::i64:
     case ElementType::u8: return kInfinity;  // integer stores saturate (integer_stored)
+    case ElementType::e4m3: return 464.0;      // 448 + half an ulp: rounds past 448 (then saturates)
+    case ElementType::e5m2: return 61440.0;    // 57344 + half an ulp
   }
   return kInfinity;
 }
@@ -149,6 +156,8 @@ Bounded stored_as(ElementType type, Bounded x) {
   }
   if (type == ElementType::f32 || !finite(x)) return x;
   const double rounding = unit_roundoff(type) * (std::fabs(x.value) + x.bound) + absolute_floor(type);
+  // FP8 stores saturate (.satfinite): past the threshold the error is not a rounding's.
+  if (is_fp8(type) && std::fabs(x.value) + x.bound >= overflow_threshold(type)) return {x.value, kInfinity};
   return overflow_checked({x.value, x.bound + rounding}, type);
 }
 
@@ -168,6 +177,11 @@ double f32_matmul_summation_factor(F32Matmul mode) {
     case F32Matmul::f32: return kRoundToNearestSummationFactor;
   }
   return kRoundToNearestSummationFactor;
+}
+
+double fp8_matmul_summation_factor(Fp8Accumulation accumulation) {
+  if (accumulation == Fp8Accumulation::f32) return kTensorCoreSummationFactor;
+  return kTensorCoreSummationFactor * kUnitRoundoffFp8WgmmaAccumulator / u32;
 }
 
 Bounded f32_matmul_factor(F32Matmul mode, Bounded x) {

@@ -62,6 +62,21 @@ struct Bounded {
 inline constexpr double kTensorCoreSummationFactor = 3;
 inline constexpr double kRoundToNearestSummationFactor = 1;
 
+// How an FP8 matmul's sums may be accumulated. Its products are exact in f32 (4 x 4 or 3 x 3
+// significant bits), so the sum is the only rounding:
+//   f32:    f32 sums: the CPU target, and the emulator's FP8 wgmma (exact products added in
+//           f32 in k order) — tensor-core block additions at most: summation factor c = 3.
+//   hopper: FP8 wgmma on a real sm_90a, whose accumulator is not documented; DeepSeek-V3's
+//           technical report (arXiv 2412.19437, section 3.3.2) measures that it keeps only
+//           about 14 bits on H800. Counted as one truncation to 14 significant bits per
+//           addition, u_acc = 2^-13 of the result (a 14-bit truncation loses < 2^-13), in
+//           the same block derivation as c = 3 (Reduction): 3 u_acc = 3 * 2^11 u_f32, i.e.
+//           summation factor 6144. No claim (bound infinity) once 6144 (K + 1) u_f32 >= 1,
+//           K >= 2730.
+enum class Fp8Accumulation { f32, hopper };
+inline constexpr double kUnitRoundoffFp8WgmmaAccumulator = 0x1p-13;
+double fp8_matmul_summation_factor(Fp8Accumulation accumulation);
+
 // Matmuls with f32 operands on tensor cores (F32Matmul, the GPU path's `f32_matmul`):
 //   tf32:   each factor rounded to TF32 (10 explicit mantissa bits, cvt.rna: to nearest),
 //           u_tf32 = 2^-11: a product errs by <= 2 u_tf32 + u_tf32^2 relative (exact in

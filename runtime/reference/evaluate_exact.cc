@@ -10,12 +10,18 @@ namespace polyfuse::reference {
 namespace {
 
 // The type a matmul on tensor cores takes its operands in: the common type of the
-// tensors the statement reads (f32 when it reads none or mixes types).
+// tensors the statement reads (f32 when it reads none or mixes types; FP8 when every read is
+// FP8, e4m3 and e5m2 mixed too: the FP8 tensor cores take both).
 ElementType operand_type(const Program& program, const Statement& statement) {
   if (statement.reads.empty()) return ElementType::f32;
   ElementType type = program.find_tensor(statement.reads[0].tensor)->type;
-  for (const Access& read : statement.reads) type = common_type(type, program.find_tensor(read.tensor)->type);
-  return type;
+  bool all_fp8 = true;
+  for (const Access& read : statement.reads) {
+    const ElementType read_type = program.find_tensor(read.tensor)->type;
+    all_fp8 = all_fp8 && is_fp8(read_type);
+    type = common_type(type, read_type);
+  }
+  return all_fp8 ? program.find_tensor(statement.reads[0].tensor)->type : type;
 }
 
 // The arithmetic of evaluate_exact.h (error_bound.h's rules), for StatementRunner.
@@ -24,7 +30,7 @@ class ExactSemantics {
   using Value = Bounded;
   using Storage = ExactTensor;
 
-  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32) {
+  ExactSemantics(const Program& program, const Statement& statement, F32Matmul f32, Fp8Accumulation fp8) {
     const Tensor* written = program.find_tensor(statement.write.tensor);
     PF_INTERNAL_CHECK(written != nullptr, "reference: unknown tensor " + statement.write.tensor);
     written_type_ = written->type;
@@ -41,6 +47,8 @@ class ExactSemantics {
     // f16/bf16 operands may meet tensor cores (truncating block additions).
     summation_factor_ = factor_type_ == ElementType::f32 ? kRoundToNearestSummationFactor
                                                           : kTensorCoreSummationFactor;
+    // FP8 operands: f32 sums, or FP8 wgmma's narrower accumulator on a GPU (Fp8Accumulation).
+    if (is_fp8(factor_type_)) summation_factor_ = fp8_matmul_summation_factor(fp8);
     // A sum of a product of f32 operands may run on tensor cores (a matmul, or a contraction
     // grouped as a GEMM): both factors as the mode gives them.
     if (factor_type_ == ElementType::f32 && f32 != F32Matmul::f32 && sum_of_product) {
@@ -84,7 +92,7 @@ class ExactSemantics {
 
 }  // namespace
 
-ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32) {
+ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32, Fp8Accumulation fp8) {
   const std::vector<std::int64_t> counts = checked_element_counts(program, inputs, "reference::evaluate_exact");
   ExactData tensors;
   for (std::size_t i = 0; i < program.tensors.size(); ++i) {
@@ -96,7 +104,7 @@ ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Ma
     for (std::size_t j = 0; j < exact.size(); ++j) exact[j].value = values[j];
   }
   for (const Statement& statement : program.statements)
-    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32)).run();
+    StatementRunner<ExactSemantics>(program, statement, tensors, ExactSemantics(program, statement, f32, fp8)).run();
   return tensors;
 }
 

@@ -50,7 +50,9 @@ using ExactData = std::map<std::string, ExactTensor>;
 // Runs `program` on `inputs`, which must hold a buffer of the right size for every input
 // and output (outputs' values matter for `+=` only), and returns every tensor of the
 // program after the run, temporaries included. Every size must be bound (bound_extent).
-// A missing or mis-sized buffer throws std::invalid_argument.
-ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32 = F32Matmul::f32);
+// A missing or mis-sized buffer throws std::invalid_argument. `f32` and `fp8`: how the
+// backend's f32 and FP8 matmuls may round (error_bound.h: F32Matmul, Fp8Accumulation).
+ExactData evaluate_exact(const Program& program, const TensorData& inputs, F32Matmul f32 = F32Matmul::f32,
+                         Fp8Accumulation fp8 = Fp8Accumulation::f32);
 
 }  // namespace polyfuse::reference

@@ -82,6 +82,17 @@ for example in "$data"/examples/*.tc; do
     expect "$name: run on the CPU target (a BRGEMM over grouped indices)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
     continue
   fi
+  # FP8 inputs (issue 22 item 4): the CPU target runs them; on the GPU path FP8 wgmma on sm_90a
+  # (the emulator here), refused (exit 1) at the tensor's declaration on the other archs.
+  if [[ $name == gemm_fp8 ]]; then
+    sizes=(-D M=7 -D N=33 -D K=96)
+    expect "$name: run on the CPU target" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
+    expect "$name: run on sm_90a (FP8 wgmma, emulator)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" \
+      --backend=emu --arch sm_90a
+    expect "$name: refused on sm_80" 1 'error: tensor .A. of def .gemm_fp8. is e4m3: FP8 tensor cores on the GPU path are' \
+      "$polyfuse" compile "$example" "${sizes[@]}" --emit=cuda --arch sm_80
+    continue
+  fi
   if [[ $name == brgemm ]]; then
     sizes=(-D R=2 -D M=24 -D N=20 -D K=16)
     expect "$name: C++ for the CPU target" 0 'brgemm' "$polyfuse" compile "$example" "${sizes[@]}" --target=cpu --emit=cpu

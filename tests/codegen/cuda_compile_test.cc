@@ -125,6 +125,21 @@ TEST(CudaCompile, Sm90aKernelCompilesForSm90a) {
   }
 }
 
+// FP8 (issue 22 item 4): examples/gemm_fp8.tc on the TMA + wgmma loop compiles with NVRTC (the
+// helpers embedded, as the runtime builds it) for sm_90a without spills or ptxas diagnostics.
+TEST(CudaCompile, Fp8GemmCompilesForSm90a) {
+  Program program = compile_program(example_source("gemm_fp8"), {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+  CudaEmitRequest request;
+  request.options = default_gpu_options(Arch::sm_90a);
+  const auto emitted = emit_cuda(program, request);
+  EXPECT_NE(emitted.source.find("wgmma_k_block_fp8<Fp8::e4m3, Fp8::e4m3, 128"), std::string::npos);
+  pft_test::NvrtcResult result = pft_test::nvrtc_compile(emitted.source, emitted.metadata.arch, /*ptxas_verbose=*/true);
+  ASSERT_TRUE(result.ok) << result.log;
+  EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+  EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
+  EXPECT_TRUE(pft_test::ptxas_diagnostics(result.log).empty()) << result.log;
+}
+
 // Issue 23: a general contraction's plan (permutation copies, the GEMM over the grouped view,
 // the output's permutation; a GEMM with epilogues) compiles for sm_80 and sm_90, no spills.
 TEST(CudaCompile, GroupedContractionPlansCompileWithoutSpills) {

@@ -107,6 +107,22 @@ TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
                              "codegen/gemm_sm90a_tma_at_bt_bf16.cu"));
 }
 
+// examples/gemm_fp8.tc: e4m3 A(m, k) and B(n, k) by TMA in 1-byte boxes of 128 x rows, k-blocks
+// of 128 (one 128-byte row), 4 FP8 wgmma k32 steps per k-block, the scales, bias and ReLU per
+// element of the staged f32 accumulators; edge tiles in M and N, a K tail (K = 208).
+TEST(HopperGemmKernel, GemmFp8Golden) {
+  Program program = compile_program(example_source("gemm_fp8"), {{"M", 300}, {"N", 200}, {"K", 208}});
+  CudaEmitRequest request;
+  request.options = default_gpu_options(Arch::sm_90a);
+  request.helpers = CudaEmitRequest::Helpers::omit;
+  const EmittedKernel kernel = emit_cuda(program, request);
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{128, 64}));  // A: ping-pong tiles of 64 rows
+  EXPECT_EQ(kernel.metadata.parameters[1].tma_box, (std::vector<int>{128, 128}));
+  EXPECT_TRUE(matches_golden("// The sm_90a main loop of def gemm_fp8 (M = 300, N = 200, K = 208)\n"
+                             "#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source,
+                             "codegen/gemm_fp8_sm90a_tma.cu"));
+}
+
 // The persistent launch: a 1-d grid of the tile count that the runtime caps at the SM count
 // (persistent_grid), kept through the JSON sidecar; the tile group reaches the kernel.
 TEST(HopperGemmKernel, PersistentLaunchMetadata) {

@@ -69,8 +69,8 @@ TEST(UnsupportedOnGpu, F32Operands) {
   EXPECT_EQ(error_of(gemm_source("f32", true, true), exact),
             "2:3: statement S0 of def 'gemm': f32_matmul f32: A and B are f32 and the matmul runs exactly, on CUDA cores");
   EXPECT_EQ(error_of("def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': tensor cores need operands of one type (f16, bf16, or f32 as TF32); A is f16 "
-            "and B is f32");
+            "2:3: statement S0 of def 'f': tensor cores need operands of one type (f16, bf16, or f32 as TF32) or two FP8 "
+            "ones (e4m3, e5m2; mixed FP8 x 16-bit is not built); A is f16 and B is f32");
   EXPECT_EQ(error_of("def f(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! relu(A(m, k)) * B(k, n)\n}\n"),
             "2:3: statement S0 of def 'f': a prologue on an f32 (TF32) matmul operand is not fused yet (tensor cores "
             "take f32 operands copied as they are)");
@@ -187,6 +187,47 @@ TEST(UnsupportedOnGpu, InPlaceEpilogueUpdatesAreSupported) {
                      "  C(m, n) = relu(C(m, n))\n  C(m, n) = C(m, n) * 2\n}\n",
                      gpu_options_from_choices({})),
             "");
+}
+
+// FP8 on the GPU path (schedule/fp8_gpu_rule.h): the sm_90a TMA + wgmma GEMM with both operands
+// K-major, loaded by TMA; every other FP8 kernel refused at the FP8 tensor's declaration.
+std::string fp8_error(const std::string& source, Arch arch, std::int64_t k = 64) {
+  try {
+    CudaEmitRequest request;
+    request.options = default_gpu_options(arch);
+    emit_cuda(compile_program(source, {{"M", 64}, {"N", 64}, {"K", k}}), request);
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    return std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message;
+  }
+  return "";
+}
+
+TEST(UnsupportedOnGpu, Fp8RulesNameThePlaceAndTheRule) {
+  const std::string gemm = "def f(e4m3(M, K) A, e5m2(N, K) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * B(n, k)\n}\n";
+  EXPECT_EQ(fp8_error(gemm, Arch::sm_90a), "");
+  for (Arch arch : {Arch::sm_80, Arch::sm_89, Arch::sm_90})
+    EXPECT_EQ(fp8_error(gemm, arch),
+              std::string("1:18: tensor 'A' of def 'f' is e4m3: FP8 tensor cores on the GPU path are wgmma's on sm_90a "
+                          "(--arch sm_90a), not ") + to_string(arch) + " (sm_80 and sm_86 mma.sync has no FP8 form; sm_89's FP8 mma.sync is "
+              "not built); or run it on the CPU target (--target=cpu)");
+  EXPECT_EQ(fp8_error("def f(e4m3(K, M) A, e4m3(N, K) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(k, m) * B(n, k)\n}\n",
+                      Arch::sm_90a),
+            "1:18: tensor 'A' of def 'f' is e4m3: FP8 wgmma reads both operands K-major; a transposing copy is not "
+            "built yet (store A as A(m, k))");
+  EXPECT_EQ(fp8_error("def f(e4m3(M, K) A, e4m3(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n",
+                      Arch::sm_90a),
+            "1:32: tensor 'B' of def 'f' is e4m3: FP8 wgmma reads both operands K-major; a transposing copy is not "
+            "built yet (store B as B(n, k))");
+  EXPECT_EQ(fp8_error("def f(e4m3(M, K) A, e4m3(N, K) B, e4m3(N) s) -> (f16(M, N) D) {\n  C(m, n) +=! A(m, k) * B(n, k)\n"
+                      "  D(m, n) = C(m, n) * s(n)\n}\n",
+                      Arch::sm_90a),
+            "1:43: tensor 's' of def 'f' is e4m3: the GPU path reads FP8 tensors only as a matmul's A and B (not in "
+            "prologues or epilogues yet)");
+  // K = 100: rows of 100 bytes, not a multiple of 16: TMA cannot load A or B
+  EXPECT_EQ(fp8_error(gemm, Arch::sm_90a, 100).substr(0, 167),
+            "1:18: tensor 'A' of def 'f' is e4m3: only the sm_90a TMA + wgmma main loop reads FP8, and it does not take "
+            "this kernel (TMA cannot load A: globalStrides[0] = 100 bytes");
 }
 
 }  // namespace

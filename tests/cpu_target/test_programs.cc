@@ -9,7 +9,7 @@ namespace polyfuse::testing {
 
 const std::vector<std::string>& example_names() {
   static const std::vector<std::string> names = {"gemm", "gemm_bias_relu", "relu_gemm", "dequant_gemm", "multihead_batched_gemm",
-                                                 "add_gemms", "swiglu", "mlp", "batched_gemm", "brgemm", "gemm_f32",
+                                                 "add_gemms", "swiglu", "mlp", "batched_gemm", "brgemm", "gemm_f32", "gemm_fp8",
                                                  // row reductions after the matmul: loop-nest stages
                                                  "gemm_softmax", "layernorm", "rmsnorm"};
   return names;

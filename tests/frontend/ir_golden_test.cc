@@ -27,7 +27,7 @@ TEST_P(ExampleIr, MatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleIr,
                          ::testing::Values("gemm", "gemm_bias_relu", "relu_gemm", "add_gemms",
-                                           "batched_gemm", "brgemm", "gemm_f32"));
+                                           "batched_gemm", "brgemm", "gemm_f32", "gemm_fp8"));
 
 // The row reductions of issue 20 (the compilers refuse them until kernel plans exist;
 // tests/tools/cli_reductions_test.cc checks that). layernorm and rmsnorm divide by the size

@@ -142,7 +142,7 @@ TEST(Parser, Errors) {
   EXPECT_EQ(first_error("def f(f32(N) a) (f32(N) b) {}"),
             "1:17: error: expected '->' after the inputs, found '('");
   EXPECT_EQ(first_error("def f(f64(N) a) -> (f32(N) b) { b(i) = a(i) }"),
-            "1:7: error: unknown type 'f64' (expected f16, bf16, f32, float, float32, half, float16, int32, int64 or uint8)");
+            "1:7: error: unknown type 'f64' (expected f16, bf16, f32, float, float32, half, float16, e4m3, e5m2, int32, int64 or uint8)");
   EXPECT_EQ(first_error("def f(f32 a) -> b, c { b = a }"),
             "1:18: error: several outputs are listed in parentheses: '-> (b, ...)'");
   EXPECT_EQ(first_error("def f(f32(N) a) -> f32(N) b { b(i) = a(i) }"),
@@ -188,7 +188,7 @@ TEST(Parser, RecoversToReportSeveralErrors) {
   ASSERT_EQ(errors.size(), 4u);
   EXPECT_EQ(errors[0], "3:3: error: expected an expression, found ';'");
   EXPECT_EQ(errors[1], "5:3: error: expected ')', found 'b'");
-  EXPECT_EQ(errors[2], "7:7: error: unknown type 'f99' (expected f16, bf16, f32, float, float32, half, float16, int32, int64 or uint8)");
+  EXPECT_EQ(errors[2], "7:7: error: unknown type 'f99' (expected f16, bf16, f32, float, float32, half, float16, e4m3, e5m2, int32, int64 or uint8)");
   EXPECT_EQ(errors[3], "8:45: error: expected a newline or ';' after the statement, found ')'");
 }
 

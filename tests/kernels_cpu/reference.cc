@@ -23,6 +23,8 @@ float stored_value(DType dtype, const void* base, int64_t index) {
     case DType::f32: return static_cast<const float*>(base)[index];
     case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(base)[index]);
     case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(base)[index]);
+    case DType::e4m3: return e4m3_to_f32(static_cast<const uint8_t*>(base)[index]);
+    case DType::e5m2: return e5m2_to_f32(static_cast<const uint8_t*>(base)[index]);
   }
   return 0.f;
 }
@@ -32,6 +34,8 @@ void store_value(DType dtype, void* base, int64_t index, float value) {
     case DType::f32: static_cast<float*>(base)[index] = value; break;
     case DType::f16: static_cast<uint16_t*>(base)[index] = f32_to_f16(value); break;
     case DType::bf16: static_cast<uint16_t*>(base)[index] = f32_to_bf16(value); break;
+    case DType::e4m3: static_cast<uint8_t*>(base)[index] = f32_to_e4m3(value); break;
+    case DType::e5m2: static_cast<uint8_t*>(base)[index] = f32_to_e5m2(value); break;
   }
 }
 

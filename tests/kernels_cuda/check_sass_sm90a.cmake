@@ -1,11 +1,18 @@
 # The SASS check of Hopper kernels (issue 17 item 4), run as a ctest script:
 #   cmake -DCUOBJDUMP=... -DNVDISASM_DIR=... -DOBJECT=k.o -DMAINLOOP=<regex> [-DREQUIRE=A;B]
-#         -P check_sass_sm90a.cmake
+#         [-DMMA=QGMMA] [-DTMA=OFF] -P check_sass_sm90a.cmake
 # Disassembles the sm_90a object (cuobjdump -sass, which runs nvdisasm from PATH) and fails
 # unless no kernel has HMMA (mma.sync: the Ampere path), and every kernel whose name matches
-# MAINLOOP has HGMMA (wgmma.mma_async) and UTMALDG (cp.async.bulk.tensor loads), and each opcode
-# of REQUIRE (e.g. USETMAXREG: setmaxnreg of a warp-specialised kernel). Prints the instruction
-# mix of those kernels (the static facts of the issue's performance note).
+# MAINLOOP has MMA (default HGMMA: 16-bit wgmma.mma_async; QGMMA: FP8 wgmma) and, unless TMA is
+# OFF, UTMALDG (cp.async.bulk.tensor loads), and each opcode of REQUIRE (e.g. USETMAXREG:
+# setmaxnreg of a warp-specialised kernel). Prints the instruction mix of those kernels (the
+# static facts of the issue's performance note).
+if(NOT DEFINED MMA)
+  set(MMA HGMMA)
+endif()
+if(NOT DEFINED TMA)
+  set(TMA ON)
+endif()
 set(ENV{PATH} "${NVDISASM_DIR}:$ENV{PATH}")
 execute_process(COMMAND "${CUOBJDUMP}" -sass "${OBJECT}" RESULT_VARIABLE rc OUTPUT_VARIABLE sass ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -26,6 +33,10 @@ function(count_opcode text opcode out)
   set(${out} ${n} PARENT_SCOPE)
 endfunction()
 
+set(tma_text "")
+if(TMA)
+  set(tma_text " and UTMALDG")
+endif()
 set(checked 0)
 foreach(f IN LISTS functions)
   string(REPLACE "Function : " "" name "${f}")
@@ -37,7 +48,7 @@ foreach(f IN LISTS functions)
     message(FATAL_ERROR "cuobjdump -sass -fun ${name} failed")
   endif()
   set(mix "")
-  foreach(opcode HGMMA UTMALDG UTMASTG WARPGROUP.ARRIVE WARPGROUP.DEPBAR SYNCS.ARRIVE SYNCS.PHASECHK BAR.SYNC USETMAXREG HMMA
+  foreach(opcode HGMMA QGMMA UTMALDG UTMASTG WARPGROUP.ARRIVE WARPGROUP.DEPBAR SYNCS.ARRIVE SYNCS.PHASECHK BAR.SYNC USETMAXREG HMMA
                  LDL STL)
     string(REPLACE "." "\\." pattern "${opcode}")
     count_opcode("${text}" "${pattern}" n)
@@ -45,8 +56,8 @@ foreach(f IN LISTS functions)
     string(APPEND mix " ${opcode}=${n}")
   endforeach()
   message(STATUS "${name}:${mix}")
-  if(count_HGMMA EQUAL 0 OR count_UTMALDG EQUAL 0)
-    message(FATAL_ERROR "${name}: the main loop must use HGMMA and UTMALDG, the SASS has${mix}")
+  if(count_${MMA} EQUAL 0 OR (TMA AND count_UTMALDG EQUAL 0))
+    message(FATAL_ERROR "${name}: the main loop must use ${MMA}${tma_text}, the SASS has${mix}")
   endif()
   foreach(opcode IN LISTS REQUIRE)
     if(NOT DEFINED count_${opcode})
@@ -62,4 +73,4 @@ if(checked EQUAL 0)
   message(FATAL_ERROR "no kernel of ${OBJECT} matches '${MAINLOOP}'")
 endif()
 list(LENGTH functions total)
-message(STATUS "${total} functions without HMMA, ${checked} main loops with HGMMA and UTMALDG")
+message(STATUS "${total} functions without HMMA, ${checked} main loops with ${MMA}${tma_text}")

@@ -6,6 +6,9 @@
 //                       by ordinary stores (fence.proxy.async), then 1 or 4 k-steps of wgmma
 //                       from shared memory; swizzles given at launch, both majors of A and B
 //   hopper_wgmma_rs_*   the same with A's fragments loaded into registers (load_wg_frag_a)
+//   hopper_wgmma_fp8_*  FP8 A (64 x 128 bytes) and B (N x 128), K-major tiles written as the
+//                       16-bit probes' (a k32 step of FP8 spans a k16 step's 32 bytes of a row),
+//                       then 1 or 4 k-steps of wgmma_ss_fp8 (e4m3/e5m2 in each operand)
 //   hopper_tma_load_*   one TMA box into shared memory through an mbarrier, copied out raw
 //   hopper_tma_store_2d a raw box from global memory to shared memory, then a TMA store
 //   hopper_thread_load_tile_v{1,2,4,8}  thread_load_tile: TMA's canonical tile written by
@@ -108,6 +111,31 @@ __device__ void wgmma_probe(const T* a, const T* b, float* d, int k_steps, int s
   WgAcc<N> acc;
   if (k_steps == 1) k_steps_of<T, N, MA, MB, 1>(acc, da, db, REGISTERS ? frag : nullptr);
   else k_steps_of<T, N, MA, MB, 4>(acc, da, db, REGISTERS ? frag : nullptr);
+  store_wg_acc(acc, d, N, 64, N);
+}
+
+// The FP8 probe: A (64 x 2 kMaxK bytes, [m][k]) and B (N x 2 kMaxK bytes, [n][k]) copied by
+// 16-bit units into K-major tiles; STEPS k32 steps of FP8 wgmma from the 16-bit tiles' descriptors.
+template <Fp8 FA, Fp8 FB, int N, int STEPS>
+__device__ void fp8_k_steps_of(WgAcc<N>& acc, const Descriptors& a, const Descriptors& b) {
+  wgmma_fence();
+PF_UNROLL
+  for (int kk = 0; kk < STEPS; ++kk) wgmma_ss_fp8<FA, FB, N>(acc, a.k_step[kk], b.k_step[kk], kk > 0);
+  wgmma_commit();
+  wgmma_wait<0>();
+}
+
+template <Fp8 FA, Fp8 FB, int N>
+__device__ void wgmma_fp8_probe(const unsigned short* a, const unsigned short* b, float* d, int k_steps, int swizzle_a,
+                                int swizzle_b) {
+  PF_DYNAMIC_SHARED_SM90(smem);
+  const Swizzle sa = static_cast<Swizzle>(swizzle_a), sb = static_cast<Swizzle>(swizzle_b);
+  unsigned char* b_tile = fill_operands<unsigned short, N, Major::k, Major::k>(smem, a, b, sa, sb);
+  const Descriptors da = tile_descriptors(Major::k, sa, shared_window_address(smem), 64);
+  const Descriptors db = tile_descriptors(Major::k, sb, shared_window_address(b_tile), N);
+  WgAcc<N> acc;
+  if (k_steps == 1) fp8_k_steps_of<FA, FB, N, 1>(acc, da, db);
+  else fp8_k_steps_of<FA, FB, N, 4>(acc, da, db);
   store_wg_acc(acc, d, N, 64, N);
 }
 
@@ -278,6 +306,17 @@ PFH_WGMMA_TYPES(256)
 #undef PFH_WGMMA_TYPES
 #undef PFH_WGMMA_MAJORS
 #undef PFH_WGMMA
+
+#define PFH_WGMMA_FP8(FA, FB, N)                                                                              \
+  __global__ void __launch_bounds__(128, 1) hopper_wgmma_fp8_##FA##_##FB##_n##N(                               \
+      const unsigned short* a, const unsigned short* b, float* d, int k_steps, int swizzle_a, int swizzle_b) {  \
+    pfh::wgmma_fp8_probe<pf::sm90::Fp8::FA, pf::sm90::Fp8::FB, N>(a, b, d, k_steps, swizzle_a, swizzle_b);     \
+  }
+PFH_WGMMA_FP8(e4m3, e4m3, 64)
+PFH_WGMMA_FP8(e4m3, e5m2, 128)
+PFH_WGMMA_FP8(e5m2, e4m3, 8)
+PFH_WGMMA_FP8(e5m2, e5m2, 256)
+#undef PFH_WGMMA_FP8
 
 __global__ void hopper_tma_load_2d(const __grid_constant__ pf::sm90::TensorMap map, int c0, int c1, unsigned char* out,
                                    int box_bytes) {

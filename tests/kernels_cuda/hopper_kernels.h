@@ -39,6 +39,23 @@ const std::vector<WgmmaProbe>& wgmma_probes();
 polyfuse::emu::Stats run_wgmma_probe(const WgmmaProbe& p, const unsigned short* a, const unsigned short* b, float* d,
                                      int k_steps, int swizzle_a, int swizzle_b);
 
+// An FP8 wgmma probe kernel: hopper_wgmma_fp8_{e4m3,e5m2}_{e4m3,e5m2}_n<N> (one warpgroup; A
+// 64 x 2 kProbeK bytes [m][k] and B N x 2 kProbeK bytes [n][k] of FP8 codes, both K-major, copied
+// into canonical tiles of the swizzles given at launch, then k_steps (1 or 4) k32 wgmma).
+struct Fp8Probe {
+  bool a_e5m2;  // A is e5m2 (else e4m3)
+  bool b_e5m2;
+  int n;
+  std::string name() const;
+};
+inline void PrintTo(const Fp8Probe& p, std::ostream* os) { *os << p.name(); }
+// The FP8 probes of hopper_kernels.cu: e4m3 x e4m3 N = 64, e4m3 x e5m2 N = 128, e5m2 x e4m3 N = 8,
+// e5m2 x e5m2 N = 256.
+const std::vector<Fp8Probe>& wgmma_fp8_probes();
+// Runs an FP8 probe on the emulator (grid 1, block 128): a and b the FP8 bytes as above, d 64 x N.
+polyfuse::emu::Stats run_wgmma_fp8_probe(const Fp8Probe& p, const unsigned char* a, const unsigned char* b, float* d,
+                                         int k_steps, int swizzle_a, int swizzle_b);
+
 // hopper_tma_load_{2,3}d: one box at coordinates c into shared offset 1024 (mbarrier at 0),
 // copied out raw to `out` (box_bytes, a multiple of 16).
 std::size_t tma_load_shared_bytes(int box_bytes);

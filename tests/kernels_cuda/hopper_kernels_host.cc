@@ -112,6 +112,33 @@ polyfuse::emu::Stats run_wgmma_probe(const WgmmaProbe& p, const unsigned short* 
   throw std::invalid_argument("no wgmma probe " + p.name());
 }
 
+std::string Fp8Probe::name() const {
+  return std::string("hopper_wgmma_fp8_") + (a_e5m2 ? "e5m2" : "e4m3") + "_" + (b_e5m2 ? "e5m2" : "e4m3") + "_n" +
+         std::to_string(n);
+}
+
+const std::vector<Fp8Probe>& wgmma_fp8_probes() {
+  static const std::vector<Fp8Probe> probes = {{false, false, 64}, {false, true, 128}, {true, false, 8}, {true, true, 256}};
+  return probes;
+}
+
+polyfuse::emu::Stats run_wgmma_fp8_probe(const Fp8Probe& p, const unsigned char* a, const unsigned char* b, float* d,
+                                         int k_steps, int swizzle_a, int swizzle_b) {
+  // B's tile (N rows of 2 kProbeK bytes) is the 16-bit probes' (N rows of kProbeK elements).
+  const std::size_t smem = WgmmaProbe{false, false, p.n, false, false}.shared_bytes(swizzle_b);
+  const auto* a16 = reinterpret_cast<const unsigned short*>(a);
+  const auto* b16 = reinterpret_cast<const unsigned short*>(b);
+  const auto launch = [&](auto kernel) {
+    return polyfuse::emu::launch(kernel, dim3(1), dim3(128), smem, a16, b16, d, k_steps, swizzle_a, swizzle_b);
+  };
+  const std::string name = p.name();
+  if (name == "hopper_wgmma_fp8_e4m3_e4m3_n64") return launch(hopper_wgmma_fp8_e4m3_e4m3_n64);
+  if (name == "hopper_wgmma_fp8_e4m3_e5m2_n128") return launch(hopper_wgmma_fp8_e4m3_e5m2_n128);
+  if (name == "hopper_wgmma_fp8_e5m2_e4m3_n8") return launch(hopper_wgmma_fp8_e5m2_e4m3_n8);
+  if (name == "hopper_wgmma_fp8_e5m2_e5m2_n256") return launch(hopper_wgmma_fp8_e5m2_e5m2_n256);
+  throw std::invalid_argument("no FP8 wgmma probe " + name);
+}
+
 std::size_t tma_load_shared_bytes(int box_bytes) { return 1024 + static_cast<std::size_t>(box_bytes); }
 
 polyfuse::emu::Stats run_tma_load(const TensorMapBytes& map, int rank, const int (&c)[3], unsigned char* out,

@@ -101,6 +101,24 @@ TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
             "workspace's layout is fixed at compile time): bind N");
 }
 
+// FP8 tensors on the GPU path are the operands of one plain GEMM kernel (the sm_90a FP8 wgmma
+// main loop; the arch and layout rules are the emitter's, fp8_gpu_rule.h): a def that is not one
+// fused kernel is refused at the first FP8 tensor's declaration, with the planner's reason.
+TEST(ProgramPlan, Fp8OutsideOneGemmKernelIsRefusedWhereDeclared) {
+  EXPECT_EQ(plan_error("def g(f16(M, K) X, e4m3(N, K) W) -> (f16(M, N) C) {\n  C(m, n) +=! X(m, k) * W(n, k)\n}\n",
+                       {{"M", 4}, {"N", 4}, {"K", 4}}),
+            "1:31: tensor 'W' of def 'g' is e4m3: the GPU path reads FP8 only as the operands of one plain GEMM kernel "
+            "(sm_90a TMA + wgmma), and this def is not one fused kernel (statement S0 of def 'g': tensor cores need "
+            "operands of one type (f16, bf16, or f32 as TF32) or two FP8 ones (e4m3, e5m2; mixed FP8 x 16-bit is not "
+            "built); X is f16 and W is e4m3); run it on the CPU target (--target=cpu)");
+  EXPECT_NE(plan_error("def s(e4m3(M) X) -> (f32(M) Y) {\n  Y(m) = X(m) * 2\n}\n", {{"M", 4}}).find(
+                "1:15: tensor 'X' of def 's' is e4m3: the GPU path reads FP8 only as the operands of one plain GEMM"),
+            std::string::npos);
+  EXPECT_EQ(plan_error("def g(e4m3(M, K) X, e5m2(N, K) W) -> (f16(M, N) C) {\n  C(m, n) +=! X(m, k) * W(n, k)\n}\n",
+                       {{"M", 4}, {"N", 4}, {"K", 16}}),
+            "");
+}
+
 // A batch-reduce matmul of two reads is a contraction (a GEMM over grouped indices,
 // contraction_to_gemm_test.cc); one with a prologue is not, and stays the CPU path's.
 TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {

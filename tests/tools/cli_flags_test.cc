@@ -168,6 +168,26 @@ TEST(CliCompile, F32MatmulModes) {
                  "--f32-matmul: GPU options, but --target=cpu", true);
 }
 
+// FP8 inputs: run on the CPU target and on sm_90a's FP8 wgmma (the emulator), checked; refused
+// on the other archs, and on sm_90a where TMA cannot load the rows (K = 100: 100 bytes), with the
+// tensor's place, exit code 1 (the input, not a bug).
+TEST(CliCompile, Fp8RunsOnTheCpuTargetAndSm90aAndIsRefusedElsewhere) {
+  const std::string fp8_sizes = "-D M=7 -D N=33 -D K=100";
+  const CliResult cpu = run_cli("run examples/gemm_fp8.tc --target=cpu --repeat 1 " + fp8_sizes);
+  EXPECT_EQ(cpu.out.rfind("run: gemm_fp8 on cpu\ncheck: ok (", 0), 0u) << cpu.out << cpu.err;
+  const CliResult emu = run_cli("run examples/gemm_fp8.tc --backend=emu --arch sm_90a -D M=7 -D N=33 -D K=96");
+  EXPECT_NE(emu.out.find("check: ok ("), std::string::npos) << emu.out << emu.err;
+  for (const std::string arch : {"sm_80", "sm_90"})
+    expect_refused("run examples/gemm_fp8.tc --backend=emu --arch " + arch + " " + fp8_sizes,
+                   "examples/gemm_fp8.tc:5:25: error: tensor 'A' of def 'gemm_fp8' is e4m3: FP8 tensor cores on the GPU "
+                   "path are wgmma's on sm_90a (--arch sm_90a), not " + arch,
+                   true);
+  expect_refused("run examples/gemm_fp8.tc --backend=emu --arch sm_90a " + fp8_sizes,
+                 "examples/gemm_fp8.tc:5:25: error: tensor 'A' of def 'gemm_fp8' is e4m3: only the sm_90a TMA + wgmma "
+                 "main loop reads FP8",
+                 true);
+}
+
 TEST(CliCompile, EmitScheduleIsTheTreeAfterTheLastPass) {
   const CliResult r = run_cli("compile examples/gemm.tc " + sizes + " --emit=schedule --dump-after map_to_gpu");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -105,6 +105,8 @@ float load(DType dtype, const void* base, int64_t i) {
     case DType::f32: return static_cast<const float*>(base)[i];
     case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(base)[i]);
     case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(base)[i]);
+    case DType::e4m3: return e4m3_to_f32(static_cast<const uint8_t*>(base)[i]);
+    case DType::e5m2: return e5m2_to_f32(static_cast<const uint8_t*>(base)[i]);
   }
   return 0.f;
 }
@@ -114,6 +116,8 @@ void store(DType dtype, void* base, int64_t i, float v) {
     case DType::f32: static_cast<float*>(base)[i] = v; break;
     case DType::f16: static_cast<uint16_t*>(base)[i] = f32_to_f16(v); break;
     case DType::bf16: static_cast<uint16_t*>(base)[i] = f32_to_bf16(v); break;
+    case DType::e4m3: static_cast<uint8_t*>(base)[i] = f32_to_e4m3(v); break;
+    case DType::e5m2: static_cast<uint8_t*>(base)[i] = f32_to_e5m2(v); break;
   }
 }
 

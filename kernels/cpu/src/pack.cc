@@ -1,6 +1,6 @@
 // Panel packing with dtype conversion. Loop orders keep the source reads contiguous
 // where the source has a unit stride; contiguous f16 runs (along the panel or along k) are
-// widened in bulk (types.h: F16C where the CPU has it).
+// widened in bulk (types.h: F16C where the CPU has it); FP8 is decoded by table (exact).
 #include "pack.h"
 
 #include <algorithm>
@@ -17,6 +17,10 @@ inline float load_f32(const void* base, int64_t i) {
     return static_cast<const float*>(base)[i];
   } else if constexpr (D == DType::f16) {
     return f16_to_f32(static_cast<const uint16_t*>(base)[i]);
+  } else if constexpr (D == DType::e4m3) {
+    return e4m3_to_f32(static_cast<const uint8_t*>(base)[i]);
+  } else if constexpr (D == DType::e5m2) {
+    return e5m2_to_f32(static_cast<const uint8_t*>(base)[i]);
   } else {
     return bf16_to_f32(static_cast<const uint16_t*>(base)[i]);
   }
@@ -29,8 +33,10 @@ inline void widen(const void* base, int64_t i, int64_t n, float* dst) {
     std::memcpy(dst, static_cast<const float*>(base) + i, static_cast<size_t>(n) * sizeof(float));
   } else if constexpr (D == DType::f16) {
     f16_to_f32(static_cast<const uint16_t*>(base) + i, n, dst);
-  } else {  // the inline shift, which GCC vectorises itself: the AVX2 call measured no faster
+  } else if constexpr (D == DType::bf16) {  // the inline shift, which GCC vectorises itself: the AVX2 call measured no faster
     for (int64_t j = 0; j < n; ++j) dst[j] = bf16_to_f32(static_cast<const uint16_t*>(base)[i + j]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) dst[j] = load_f32<D>(base, i + j);
   }
 }
 
@@ -106,6 +112,12 @@ void pack_any(const View& v, bool transpose_view, int64_t rows, int64_t depth,
       break;
     case DType::bf16:
       pack_f32<DType::bf16>(v.base, rs, cs, rows, depth, width, out);
+      break;
+    case DType::e4m3:
+      pack_f32<DType::e4m3>(v.base, rs, cs, rows, depth, width, out);
+      break;
+    case DType::e5m2:
+      pack_f32<DType::e5m2>(v.base, rs, cs, rows, depth, width, out);
       break;
   }
 }

@@ -1,7 +1,10 @@
 // Element-type helpers and names of the basic enums.
 #include "polyfuse/cpu/types.h"
 
+#include <array>
+
 #include "convert_x86.h"
+#include "polyfuse/cpu/fp8.h"
 #include "polyfuse/cpu/isa.h"
 
 #if defined(__x86_64__)
@@ -10,16 +13,51 @@
 
 namespace polyfuse::cpu {
 
-int64_t dtype_size(DType type) { return type == DType::f32 ? 4 : 2; }
+int64_t dtype_size(DType type) {
+  switch (type) {
+    case DType::f32: return 4;
+    case DType::f16:
+    case DType::bf16: return 2;
+    case DType::e4m3:
+    case DType::e5m2: return 1;
+  }
+  return 4;
+}
 
 const char* to_string(DType type) {
   switch (type) {
     case DType::f32: return "f32";
     case DType::f16: return "f16";
     case DType::bf16: return "bf16";
+    case DType::e4m3: return "e4m3";
+    case DType::e5m2: return "e5m2";
   }
   return "?";
 }
+
+namespace {
+
+// The value of every code of `format`.
+std::array<float, 256> fp8_table(fp8::Format format) {
+  std::array<float, 256> table{};
+  for (int code = 0; code < 256; ++code) table[static_cast<size_t>(code)] = fp8::to_f32(format, static_cast<uint8_t>(code));
+  return table;
+}
+
+}  // namespace
+
+float e4m3_to_f32(uint8_t code) {
+  static const std::array<float, 256> table = fp8_table(fp8::Format::e4m3);
+  return table[code];
+}
+
+float e5m2_to_f32(uint8_t code) {
+  static const std::array<float, 256> table = fp8_table(fp8::Format::e5m2);
+  return table[code];
+}
+
+uint8_t f32_to_e4m3(float value) { return fp8::from_f32(fp8::Format::e4m3, value); }
+uint8_t f32_to_e5m2(float value) { return fp8::from_f32(fp8::Format::e5m2, value); }
 
 const char* to_string(Layout layout) {
   return layout == Layout::col_major ? "col_major" : "row_major";

@@ -2,6 +2,10 @@
 // Multiply-Accumulate"): the warpgroup rendezvous of mma_async, its operands read from shared
 // memory through the matrix descriptors (wgmma_operands.h) or from the A registers, the result
 // held until wait_group (wgmma_state.h), and the rules of the fence and of the registers in flight.
+// FP8 operands (k32, one byte an element) are decoded exactly (polyfuse/cpu/fp8.h); every form
+// multiplies exactly (products of 16-bit or FP8 values are exact in f32) and adds the products
+// to the accumulator in f32, in k order. (Hardware FP8 accumulation may keep fewer bits than
+// f32; the emulator does not model that, the reference's bound must.)
 #include <algorithm>
 #include <cstring>
 
@@ -9,25 +13,38 @@
 #include "hopper.h"
 #include "hopper_checks.h"
 #include "host_hooks.h"
+#include "polyfuse/cpu/fp8.h"
 #include "polyfuse_emu/fp16.h"
 #include "wgmma_operands.h"
 
 namespace polyfuse::emu {
 namespace {
 
-float element_value(const unsigned char* p, bool bf16) {
+// fp8_a / fp8_b of a WgmmaOp: 0 none, 1 e4m3, 2 e5m2.
+const char* fp8_name(unsigned fp8) { return fp8 == 1 ? "e4m3" : "e5m2"; }
+
+// The k extent of one wgmma (16 for 16-bit operands, 32 for FP8) and an element's bytes.
+unsigned k_extent(const pf_host::WgmmaOp& op) { return op.fp8_a ? 32 : 16; }
+
+// The value of the element at `p`: `fp8` (0: 16-bit, `bf16` says which).
+float element_value(const unsigned char* p, bool bf16, unsigned fp8) {
+  if (fp8) return fp8::to_f32(fp8 == 1 ? fp8::Format::e4m3 : fp8::Format::e5m2, p[0]);
   const unsigned short bits = static_cast<unsigned short>(p[0] | (p[1] << 8));
   return bf16 ? fp16::bits_float(static_cast<unsigned>(bits) << 16) : fp16::half_to_float(bits);
 }
 
 std::string shape_text(const pf_host::WgmmaOp& op) {
+  if (op.fp8_a)
+    return "wgmma.mma_async m64n" + std::to_string(op.n) + "k32." + fp8_name(op.fp8_a) + "." + fp8_name(op.fp8_b);
   return "wgmma.mma_async m64n" + std::to_string(op.n) + "k16." + (op.bf16 ? "bf16" : "f16");
 }
 
-// Reads the rows x 16 operand (A: rows 64, B: rows N) through descriptor `bits` into
-// values[mn * 16 + k], with every check of an async-proxy read.
+// Reads the rows x K operand (A: rows 64, B: rows N; K = k_extent(op)) through descriptor
+// `bits` into values[mn * K + k], with every check of an async-proxy read.
 void read_operand(Launch& l, unsigned g, const pf_host::WgmmaOp& op, char operand, std::uint64_t bits, bool mn_major,
                   unsigned rows, std::vector<float>& values, std::uint16_t site) {
+  const unsigned fp8 = operand == 'A' ? op.fp8_a : op.fp8_b;
+  const unsigned extent = k_extent(op), bytes = fp8 ? 1 : 2;
   const MatrixDescriptor d = decode_descriptor(bits);
   const ThreadState* t = l.current;
   const std::string name = shape_text(op) + " operand " + operand;
@@ -36,22 +53,22 @@ void read_operand(Launch& l, unsigned g, const pf_host::WgmmaOp& op, char operan
                          std::to_string(d.base_offset) + " (" + describe(d) +
                          ") is not modelled by the emulator: place swizzled tiles at multiples of their pattern "
                          "(256/512/1024 bytes) and use base offset 0");
-  values.assign(static_cast<std::size_t>(rows) * 16, 0.f);
+  values.assign(static_cast<std::size_t>(rows) * extent, 0.f);
   for (unsigned mn = 0; mn < rows; ++mn)
-    for (unsigned k = 0; k < 16; ++k) {
-      const std::uint64_t offset = operand_element_offset(d, mn_major, mn, k);
+    for (unsigned k = 0; k < extent; ++k) {
+      const std::uint64_t offset = operand_element_offset(d, mn_major, mn, k, bytes);
       const char* axis = operand == 'A' ? "m" : "n";
-      if (offset + 2 > l.shared_bytes)
+      if (offset + bytes > l.shared_bytes)
         throw EmulationError("polyfuse emu: " + name + " element (" + axis + " " + std::to_string(mn) + ", k " +
                              std::to_string(k) + ") at shared offset " + std::to_string(offset) +
                              " lies outside the block's " + std::to_string(l.shared_bytes) +
                              " bytes of dynamic shared memory: descriptor " + describe(d) + (mn_major ? ", M/N-major" : ", K-major") +
                              ", in " + here(l, t, site));
-      check_async_read(l, 128 * g, 128, static_cast<std::size_t>(offset), 2, [&] {
+      check_async_read(l, 128 * g, 128, static_cast<std::size_t>(offset), bytes, [&] {
         return name + " element (" + axis + " " + std::to_string(mn) + ", k " + std::to_string(k) + ")";
       }, site, wgmma_agent(g));
-      values[mn * 16 + k] = element_value(l.shared + offset, op.bf16 != 0);
-      l.stats.shared_bytes_loaded += 2;
+      values[mn * extent + k] = element_value(l.shared + offset, op.bf16 != 0, fp8);
+      l.stats.shared_bytes_loaded += bytes;
     }
 }
 
@@ -92,7 +109,7 @@ void execute(Launch& l, unsigned g, WarpgroupArrival& a) {
   if (op.a_in_registers) gather_a(a, op.bf16 != 0, A);
   else read_operand(l, g, op, 'A', op.desc_a, op.trans_a != 0, 64, A, site);
   read_operand(l, g, op, 'B', op.desc_b, op.trans_b != 0, op.n, B, site);
-  const unsigned count = op.n / 2;
+  const unsigned count = op.n / 2, extent = k_extent(op);
   for (unsigned thread = 0; thread < 128; ++thread) {
     const WarpgroupArrival::Thread& at = a.threads[thread];
     WgmmaThread& wt = l.hopper.wgmma.thread(128 * g + thread);
@@ -102,7 +119,7 @@ void execute(Launch& l, unsigned g, WarpgroupArrival& a) {
     for (unsigned i = 0; i < count; ++i) {
       const unsigned row = 16 * w + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
       float sum = op.scale_d ? (chained ? chained->result[i] : at.d[i]) : 0.f;
-      for (unsigned k = 0; k < 16; ++k) sum += A[row * 16 + k] * B[col * 16 + k];
+      for (unsigned k = 0; k < extent; ++k) sum += A[row * extent + k] * B[col * extent + k];
       result[i] = sum;
     }
     if (chained) {
@@ -172,7 +189,8 @@ void wgmma_mma_async(const WgmmaOp& op, float* d, const void* a_fragment) {
     a.first_thread = t->linear;
   } else {
     const WgmmaOp& o = a.op;
-    const bool same = o.n == op.n && o.bf16 == op.bf16 && o.a_in_registers == op.a_in_registers &&
+    const bool same = o.n == op.n && o.bf16 == op.bf16 && o.fp8_a == op.fp8_a && o.fp8_b == op.fp8_b &&
+                      o.a_in_registers == op.a_in_registers &&
                       (op.a_in_registers || (o.desc_a == op.desc_a && o.trans_a == op.trans_a)) &&
                       o.desc_b == op.desc_b && o.trans_b == op.trans_b && o.scale_d == op.scale_d;
     if (!same)

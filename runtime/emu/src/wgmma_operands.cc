@@ -22,13 +22,15 @@ std::string describe(const MatrixDescriptor& d) {
   return text;
 }
 
-std::uint64_t operand_element_offset(const MatrixDescriptor& d, bool mn_major, unsigned mn, unsigned k) {
+std::uint64_t operand_element_offset(const MatrixDescriptor& d, bool mn_major, unsigned mn, unsigned k,
+                                     unsigned element_bytes) {
   const std::uint64_t w = d.row_bytes();
   const bool swizzled = d.swizzle_code != 0;
   std::uint64_t a = d.start;
-  if (!mn_major) {
-    a += (mn / 8) * std::uint64_t{d.stride} + (k % 8) * 2;
-    a += swizzled ? (mn % 8) * w + (k / 8) * 16 : (mn % 8) * 16 + (k / 8) * std::uint64_t{d.leading};
+  if (!mn_major) {  // k's byte within the row: 16-byte chunks along k
+    const std::uint64_t kb = std::uint64_t{k} * element_bytes;
+    a += (mn / 8) * std::uint64_t{d.stride} + kb % 16;
+    a += swizzled ? (mn % 8) * w + (kb / 16) * 16 : (mn % 8) * 16 + (kb / 16) * std::uint64_t{d.leading};
   } else if (swizzled) {
     const std::uint64_t per_row = w / 2;
     a += (mn / per_row) * std::uint64_t{d.leading} + (mn % per_row) * 2 + (k / 8) * std::uint64_t{d.stride} + (k % 8) * w;

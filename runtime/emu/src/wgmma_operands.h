@@ -33,7 +33,9 @@ struct MatrixDescriptor {
 MatrixDescriptor decode_descriptor(std::uint64_t bits);
 // "start 0x400, LBO 16, SBO 1024, 128-byte swizzle".
 std::string describe(const MatrixDescriptor& d);
-// Shared offset of the first byte of element (mn, k) (16-bit elements) of the operand.
-std::uint64_t operand_element_offset(const MatrixDescriptor& d, bool mn_major, unsigned mn, unsigned k);
+// Shared offset of the first byte of element (mn, k) of the operand: 16-bit elements, or
+// `element_bytes` 1 (FP8, K-major only: (k % 8) 2 and k / 8 above become k % 16 and k / 16).
+std::uint64_t operand_element_offset(const MatrixDescriptor& d, bool mn_major, unsigned mn, unsigned k,
+                                     unsigned element_bytes = 2);
 
 }  // namespace polyfuse::emu

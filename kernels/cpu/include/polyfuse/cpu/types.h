@@ -1,5 +1,5 @@
 // Basic vocabulary of the CPU primitives: element types, matrix layouts, instruction
-// sets, the configuration error, and scalar f16/bf16 conversions.
+// sets, the configuration error, and scalar f16/bf16/FP8 conversions.
 //
 // Conventions (the seeds' column-major view): a matrix X of R rows and C columns with
 // leading dimension ld holds element (r, c) at
@@ -15,7 +15,9 @@
 namespace polyfuse::cpu {
 
 // Element type of a primitive's inputs. BRGEMM always accumulates (and stores C) in f32.
-enum class DType { f32, f16, bf16 };
+// e4m3 and e5m2 are the OCP FP8 formats of fp8.h (one byte), decoded exactly to f32 where
+// they are read (BRGEMM: in its packing).
+enum class DType { f32, f16, bf16, e4m3, e5m2 };
 
 // Storage order of one matrix operand (see the file comment).
 enum class Layout { col_major, row_major };
@@ -57,6 +59,13 @@ inline uint16_t f32_to_bf16(float value) {
 
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_f16(float value);
+
+// FP8 -> f32, exact (fp8.h's to_f32, by a 256-entry table); f32 -> FP8 as fp8.h's from_f32
+// (cvt.rn.satfinite: nearest even, saturating at the largest finite value).
+float e4m3_to_f32(uint8_t code);
+float e5m2_to_f32(uint8_t code);
+uint8_t f32_to_e4m3(float value);
+uint8_t f32_to_e5m2(float value);
 
 // --- bulk widening of `n` contiguous values (the packing routines' conversions) --------
 // Bit-identical to the scalar conversions above; F16C (f16) and AVX2 (bf16) where this
