@@ -501,8 +501,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   if (choice.loop != MainLoop::tma_wgmma) {
     GpuOptions fitted = o;
     const CudaKernelLayout layout = fitted_layout(matmul_part(program), plan, fitted, !fused_row_chain(program));
-    text += fmt::format("registers: {} per thread by the register model ({}); {} allows {} to each of {} threads{}\n",
-                        layout.register_model.total(), layout.register_model.to_string(), to_string(o.arch), register_limit(o.arch, layout.threads),
+    text += fmt::format("registers: {} per thread by the register model ({}{}); {} allows {} to each of {} threads{}\n",
+                        layout.register_model.total(), layout.register_model.to_string(),
+                        fused_row_chain(program) ? "; the fused row chain's not modelled" : "", to_string(o.arch), register_limit(o.arch, layout.threads),
                         layout.threads,
                         fitted.warp == o.warp ? std::string() : fmt::format(" (warp tile {} shrunk to {} to fit)",
                                                                             to_string(o.warp), to_string(fitted.warp)));
