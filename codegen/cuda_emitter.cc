@@ -65,23 +65,29 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
 }
 
 
-// The kernel layout, with the warp tile shrunk (when options.choose_warp) until the
-// register tiles fit the architecture's registers per thread; UserError when they don't.
-// `stage_vectors`: the epilogue's vectors go through shared memory (not beside a fused row
-// chain, whose shared memory follows the accumulator scratch).
+// The kernel layout, with the warp tile shrunk (when options.choose_warp: halving N, then M,
+// as long as the block has at most the arch's threads) until the register model (codegen/register_model.h) fits the registers a thread of the
+// block may have; UserError when it doesn't. `stage_vectors`: the epilogue's vectors go
+// through shared memory (not beside a fused row chain, whose shared memory follows the
+// accumulator scratch).
 CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors) {
-  const int limit = arch_limits(o.arch).max_registers_per_thread;
   auto make = [&] {
     CudaKernelLayout l = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
     if (stage_vectors) stage_epilogue_vectors(program, plan, o, l);
     return l;
   };
+  auto over = [&o](const CudaKernelLayout& l) { return l.register_model.total() - register_limit(o.arch, l.threads); };
+  // the next smaller warp tile, if its block stays within the arch's threads
+  auto halve = [&o] {
+    GpuOptions next = o;
+    if (next.warp.n >= next.warp.m && next.warp.n > 16) next.warp.n /= 2;
+    else next.warp.m /= 2;
+    const bool fits = threads_per_block(next) <= arch_limits(o.arch).max_threads_per_block;
+    if (fits) o = next;
+    return fits;
+  };
   CudaKernelLayout layout = make();
-  while (estimated_registers(layout) > limit && o.choose_warp && (o.warp.m > 16 || o.warp.n > 16)) {
-    if (o.warp.n >= o.warp.m && o.warp.n > 16) o.warp.n /= 2;
-    else o.warp.m /= 2;
-    layout = make();
-  }
+  while (over(layout) > 0 && o.choose_warp && (o.warp.m > 16 || o.warp.n > 16) && halve()) layout = make();
   validate_gpu_options(o, layout.f32_operands ? 4 : 2);
   const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (layout.shared_bytes > shared_limit)
@@ -91,11 +97,12 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
                                 program.name, plan.matmuls.size(), o.stages, to_string(o.block),
                                 layout.staged_vectors.empty() ? "" : ", the epilogue's vectors", layout.shared_bytes,
                                 to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
-  if (estimated_registers(layout) > limit)
-    throw UserError(fmt::format("def '{}': {} register tiles of warp tile {} need at least {} registers per thread; {} "
-                                "allows {} ({} over): use a smaller `warp`",
-                                program.name, layout.registers.declared.size(), to_string(o.warp),
-                                estimated_registers(layout), to_string(o.arch), limit, estimated_registers(layout) - limit));
+  if (over(layout) > 0)
+    throw UserError(fmt::format("def '{}': warp tile {} needs {} registers per thread by the register model ({}); {} "
+                                "allows {} to each of the block's {} threads ({} over): use a smaller `warp`",
+                                program.name, to_string(o.warp), layout.register_model.total(),
+                                layout.register_model.to_string(), to_string(o.arch), register_limit(o.arch, layout.threads),
+                                layout.threads, over(layout)));
   return layout;
 }
 
@@ -495,6 +502,16 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   else
     text += fmt::format("main loop: {}\n", to_string(choice.loop));
   text += fmt::format("tiles: {}\n", m.options);
+  if (choice.loop != MainLoop::tma_wgmma) {
+    GpuOptions fitted = o;
+    const CudaKernelLayout layout = fitted_layout(matmul_part(program), plan, fitted, !fused_row_chain(program));
+    text += fmt::format("registers: {} per thread by the register model ({}{}); {} allows {} to each of {} threads{}\n",
+                        layout.register_model.total(), layout.register_model.to_string(),
+                        fused_row_chain(program) ? "; the fused row chain's not modelled" : "", to_string(o.arch), register_limit(o.arch, layout.threads),
+                        layout.threads,
+                        fitted.warp == o.warp ? std::string() : fmt::format(" (warp tile {} shrunk to {} to fit)",
+                                                                            to_string(o.warp), to_string(fitted.warp)));
+  }
   if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
     text += o.f32_matmul == F32Matmul::x3tf32
                 ? "f32 matmul: 3xtf32 (--f32-matmul): each operand split into two TF32 parts, three "

@@ -86,6 +86,67 @@ static SharedTile operand_tile(const std::string& tensor, const std::optional<Op
   return tile;
 }
 
+// The chunks of 16 bytes of `tile` each of `threads` threads copies.
+static int chunks_per_thread(const SharedTile& tile, int threads) {
+  return (tile.bytes / 16 + threads - 1) / threads;
+}
+
+// The register model of `layout` (codegen/register_model.h): its tiles, fragments and copies.
+static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& layout,
+                                     const std::vector<std::vector<std::string>>& epilogue_reads) {
+  RegisterModel model;
+  const int per_tile = layout.fragments_m * layout.fragments_n * layout.values_per_fragment;
+  // fragments of one k-slice: A (16x16) and B (16x8) of m16n8k16, in 32-bit registers
+  int a_fragment = 4, b_fragment = 2;
+  if (layout.f32_operands) {
+    a_fragment = 8;
+    b_fragment = 4;
+  } else if (layout.mma != MmaShape::m16n8k16) {
+    b_fragment = 4;
+  }
+  const int slices = o.warp.k / mma_tile(o.mma).k;
+  model.fragment_sets = std::min(layout.f32_operands ? 1 : layout.mma == MmaShape::m16n8k16 ? 2 : 3, slices);
+  for (const MatmulGroup& group : plan.matmul_groups()) {
+    const MatmulTiles& tiles = layout.tiles_of(plan, group.leader().dims.statement);
+    const int members = static_cast<int>(group.members.size());
+    // 3xTF32 keeps each B fragment's small part too: the MMAs walk the rows of the warp tile
+    // with the B fragments reused (pf_mma_tf32.cuh)
+    const int b_registers = b_fragment + (layout.f32_operands && o.f32_matmul == F32Matmul::x3tf32 ? b_fragment : 0);
+    model.fragments = std::max(model.fragments, a_fragment * layout.fragments_m + members * b_registers * layout.fragments_n);
+    // the group's copies: its A tile and each member's B tile
+    int chunks = chunks_per_thread(tiles.a, layout.threads);
+    int staging = 0;
+    for (const MatmulStage* member : group.members) {
+      const MatmulTiles& t = layout.tiles_of(plan, member->dims.statement);
+      chunks += chunks_per_thread(t.b, layout.threads);
+      for (const SharedTile* tile : {&t.a, &t.b}) {
+        if (tile->prologue.empty() || (tile == &t.a && member != group.members.front())) continue;
+        // the tile's staging registers and one per prologue operand (4 per chunk), an
+        // address and strides per operand
+        const int operands = static_cast<int>(tile->operands.size());
+        staging += (1 + operands) * chunks_per_thread(*tile, layout.threads) * 4 + 8 * operands;
+      }
+    }
+    model.copy_addresses = std::max(model.copy_addresses, 3 * chunks);
+    model.staging = std::max(model.staging, staging);
+  }
+  model.accumulators = static_cast<int>(plan.matmuls.size()) * per_tile;
+  const auto cut = [](const Size& extent, int tile) { return extent.is_symbolic() || extent.value % tile != 0; };
+  for (const MatmulStage& mm : plan.matmuls)
+    if (cut(mm.dims.m_extent, o.block.m) || cut(mm.dims.n_extent, o.block.n) ||
+        (mm.dims.k_extent && cut(*mm.dims.k_extent, o.block.k)))
+      model.edge = 16;
+  model.tiles = static_cast<int>(layout.registers.declared.size()) * per_tile;
+  // the epilogue's reads of tensors no register tile holds: a fragment's values and an address
+  for (const std::vector<std::string>& reads : epilogue_reads)
+    for (const std::string& tensor : reads)
+      if (!layout.registers.storage.count(tensor)) model.epilogue_operands += layout.values_per_fragment + 2;
+  // under a tighter limit ptxas loads each k-slice's ldmatrix fragments just before its MMAs
+  // (not the m8n8k4 macro-MMAs': their 64x64 warp tile with an epilogue spills)
+  if (o.mma == MmaShape::m16n8k16 && model.total() > register_limit(o.arch, layout.threads)) model.fragment_sets = 1;
+  return model;
+}
+
 CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
                                     const std::vector<std::vector<std::string>>& epilogue_reads) {
   CudaKernelLayout layout;
@@ -110,14 +171,6 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
                        element_bytes);
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major,
                        element_bytes);
-    for (const SharedTile* tile : {&t.a, &t.b})
-      if (!tile->operands.empty() && !(tile == &t.a && mm.shares_a_with_previous)) {
-        // the operand's staging tile and one per prologue operand (4 registers per 16-byte
-        // chunk a thread holds), and an address and strides per operand
-        const int chunks = (tile->rows * tile->cols / 8 + layout.threads - 1) / layout.threads;
-        const int tiles = 1 + static_cast<int>(tile->operands.size());
-        layout.operand_staging_registers += tiles * chunks * 4 + 8 * static_cast<int>(tile->operands.size());
-      }
     // A k-loop's stages: its A tiles, then each member's B tiles.
     if (mm.shares_a_with_previous) {
       t.a = layout.matmuls.back().a;
@@ -132,6 +185,7 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   }
   layout.registers = plan_register_tiles(plan, epilogue_reads);
   layout.has_epilogue = !plan.epilogue.empty();
+  layout.register_model = model_registers(plan, o, layout, epilogue_reads);
   int scratch = (layout.threads / 32) * 1024;  // 1 KiB per warp (pf::store_accumulators)
   if (plan.matmul_groups().size() == 1) {
     layout.scratch_offset = 0;  // after the last k-step's release barrier the tiles are free
@@ -142,17 +196,6 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     layout.shared_bytes = tiles + scratch;
   }
   return layout;
-}
-
-int estimated_registers(const CudaKernelLayout& layout) {
-  int per_tile = layout.fragments_m * layout.fragments_n * layout.values_per_fragment;
-  // Fragments, addresses and indices of the main loop; an epilogue's operand loads and
-  // addresses in its unrolled loops, or the m8n8k4 macro-MMAs' operand shuffling, need
-  // about 100 more (measured with ptxas -v on sm_80 and sm_90: 64x64 warp tiles spill).
-  int overhead = layout.has_epilogue || layout.mma != MmaShape::m16n8k16 ? 132 : 32;
-  // f32 fragments hold one element per register: twice the 16-bit ones' 4 + 2 per fragment.
-  if (layout.f32_operands) overhead += 4 * layout.fragments_m + 2 * layout.fragments_n;
-  return static_cast<int>(layout.registers.declared.size()) * per_tile + overhead + layout.operand_staging_registers;
 }
 
 }  // namespace polyfuse

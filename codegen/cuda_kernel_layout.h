@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/register_model.h"
 #include "codegen/register_tiles.h"
 #include "frontend/program.h"
 #include "schedule/gpu_options.h"
@@ -57,8 +58,8 @@ struct CudaKernelLayout {
   bool has_epilogue = false;
   int shared_bytes = 0;                       // dynamic shared memory of a block
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
-  int operand_staging_registers = 0;          // prologues that read other tensors: their register tiles
   std::vector<StagedVector> staged_vectors;   // epilogue vectors in shared memory (none: loaded per fragment)
+  RegisterModel register_model;               // registers per thread (codegen/register_model.h)
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.
@@ -77,11 +78,6 @@ struct CudaKernelLayout {
 // lists the tensors each epilogue statement reads (for the register tiles).
 CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options,
                                     const std::vector<std::vector<std::string>>& epilogue_reads);
-
-// Registers per thread the layout needs at least: its register tiles (f32) and an
-// overhead for fragments, addresses, indices and epilogue operands, and the staging tiles
-// of prologues that read other tensors.
-int estimated_registers(const CudaKernelLayout& layout);
 
 // The name of a prologue operand's element in the prologue's lambda: "scale_k" for scale(k).
 std::string prologue_operand_value(const PrologueOperand& operand);

@@ -2,7 +2,7 @@
 // default alone ("polyfuse_default") and the best of a small fixed set ("polyfuse_best").
 //
 // The set (10 configurations; empty fields are the compiler's default, which fits the
-// warp tile to the register budget, e.g. 32x32 warps for Add(GEMM, GEMM)):
+// warp tile to the register budget, e.g. 64x32 warps for Add(GEMM, GEMM)):
 //   default                      128x128x32, warp 64x64x32 (or fitted), a ring of 2 stages
 //   128x128x32 warp 64x32x32     8 warps instead of 4
 //   128x256x32                   wide block

@@ -105,7 +105,7 @@ TEST(CudaEmitter, FullBlocksRunAnUnpredicatedBody) {
   EXPECT_EQ(count(full, "pf::Check::none"), 5);  // 2 + 2 tile copies, the store
   // the bias: staged once per block before both bodies (N = 300 cuts the last block's
   // slice), read from shared memory in each
-  EXPECT_NE(cu.find("pf::stage_vector<128, 256, pf::Check::cols>(smem + "), std::string::npos) << cu;
+  EXPECT_NE(cu.find("pf::stage_vector<128, 128, pf::Check::cols>(smem + "), std::string::npos) << cu;
   EXPECT_EQ(count(full, "pf::load_staged_cols(bias_values1, smem + "), 1) << full;
   EXPECT_EQ(count(edge, "pf::load_staged_cols(bias_values1, smem + "), 1) << edge;
   EXPECT_NE(edge.find("pf::Check::all"), std::string::npos);

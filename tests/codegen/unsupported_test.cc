@@ -168,7 +168,7 @@ TEST(UnsupportedOnGpu, OutputsOfDifferentShapesWithUnboundSizes) {
 }
 
 // Several matmuls keep their tiles while the accumulator scratch is in use: the kernel
-// needs tiles + scratch (163,840 + 16 warps x 1 KiB), not the larger of the two, which the
+// needs tiles + scratch (163,840 + 8 warps of 64x32 x 1 KiB), not the larger of the two, which the
 // option check alone compares with the limit (this kernel was emitted before).
 TEST(UnsupportedOnGpu, SharedTilesOfSeveralMatmulsPlusScratchOverTheLimit) {
   GpuChoices choices;
@@ -178,7 +178,7 @@ TEST(UnsupportedOnGpu, SharedTilesOfSeveralMatmulsPlusScratchOverTheLimit) {
                      "  X(m, n) +=! A(m, k) * B(k, n)\n  Y(m, n) +=! C(m, k) * D(k, n)\n  E(m, n) = X(m, n) + Y(m, n)\n}\n",
                      gpu_options_from_choices(choices)),
             "def 'add_gemms': the shared tiles of its 2 matmul(s) (2 stage(s) of block tile 64x256x128) and the "
-            "accumulator reorder scratch need 180224 bytes of shared memory per block; sm_80 allows 166912 (13312 bytes "
+            "accumulator reorder scratch need 172032 bytes of shared memory per block; sm_80 allows 166912 (5120 bytes "
             "over): use a smaller block tile or fewer stages");
 }
 
