@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -74,11 +75,77 @@ std::string subscript_text(const Gather& g, const AffineIndex& subscript) {
   return text;
 }
 
-// The gather function `<I>_at(row, col)` of A's chunk (row, col..col+7), from the input's
-// subscripts: nullptr past the GEMM's end and where a subscript leaves I (padding).
-std::string gather_function(const Gather& g, const std::string& name, const std::string& type) {
+// `subscript`'s terms over the indices of `group` (and its constant when `constant`).
+AffineIndex part(const AffineIndex& subscript, const std::vector<std::string>& group, bool constant) {
+  AffineIndex p;
+  for (const auto& [index, coefficient] : subscript.terms)
+    if (std::find(group.begin(), group.end(), index) != group.end()) p.add(index, coefficient);
+  if (constant) p.constant = subscript.constant;
+  return p;
+}
+
+// The gather's three functions of A's chunk (row, col..col+7): `<I>_row(row)` decomposes a row
+// (an output pixel) once, before the k-loop, into its input coordinates at tap and channel 0 and
+// their offset in I; `<I>_tap(col)` a column (a filter tap and channel) once per k-step, into its
+// share of the coordinates and of the offset; `<I>_at(row, tap)` adds them: the chunk's address,
+// or nullptr past the GEMM's end and where a coordinate leaves I (padding).
+std::string gather_functions(const Gather& g, const std::string& type, int per_chunk) {
   const std::string& in = g.input.tensor;
   const std::int64_t m = product(g, g.grouping.m), k = product(g, g.grouping.k);
+  const std::size_t dims = g.input.subscripts.size();
+  // each dimension's row part (the output pixel's indices and the constant) and column part (the taps')
+  std::vector<AffineIndex> row_part, tap_part;
+  for (const AffineIndex& subscript : g.input.subscripts) {
+    row_part.push_back(part(subscript, g.grouping.m, true));
+    tap_part.push_back(part(subscript, g.grouping.k, false));
+    PF_INTERNAL_CHECK(!subscript.is_gather() && row_part.back().terms.size() + tap_part.back().terms.size() ==
+                                                    subscript.terms.size(),
+                      std::string("an implicit GEMM whose input subscript ") + subscript.to_string() + " reads an output channel");
+  }
+  // the guarded coordinates (a padded dimension): named in<d>, fields of both parts
+  std::vector<std::size_t> guarded;
+  std::vector<std::string> coordinate(dims), guards;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (g.pad_before[d] == 0 && g.pad_after[d] == 0) continue;
+    std::string c = fmt::format("in{}", d);
+    while (g.taken.count(c)) c += "_";
+    coordinate[d] = c;
+    guarded.push_back(d);
+    if (g.pad_before[d] > 0) guards.push_back(fmt::format("{} < 0", c));
+    if (g.pad_after[d] > 0) guards.push_back(fmt::format("{} >= {}", c, g.input_dims[d]));
+  }
+  std::vector<std::string> fields, row_values, tap_fields, tap_values;
+  for (const std::size_t d : guarded) {
+    fields.push_back(coordinate[d]);
+    row_values.push_back(fmt::format("{} = {}", coordinate[d], subscript_text(g, row_part[d])));
+    if (!tap_part[d].terms.empty()) {
+      tap_fields.push_back(coordinate[d]);
+      tap_values.push_back(subscript_text(g, tap_part[d]));
+    }
+  }
+  // the row's offset, ((x0 * D1 + x1) * D2 + x2) * D3 + x3 (Horner), and the tap's, a sum of strides
+  std::vector<std::int64_t> stride(dims, 1);
+  for (std::size_t d = dims - 1; d-- > 0;) stride[d] = stride[d + 1] * g.input_dims[d + 1];
+  std::string offset;
+  AffineIndex tap_offset;
+  std::int64_t tap_bound = 0;
+  for (std::size_t d = 0; d < dims; ++d) {
+    for (const auto& [index, coefficient] : tap_part[d].terms) {
+      tap_offset.add(index, coefficient * stride[d]);
+      tap_bound += (coefficient < 0 ? -coefficient : coefficient) * stride[d] * (g.extent.at(index) - 1);
+    }
+    const AffineIndex& r = row_part[d];
+    const std::string x = !coordinate[d].empty() ? coordinate[d]
+                          : r.terms.size() + (r.constant != 0) > 1 ? "(" + subscript_text(g, r) + ")"
+                                                                   : subscript_text(g, r);
+    if (d == 0) offset = "(long long)" + x;
+    else
+      offset = fmt::format("{}{} * {}{}{}", d + 1 < dims ? "(" : "", offset, g.input_dims[d], x == "0" ? "" : " + " + x,
+                           d + 1 < dims ? ")" : "");
+  }
+  const std::string offset_type = tap_bound > std::numeric_limits<int>::max() ? "long long" : "int";
+  const std::string row_type = in + "_Row", tap_type = in + "_Tap";
+  const auto zeros = [](std::size_t n) { return fmt::format("{}", fmt::join(std::vector<std::string>(n, "0"), ", ")); };
   std::string text;
   text += fmt::format("// A ({} x {}: M = ({}), K = ({})) is {}'s im2col matrix, gathered here and never in memory: "
                       "row m is\n// the output pixel ({}), column kk the filter tap and channel ({}); the element "
@@ -91,43 +158,54 @@ std::string gather_function(const Gather& g, const std::string& name, const std:
                         return s;
                       }(),
                                 ", "));
-  text += fmt::format("// {}(row, col): the address of the 8 channels of chunk (row, col..col+7), or nullptr for "
-                      "zeros.\n",
-                      name);
-  text += fmt::format("const auto {} = [&](int row, int col) -> const {}* {{\n", name, type);
-  std::string body = fmt::format("if (row >= {} || col >= {}) return nullptr;  // past the GEMM's end\n", m, k);
+  text += fmt::format("// A thread copies the same rows at every k-step: {}_row(row) decomposes one once, before the "
+                      "k-loop (its input\n// coordinates at tap and channel 0 and their offset in {}); {}_tap(col) a "
+                      "column once per k-step (its share\n// of the coordinates and of the offset); {}_at(row, tap): "
+                      "{}, or nullptr for zeros.\n",
+                      in, in, in, in,
+                      per_chunk == 1 ? "the address of that element (C is no whole 16-byte chunks: one element at a time)"
+                                     : fmt::format("the address of the chunk's {} channels", per_chunk));
+  const std::string row_fields = fields.empty() ? "" : fmt::format("int {}; ", fmt::join(fields, ", "));
+  text += fmt::format("struct {} {{ long long offset; {}bool inside; }};\n", row_type, row_fields);
+  text += fmt::format("const auto {}_row = [&](int row) -> {} {{\n", in, row_type);
+  std::string body = fmt::format("if (row >= {}) return {{0, {}false}};  // past the GEMM's end\n", m,
+                                 fields.empty() ? "" : zeros(fields.size()) + ", ");
   body += decompose(g, g.grouping.m, "row") + "\n";
+  if (!row_values.empty())
+    body += fmt::format("const int {};  // the input's coordinates at tap and channel 0\n", fmt::join(row_values, ", "));
+  body += fmt::format("return {{{}, {}true}};\n", offset, fields.empty() ? "" : fmt::format("{}, ", fmt::join(fields, ", ")));
+  text += indented(body, 2) + "};\n";
+  text += fmt::format("struct {} {{ {} offset; {}bool inside; }};\n", tap_type, offset_type,
+                      tap_fields.empty() ? "" : fmt::format("int {}; ", fmt::join(tap_fields, ", ")));
+  text += fmt::format("const auto {}_tap = [&](int col) -> {} {{\n", in, tap_type);
+  body = fmt::format("if (col >= {}) return {{0, {}false}};  // past the GEMM's end\n", k,
+                     tap_fields.empty() ? "" : zeros(tap_fields.size()) + ", ");
   body += decompose(g, g.grouping.k, "col") + "\n";
-  // each input coordinate: a plain index's variable, else a named sum
-  std::vector<std::string> coordinate, guards, sums;
-  for (std::size_t d = 0; d < g.input.subscripts.size(); ++d) {
-    const AffineIndex& subscript = g.input.subscripts[d];
-    const std::string plain = subscript.plain_index();
-    std::string c = plain.empty() ? fmt::format("in{}", d) : g.variable.at(plain);
-    while (plain.empty() && g.taken.count(c)) c += "_";
-    if (plain.empty()) sums.push_back(fmt::format("{} = {}", c, subscript_text(g, subscript)));
-    coordinate.push_back(c);
-    if (g.pad_before[d] > 0) guards.push_back(fmt::format("{} < 0", c));
-    if (g.pad_after[d] > 0) guards.push_back(fmt::format("{} >= {}", c, g.input_dims[d]));
+  body += fmt::format("return {{{}, {}true}};\n", subscript_text(g, tap_offset),
+                      tap_values.empty() ? "" : fmt::format("{}, ", fmt::join(tap_values, ", ")));
+  text += indented(body, 2) + "};\n";
+  text += fmt::format("const auto {}_at = [&](const {}& row, const {}& tap) -> const {}* {{\n", in, row_type, tap_type,
+                      type);
+  body = "if (!row.inside || !tap.inside) return nullptr;  // past the GEMM's end\n";
+  if (!guards.empty()) {
+    std::vector<std::string> sums;
+    for (const std::size_t d : guarded)
+      sums.push_back(tap_part[d].terms.empty() ? fmt::format("{0} = row.{0}", coordinate[d])
+                                               : fmt::format("{0} = row.{0} + tap.{0}", coordinate[d]));
+    body += fmt::format("const int {};  // the input's coordinates\n", fmt::join(sums, ", "));
+    body += fmt::format("if ({}) return nullptr;  // outside {}: zero padding\n", fmt::join(guards, " || "), in);
   }
-  if (!sums.empty()) body += fmt::format("const int {};  // the input's coordinates\n", fmt::join(sums, ", "));
-  if (!guards.empty()) body += fmt::format("if ({}) return nullptr;  // outside {}: zero padding\n", fmt::join(guards, " || "), in);
-  // the Horner form ((x0 * D1 + x1) * D2 + x2) * D3 + x3 of the row-major offset
-  std::string address = fmt::format("(long long){}", coordinate[0]);
-  for (std::size_t d = 1; d < coordinate.size(); ++d)
-    address = fmt::format("{}{} * {} + {}{}", d + 1 < coordinate.size() ? "(" : "", address, g.input_dims[d],
-                          coordinate[d], d + 1 < coordinate.size() ? ")" : "");
-  body += fmt::format("return {} + {};\n", in, address);
-  text += indented(body, 2);
-  text += "};\n";
+  body += fmt::format("return {} + row.offset + tap.offset;\n", in);
+  text += indented(body, 2) + "};\n";
   return text;
 }
 
 // The C variable of each index: its name, unless that is a name the gather function uses
 // (the input's coordinates are named in<d>, their names then made unique against `g.taken`).
 void name_index_variables(const Program& program, Gather& g) {
-  g.taken = {"row", "col", "nullptr"};
-  for (const Tensor& t : program.tensors) g.taken.insert(t.name);
+  g.taken = {"row", "col", "tap", "nullptr"};
+  for (const Tensor& t : program.tensors)
+    for (const char* suffix : {"", "_Row", "_Tap", "_row", "_tap", "_at", "_rows"}) g.taken.insert(t.name + suffix);
   for (const IterationIndex& index : g.statement.indices) {
     std::string v = index.name;
     while (g.taken.count(v) || (v.starts_with("in") && v.size() > 2 &&
@@ -223,7 +301,7 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
 
   const std::string type = cuda_type(input.type);
   const bool b_col = g.grouping.b_column_major;
-  const std::string filter = mm.b, at = input.name + "_at";
+  const std::string filter = mm.b;
   const std::string b_check = check_argument(b_col ? check_code(n % block_n != 0, k % block_k != 0)
                                                    : check_code(k % block_k != 0, n % block_n != 0));
   const std::string code = check_code(m % block_m != 0, n % block_n != 0);
@@ -249,7 +327,11 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   body += fmt::format("const int row0 = {} * blockIdx.x;  // the block's first output pixel (GEMM row)\n", block_m);
   body += fmt::format("const int col0 = {} * blockIdx.y;  // its first output channel (GEMM column)\n", block_n);
   body += print_vector_staging(view, layout, "row0", "col0", "");
-  body += gather_function(g, at, type);
+  const bool by_element = implicit_gemm_by_element(program, conv);
+  body += gather_functions(g, type, by_element ? 1 : 16 / element_bytes);
+  body += fmt::format("const auto {0}_rows = pf::gather_rows{1}<{2}, {3}, {4}>({0}_row, row0, threadIdx.x);  // this "
+                      "thread's A rows, decomposed once\n",
+                      input.name, f32 ? "_f32" : "", block_m, block_k, threads);
   const std::string acc = layout.registers.of(mm.c);
   body += fmt::format("pf::AccTile16816<2, {}> {};  // f32 accumulators of {}: this warp's 32x32 tile\n",
                       half.fragments_n, acc, mm.c);
@@ -260,9 +342,13 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
                                  f32 ? "F32" : "", filter, half.fragments_n);
   const StepText copies = [&](const std::string& step, const std::string& stage) {
     const std::string k0 = scaled(block_k, step);
-    std::string text = fmt::format("pf::cp_async_gather_tile{}<pf::Swizzle::xor16, {}, {}, {}>({}, {}, row0, {}, {}, "
-                                   "threadIdx.x);\n",
-                                   suffix, block_m, block_k, threads, stage_at(0, stage, stage_bytes), at, k0, input.name);
+    std::string text =
+        by_element ? fmt::format("pf::gather_tile_elements{0}<pf::Swizzle::xor16, {1}, {2}, {3}>({4}, {5}_rows, {5}_tap, "
+                                 "{5}_at, {6}, threadIdx.x);\n",
+                                 suffix, block_m, block_k, threads, stage_at(0, stage, stage_bytes), input.name, k0)
+                   : fmt::format("pf::cp_async_gather_tile{0}<pf::Swizzle::xor16, {1}, {2}, {3}>({4}, {5}_rows, "
+                                 "{5}_tap, {5}_at, {6}, {5}, threadIdx.x);\n",
+                                 suffix, block_m, block_k, threads, stage_at(0, stage, stage_bytes), input.name, k0);
     const std::string k_left = k0 == "0" ? std::to_string(k) : fmt::format("{} - {}", k, k0);
     if (b_col)
       text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {} + (long long)col0 * {}{}, "

@@ -2,10 +2,14 @@
 // mma.sync (also on sm_90/sm_90a: the TMA im2col mode is not used). One block per 64 x 64 tile of
 // the output O[M][N] (M the output pixels, N the output channels), four warps of 32 x 32; a k-loop
 // over K = taps x channels in steps of 32 through a cp.async ring of `stages` shared stages. The
-// A tile's copy gathers: a generated `<I>_at(row, col)` maps GEMM row m to the output pixel and
-// column kk to the tap and channel, and returns the address of the 8 channels there, computed from
-// the input's affine subscripts, or nullptr for a tap outside the input (zero-filled by cp.async's
-// source size 0, pf::cp_async_gather_tile in kernels/cuda/pf_gather_copy.cuh). B is the filter,
+// A tile's copy gathers (pf::cp_async_gather_tile in kernels/cuda/pf_gather_copy.cuh): a thread
+// copies the same rows at every k-step, so a generated `<I>_row(row)` maps each of its GEMM rows
+// to the output pixel once, before the k-loop (the input's coordinates at tap 0, their offset),
+// `<I>_tap(col)` its column to the tap and channel once per k-step, and `<I>_at(row, tap)` gives
+// the address of the 8 channels there, from the input's affine subscripts, or nullptr for a tap
+// outside the input (zero-filled by cp.async's source size 0). Channels that are not whole
+// 16-byte chunks (C = 3) are gathered element by element (pf::gather_tile_elements: loads and
+// shared stores, `<I>_tap` per column). B is the filter,
 // copied like any GEMM operand. The epilogues after the convolution run on the accumulator
 // fragments as for a GEMM (codegen/cuda_epilogue.h), only the live-outs are stored. f32 operands
 // run on TF32 (or 3xTF32, `f32_matmul`) with pf_mma_tf32.cuh's tiles, loads and macro-MMA.

@@ -10,6 +10,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/limits.h"
+#include "schedule/implicit_gemm.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -327,10 +328,13 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     }
   const std::string gemm_text = fmt::format("def gemm({}) -> ({}) {{\n{}}}\n", fmt::join(inputs, ", "),
                                             fmt::join(outputs, ", "), statements);
-  const std::string implicit = fmt::format("as an implicit GEMM: {}; A = {} gathered from {} in the copy to shared "
+  const bool by_element = g.a_gathered && implicit_gemm_by_element(program, s);
+  const std::string implicit = fmt::format("as an implicit GEMM: {}; A = {} gathered from {}{} in the copy to shared "
                                            "memory (never in memory), B = {} {}",
-                                           g.groups(), a.tensor, s.reads[g.a_read].tensor, b.tensor,
-                                           b_column ? "column-major" : "row-major");
+                                           g.groups(), a.tensor, s.reads[g.a_read].tensor,
+                                           by_element ? " element by element (its channels are not whole 16-byte chunks)"
+                                                      : "",
+                                           b.tensor, b_column ? "column-major" : "row-major");
   plan.steps.push_back({ContractionStep::Kind::gemm, compile_view(gemm_text, "GEMM of " + s.id),
                         g.a_gathered ? implicit : fmt::format("as a GEMM over grouped indices: {}; A = {} {}, B = {} {}; {}",
                                     g.groups(), a.tensor, a_column ? "column-major" : "row-major", b.tensor,

@@ -19,7 +19,21 @@ ContractionGrouping refused(const std::string& why) {
   return g;
 }
 
+// The extent of the convolution's input channel index.
+std::int64_t channels(const Program& program, const Statement& statement, const ConvOverTaps& conv) {
+  for (const IterationIndex& index : statement.indices)
+    if (index.name == conv.channel_in) return bound_size(program, index.extent).value;
+  return 0;
+}
+
 }  // namespace
+
+bool implicit_gemm_by_element(const Program& program, const Statement& statement) {
+  const std::optional<ConvOverTaps> conv = conv_over_taps(program, statement, nullptr);
+  if (!conv) return false;
+  const ElementType type = program.find_tensor(statement.reads[static_cast<std::size_t>(conv->input_read)].tensor)->type;
+  return channels(program, statement, *conv) % (16 / size_in_bytes(type)) != 0;
+}
 
 ContractionGrouping implicit_gemm_grouping(const Program& program, const Statement& statement) {
   std::string why;
@@ -54,16 +68,6 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
   else if (filter.indices.back() != conv->channel_out)
     return refused(fmt::format("the filter's output channel {} is neither its first nor its last dimension",
                                conv->channel_out));
-  const Size channels = [&] {
-    for (const IterationIndex& index : statement.indices)
-      if (index.name == conv->channel_in) return bound_size(program, index.extent);
-    return Size{};
-  }();
-  const std::int64_t chunk = 16 / size_in_bytes(type);  // elements in the gather's 16-byte chunk
-  if (channels.value % chunk != 0)
-    return refused(fmt::format("C = {} channels is not a multiple of {} (a 16-byte chunk of the gathered {} A must "
-                               "stay inside one tap)",
-                               channels.value, chunk, to_string(type)));
   std::int64_t pixels = 1;
   for (const std::string& index : g.m)
     for (const IterationIndex& i : statement.indices)

@@ -20,9 +20,10 @@
 // A convolution takes this path when conv_over_taps takes it and: its operands are f16, bf16 or
 // f32 (TF32 tensor cores, as for f32 matmuls); no output index but the channel is read by the
 // filter (a grouped convolution's g); the filter is [output channel][taps.., c] or
-// [taps.., c][output channel] with the channel c last among the taps; C is a multiple of the
-// elements in 16 bytes, 8 or 4 (a chunk stays inside one tap). Otherwise it stays a reduction
-// kernel, and `why_not` says which rule kept it off.
+// [taps.., c][output channel] with the channel c last among the taps. Otherwise it stays a
+// reduction kernel, and `why_not` says which rule kept it off. When C is not a multiple of the
+// elements in 16 bytes, 8 or 4 (a chunk would span taps; C = 3, a first layer), the copy gathers
+// A element by element (implicit_gemm_by_element; the plan's note says so).
 #pragma once
 
 #include "frontend/program.h"
@@ -32,5 +33,9 @@ namespace polyfuse {
 
 // The implicit-GEMM grouping of convolution `statement` (is_gemm, a_gathered), or why_not.
 ContractionGrouping implicit_gemm_grouping(const Program& program, const Statement& statement);
+
+// Whether the copy of convolution `statement`'s A goes element by element: C is not a multiple of
+// the elements in 16 bytes (8 for f16 and bf16, 4 for f32).
+bool implicit_gemm_by_element(const Program& program, const Statement& statement);
 
 }  // namespace polyfuse

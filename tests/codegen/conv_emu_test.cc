@@ -1,9 +1,9 @@
 // The convolutions (examples/conv2d*.tc, issue 24) on the GPU path, run on the emulator
-// against the exact reference: C = 3, 6 or 1 and grouped convolutions are reduction kernels
-// of their plan (one warp or block per output element;
-// codegen/cuda_memory_kernel.h), their padded reads guarded so that no load leaves a buffer
-// (the emulator checks every access), and the epilogues are pointwise kernels. The implicit
-// GEMM (f16/bf16, C % 8 == 0) is tested in implicit_gemm_emu_test.cc. Small odd shapes
+// against the exact reference: C = 3, 6 or 1 are implicit GEMMs gathered element by element
+// (TF32), grouped convolutions reduction kernels of their plan (one warp or block per output
+// element; codegen/cuda_memory_kernel.h), their padded reads guarded so that no load leaves a
+// buffer (the emulator checks every access), and the epilogues are pointwise kernels. The
+// implicit GEMM is tested in implicit_gemm_emu_test.cc. Small odd shapes
 // (tests/support/conv_shapes.h) keep the runs fast.
 #include <gtest/gtest.h>
 
@@ -52,10 +52,10 @@ TEST(ConvExampleEmuTypes, HalfAndBfloat) {
   }
 }
 
-// The plan says why a convolution is not an implicit GEMM (C = 3 here; more rules in
+// The plan says why a convolution is not an implicit GEMM (a grouped one here; more rules in
 // implicit_gemm_emu_test.cc).
 TEST(ConvPlan, StatesWhyItIsNotAnImplicitGemm) {
-  const Program program = compile_program(example_source("conv2d_bias_relu"), conv_cases()[8].sizes);
+  const Program program = compile_program(example_source("conv2d_grouped"), conv_cases()[6].sizes);
   const std::string text = to_string(plan_program(program, recognize_idioms(program)), program);
   EXPECT_NE(text.find("not as an implicit GEMM on tensor cores: "), std::string::npos) << text;
 }

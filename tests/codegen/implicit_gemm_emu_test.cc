@@ -1,7 +1,7 @@
 // Convolutions as implicit GEMMs on the mma.sync path (issue 24 item 2; schedule/implicit_gemm.h,
 // codegen/implicit_gemm_kernel.h), run on the emulator against the exact reference. Each case
 // asserts that the plan took the implicit GEMM, at small odd shapes: M = N*P*Q, K (output
-// channels) and R*S*C multiples of none of the 64 x 64 x 32 tiles; C = 8, 16 or 24; stride 2
+// channels) and R*S*C multiples of none of the 64 x 64 x 32 tiles; C = 3, 8, 16 or 24; stride 2
 // with padding 1; a 1x1 filter; the bias + ReLU and residual epilogues. The emulator checks
 // every access, so a gathered read of a padding tap that left the input would fail the run;
 // the planted bugs below show that it does.
@@ -103,20 +103,11 @@ TEST(ImplicitGemmEmu, DilatedWithAnRsckFilter) {
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
-// C = 3 (a first layer), grouped convolutions, a sum into the output's values (`+=`), an input
-// computed by an earlier kernel and f32 operands without tensor cores stay reduction kernels,
-// and the plan says why.
+// Grouped convolutions, a sum into the output's values (`+=`), an input computed by an earlier
+// kernel and f32 operands without tensor cores stay reduction kernels, and the plan says why.
 TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
-  const SizeBindings sizes = with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
-  const Program c3 = typed_example("conv2d_strided", "f16", sizes);
-  const std::string text = to_string(plan_program(c3, recognize_idioms(c3)), c3);
-  EXPECT_NE(text.find("not as an implicit GEMM on tensor cores: C = 3 channels is not a multiple of 8"),
-            std::string::npos)
-      << text;
-  const Program f32 = compile_program(example_source("conv2d_strided"), sizes);
-  const std::string f32_text = to_string(plan_program(f32, recognize_idioms(f32)), f32);
-  EXPECT_NE(f32_text.find("C = 3 channels is not a multiple of 4"), std::string::npos) << f32_text;
-  const Program exact = compile_program(example_source("conv2d_strided"), with(sizes, {{"C", 8}}));
+  const SizeBindings sizes = with(image, {{"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}});
+  const Program exact = compile_program(example_source("conv2d_strided"), sizes);
   const std::string exact_text = to_string(plan_program(exact, recognize_idioms(exact), F32Matmul::f32), exact);
   EXPECT_NE(exact_text.find("S0 groups as an implicit GEMM (M=(n, h, w) N=(k) K=(r, s, c) batch=()), which no "
                             "tensor-core kernel takes: `f32_matmul` f32"),
@@ -146,12 +137,17 @@ TEST(ImplicitGemmPlan, StatesTheRuleThatKeptAConvolutionOff) {
       << grouped_text;
 }
 
-// The C = 3 layer still runs (a reduction kernel) and matches the reference.
-TEST(ImplicitGemmPlanEmu, ThreeChannelsRunAsAReductionKernel) {
+// C = 3 (a first layer: a 16-byte chunk would span taps), stride 2, padding 1, K = 27 (one
+// k-step, its tail zero): an implicit GEMM whose copy gathers A element by element.
+TEST(ImplicitGemmPlanEmu, ThreeChannelsRunAsAnImplicitGemmByElement) {
   const Program program =
       typed_example("conv2d_strided", "f16", with(image, {{"C", 3}, {"K", 5}, {"R", 3}, {"S", 3}, {"P", 5}, {"Q", 4}}));
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
-  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::row_reduction);
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_NE(to_string(plan, program).find("A = I_im2col gathered from I element by element (its channels are not "
+                                          "whole 16-byte chunks)"),
+            std::string::npos)
+      << to_string(plan, program);
   const EmuRun run = run_on_emulator(program, sm80());
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
@@ -187,9 +183,16 @@ TEST(ImplicitGemmEmu, PlantedBugsFail) {
   // no zero-fill: the padding taps read before I's start (row 0, column 0 at tap (0, 0))
   const std::string unguarded = failure_with("if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;", "");
   EXPECT_NE(unguarded.find("emulator: "), std::string::npos) << unguarded;
-  // a wrong tap offset (the input row one further down): wrong values, inside the buffer
-  const std::string shifted = failure_with("in1 = 2 * h + r - 1", "in1 = 2 * h + r");
+  // a wrong row coordinate, hoisted before the k-loop (the input row one further down): wrong
+  // values, inside the buffer
+  const std::string shifted = failure_with("in1 = 2 * h - 1", "in1 = 2 * h");
   EXPECT_NE(shifted.find("check: "), std::string::npos) << shifted;
+  // a wrong row offset (the image's stride one row short)
+  const std::string row_offset = failure_with("(((long long)n * 9 + in1) * 7", "(((long long)n * 8 + in1) * 7");
+  EXPECT_NE(row_offset.find("check: "), std::string::npos) << row_offset;
+  // a wrong tap offset, per k-step (the filter's s ignored): wrong values, or a read before I
+  const std::string tap_offset = failure_with("return {56 * r + 8 * s + c, r, s, true};", "return {56 * r + c, r, s, true};");
+  EXPECT_FALSE(tap_offset.empty());
 }
 
 }  // namespace

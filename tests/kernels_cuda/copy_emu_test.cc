@@ -75,6 +75,23 @@ TEST(GatherCopyEmu, ChunksFromTheGatheredAddressesAndZerosElsewhere) {
   EXPECT_EQ(stats.buffer("in")->bytes_loaded, 16 * chunks);  // the zero chunks read nothing
 }
 
+// Element by element (narrow channels): every element from its own address, zeros read nothing.
+TEST(GatherCopyEmu, ElementsFromTheGatheredAddressesAndZerosElsewhere) {
+  const auto in = random_bits(64 * 64, false, 12);
+  std::vector<unsigned short> out(64 * 32, 0xffff);
+  polyfuse::emu::ScopedBuffer bi(in.data(), in.size() * 2, "in"), bo(out.data(), out.size() * 2, "out");
+  const auto stats = polyfuse::emu::launch(gather_elements_xor16_64x32, dim3(1), dim3(128), 64 * 32 * 2, in.data(), out.data());
+  std::uint64_t elements = 0;
+  for (int row = 0; row < 64; ++row)
+    for (int col = 0; col < 32; ++col) {
+      const bool zero = row >= 60 || col >= 27 || (row + col) % 3 == 0;
+      elements += !zero;
+      const unsigned short expected = zero ? 0 : in[static_cast<std::size_t>((5 * row) % 64 * 64 + col + 8)];
+      ASSERT_EQ(out[static_cast<std::size_t>(row * 32 + col)], expected) << "element (" << row << ", " << col << ")";
+    }
+  EXPECT_EQ(stats.buffer("in")->bytes_loaded, 2 * elements);
+}
+
 // Partial tiles with every access width the generator can choose: exactly the valid part
 // arrives (zeros elsewhere), no byte outside it is read (the buffer ends at the last valid
 // element, so any over-read is an out-of-bounds error), and no access is misaligned.

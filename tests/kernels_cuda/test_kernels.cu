@@ -321,18 +321,43 @@ PF_PARTIAL_COPY(partial_copy_rows_b32_regs, rows, b32, false)
 // ---- the implicit GEMM's gathered copy (pf_gather_copy.cuh): chunk (row, col..col+7) of a
 // 64x32 tile from row (5 * row) % 64 of a 64x64 source at the same columns + 8, zero where
 // (row + col / 8) % 3 == 0 or row >= 60 (nullptr: nothing read); the tile written back whole.
+// The rows decomposed once (gather_rows: the source row, -1 past 60), the column per copy.
+namespace pft {
+PF_DEVICE void write_back_tile(const unsigned char* smem, unsigned short* out) {
+  for (int i = threadIdx.x; i < 64 * 32; i += 128)
+    pf::stg(out + i, pf::lds(reinterpret_cast<const unsigned short*>(pf::tile_address<pf::Swizzle::xor16, 32>(smem, i / 32, i % 32))));
+}
+}  // namespace pft
 extern "C" __global__ void gather_xor16_64x32_cp_async(const unsigned short* in, unsigned short* out) {
   PF_DYNAMIC_SHARED(smem);
+  const auto row_of = [](int row) { return row >= 60 ? -1 : row; };
+  const auto tap_of = [](int col) { return col; };
   const auto at = [&](int row, int col) -> const unsigned short* {
-    if (row >= 60 || (row + col / 8) % 3 == 0) return nullptr;
+    if (row < 0 || (row + col / 8) % 3 == 0) return nullptr;
     return in + (5 * row) % 64 * 64 + col + 8;
   };
-  pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem, at, 0, 0, in, threadIdx.x);
+  const auto rows = pf::gather_rows<64, 32, 128>(row_of, 0, threadIdx.x);
+  pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem, rows, tap_of, at, 0, in, threadIdx.x);
   pf::cp_async_commit();
   pf::cp_async_wait<0>();
   __syncthreads();
-  for (int i = threadIdx.x; i < 64 * 32; i += 128)
-    pf::stg(out + i, pf::lds(reinterpret_cast<const unsigned short*>(pf::tile_address<pf::Swizzle::xor16, 32>(smem, i / 32, i % 32))));
+  pft::write_back_tile(smem, out);
+}
+// The same element by element (gather_tile_elements, C = 3's copy): element (row, col) from row
+// (5 * row) % 64 at column col + 8, zero where (row + col) % 3 == 0, row >= 60 or col >= 27
+// (the K tail, past the GEMM's end).
+extern "C" __global__ void gather_elements_xor16_64x32(const unsigned short* in, unsigned short* out) {
+  PF_DYNAMIC_SHARED(smem);
+  const auto row_of = [](int row) { return row >= 60 ? -1 : row; };
+  const auto tap_of = [](int col) { return col >= 27 ? -1 : col; };
+  const auto at = [&](int row, int col) -> const unsigned short* {
+    if (row < 0 || col < 0 || (row + col) % 3 == 0) return nullptr;
+    return in + (5 * row) % 64 * 64 + col + 8;
+  };
+  const auto rows = pf::gather_rows<64, 32, 128>(row_of, 0, threadIdx.x);
+  pf::gather_tile_elements<pf::Swizzle::xor16, 64, 32, 128>(smem, rows, tap_of, at, 0, threadIdx.x);
+  __syncthreads();
+  pft::write_back_tile(smem, out);
 }
 
 #define PF_COPY(NAME, S, ROWS, COLS, CP, TRANS)                                                \

@@ -63,6 +63,7 @@ PF_DECLARE_COPY(copy_none_64x32_regs)
 PF_DECLARE_COPY(copy_none_32x128_cp_async_trans)
 #undef PF_DECLARE_COPY
 void gather_xor16_64x32_cp_async(const unsigned short* in, unsigned short* out);
+void gather_elements_xor16_64x32(const unsigned short* in, unsigned short* out);
 void acc_store_f16_16816(__half* out, int ldo, int split_k, int m_valid, int n_valid);
 void acc_store_bf16_16816(__nv_bfloat16* out, int ldo, int split_k, int m_valid, int n_valid);
 void acc_store_f32_16816(float* out, int ldo, int split_k, int m_valid, int n_valid);

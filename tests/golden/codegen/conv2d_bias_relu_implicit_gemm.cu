@@ -29,22 +29,36 @@ extern "C" __global__ void __launch_bounds__(128) conv2d_bias_relu_k0(const __ha
   pf::stage_vector<64, 128, pf::Check::cols>(smem + 20480, bias + col0, 24 - col0, threadIdx.x);
   // A (126 x 144: M = (n, h, w), K = (r, s, c)) is I's im2col matrix, gathered here and never in memory: row m is
   // the output pixel (n, h, w), column kk the filter tap and channel (r, s, c); the element is I(n, h + r - 1, w + s - 1, c).
-  // I_at(row, col): the address of the 8 channels of chunk (row, col..col+7), or nullptr for zeros.
-  const auto I_at = [&](int row, int col) -> const __half* {
-    if (row >= 126 || col >= 144) return nullptr;  // past the GEMM's end
+  // A thread copies the same rows at every k-step: I_row(row) decomposes one once, before the k-loop (its input
+  // coordinates at tap and channel 0 and their offset in I); I_tap(col) a column once per k-step (its share
+  // of the coordinates and of the offset); I_at(row, tap): the address of the chunk's 8 channels, or nullptr for zeros.
+  struct I_Row { long long offset; int in1, in2; bool inside; };
+  const auto I_row = [&](int row) -> I_Row {
+    if (row >= 126) return {0, 0, 0, false};  // past the GEMM's end
     const int n = row / 63, h = row / 7 % 9, w = row % 7;
-    const int r = col / 48, s = col / 16 % 3, c = col % 16;
-    const int in1 = h + r - 1, in2 = w + s - 1;  // the input's coordinates
-    if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;  // outside I: zero padding
-    return I + (((long long)n * 9 + in1) * 7 + in2) * 16 + c;
+    const int in1 = h - 1, in2 = w - 1;  // the input's coordinates at tap and channel 0
+    return {(((long long)n * 9 + in1) * 7 + in2) * 16, in1, in2, true};
   };
+  struct I_Tap { int offset; int in1, in2; bool inside; };
+  const auto I_tap = [&](int col) -> I_Tap {
+    if (col >= 144) return {0, 0, 0, false};  // past the GEMM's end
+    const int r = col / 48, s = col / 16 % 3, c = col % 16;
+    return {112 * r + 16 * s + c, r, s, true};
+  };
+  const auto I_at = [&](const I_Row& row, const I_Tap& tap) -> const __half* {
+    if (!row.inside || !tap.inside) return nullptr;  // past the GEMM's end
+    const int in1 = row.in1 + tap.in1, in2 = row.in2 + tap.in2;  // the input's coordinates
+    if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;  // outside I: zero padding
+    return I + row.offset + tap.offset;
+  };
+  const auto I_rows = pf::gather_rows<64, 32, 128>(I_row, row0, threadIdx.x);  // this thread's A rows, decomposed once
   pf::AccTile16816<2, 4> acc_Y;  // f32 accumulators of Y: this warp's 32x32 tile
   pf::tile::fill(acc_Y, 0.f);
   {
     pf::FragA16x16 a_frag[2];
     pf::FragB16x8 F_frag[4];
     // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
-    pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem, I_at, row0, 0, I, threadIdx.x);
+    pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem, I_rows, I_tap, I_at, 0, I, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 64, 32, 128, pf::Check::all, pf::Width::b128>(smem + 4096, F + (long long)col0 * 144, 144, 24 - col0, 144, threadIdx.x);
     pf::cp_async_commit();
     // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
@@ -53,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(128) conv2d_bias_relu_k0(const __ha
       pf::cp_async_wait<0>();
       __syncthreads();
       if (k_step + 1 < 5) {
-        pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem + ((k_step + 1) % 2) * 8192, I_at, row0, 32 * (k_step + 1), I, threadIdx.x);
+        pf::cp_async_gather_tile<pf::Swizzle::xor16, 64, 32, 128>(smem + ((k_step + 1) % 2) * 8192, I_rows, I_tap, I_at, 32 * (k_step + 1), I, threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 64, 32, 128, pf::Check::all, pf::Width::b128>(smem + 4096 + ((k_step + 1) % 2) * 8192, F + (long long)col0 * 144 + 32 * (k_step + 1), 144, 24 - col0, 144 - 32 * (k_step + 1), threadIdx.x);
       }
       pf::cp_async_commit();
