@@ -163,7 +163,7 @@ std::string gather_functions(const Gather& g, const std::string& type, int per_c
                       "column once per k-step (its share\n// of the coordinates and of the offset); {}_at(row, tap): "
                       "{}, or nullptr for zeros.\n",
                       in, in, in, in,
-                      per_chunk == 1 ? "the address of that element (C is no whole 16-byte chunks: one element at a time)"
+                      per_chunk == 1 ? "the address of that element (the channels are not whole 16-byte chunks)"
                                      : fmt::format("the address of the chunk's {} channels", per_chunk));
   const std::string row_fields = fields.empty() ? "" : fmt::format("int {}; ", fmt::join(fields, ", "));
   text += fmt::format("struct {} {{ long long offset; {}bool inside; }};\n", row_type, row_fields);
