@@ -49,9 +49,12 @@ inline polyfuse::Program reference_program(const std::string& name, const Sizes&
 }
 
 // Launches `kernel` on random inputs of `program` (one host buffer per tensor in signature
-// order, `workspace` as given) and checks every output against the reference.
+// order, `workspace` as given) and checks every output against the reference, bounding f32
+// matmuls (convolutions' implicit GEMMs too) by `f32_matmul`: the GPU path's default, TF32, where
+// the kernel was compiled with default options; the CPU target computes them exactly.
 inline void expect_matches_reference(const polyfuse::CompiledKernel& kernel, const polyfuse::Program& program,
-                              void* workspace = nullptr) {
+                              void* workspace = nullptr,
+                              polyfuse::F32Matmul f32_matmul = polyfuse::F32Matmul::tf32) {
   const polyfuse::reference::TensorData inputs = polyfuse::reference::random_tensors(program, 7);
   std::vector<std::vector<unsigned char>> buffers;
   std::vector<polyfuse::Arg> args;
@@ -69,7 +72,8 @@ inline void expect_matches_reference(const polyfuse::CompiledKernel& kernel, con
   for (std::size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i]->role == polyfuse::TensorRole::output)
       polyfuse::reference::decode_tensor(tensors[i]->type, buffers[i], outputs.at(tensors[i]->name));
-  const polyfuse::reference::CheckReport check = polyfuse::reference::check_outputs(program, inputs, outputs);
+  const polyfuse::reference::CheckReport check = polyfuse::reference::check_outputs(
+      program, inputs, outputs, kernel.backend() == polyfuse::Backend::cpu ? polyfuse::F32Matmul::f32 : f32_matmul);
   EXPECT_TRUE(check.ok) << check.to_string() << " " << check.first_failure;
 }
 
