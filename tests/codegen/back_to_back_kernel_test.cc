@@ -5,7 +5,7 @@
 
 #include "codegen/cuda_plan.h"
 #include "frontend/diagnostics.h"
-#include "gemm_programs.h"
+#include "emit_plan_of_file.h"
 #include "support/golden.h"
 
 namespace polyfuse {
@@ -14,13 +14,7 @@ namespace {
 using namespace polyfuse::testing;
 
 EmittedPlan emit_mlp(const SizeBindings& sizes, const GpuOptions& options) {
-  SourceFile source = read_source_file(source_path("examples/mlp.tc"));
-  source.name = "examples/mlp.tc";
-  const Program program = compile_source(source, sizes).programs.at(0);
-  CudaEmitRequest request;
-  request.options = options;
-  request.helpers = CudaEmitRequest::Helpers::include;
-  return emit_cuda_plan(program, plan_program(program, recognize_idioms(program)), request);
+  return emit_plan_of_file("examples/mlp.tc", sizes, options);
 }
 
 // M odd, H and N not multiples of 16: every copy and store checked; two N tiles.

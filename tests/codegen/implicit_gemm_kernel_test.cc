@@ -6,7 +6,7 @@
 
 #include "codegen/cuda_plan.h"
 #include "frontend/diagnostics.h"
-#include "gemm_programs.h"
+#include "emit_plan_of_file.h"
 #include "support/golden.h"
 
 namespace polyfuse {
@@ -17,13 +17,7 @@ using namespace polyfuse::testing;
 const SizeBindings sizes{{"N", 2}, {"H", 9}, {"W", 7}, {"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}};
 
 EmittedPlan emit_conv(const GpuOptions& options) {
-  SourceFile source = read_source_file(source_path("tests/programs/conv2d_bias_relu_f16.tc"));
-  source.name = "tests/programs/conv2d_bias_relu_f16.tc";
-  const Program program = compile_source(source, sizes).programs.at(0);
-  CudaEmitRequest request;
-  request.options = options;
-  request.helpers = CudaEmitRequest::Helpers::include;
-  return emit_cuda_plan(program, plan_program(program, recognize_idioms(program)), request);
+  return emit_plan_of_file("tests/programs/conv2d_bias_relu_f16.tc", sizes, options);
 }
 
 // M = 2 * 9 * 7 = 126 pixels (two row tiles, the second partial), 24 channels, K = 144 (a tail).
