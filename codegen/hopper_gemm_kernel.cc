@@ -26,6 +26,7 @@ struct StageOperand {
   std::int64_t extent_inner, extent_outer;  // the tensor as stored: rows of extent_inner elements
   const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
   std::string prologue;           // "" or the functor the copying threads apply to each element
+  bool batched = false;           // one matrix per batch element (matrix `batch`), or one for all
   int bytes() const { return rows * atoms * 128; }
 };
 
@@ -58,13 +59,16 @@ int vector_elements(std::int64_t extent_inner) {
 }
 
 std::string tma_load(const StageOperand& o, const std::string& stage) {
-  return fmt::format("tma_load_tile({}{}, {}_map, {}, {}, {}, {}, Swizzle::b128, full + s);\n", stage,
-                     o.offset ? fmt::format(" + {}", o.offset) : "", o.name, o.inner0, o.outer0, o.rows, o.atoms);
+  return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, full + s);\n",
+                     o.batched ? "tma_load_batched_tile" : "tma_load_tile", stage, o.offset ? fmt::format(" + {}", o.offset) : "",
+                     o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms);
 }
 
 std::string thread_load(const StageOperand& o, const std::string& stage) {
+  const std::string source =
+      o.batched ? fmt::format("{} + static_cast<long long>(batch) * {}", o.name, o.extent_inner * o.extent_outer) : o.name;
   return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
-                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
+                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", source,
                      o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms,
                      o.prologue.empty() ? "" : ",\n                         " + o.prologue);
 }
@@ -88,6 +92,8 @@ struct KernelShape {
   const HopperGemmTiles& t;
   const HopperTileSchedule& schedule;
   std::int64_t m, n, k_blocks, tiles_m, tiles_n;
+  std::int64_t batches;  // C's batch elements (the product of its batch extents; 1 without)
+  bool batched;          // C has batch indices: the walk decomposes each tile number into (batch, tile)
   const StageOperand& a;
   const StageOperand& b;
   const StageOperand& by_tma;          // an operand TMA loads (A when both)
@@ -95,16 +101,27 @@ struct KernelShape {
   HopperRegisterSplit registers;
 };
 
-// `for (tile ...)` over the block's tiles with m0 and n0, at `indent`: every tile of the block's
-// walk, or (`alternate`) the ping-pong consumer wg's half of them.
+// `for (tile ...)` over the block's tiles with m0 and n0 (and batch), at `indent`: every tile of
+// the block's walk, or (`alternate`) the ping-pong consumer wg's half of them. Batched, tile
+// numbers run over batch x tiles: batch tile / (tiles_m tiles_n), then the grouped (m, n) tile.
 std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false) {
   std::string text = "#pragma unroll 1\n";
+  const std::int64_t per_batch = k.tiles_m * k.tiles_n;
   if (alternate)
     text += fmt::format("{}for (int tile = blockIdx.x + wg * gridDim.x; tile < {}; tile += 2 * gridDim.x) {{\n", indent,
-                        k.tiles_m * k.tiles_n);
+                        per_batch * k.batches);
   else
-    text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
-  text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m, k.schedule.group);
+    text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, per_batch * k.batches);
+  if (k.batched && per_batch == 1) {  // one tile per batch element
+    text += fmt::format("{}  const int batch = tile;  // the linearised batch element\n", indent);
+    text += fmt::format("{}  const pf::Tile c = {{0, 0}};\n", indent);
+  } else if (k.batched) {
+    text += fmt::format("{}  const int batch = tile / {};  // the linearised batch element\n", indent, per_batch);
+    text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile % {}, {}, {}, {});\n", indent, per_batch, k.tiles_n,
+                        k.tiles_m, k.schedule.group);
+  } else
+    text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m,
+                        k.schedule.group);
   text += fmt::format("{}  const int m0 = c.row * {}, n0 = c.col * {};\n", indent, k.t.bm, k.t.bn);
   return text;
 }
@@ -188,8 +205,9 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
                                  "    // {} x {} not written)\n", mm.c, k.m, k.n);
   if (t.tile_consumers() > 1) text += fmt::format("    const int row0 = {};\n", row0);
   const std::string r0 = t.tile_consumers() > 1 ? "row0" : "m0";
-  text += fmt::format("    {}(acc, staging, {} + static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
-                      "                        epilogue_sync);\n", store, mm.c, r0, k.n, k.n, k.m, r0, k.n);
+  const std::string batch_offset = k.batched ? fmt::format("static_cast<long long>(batch) * {} + ", k.m * k.n) : "";
+  text += fmt::format("    {}(acc, staging, {} + {}static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
+                      "                        epilogue_sync);\n", store, mm.c, batch_offset, r0, k.n, k.n, k.m, r0, k.n);
   return text;
 }
 
@@ -296,15 +314,18 @@ std::int64_t hopper_tile_count(const HopperGemmTiles& t, std::int64_t m, std::in
 }
 
 std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
-                                 std::int64_t m, std::int64_t n) {
+                                 std::int64_t m, std::int64_t n, std::int64_t batches) {
   const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
-  const std::int64_t tiles = hopper_tile_count(t, m, n);
+  const std::int64_t tiles = batches * hopper_tile_count(t, m, n);
+  const std::string of_batches =
+      batches > 1 ? fmt::format(" ({} batch elements of {})", batches, hopper_tile_count(t, m, n)) : "";
   return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
-                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles in groups of {} tile rows over "
+                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles{} in groups of {} tile rows over "
                      "min(SMs, {}) blocks",
                      to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
                      t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
-                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, schedule.group, tiles);
+                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches,
+                     schedule.group, tiles);
 }
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
@@ -328,11 +349,16 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                                  "n0", t.bn, t.bk, t.box_inner(), n, k);
   a.prologue = prologue_functor(mm, 'A');
   b.prologue = prologue_functor(mm, 'B');
+  a.batched = operand_batches(program, a.name) > 0;
+  b.batched = operand_batches(program, b.name) > 0;
   PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
                     "an operand with a prologue is copied by the threads");
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
-  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn, a, b,
-                          a.copy == OperandCopy::tma ? a : b, by_threads, hopper_register_split(t, by_threads != nullptr)};
+  std::int64_t batches = 1;
+  for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
+  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn,
+                          batches, !mm.dims.batch.empty(), a, b, a.copy == OperandCopy::tma ? a : b, by_threads,
+                          hopper_register_split(t, by_threads != nullptr)};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
                                  parameters(program, a, b));
@@ -370,10 +396,12 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   if (t.pingpong())
     text += "    for (int wg = 0; wg < 2; ++wg) mbarrier_init(order + wg, 128);  // the other consumer's threads\n";
   text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
-  text += fmt::format("  // output tiles of {} x {}: {} x {}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
+  text += fmt::format("  // output tiles of {} x {}: {} x {}{}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
                       "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
                       "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
-                      t.bm, t.bn, shape.tiles_m, shape.tiles_n, schedule.group, s, s);
+                      t.bm, t.bn, shape.tiles_m, shape.tiles_n,
+                      shape.batched ? fmt::format(" of each of {} batch elements,\n  // numbered batch-major", batches) : "",
+                      schedule.group, s, s);
   text += producer_branch(shape);
   text += consumer_branch(program, plan, shape, in);
   text += "}\n";

@@ -109,9 +109,10 @@ std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std
 
 // "warp-specialised, cooperative: a producer warpgroup (TMA, 40 registers) and two consumer
 // warpgroups (232 registers) on each 128 x 128 tile; persistent: 6 tiles in groups of 8 tile
-// rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say.
+// rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say (`batches`:
+// the tiles of that many batch elements, "6 tiles (3 batch elements of 2)").
 std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, bool producer_copies,
-                                 std::int64_t m, std::int64_t n);
+                                 std::int64_t m, std::int64_t n, std::int64_t batches = 1);
 
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
 // (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), or FP8 (e4m3/e5m2) A(m, k) and

@@ -101,6 +101,33 @@ TEST(HopperGemmKernel, ConsumerScheduleRuleAndOption) {
   }
 }
 
+// The kernel of `example` with `sizes` through the emitter (the launch metadata and the
+// kernel; helpers omitted), as its golden file starts.
+EmittedKernel hopper_example(const std::string& example, const SizeBindings& sizes, std::string* golden_text) {
+  Program program = compile_program(example_source(example), sizes);
+  CudaEmitRequest request;
+  request.options = default_gpu_options(Arch::sm_90a);
+  request.helpers = CudaEmitRequest::Helpers::omit;
+  EmittedKernel kernel = emit_cuda(program, request);
+  std::string shape;
+  for (const auto& [name, value] : sizes) shape += (shape.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+  *golden_text = "// The sm_90a kernel of def " + example + " (" + shape + ")\n#include \"polyfuse_cuda.cuh\"\n\n" +
+                 kernel.source;
+  return kernel;
+}
+
+// examples/batched_gemm.tc, batch 3: 3-d tensor maps (boxes of one matrix), the walk over batch x
+// 2 x 2 tiles decomposed into the batch element and the grouped tile, C stored at its batch
+// element; edge tiles in M and N and a K tail.
+TEST(HopperGemmKernel, BatchedGemmGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("batched_gemm", {{"B", 3}, {"M", 200}, {"N", 136}, {"K", 200}}, &text);
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{64, 128}));
+  EXPECT_EQ(kernel.metadata.grid[0].value, 3 * 2 * 2);  // batch x tiles, launched as min(SMs, 12) blocks
+  EXPECT_NE(kernel.source.find("tma_load_batched_tile(stage, A_map, kb * 64, m0, batch, 128, 1"), std::string::npos);
+  EXPECT_TRUE(matches_golden(text, "codegen/batched_gemm_sm90a_tma.cu"));
+}
+
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),

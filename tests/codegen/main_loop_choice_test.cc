@@ -125,6 +125,25 @@ TEST(MainLoopChoice, APrologueIsAppliedByTheCopyingThreads) {
   EXPECT_NE(both.fallback_reason.find("A has a prologue; TMA cannot load B"), std::string::npos) << both.fallback_reason;
 }
 
+// Batched matmuls: every operand indexed by C's batch indices first (or by none) takes the TMA
+// + wgmma loop; the tensor maps' rules are checked on the batched (3-d) maps.
+TEST(MainLoopChoice, BatchedMatmulsTakeTmaWgmma) {
+  const SizeBindings sizes{{"B", 3}, {"H", 2}, {"M", 67}, {"N", 136}, {"K", 200}};
+  EXPECT_EQ(choice_for(example_source("batched_gemm"), sizes).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for(example_source("multihead_batched_gemm"), sizes).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for("def f(f16(M, K) X, f16(B, N, K) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! X(m, k) * W(b, n, k)\n}\n",
+                       sizes).loop,
+            MainLoop::tma_wgmma);
+  // N = 130: W's rows are 260 bytes apart; the threads copy it from its batch element's matrix.
+  MainLoopChoice odd = choice_for(example_source("batched_gemm"), {{"B", 3}, {"M", 67}, {"N", 130}, {"K", 200}});
+  EXPECT_EQ(odd.loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(odd.b_copy, OperandCopy::threads);
+  // A prologue on a batched matmul keeps the mma.sync loop.
+  MainLoopChoice prologue = choice_for(
+      "def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n", sizes);
+  EXPECT_EQ(prologue.fallback_reason, "the TMA + wgmma main loop does not handle a prologue on a batched matmul yet");
+}
+
 TEST(MainLoopChoice, PointwiseEpiloguesTakeTmaWgmma) {
   EXPECT_EQ(choice_for(example_source("gemm_bias_relu"), mnk(256, 256, 128)).loop, MainLoop::tma_wgmma);
 }
