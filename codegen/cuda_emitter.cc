@@ -340,9 +340,11 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
                                const MainLoopChoice& choice, CudaEmitRequest::Helpers helpers) {
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m_size = bound_size(program, mm.dims.m_extent).value, n_size = bound_size(program, mm.dims.n_extent).value;
+  int a_tiles = 0;  // distinct A tiles of a stage: matmuls that share A read one
+  for (const MatmulStage& each : plan.matmuls) a_tiles += each.shares_a_with_previous ? 0 : 1;
   const HopperGemmTiles tiles =
       hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_consumers_for(m_size, !plan.epilogue.empty())),
-                        size_in_bytes(program.find_tensor(mm.a)->type));
+                        size_in_bytes(program.find_tensor(mm.a)->type), static_cast<int>(plan.matmuls.size()), std::max(a_tiles, 1));
   const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group)};
   EmittedKernel kernel;
   LaunchMetadata& m = kernel.metadata;
@@ -352,10 +354,12 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   std::vector<std::string> maps;  // the operands that reach the kernel as tensor maps
   for (KernelParameter& p : m.parameters) {
     // boxes of 128 bytes along the contiguous dimension, by the block's rows of the other one
-    if (p.name == mm.a && choice.a_copy == OperandCopy::tma)
-      p.tma_box = {tiles.box_inner(), mm.a_layout == OperandLayout::row_major ? tiles.bm : tiles.bk};
-    if (p.name == mm.b && choice.b_copy == OperandCopy::tma)
-      p.tma_box = {tiles.box_inner(), mm.b_layout == OperandLayout::row_major ? tiles.bk : tiles.bn};
+    for (const MatmulStage& each : plan.matmuls) {
+      if (p.name == each.a && choice.a_copy == OperandCopy::tma)
+        p.tma_box = {tiles.box_inner(), each.a_layout == OperandLayout::row_major ? tiles.bm : tiles.bk};
+      if (p.name == each.b && choice.b_copy == OperandCopy::tma)
+        p.tma_box = {tiles.box_inner(), each.b_layout == OperandLayout::row_major ? tiles.bk : tiles.bn};
+    }
     if (!p.tma_box.empty()) {
       p.c_type = "const __grid_constant__ pf::sm90::TensorMap";
       maps.push_back(p.name);
@@ -380,7 +384,9 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   s += fmt::format("// Launch: grid (min(SMs, {}), {}, {}), {} threads, {} bytes of dynamic shared memory; {} as {} that the\n"
                    "// polyfuse runtime encodes (runtime/tma), so there is no host launcher.\n\n",
                    m.grid[0].expression, m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes,
-                   fmt::join(maps, " and "), maps.size() == 1 ? "a tensor map" : "tensor maps");
+                   maps.size() <= 2 ? fmt::format("{}", fmt::join(maps, " and "))
+                                    : fmt::format("{} and {}", fmt::join(maps.begin(), maps.end() - 1, ", "), maps.back()),
+                   maps.size() == 1 ? "a tensor map" : "tensor maps");
   s += helpers_text(helpers);
   s += hopper_gemm_kernel(program, plan, choice, tiles, schedule);
   return kernel;

@@ -50,14 +50,16 @@ std::string element_address(const Program& program, const Access& access, const 
 }  // namespace
 
 std::string hopper_epilogue_element(const Program& program, const KernelPlan& plan) {
-  const MatmulStage& mm = plan.matmuls[0];
-  std::vector<std::string> computed = {mm.c};
+  std::vector<std::string> computed;
   std::string text;
-  const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value;
-  const std::string batch_offset = mm.dims.batch.empty() ? "" : fmt::format("static_cast<long long>(batch) * {} + ", m * n);
-  if (mm.live_out)
-    text += fmt::format("      pf::stg_pred({} + (in ? {}static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
-                        mm.c, batch_offset, n, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+  for (const MatmulStage& mm : plan.matmuls) {
+    computed.push_back(mm.c);
+    const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value;
+    const std::string batch_offset = mm.dims.batch.empty() ? "" : fmt::format("static_cast<long long>(batch) * {} + ", m * n);
+    if (mm.live_out)
+      text += fmt::format("      pf::stg_pred({} + (in ? {}static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
+                          mm.c, batch_offset, n, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+  }
   for (const PointwiseStage& stage : plan.epilogue) {
     const Statement* statement = program.find_statement(stage.dims.statement);
     PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);

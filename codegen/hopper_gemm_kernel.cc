@@ -75,11 +75,13 @@ std::string thread_load(const StageOperand& o, const std::string& stage) {
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
 // sizes are bound): A and B as tensor maps where TMA loads them.
-std::string parameters(const Program& program, const StageOperand& a, const StageOperand& b) {
+std::string parameters(const Program& program, const std::vector<StageOperand>& operands) {
   std::vector<std::string> list;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
-    const bool map = (tensor.name == a.name && a.copy == OperandCopy::tma) || (tensor.name == b.name && b.copy == OperandCopy::tma);
+    const bool map = std::any_of(operands.begin(), operands.end(), [&](const StageOperand& o) {
+      return o.name == tensor.name && o.copy == OperandCopy::tma;
+    });
     if (map) list.push_back(fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", tensor.name));
     else list.push_back(fmt::format("{}{}* __restrict__ {}", tensor.role == TensorRole::input ? "const " : "",
                                     cuda_type(tensor.type), tensor.name));
@@ -94,7 +96,9 @@ struct KernelShape {
   std::int64_t m, n, k_blocks, tiles_m, tiles_n;
   std::int64_t batches;  // C's batch elements (the product of its batch extents; 1 without)
   bool batched;          // C has batch indices: the walk decomposes each tile number into (batch, tile)
-  const StageOperand& a;
+  const std::vector<StageOperand>& operands;  // a stage's tiles, in stage order
+  std::vector<int> a_of, b_of;               // each matmul's A and B tiles among them
+  const StageOperand& a;                     // the first matmul's
   const StageOperand& b;
   const StageOperand& by_tma;          // an operand TMA loads (A when both)
   const StageOperand* by_threads;      // the operand the producer warpgroup copies, or nullptr
@@ -151,7 +155,7 @@ std::string producer_branch(const KernelShape& k) {
     text += "    if (threadIdx.x == 0) {\n";
     text += producer_loops(k, "      ");
     text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
-    text += "          " + tma_load(k.a, "stage") + "          " + tma_load(k.b, "stage");
+    for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
     text += "        }\n      }\n    }\n    return;\n  }\n";
     return text;
   }
@@ -180,20 +184,47 @@ std::string producer_branch(const KernelShape& k) {
   return text;
 }
 
+// "A: 128 x 64 K-major at +0, B: 64 x 128 N-major at +16384": a stage's tiles (named by their
+// tensors when the stage holds more than A and B).
+std::string stage_text(const KernelShape& k, bool by_tensor) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < k.operands.size(); ++i) {
+    const StageOperand& o = k.operands[i];
+    const bool is_a = std::find(k.a_of.begin(), k.a_of.end(), static_cast<int>(i)) != k.a_of.end();
+    const char* major = o.major == std::string("Major::k") ? "K" : is_a ? "M" : "N";
+    parts.push_back(fmt::format("{}: {} x {} {}-major at +{}", by_tensor ? o.name : is_a ? "A" : "B", is_a ? k.t.bm : k.t.bk,
+                                is_a ? k.t.bk : k.t.bn, major, o.offset));
+  }
+  if (!by_tensor) return fmt::format("{}", fmt::join(parts, ", "));
+  std::string text;  // one tile a line
+  for (const std::string& part : parts) text += "\n  //   " + part + ",";
+  text.pop_back();
+  return text;
+}
+
+// The accumulator of matmul i: `acc`, or `acc_<C>` when the k-loop feeds several.
+std::string acc_name(const KernelPlan& plan, std::size_t i) {
+  return plan.matmuls.size() == 1 ? "acc" : "acc_" + plan.matmuls[i].c;
+}
+
 // The consumers' epilogue of one tile, after the accumulators are final.
 std::string consumer_epilogue(const Program& program, const KernelPlan& plan, const KernelShape& k) {
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
   const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
-  if (!plan.epilogue.empty()) {
+  if (!plan.epilogue.empty() || plan.matmuls.size() > 1) {
     std::string text = fmt::format(
         "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
         "    // its 64 x {} tile; rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
-    text += "    stage_wg_acc(acc, staging, epilogue_sync);\n";
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+      text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(plan, i),
+                          i == 0 ? "" : fmt::format(" + {}", i * t.acc_staging_floats()));
     text += fmt::format("    for (int e = thread_in_warpgroup(); e < {}; e += 128) {{\n", 64 * t.bn);
     text += fmt::format("      const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
     text += fmt::format("      const bool in = pf_m < {} && pf_n < {};\n", k.m, k.n);
-    text += fmt::format("      const float {}_v = pf::lds(staging + e / {} * {} + e % {});\n", mm.c, t.bn, t.bn + 4, t.bn);
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+      text += fmt::format("      const float {}_v = pf::lds(staging + {}e / {} * {} + e % {});\n", plan.matmuls[i].c,
+                          i == 0 ? "" : fmt::format("{} + ", i * t.acc_staging_floats()), t.bn, t.bn + 4, t.bn);
     text += hopper_epilogue_element(program, plan);
     text += "    }\n";
     return text;
@@ -245,7 +276,9 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   } else
     text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
   text += tile_loop(k, "  ", t.pingpong());
-  text += fmt::format("    WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
+  for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+    text += fmt::format("    WgAcc<{}> {};  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, acc_name(plan, i),
+                        plan.matmuls[i].c, t.bn);
   if (t.pingpong())
     text += "    // its turn: the other consumer's main loop of the block's previous tile is done (its order phase\n"
             "    // turn - 1 + wg), so every earlier fill of the ring was observed and the parities below are this tile's\n"
@@ -264,17 +297,26 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
         fp8_kind(program, mm.a), fp8_kind(program, mm.b), t.bn, t.bm, t.bk / 2, row0, t.a_bytes(), t.bn, t.bk / 2,
         t.k_steps());
   } else {
-    text += fmt::format(
-        "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
-        "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-        in, t.bn, k.a.major, k.b.major, t.bm, t.bk, row0, t.a_bytes(), t.bn, t.bk, t.k_steps());
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i) {
+      const StageOperand& a = k.operands[static_cast<std::size_t>(k.a_of[i])];
+      const StageOperand& b = k.operands[static_cast<std::size_t>(k.b_of[i])];
+      text += fmt::format(
+          "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>({}, OperandTile{{stage{}, {}, {}, {}}},\n"
+          "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+          in, t.bn, a.major, b.major, acc_name(plan, i), a.offset ? fmt::format(" + {}", a.offset) : "", t.bm, t.bk, row0,
+          b.offset, t.bn, t.bk, t.k_steps());
+    }
   }
-  text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
+  if (plan.matmuls.size() == 1)
+    text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
+  else
+    text += fmt::format("      wgmma_wait<{}>();  // k-block kb - 1's groups (one per matmul) retired: its stage may be refilled\n",
+                        plan.matmuls.size());
   text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
   text += "    }\n";
   text += "    wgmma_wait<0>();\n";
   text += fmt::format("    mbarrier_arrive(empty + (it - 1) % {});  // the tile's last k-block retired\n", s);
-  text += "    wgmma_fence_operand(acc);\n";
+  for (std::size_t i = 0; i < plan.matmuls.size(); ++i) text += fmt::format("    wgmma_fence_operand({});\n", acc_name(plan, i));
   if (t.pingpong()) text += "    mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop\n";
   text += consumer_epilogue(program, plan, k);
   if (t.pingpong()) text += fmt::format("    it += {};  // the other consumer's tile\n    ++turn;\n", k.k_blocks);
@@ -288,11 +330,15 @@ ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
   return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
 }
 
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes) {
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
   PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
+  PF_INTERNAL_CHECK((matmuls == 1 || matmuls == 2) && a_tiles >= 1 && a_tiles <= matmuls, "one or two matmuls in a k-loop");
   HopperGemmTiles t;
   t.schedule = schedule;
   t.element_bytes = element_bytes;
+  t.matmuls = matmuls;
+  t.a_tiles = a_tiles;
+  t.bn = 128 / matmuls;  // matmuls x bn / 2 = 64 accumulator registers per consumer thread
   t.bk = t.box_inner();
   t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
@@ -330,7 +376,9 @@ std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSched
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
                                const HopperGemmTiles& t, const HopperTileSchedule& schedule) {
-  PF_INTERNAL_CHECK(plan.matmuls.size() == 1, "the Hopper main loop takes one matmul");
+  PF_INTERNAL_CHECK(plan.matmuls.size() == static_cast<std::size_t>(t.matmuls) && t.matmuls <= 2,
+                    "the Hopper main loop takes one matmul, or two in one k-loop, as its tiles say");
+  PF_INTERNAL_CHECK(t.matmuls == 1 || !choice.any_thread_copy(), "several matmuls load every operand by TMA");
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
   PF_INTERNAL_CHECK(schedule.group >= 1, "tile groups of at least one tile row");
@@ -343,32 +391,47 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   PF_INTERNAL_CHECK(!t.fp8() || (mm.a_layout == OperandLayout::row_major && mm.b_layout == OperandLayout::col_major &&
                                  !choice.any_thread_copy()),
                     "FP8 operands are K-major and loaded by TMA (main_loop_choice)");
-  StageOperand a = stage_operand(operand_source(mm, 'A'), choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0",
-                                 t.bm, t.bk, t.box_inner(), m, k);
-  StageOperand b = stage_operand(operand_source(mm, 'B'), choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major,
-                                 "n0", t.bn, t.bk, t.box_inner(), n, k);
-  a.prologue = prologue_functor(mm, 'A');
-  b.prologue = prologue_functor(mm, 'B');
-  a.batched = operand_batches(program, a.name) > 0;
-  b.batched = operand_batches(program, b.name) > 0;
+  // A stage: each matmul's A tile (unless it shares the one before), then its B tile.
+  std::vector<StageOperand> operands;
+  std::vector<int> a_of, b_of;
+  int offset = 0;
+  // Appends matmul mi's operand 'A' or 'B' at the stage's next free byte; its index.
+  const auto add = [&](const MatmulStage& mi, char operand) {
+    const bool is_a = operand == 'A';
+    StageOperand o = stage_operand(operand_source(mi, operand), is_a ? choice.a_copy : choice.b_copy, offset,
+                                   is_a ? mi.a_layout == OperandLayout::row_major : mi.b_layout == OperandLayout::col_major,
+                                   is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n, k);
+    o.prologue = prologue_functor(mi, operand);
+    o.batched = operand_batches(program, o.name) > 0;
+    offset += o.bytes();
+    operands.push_back(o);
+    return static_cast<int>(operands.size()) - 1;
+  };
+  for (const MatmulStage& mi : plan.matmuls) {
+    a_of.push_back(mi.shares_a_with_previous && !a_of.empty() ? a_of.back() : add(mi, 'A'));
+    b_of.push_back(add(mi, 'B'));
+  }
+  PF_INTERNAL_CHECK(offset == t.stage_bytes(), "the stage holds every operand's tile");
+  const StageOperand& a = operands[0];
+  const StageOperand& b = operands[static_cast<std::size_t>(b_of[0])];
   PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
                     "an operand with a prologue is copied by the threads");
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
   std::int64_t batches = 1;
   for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
   const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn,
-                          batches, !mm.dims.batch.empty(), a, b, a.copy == OperandCopy::tma ? a : b, by_threads,
-                          hopper_register_split(t, by_threads != nullptr)};
+                          batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b, a.copy == OperandCopy::tma ? a : b,
+                          by_threads, hopper_register_split(t, by_threads != nullptr)};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
-                                 parameters(program, a, b));
+                                 parameters(program, operands));
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
-      "  // shared memory: a ring of {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{};\n"
-      "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats) from byte {}, then the\n"
+      "  // shared memory: a ring of {} stages of {} bytes ({};\n"
+      "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats{}) from byte {}, then the\n"
       "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue{}\n",
-      s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
-      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset(),
+      s, t.stage_bytes(), stage_text(shape, plan.matmuls.size() > 1), t.wg_staging_floats(),
+      t.matmuls > 1 ? fmt::format(", {} per accumulator", t.acc_staging_floats()) : "", t.ring_bytes(), t.barrier_offset(),
       t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
   if (t.fp8())
     text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",

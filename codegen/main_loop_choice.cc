@@ -74,18 +74,52 @@ std::string unsupported_batch(const Program& program, const MatmulStage& mm) {
   return any_batched ? "" : "batch indices on neither operand";
 }
 
+// Why the Hopper kernel cannot run the matmuls of `plan` in one k-loop, or "": one matmul, or
+// two over the same output tiles (M, N and batch extents) and the same K, `+=!` without
+// prologues, each reading program inputs of one 16-bit type.
+std::string unsupported_matmuls(const Program& program, const KernelPlan& plan) {
+  if (plan.matmuls.size() > 2) return "more than two matmuls";
+  if (plan.matmuls.size() == 1) return "";
+  const MatmulStage& first = plan.matmuls[0];
+  const ElementType type = program.find_tensor(first.a)->type;
+  const auto value = [&](const Size& size) { return bound_size(program, size); };
+  for (const MatmulStage& mm : plan.matmuls) {
+    if (mm.a_prologue || mm.b_prologue) return "a prologue on one of several matmuls";
+    if (!mm.zero_init) return "a `+=` reduction";
+    for (const MatmulStage& other : plan.matmuls)
+      if (other.a == mm.b || other.b == mm.a) return "a tensor that is A of one matmul and B of another";
+    for (const std::string& operand : {mm.a, mm.b}) {
+      const Tensor* tensor = program.find_tensor(operand);
+      if (tensor->role != TensorRole::input) return fmt::format("a matmul reading {}, which the kernel computes", operand);
+      if (tensor->type != type || (type != ElementType::f16 && type != ElementType::bf16))
+        return "several matmuls whose operands are not all f16 or all bf16";
+    }
+    if (!(value(*mm.dims.k_extent) == value(*first.dims.k_extent)))
+      return fmt::format("matmuls of different K ({} and {}: two k-loops)", value(*first.dims.k_extent).to_string(),
+                         value(*mm.dims.k_extent).to_string());
+    bool same_tiles = value(mm.dims.m_extent) == value(first.dims.m_extent) && value(mm.dims.n_extent) == value(first.dims.n_extent) &&
+                      mm.dims.batch_extents.size() == first.dims.batch_extents.size();
+    for (std::size_t d = 0; same_tiles && d < mm.dims.batch_extents.size(); ++d)
+      same_tiles = value(mm.dims.batch_extents[d]) == value(first.dims.batch_extents[d]);
+    if (!same_tiles) return "matmuls over different output tiles";
+  }
+  return "";
+}
+
 // Why the Hopper main loop does not handle `plan` yet, or "".
 std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
-  if (plan.matmuls.size() != 1) return "more than one matmul";
+  if (std::string why = unsupported_matmuls(program, plan); !why.empty()) return why;
+  for (const MatmulStage& each : plan.matmuls)
+    if (std::string why = unsupported_batch(program, each); !why.empty()) return why;
   const MatmulStage& mm = plan.matmuls[0];
-  if (std::string why = unsupported_batch(program, mm); !why.empty()) return why;
   if (mm.a_prologue && mm.b_prologue) return "prologues on both operands";
   for (const std::optional<OperandPrologue>& prologue : {mm.a_prologue, mm.b_prologue})
     if (prologue && !prologue->operands.empty())
       return fmt::format("a prologue that reads other tensors beside {} ({})", prologue->source, prologue->operands[0].tensor);
   // Epilogues run per element of C's tile: the same (b.., m, n) domain, computed tensors read at
   // (b.., m, n), inputs indexed by batch indices, m and n only.
-  std::vector<std::string> computed = {mm.c};
+  std::vector<std::string> computed;
+  for (const MatmulStage& each : plan.matmuls) computed.push_back(each.c);
   for (const PointwiseStage& stage : plan.epilogue) {
     if (!(stage.dims.m_extent == mm.dims.m_extent) || !(stage.dims.n_extent == mm.dims.n_extent))
       return "an epilogue over another domain than the matmul's";
@@ -160,13 +194,24 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
   const ElementType type = program.find_tensor(operand_source(mm, 'A'))->type;
   // The tensors as stored: A(m, k) or A(k, m), B(k, n) or B(n, k); rows of the second extent.
   // An operand with a prologue is transformed on its way to shared memory, by the threads.
-  const bool a_row = mm.a_layout == OperandLayout::row_major, b_row = mm.b_layout == OperandLayout::row_major;
-  const std::string a_refusal =
-      mm.a_prologue ? "A has a prologue"
-                    : tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value, operand_batches(program, mm.a));
-  const std::string b_refusal =
-      mm.b_prologue ? "B has a prologue"
-                    : tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value, operand_batches(program, mm.b));
+  const auto refusal_of = [&](const MatmulStage& each, char operand) -> std::string {
+    const bool is_a = operand == 'A';
+    if (is_a ? each.a_prologue : each.b_prologue) return std::string(1, operand) + " has a prologue";
+    const std::string& name = is_a ? each.a : each.b;
+    const std::int64_t mn = is_a ? m.value : n.value;
+    // k contiguous: A(m, k) or B(n, k), rows along m or n; else rows along k
+    const bool k_contiguous = is_a == ((is_a ? each.a_layout : each.b_layout) == OperandLayout::row_major);
+    return tma_refusal(name, type, k_contiguous ? mn : k.value, k_contiguous ? k.value : mn, operand_batches(program, name));
+  };
+  const std::string a_refusal = refusal_of(mm, 'A'), b_refusal = refusal_of(mm, 'B');
+  // Several matmuls in one k-loop: every operand by TMA (the producer's copying threads serve one).
+  if (plan.matmuls.size() > 1)
+    for (const MatmulStage& each : plan.matmuls)
+      for (const std::string& why : {refusal_of(each, 'A'), refusal_of(each, 'B')})
+        if (!why.empty()) {
+          choice.fallback_reason = "several matmuls load every operand by TMA; " + why;
+          return choice;
+        }
   // FP8 operands come by TMA only (the threads' copy moves 16-bit elements).
   if ((!a_refusal.empty() || !b_refusal.empty()) && is_fp8(type)) {
     choice.fallback_reason = a_refusal.empty() ? b_refusal : b_refusal.empty() ? a_refusal : a_refusal + "; " + b_refusal;

@@ -56,8 +56,9 @@ struct MainLoopChoice {
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul (`+=!`, batched or not: each operand indexed by all of C's batch indices first or by
-// none; pointwise epilogues on its (b.., m, n) elements; a prologue on one
+// matmul, or two over the same output tiles and K without prologues whose four (or, sharing A,
+// three) operands TMA loads, in one k-loop (`+=!`, batched or not: each operand indexed by all
+// of C's batch indices first or by none; pointwise epilogues on its (b.., m, n) elements; a prologue on one
 // operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),
 // B(k, n) or B(n, k)), or FP8 ones (e4m3/e5m2, A(m, k) and B(n, k), both loaded by TMA); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that

@@ -99,8 +99,22 @@ TEST(MainLoopChoice, TileOptionsKeepTheMmaSyncLoop) {
 
 TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
   EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
-  EXPECT_NE(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).fallback_reason.find("more than one matmul"),
-            std::string::npos);
+}
+
+// Two matmuls over the same tiles and K run in one k-loop of the TMA + wgmma kernel; different
+// K, or an operand TMA cannot load, keep the mma.sync loop and say why.
+TEST(MainLoopChoice, TwoMatmulsTakeTmaWgmmaWhenTheyShareTilesAndK) {
+  EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for(example_source("swiglu"), mnk(67, 136, 72)).loop, MainLoop::tma_wgmma);
+  const std::string different_k =
+      "def f(f16(M, K) A, f16(K, N) B, f16(M, L) E, f16(L, N) F) -> (f16(M, N) D) {\n  C1(m, n) +=! A(m, k) * B(k, n)\n"
+      "  C2(m, n) +=! E(m, l) * F(l, n)\n  D(m, n) = C1(m, n) + C2(m, n)\n}\n";
+  EXPECT_EQ(choice_for(different_k, {{"M", 64}, {"N", 64}, {"K", 128}, {"L", 64}}).fallback_reason,
+            "the TMA + wgmma main loop does not handle matmuls of different K (128 and 64: two k-loops) yet");
+  EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(64, 130, 128)).fallback_reason.rfind(
+                "several matmuls load every operand by TMA; TMA cannot load B: globalStrides[0] = 260 bytes is not a "
+                "multiple of 16", 0),
+            0u);
 }
 
 // A prologue that reads other tensors (a dequantisation's scale(k)) keeps the mma.sync loop,

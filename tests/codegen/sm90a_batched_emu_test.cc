@@ -9,24 +9,11 @@
 
 #include "emu_harness.h"
 #include "gemm_programs.h"
-#include "polyfuse_emu/emulator.h"
 
 namespace polyfuse {
 namespace {
 
 using namespace polyfuse::testing;
-
-// emu::options().sm_count for its lifetime.
-class EmulatedSms {
- public:
-  explicit EmulatedSms(unsigned sms) : saved_(emu::options().sm_count) { emu::options().sm_count = sms; }
-  ~EmulatedSms() { emu::options().sm_count = saved_; }
-  EmulatedSms(const EmulatedSms&) = delete;
-  EmulatedSms& operator=(const EmulatedSms&) = delete;
-
- private:
-  unsigned saved_;
-};
 
 struct Case {
   std::string source;
