@@ -31,12 +31,32 @@ struct StageOperand {
 };
 
 // The operand `operand` ('A' or 'B') of `mm` as its tiles are read: from the prologue's
-// source, transformed by the prologue's expression.
-std::string prologue_functor(const MatmulStage& mm, char operand) {
+// source, transformed by the prologue's expression. A prologue that reads other tensors gets the
+// element's coordinates in the source as stored (pf_outer: its row, pf_inner: its column) and
+// loads their elements there (prologue_at, pf_thread_tile_sm90.cuh).
+std::string prologue_functor(const Program& program, const MatmulStage& mm, char operand) {
   const std::optional<OperandPrologue>& p = operand == 'A' ? mm.a_prologue : mm.b_prologue;
   if (!p) return "";
-  PF_INTERNAL_CHECK(p->operands.empty(), "a prologue with operands takes the mma.sync main loop (main_loop_choice)");
-  return "[](float x) { return " + c_expression(p->expr, [](int) { return std::string("x"); }) + "; }";
+  bool uses[2] = {false, false};  // pf_outer, pf_inner
+  const std::string body = c_expression(p->expr, [&](int read) {
+    if (read == 0) return std::string("x");
+    const PrologueOperand& o = p->operands[static_cast<std::size_t>(read - 1)];
+    const Tensor* tensor = program.find_tensor(o.tensor);
+    std::string offset;
+    for (std::size_t d = 0; d < o.indices.size(); ++d) {
+      PF_INTERNAL_CHECK(o.source_dims[d] == 0 || o.source_dims[d] == 1, "a prologue operand of a 2-d source");
+      std::int64_t stride = 1;
+      for (std::size_t e = d + 1; e < tensor->dims.size(); ++e) stride *= bound_size(program, tensor->dims[e]).value;
+      const std::string coordinate = o.source_dims[d] == 0 ? "pf_outer" : "pf_inner";
+      uses[o.source_dims[d]] = true;
+      offset += (offset.empty() ? "" : " + ") +
+                (stride == 1 ? coordinate : fmt::format("static_cast<long long>({}) * {}", coordinate, stride));
+    }
+    return fmt::format("pf::to_float(pf::ldg({} + {}))", o.tensor, offset.empty() ? "0" : offset);
+  });
+  if (p->operands.empty()) return "[](float x) { return " + body + "; }";
+  return fmt::format("pf::sm90::prologue_at([=](float x, int {}, int {}) {{ return {}; }})",
+                     uses[0] ? "pf_outer" : "/*pf_outer*/", uses[1] ? "pf_inner" : "/*pf_inner*/", body);
 }
 
 // An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
@@ -70,7 +90,7 @@ std::string thread_load(const StageOperand& o, const std::string& stage) {
   return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
                      vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", source,
                      o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms,
-                     o.prologue.empty() ? "" : ",\n                         " + o.prologue);
+                     o.prologue.empty() ? "" : ", prologue");
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
@@ -172,6 +192,8 @@ std::string producer_branch(const KernelShape& k) {
     text += fmt::format("    // {} through the prologue in the layout TMA would write, make it visible to wgmma (PTX ISA\n"
                         "    // 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n", copied.name, s);
   text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
+  if (!copied.prologue.empty())  // before the loops, whose names would shadow the tensors it reads
+    text += fmt::format("    const auto prologue = {};\n", copied.prologue);
   text += producer_loops(k, "    ");
   text += "        if (threadIdx.x == 0) {\n";
   text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
@@ -401,7 +423,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     StageOperand o = stage_operand(operand_source(mi, operand), is_a ? choice.a_copy : choice.b_copy, offset,
                                    is_a ? mi.a_layout == OperandLayout::row_major : mi.b_layout == OperandLayout::col_major,
                                    is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n, k);
-    o.prologue = prologue_functor(mi, operand);
+    o.prologue = prologue_functor(program, mi, operand);
     o.batched = operand_batches(program, o.name) > 0;
     offset += o.bytes();
     operands.push_back(o);

@@ -113,9 +113,11 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
     if (std::string why = unsupported_batch(program, each); !why.empty()) return why;
   const MatmulStage& mm = plan.matmuls[0];
   if (mm.a_prologue && mm.b_prologue) return "prologues on both operands";
+  // A prologue's other tensors are read by the copying threads at the element's coordinates.
   for (const std::optional<OperandPrologue>& prologue : {mm.a_prologue, mm.b_prologue})
-    if (prologue && !prologue->operands.empty())
-      return fmt::format("a prologue that reads other tensors beside {} ({})", prologue->source, prologue->operands[0].tensor);
+    for (const PrologueOperand& operand : prologue ? prologue->operands : std::vector<PrologueOperand>{})
+      if (program.find_tensor(operand.tensor)->role != TensorRole::input)
+        return fmt::format("a prologue reading {}, which the kernel computes", operand.tensor);
   // Epilogues run per element of C's tile: the same (b.., m, n) domain, computed tensors read at
   // (b.., m, n), inputs indexed by batch indices, m and n only.
   std::vector<std::string> computed;

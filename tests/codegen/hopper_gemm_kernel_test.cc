@@ -151,6 +151,16 @@ TEST(HopperGemmKernel, SwigluGolden) {
   EXPECT_TRUE(matches_golden(text, "codegen/swiglu_sm90a_tma.cu"));
 }
 
+// examples/dequant_gemm.tc: the producer warpgroup copies A through the prologue, loading
+// scale(k) at each element's column (prologue_at, declared before the loops); TMA loads B.
+TEST(HopperGemmKernel, DequantGemmGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("dequant_gemm", {{"M", 300}, {"N", 256}, {"K", 200}}, &text);
+  EXPECT_TRUE(kernel.metadata.parameters[0].tma_box.empty());  // A: copied by threads
+  EXPECT_NE(kernel.source.find("pf::ldg(scale + pf_inner)"), std::string::npos);
+  EXPECT_TRUE(matches_golden(text, "codegen/dequant_gemm_sm90a_tma.cu"));
+}
+
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),

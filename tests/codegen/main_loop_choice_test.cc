@@ -117,13 +117,13 @@ TEST(MainLoopChoice, TwoMatmulsTakeTmaWgmmaWhenTheyShareTilesAndK) {
             0u);
 }
 
-// A prologue that reads other tensors (a dequantisation's scale(k)) keeps the mma.sync loop,
-// which loads them beside the operand, and says why.
-TEST(MainLoopChoice, APrologueWithOperandsTakesTheMmaSyncLoop) {
+// A prologue that reads other tensors (a dequantisation's scale(k)): the threads copy the operand
+// through it, loading scale at each element's coordinates; TMA loads the other operand.
+TEST(MainLoopChoice, APrologueWithOperandsIsAppliedByTheCopyingThreads) {
   MainLoopChoice c = choice_for(example_source("dequant_gemm"), mnk(256, 256, 128));
-  EXPECT_EQ(c.loop, MainLoop::mma_sync);
-  EXPECT_EQ(c.fallback_reason, "the TMA + wgmma main loop does not handle a prologue that reads other tensors beside A "
-                               "(scale) yet");
+  EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << c.fallback_reason;
+  EXPECT_EQ(c.a_copy, OperandCopy::threads);
+  EXPECT_EQ(c.thread_copy_reason, "A has a prologue");
 }
 
 // The threads copy an operand with a prologue through it; TMA loads the other.
