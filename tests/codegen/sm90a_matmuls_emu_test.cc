@@ -52,7 +52,7 @@ TEST(Sm90aMatmulsEmu, AddGemmsAndSwigluTakeTmaWgmma) {
 }
 
 // bf16 with a bias and an activation after the sum; a batched SwiGLU whose weights are shared
-// by the batch.
+// by the batch; a matmul's result live out beside the combination (both stored).
 TEST(Sm90aMatmulsEmu, EpiloguesAndBatches) {
   const std::vector<Case> cases = {
       {"def f(bf16(M, K) A, bf16(N, K) B, bf16(M, K) E, bf16(K, N) F, bf16(N) bias) -> (bf16(M, N) D) {\n"
@@ -61,6 +61,9 @@ TEST(Sm90aMatmulsEmu, EpiloguesAndBatches) {
       {"def f(f16(B, M, K) X, f16(K, N) Wg, f16(K, N) Wu) -> (f16(B, M, N) H) {\n  G(b, m, n) +=! X(b, m, k) * Wg(k, n)\n"
        "  U(b, m, n) +=! X(b, m, k) * Wu(k, n)\n  H(b, m, n) = silu(G(b, m, n)) * U(b, m, n)\n}\n",
        {{"B", 3}, {"M", 37}, {"N", 72}, {"K", 64}}, 3u * 37 * 72 * 2, 1},
+      {"def f(f16(M, K) A, f16(K, N) B, f16(M, K) E, f16(K, N) F) -> (f16(M, N) C1, f16(M, N) D) {\n"
+       "  C1(m, n) +=! A(m, k) * B(k, n)\n  C2(m, n) +=! E(m, k) * F(k, n)\n  D(m, n) = C1(m, n) * C2(m, n)\n}\n",
+       {{"M", 70}, {"N", 72}, {"K", 72}}, 2u * 70 * 72 * 2, 2},
   };
   for (const Case& c : cases)
     for (ConsumerSchedule consumers : {ConsumerSchedule::cooperative, ConsumerSchedule::pingpong}) check_matmuls(c, consumers);
