@@ -14,17 +14,33 @@ namespace polyfuse {
 
 namespace {
 
-// Element (pf_m, pf_n) of a row-major tensor read or written with `indices` by a statement whose
-// row and column indices are `m` and `n` (bound extents).
+// Batch index `position` of `dims` recovered from the linearised batch coordinate `batch`.
+std::string batch_index(const Program& program, const StatementDims& dims, std::size_t position) {
+  std::int64_t inner = 1;
+  for (std::size_t e = position + 1; e < dims.batch_extents.size(); ++e) inner *= bound_size(program, dims.batch_extents[e]).value;
+  const std::int64_t extent = bound_size(program, dims.batch_extents[position]).value;
+  std::string value = inner == 1 ? "batch" : fmt::format("batch / {}", inner);
+  if (position > 0) value = fmt::format("{} % {}", value, extent);  // the outermost needs no remainder
+  return position > 0 || inner > 1 ? "(" + value + ")" : value;
+}
+
+// Element (pf_m, pf_n) of batch element `batch` of a row-major tensor read or written with
+// `indices` by a statement whose batch, row and column indices are dims' (bound extents).
 std::string element_address(const Program& program, const Access& access, const StatementDims& dims) {
   const Tensor* tensor = program.find_tensor(access.tensor);
   std::string offset;
   for (std::size_t d = 0; d < access.indices.size(); ++d) {
     const std::string& index = access.indices[d];
-    PF_INTERNAL_CHECK(index == dims.m || index == dims.n, "an epilogue access indexed by the row and column only");
     std::int64_t stride = 1;
     for (std::size_t e = d + 1; e < tensor->dims.size(); ++e) stride *= bound_size(program, tensor->dims[e]).value;
-    const std::string term = index == dims.m ? "pf_m" : "pf_n";
+    std::string term;
+    if (index == dims.m) term = "pf_m";
+    else if (index == dims.n) term = "pf_n";
+    else {
+      const auto at = std::find(dims.batch.begin(), dims.batch.end(), index);
+      PF_INTERNAL_CHECK(at != dims.batch.end(), "an epilogue access indexed by the batch, row and column indices only");
+      term = batch_index(program, dims, static_cast<std::size_t>(at - dims.batch.begin()));
+    }
     const std::string scaled = stride == 1 ? term : fmt::format("static_cast<long long>({}) * {}", term, stride);
     offset += (offset.empty() ? "" : " + ") + scaled;
   }
@@ -34,12 +50,16 @@ std::string element_address(const Program& program, const Access& access, const 
 }  // namespace
 
 std::string hopper_epilogue_element(const Program& program, const KernelPlan& plan) {
-  const MatmulStage& mm = plan.matmuls[0];
-  std::vector<std::string> computed = {mm.c};
+  std::vector<std::string> computed;
   std::string text;
-  if (mm.live_out)
-    text += fmt::format("      pf::stg_pred({} + (in ? static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
-                        mm.c, bound_size(program, mm.dims.n_extent).value, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+  for (const MatmulStage& mm : plan.matmuls) {
+    computed.push_back(mm.c);
+    const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value;
+    const std::string batch_offset = mm.dims.batch.empty() ? "" : fmt::format("static_cast<long long>(batch) * {} + ", m * n);
+    if (mm.live_out)
+      text += fmt::format("      pf::stg_pred({} + (in ? {}static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
+                          mm.c, batch_offset, n, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+  }
   for (const PointwiseStage& stage : plan.epilogue) {
     const Statement* statement = program.find_statement(stage.dims.statement);
     PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);

@@ -26,16 +26,37 @@ struct StageOperand {
   std::int64_t extent_inner, extent_outer;  // the tensor as stored: rows of extent_inner elements
   const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
   std::string prologue;           // "" or the functor the copying threads apply to each element
+  bool batched = false;           // one matrix per batch element (matrix `batch`), or one for all
   int bytes() const { return rows * atoms * 128; }
 };
 
 // The operand `operand` ('A' or 'B') of `mm` as its tiles are read: from the prologue's
-// source, transformed by the prologue's expression.
-std::string prologue_functor(const MatmulStage& mm, char operand) {
+// source, transformed by the prologue's expression. A prologue that reads other tensors gets the
+// element's coordinates in the source as stored (pf_outer: its row, pf_inner: its column) and
+// loads their elements there (prologue_at, pf_thread_tile_sm90.cuh).
+std::string prologue_functor(const Program& program, const MatmulStage& mm, char operand) {
   const std::optional<OperandPrologue>& p = operand == 'A' ? mm.a_prologue : mm.b_prologue;
   if (!p) return "";
-  PF_INTERNAL_CHECK(p->operands.empty(), "a prologue with operands takes the mma.sync main loop (main_loop_choice)");
-  return "[](float x) { return " + c_expression(p->expr, [](int) { return std::string("x"); }) + "; }";
+  bool uses[2] = {false, false};  // pf_outer, pf_inner
+  const std::string body = c_expression(p->expr, [&](int read) {
+    if (read == 0) return std::string("x");
+    const PrologueOperand& o = p->operands[static_cast<std::size_t>(read - 1)];
+    const Tensor* tensor = program.find_tensor(o.tensor);
+    std::string offset;
+    for (std::size_t d = 0; d < o.indices.size(); ++d) {
+      PF_INTERNAL_CHECK(o.source_dims[d] == 0 || o.source_dims[d] == 1, "a prologue operand of a 2-d source");
+      std::int64_t stride = 1;
+      for (std::size_t e = d + 1; e < tensor->dims.size(); ++e) stride *= bound_size(program, tensor->dims[e]).value;
+      const std::string coordinate = o.source_dims[d] == 0 ? "pf_outer" : "pf_inner";
+      uses[o.source_dims[d]] = true;
+      offset += (offset.empty() ? "" : " + ") +
+                (stride == 1 ? coordinate : fmt::format("static_cast<long long>({}) * {}", coordinate, stride));
+    }
+    return fmt::format("pf::to_float(pf::ldg({} + {}))", o.tensor, offset.empty() ? "0" : offset);
+  });
+  if (p->operands.empty()) return "[](float x) { return " + body + "; }";
+  return fmt::format("pf::sm90::prologue_at([=](float x, int {}, int {}) {{ return {}; }})",
+                     uses[0] ? "pf_outer" : "/*pf_outer*/", uses[1] ? "pf_inner" : "/*pf_inner*/", body);
 }
 
 // An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
@@ -58,24 +79,29 @@ int vector_elements(std::int64_t extent_inner) {
 }
 
 std::string tma_load(const StageOperand& o, const std::string& stage) {
-  return fmt::format("tma_load_tile({}{}, {}_map, {}, {}, {}, {}, Swizzle::b128, full + s);\n", stage,
-                     o.offset ? fmt::format(" + {}", o.offset) : "", o.name, o.inner0, o.outer0, o.rows, o.atoms);
+  return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, full + s);\n",
+                     o.batched ? "tma_load_batched_tile" : "tma_load_tile", stage, o.offset ? fmt::format(" + {}", o.offset) : "",
+                     o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms);
 }
 
 std::string thread_load(const StageOperand& o, const std::string& stage) {
+  const std::string source =
+      o.batched ? fmt::format("{} + static_cast<long long>(batch) * {}", o.name, o.extent_inner * o.extent_outer) : o.name;
   return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
-                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", o.name,
+                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", source,
                      o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms,
-                     o.prologue.empty() ? "" : ",\n                         " + o.prologue);
+                     o.prologue.empty() ? "" : ", prologue");
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
 // sizes are bound): A and B as tensor maps where TMA loads them.
-std::string parameters(const Program& program, const StageOperand& a, const StageOperand& b) {
+std::string parameters(const Program& program, const std::vector<StageOperand>& operands) {
   std::vector<std::string> list;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
-    const bool map = (tensor.name == a.name && a.copy == OperandCopy::tma) || (tensor.name == b.name && b.copy == OperandCopy::tma);
+    const bool map = std::any_of(operands.begin(), operands.end(), [&](const StageOperand& o) {
+      return o.name == tensor.name && o.copy == OperandCopy::tma;
+    });
     if (map) list.push_back(fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", tensor.name));
     else list.push_back(fmt::format("{}{}* __restrict__ {}", tensor.role == TensorRole::input ? "const " : "",
                                     cuda_type(tensor.type), tensor.name));
@@ -88,23 +114,38 @@ struct KernelShape {
   const HopperGemmTiles& t;
   const HopperTileSchedule& schedule;
   std::int64_t m, n, k_blocks, tiles_m, tiles_n;
-  const StageOperand& a;
+  std::int64_t batches;  // C's batch elements (the product of its batch extents; 1 without)
+  bool batched;          // C has batch indices: the walk decomposes each tile number into (batch, tile)
+  const std::vector<StageOperand>& operands;  // a stage's tiles, in stage order
+  std::vector<int> a_of, b_of;               // each matmul's A and B tiles among them
+  const StageOperand& a;                     // the first matmul's
   const StageOperand& b;
   const StageOperand& by_tma;          // an operand TMA loads (A when both)
   const StageOperand* by_threads;      // the operand the producer warpgroup copies, or nullptr
   HopperRegisterSplit registers;
 };
 
-// `for (tile ...)` over the block's tiles with m0 and n0, at `indent`: every tile of the block's
-// walk, or (`alternate`) the ping-pong consumer wg's half of them.
+// `for (tile ...)` over the block's tiles with m0 and n0 (and batch), at `indent`: every tile of
+// the block's walk, or (`alternate`) the ping-pong consumer wg's half of them. Batched, tile
+// numbers run over batch x tiles: batch tile / (tiles_m tiles_n), then the grouped (m, n) tile.
 std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false) {
   std::string text = "#pragma unroll 1\n";
+  const std::int64_t per_batch = k.tiles_m * k.tiles_n;
   if (alternate)
     text += fmt::format("{}for (int tile = blockIdx.x + wg * gridDim.x; tile < {}; tile += 2 * gridDim.x) {{\n", indent,
-                        k.tiles_m * k.tiles_n);
+                        per_batch * k.batches);
   else
-    text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, k.tiles_m * k.tiles_n);
-  text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m, k.schedule.group);
+    text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, per_batch * k.batches);
+  if (k.batched && per_batch == 1) {  // one tile per batch element
+    text += fmt::format("{}  const int batch = tile;  // the linearised batch element\n", indent);
+    text += fmt::format("{}  const pf::Tile c = {{0, 0}};\n", indent);
+  } else if (k.batched) {
+    text += fmt::format("{}  const int batch = tile / {};  // the linearised batch element\n", indent, per_batch);
+    text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile % {}, {}, {}, {});\n", indent, per_batch, k.tiles_n,
+                        k.tiles_m, k.schedule.group);
+  } else
+    text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});\n", indent, k.tiles_n, k.tiles_m,
+                        k.schedule.group);
   text += fmt::format("{}  const int m0 = c.row * {}, n0 = c.col * {};\n", indent, k.t.bm, k.t.bn);
   return text;
 }
@@ -134,7 +175,7 @@ std::string producer_branch(const KernelShape& k) {
     text += "    if (threadIdx.x == 0) {\n";
     text += producer_loops(k, "      ");
     text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
-    text += "          " + tma_load(k.a, "stage") + "          " + tma_load(k.b, "stage");
+    for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
     text += "        }\n      }\n    }\n    return;\n  }\n";
     return text;
   }
@@ -151,6 +192,8 @@ std::string producer_branch(const KernelShape& k) {
     text += fmt::format("    // {} through the prologue in the layout TMA would write, make it visible to wgmma (PTX ISA\n"
                         "    // 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n", copied.name, s);
   text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
+  if (!copied.prologue.empty())  // before the loops, whose names would shadow the tensors it reads
+    text += fmt::format("    const auto prologue = {};\n", copied.prologue);
   text += producer_loops(k, "    ");
   text += "        if (threadIdx.x == 0) {\n";
   text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
@@ -163,20 +206,47 @@ std::string producer_branch(const KernelShape& k) {
   return text;
 }
 
+// "A: 128 x 64 K-major at +0, B: 64 x 128 N-major at +16384": a stage's tiles (named by their
+// tensors when the stage holds more than A and B).
+std::string stage_text(const KernelShape& k, bool by_tensor) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < k.operands.size(); ++i) {
+    const StageOperand& o = k.operands[i];
+    const bool is_a = std::find(k.a_of.begin(), k.a_of.end(), static_cast<int>(i)) != k.a_of.end();
+    const char* major = o.major == std::string("Major::k") ? "K" : is_a ? "M" : "N";
+    parts.push_back(fmt::format("{}: {} x {} {}-major at +{}", by_tensor ? o.name : is_a ? "A" : "B", is_a ? k.t.bm : k.t.bk,
+                                is_a ? k.t.bk : k.t.bn, major, o.offset));
+  }
+  if (!by_tensor) return fmt::format("{}", fmt::join(parts, ", "));
+  std::string text;  // one tile a line
+  for (const std::string& part : parts) text += "\n  //   " + part + ",";
+  text.pop_back();
+  return text;
+}
+
+// The accumulator of matmul i: `acc`, or `acc_<C>` when the k-loop feeds several.
+std::string acc_name(const KernelPlan& plan, std::size_t i) {
+  return plan.matmuls.size() == 1 ? "acc" : "acc_" + plan.matmuls[i].c;
+}
+
 // The consumers' epilogue of one tile, after the accumulators are final.
 std::string consumer_epilogue(const Program& program, const KernelPlan& plan, const KernelShape& k) {
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
   const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
-  if (!plan.epilogue.empty()) {
+  if (!plan.epilogue.empty() || plan.matmuls.size() > 1) {
     std::string text = fmt::format(
         "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
         "    // its 64 x {} tile; rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
-    text += "    stage_wg_acc(acc, staging, epilogue_sync);\n";
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+      text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(plan, i),
+                          i == 0 ? "" : fmt::format(" + {}", i * t.acc_staging_floats()));
     text += fmt::format("    for (int e = thread_in_warpgroup(); e < {}; e += 128) {{\n", 64 * t.bn);
     text += fmt::format("      const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
     text += fmt::format("      const bool in = pf_m < {} && pf_n < {};\n", k.m, k.n);
-    text += fmt::format("      const float {}_v = pf::lds(staging + e / {} * {} + e % {});\n", mm.c, t.bn, t.bn + 4, t.bn);
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+      text += fmt::format("      const float {}_v = pf::lds(staging + {}e / {} * {} + e % {});\n", plan.matmuls[i].c,
+                          i == 0 ? "" : fmt::format("{} + ", i * t.acc_staging_floats()), t.bn, t.bn + 4, t.bn);
     text += hopper_epilogue_element(program, plan);
     text += "    }\n";
     return text;
@@ -188,8 +258,9 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
                                  "    // {} x {} not written)\n", mm.c, k.m, k.n);
   if (t.tile_consumers() > 1) text += fmt::format("    const int row0 = {};\n", row0);
   const std::string r0 = t.tile_consumers() > 1 ? "row0" : "m0";
-  text += fmt::format("    {}(acc, staging, {} + static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
-                      "                        epilogue_sync);\n", store, mm.c, r0, k.n, k.n, k.m, r0, k.n);
+  const std::string batch_offset = k.batched ? fmt::format("static_cast<long long>(batch) * {} + ", k.m * k.n) : "";
+  text += fmt::format("    {}(acc, staging, {} + {}static_cast<long long>({}) * {} + n0, {}, {} - {}, {} - n0,\n"
+                      "                        epilogue_sync);\n", store, mm.c, batch_offset, r0, k.n, k.n, k.m, r0, k.n);
   return text;
 }
 
@@ -227,7 +298,9 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   } else
     text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
   text += tile_loop(k, "  ", t.pingpong());
-  text += fmt::format("    WgAcc<{}> acc;  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, mm.c, t.bn);
+  for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+    text += fmt::format("    WgAcc<{}> {};  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, acc_name(plan, i),
+                        plan.matmuls[i].c, t.bn);
   if (t.pingpong())
     text += "    // its turn: the other consumer's main loop of the block's previous tile is done (its order phase\n"
             "    // turn - 1 + wg), so every earlier fill of the ring was observed and the parities below are this tile's\n"
@@ -246,17 +319,26 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
         fp8_kind(program, mm.a), fp8_kind(program, mm.b), t.bn, t.bm, t.bk / 2, row0, t.a_bytes(), t.bn, t.bk / 2,
         t.k_steps());
   } else {
-    text += fmt::format(
-        "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
-        "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-        in, t.bn, k.a.major, k.b.major, t.bm, t.bk, row0, t.a_bytes(), t.bn, t.bk, t.k_steps());
+    for (std::size_t i = 0; i < plan.matmuls.size(); ++i) {
+      const StageOperand& a = k.operands[static_cast<std::size_t>(k.a_of[i])];
+      const StageOperand& b = k.operands[static_cast<std::size_t>(k.b_of[i])];
+      text += fmt::format(
+          "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>({}, OperandTile{{stage{}, {}, {}, {}}},\n"
+          "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+          in, t.bn, a.major, b.major, acc_name(plan, i), a.offset ? fmt::format(" + {}", a.offset) : "", t.bm, t.bk, row0,
+          b.offset, t.bn, t.bk, t.k_steps());
+    }
   }
-  text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
+  if (plan.matmuls.size() == 1)
+    text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
+  else
+    text += fmt::format("      wgmma_wait<{}>();  // k-block kb - 1's groups (one per matmul) retired: its stage may be refilled\n",
+                        plan.matmuls.size());
   text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
   text += "    }\n";
   text += "    wgmma_wait<0>();\n";
   text += fmt::format("    mbarrier_arrive(empty + (it - 1) % {});  // the tile's last k-block retired\n", s);
-  text += "    wgmma_fence_operand(acc);\n";
+  for (std::size_t i = 0; i < plan.matmuls.size(); ++i) text += fmt::format("    wgmma_fence_operand({});\n", acc_name(plan, i));
   if (t.pingpong()) text += "    mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop\n";
   text += consumer_epilogue(program, plan, k);
   if (t.pingpong()) text += fmt::format("    it += {};  // the other consumer's tile\n    ++turn;\n", k.k_blocks);
@@ -270,11 +352,15 @@ ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
   return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
 }
 
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes) {
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
   PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
+  PF_INTERNAL_CHECK((matmuls == 1 || matmuls == 2) && a_tiles >= 1 && a_tiles <= matmuls, "one or two matmuls in a k-loop");
   HopperGemmTiles t;
   t.schedule = schedule;
   t.element_bytes = element_bytes;
+  t.matmuls = matmuls;
+  t.a_tiles = a_tiles;
+  t.bn = 128 / matmuls;  // matmuls x bn / 2 = 64 accumulator registers per consumer thread
   t.bk = t.box_inner();
   t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
@@ -296,20 +382,25 @@ std::int64_t hopper_tile_count(const HopperGemmTiles& t, std::int64_t m, std::in
 }
 
 std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
-                                 std::int64_t m, std::int64_t n) {
+                                 std::int64_t m, std::int64_t n, std::int64_t batches) {
   const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
-  const std::int64_t tiles = hopper_tile_count(t, m, n);
+  const std::int64_t tiles = batches * hopper_tile_count(t, m, n);
+  const std::string of_batches =
+      batches > 1 ? fmt::format(" ({} batch elements of {})", batches, hopper_tile_count(t, m, n)) : "";
   return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
-                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles in groups of {} tile rows over "
+                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles{} in groups of {} tile rows over "
                      "min(SMs, {}) blocks",
                      to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
                      t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
-                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, schedule.group, tiles);
+                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches,
+                     schedule.group, tiles);
 }
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
                                const HopperGemmTiles& t, const HopperTileSchedule& schedule) {
-  PF_INTERNAL_CHECK(plan.matmuls.size() == 1, "the Hopper main loop takes one matmul");
+  PF_INTERNAL_CHECK(plan.matmuls.size() == static_cast<std::size_t>(t.matmuls) && t.matmuls <= 2,
+                    "the Hopper main loop takes one matmul, or two in one k-loop, as its tiles say");
+  PF_INTERNAL_CHECK(t.matmuls == 1 || !choice.any_thread_copy(), "several matmuls load every operand by TMA");
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
   PF_INTERNAL_CHECK(schedule.group >= 1, "tile groups of at least one tile row");
@@ -322,27 +413,47 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   PF_INTERNAL_CHECK(!t.fp8() || (mm.a_layout == OperandLayout::row_major && mm.b_layout == OperandLayout::col_major &&
                                  !choice.any_thread_copy()),
                     "FP8 operands are K-major and loaded by TMA (main_loop_choice)");
-  StageOperand a = stage_operand(operand_source(mm, 'A'), choice.a_copy, 0, mm.a_layout == OperandLayout::row_major, "m0",
-                                 t.bm, t.bk, t.box_inner(), m, k);
-  StageOperand b = stage_operand(operand_source(mm, 'B'), choice.b_copy, t.a_bytes(), mm.b_layout == OperandLayout::col_major,
-                                 "n0", t.bn, t.bk, t.box_inner(), n, k);
-  a.prologue = prologue_functor(mm, 'A');
-  b.prologue = prologue_functor(mm, 'B');
+  // A stage: each matmul's A tile (unless it shares the one before), then its B tile.
+  std::vector<StageOperand> operands;
+  std::vector<int> a_of, b_of;
+  int offset = 0;
+  // Appends matmul mi's operand 'A' or 'B' at the stage's next free byte; its index.
+  const auto add = [&](const MatmulStage& mi, char operand) {
+    const bool is_a = operand == 'A';
+    StageOperand o = stage_operand(operand_source(mi, operand), is_a ? choice.a_copy : choice.b_copy, offset,
+                                   is_a ? mi.a_layout == OperandLayout::row_major : mi.b_layout == OperandLayout::col_major,
+                                   is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n, k);
+    o.prologue = prologue_functor(program, mi, operand);
+    o.batched = operand_batches(program, o.name) > 0;
+    offset += o.bytes();
+    operands.push_back(o);
+    return static_cast<int>(operands.size()) - 1;
+  };
+  for (const MatmulStage& mi : plan.matmuls) {
+    a_of.push_back(mi.shares_a_with_previous && !a_of.empty() ? a_of.back() : add(mi, 'A'));
+    b_of.push_back(add(mi, 'B'));
+  }
+  PF_INTERNAL_CHECK(offset == t.stage_bytes(), "the stage holds every operand's tile");
+  const StageOperand& a = operands[0];
+  const StageOperand& b = operands[static_cast<std::size_t>(b_of[0])];
   PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
                     "an operand with a prologue is copied by the threads");
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
-  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn, a, b,
-                          a.copy == OperandCopy::tma ? a : b, by_threads, hopper_register_split(t, by_threads != nullptr)};
+  std::int64_t batches = 1;
+  for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
+  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn,
+                          batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b, a.copy == OperandCopy::tma ? a : b,
+                          by_threads, hopper_register_split(t, by_threads != nullptr)};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
-                                 parameters(program, a, b));
+                                 parameters(program, operands));
   text += "  using namespace pf::sm90;\n  PF_DYNAMIC_SHARED_SM90(smem);\n";
   text += fmt::format(
-      "  // shared memory: a ring of {} stages of {} bytes (A: {} x {} {}-major at +0, B: {} x {} {}-major at +{};\n"
-      "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats) from byte {}, then the\n"
+      "  // shared memory: a ring of {} stages of {} bytes ({};\n"
+      "  // 128-byte swizzle), each consumer warpgroup's epilogue staging ({} floats{}) from byte {}, then the\n"
       "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue{}\n",
-      s, t.stage_bytes(), t.bm, t.bk, a.major == std::string("Major::k") ? "K" : "M", t.bk, t.bn,
-      b.major == std::string("Major::k") ? "K" : "N", t.a_bytes(), t.wg_staging_floats(), t.ring_bytes(), t.barrier_offset(),
+      s, t.stage_bytes(), stage_text(shape, plan.matmuls.size() > 1), t.wg_staging_floats(),
+      t.matmuls > 1 ? fmt::format(", {} per accumulator", t.acc_staging_floats()) : "", t.ring_bytes(), t.barrier_offset(),
       t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
   if (t.fp8())
     text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",
@@ -370,10 +481,12 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   if (t.pingpong())
     text += "    for (int wg = 0; wg < 2; ++wg) mbarrier_init(order + wg, 128);  // the other consumer's threads\n";
   text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
-  text += fmt::format("  // output tiles of {} x {}: {} x {}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
+  text += fmt::format("  // output tiles of {} x {}: {} x {}{}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
                       "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
                       "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
-                      t.bm, t.bn, shape.tiles_m, shape.tiles_n, schedule.group, s, s);
+                      t.bm, t.bn, shape.tiles_m, shape.tiles_n,
+                      shape.batched ? fmt::format(" of each of {} batch elements,\n  // numbered batch-major", batches) : "",
+                      schedule.group, s, s);
   text += producer_branch(shape);
   text += consumer_branch(program, plan, shape, in);
   text += "}\n";

@@ -24,7 +24,13 @@
 //     grouped order (pf_tile_order.cuh's grouped_tile_at: groups of `group` tile rows); the grid is
 //     min(SMs, tiles) blocks, chosen at launch (LaunchMetadata::persistent_tiles). Producer and
 //     consumers count the k-blocks over all tiles (`it`): the ring's stage it % S and the
-//     mbarrier parity (it / S) & 1 carry from one tile to the next.
+//     mbarrier parity (it / S) & 1 carry from one tile to the next. Batched (C(b.., m, n)), the
+//     walk numbers batch x tiles: tile t is batch element t / (tiles per element), the
+//     linearised batch coordinate `batch` that the batched operands' 3-d TMA loads, the copying
+//     threads' source and the epilogue's addresses carry.
+//   * Two matmuls over the same tiles and K (add_gemms, SwiGLU) run in one k-loop: a stage
+//     holds every operand's tile (a shared A once), each consumer one accumulator per matmul
+//     (BN = 64: the single GEMM's registers), and the epilogue reads both staged accumulators.
 //   * Epilogue: each consumer warpgroup stages its f32 accumulators in its own shared-memory
 //     area past the ring (the producer may already fill the ring for the next tile), ordered by a
 //     warpgroup barrier on an mbarrier (no block-wide barrier after the mbarriers' init), then
@@ -52,6 +58,10 @@ struct HopperGemmTiles {
   int element_bytes = 2;           // 2: f16/bf16 (wgmma m64nBNk16), 1: FP8 (m64nBNk32, bk = 128)
   int stages = 4;                  // shared-memory ring (2..6)
   ConsumerSchedule schedule = ConsumerSchedule::cooperative;
+  // Matmuls over the same output tiles and k range in one k-loop (1 or 2): each consumer holds
+  // one 64 x bn accumulator per matmul, and a stage holds a_tiles A tiles (1 when the matmuls
+  // share A, as SwiGLU's do) and one B tile per matmul.
+  int matmuls = 1, a_tiles = 1;
 
   bool fp8() const { return element_bytes == 1; }
   int box_inner() const { return 128 / element_bytes; }  // a TMA box's row: 128 bytes
@@ -64,10 +74,12 @@ struct HopperGemmTiles {
   int threads() const { return 128 * (consumers() + 1); }  // the producer warpgroup and the consumers
   int a_bytes() const { return bm * bk * element_bytes; }  // one A tile (128-byte swizzle, K- or M-major)
   int b_bytes() const { return bk * bn * element_bytes; }  // one B tile (K- or N-major)
-  int stage_bytes() const { return a_bytes() + b_bytes(); }  // a multiple of 1024
+  int stage_bytes() const { return a_tiles * a_bytes() + matmuls * b_bytes(); }  // a multiple of 1024
   int ring_bytes() const { return stages * stage_bytes(); }
-  // Each consumer warpgroup stages its 64 x (bn + 4) f32 accumulators after the ring.
-  int wg_staging_floats() const { return 64 * (bn + 4); }
+  // Each consumer warpgroup stages its 64 x (bn + 4) f32 accumulators (one such area per
+  // matmul) after the ring.
+  int acc_staging_floats() const { return 64 * (bn + 4); }
+  int wg_staging_floats() const { return matmuls * acc_staging_floats(); }
   int staging_bytes() const { return consumers() * wg_staging_floats() * 4; }
   int barrier_offset() const { return ring_bytes() + staging_bytes(); }
   // + the stages' full and empty mbarriers, one per consumer warpgroup for its epilogue, and
@@ -101,22 +113,29 @@ ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue);
 // consumers. As many stages as the 227 KB of shared memory per block hold beside the epilogue
 // staging, 2 to 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages; ping-pong: 24 KB
 // a stage, 6). FP8 operands (element_bytes 1): k-blocks of 128 elements, the same bytes.
+// `matmuls` (1 or 2) matmuls in one k-loop, with `a_tiles` distinct A tiles: BN = 128 / matmuls,
+// so that a consumer thread's accumulators stay at matmuls x BN / 2 = 64 f32 registers (the
+// single GEMM's, under the same 232 / 216 register split, no spills) and the epilogue staging
+// at the single GEMM's bytes; two matmuls sharing A: 128 x 64 x 64 blocks, 32 KB a stage, 4
+// stages (ping-pong 24 KB, 6); two with their own A: 48 KB, 3 (ping-pong 32 KB, 4).
 HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = ConsumerSchedule::cooperative,
-                                  int element_bytes = 2);
+                                  int element_bytes = 2, int matmuls = 1, int a_tiles = 1);
 
 // The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
 std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);
 
 // "warp-specialised, cooperative: a producer warpgroup (TMA, 40 registers) and two consumer
 // warpgroups (232 registers) on each 128 x 128 tile; persistent: 6 tiles in groups of 8 tile
-// rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say.
+// rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say (`batches`:
+// the tiles of that many batch elements, "6 tiles (3 batch elements of 2)").
 std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, bool producer_copies,
-                                 std::int64_t m, std::int64_t n);
+                                 std::int64_t m, std::int64_t n, std::int64_t batches = 1);
 
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
-// (one matmul, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), or FP8 (e4m3/e5m2) A(m, k) and
+// (one matmul — or tiles.matmuls = 2 of them over the same tiles and K, every operand by TMA,
+// each a map parameter —, batched or not, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), or FP8 (e4m3/e5m2) A(m, k) and
 // B(n, k) both by TMA with tiles.element_bytes 1, sizes bound): a 1-d grid of any
-// number of blocks (the runtime launches min(SMs, hopper_tile_count)), tiles.threads() threads,
+// number of blocks (the runtime launches min(SMs, batches x hopper_tile_count)), tiles.threads() threads,
 // tiles.shared_bytes() of dynamic shared memory; A_map and B_map are 2-d tensor maps of the
 // tensors as stored (dimension 0 the contiguous one) with boxes of 128 bytes (64 16-bit elements,
 // 128 FP8 ones) by the block's extent of the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk},

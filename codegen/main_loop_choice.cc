@@ -18,18 +18,23 @@ constexpr unsigned kAtomBytes = 128, kBoxOuter = 64;
 // cudaMalloc returns 256-byte aligned pointers; the runtime's buffers are its.
 constexpr std::uintptr_t kAllocationAlignment = 256;
 
-// Why TMA cannot load the row-major `rows` x `cols` tensor `name`, or "".
-std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols) {
+// Why TMA cannot load the row-major `rows` x `cols` tensor `name` (`batches` of them, one after
+// the other: a 3-d map whose dimension 2 is the linearised batch; 0: a plain matrix), or "".
+std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols,
+                        std::int64_t batches) {
   tma::TiledMapRequest r;
   r.type = tma_data_type(type);
   const unsigned bytes = tma::element_bits(r.type) / 8;
-  r.rank = 2;
+  r.rank = batches > 0 ? 3 : 2;
   r.global_address = kAllocationAlignment;
   r.global_dim[0] = static_cast<std::uint64_t>(cols);
   r.global_dim[1] = static_cast<std::uint64_t>(rows);
+  r.global_dim[2] = static_cast<std::uint64_t>(batches);
   r.global_strides[0] = static_cast<std::uint64_t>(cols) * bytes;
+  r.global_strides[1] = static_cast<std::uint64_t>(rows) * r.global_strides[0];
   r.box_dim[0] = kAtomBytes / bytes;
   r.box_dim[1] = kBoxOuter;
+  r.box_dim[2] = 1;
   r.swizzle = tma::Swizzle::b128;
   std::optional<tma::RuleViolation> broken = tma::check_tiled_map(r);
   return broken ? fmt::format("TMA cannot load {}: {}", name, broken->message) : "";
@@ -50,31 +55,87 @@ std::string tile_options_refusal(const GpuOptions& options) {
                      fmt::join(set, ", "));
 }
 
+// Why the batched matmul `mm` does not fit the Hopper kernel's batch walk, or "": each operand
+// is indexed by all of C's batch indices first, in C's order (one linearised batch coordinate),
+// or by none (a matrix shared by the whole batch).
+std::string unsupported_batch(const Program& program, const MatmulStage& mm) {
+  if (mm.dims.batch.empty()) return "";
+  if (mm.a_prologue || mm.b_prologue) return "a prologue on a batched matmul";
+  const Statement* statement = program.find_statement(mm.dims.statement);
+  bool any_batched = false;
+  for (const Access& read : statement->reads) {
+    if (read.tensor != mm.a && read.tensor != mm.b) continue;
+    if (read.indices.size() == 2) continue;
+    const std::vector<std::string> leading(read.indices.begin(), read.indices.end() - 2);
+    if (leading != mm.dims.batch)
+      return fmt::format("a batched operand {} not indexed by C's batch indices first, in C's order", read.tensor);
+    any_batched = true;
+  }
+  return any_batched ? "" : "batch indices on neither operand";
+}
+
+// Why the Hopper kernel cannot run the matmuls of `plan` in one k-loop, or "": one matmul, or
+// two over the same output tiles (M, N and batch extents) and the same K, `+=!` without
+// prologues, each reading program inputs of one 16-bit type.
+std::string unsupported_matmuls(const Program& program, const KernelPlan& plan) {
+  if (plan.matmuls.size() > 2) return "more than two matmuls";
+  if (plan.matmuls.size() == 1) return "";
+  const MatmulStage& first = plan.matmuls[0];
+  const ElementType type = program.find_tensor(first.a)->type;
+  const auto value = [&](const Size& size) { return bound_size(program, size); };
+  for (const MatmulStage& mm : plan.matmuls) {
+    if (mm.a_prologue || mm.b_prologue) return "a prologue on one of several matmuls";
+    if (!mm.zero_init) return "a `+=` reduction";
+    for (const MatmulStage& other : plan.matmuls)
+      if (other.a == mm.b || other.b == mm.a) return "a tensor that is A of one matmul and B of another";
+    for (const std::string& operand : {mm.a, mm.b}) {
+      const Tensor* tensor = program.find_tensor(operand);
+      if (tensor->role != TensorRole::input) return fmt::format("a matmul reading {}, which the kernel computes", operand);
+      if (tensor->type != type || (type != ElementType::f16 && type != ElementType::bf16))
+        return "several matmuls whose operands are not all f16 or all bf16";
+    }
+    if (!(value(*mm.dims.k_extent) == value(*first.dims.k_extent)))
+      return fmt::format("matmuls of different K ({} and {}: two k-loops)", value(*first.dims.k_extent).to_string(),
+                         value(*mm.dims.k_extent).to_string());
+    bool same_tiles = value(mm.dims.m_extent) == value(first.dims.m_extent) && value(mm.dims.n_extent) == value(first.dims.n_extent) &&
+                      mm.dims.batch_extents.size() == first.dims.batch_extents.size();
+    for (std::size_t d = 0; same_tiles && d < mm.dims.batch_extents.size(); ++d)
+      same_tiles = value(mm.dims.batch_extents[d]) == value(first.dims.batch_extents[d]);
+    if (!same_tiles) return "matmuls over different output tiles";
+  }
+  return "";
+}
+
 // Why the Hopper main loop does not handle `plan` yet, or "".
 std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
-  if (plan.matmuls.size() != 1) return "more than one matmul";
-  if (plan.batch_rank() != 0) return "a batch dimension";
+  if (std::string why = unsupported_matmuls(program, plan); !why.empty()) return why;
+  for (const MatmulStage& each : plan.matmuls)
+    if (std::string why = unsupported_batch(program, each); !why.empty()) return why;
   const MatmulStage& mm = plan.matmuls[0];
   if (mm.a_prologue && mm.b_prologue) return "prologues on both operands";
+  // A prologue's other tensors are read by the copying threads at the element's coordinates.
   for (const std::optional<OperandPrologue>& prologue : {mm.a_prologue, mm.b_prologue})
-    if (prologue && !prologue->operands.empty())
-      return fmt::format("a prologue that reads other tensors beside {} ({})", prologue->source, prologue->operands[0].tensor);
-  // Epilogues run per element of C's tile: the same (m, n) domain, computed tensors read at
-  // (m, n), inputs indexed by m and n only.
-  std::vector<std::string> computed = {mm.c};
+    for (const PrologueOperand& operand : prologue ? prologue->operands : std::vector<PrologueOperand>{})
+      if (program.find_tensor(operand.tensor)->role != TensorRole::input)
+        return fmt::format("a prologue reading {}, which the kernel computes", operand.tensor);
+  // Epilogues run per element of C's tile: the same (b.., m, n) domain, computed tensors read at
+  // (b.., m, n), inputs indexed by batch indices, m and n only.
+  std::vector<std::string> computed;
+  for (const MatmulStage& each : plan.matmuls) computed.push_back(each.c);
   for (const PointwiseStage& stage : plan.epilogue) {
     if (!(stage.dims.m_extent == mm.dims.m_extent) || !(stage.dims.n_extent == mm.dims.n_extent))
       return "an epilogue over another domain than the matmul's";
+    std::vector<std::string> own = stage.dims.batch;
+    own.push_back(stage.dims.m);
+    own.push_back(stage.dims.n);
     const Statement* statement = program.find_statement(stage.dims.statement);
     for (const Access& read : statement->reads) {
       const bool is_computed = std::find(computed.begin(), computed.end(), read.tensor) != computed.end();
-      if (is_computed && read.indices != std::vector<std::string>{stage.dims.m, stage.dims.n})
-        return "an epilogue reading a result at other indices than its own";
+      if (is_computed && read.indices != own) return "an epilogue reading a result at other indices than its own";
       for (const std::string& index : read.indices)
-        if (index != stage.dims.m && index != stage.dims.n) return "an epilogue operand indexed by other indices";
+        if (std::find(own.begin(), own.end(), index) == own.end()) return "an epilogue operand indexed by other indices";
     }
-    if (statement->write.indices != std::vector<std::string>{stage.dims.m, stage.dims.n})
-      return "an epilogue writing other than (m, n)";
+    if (statement->write.indices != own) return "an epilogue writing other than its (b.., m, n)";
     computed.push_back(stage.output);
   }
   if (!mm.zero_init) return "a `+=` reduction";
@@ -102,6 +163,14 @@ const std::string& operand_source(const MatmulStage& mm, char operand) {
   return prologue ? prologue->source : operand == 'A' ? mm.a : mm.b;
 }
 
+std::int64_t operand_batches(const Program& program, const std::string& tensor) {
+  const Tensor* t = program.find_tensor(tensor);
+  if (t->dims.size() <= 2) return 0;
+  std::int64_t batches = 1;
+  for (std::size_t d = 0; d + 2 < t->dims.size(); ++d) batches *= bound_size(program, t->dims[d]).value;
+  return batches;
+}
+
 const char* to_string(MainLoop loop) { return loop == MainLoop::tma_wgmma ? "TMA + wgmma" : "mma.sync"; }
 
 MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
@@ -118,18 +187,33 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
   const MatmulStage& mm = plan.matmuls[0];
   const Size m = bound_size(program, mm.dims.m_extent), n = bound_size(program, mm.dims.n_extent),
              k = bound_size(program, *mm.dims.k_extent);
-  if (m.is_symbolic() || n.is_symbolic() || k.is_symbolic()) {
+  const bool batch_symbolic =
+      std::any_of(mm.dims.batch_extents.begin(), mm.dims.batch_extents.end(), [&](const Size& e) { return bound_size(program, e).is_symbolic(); });
+  if (m.is_symbolic() || n.is_symbolic() || k.is_symbolic() || batch_symbolic) {
     choice.fallback_reason = "unbound sizes (TMA's stride rules are checked at compile time)";
     return choice;
   }
   const ElementType type = program.find_tensor(operand_source(mm, 'A'))->type;
   // The tensors as stored: A(m, k) or A(k, m), B(k, n) or B(n, k); rows of the second extent.
   // An operand with a prologue is transformed on its way to shared memory, by the threads.
-  const bool a_row = mm.a_layout == OperandLayout::row_major, b_row = mm.b_layout == OperandLayout::row_major;
-  const std::string a_refusal = mm.a_prologue ? "A has a prologue"
-                                              : tma_refusal(mm.a, type, a_row ? m.value : k.value, a_row ? k.value : m.value);
-  const std::string b_refusal = mm.b_prologue ? "B has a prologue"
-                                              : tma_refusal(mm.b, type, b_row ? k.value : n.value, b_row ? n.value : k.value);
+  const auto refusal_of = [&](const MatmulStage& each, char operand) -> std::string {
+    const bool is_a = operand == 'A';
+    if (is_a ? each.a_prologue : each.b_prologue) return std::string(1, operand) + " has a prologue";
+    const std::string& name = is_a ? each.a : each.b;
+    const std::int64_t mn = is_a ? m.value : n.value;
+    // k contiguous: A(m, k) or B(n, k), rows along m or n; else rows along k
+    const bool k_contiguous = is_a == ((is_a ? each.a_layout : each.b_layout) == OperandLayout::row_major);
+    return tma_refusal(name, type, k_contiguous ? mn : k.value, k_contiguous ? k.value : mn, operand_batches(program, name));
+  };
+  const std::string a_refusal = refusal_of(mm, 'A'), b_refusal = refusal_of(mm, 'B');
+  // Several matmuls in one k-loop: every operand by TMA (the producer's copying threads serve one).
+  if (plan.matmuls.size() > 1)
+    for (const MatmulStage& each : plan.matmuls)
+      for (const std::string& why : {refusal_of(each, 'A'), refusal_of(each, 'B')})
+        if (!why.empty()) {
+          choice.fallback_reason = "several matmuls load every operand by TMA; " + why;
+          return choice;
+        }
   // FP8 operands come by TMA only (the threads' copy moves 16-bit elements).
   if ((!a_refusal.empty() || !b_refusal.empty()) && is_fp8(type)) {
     choice.fallback_reason = a_refusal.empty() ? b_refusal : b_refusal.empty() ? a_refusal : a_refusal + "; " + b_refusal;

@@ -30,6 +30,11 @@ const std::string& operand_source(const MatmulStage& mm, char operand);
 // The TMA element type of an operand of the Hopper main loop: f16, bf16, or bytes for FP8.
 tma::DataType tma_data_type(ElementType type);
 
+// The batches of matrices `tensor` holds (the product of its extents before the last two; bound
+// sizes), or 0 for a plain matrix: a batched operand's tensor map is 3-d, dimension 2 the
+// linearised batch (runtime/api/tensor_map_arguments.h).
+std::int64_t operand_batches(const Program& program, const std::string& tensor);
+
 // "mma.sync" / "TMA + wgmma".
 const char* to_string(MainLoop loop);
 
@@ -51,7 +56,9 @@ struct MainLoopChoice {
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul (no batch, `+=!`; pointwise epilogues on its (m, n) elements; a prologue on one
+// matmul, or two over the same output tiles and K without prologues whose four (or, sharing A,
+// three) operands TMA loads, in one k-loop (`+=!`, batched or not: each operand indexed by all
+// of C's batch indices first or by none; pointwise epilogues on its (b.., m, n) elements; a prologue on one
 // operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),
 // B(k, n) or B(n, k)), or FP8 ones (e4m3/e5m2, A(m, k) and B(n, k), both loaded by TMA); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that

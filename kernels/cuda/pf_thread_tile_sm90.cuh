@@ -13,7 +13,10 @@
 //       16/32/64/128-bit load each; extent_inner must be a multiple of V and src 2V-byte aligned,
 //       so that no group straddles the end of a row or a misaligned address). With `prologue`
 //       (a float -> float functor), every element inside the matrix is stored as
-//       prologue(element), rounded to T (an operand prologue applied on the way to shared memory).
+//       prologue(element), rounded to T (an operand prologue applied on the way to shared memory);
+//       with prologue_at(f) (f: (float element, int outer, int inner) -> float) as
+//       f(element, its row, its column): a prologue that reads other tensors at the element's
+//       coordinates (a dequantisation's scale(k)).
 // The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
 // writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
 // readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
@@ -52,6 +55,19 @@ template <int V> PF_DEVICE void load_group(Chunk16& chunk, int first, const unsi
 // The identity prologue: elements are copied bit for bit.
 struct NoPrologue {};
 
+// A prologue that takes the element's coordinates too: f(x, outer, inner).
+template <class F> struct PrologueAt {
+  F f;
+};
+template <class F> PF_DEVICE PrologueAt<F> prologue_at(F f) { return PrologueAt<F>{f}; }
+
+namespace detail {
+template <class F> PF_DEVICE float apply_prologue(F& prologue, float x, int, int) { return prologue(x); }
+template <class F> PF_DEVICE float apply_prologue(PrologueAt<F>& prologue, float x, int outer, int inner) {
+  return prologue.f(x, outer, inner);
+}
+}  // namespace detail
+
 template <int V, class T, class F = NoPrologue>
 PF_DEVICE void thread_load_tile(void* tile, const T* src, int extent_inner, int extent_outer, int inner0, int outer0,
                                 int rows, int atoms, Swizzle s, int thread, int threads, F prologue = F()) {
@@ -72,7 +88,8 @@ PF_UNROLL
       if constexpr (!IsSame<F, NoPrologue>::value) {
         if (in)  // elements outside the matrix stay zero (the prologue of 0 need not be)
 PF_UNROLL
-          for (int e = g; e < g + V; ++e) chunk_set<T>(chunk, e, prologue(chunk_get<T>(chunk, e)));
+          for (int e = g; e < g + V; ++e)
+            chunk_set<T>(chunk, e, detail::apply_prologue(prologue, chunk_get<T>(chunk, e), outer, inner + e));
       }
     }
     const unsigned logical = atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16);

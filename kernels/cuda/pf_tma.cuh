@@ -18,6 +18,8 @@
 //   tma_load_tile(tile, map, inner0, outer0, rows, s, bar)
 //       the canonical tile of pf_swizzle_sm90.cuh (one box of W/2 x rows per atom column; the
 //       map's box is {W/2, rows} with swizzle s) — returns the transaction bytes it issued.
+//   tma_load_batched_tile(tile, map, inner0, outer0, batch, rows, atoms, s, bar)
+//       the same from matrix `batch` of a 3-d map (dimension 2 the batch, box {W/2, rows, 1}).
 //
 // The map (a CUtensorMap, 128 opaque bytes) is a kernel parameter passed by value:
 //     (kernel parameter)  const __grid_constant__ pf::sm90::TensorMap map_a
@@ -134,6 +136,16 @@ PF_UNROLL
   for (int j = 0; j < atoms; ++j)
     tma_load_2d(static_cast<unsigned char*>(tile) + atom_column_offset(s, rows, j), map, inner0 + j * box_inner(s), outer0,
                 bar);
+  return static_cast<unsigned>(atoms * rows * row_bytes(s));
+}
+
+// tma_load_tile from matrix `batch` of a 3-d map whose dimension 2 is the batch.
+PF_DEVICE unsigned tma_load_batched_tile(void* tile, const TensorMap& map, int inner0, int outer0, int batch, int rows,
+                                         int atoms, Swizzle s, unsigned long long* bar) {
+PF_UNROLL
+  for (int j = 0; j < atoms; ++j)
+    tma_load_3d(static_cast<unsigned char*>(tile) + atom_column_offset(s, rows, j), map, inner0 + j * box_inner(s), outer0,
+                batch, bar);
   return static_cast<unsigned>(atoms * rows * row_bytes(s));
 }
 

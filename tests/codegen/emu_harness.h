@@ -33,6 +33,19 @@ struct EmuRunOptions {
   std::optional<emu::Schedule> schedule;   // default: next_emu_schedule() (tests/support)
 };
 
+// The emulated GPU's SMs (emu::options().sm_count) for its lifetime: a persistent kernel launches
+// min(SMs, tiles) blocks, so few SMs make each block walk several tiles.
+class EmulatedSms {
+ public:
+  explicit EmulatedSms(unsigned sms) : saved_(emu::options().sm_count) { emu::options().sm_count = sms; }
+  ~EmulatedSms() { emu::options().sm_count = saved_; }
+  EmulatedSms(const EmulatedSms&) = delete;
+  EmulatedSms& operator=(const EmulatedSms&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
 // Emits, builds (cached), runs and checks. With `kernel_program` (the same def with sizes
 // left unbound) the kernel is generated from it and gets `program`'s sizes as arguments,
 // so one build serves every shape. Emulator errors are thrown as polyfuse::EmulatorError.

@@ -101,6 +101,66 @@ TEST(HopperGemmKernel, ConsumerScheduleRuleAndOption) {
   }
 }
 
+// The kernel of `example` with `sizes` through the emitter (the launch metadata and the
+// kernel; helpers omitted), as its golden file starts.
+EmittedKernel hopper_example(const std::string& example, const SizeBindings& sizes, std::string* golden_text,
+                             std::optional<ConsumerSchedule> consumers = std::nullopt) {
+  Program program = compile_program(example_source(example), sizes);
+  CudaEmitRequest request;
+  request.options = default_gpu_options(Arch::sm_90a);
+  request.options.consumer_schedule = consumers;
+  request.helpers = CudaEmitRequest::Helpers::omit;
+  EmittedKernel kernel = emit_cuda(program, request);
+  std::string shape;
+  for (const auto& [name, value] : sizes) shape += (shape.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+  *golden_text = "// The sm_90a kernel of def " + example + " (" + shape + (consumers ? ", " + to_string(*consumers) : "") +
+                 ")\n#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source;
+  return kernel;
+}
+
+// examples/batched_gemm.tc, batch 3: 3-d tensor maps (boxes of one matrix), the walk over batch x
+// 2 x 2 tiles decomposed into the batch element and the grouped tile, C stored at its batch
+// element; edge tiles in M and N and a K tail.
+TEST(HopperGemmKernel, BatchedGemmGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("batched_gemm", {{"B", 3}, {"M", 200}, {"N", 136}, {"K", 200}}, &text);
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{64, 128}));
+  EXPECT_EQ(kernel.metadata.grid[0].value, 3 * 2 * 2);  // batch x tiles, launched as min(SMs, 12) blocks
+  EXPECT_NE(kernel.source.find("tma_load_batched_tile(stage, A_map, kb * 64, m0, batch, 128, 1"), std::string::npos);
+  EXPECT_TRUE(matches_golden(text, "codegen/batched_gemm_sm90a_tma.cu"));
+}
+
+// examples/add_gemms.tc, ping-pong (the default for a fused epilogue): A, B, E and F in each
+// stage, two 64 x 64 accumulators per consumer fed in one k-loop, both staged for the epilogue
+// that adds them; only D stored. Edge tiles in M and N, a K tail.
+TEST(HopperGemmKernel, AddGemmsGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("add_gemms", {{"M", 300}, {"N", 200}, {"K", 136}}, &text);
+  EXPECT_NE(kernel.metadata.options.find("block 64x64x64 (wgmma m64n64k16), 4 stages"), std::string::npos) << kernel.metadata.options;
+  EXPECT_TRUE(matches_golden(text, "codegen/add_gemms_sm90a_tma.cu"));
+}
+
+// examples/swiglu.tc, cooperative: X's tile loaded once per stage for both matmuls (a stage of X,
+// Wg and Wu), silu(G) * U per element; only H stored.
+TEST(HopperGemmKernel, SwigluGolden) {
+  std::string text;
+  const EmittedKernel kernel =
+      hopper_example("swiglu", {{"M", 300}, {"N", 200}, {"K", 136}}, &text, ConsumerSchedule::cooperative);
+  EXPECT_NE(kernel.metadata.options.find("block 128x64x64 (wgmma m64n64k16), 4 stages"), std::string::npos) << kernel.metadata.options;
+  EXPECT_EQ(kernel.source.find("X_map", kernel.source.find("Wg_map, n0")), std::string::npos) << "X loaded once a stage";
+  EXPECT_TRUE(matches_golden(text, "codegen/swiglu_sm90a_tma.cu"));
+}
+
+// examples/dequant_gemm.tc: the producer warpgroup copies A through the prologue, loading
+// scale(k) at each element's column (prologue_at, declared before the loops); TMA loads B.
+TEST(HopperGemmKernel, DequantGemmGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("dequant_gemm", {{"M", 300}, {"N", 256}, {"K", 200}}, &text);
+  EXPECT_TRUE(kernel.metadata.parameters[0].tma_box.empty());  // A: copied by threads
+  EXPECT_NE(kernel.source.find("pf::ldg(scale + pf_inner)"), std::string::npos);
+  EXPECT_TRUE(matches_golden(text, "codegen/dequant_gemm_sm90a_tma.cu"));
+}
+
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.
 TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
   EXPECT_TRUE(matches_golden(hopper_source("bf16", {{"M", 192}, {"N", 200}, {"K", 264}}, false, false),

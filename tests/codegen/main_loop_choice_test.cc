@@ -99,17 +99,31 @@ TEST(MainLoopChoice, TileOptionsKeepTheMmaSyncLoop) {
 
 TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
   EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
-  EXPECT_NE(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).fallback_reason.find("more than one matmul"),
-            std::string::npos);
 }
 
-// A prologue that reads other tensors (a dequantisation's scale(k)) keeps the mma.sync loop,
-// which loads them beside the operand, and says why.
-TEST(MainLoopChoice, APrologueWithOperandsTakesTheMmaSyncLoop) {
+// Two matmuls over the same tiles and K run in one k-loop of the TMA + wgmma kernel; different
+// K, or an operand TMA cannot load, keep the mma.sync loop and say why.
+TEST(MainLoopChoice, TwoMatmulsTakeTmaWgmmaWhenTheyShareTilesAndK) {
+  EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for(example_source("swiglu"), mnk(67, 136, 72)).loop, MainLoop::tma_wgmma);
+  const std::string different_k =
+      "def f(f16(M, K) A, f16(K, N) B, f16(M, L) E, f16(L, N) F) -> (f16(M, N) D) {\n  C1(m, n) +=! A(m, k) * B(k, n)\n"
+      "  C2(m, n) +=! E(m, l) * F(l, n)\n  D(m, n) = C1(m, n) + C2(m, n)\n}\n";
+  EXPECT_EQ(choice_for(different_k, {{"M", 64}, {"N", 64}, {"K", 128}, {"L", 64}}).fallback_reason,
+            "the TMA + wgmma main loop does not handle matmuls of different K (128 and 64: two k-loops) yet");
+  EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(64, 130, 128)).fallback_reason.rfind(
+                "several matmuls load every operand by TMA; TMA cannot load B: globalStrides[0] = 260 bytes is not a "
+                "multiple of 16", 0),
+            0u);
+}
+
+// A prologue that reads other tensors (a dequantisation's scale(k)): the threads copy the operand
+// through it, loading scale at each element's coordinates; TMA loads the other operand.
+TEST(MainLoopChoice, APrologueWithOperandsIsAppliedByTheCopyingThreads) {
   MainLoopChoice c = choice_for(example_source("dequant_gemm"), mnk(256, 256, 128));
-  EXPECT_EQ(c.loop, MainLoop::mma_sync);
-  EXPECT_EQ(c.fallback_reason, "the TMA + wgmma main loop does not handle a prologue that reads other tensors beside A "
-                               "(scale) yet");
+  EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << c.fallback_reason;
+  EXPECT_EQ(c.a_copy, OperandCopy::threads);
+  EXPECT_EQ(c.thread_copy_reason, "A has a prologue");
 }
 
 // The threads copy an operand with a prologue through it; TMA loads the other.
@@ -123,6 +137,25 @@ TEST(MainLoopChoice, APrologueIsAppliedByTheCopyingThreads) {
   MainLoopChoice both = choice_for(example_source("relu_gemm"), mnk(256, 257, 128));
   EXPECT_EQ(both.loop, MainLoop::mma_sync);
   EXPECT_NE(both.fallback_reason.find("A has a prologue; TMA cannot load B"), std::string::npos) << both.fallback_reason;
+}
+
+// Batched matmuls: every operand indexed by C's batch indices first (or by none) takes the TMA
+// + wgmma loop; the tensor maps' rules are checked on the batched (3-d) maps.
+TEST(MainLoopChoice, BatchedMatmulsTakeTmaWgmma) {
+  const SizeBindings sizes{{"B", 3}, {"H", 2}, {"M", 67}, {"N", 136}, {"K", 200}};
+  EXPECT_EQ(choice_for(example_source("batched_gemm"), sizes).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for(example_source("multihead_batched_gemm"), sizes).loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(choice_for("def f(f16(M, K) X, f16(B, N, K) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! X(m, k) * W(b, n, k)\n}\n",
+                       sizes).loop,
+            MainLoop::tma_wgmma);
+  // N = 130: W's rows are 260 bytes apart; the threads copy it from its batch element's matrix.
+  MainLoopChoice odd = choice_for(example_source("batched_gemm"), {{"B", 3}, {"M", 67}, {"N", 130}, {"K", 200}});
+  EXPECT_EQ(odd.loop, MainLoop::tma_wgmma);
+  EXPECT_EQ(odd.b_copy, OperandCopy::threads);
+  // A prologue on a batched matmul keeps the mma.sync loop.
+  MainLoopChoice prologue = choice_for(
+      "def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n", sizes);
+  EXPECT_EQ(prologue.fallback_reason, "the TMA + wgmma main loop does not handle a prologue on a batched matmul yet");
 }
 
 TEST(MainLoopChoice, PointwiseEpiloguesTakeTmaWgmma) {

@@ -92,15 +92,27 @@ TEST(Sm90aEmu, EpiloguesTakeTmaWgmma) {
   }
 }
 
+struct ProgramCase {
+  std::string source;
+  SizeBindings sizes;
+};
+
+// Each case takes the TMA + wgmma loop, TMA loading an operand, and matches the reference.
+void expect_tma_wgmma_runs(const std::vector<ProgramCase>& cases) {
+  for (const ProgramCase& c : cases) {
+    Program program = compile_program(c.source, c.sizes);
+    const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
+    EXPECT_TRUE(run.check.ok) << c.source << run.check.to_string();
+    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << c.source;
+    EXPECT_GT(run.stats.counter("tma_bytes"), 0u) << c.source;
+  }
+}
+
 // Operand prologues on the TMA + wgmma loop: the threads copy the operand through the prologue
 // (TMA loads the other); elements past the matrix stay zero (exp(0) = 1 must not leak into
 // the K tail); A or B, both layouts, f16 and bf16.
 TEST(Sm90aEmu, ProloguesAreAppliedByTheCopyingThreads) {
-  struct Case {
-    std::string source;
-    SizeBindings sizes;
-  };
-  const std::vector<Case> cases = {
+  expect_tma_wgmma_runs({
       {example_source("relu_gemm"), {{"M", 130}, {"N", 136}, {"K", 72}}},
       {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
        "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 37}}},
@@ -108,14 +120,24 @@ TEST(Sm90aEmu, ProloguesAreAppliedByTheCopyingThreads) {
        "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 130}, {"K", 200}}},
       {"def f(f16(M, K) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n  R(m, k) = relu(A(m, k))\n"
        "  C(m, n) +=! R(m, k) * B(n, k)\n  D(m, n) = C(m, n) + bias(n)\n}\n", {{"M", 129}, {"N", 72}, {"K", 136}}},
-  };
-  for (const Case& c : cases) {
-    Program program = compile_program(c.source, c.sizes);
-    const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
-    EXPECT_TRUE(run.check.ok) << c.source << run.check.to_string();
-    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << c.source;
-    EXPECT_GT(run.stats.counter("tma_bytes"), 0u) << c.source;
-  }
+  });
+}
+
+// Prologues that read other tensors (issue 18 item 4): the copying threads load them at each
+// element's coordinates in the source as stored (prologue_at): a dequantisation's scale(k)
+// (examples/dequant_gemm.tc), a scale along the rows of A, a full matrix beside A, B's columns
+// scaled with B(n, k) stored column-major, A(k, m) scaled along k; edge tiles and K tails.
+TEST(Sm90aEmu, PrologueOperandsAreReadByTheCopyingThreads) {
+  expect_tma_wgmma_runs({
+      {example_source("dequant_gemm"), {{"M", 130}, {"N", 136}, {"K", 200}}},
+      {example_source("dequant_gemm"), {{"M", 67}, {"N", 72}, {"K", 37}}},
+      {"def f(f16(M, K) A, f16(M) s, f16(M, K) Z, f16(K, N) B) -> (f16(M, N) C) {\n"
+       "  C(m, n) +=! relu(A(m, k) * s(m) + Z(m, k)) * B(k, n)\n}\n", {{"M", 65}, {"N", 136}, {"K", 72}}},
+      {"def f(bf16(M, K) A, bf16(N, K) B, bf16(N) s) -> (bf16(M, N) C) {\n  C(m, n) +=! A(m, k) * (B(n, k) * s(n))\n}\n",
+       {{"M", 129}, {"N", 66}, {"K", 136}}},
+      {"def f(f16(K, M) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! (A(k, m) * s(k)) * B(k, n)\n}\n",
+       {{"M", 66}, {"N", 64}, {"K", 200}}},
+  });
 }
 
 TEST(Sm90aEmu, TwoUnalignedOperandsFallBackToMmaSync) {
