@@ -46,6 +46,7 @@
 #include "peak_gauge.h"
 #include "polyfuse/cpu/kernels.h"
 #include "report.h"
+#include "schedule/cpu_plan.h"
 
 namespace polyfuse::bench {
 namespace {
@@ -195,23 +196,26 @@ void bench_tensor_operation(int which, int threads, const Budget& budget, Report
               check == "ok" ? "" : ("  WARNING: " + check).c_str());
 }
 
-// Section 4: square GEMM C += A B, column-major. All cores: columns split over threads.
+// Section 4: square GEMM C += A B, column-major. All cores: columns split over threads, as
+// the CPU target's block loops do, and like them on one thread below the parallel threshold
+// (schedule/cpu_plan.h: kCpuMinParallelFlops; OpenBLAS keeps small GEMMs on one thread too).
 void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
   const auto a = random_floats(size_t(s * s), 7), b = random_floats(size_t(s * s), 8);
   std::vector<float> c(size_t(s * s), 0.f), c_blas = c;
-  const int64_t width = (s + threads - 1) / threads;
+  const int team = 2 * s * s * s < polyfuse::kCpuMinParallelFlops ? 1 : threads;  // threads of polyfuse's loop
+  const int64_t width = (s + team - 1) / team;
   std::vector<Brgemm> kernels;
   BrgemmConfig cfg;
   cfg.m = s, cfg.k = s, cfg.n = width;
   kernels.emplace_back(cfg);
-  const int64_t last = s - (threads - 1) * width;
+  const int64_t last = s - (team - 1) * width;
   if (last != width && last > 0) {
     cfg.n = last;
     kernels.emplace_back(cfg);
   }
   auto ours = [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int t = 0; t < threads; ++t) {
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+    for (int t = 0; t < team; ++t) {
       const int64_t j0 = t * width;
       if (j0 >= s) continue;
       const Brgemm& kernel = (j0 + width <= s) ? kernels[0] : kernels.back();
@@ -239,8 +243,9 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
   const std::vector<double> g = report.add_problem(row, names, median_seconds(runs, budget), flops);
   char xsmm_text[32] = "      -";
   if (g.size() > 2) std::snprintf(xsmm_text, sizeof xsmm_text, "%7.1f", g[2]);
-  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s\n", (long long)s, threads,
+  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s%s\n", (long long)s, threads,
               g[0], g[1], g[0] / g[1], xsmm_text, kernels[0].packs() ? "packed" : "direct",
+              team < threads ? " (one thread: below the parallel threshold)" : "",
               row.check == "ok" ? "" : "  WARNING: differs from openblas");
 }
 

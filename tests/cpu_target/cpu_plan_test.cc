@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "codegen/cpu_emit.h"
 #include "frontend/diagnostics.h"
 #include "support/golden.h"
 #include "schedule/cpu_plan.h"
@@ -35,6 +36,23 @@ CpuPlan plan_of(const std::string& text, const SizeBindings& sizes, CpuBlocking 
 }
 
 const SizeBindings k64 = {{"M", 64}, {"N", 64}, {"K", 64}};
+
+// A stage below min_parallel_flops runs on the calling thread: no OpenMP region.
+TEST(CpuPlan, SmallStagesRunOnOneThread) {
+  const Program program = compile_text(example_text("gemm_bias_relu"), k64);
+  CpuScheduleOptions options;
+  options.blocking = {32, 32, 32};  // 4 blocks
+  CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_EQ(plan.stages[0].flops, 2 * 64 * 64 * 64 + 2 * 64 * 64);  // the matmul; bias add and relu
+  EXPECT_FALSE(plan.stages[0].parallel);
+  EXPECT_NE(to_string(plan).find("stage0: one thread over m < 64 in blocks of 32"), std::string::npos) << to_string(plan);
+  EXPECT_EQ(emit_cpu(plan, program).find("#pragma omp"), std::string::npos);
+  options.min_parallel_flops = plan.stages[0].flops;  // at the threshold: parallel
+  plan = plan_cpu(program, options);
+  EXPECT_TRUE(plan.stages[0].parallel);
+  EXPECT_NE(emit_cpu(plan, program).find("#pragma omp parallel for collapse(2)"), std::string::npos);
+}
 
 TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {
   const CpuPlan plan = plan_of(example_text("gemm_bias_relu"), k64);
