@@ -15,15 +15,18 @@ namespace polyfuse::testing {
 namespace {
 
 TEST(CpuBlocking, GotoBlockingFromCacheSizes) {
-  EXPECT_EQ(goto_blocking(default_cpu_target()), (CpuBlocking{256, 256, 512}));
+  EXPECT_EQ(goto_blocking(default_cpu_target()), (CpuBlocking{256, 1024, 512}));
   CpuTarget small;
   small.l1d_bytes = 16 * 1024;  // kc: 8 KiB / (6 * 4) = 341 -> 256
-  small.l2_bytes = 256 * 1024;  // mc: 128 KiB / (256 * 4) = 128; nc: 64 KiB / (128 * 4) = 128
-  EXPECT_EQ(goto_blocking(small), (CpuBlocking{128, 128, 256}));
+  small.l2_bytes = 256 * 1024;  // mc: 128 KiB / (256 * 4) = 128; nc: 256 KiB / (128 * 4) = 512
+  EXPECT_EQ(goto_blocking(small), (CpuBlocking{128, 512, 256}));
   CpuTarget tiny;
   tiny.l1d_bytes = 1024;
   tiny.l2_bytes = 8 * 1024;
-  EXPECT_EQ(goto_blocking(tiny), (CpuBlocking{32, 32, 64}));  // clamped
+  EXPECT_EQ(goto_blocking(tiny), (CpuBlocking{32, 64, 64}));  // kc and mc clamped; nc: 8 KiB / (32 * 4)
+  CpuTarget large;
+  large.l2_bytes = 4 << 20;
+  EXPECT_EQ(goto_blocking(large).nc, 1024);  // clamped
   const CpuTarget detected = detect_cpu_target();
   EXPECT_GT(detected.l1d_bytes, 0);
   EXPECT_GT(detected.l2_bytes, 0);
