@@ -49,7 +49,7 @@ struct CpuBlocking {
 //       (the paper's nc from L3 is larger; the C block is what we fuse on). Each block's
 //       BRGEMM packs its rows of A and columns of B once, so wide blocks pack each operand
 //       fewer times: at 1024^3, 256 x 1024 blocks pack 5 M elements where 256 x 256 blocks
-//       packed 8 M (GEMM + bias + ReLU measured 1.1-1.2x faster on one core)
+//       packed 8 M (GEMM + bias + ReLU on one core: 80 -> 85 GFLOP/s of the thread's CPU time)
 // clamped to kc in [64, 512], mc in [32, 256], nc in [32, 1024].
 CpuBlocking goto_blocking(const CpuTarget& target);
 

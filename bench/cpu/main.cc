@@ -286,7 +286,7 @@ std::vector<int> parse_thread_list(const std::string& text) {
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "polyfuse-bench-cpu: error: %s\nusage: polyfuse-bench-cpu [--quick] [--threads N[,N...]] [--csv FILE]\n",
+  std::fprintf(stderr, "polyfuse-bench-cpu: error: %s\nusage: polyfuse-bench-cpu [--quick] [--conv] [--only S[,S...]] [--threads N[,N...]] [--csv FILE]\n",
                message.c_str());
   return 2;
 }
