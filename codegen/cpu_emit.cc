@@ -200,9 +200,13 @@ class Emitter {
       arguments.push_back(loop.loops() ? loop.variable : "0");
       depth += loop.loops();
     }
-    std::string text = "  // " + stage.name + ": " + statement_list(stage) + "\n";
+    std::string text = "  // " + stage.name + ": " + statement_list(stage) +
+                       (depth > 0 && !stage.parallel ? " (one thread: " + std::to_string(stage.flops) +
+                                                           " flops, below the parallel threshold)"
+                                                     : std::string()) +
+                       "\n";
     std::string indent = "  ";
-    if (depth > 0) text += indent + omp_for(depth);
+    if (depth > 0 && stage.parallel) text += indent + omp_for(depth);
     for (const BlockLoop& loop : loops) {
       if (!loop.loops()) continue;
       text += indent + "for (int64_t " + loop.variable + " = 0; " + loop.variable + " < " +

@@ -16,7 +16,7 @@
 // OpenMP parallel loops. Temporaries are allocated inside the call.
 //
 // Compile with: c++ -std=c++20 -O3 -march=native -fopenmp -I<kernels/cpu/include>,
-// link polyfuse_kernels_cpu (runtime/cpu does this).
+// link polyfuse_kernels_cpu (and -lmvec on x86-64; runtime/cpu does this).
 #pragma once
 
 #include <string>

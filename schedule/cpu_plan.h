@@ -155,6 +155,12 @@ struct CpuStage {
   std::int64_t m_extent = 1;
   std::int64_t n_extent = 1;
   CpuBlocking blocking;                  // mc x nc blocks of the output space
+  // Floating-point operations of one run of the stage: 2 M N K (times the batch and the
+  // reduce-batch or the convolution's taps) per matmul, one per element per pointwise
+  // operation. Below CpuScheduleOptions::min_parallel_flops the block loops run on the calling
+  // thread (no OpenMP region: `parallel` is false).
+  std::int64_t flops = 0;
+  bool parallel = true;
   std::vector<CpuMatmul> matmuls;        // main, in program order
   std::vector<CpuPointwise> pointwise;   // last touch, in program order (or the whole stage)
   std::optional<CpuLoopNest> loop_nest;  // set: the stage is this statement's loop nest instead
@@ -172,6 +178,9 @@ struct CpuPlan {
   const CpuTensor& tensor(const std::string& name) const;
 };
 
+// The default of CpuScheduleOptions::min_parallel_flops.
+inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 26;
+
 // Options of the CPU schedule.
 struct CpuScheduleOptions {
   CpuTarget target = default_cpu_target();
@@ -181,6 +190,14 @@ struct CpuScheduleOptions {
   // cores, or OMP_NUM_THREADS). Results do not depend on it: threads split output blocks,
   // never a reduction.
   int threads = 0;
+  // A blocked stage with fewer floating-point operations than this runs on one thread, as
+  // OpenBLAS does with small GEMMs: a parallel region costs a few microseconds on idle cores,
+  // and whole scheduler time slices (milliseconds, measured: 10-20 ms a call at load 5-8 on
+  // 2 cores) when a core is busy with something else, for a stage that takes under a
+  // millisecond on one core. The default, 2^26, keeps GEMMs up to 256^3 (and 2048 x 256 x
+  // 63) on one thread. 0: every stage with more than one block is parallel (tests of the
+  // thread count use it at small sizes).
+  std::int64_t min_parallel_flops = kCpuMinParallelFlops;
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the

@@ -46,9 +46,13 @@ std::string to_string(const CpuPlan& plan) {
               " (the convolution's reads outside " + pad->from + ")\n";
       continue;
     }
-    text += "  " + stage.name + ": parallel over " + loops_text(stage) +
-            (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
-            to_string(stage.blocking) + ")\n";
+    if (stage.parallel)
+      text += "  " + stage.name + ": parallel over " + loops_text(stage) +
+              (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
+              to_string(stage.blocking) + ")\n";
+    else
+      text += "  " + stage.name + ": one thread over " + loops_text(stage) + " (" + to_string(stage.blocking) +
+              "; " + std::to_string(stage.flops) + " flops, below the parallel threshold)\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
       if (const std::optional<CpuConvTaps>& conv = matmul.conv) {

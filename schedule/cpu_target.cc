@@ -59,7 +59,7 @@ CpuBlocking goto_blocking(const CpuTarget& target) {
   blocking.mc = std::clamp<std::int64_t>(
       floor_power_of_two(target.l2_bytes / 2 / (blocking.kc * element_bytes)), 32, 256);
   blocking.nc = std::clamp<std::int64_t>(
-      floor_power_of_two(target.l2_bytes / 4 / (blocking.mc * element_bytes)), 32, 256);
+      floor_power_of_two(target.l2_bytes / (blocking.mc * element_bytes)), 32, 1024);
   return blocking;
 }
 

@@ -32,6 +32,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@
 #include "peak_gauge.h"
 #include "polyfuse/cpu/kernels.h"
 #include "report.h"
+#include "schedule/cpu_plan.h"
 
 namespace polyfuse::bench {
 namespace {
@@ -193,23 +196,26 @@ void bench_tensor_operation(int which, int threads, const Budget& budget, Report
               check == "ok" ? "" : ("  WARNING: " + check).c_str());
 }
 
-// Section 4: square GEMM C += A B, column-major. All cores: columns split over threads.
+// Section 4: square GEMM C += A B, column-major. All cores: columns split over threads, as
+// the CPU target's block loops do, and like them on one thread below the parallel threshold
+// (schedule/cpu_plan.h: kCpuMinParallelFlops; OpenBLAS keeps small GEMMs on one thread too).
 void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
   const auto a = random_floats(size_t(s * s), 7), b = random_floats(size_t(s * s), 8);
   std::vector<float> c(size_t(s * s), 0.f), c_blas = c;
-  const int64_t width = (s + threads - 1) / threads;
+  const int team = 2 * s * s * s < polyfuse::kCpuMinParallelFlops ? 1 : threads;  // threads of polyfuse's loop
+  const int64_t width = (s + team - 1) / team;
   std::vector<Brgemm> kernels;
   BrgemmConfig cfg;
   cfg.m = s, cfg.k = s, cfg.n = width;
   kernels.emplace_back(cfg);
-  const int64_t last = s - (threads - 1) * width;
+  const int64_t last = s - (team - 1) * width;
   if (last != width && last > 0) {
     cfg.n = last;
     kernels.emplace_back(cfg);
   }
   auto ours = [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int t = 0; t < threads; ++t) {
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+    for (int t = 0; t < team; ++t) {
       const int64_t j0 = t * width;
       if (j0 >= s) continue;
       const Brgemm& kernel = (j0 + width <= s) ? kernels[0] : kernels.back();
@@ -237,8 +243,9 @@ void bench_gemm(int64_t s, int threads, const Budget& budget, Report& report) {
   const std::vector<double> g = report.add_problem(row, names, median_seconds(runs, budget), flops);
   char xsmm_text[32] = "      -";
   if (g.size() > 2) std::snprintf(xsmm_text, sizeof xsmm_text, "%7.1f", g[2]);
-  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s\n", (long long)s, threads,
+  std::printf("  %5lld %2d thr  polyfuse %7.1f  openblas %7.1f (%5.2fx)  libxsmm %s  %s%s%s\n", (long long)s, threads,
               g[0], g[1], g[0] / g[1], xsmm_text, kernels[0].packs() ? "packed" : "direct",
+              team < threads ? " (one thread: below the parallel threshold)" : "",
               row.check == "ok" ? "" : "  WARNING: differs from openblas");
 }
 
@@ -279,7 +286,7 @@ std::vector<int> parse_thread_list(const std::string& text) {
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "polyfuse-bench-cpu: error: %s\nusage: polyfuse-bench-cpu [--quick] [--threads N[,N...]] [--csv FILE]\n",
+  std::fprintf(stderr, "polyfuse-bench-cpu: error: %s\nusage: polyfuse-bench-cpu [--quick] [--conv] [--only S[,S...]] [--threads N[,N...]] [--csv FILE]\n",
                message.c_str());
   return 2;
 }
@@ -291,6 +298,8 @@ int main(int argc, char** argv) {
   using namespace polyfuse::bench;
   bool quick = false, conv_only = false;
   std::string csv_path;
+  std::set<std::string> only;  // --only: the sections to run (empty: all)
+  const std::set<std::string> sections = {"brgemm", "tensor_op", "gemm", "fused", "batched", "conv"};
   const int all = thread_count();
   std::vector<int> thread_counts = {1};
   if (all > 1) thread_counts.push_back(all);
@@ -301,17 +310,25 @@ int main(int argc, char** argv) {
     } else if (arg == "--conv") {
       conv_only = true;  // only the convolutions (conv.h)
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: polyfuse-bench-cpu [--quick] [--conv] [--threads N[,N...]] [--csv FILE]\n"
+      std::printf("usage: polyfuse-bench-cpu [--quick] [--conv] [--only S[,S...]] [--threads N[,N...]] [--csv FILE]\n"
                   "  --quick            fewer sizes and shorter samples\n"
                   "  --conv             only the convolutions against oneDNN\n"
+                  "  --only LIST        only these sections: brgemm, tensor_op, gemm, fused, batched, conv\n"
                   "  --threads LIST     thread counts to measure at (default: 1,%d)\n"
                   "  --csv FILE         one line per problem x implementation x thread count\n",
                   all);
       return 0;
-    } else if (arg == "--threads" || arg == "--csv") {
+    } else if (arg == "--threads" || arg == "--csv" || arg == "--only") {
       if (i + 1 >= argc) return usage_error(arg + " needs a value");
       const std::string value = argv[++i];
-      if (arg == "--csv") {
+      if (arg == "--only") {
+        std::stringstream list(value);
+        for (std::string section; std::getline(list, section, ',');) {
+          if (!sections.count(section))
+            return usage_error("--only '" + section + "': the sections are brgemm, tensor_op, gemm, fused, batched, conv");
+          only.insert(section);
+        }
+      } else if (arg == "--csv") {
         csv_path = value;
       } else {
         thread_counts = parse_thread_list(value);
@@ -357,41 +374,46 @@ int main(int argc, char** argv) {
     std::printf("  %2d thr  %7.1f  (%s)\n", t, peaks[t]->gflops(), peak_isa);
   }
 
+  const auto runs = [&only](const std::string& section) { return only.empty() || only.count(section) > 0; };
   Report report;
-  std::printf("BRGEMM (seed shapes, column-major, batch strides m*k and k*n):\n");
+  if (runs("brgemm")) std::printf("BRGEMM (seed shapes, column-major, batch strides m*k and k*n):\n");
   for (int threads : thread_counts)
     for (auto [m, n, k, batch] : {std::array<int64_t, 4>{32, 32, 32, 1}, {32, 32, 32, 8}, {16, 6, 64, 1}})
-      bench_brgemm(m, n, k, batch, threads, budget, report);
+      if (runs("brgemm")) bench_brgemm(m, n, k, batch, threads, budget, report);
 
-  std::printf("Tensor operations (seed §5.3 configurations 1-3):\n");
+  if (runs("tensor_op")) std::printf("Tensor operations (seed §5.3 configurations 1-3):\n");
   for (int threads : thread_counts)
-    for (int which : {1, 2, 3}) bench_tensor_operation(which, threads, budget, report);
+    for (int which : {1, 2, 3})
+      if (runs("tensor_op")) bench_tensor_operation(which, threads, budget, report);
 
-  std::printf("GEMM sweep (square, C += A B):\n");
+  if (runs("gemm")) std::printf("GEMM sweep (square, C += A B):\n");
   const std::vector<int64_t> sizes = quick ? std::vector<int64_t>{64, 256, 512, 1024, 2048}
                                            : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536, 2048};
   for (int threads : thread_counts)
     for (int64_t s : sizes) {
+      if (!runs("gemm")) break;
       Budget big = budget;
       if (s >= 1024) big.batches = quick ? 3 : 5, big.seconds_per_batch = 0;  // one call is a sample
       bench_gemm(s, threads, big, report);
     }
 
-  std::printf("Fused GEMM epilogues (f32, row-major, square; polyfuse's CPU target, oneDNN matmul with post-ops, "
+  if (runs("fused")) std::printf("Fused GEMM epilogues (f32, row-major, square; polyfuse's CPU target, oneDNN matmul with post-ops, "
               "OpenBLAS sgemm + a separate pass):\n");
   const std::vector<int64_t> fused_sizes = quick ? std::vector<int64_t>{256, 1024} : std::vector<int64_t>{256, 512, 1024, 2048};
   for (int threads : thread_counts)
     for (FusedEpilogue epilogue : {FusedEpilogue::bias_relu, FusedEpilogue::bias_gelu, FusedEpilogue::residual})
-      for (int64_t s : fused_sizes) bench_fused(epilogue, s, threads, budget, report);
+      for (int64_t s : fused_sizes)
+        if (runs("fused")) bench_fused(epilogue, s, threads, budget, report);
 
-  std::printf("Batched GEMM (examples/batched_gemm.tc in f32, row-major; polyfuse's CPU target, oneDNN batched matmul, "
+  if (runs("batched")) std::printf("Batched GEMM (examples/batched_gemm.tc in f32, row-major; polyfuse's CPU target, oneDNN batched matmul, "
               "OpenBLAS sgemm looped over the batch):\n");
   const std::vector<std::array<int64_t, 2>> batched = quick ? std::vector<std::array<int64_t, 2>>{{16, 256}, {4, 512}}
                                                            : std::vector<std::array<int64_t, 2>>{{64, 128}, {16, 256}, {4, 512}, {2, 1024}};
   for (int threads : thread_counts)
-    for (auto [batch, s] : batched) bench_batched(batch, s, threads, budget, report);
+    for (auto [batch, s] : batched)
+      if (runs("batched")) bench_batched(batch, s, threads, budget, report);
 
-  const std::string conv = bench_conv_section(quick, thread_counts, budget);
+  const std::string conv = runs("conv") ? bench_conv_section(quick, thread_counts, budget) : "";
 
   // Every fraction against the peak as it stands at the end of the run: none above 1.
   report.settle_peak_fractions([&](int t) { return peaks.count(t) ? peaks[t].get() : nullptr; });

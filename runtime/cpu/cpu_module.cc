@@ -73,6 +73,14 @@ const std::string& toolchain_identity(const std::string& compiler) {
   return identity;
 }
 
+// What the kernels archive needs from the system besides libstdc++: on x86-64, glibc's
+// vector math library (kernels/cpu/src/vector_math.h).
+#if defined(__x86_64__)
+constexpr const char* kKernelsSystemLibraries = " -lmvec";
+#else
+constexpr const char* kKernelsSystemLibraries = "";
+#endif
+
 struct Loaded {
   void (*entry)(void* const*) = nullptr;
   std::string path;
@@ -117,7 +125,7 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
     const KernelsLocation kernels = kernels_location();
     const std::string command = quote(compiler) + flags + " -shared -fPIC -I" + quote(kernels.include.string()) + " " +
                                 quote(source_file.string()) + " " + quote(kernels.library.string()) +
-                                " -Wl,--exclude-libs,ALL -o " + quote(output.string());
+                                kKernelsSystemLibraries + " -Wl,--exclude-libs,ALL -o " + quote(output.string());
     std::string output_text;
     const int status = run_command(command, output_text);
     std::error_code ec;

@@ -2,7 +2,7 @@
 // compiler, caching it on disk, and loading it.
 //
 // Command: <compiler> -std=c++20 -O3 -march=native -fopenmp -shared -fPIC
-//          -I<kernels/cpu/include> source.cpp <libpolyfuse_kernels_cpu.a>
+//          -I<kernels/cpu/include> source.cpp <libpolyfuse_kernels_cpu.a> [-lmvec: x86-64]
 //          -Wl,--exclude-libs,ALL -o <entry>.so
 // The kernels are linked statically into every shared object (the archive is built
 // with -fPIC) and kept private to it (--exclude-libs), so a generated library needs

@@ -95,7 +95,9 @@ TEST(ConvExampleCpuPlan, EveryConvolutionIsBrgemmOverTaps) {
 TEST(ConvExampleCpuPlan, GoldenScheduleAndCode) {
   for (const std::string& example : convolution_examples()) {
     const Program program = compile_text(example_text(example), first_sizes(example), "examples/" + example + ".tc");
-    const CpuPlan plan = plan_cpu(program);
+    CpuScheduleOptions options;
+    options.min_parallel_flops = 0;  // the parallel loops, at these small sizes too
+    const CpuPlan plan = plan_cpu(program, options);
     EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + example + ".schedule"));
     EXPECT_TRUE(matches_golden(emit_cpu(plan, program), "cpu/" + example + ".cpp"));
   }
@@ -110,6 +112,7 @@ TEST(ConvExampleCpuPlan, ResultsDoNotDependOnTheThreadCount) {
     const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
     RunRequest request = cpu_request();
     request.cpu_schedule.blocking = {3, 2, 32};
+    request.cpu_schedule.min_parallel_flops = 0;  // parallel at this small size
     std::optional<reference::TensorData> one_thread;
     for (int threads : {1, 2}) {
       request.cpu_schedule.threads = threads;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "codegen/cpu_emit.h"
 #include "frontend/diagnostics.h"
 #include "support/golden.h"
 #include "schedule/cpu_plan.h"
@@ -14,15 +15,18 @@ namespace polyfuse::testing {
 namespace {
 
 TEST(CpuBlocking, GotoBlockingFromCacheSizes) {
-  EXPECT_EQ(goto_blocking(default_cpu_target()), (CpuBlocking{256, 256, 512}));
+  EXPECT_EQ(goto_blocking(default_cpu_target()), (CpuBlocking{256, 1024, 512}));
   CpuTarget small;
   small.l1d_bytes = 16 * 1024;  // kc: 8 KiB / (6 * 4) = 341 -> 256
-  small.l2_bytes = 256 * 1024;  // mc: 128 KiB / (256 * 4) = 128; nc: 64 KiB / (128 * 4) = 128
-  EXPECT_EQ(goto_blocking(small), (CpuBlocking{128, 128, 256}));
+  small.l2_bytes = 256 * 1024;  // mc: 128 KiB / (256 * 4) = 128; nc: 256 KiB / (128 * 4) = 512
+  EXPECT_EQ(goto_blocking(small), (CpuBlocking{128, 512, 256}));
   CpuTarget tiny;
   tiny.l1d_bytes = 1024;
   tiny.l2_bytes = 8 * 1024;
-  EXPECT_EQ(goto_blocking(tiny), (CpuBlocking{32, 32, 64}));  // clamped
+  EXPECT_EQ(goto_blocking(tiny), (CpuBlocking{32, 64, 64}));  // kc and mc clamped; nc: 8 KiB / (32 * 4)
+  CpuTarget large;
+  large.l2_bytes = 4 << 20;
+  EXPECT_EQ(goto_blocking(large).nc, 1024);  // clamped
   const CpuTarget detected = detect_cpu_target();
   EXPECT_GT(detected.l1d_bytes, 0);
   EXPECT_GT(detected.l2_bytes, 0);
@@ -35,6 +39,23 @@ CpuPlan plan_of(const std::string& text, const SizeBindings& sizes, CpuBlocking 
 }
 
 const SizeBindings k64 = {{"M", 64}, {"N", 64}, {"K", 64}};
+
+// A stage below min_parallel_flops runs on the calling thread: no OpenMP region.
+TEST(CpuPlan, SmallStagesRunOnOneThread) {
+  const Program program = compile_text(example_text("gemm_bias_relu"), k64);
+  CpuScheduleOptions options;
+  options.blocking = {32, 32, 32};  // 4 blocks
+  CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_EQ(plan.stages[0].flops, 2 * 64 * 64 * 64 + 2 * 64 * 64);  // the matmul; bias add and relu
+  EXPECT_FALSE(plan.stages[0].parallel);
+  EXPECT_NE(to_string(plan).find("stage0: one thread over m < 64 in blocks of 32"), std::string::npos) << to_string(plan);
+  EXPECT_EQ(emit_cpu(plan, program).find("#pragma omp"), std::string::npos);
+  options.min_parallel_flops = plan.stages[0].flops;  // at the threshold: parallel
+  plan = plan_cpu(program, options);
+  EXPECT_TRUE(plan.stages[0].parallel);
+  EXPECT_NE(emit_cpu(plan, program).find("#pragma omp parallel for collapse(2)"), std::string::npos);
+}
 
 TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {
   const CpuPlan plan = plan_of(example_text("gemm_bias_relu"), k64);

@@ -1,6 +1,7 @@
 // Golden files of the CPU target for every example at M = N = K = 64 (B = R = 4): the
 // CPU schedule (tests/golden/cpu/<example>.schedule) and the emitted C++
-// (tests/golden/cpu/<example>.cpp). UPDATE_GOLDEN=1 rewrites them.
+// (tests/golden/cpu/<example>.cpp), with every stage of more than one block parallel
+// (min_parallel_flops = 0). UPDATE_GOLDEN=1 rewrites them.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
@@ -22,7 +23,9 @@ TEST_P(CpuGolden, ScheduleAndEmittedCode) {
     if (text.find(size + ",") != std::string::npos || text.find(size + ")") != std::string::npos)
       sizes[size] = value;
   const Program program = compile_text(text, sizes, "examples/" + name + ".tc");
-  const CpuPlan plan = plan_cpu(program);
+  CpuScheduleOptions options;
+  options.min_parallel_flops = 0;  // the parallel loops, at these small sizes too
+  const CpuPlan plan = plan_cpu(program, options);
   EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + name + ".schedule"));
   EXPECT_TRUE(matches_golden(emit_cpu(plan, program), "cpu/" + name + ".cpp"));
 }

@@ -392,13 +392,15 @@ TEST(CliRun, EmulatorAndCpuTargets) {
 // --threads: the CPU target's OpenMP threads, a num_threads clause on the block loops (the
 // same results on any count: CpuThreads.* in cpu_target_tests); refused on the GPU path.
 TEST(CliCpu, ThreadsReachTheBlockLoops) {
-  const std::string blocks = "-D M=512 -D N=512 -D K=64";  // several blocks of the Goto blocking
+  // several blocks of the Goto blocking in both dimensions (256 x 1024 for a 1 MiB L2), and more
+  // work than the parallel threshold (2^26 flops)
+  const std::string blocks = "-D M=512 -D N=2048 -D K=64";
   const CliResult three = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu --threads 3");
   EXPECT_EQ(three.exit_code, 0) << three.err;
   EXPECT_NE(three.out.find("#pragma omp parallel for collapse(2) num_threads(3) schedule(static)"), std::string::npos)
       << three.out;
   EXPECT_TRUE(std::regex_search(three.out, std::regex("//   stage0: parallel over m < 512 in blocks of [0-9]+, n < "
-                                                       "512 in blocks of [0-9]+ on 3 threads \\(")))
+                                                       "2048 in blocks of [0-9]+ on 3 threads \\(")))
       << three.out;
   const CliResult all = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu");
   EXPECT_EQ(all.out.find("num_threads"), std::string::npos) << "no --threads: OpenMP's default";

@@ -2,12 +2,16 @@
 // (row stride, column stride) pair; the loops run along the output's unit-stride
 // direction, in 16 x 128 tiles so that transposed reads stay in L1. All-f32 rows with
 // unit or zero strides take a direct loop the compiler vectorises; other dtypes and
-// strides are staged through small f32 buffers.
+// strides are staged through small f32 buffers. The transcendental unary ops go through
+// vector_math.h on whole rows where the machine has a vector path (AVX2).
 #include "polyfuse/cpu/elementwise.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
+
+#include "vector_math.h"
 
 namespace polyfuse::cpu {
 
@@ -121,6 +125,11 @@ void store(DType dtype, void* base, int64_t i, float v) {
   }
 }
 
+// A unary op applied to whole row pieces by vector_math.h rather than element by element.
+struct RowOp {
+  UnaryOp op;
+};
+
 constexpr int64_t kChunk = 128;  // inner elements per row piece
 constexpr int64_t kRows = 16;    // outer rows per tile
 
@@ -154,15 +163,26 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           const float* pa = static_cast<const float*>(in0.base) + ia;
           const float* pb = static_cast<const float*>(in1.base) + ib;
           float* po = static_cast<float*>(out) + io;
-          if (a_in == 1 && b_in == 1) f32_row<1, 1>(pa, pb, po, len, f);
-          else if (a_in == 1) f32_row<1, 0>(pa, pb, po, len, f);
-          else if (b_in == 1) f32_row<0, 1>(pa, pb, po, len, f);
-          else f32_row<0, 0>(pa, pb, po, len, f);
+          if constexpr (std::is_same_v<F, RowOp>) {
+            if (a_in == 0) std::fill_n(x, len, *pa);  // a broadcast value: the same code
+            detail::vector_unary(f.op, a_in == 0 ? x : pa, po, len);
+          } else if (a_in == 1 && b_in == 1) {
+            f32_row<1, 1>(pa, pb, po, len, f);
+          } else if (a_in == 1) {
+            f32_row<1, 0>(pa, pb, po, len, f);
+          } else if (b_in == 1) {
+            f32_row<0, 1>(pa, pb, po, len, f);
+          } else {
+            f32_row<0, 0>(pa, pb, po, len, f);
+          }
           continue;
         }
         for (int64_t i = 0; i < len; ++i) x[i] = load(in0.dtype, in0.base, ia + i * a_in);
         for (int64_t i = 0; i < len; ++i) y[i] = load(in1.dtype, in1.base, ib + i * b_in);
-        for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
+        if constexpr (std::is_same_v<F, RowOp>)
+          detail::vector_unary(f.op, x, z, len);
+        else
+          for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
         for (int64_t i = 0; i < len; ++i) store(out_dtype, out, io + i * o_in, z[i]);
       }
     }
@@ -190,7 +210,12 @@ void with_unary(UnaryOp op, Visitor visit) {
     case UnaryOp::identity: visit([](float x, float) { return x; }); break;
     case UnaryOp::relu: visit([](float x, float) { return x > 0.f ? x : 0.f; }); break;
     case UnaryOp::neg: visit([](float x, float) { return -x; }); break;
-    default: visit([op](float x, float) { return apply(op, x); }); break;
+    default:
+      if (detail::vector_unary_available(op))
+        visit(RowOp{op});
+      else
+        visit([op](float x, float) { return apply(op, x); });
+      break;
   }
 }
 

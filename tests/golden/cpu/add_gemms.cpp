@@ -14,7 +14,7 @@
 //     D: output f16 [64, 64], parameter
 //     C1: temporary f32 [64, 64], block local
 //     C2: temporary f32 [64, 64], block local
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C1(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     main S1: C2(m, n) +=! E(m, k) * F(k, n)

@@ -10,7 +10,7 @@
 //     A: input f16 [4, 64, 64], parameter
 //     W: input f16 [4, 64, 64], parameter
 //     C: output f16 [4, 64, 64], parameter
-//   stage0: parallel over b < 4, m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over b < 4, m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(b, m, n) +=! A(b, m, k) * W(b, k, n)
 //       brgemm f16: A = A (row-major), B = W (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 

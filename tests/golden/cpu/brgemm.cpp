@@ -10,7 +10,7 @@
 //     A: input f32 [4, 64, 64], parameter
 //     B: input f32 [4, 64, 64], parameter
 //     C: output f32 [64, 64], parameter
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(r, m, k) * B(r, k, n)
 //       brgemm f32: A = A (row-major), B = B (row-major), batch = 4 pairs of k = 64, first touch: zero
 

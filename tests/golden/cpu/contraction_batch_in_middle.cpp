@@ -22,7 +22,7 @@ namespace batch_in_middle_step0 {
 //   tensors:
 //     X: input f16 [11, 3, 9], parameter
 //     O_A: output f16 [3, 9, 11], parameter
-//   stage0: parallel over b < 3, a < 9 in blocks of 9, k < 11 in blocks of 11 (mc=256 nc=256 kc=512)
+//   stage0: one thread over b < 3, a < 9 in blocks of 9, k < 11 in blocks of 11 (mc=256 nc=1024 kc=512; 297 flops, below the parallel threshold)
 //     pointwise S0: O_A(b, a, k) = X(k, b, a)
 
 
@@ -44,8 +44,7 @@ void stage0_block(const uint16_t* X, uint16_t* O_A, int64_t b, int64_t a0, int64
 }  // namespace
 
 extern "C" void polyfuse_batch_in_middle_step0(const uint16_t* X, uint16_t* O_A) {
-  // stage0: S0
-  #pragma omp parallel for schedule(static)
+  // stage0: S0 (one thread: 297 flops, below the parallel threshold)
   for (int64_t b = 0; b < 3; ++b)
     stage0_block<9, 11>(X, O_A, b, 0, 0);
 }
@@ -71,7 +70,7 @@ namespace batch_in_middle_step1 {
 //     O_A: input f16 [3, 9, 11], parameter
 //     Y: input f16 [3, 14, 11], parameter
 //     O_gemm: output f32 [3, 9, 14], parameter
-//   stage0: parallel over b < 3, m < 9 in blocks of 9, n < 14 in blocks of 14 (mc=256 nc=256 kc=512)
+//   stage0: one thread over b < 3, m < 9 in blocks of 9, n < 14 in blocks of 14 (mc=256 nc=1024 kc=512; 8316 flops, below the parallel threshold)
 //     main S0: O_gemm(b, m, n) +=! O_A(b, m, k) * Y(b, n, k)
 //       brgemm f16: A = O_A (row-major), B = Y (column-major), k = 11 as batch = 1 slice(s) of 11, first touch: zero
 
@@ -95,8 +94,7 @@ void stage0_block(const uint16_t* O_A, const uint16_t* Y, float* O_gemm, int64_t
 }  // namespace
 
 extern "C" void polyfuse_batch_in_middle_step1(const uint16_t* O_A, const uint16_t* Y, float* O_gemm) {
-  // stage0: S0
-  #pragma omp parallel for schedule(static)
+  // stage0: S0 (one thread: 8316 flops, below the parallel threshold)
   for (int64_t b = 0; b < 3; ++b)
     stage0_block<9, 14>(O_A, Y, O_gemm, b, 0, 0);
 }
@@ -121,7 +119,7 @@ namespace batch_in_middle_step2 {
 //   tensors:
 //     O_gemm: input f32 [3, 9, 14], parameter
 //     O: output f16 [9, 3, 14], parameter
-//   stage0: parallel over a < 9, b < 3 in blocks of 3, c < 14 in blocks of 14 (mc=256 nc=256 kc=512)
+//   stage0: one thread over a < 9, b < 3 in blocks of 3, c < 14 in blocks of 14 (mc=256 nc=1024 kc=512; 378 flops, below the parallel threshold)
 //     pointwise S0: O(a, b, c) = O_gemm(b, a, c)
 
 
@@ -143,8 +141,7 @@ void stage0_block(const float* O_gemm, uint16_t* O, int64_t a, int64_t b0, int64
 }  // namespace
 
 extern "C" void polyfuse_batch_in_middle_step2(const float* O_gemm, uint16_t* O) {
-  // stage0: S0
-  #pragma omp parallel for schedule(static)
+  // stage0: S0 (one thread: 378 flops, below the parallel threshold)
   for (int64_t a = 0; a < 9; ++a)
     stage0_block<3, 14>(O_gemm, O, a, 0, 0);
 }

@@ -13,10 +13,10 @@
 //     C: output f16 [64, 64], parameter
 //     S0_A: temporary f32 [64, 64], full temporary (prologue result)
 //     S0_B: temporary f32 [64, 64], full temporary (prologue result)
-//   stage0: parallel over m < 64 in blocks of 64, k < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, k < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S0.A: S0_A(m, k) = A(m, k) * scale(k)
 //     pointwise S0.B: S0_B(k, n) = B(k, n)
-//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * scale(k) * B(k, n)
 //       brgemm f32: A = S0_A (row-major), B = S0_B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 

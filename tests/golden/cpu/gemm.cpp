@@ -10,7 +10,7 @@
 //     A: input f16 [64, 64], parameter
 //     B: input f16 [64, 64], parameter
 //     C: output f16 [64, 64], parameter
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 

@@ -14,7 +14,7 @@
 //     bias: input f16 [64], parameter
 //     D: output f16 [64, 64], parameter
 //     C: temporary f32 [64, 64], block local
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(n, k)
 //       brgemm e4m3: A = A (row-major), B = B (column-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: D(m, n) = relu(C(m, n) * sa(m) * sb(n) + bias(n))

@@ -14,16 +14,16 @@
 //     mx: temporary f32 [64], full temporary
 //     e: temporary f32 [64, 64], full temporary
 //     s: temporary f32 [64], full temporary
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //   stage1: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum)
 //     S1: mx(m) max=! C(m, n)
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S2: e(m, n) = exp(C(m, n) - mx(m))
 //   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
 //     S3: s(m) +=! e(m, n)
-//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S4: P(m, n) = e(m, n) / s(m)
 
 #include <cmath>

@@ -18,17 +18,17 @@
 //     mean: temporary f32 [64], full temporary
 //     d: temporary f32 [64, 64], full temporary
 //     var: temporary f32 [64], full temporary
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: X(m, n) = C(m, n) + bias(n)
 //   stage1: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
 //     S2: mean(m) +=! X(m, n) / 64
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S3: d(m, n) = X(m, n) - mean(m)
 //   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
 //     S4: var(m) +=! d(m, n) * d(m, n) / 64
-//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
 
 #include <cmath>

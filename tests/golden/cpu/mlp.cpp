@@ -16,11 +16,11 @@
 //     T: temporary f32 [64, 2], block local
 //     A: temporary f16 [64, 2], full temporary
 //     Z: temporary f32 [64, 64], block local
-//   stage0: parallel over m < 64 in blocks of 64, h < 2 in blocks of 2 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, h < 2 in blocks of 2 (mc=256 nc=1024 kc=512)
 //     main S0: T(m, h) +=! X(m, k) * W1(k, h)
 //       brgemm f16: A = X (row-major), B = W1 (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: A(m, h) = f16(relu(T(m, h) + b1(h)))
-//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S2: Z(m, n) +=! A(m, h) * W2(h, n)
 //       brgemm f16: A = A (row-major), B = W2 (row-major), k = 2 as batch = 1 slice(s) of 2, first touch: zero
 //     last touch S3: Y(m, n) = Z(m, n) + b2(n)

@@ -10,7 +10,7 @@
 //     Q: input f16 [4, 2, 64, 64], parameter
 //     W: input f16 [4, 2, 64, 64], parameter
 //     C: output f16 [4, 2, 64, 64], parameter
-//   stage0: parallel over b < 4, h < 2, m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over b < 4, h < 2, m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(b, h, m, n) +=! Q(b, h, m, k) * W(b, h, k, n)
 //       brgemm f16: A = Q (row-major), B = W (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 

@@ -11,9 +11,9 @@
 //     B: input f16 [64, 64], parameter
 //     C: output f16 [64, 64], parameter
 //     Ar: temporary f16 [64, 64], full temporary
-//   stage0: parallel over m < 64 in blocks of 64, k < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, k < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S0: Ar(m, k) = relu(A(m, k))
-//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage1: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S1: C(m, n) +=! Ar(m, k) * B(k, n)
 //       brgemm f16: A = Ar (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 

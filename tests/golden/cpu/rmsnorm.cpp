@@ -13,12 +13,12 @@
 //     Y: output f16 [64, 64], parameter
 //     C: temporary f32 [64, 64], full temporary
 //     ss: temporary f32 [64], full temporary
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //   stage1: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions)
 //     S1: ss(m) +=! C(m, n) * C(m, n)
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S2: Y(m, n) = C(m, n) * rsqrt(ss(m) / 64 + 1e-06) * gamma(n)
 
 #include <cmath>

@@ -13,7 +13,7 @@
 //     H: output f16 [64, 64], parameter
 //     G: temporary f32 [64, 64], block local
 //     U: temporary f32 [64, 64], block local
-//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=256 kc=512)
+//   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: G(m, n) +=! X(m, k) * Wg(k, n)
 //       brgemm f16: A = X (row-major), B = Wg (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     main S1: U(m, n) +=! X(m, k) * Wu(k, n)

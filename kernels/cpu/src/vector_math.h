@@ -1,0 +1,30 @@
+// Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) on whole
+// vectors, for contiguous f32 rows. x86-64 with AVX2 + FMA: glibc's libmvec AVX2 variants
+// (_ZGVdN8v_expf, _tanhf, _erff), 8 lanes, composed exactly as the scalar definitions in
+// elementwise.cc compose expf, tanhf and erff (same operations, same order, no contraction);
+// elsewhere, or under POLYFUSE_CPU_ISA=generic, nothing is vectorised.
+//
+// Accuracy (tests/kernels_cpu/vector_math_test.cc sweeps every 61st f32 bit pattern against
+// f64 libm, and holds these bounds, u = 2^-24): erff within 1.3 u absolute, tanhf within 1.2 u
+// relative, expf within 3.6 u relative: inside the reference check's model of a function's
+// implementation (runtime/reference/error_bound.h: 4 u for exp and tanh, 4 u absolute for erf
+// in gelu_erf), so the check's bounds hold unchanged. (libmvec's AVX-512 erff errs by 4.0 u:
+// at the model's limit; the AVX2 variants run on AVX-512 machines too.)
+// Every element of a row goes through the same vector code (the tail is padded), so a value
+// never depends on where a block or a row starts: results are identical for any blocking and
+// any thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "polyfuse/cpu/elementwise.h"
+
+namespace polyfuse::cpu::detail {
+
+// Whether `op` has a vector path on this machine (CPU, build and POLYFUSE_CPU_ISA cap).
+bool vector_unary_available(UnaryOp op);
+
+// y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(op).
+void vector_unary(UnaryOp op, const float* x, float* y, int64_t n);
+
+}  // namespace polyfuse::cpu::detail

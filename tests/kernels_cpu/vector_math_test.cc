@@ -1,0 +1,105 @@
+// The transcendental unary ops as the primitives compute them (on x86-64 with AVX2: whole
+// vectors through glibc's libmvec, kernels/cpu/src/vector_math.h) against f64 libm, over a
+// sweep of f32 bit patterns, within the bounds the reference check's model gives a
+// function's implementation (runtime/reference/error_bound.h; u = 2^-24):
+//   exp, tanh: 4 u |f(x)|;  sigmoid, silu: 6 u |f(x)|;
+//   gelu (erf form): 3.5 u |x| + u |f(x)|;  gelu_tanh: 6 u |x| + u |f(x)|
+// (plus the smallest normal, for results that underflow). And a value's result does not
+// depend on where it sits in a row (the vector tail is padded, never scalar).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "polyfuse/cpu/elementwise.h"
+
+namespace polyfuse::cpu::testing {
+namespace {
+
+constexpr double kU = 0x1p-24;
+
+double truth(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::exp: return std::exp(x);
+    case UnaryOp::tanh: return std::tanh(x);
+    case UnaryOp::sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::silu: return x / (1 + std::exp(-x));
+    case UnaryOp::gelu: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case UnaryOp::gelu_tanh:
+      return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    default: return std::nan("");
+  }
+}
+
+double bound(UnaryOp op, double x, double y) {
+  const double floor = 0x1p-126;
+  switch (op) {
+    case UnaryOp::exp:
+    case UnaryOp::tanh: return 4 * kU * std::fabs(y) + floor;
+    case UnaryOp::sigmoid:
+    case UnaryOp::silu: return 6 * kU * std::fabs(y) + floor;
+    case UnaryOp::gelu: return 3.5 * kU * std::fabs(x) + kU * std::fabs(y) + floor;
+    case UnaryOp::gelu_tanh: return 6 * kU * std::fabs(x) + kU * std::fabs(y) + floor;
+    default: return 0;
+  }
+}
+
+// Every `step`-th f32 bit pattern whose value is finite and inside the op's domain of
+// finite results (exp below 88.7, silu above -88: where 1 + exp(-x) stays finite).
+std::vector<float> sweep(UnaryOp op, uint32_t step) {
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += step) {
+    const uint32_t pattern = static_cast<uint32_t>(bits);
+    float x;
+    std::memcpy(&x, &pattern, sizeof x);
+    if (!std::isfinite(x)) continue;
+    if (op == UnaryOp::exp && (x > 88.f || x < -87.f)) continue;
+    if ((op == UnaryOp::silu || op == UnaryOp::sigmoid) && x < -87.f) continue;
+    values.push_back(x);
+  }
+  return values;
+}
+
+const UnaryOp kOps[] = {UnaryOp::exp, UnaryOp::tanh, UnaryOp::sigmoid, UnaryOp::silu, UnaryOp::gelu, UnaryOp::gelu_tanh};
+
+TEST(VectorMath, WithinTheReferenceModelOverASweep) {
+  for (UnaryOp op : kOps) {
+    SCOPED_TRACE(to_string(op));
+    const std::vector<float> x = sweep(op, 997);
+    std::vector<float> y(x.size());
+    const int64_t n = static_cast<int64_t>(x.size());
+    const Unary unary({.m = 1, .n = n, .op = op, .in = {Layout::row_major}, .out = {Layout::row_major}});
+    unary(x.data(), y.data(), n, n);
+    double worst = 0;  // of error / bound
+    float worst_x = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double t = truth(op, x[i]);
+      const double used = std::fabs(y[i] - t) / bound(op, x[i], t);
+      if (used > worst) worst = used, worst_x = x[i];
+    }
+    EXPECT_LE(worst, 1.0) << "worst at x = " << worst_x << " (" << std::hexfloat << worst_x << ")";
+    std::printf("%-9s %zu values, worst error %.2f of the bound\n", to_string(op), x.size(), worst);
+  }
+}
+
+TEST(VectorMath, AValueGivesTheSameBitsAnywhereInARow) {
+  std::vector<float> row(37);
+  for (std::size_t i = 0; i < row.size(); ++i) row[i] = -6.f + 0.331f * static_cast<float>(i);
+  const int64_t n = static_cast<int64_t>(row.size());
+  for (UnaryOp op : kOps) {
+    SCOPED_TRACE(to_string(op));
+    std::vector<float> whole(row.size());
+    Unary({.m = 1, .n = n, .op = op, .in = {Layout::row_major}, .out = {Layout::row_major}})(row.data(), whole.data(), n, n);
+    const Unary single({.m = 1, .n = 1, .op = op, .in = {}, .out = {}});
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      float alone = 0;
+      single(&row[i], &alone, 1, 1);
+      EXPECT_EQ(std::memcmp(&alone, &whole[i], sizeof alone), 0) << "at " << i << ": " << alone << " vs " << whole[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse::cpu::testing
