@@ -144,8 +144,8 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped, bool
                          "into the stage k-step i-1 read, overlapping the MMAs of k-step i",
                          stages, stages - 1);
     if (mark == "warp" && pipelined)
-      return "this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this "
-             "one's MMAs";
+      return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in "
+             "the k-step loop the next k-slice's load under this one's MMAs)";
     if (mark == "warp") return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory";
     if (mark == "mma") return "macro-MMAs of the warp tile, one accumulator fragment each";
     if (mark == "fragment") return "epilogue on the accumulator fragments";

@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::by_address>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * N + (128 * tile.col), N, K - (32 * k_step + 32), N - (128 * tile.col), threadIdx.x);
       }
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         if (k_slice == 1) {

@@ -35,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::none, pf::Width::b64>(smem + (-k_step + 1) * 8192, A + (long long)(128 * tile.row) * 100 + (32 * k_step + 32), 100, 1000 - (128 * tile.row), 100 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b64>(smem + 16384 + (-k_step + 1) * 8192, B + ((long long)(32 * k_step + 32)) * 300 + (128 * tile.col), 300, 100 - (32 * k_step + 32), 300 - (128 * tile.col), threadIdx.x);
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         if (k_slice == 1) {
@@ -69,7 +69,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::b64>(smem + 16384 + 1 * 8192, B + (long long)96 * 300 + (128 * tile.col), 300, 4, 300 - (128 * tile.col), threadIdx.x);
       }
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         if (k_slice == 1) {

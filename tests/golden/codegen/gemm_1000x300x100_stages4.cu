@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::b64>(smem + 3 * 8192, A + (long long)(128 * tile.row) * 100 + 96, 100, 1000 - (128 * tile.row), 4, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::b64>(smem + 32768 + 3 * 8192, B + (long long)96 * 300 + (128 * tile.col), 300, 4, 300 - (128 * tile.col), threadIdx.x);
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
       pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem, 64 * warp_y, 16 * k_slice);
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     #pragma unroll 1
     for (int k_step = 1; k_step <= 2; ++k_step) {
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
         if (k_slice == 1) {
@@ -80,7 +80,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_wait<2>();
     __syncthreads();
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
       pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem + 3 * 8192, 64 * warp_y, 16 * k_slice);

@@ -38,7 +38,7 @@ extern "C" __global__ void __launch_bounds__(128) multihead_batched_gemm(const _
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, W + (((long long)batch_0 * H + batch_1) * 256 + (32 * k_step + 32)) * 512 + (128 * tile.col), 512, 256 - (32 * k_step + 32), 512 - (128 * tile.col), threadIdx.x);
     }
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, two fragment sets: the next k-slice's load under this one's MMAs
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
       if (k_slice == 1) {
