@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "frontend/diagnostics.h"
@@ -29,10 +30,21 @@ std::string operand(const isl::ast_expr& expr, const NameOf& name_of, int parent
   return parens ? "(" + p.text + ")" : p.text;
 }
 
+// `text` as a non-negative integer literal, or -1.
+long long literal(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(text);
+}
+
 Printed binary(const isl::ast_expr_op& op, const char* symbol, int precedence, bool commutative, const NameOf& name_of) {
-  return {operand(op.arg(0), name_of, precedence, false) + " " + symbol + " " +
-              operand(op.arg(1), name_of, precedence, !commutative),
-          precedence};
+  const std::string left = operand(op.arg(0), name_of, precedence, false);
+  const std::string right = operand(op.arg(1), name_of, precedence, !commutative);
+  // Two literals (an iterator printed as a constant, codegen/fragment_pipeline.h) fold.
+  const long long a = literal(left), b = literal(right);
+  const std::string s = symbol;
+  if (a >= 0 && b >= 0 && (s == "+" || s == "*" || ((s == "/" || s == "%") && b > 0)))
+    return {std::to_string(s == "+" ? a + b : s == "*" ? a * b : s == "/" ? a / b : a % b), primary};
+  return {left + " " + symbol + " " + right, precedence};
 }
 
 Printed call(const std::string& function, const isl::ast_expr_op& op, unsigned first, const NameOf& name_of) {
@@ -143,6 +155,17 @@ class Printer {
   }
 
   void for_loop(const isl::ast_node_for& loop, int indent) {
+    if (hooks_.fragment_pipeline && hooks_.fragment_pipeline->loops && !pipeline_ && mark_ == "prefetch" &&
+        loops_below_mark_ == 0)
+      return pipelined_k_steps(loop, indent);
+    if (pipeline_ && mark_ == "warp" && loops_below_mark_ == 0) return pipelined_k_slices(loop, indent);
+    const std::string iterator = open_loop(loop, indent);
+    node(loop.body(), indent + 1);
+    close_loop(iterator, indent);
+  }
+
+  // Prints `loop`'s pragma and header; returns its isl iterator (named while it is open).
+  std::string open_loop(const isl::ast_node_for& loop, int indent) {
     std::string iterator = loop.iterator().as<isl::ast_expr_id>().id().name();
     std::string name = iterator;
     auto names = loop_names().find(mark_);
@@ -157,13 +180,117 @@ class Printer {
       if (!pragma.empty()) line(indent, pragma);
     }
     line(indent, fmt::format("for (int {} = {}; {}; {}) {{", name, expr(loop.init()), expr(loop.cond()), step));
-    node(loop.body(), indent + 1);
+    return iterator;
+  }
+
+  void close_loop(const std::string& iterator, int indent) {
     line(indent, "}");
     --loops_below_mark_;
     iterator_names_.erase(iterator);
   }
 
+  static std::vector<isl::ast_node> children(const isl::ast_node& n) {
+    std::vector<isl::ast_node> result;
+    if (n.isa<isl::ast_node_block>())
+      n.as<isl::ast_node_block>().children().foreach([&](isl::ast_node child) { result.push_back(child); });
+    else
+      result.push_back(n);
+    return result;
+  }
+
+  static std::string statement_name(const isl::ast_node& n) {
+    if (!n.isa<isl::ast_node_user>()) return "";
+    isl::ast_expr e = n.as<isl::ast_node_user>().expr();
+    return e.as<isl::ast_expr_op>().arg(0).as<isl::ast_expr_id>().id().name();
+  }
+
+  static std::string iterator_of(const isl::ast_node_for& loop) { return loop.iterator().as<isl::ast_expr_id>().id().name(); }
+
+  // The k-step loop with two fragment sets (AstPrintHooks::FragmentPipeline): its body holds
+  // the ring's wait and, below the "warp" mark, the k-slice loop whose body opens with the
+  // fragment loads.
+  void pipelined_k_steps(const isl::ast_node_for& loop, int indent) {
+    const AstPrintHooks::FragmentPipeline& fp = *hooks_.fragment_pipeline;
+    Pipeline p;
+    for (const isl::ast_node& child : children(loop.body())) {
+      if (fp.is_wait(statement_name(child))) p.wait = child;
+      if (child.isa<isl::ast_node_mark>() && child.as<isl::ast_node_mark>().id().name() == "warp" &&
+          child.as<isl::ast_node_mark>().node().isa<isl::ast_node_for>())
+        p.slice_loop = child.as<isl::ast_node_mark>().node().as<isl::ast_node_for>();
+    }
+    PF_INTERNAL_CHECK(!p.wait.is_null() && !p.slice_loop.is_null(),
+                      "fragment pipeline: the k-step loop holds no ring wait or no k-slice loop below a warp mark");
+    bool loads_first = true;
+    for (const isl::ast_node& child : children(p.slice_loop.body())) {
+      const bool load = fp.is_fragment_load(statement_name(child));
+      PF_INTERNAL_CHECK(!load || loads_first, "fragment pipeline: a fragment load after a k-slice's MMAs");
+      if (load) p.loads.push_back(child);
+      loads_first = loads_first && load;
+    }
+    PF_INTERNAL_CHECK(!p.loads.empty(), "fragment pipeline: a k-slice loop without fragment loads");
+    p.k_step = iterator_of(loop);
+    p.k_slice = iterator_of(p.slice_loop);
+    // the fill: the first k-step's stage visible, its first k-slice's fragments into set 0
+    // (the loads name their buffer, k-step % stages, themselves: isl's expression of it may
+    // hold only over the loop's own k-steps)
+    const std::string first = expr(loop.init());
+    const long long first_value = literal(first);
+    line(indent, fmt::format("// fragment pipeline fill: k-step {}'s copies landed (one barrier); its first k-slice's "
+                             "fragments into set 0",
+                             first));
+    iterator_names_[p.k_step] = first_value >= 0 ? first : "(" + first + ")";
+    iterator_names_[p.k_slice] = "0";
+    statement(p.wait.as<isl::ast_node_user>(), indent, "");
+    const std::string buffer = first_value >= 0 ? std::to_string(first_value % fp.stages)
+                                                : fmt::format("({}) % {}", first, fp.stages);
+    for (const isl::ast_node& load : p.loads) statement(load.as<isl::ast_node_user>(), indent, "0", buffer);
+    iterator_names_.erase(p.k_slice);
+    pipeline_ = p;
+    const std::string iterator = open_loop(loop, indent);
+    node(loop.body(), indent + 1);
+    close_loop(iterator, indent);
+    pipeline_.reset();
+  }
+
+  void pipelined_k_slices(const isl::ast_node_for& loop, int indent) {
+    const Pipeline& p = *pipeline_;
+    const int slices = hooks_.fragment_pipeline->slices;
+    const std::string iterator = open_loop(loop, indent);
+    const std::string k_step = iterator_names_.at(p.k_step), k_slice = iterator_names_.at(iterator);
+    line(indent + 1, fmt::format("if ({} == {}) {{", k_slice, slices - 1));
+    line(indent + 2, fmt::format("// before the last k-slice: k-step {} + 1's copies landed, and past this barrier every warp "
+                                 "has loaded this stage's fragments (the next k-step's copies may overwrite it)",
+                                 k_step));
+    statement(p.wait.as<isl::ast_node_user>(), indent + 2, "");
+    line(indent + 1, "}");
+    line(indent + 1, fmt::format("// the next k-slice's fragments into the other set: k-slice {} + 1 of this k-step, or the "
+                                 "next k-step's first",
+                                 k_slice));
+    line(indent + 1, fmt::format("const int next_step = {} + ({} + 1) / {}, next_slice = ({} + 1) % {};", k_step, k_slice,
+                                 slices, k_slice, slices));
+    iterator_names_[p.k_step] = "next_step";
+    iterator_names_[iterator] = "next_slice";
+    for (const isl::ast_node& load : p.loads)
+      statement(load.as<isl::ast_node_user>(), indent + 1, fmt::format("({} + 1) % 2", k_slice),
+                fmt::format("next_step % {}", hooks_.fragment_pipeline->stages));
+    iterator_names_[p.k_step] = k_step;
+    iterator_names_[iterator] = k_slice;
+    set_ = k_slice + " % 2";
+    const std::vector<isl::ast_node> body = children(loop.body());
+    for (size_t i = p.loads.size(); i < body.size(); ++i) node(body[i], indent + 1);
+    set_.clear();
+    close_loop(iterator, indent);
+  }
+
   void user(const isl::ast_node_user& n, int indent) {
+    // under the fragment pipeline the ring's wait is printed before the last k-slice
+    if (pipeline_ && hooks_.fragment_pipeline->is_wait(statement_name(n))) return;
+    statement(n, indent, set_.empty() && hooks_.fragment_pipeline ? "0" : set_);
+  }
+
+  // One statement instance; `set` ("" for none) the fragment set its fragments are; `buffer`
+  // (unless "") in place of its first argument.
+  void statement(const isl::ast_node_user& n, int indent, const std::string& set, const std::string& buffer = "") {
     isl::ast_expr e = n.expr();
     PF_INTERNAL_CHECK(e.isa<isl::ast_expr_op>() && e.as<isl::ast_expr_op>().isa<isl::ast_expr_op_call>(),
                       "a user statement is not a call");
@@ -171,15 +298,27 @@ class Printer {
     std::string name = c.arg(0).as<isl::ast_expr_id>().id().name();
     std::vector<std::string> args;
     for (unsigned i = 1; i < c.n_arg(); ++i) args.push_back(expr(c.arg(i)));
-    std::istringstream lines(hooks_.statement(name, args));
+    if (!buffer.empty() && !args.empty()) args[0] = buffer;
+    std::istringstream lines(set.empty() ? hooks_.statement(name, args)
+                                         : hooks_.fragment_pipeline->statement(name, args, set));
     for (std::string text; std::getline(lines, text);) line(indent, text);
   }
+
+  // The k-step loop being printed with two fragment sets.
+  struct Pipeline {
+    isl::ast_node wait;
+    isl::ast_node_for slice_loop;
+    std::vector<isl::ast_node> loads;
+    std::string k_step, k_slice;  // isl iterators
+  };
 
   const AstPrintHooks& hooks_;
   std::ostringstream out_;
   std::map<std::string, std::string> iterator_names_;
   std::string mark_;
   int loops_below_mark_ = 0;
+  std::optional<Pipeline> pipeline_;
+  std::string set_;  // the fragment set of the statements being printed ("" for none)
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <isl/cpp.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,27 @@ struct AstPrintHooks {
   // "#pragma unroll" for loops that index register fragments (or the fragments spill to
   // memory), "#pragma unroll 1" for loops that must stay loops.
   std::function<std::string(const std::string& mark)> loop_pragma;
+
+  // Software-pipelined fragments (codegen/fragment_pipeline.h): when set, each k-step loop
+  // directly below a "prefetch" mark is printed with two fragment register sets. Before the
+  // loop, the ring's wait (with its barrier) and k-step 0's first k-slice fragments into set
+  // 0; in the loop, the wait moves from the k-step's top to just before its last k-slice, and
+  // the k-slice loop below the "warp" mark loads the next k-slice's fragments (k-slice j+1 of
+  // the k-step, or k-slice 0 of the next after the last) into set (j+1) % 2 before the MMAs
+  // of k-slice j read set j % 2.
+  // Statements outside a pipelined loop (a K-tail k-step after it, or every k-step when
+  // `loops` is false: the edge blocks) load into and read set 0, one k-slice at a time.
+  struct FragmentPipeline {
+    int slices = 2;     // k-slices of a k-step (even: the sets alternate across k-steps too)
+    int stages = 2;     // of the ring: k-step i reads buffer i % stages (a load's first argument)
+    bool loops = true;  // pipeline the k-step loops (else set 0 everywhere)
+    std::function<bool(const std::string& name)> is_wait;            // the ring's wait + barrier
+    std::function<bool(const std::string& name)> is_fragment_load;   // a k-slice's fragment loads
+    // C text of a statement instance (as `statement`) whose fragments are set `set`.
+    std::function<std::string(const std::string& name, const std::vector<std::string>& args, const std::string& set)>
+        statement;
+  };
+  std::optional<FragmentPipeline> fragment_pipeline;
 };
 
 // The C text of `node`, indented by `indent` levels of two spaces.

@@ -8,6 +8,7 @@
 #include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_statements.h"
+#include "codegen/fragment_pipeline.h"
 #include "codegen/fragment_row_chain.h"
 #include "codegen/kernel_ast.h"
 #include "codegen/hopper_gemm_kernel.h"
@@ -107,8 +108,11 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
 }
 
 // The printer's hooks; with `grouped` the block's tile is the preamble's `tile`
-// (kernel_grid.h: the block order), not blockIdx itself.
-AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped) {
+// (kernel_grid.h: the block order), not blockIdx itself. With a fragment pipeline
+// (codegen/fragment_pipeline.h) the k-step loops take it when `pipeline_loops`; the edge
+// blocks' body does not (their bounds and predicates leave no registers for a second set:
+// ptxas 255 for gemm 4000x4000x4100 with both bodies pipelined), their k-loops use set 0.
+AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped, bool pipeline_loops) {
   AstPrintHooks hooks;
   hooks.statement = [&context](const std::string& name, const std::vector<std::string>& args) {
     return print_cuda_statement(context, name, args);
@@ -120,16 +124,28 @@ AstPrintHooks cuda_hooks(const CudaStatementContext& context, bool grouped) {
     return id;
   };
   const int stages = context.options.stages;
-  hooks.mark_comment = [stages](const std::string& mark) -> std::string {
+  const bool pipelined = context.layout.fragment_pipeline && pipeline_loops;
+  if (context.layout.fragment_pipeline) {
+    hooks.fragment_pipeline = fragment_pipeline_hooks(context);
+    hooks.fragment_pipeline->loops = pipeline_loops;
+  }
+  hooks.mark_comment = [stages, pipelined](const std::string& mark) -> std::string {
     if (mark == "kstep") return "k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs";
     if (mark == "pipeline_prologue")
       return stages == 2 ? "pipeline prologue: the copies of k-step 0 into stage 0, one commit group"
                          : fmt::format("pipeline prologue: the copies of k-steps 0..{} into stages 0..{}, one commit "
                                        "group each (empty past K)", stages - 2, stages - 2);
+    if (mark == "prefetch" && pipelined)
+      return fmt::format("{} shared stages: the copies of k-step i+{} into the stage k-step i-1 read, overlapping the MMAs "
+                         "of k-step i; before its last k-slice, wait for k-step i+1's copies and one barrier",
+                         stages, stages - 1);
     if (mark == "prefetch")
       return fmt::format("{} shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+{} "
                          "into the stage k-step i-1 read, overlapping the MMAs of k-step i",
                          stages, stages - 1);
+    if (mark == "warp" && pipelined)
+      return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in "
+             "the k-step loop the next k-slice's load under this one's MMAs)";
     if (mark == "warp") return "this warp's tile: k-slices of one macro-MMA each, fragments from shared memory";
     if (mark == "mma") return "macro-MMAs of the warp tile, one accumulator fragment each";
     if (mark == "fragment") return "epilogue on the accumulator fragments";
@@ -269,6 +285,12 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
                               tile->cols, l.threads, operand_staging_name(*tile, operand), operand.tensor,
                               fmt::join(operand.indices, ", "), tile->source);
       }
+  if (l.fragment_pipeline) {
+    text += fmt::format("  {} a_frag[2][{}];  // A fragments of two k-slices: the set the MMAs read, the set loading\n",
+                        l.a_fragment_type(), l.fragments_m);
+    text += fmt::format("  {} b_frag[2][{}];  // B fragments of two k-slices\n", l.b_fragment_type(), l.fragments_n);
+    return text;
+  }
   text += fmt::format("  {} a_frag[{}];  // A fragments of one k-slice\n", l.a_fragment_type(), l.fragments_m);
   text += fmt::format("  {} b_frag[{}];  // B fragments of one k-slice\n", l.b_fragment_type(), l.fragments_n);
   return text;
@@ -314,14 +336,15 @@ StatementRewrites kernel_rewrites(const Program& program, const KernelPlan& plan
 }
 
 // The kernel's statements: one body, or the full blocks' and the edge blocks' under an if.
-std::string kernel_body(const KernelAst& ast, const AstPrintHooks& hooks) {
-  if (!ast.is_full) return print_c_ast(ast.full ? *ast.full : *ast.edge, hooks, 1);
+// `edge_hooks` print the edge blocks' body.
+std::string kernel_body(const KernelAst& ast, const AstPrintHooks& hooks, const AstPrintHooks& edge_hooks) {
+  if (!ast.is_full) return ast.full ? print_c_ast(*ast.full, hooks, 1) : print_c_ast(*ast.edge, edge_hooks, 1);
   std::string text = fmt::format("  if ({}) {{\n", print_c_expr(*ast.is_full, hooks.identifier));
   text += "    // a full block: every tile inside the tensors, no bounds checked\n";
   text += print_c_ast(*ast.full, hooks, 2);
   text += "  } else {\n";
   text += "    // a block at the edge: partial tiles, zero-filled loads, masked stores\n";
-  text += print_c_ast(*ast.edge, hooks, 2);
+  text += print_c_ast(*ast.edge, edge_hooks, 2);
   text += "  }\n";
   return text;
 }
@@ -465,7 +488,7 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", layout.threads, m.kernel,
                    signature(m.parameters, true));
   s += kernel_preamble(matmuls, plan, o, layout, grid);
-  s += kernel_body(ast, cuda_hooks(context, grid.group > 1));
+  s += kernel_body(ast, cuda_hooks(context, grid.group > 1, true), cuda_hooks(context, grid.group > 1, false));
   s += row_chain;
   s += "}\n\n";
   s += host_launcher(m);
@@ -519,6 +542,7 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         layout.threads,
                         fitted.warp == o.warp ? std::string() : fmt::format(" (warp tile {} shrunk to {} to fit)",
                                                                             to_string(o.warp), to_string(fitted.warp)));
+    text += fmt::format("fragments: {}\n", layout.fragment_pipeline_why);
   }
   if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
     text += o.f32_matmul == F32Matmul::x3tf32

@@ -1,5 +1,7 @@
 #include "codegen/cuda_kernel_layout.h"
 
+#include "codegen/fragment_pipeline.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -127,7 +129,7 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
         staging += (1 + operands) * chunks_per_thread(*tile, layout.threads) * 4 + 8 * operands;
       }
     }
-    model.copy_addresses = std::max(model.copy_addresses, 3 * chunks);
+    model.copy_addresses = std::max(model.copy_addresses, 2 * chunks);
     model.staging = std::max(model.staging, staging);
   }
   model.accumulators = static_cast<int>(plan.matmuls.size()) * per_tile;
@@ -141,6 +143,9 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
   for (const std::vector<std::string>& reads : epilogue_reads)
     for (const std::string& tensor : reads)
       if (!layout.registers.storage.count(tensor)) model.epilogue_operands += layout.values_per_fragment + 2;
+  // software-pipelined fragments where the loop's shape allows them and they fit
+  model.pipelined = model.fragment_sets == 2 && fragment_pipeline_refusal(plan, o, layout).empty();
+  if (model.pipelined && model.total() > register_limit(o.arch, layout.threads)) model.pipelined = false;
   // under a tighter limit ptxas loads each k-slice's ldmatrix fragments just before its MMAs
   // (not the m8n8k4 macro-MMAs': their 64x64 warp tile with an epilogue spills)
   if (o.mma == MmaShape::m16n8k16 && model.total() > register_limit(o.arch, layout.threads)) model.fragment_sets = 1;
@@ -186,6 +191,9 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   layout.registers = plan_register_tiles(plan, epilogue_reads);
   layout.has_epilogue = !plan.epilogue.empty();
   layout.register_model = model_registers(plan, o, layout, epilogue_reads);
+  const FragmentPipelineChoice pipeline = choose_fragment_pipeline(plan, o, layout);
+  layout.fragment_pipeline = pipeline.on;
+  layout.fragment_pipeline_why = pipeline.why;
   int scratch = (layout.threads / 32) * 1024;  // 1 KiB per warp (pf::store_accumulators)
   if (plan.matmul_groups().size() == 1) {
     layout.scratch_offset = 0;  // after the last k-step's release barrier the tiles are free

@@ -60,6 +60,10 @@ struct CudaKernelLayout {
   int scratch_offset = 0;                     // accumulator reorder scratch (aliases the tiles)
   std::vector<StagedVector> staged_vectors;   // epilogue vectors in shared memory (none: loaded per fragment)
   RegisterModel register_model;               // registers per thread (codegen/register_model.h)
+  // Two fragment register sets, k-slice j+1's loaded under k-slice j's MMAs (codegen/fragment_pipeline.h),
+  // and why or why not.
+  bool fragment_pipeline = false;
+  std::string fragment_pipeline_why;
 
   // Helper types of the MMA shape: the warp's accumulator tile, a tile of one fragment
   // (epilogue operands), and the A and B fragments.

@@ -84,21 +84,26 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
   return text;
 }
 
-// Fragments of one k-slice from a shared tile; args = (buffer, batch..., row, column)
-// relative to the tile in the tensor's index order (batch offsets are 0).
-std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile, bool is_a, const std::vector<std::string>& args) {
+// The A or B fragment array, or its set `set` of two ("" for none).
+std::string fragments(const char* name, const std::string& set) { return set.empty() ? name : fmt::format("{}[{}]", name, set); }
+
+// Fragments of one k-slice from a shared tile, into fragment set `set`; args = (buffer,
+// batch..., row, column) relative to the tile in the tensor's index order (batch offsets are 0).
+std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile, bool is_a, const std::vector<std::string>& args,
+                           const std::string& set) {
   const std::string& row = args[args.size() - 2];
   const std::string& col = args[args.size() - 1];
   std::string tile_address = buffer_address(tile, args[0]);
   const char* suffix = c.layout.f32_operands ? "_f32" : c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
   bool row_major = tile.layout == OperandLayout::row_major;
   if (is_a)  // load_frag_a(a, tile, m0, k0)
-    return fmt::format("pf::load_frag_a{}<{}, {}, {}, {}>(a_frag, {}, {}, {});", suffix, layout_name(tile.layout),
-                       swizzle(), tile.cols, c.layout.fragments_m, tile_address, row_major ? row : col,
+    return fmt::format("pf::load_frag_a{}<{}, {}, {}, {}>({}, {}, {}, {});", suffix, layout_name(tile.layout),
+                       swizzle(), tile.cols, c.layout.fragments_m, fragments("a_frag", set), tile_address, row_major ? row : col,
                        row_major ? col : row);
   // load_frag_b(b, tile, k0, n0)
-  return fmt::format("pf::load_frag_b{}<{}, {}, {}, {}>(b_frag, {}, {}, {});", suffix, layout_name(tile.layout), swizzle(),
-                     tile.cols, c.layout.fragments_n, tile_address, row_major ? row : col, row_major ? col : row);
+  return fmt::format("pf::load_frag_b{}<{}, {}, {}, {}>({}, {}, {}, {});", suffix, layout_name(tile.layout), swizzle(),
+                     tile.cols, c.layout.fragments_n, fragments("b_frag", set), tile_address, row_major ? row : col,
+                     row_major ? col : row);
 }
 
 // args = (buffer, pending): wait until at most `pending` (a constant) copy groups are in
@@ -134,22 +139,23 @@ std::string reduce_split_k(const CudaStatementContext& c, const MatmulStage& mm)
 
 // One instance of the contracted matmul on accumulator fragment (args[0], args[1]).
 std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm, const std::string& type,
-                            const std::vector<std::string>& args) {
+                            const std::vector<std::string>& args, const std::string& set) {
   const std::string& acc = c.layout.registers.of(mm.c);
   const std::string& i = args[0];
   const std::string& j = args[1];
+  const std::string a_frag = fragments("a_frag", set), b_frag = fragments("b_frag", set);
   std::string layouts = layout_name(mm.a_layout) + ", " + layout_name(mm.b_layout);
   if (c.layout.f32_operands) {
     const char* mode = c.options.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
-    return fmt::format("pf::mma_fragment_f32<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", mode, acc, i, j, i, j);
+    return fmt::format("pf::mma_fragment_f32<{}>({}, {}, {}, {}[{}], {}[{}]);", mode, acc, i, j, a_frag, i, b_frag, j);
   }
   switch (c.options.mma) {
     case MmaShape::m16n8k16:
-      return fmt::format("pf::mma_fragment<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", type, acc, i, j, i, j);
+      return fmt::format("pf::mma_fragment<{}>({}, {}, {}, {}[{}], {}[{}]);", type, acc, i, j, a_frag, i, b_frag, j);
     case MmaShape::m16n16k8:
-      return fmt::format("pf::mma_fragment_884<{}>({}, {}, {}, a_frag[{}], b_frag[{}]);", layouts, acc, i, j, i, j);
+      return fmt::format("pf::mma_fragment_884<{}>({}, {}, {}, {}[{}], {}[{}]);", layouts, acc, i, j, a_frag, i, b_frag, j);
     case MmaShape::m32n32k8:
-      return fmt::format("pf::mma_macro_32x32x8<{}>({}, {}, {}, a_frag, b_frag);", layouts, acc, i, j);
+      return fmt::format("pf::mma_macro_32x32x8<{}>({}, {}, {}, {}, {});", layouts, acc, i, j, a_frag, b_frag);
   }
   PF_INTERNAL_CHECK(false, "unknown macro-MMA shape");
 }
@@ -201,20 +207,21 @@ void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const 
   }
 }
 
-std::string print_cuda_statement(const CudaStatementContext& c, const std::string& name, const std::vector<std::string>& args) {
+std::string print_cuda_statement(const CudaStatementContext& c, const std::string& name, const std::vector<std::string>& args,
+                                 const std::string& fragment_set) {
   for (const MatmulStage& mm : c.plan.matmuls) {
     const std::string& s = mm.dims.statement;
     const Tensor* a = c.program.find_tensor(mm.a);
     const MatmulTiles& tiles = c.layout.tiles_of(c.plan, s);
-    if (name == s) return print_macro_mma(c, mm, cuda_type(a->type), args);
+    if (name == s) return print_macro_mma(c, mm, cuda_type(a->type), args, fragment_set);
     if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args);
     if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args);
     if (name == copy_statement_name(s, "commit_shared")) return "pf::cp_async_commit();";
     if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(args);
     if (name == copy_statement_name(s, "release_shared") || name == copy_statement_name(s, "drain_shared"))
       return "__syncthreads();";
-    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, tiles.a, true, args);
-    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args);
+    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, tiles.a, true, args, fragment_set);
+    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args, fragment_set);
     if (name == copy_statement_name(s, "accumulators_to_C")) return store_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "C_to_accumulators")) return load_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "reduce_split_k")) return reduce_split_k(c, mm);

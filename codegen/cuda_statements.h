@@ -33,8 +33,10 @@ StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptio
 void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const KernelPlan& plan,
                      const CudaKernelLayout& layout, const GpuOptions& options);
 
-// The CUDA lines of statement `name` with C argument expressions `args`.
+// The CUDA lines of statement `name` with C argument expressions `args`; a k-slice's fragment
+// loads and MMAs on fragment set `fragment_set` of two (a_frag[set], codegen/fragment_pipeline.h)
+// when it is not "".
 std::string print_cuda_statement(const CudaStatementContext& context, const std::string& name,
-                                 const std::vector<std::string>& args);
+                                 const std::vector<std::string>& args, const std::string& fragment_set = "");
 
 }  // namespace polyfuse

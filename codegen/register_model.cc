@@ -6,7 +6,8 @@
 namespace polyfuse {
 
 int RegisterModel::main_loop() const {
-  return accumulators + std::max(fragment_sets * fragments, staging) + copy_addresses + base + edge;
+  const int loop_data = pipelined ? 2 * fragments + staging : std::max(fragment_sets * fragments, staging);
+  return accumulators + loop_data + copy_addresses + base + edge;
 }
 
 int RegisterModel::epilogue() const { return tiles + epilogue_operands + base; }
@@ -14,9 +15,10 @@ int RegisterModel::epilogue() const { return tiles + epilogue_operands + base; }
 int RegisterModel::total() const { return std::max(main_loop(), epilogue()); }
 
 std::string RegisterModel::to_string() const {
-  const std::string loop_data = fragment_sets * fragments >= staging
-                                    ? fmt::format("{} x {} fragments", fragment_sets, fragments)
-                                    : fmt::format("{} prologue staging", staging);
+  const std::string loop_data =
+      pipelined && staging > 0               ? fmt::format("2 x {} fragments + {} prologue staging", fragments, staging)
+      : fragment_sets * fragments >= staging ? fmt::format("{} x {} fragments", fragment_sets, fragments)
+                                             : fmt::format("{} prologue staging", staging);
   return fmt::format("main loop {} = {} accumulators + {} + {} copy addresses + {}{}; epilogue {} = {} tile registers + {} "
                      "operand registers + {}",
                      main_loop(), accumulators, loop_data, copy_addresses, base,

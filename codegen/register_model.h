@@ -5,8 +5,11 @@
 // so its operands are never live beside the main loop's fragments and copy addresses.
 //
 //   main loop = accumulator tiles + max(fragment sets x fragments of one k-slice, prologue
-//               staging) + 3 per 16-byte chunk a thread copies per k-step + 16 (+ 16 for
-//               the edge blocks)
+//               staging) + 2 per 16-byte chunk a thread copies per k-step + 16 (+ 16 for
+//               the edge blocks); with software-pipelined fragments (codegen/fragment_pipeline.h)
+//               2 x fragments + staging in place of the max: the set loaded under the last
+//               k-slice's MMAs is live while the next k-step's prologue stages its tiles
+//               (ptxas: relu_gemm 254 registers with 64x64 warps)
 //   epilogue  = every register tile + (values of a fragment + 2) per epilogue operand read + 16
 //
 // Fragments of one k-slice: 4 registers per A and 2 per B fragment of m16n8k16 (8 and 4
@@ -19,8 +22,9 @@
 // (under a tighter limit ptxas loads each k-slice's fragments just before its MMAs: 128
 // registers for swiglu's 32x32 warp tiles at 512 threads, no spill); not for the m8n8k4
 // macro-MMAs, whose 64x64 warp tile with an epilogue spills (60 bytes, sm_80). The prologue's staging tiles are live while
-// the copies run, before the MMAs; each copied chunk keeps a global address (2 registers) and
-// a shared offset. The 16 are indices, tile bases, the loop counter and stage offsets; the
+// the copies run, before the MMAs; each copied chunk keeps a global address (2 registers), its
+// shared offset the first chunk's plus a constant where the swizzle allows (pf_block_copy.cuh's
+// ChunkAddresses). The 16 are indices, tile bases, the loop counter and stage offsets; the
 // edge blocks' body (a size unbound or not a multiple of the block tile) takes 16 more for
 // its bounds and predicates (ptxas: up to 248 against 234 for the 64x64 GEMM).
 // Calibrated against ptxas -v (nvcc 13, sm_80 and sm_90) on every example; the test
@@ -40,6 +44,8 @@ struct RegisterModel {
   int accumulators = 0;     // the matmuls' f32 accumulator tiles
   int fragments = 0;        // A and B fragments of one k-slice (the largest k-loop's)
   int fragment_sets = 1;    // k-slices whose fragments are live at once
+  bool pipelined = false;   // two sets loaded across k-steps too (codegen/fragment_pipeline.h): one
+                            // set is live at the k-step's top, beside the prologue staging
   int staging = 0;          // prologue staging tiles and their operands' (before the MMAs)
   int copy_addresses = 0;   // of the 16-byte chunks a thread copies per k-step
   int edge = 0;             // the edge blocks' bounds and predicates (16 when M, N or K may end inside a tile)

@@ -173,15 +173,36 @@ PF_UNROLL
   }
 }
 
+// The shared address of thread `tid`'s chunk `it` of a tile (TileRegs' order): the thread's
+// chunks are `step` rows apart in one column, and when the swizzle moves them evenly
+// (RowsShiftEvenly) each is the first one's plus a constant (one register, not one a chunk).
+template <Swizzle S, int ROWS, int COLS, int NTHREADS> struct ChunkAddresses {
+  using R = TileRegs<ROWS, COLS, NTHREADS>;
+  static constexpr int step = NTHREADS / R::chunks_per_row;
+  static constexpr bool same_column = NTHREADS % R::chunks_per_row == 0;  // every chunk of a thread
+  static constexpr bool even = same_column && RowsShiftEvenly<S, COLS, step>::value;
+  unsigned char* tile;
+  unsigned char* first;
+  int tid;
+  PF_DEVICE ChunkAddresses(void* t, int thread)
+      : tile(static_cast<unsigned char*>(t)),
+        first(tile + 16 * tile_chunk<S, COLS>(thread / R::chunks_per_row, thread % R::chunks_per_row)),
+        tid(thread) {}
+  PF_DEVICE unsigned char* operator[](int it) const {
+    const int q = tid + it * NTHREADS;
+    return even ? first + 2 * COLS * step * it : tile + 16 * tile_chunk<S, COLS>(q / R::chunks_per_row, q % R::chunks_per_row);
+  }
+};
+
 template <Swizzle S, int ROWS, int COLS, int NTHREADS>
 PF_DEVICE void store_tile_shared(void* tile, const TileRegs<ROWS, COLS, NTHREADS>& regs, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
+  const ChunkAddresses<S, ROWS, COLS, NTHREADS> dst(tile, tid);
 PF_UNROLL
   for (int it = 0; it < R::per_thread; ++it) {
     const int q = tid + it * NTHREADS;
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
-    sts128(static_cast<unsigned char*>(tile) + 16 * tile_chunk<S, COLS>(q / R::chunks_per_row, q % R::chunks_per_row),
-           regs.c[it]);
+    sts128(dst[it], regs.c[it]);
   }
 }
 
@@ -191,17 +212,21 @@ template <Swizzle S, int ROWS, int COLS, int NTHREADS, Check CHECK = Check::all,
 PF_DEVICE void cp_async_tile(void* tile, const void* src, long long ld, int rows_valid, int cols_valid, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
   const unsigned short* s = static_cast<const unsigned short*>(src);
+  using A = ChunkAddresses<S, ROWS, COLS, NTHREADS>;
+  const A dsts(tile, tid);
+  // the sources likewise: the first one's plus a multiple of `ld` (one pointer, not one a chunk)
+  const unsigned short* const s_first = s + (tid / R::chunks_per_row) * ld + 8 * (tid % R::chunks_per_row);
 PF_UNROLL
   for (int it = 0; it < R::per_thread; ++it) {
     const int q = tid + it * NTHREADS;
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
     const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
-    unsigned char* dst = static_cast<unsigned char*>(tile) + 16 * tile_chunk<S, COLS>(row, col / 8);
+    unsigned char* dst = dsts[it];
     const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
     // zero fill, no global read; the source operand must still be 16-byte aligned: the tile
     // origin rounded down (never dereferenced)
     if (CHECK != Check::none && n == 0) cp_async16(dst, detail::align_down16(src), 0);
-    else detail::cp_async_chunk<WIDTH>(dst, s + row * ld + col, n);
+    else detail::cp_async_chunk<WIDTH>(dst, A::same_column ? s_first + A::step * it * ld : s + row * ld + col, n);
   }
 }
 

@@ -93,17 +93,25 @@ template <bool TRANS> PF_DEVICE void ldmatrix_x1(unsigned& d, const void* row_ad
 #endif
 }
 
-// A fragments (16x16 each) of rows m0 + 16*i, k0..k0+15.
+// A fragments (16x16 each) of rows m0 + 16*i, k0..k0+15. Row-major tiles whose swizzle keeps
+// 16 rows apart at one distance (RowsShiftEvenly) address each fragment from the first
+// one's address plus a constant: one lane address per call instead of one per fragment.
 template <Layout L, Swizzle S, int COLS, int MT>
 PF_DEVICE void load_frag_a(FragA16x16 (&a)[MT], const void* tile, int m0, int k0) {
   const int lane = static_cast<int>(lane_id());
   const int q = lane >> 3, r = lane & 7;
+  if constexpr (L == Layout::row && RowsShiftEvenly<S, COLS, 16>::value) {
+    const unsigned char* first = tile_address<S, COLS>(tile, m0 + r + 8 * (q & 1), k0 + 8 * (q >> 1));
 PF_UNROLL
-  for (int i = 0; i < MT; ++i) {
-    if constexpr (L == Layout::row) {
-      ldmatrix_x4<false>(a[i].x, tile_address<S, COLS>(tile, m0 + 16 * i + r + 8 * (q & 1), k0 + 8 * (q >> 1)));
-    } else {
-      ldmatrix_x4<true>(a[i].x, tile_address<S, COLS>(tile, k0 + r + 8 * (q >> 1), m0 + 16 * i + 8 * (q & 1)));
+    for (int i = 0; i < MT; ++i) ldmatrix_x4<false>(a[i].x, first + 2 * 16 * COLS * i);
+  } else {
+PF_UNROLL
+    for (int i = 0; i < MT; ++i) {
+      if constexpr (L == Layout::row) {
+        ldmatrix_x4<false>(a[i].x, tile_address<S, COLS>(tile, m0 + 16 * i + r + 8 * (q & 1), k0 + 8 * (q >> 1)));
+      } else {
+        ldmatrix_x4<true>(a[i].x, tile_address<S, COLS>(tile, k0 + r + 8 * (q >> 1), m0 + 16 * i + 8 * (q & 1)));
+      }
     }
   }
 }
@@ -118,6 +126,10 @@ PF_UNROLL
     unsigned d[4];
     if constexpr (L == Layout::col) {
       ldmatrix_x4<false>(d, tile_address<S, COLS>(tile, n0 + 8 * j + 8 * (q >> 1) + r, k0 + 8 * (q & 1)));
+    } else if constexpr (RowsShiftEvenly<S, COLS, 8>::value) {
+      // k0 (a multiple of 8) moves the lane's address by a constant: the k-slices of a
+      // k-step share the lanes' column offsets
+      ldmatrix_x4<true>(d, tile_address<S, COLS>(tile, r + 8 * (q & 1), n0 + 8 * j + 8 * (q >> 1)) + 2 * COLS * k0);
     } else {
       ldmatrix_x4<true>(d, tile_address<S, COLS>(tile, k0 + r + 8 * (q & 1), n0 + 8 * j + 8 * (q >> 1)));
     }

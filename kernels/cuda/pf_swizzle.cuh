@@ -43,6 +43,15 @@ template <Swizzle S, int COLS> PF_DEVICE int tile_chunk(int row, int chunk) {
   return (linear & ~7) | ((linear & 7) ^ key);
 }
 
+// Whether moving ROWS rows (a multiple of 8) moves every element's offset by ROWS * COLS: the
+// swizzle's key is the row modulo 8 (8 chunks a row or more), or the 128-byte line modulo 8
+// and the rows span whole 8-line groups.
+template <Swizzle S, int COLS, int ROWS> struct RowsShiftEvenly {
+  static constexpr bool value =
+      S == Swizzle::none ||
+      (ROWS % 8 == 0 && (SwizzleCheck<COLS>::chunks_per_row >= 8 || ROWS * SwizzleCheck<COLS>::chunks_per_row % 64 == 0));
+};
+
 // Element offset (in 16-bit elements) of logical element (row, col) of the tile.
 template <Swizzle S, int COLS> PF_DEVICE int tile_offset(int row, int col) {
   return tile_chunk<S, COLS>(row, col >> 3) * 8 + (col & 7);

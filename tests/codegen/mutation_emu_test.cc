@@ -9,6 +9,7 @@
 //             when its MMAs read them)
 //   both      every barrier and every wait removed
 //   stage     a ring's fragment load reading the next stage
+//   set       (two fragment sets) the MMAs reading the set being loaded instead of their own
 //   swizzle   a fragment load reading its tile unswizzled
 // Every barrier, wait and depth mutant must be killed; the test prints the kill rate per kernel.
 // Each mutant runs through run_program with RunRequest::kernel_source, which is what
@@ -88,14 +89,34 @@ std::vector<Mutant> mutants_of(const std::string& source) {
     mutants.push_back({"depth", fmt::format("cp_async_wait<{}> made <{}>", depth, depth + 1), s});
     break;
   }
-  // A fragment load of the ring reading the next stage (the one being filled).
-  const std::size_t frag = source.find("pf::load_frag_a<", body);
-  const std::size_t stage = source.find("(k_step % ", frag);
-  if (frag != std::string::npos && stage != std::string::npos && stage < source.find(';', frag)) {
+  // A fragment load of the ring reading the next stage (the one being filled): the first that
+  // names its stage by the k-step (k_step, or next_step under the fragment pipeline).
+  std::size_t frag = source.find("pf::load_frag_a<", body);
+  for (; frag != std::string::npos; frag = source.find("pf::load_frag_a<", frag + 1)) {
+    const std::size_t end = source.find(';', frag);
+    std::size_t stage = std::string::npos;
+    std::string step;
+    for (const char* name : {"k_step", "next_step"}) {
+      const std::size_t at = source.find(fmt::format("({} % ", name), frag);
+      if (at < end && at < stage) {
+        stage = at;
+        step = name;
+      }
+    }
+    if (stage == std::string::npos) continue;
     std::string s = source;
-    s.replace(stage, std::string("(k_step % ").size(), "((k_step + 1) % ");  // "((k_step + 1) % S)"
+    s.replace(stage, step.size() + 4, fmt::format("(({} + 1) % ", step));  // "((k_step + 1) % S)"
     mutants.push_back({"stage", "A fragments read from the next stage", s});
+    break;
   }
+  // The fragment pipeline's MMAs reading the set that loads under them (codegen/fragment_pipeline.h).
+  const std::size_t set = source.find("a_frag[k_slice % 2]", body);
+  if (set != std::string::npos) {
+    std::string s = source;
+    s.replace(set, std::string("a_frag[k_slice % 2]").size(), "a_frag[(k_slice + 1) % 2]");
+    mutants.push_back({"set", "A fragments read from the set being loaded", s});
+  }
+  frag = source.find("pf::load_frag_a<", body);
   if (frag != std::string::npos) {
     std::string s = source;
     const std::size_t at = s.find("pf::Swizzle::xor16", frag);
@@ -135,10 +156,13 @@ std::string read_example(const std::string& name) {
   return text.str();
 }
 
-// `k` = 96: three k-steps. A ring's last k-step should read stage 0 (k-steps ≡ 1 mod S),
-// where the accumulator scratch goes after the loop, or removing the barrier after the
-// loop (drain_shared) is harmless in that kernel.
-void check_mutants(const std::string& example, int stages, int k = 96) {
+// `k` = 128: four k-steps. The barrier after a ring's loop (drain_shared) guards the stage the
+// accumulator scratch reuses, stage 0, or removing it is harmless in that kernel: with two
+// fragment sets (codegen/fragment_pipeline.h) the last reads of the loop are the next
+// k-slice's loads past the last k-step, from stage (k-steps mod S), so k-steps ≡ 0 mod S;
+// with one set (a single stage, or a loop isl does not emit) the last k-step's, k-steps ≡ 1
+// mod S.
+void check_mutants(const std::string& example, int stages, int k = 128) {
   GpuOptions o;
   o.block = {64, 64, 32};
   o.warp = {32, 32, 32};
@@ -172,13 +196,13 @@ TEST(MutationEmu, GemmBiasRelu) {
   check_mutants("gemm_bias_relu", 2);
   check_mutants("gemm_bias_relu", 1);
 }
-// Rings of 3 and 4 stages: 4 k-steps (the last in stage 0 of 3) and 1 k-step (the
-// prologue commits two empty groups, the wait counts them).
+// Rings of 3 and 4 stages: 3 k-steps (the loads past the last from stage 0 of 3) and 1 k-step
+// (no loop: one set; the prologue commits two empty groups, the wait counts them).
 TEST(MutationEmu, GemmRingOf3And4Stages) {
-  check_mutants("gemm", 3, 128);
+  check_mutants("gemm", 3, 96);
   check_mutants("gemm", 4, 32);
 }
-TEST(MutationEmu, GemmBiasReluRingOf4Stages) { check_mutants("gemm_bias_relu", 4, 160); }
+TEST(MutationEmu, GemmBiasReluRingOf4Stages) { check_mutants("gemm_bias_relu", 4, 128); }
 TEST(MutationEmu, ReluGemm) { check_mutants("relu_gemm", 2); }
 TEST(MutationEmu, AddGemms) { check_mutants("add_gemms", 2); }
 TEST(MutationEmu, BatchedGemm) { check_mutants("batched_gemm", 2); }

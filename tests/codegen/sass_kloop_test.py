@@ -80,6 +80,26 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(rc, 1, out)
             self.assertIn(message, out)
 
+    def test_interleaving(self):
+        # LOOP: an LDSM run of 7 of 12 instructions, no LDSM between the first and last HMMA
+        rc, out = run_check(sass(("gemm", LOOP)), "--min-hmma", "30", "--interleaved")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("an LDSM run of 7 instructions between two HMMA (58.3% of the loop), at most 25% allowed", out)
+        self.assertIn("no LDSM between the first and the last HMMA", out)
+        # the second LDSM moved under the HMMAs: 11 instructions, the run around the loop 2 + 3
+        # (LDGSTS, BRA; DEPBAR, BAR, LDSM), 1 LDSM among the HMMAs
+        woven = LOOP[:6] + ["HMMA.16816.F32 R12, R4, R8, R12", "LDSM.16.M88.4 R8, [R1]"] + LOOP[9:]
+        code = sass_kloop.functions(sass(("gemm", woven)))["gemm"]
+        self.assertEqual(sass_kloop.k_loops(code), [(0x30, 0xd0)])
+        f = sass_kloop.loop_facts(code, 0x30, 0xd0)
+        self.assertEqual((f["instructions"], f["ldsm_run"], f["LDSM among HMMA"]), (11, 2 + 3, 1))
+        rc, out = run_check(sass(("gemm", woven)), "--min-hmma", "30", "--interleaved", "--max-ldsm-run", "50")
+        self.assertEqual(rc, 0, out)
+        rc, out = run_check(sass(("gemm", woven)), "--min-hmma", "30", "--interleaved")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("at most 25% allowed", out)
+        self.assertNotIn("no LDSM between", out)
+
     def test_missing_cuobjdump_skips(self):
         done = subprocess.run([sys.executable, os.path.join(HERE, "sass_kloop.py"), "--cuobjdump", "/nonexistent/cuobjdump",
                                "k=k.o"], capture_output=True, text=True)

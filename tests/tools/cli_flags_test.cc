@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "cli_runner.h"
 #include "support/golden.h"
@@ -149,34 +150,50 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
 // --emit=config says the warp tile and the register model's numbers it was chosen by
 // (codegen/register_model.h): gemm_bias_relu, relu_gemm and dequant_gemm keep the 64x64 warp
 // tile (the epilogue's operands and the prologue's staging are not live beside the main loop's
-// fragments), add_gemms' two accumulator tiles shrink it to 64x32.
+// fragments), add_gemms' two accumulator tiles shrink it to 64x32. And whether the k-loop takes
+// two fragment sets (codegen/fragment_pipeline.h) and why: dequant_gemm's staged tiles and
+// operand leave no room for them, swiglu's matmuls share A.
 TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
   const std::string sizes_4096 = "-D M=4096 -D N=4096 -D K=4096 --arch sm_80 --emit=config";
+  const std::string two_sets = "fragments: two fragment sets: k-slice j+1's ldmatrix under k-slice j's MMAs, the next "
+                               "k-step's first under the last (2 k-slices per k-step; ";
   const CliResult fused = run_cli("compile examples/gemm_bias_relu.tc " + sizes_4096);
   ASSERT_EQ(fused.exit_code, 0) << fused.err;
   EXPECT_NE(fused.out.find("tiles: block 128x128x32 warp 64x64x32 mma m16n8k16"), std::string::npos) << fused.out;
-  EXPECT_NE(fused.out.find("registers: 232 per thread by the register model (main loop 232 = 128 accumulators + 2 x 32 "
-                           "fragments + 24 copy addresses + 16; epilogue 150 = 128 tile registers + 6 operand registers "
+  EXPECT_NE(fused.out.find("registers: 224 per thread by the register model (main loop 224 = 128 accumulators + 2 x 32 "
+                           "fragments + 16 copy addresses + 16; epilogue 150 = 128 tile registers + 6 operand registers "
                            "+ 16); sm_80 allows 255 to each of 128 threads\n"),
             std::string::npos)
       << fused.out;
+  EXPECT_NE(fused.out.find(two_sets), std::string::npos) << fused.out;
   // the prologue fusions keep it too (their staging registers are live before the MMAs)
-  for (const char* prologue : {"relu_gemm", "dequant_gemm"}) {
+  for (const auto& [prologue, registers, sets] :
+       {std::tuple{"relu_gemm", "registers: 240 per thread by the register model (main loop 240 = 128 accumulators + 2 x "
+                                "32 fragments + 16 prologue staging + 16 copy addresses + 16;",
+                   two_sets},
+        std::tuple{"dequant_gemm", "registers: 224 per thread by the register model (main loop 224 = 128 accumulators + "
+                                   "2 x 32 fragments + 16 copy addresses + 16;",
+                   std::string("fragments: one fragment set: two sets across k-steps do not fit the register limit (the "
+                               "register model)\n")}}) {
     const CliResult r = run_cli(std::string("compile examples/") + prologue + ".tc " + sizes_4096);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("tiles: block 128x128x32 warp 64x64x32 mma m16n8k16"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("registers: 232 per thread by the register model (main loop 232 = 128 accumulators + 2 x 32 "
-                         "fragments"),
-              std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find(registers), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(sets), std::string::npos) << r.out;
   }
   const CliResult two = run_cli("compile examples/add_gemms.tc " + sizes_4096);
   ASSERT_EQ(two.exit_code, 0) << two.err;
-  EXPECT_NE(two.out.find("registers: 204 per thread by the register model (main loop 204 = 128 accumulators + 2 x 24 "
-                         "fragments + 12 copy addresses + 16; epilogue 144 = 128 tile registers + 0 operand registers + "
+  EXPECT_NE(two.out.find("registers: 200 per thread by the register model (main loop 200 = 128 accumulators + 2 x 24 "
+                         "fragments + 8 copy addresses + 16; epilogue 144 = 128 tile registers + 0 operand registers + "
                          "16); sm_80 allows 255 to each of 256 threads (warp tile 64x64x32 shrunk to 64x32x32 to fit)\n"),
             std::string::npos)
       << two.out;
+  const CliResult shared_a = run_cli("compile examples/swiglu.tc " + sizes_4096);
+  ASSERT_EQ(shared_a.exit_code, 0) << shared_a.err;
+  EXPECT_NE(shared_a.out.find("fragments: one fragment set: matmuls that share A in one k-loop load their B fragments "
+                              "between their MMAs\n"),
+            std::string::npos)
+      << shared_a.out;
 }
 
 // --f32-matmul: the mode of f32 matmuls reaches the plan, the kernel's configuration and the

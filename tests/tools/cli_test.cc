@@ -87,10 +87,10 @@ TEST(Cli, UserErrorsExitWithOne) {
   Result warp = run("compile examples/add_gemms.tc --emit=cuda --warp 64x64x32");
   EXPECT_EQ(warp.exit_code, 1);
   EXPECT_EQ(warp.err,
-            "polyfuse: error: def 'add_gemms': warp tile 64x64x32 needs 344 registers per thread by the register model "
-            "(main loop 344 = 256 accumulators + 1 x 32 fragments + 24 copy addresses + 16 + 16 edge blocks; epilogue "
+            "polyfuse: error: def 'add_gemms': warp tile 64x64x32 needs 336 registers per thread by the register model "
+            "(main loop 336 = 256 accumulators + 1 x 32 fragments + 16 copy addresses + 16 + 16 edge blocks; epilogue "
             "272 = 256 tile registers + 0 operand registers + 16); sm_90 allows 255 to each of the block's 128 threads "
-            "(89 over): use a smaller --warp\n");
+            "(81 over): use a smaller --warp\n");
   Result unknown_emit = run("compile examples/gemm.tc --emit=llvm");
   EXPECT_EQ(unknown_emit.exit_code, 1);
   EXPECT_NE(unknown_emit.err.find("llvm"), std::string::npos) << unknown_emit.err;

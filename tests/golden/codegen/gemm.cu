@@ -15,8 +15,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
   const int warp_y = warp / 2 % 2;
   pf::AccTile16816<4, 8> acc;  // f32 accumulators of C: this warp's 64x64 tile
   pf::tile::fill(acc, 0.f);
-  pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
-  pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
+  pf::FragA16x16 a_frag[2][4];  // A fragments of two k-slices: the set the MMAs read, the set loading
+  pf::FragB16x8 b_frag[2][8];  // B fragments of two k-slices
   if (M >= 128 * tile.row + 128 && N >= 128 * tile.col + 128) {
     // a full block: every tile inside the tensors, no bounds checked
     // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
@@ -24,27 +24,37 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::by_address>(smem + 16384, B + (long long)(128 * tile.col), N, K, N - (128 * tile.col), threadIdx.x);
     pf::cp_async_commit();
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
+    // 2 shared stages: the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i; before its last k-slice, wait for k-step i+1's copies and one barrier
+    // fragment pipeline fill: k-step 0's copies landed (one barrier); its first k-slice's fragments into set 0
+    pf::cp_async_wait<0>();
+    __syncthreads();
+    pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem, 64 * warp_y, 0);
+    pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 16384, 0, 64 * warp_x);
     #pragma unroll 1
     for (int k_step = 0; k_step <= (K - 1) / 32; ++k_step) {
-      pf::cp_async_wait<0>();
-      __syncthreads();
       if (K >= 32 * k_step + 33) {
         pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::by_address>(smem + ((k_step + 1) % 2) * 8192, A + (long long)(128 * tile.row) * K + (32 * k_step + 32), K, M - (128 * tile.row), K - (32 * k_step + 32), threadIdx.x);
         pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::by_address>(smem + 16384 + ((k_step + 1) % 2) * 8192, B + ((long long)(32 * k_step + 32)) * N + (128 * tile.col), N, K - (32 * k_step + 32), N - (128 * tile.col), threadIdx.x);
       }
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
-        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
+        if (k_slice == 1) {
+          // before the last k-slice: k-step k_step + 1's copies landed, and past this barrier every warp has loaded this stage's fragments (the next k-step's copies may overwrite it)
+          pf::cp_async_wait<0>();
+          __syncthreads();
+        }
+        // the next k-slice's fragments into the other set: k-slice k_slice + 1 of this k-step, or the next k-step's first
+        const int next_step = k_step + (k_slice + 1) / 2, next_slice = (k_slice + 1) % 2;
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[(k_slice + 1) % 2], smem + (next_step % 2) * 8192, 64 * warp_y, 16 * next_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[(k_slice + 1) % 2], smem + 16384 + (next_step % 2) * 8192, 16 * next_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
         for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
           for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[k_slice % 2][tile_m / 16], b_frag[k_slice % 2][tile_n / 8]);
           }
         }
       }
@@ -71,14 +81,14 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
-        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
         for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
           for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[0][tile_m / 16], b_frag[0][tile_n / 8]);
           }
         }
       }

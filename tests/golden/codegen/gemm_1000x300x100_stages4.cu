@@ -15,8 +15,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
   const int warp_y = warp / 2 % 2;
   pf::AccTile16816<4, 8> acc;  // f32 accumulators of C: this warp's 64x64 tile
   pf::tile::fill(acc, 0.f);
-  pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
-  pf::FragB16x8 b_frag[8];  // B fragments of one k-slice
+  pf::FragA16x16 a_frag[2][4];  // A fragments of two k-slices: the set the MMAs read, the set loading
+  pf::FragB16x8 b_frag[2][8];  // B fragments of two k-slices
   if (tile.row <= 6 && tile.col <= 1) {
     // a full block: every tile inside the tensors, no bounds checked
     // pipeline prologue: the copies of k-steps 0..2 into stages 0..2, one commit group each (empty past K)
@@ -27,42 +27,52 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       pf::cp_async_commit();
     }
     // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-    // 4 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+3 into the stage k-step i-1 read, overlapping the MMAs of k-step i
+    // 4 shared stages: the copies of k-step i+3 into the stage k-step i-1 read, overlapping the MMAs of k-step i; before its last k-slice, wait for k-step i+1's copies and one barrier
     pf::cp_async_wait<2>();
     __syncthreads();
     pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 128, pf::Check::cols, pf::Width::b64>(smem + 3 * 8192, A + (long long)(128 * tile.row) * 100 + 96, 100, 1000 - (128 * tile.row), 4, threadIdx.x);
     pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 128, pf::Check::rows, pf::Width::b64>(smem + 32768 + 3 * 8192, B + (long long)96 * 300 + (128 * tile.col), 300, 4, 300 - (128 * tile.col), threadIdx.x);
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem, 64 * warp_y, 16 * k_slice);
-      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 32768, 16 * k_slice, 64 * warp_x);
+      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem, 64 * warp_y, 16 * k_slice);
+      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 32768, 16 * k_slice, 64 * warp_x);
       // macro-MMAs of the warp tile, one accumulator fragment each
       #pragma unroll
       for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
         #pragma unroll
         for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-          pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+          pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[0][tile_m / 16], b_frag[0][tile_n / 8]);
         }
       }
     }
+    // fragment pipeline fill: k-step 1's copies landed (one barrier); its first k-slice's fragments into set 0
+    pf::cp_async_wait<2>();
+    __syncthreads();
+    pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem + 1 * 8192, 64 * warp_y, 0);
+    pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 32768 + 1 * 8192, 0, 64 * warp_x);
     #pragma unroll 1
     for (int k_step = 1; k_step <= 2; ++k_step) {
-      pf::cp_async_wait<2>();
-      __syncthreads();
       pf::cp_async_commit();
-      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+      // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + k_step * 8192, 64 * warp_y, 16 * k_slice);
-        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 32768 + k_step * 8192, 16 * k_slice, 64 * warp_x);
+        if (k_slice == 1) {
+          // before the last k-slice: k-step k_step + 1's copies landed, and past this barrier every warp has loaded this stage's fragments (the next k-step's copies may overwrite it)
+          pf::cp_async_wait<2>();
+          __syncthreads();
+        }
+        // the next k-slice's fragments into the other set: k-slice k_slice + 1 of this k-step, or the next k-step's first
+        const int next_step = k_step + (k_slice + 1) / 2, next_slice = (k_slice + 1) % 2;
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[(k_slice + 1) % 2], smem + (next_step % 4) * 8192, 64 * warp_y, 16 * next_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[(k_slice + 1) % 2], smem + 32768 + (next_step % 4) * 8192, 16 * next_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
         for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
           for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[k_slice % 2][tile_m / 16], b_frag[k_slice % 2][tile_n / 8]);
           }
         }
       }
@@ -70,17 +80,17 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
     pf::cp_async_wait<2>();
     __syncthreads();
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + 3 * 8192, 64 * warp_y, 16 * k_slice);
-      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 32768 + 3 * 8192, 16 * k_slice, 64 * warp_x);
+      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem + 3 * 8192, 64 * warp_y, 16 * k_slice);
+      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 32768 + 3 * 8192, 16 * k_slice, 64 * warp_x);
       // macro-MMAs of the warp tile, one accumulator fragment each
       #pragma unroll
       for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
         #pragma unroll
         for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-          pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+          pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[0][tile_m / 16], b_frag[0][tile_n / 8]);
         }
       }
     }
@@ -109,14 +119,14 @@ extern "C" __global__ void __launch_bounds__(128) gemm(const __half* __restrict_
       // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
       #pragma unroll
       for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + k_step * 8192, 64 * warp_y, 16 * k_slice);
-        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag, smem + 32768 + k_step * 8192, 16 * k_slice, 64 * warp_x);
+        pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem + k_step * 8192, 64 * warp_y, 16 * k_slice);
+        pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 8>(b_frag[0], smem + 32768 + k_step * 8192, 16 * k_slice, 64 * warp_x);
         // macro-MMAs of the warp tile, one accumulator fragment each
         #pragma unroll
         for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
           #pragma unroll
           for (int tile_n = 0; tile_n <= 63; tile_n += 8) {
-            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+            pf::mma_fragment<__half>(acc, tile_m / 16, tile_n / 8, a_frag[0][tile_m / 16], b_frag[0][tile_n / 8]);
           }
         }
       }
