@@ -111,7 +111,8 @@ class BlockEmitter {
         case CpuDim::m: variable = variables_.m0; break;
         case CpuDim::n: variable = variables_.n0; break;
         case CpuDim::k:
-        case CpuDim::r: break;
+        case CpuDim::r:
+        case CpuDim::folded: break;  // a folded index moves with m0 (m's stride covers it)
       }
       if (variable.empty()) continue;
       terms.push_back(strides[d] == 1 ? variable : variable + " * " + std::to_string(strides[d]));

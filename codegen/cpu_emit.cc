@@ -34,6 +34,10 @@ std::string statement_list(const CpuStage& stage) {
   return join(ids, ", ");
 }
 
+bool is_conv_stage(const CpuStage& stage) {
+  return std::any_of(stage.matmuls.begin(), stage.matmuls.end(), [](const CpuMatmul& matmul) { return matmul.conv; });
+}
+
 // One block dimension of a stage in the entry function.
 struct BlockLoop {
   std::string variable;     // loop variable, "" when the dimension is absent
@@ -53,8 +57,9 @@ class Emitter {
     const std::string entry_text = entry(calls);  // decides needs_vector_
     const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
                                         [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
-    const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(),
-                                  [](const CpuStage& stage) { return stage.pad.has_value(); });
+    const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(), [](const CpuStage& stage) {
+      return stage.pad.has_value() || stage.permute.has_value();
+    });
     return header() + (pads ? "#include <algorithm>\n" : "") + (loop_nests ? "#include <cmath>\n" : "") +
            "#include <cstdint>\n" +
            (needs_vector_ ? "#include <vector>\n" : "") +
@@ -76,6 +81,7 @@ class Emitter {
         for (const CpuAccess& read : pointwise.reads) touched.insert(read.tensor);
       }
       if (stage.pad) touched.insert({stage.pad->from, stage.pad->to});
+      if (stage.permute) touched.insert({stage.permute->from, stage.permute->to});
       if (stage.loop_nest) {
         touched.insert(stage.loop_nest->write);
         touched.insert(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end());
@@ -124,19 +130,22 @@ class Emitter {
     return text + "schedule(static)\n";
   }
 
+  // Row-major element strides of tensor `name`.
+  std::vector<std::int64_t> strides_of(const std::string& name) const {
+    const std::vector<std::int64_t>& shape = plan_.tensor(name).shape;
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
+  }
+
   // A zero-padded copy of a convolution's input: the temporary starts zeroed (std::vector),
   // the input is copied in chunks that are contiguous in both (the innermost padded dimension's
   // whole interior), one loop per dimension outside it.
   std::string pad_copy(const CpuStage& stage) const {
     const CpuPadCopy& pad = *stage.pad;
     const std::vector<std::int64_t>& from_shape = plan_.tensor(pad.from).shape;
-    const std::vector<std::int64_t>& to_shape = plan_.tensor(pad.to).shape;
     const std::size_t rank = from_shape.size();
-    std::vector<std::int64_t> from_strides(rank, 1), to_strides(rank, 1);
-    for (std::size_t d = rank; d-- > 1;) {
-      from_strides[d - 1] = from_strides[d] * from_shape[d];
-      to_strides[d - 1] = to_strides[d] * to_shape[d];
-    }
+    const std::vector<std::int64_t> from_strides = strides_of(pad.from), to_strides = strides_of(pad.to);
     std::size_t innermost = 0;  // the innermost dimension with a border
     for (std::size_t d = 0; d < rank; ++d)
       if (pad.before[d] > 0 || pad.after[d] > 0) innermost = d;
@@ -163,9 +172,57 @@ class Emitter {
     return text;
   }
 
+  // A reordering copy (a convolution's packed filter): blocks of 16 along the destination's last
+  // dimension outermost (the parallel loop), then the destination's other dimensions in order,
+  // then the block: 16 contiguous stores, each from its own source row read in order.
+  std::string permute_copy(const CpuStage& stage) const {
+    const CpuPermuteCopy& copy = *stage.permute;
+    const std::vector<std::int64_t>& to_shape = plan_.tensor(copy.to).shape;
+    const std::size_t rank = to_shape.size();
+    const std::vector<std::int64_t> from_strides = strides_of(copy.from), to_strides = strides_of(copy.to);
+    const auto term = [](const std::string& variable, std::int64_t stride) {
+      return stride == 1 ? variable : variable + " * " + std::to_string(stride);
+    };
+    constexpr std::int64_t block = 16;
+    const std::int64_t last = to_shape[rank - 1];
+    const std::string block_variable = names_.variable("b0");
+    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
+                       (last > block ? ", in blocks of " + std::to_string(block) + " along the last dimension" : "") + "\n";
+    std::string indent = "  ";
+    if (last > block) {
+      text += indent + omp_for(1);
+      text += indent + "for (int64_t " + block_variable + " = 0; " + block_variable + " < " + std::to_string(last) +
+              "; " + block_variable + " += " + std::to_string(block) + ")\n";
+      indent += "  ";
+    }
+    std::vector<std::string> from_terms, to_terms;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::string variable = names_.variable(std::string("p").append(std::to_string(d)));
+      from_terms.push_back(term(variable, from_strides[copy.from_dim[d]]));
+      to_terms.push_back(term(variable, to_strides[d]));
+      if (d + 1 < rank) {
+        text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(to_shape[d]) +
+                "; ++" + variable + ")\n";
+      } else if (last > block) {
+        text += indent + "for (int64_t " + variable + " = " + block_variable + "; " + variable + " < std::min<int64_t>(" +
+                block_variable + " + " + std::to_string(block) + ", " + std::to_string(last) + "); ++" + variable + ")\n";
+      } else {
+        text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(last) + "; ++" +
+                variable + ")\n";
+      }
+      indent += "  ";
+    }
+    return text + indent + names_.tensor(copy.to) + "[" + sum_text(to_terms) + "] = " + names_.tensor(copy.from) + "[" +
+           sum_text(from_terms) + "];\n";
+  }
+
   void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
     if (stage.pad) {
       calls += pad_copy(stage);
+      return;
+    }
+    if (stage.permute) {
+      calls += permute_copy(stage);
       return;
     }
     if (stage.loop_nest) {
@@ -193,13 +250,16 @@ class Emitter {
     blocks += "template <int64_t rows, int64_t cols>\nvoid " + function + "(" +
               join(code.parameters, ", ") + ") {\n" + code.body + "}\n\n";
 
-    // The block loops of the entry function: only dimensions with more than one block.
+    // The block loops of the entry function: only dimensions with more than one block. A
+    // convolution's run output-channel block outermost: consecutive blocks (one thread's
+    // share) reuse one slice of the filter from L2 (schedule/cpu_plan.cc chooses nc for it).
     std::vector<std::string> arguments = code.tensors;
     int depth = 0;
     for (const BlockLoop& loop : loops) {
       arguments.push_back(loop.loops() ? loop.variable : "0");
       depth += loop.loops();
     }
+    if (is_conv_stage(stage) && !variables.n0.empty()) std::rotate(loops.begin(), loops.end() - 1, loops.end());
     std::string text = "  // " + stage.name + ": " + statement_list(stage) + "\n";
     std::string indent = "  ";
     if (depth > 0) text += indent + omp_for(depth);

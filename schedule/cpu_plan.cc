@@ -7,6 +7,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/cpu_fold.h"
 
 namespace polyfuse {
 namespace {
@@ -131,6 +132,7 @@ class Planner {
     for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));
     for (std::size_t i = 0; i < plan_.stages.size(); ++i)
       plan_.stages[i].name = "stage" + std::to_string(i);
+    fold_batch_into_m(plan_);
     assign_storage();
     return plan_;
   }
@@ -217,7 +219,8 @@ class Planner {
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed && last->space == space &&
+    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute && !last->closed &&
+                last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)
@@ -347,7 +350,8 @@ class Planner {
     const auto [space, names] = block_space(idiom.batch, idiom.m, idiom.n, extent);
 
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    const bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed &&
+    const bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
+                      !last->closed &&
                       last->stage.pointwise.empty() &&
                       last->space == space &&
                       !last->written.count(a_tensor) && !last->written.count(b_tensor) &&
@@ -389,8 +393,8 @@ class Planner {
   }
 
   // `statement` as BRGEMMs over its filter taps (schedule/cpu_conv.h), after the stages that
-  // pack its filter and pad its input when it needs them. False (with `why`) when the filter
-  // cannot be packed by a block copy or the input's rows run backwards.
+  // pack its filter and pad its input when it needs them. False (with `why`) when the input's
+  // rows run backwards.
   bool add_conv(const Statement& statement, const ConvOverTaps& conv, std::string& why) {
     const Access& input = statement.reads[static_cast<std::size_t>(conv.input_read)];
     const Access& filter = statement.reads[static_cast<std::size_t>(conv.filter_read)];
@@ -415,16 +419,6 @@ class Planner {
     packed_indices.push_back(conv.channel_out);
     std::string b_tensor = filter.tensor;
     const bool pack = packed_indices != filter.indices;
-    if (pack) {
-      const Roles pack_roles = pointwise_roles(packed_indices);
-      CpuPointwise copy;
-      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
-      if (read_shape(copy.reads.back()) == ReadShape::unsupported) {
-        why = "the filter's last dimension is neither the input nor the output channel (its packing copy needs one "
-              "of them contiguous)";
-        return false;
-      }
-    }
 
     // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
     // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
@@ -450,25 +444,27 @@ class Planner {
       taps.a_origin += a_strides[d] * (input.subscripts[d].constant + conv.pad_before[d]);
     for (const std::string& index : conv.batch) taps.a_batch.push_back(a_coefficient(index));
 
-    if (pack) {
+    if (pack) {  // a reordering copy of the whole filter, once per call (any stored order)
       std::vector<std::int64_t> shape;
-      for (const std::string& index : packed_indices) shape.push_back(extent.at(index));
-      b_tensor = add_synthetic(filter.tensor + "_packed", in_type, shape);
-      const Roles pack_roles = pointwise_roles(packed_indices);
-      CpuPointwise copy;
-      copy.statement = statement.id + "." + filter.tensor;
-      copy.write = access_for(b_tensor, packed_indices, pack_roles);
-      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
-      copy.expr = Expr::read_node(0, statement.location);
-      std::string indices;
-      for (const std::string& index : packed_indices) indices += (indices.empty() ? "" : ", ") + index;
-      copy.source = b_tensor + "(" + indices + ") = " + filter.tensor + "(" + [&] {
+      CpuPermuteCopy copy{filter.tensor, "", {}, "", "the filter packed as the BRGEMM's B"};
+      for (const std::string& index : packed_indices) {
+        shape.push_back(extent.at(index));
+        const auto found = std::find(filter.indices.begin(), filter.indices.end(), index);
+        PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
+        copy.from_dim.push_back(static_cast<std::size_t>(found - filter.indices.begin()));
+      }
+      b_tensor = copy.to = add_synthetic(filter.tensor + "_packed", in_type, shape);
+      const auto list = [](const std::vector<std::string>& indices) {
         std::string text;
-        for (const std::string& index : filter.indices) text += (text.empty() ? "" : ", ") + index;
+        for (const std::string& index : indices) text += (text.empty() ? "" : ", ") + index;
         return text;
-      }() + ")  (the filter packed as the BRGEMM's B)";
-      add_pointwise_with_space(std::move(copy), shape, packed_indices);
-      builders_.back().closed = true;
+      };
+      copy.source = copy.to + "(" + list(packed_indices) + ") = " + filter.tensor + "(" + list(filter.indices) + ")";
+      StageBuilder builder;
+      builder.written.insert(copy.to);
+      builder.read.insert(copy.from);
+      builder.stage.permute = std::move(copy);
+      builders_.push_back(std::move(builder));
     }
     const std::vector<std::int64_t> b_shape = tensor(b_tensor).shape;
     const std::vector<std::int64_t> b_strides = strides_of(b_shape);
@@ -501,9 +497,19 @@ class Planner {
     matmul.reduce_batch = taps.taps.empty() ? 1 : taps.taps.back().extent;
     matmul.conv = std::move(taps);
 
+    std::int64_t filter_rows = matmul.k;  // of B per output channel: taps x channels
+    for (const CpuConvTap& tap : matmul.conv->taps) filter_rows *= tap.extent;
     const auto [space, names] = block_space(conv.batch, conv.column, conv.channel_out, extent);
     StageBuilder& stage = new_stage(space, names);
     stage.closed = names != statement.write.indices;  // epilogues would see other roles
+    // The blocks run output-channel block outermost (codegen/cpu_emit.cc), so the blocks of
+    // one run share B's slice of nc channels: nc such that the slice fills at most half of L2
+    // (a power of two, at least 32: one AVX-512 register block), unless the options set blocks.
+    if (!(options_.blocking.mc > 0 && options_.blocking.nc > 0 && options_.blocking.kc > 0)) {
+      std::int64_t nc = 32;
+      while (nc * 2 <= blocking_.nc && nc * 2 * filter_rows * 4 <= options_.target.l2_bytes / 2) nc *= 2;
+      stage.stage.blocking.nc = nc;
+    }
     stage.written.insert(matmul.c.tensor);
     stage.read.insert({a_tensor, b_tensor});
     stage.stage.matmuls.push_back(std::move(matmul));
@@ -517,6 +523,7 @@ class Planner {
     std::set<std::string> operands;  // and what the loop nests touch: kept whole
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
       if (const std::optional<CpuPadCopy>& pad = plan_.stages[i].pad) operands.insert({pad->from, pad->to});
+      if (const std::optional<CpuPermuteCopy>& copy = plan_.stages[i].permute) operands.insert({copy->from, copy->to});
       if (const std::optional<CpuLoopNest>& nest = plan_.stages[i].loop_nest) {
         operands.insert(nest->write);
         operands.insert(nest->reads.begin(), nest->reads.end());
