@@ -177,8 +177,10 @@ class Emitter {
   // then the block: 16 contiguous stores, each from its own source row read in order.
   std::string permute_copy(const CpuStage& stage) const {
     const CpuPermuteCopy& copy = *stage.permute;
-    const std::vector<std::int64_t>& to_shape = plan_.tensor(copy.to).shape;
-    const std::size_t rank = to_shape.size();
+    const std::vector<std::int64_t>& from_shape = plan_.tensor(copy.from).shape;
+    const std::size_t rank = from_shape.size();
+    std::vector<std::int64_t> to_shape;  // the extents copied (the destination's rows may be longer)
+    for (std::size_t d : copy.from_dim) to_shape.push_back(from_shape[d]);
     const std::vector<std::int64_t> from_strides = strides_of(copy.from), to_strides = strides_of(copy.to);
     const auto term = [](const std::string& variable, std::int64_t stride) {
       return stride == 1 ? variable : variable + " * " + std::to_string(stride);

@@ -424,7 +424,18 @@ class Planner {
     // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
     const ElementType in_type = tensor(input.tensor).type;
     std::vector<std::int64_t> a_shape = tensor(input.tensor).shape;
-    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + conv.pad_after[d];
+    // The padded copy's pixels an odd number of cache lines apart when they span 16 lines or
+    // more (C = 256, 512 f32): the microkernel broadcasts from up to 12 pixels at once, which
+    // 1 or 2 KiB apart would crowd into two or four L1 sets; the channels added are zeros.
+    std::vector<std::int64_t> pad_after = conv.pad_after;
+    const std::int64_t element_bytes = tensor(input.tensor).type == ElementType::f32 ? 4 : 2;
+    const std::int64_t line = 64 / element_bytes;
+    const std::int64_t channels = tensor(input.tensor).shape.back();
+    if (conv.padded() && channels * element_bytes >= 1024) {
+      const std::int64_t lines = (channels + pad_after.back() + line - 1) / line;
+      pad_after.back() = (lines % 2 == 0 ? lines + 1 : lines) * line - channels;
+    }
+    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + pad_after[d];
     const std::vector<std::int64_t> a_strides = strides_of(a_shape);
     const auto a_coefficient = [&](const std::string& index) {
       std::int64_t sum = 0;
@@ -453,6 +464,14 @@ class Planner {
         PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
         copy.from_dim.push_back(static_cast<std::size_t>(found - filter.indices.begin()));
       }
+      // Rows of B (one per tap and channel) an odd number of cache lines apart when they span
+      // 4 lines or more: the microkernel streams B's rows, and rows a power of two apart (K =
+      // 512: 2 KiB) would share a few cache sets and evict each other from L2 (K = 512 leaves
+      // 1/32 of a 1 MiB 8-way L2 to them). The columns beyond K are zeros nothing reads.
+      if (shape.back() * element_bytes >= 256) {
+        const std::int64_t lines = (shape.back() + line - 1) / line;
+        shape.back() = (lines % 2 == 0 ? lines + 1 : lines) * line;
+      }
       b_tensor = copy.to = add_synthetic(filter.tensor + "_packed", in_type, shape);
       const auto list = [](const std::vector<std::string>& indices) {
         std::string text;
@@ -480,7 +499,7 @@ class Planner {
       StageBuilder builder;
       builder.written.insert(a_tensor);
       builder.read.insert(input.tensor);
-      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, conv.pad_after};
+      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, pad_after};
       builders_.push_back(std::move(builder));
     }
 

@@ -107,9 +107,10 @@ struct CpuPadCopy {
 };
 
 // A copy of a tensor with its dimensions reordered (a convolution's filter packed as the
-// BRGEMM's B, schedule/cpu_conv.h): dimension d of `to` is dimension from_dim[d] of `from`.
-// Run once per call, before the blocks, in blocks of 16 along `to`'s last dimension (its
-// stores contiguous, each of 16 source rows read in order).
+// BRGEMM's B, schedule/cpu_conv.h): dimension d of `to` is dimension from_dim[d] of `from`;
+// `to`'s last dimension may be longer (rows an odd number of cache lines apart), the rest of
+// each row left zero. Run once per call, before the blocks, in blocks of 16 along `to`'s last
+// dimension (its stores contiguous, each of 16 source rows read in order).
 struct CpuPermuteCopy {
   std::string from, to;
   std::vector<std::size_t> from_dim;

@@ -219,6 +219,28 @@ TEST(ConvExampleCpuPlan, AnOihwFilterAndNarrowChannelBlocks) {
   EXPECT_TRUE(report.check.ok) << report.check.to_string();
 }
 
+// Wide channel counts get rows an odd number of cache lines apart: the packed filter's rows
+// (K = 256: 272), the padded input's pixels (C = 256: 272); C (K = 256 f32, rows 1 KiB apart)
+// accumulates in a block buffer, loaded first for `+=`. Exact.
+TEST(ConvExampleCpuPlan, WideChannelsSpreadOverCacheSets) {
+  const std::string text =
+      "def wide(f32(N, H, W, C) I, f32(K, R, S, C) F, f32(N, H, W, K) O0) -> (f32(N, H, W, K) O) {\n"
+      "  O(n, h, w, k) = O0(n, h, w, k)\n"
+      "  O(n, h, w, k) += I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside\n}\n";
+  const Program program =
+      compile_text(text, {{"N", 1}, {"H", 3}, {"W", 4}, {"C", 256}, {"K", 256}, {"R", 3}, {"S", 2}}, "wide.tc");
+  const CpuPlan plan = plan_cpu(program);
+  const CpuMatmul* conv = conv_main(plan);
+  ASSERT_NE(conv, nullptr) << to_string(plan);
+  EXPECT_EQ(plan.tensor(conv->b.tensor).shape, (std::vector<std::int64_t>{3, 2, 256, 272})) << to_string(plan);
+  EXPECT_EQ(plan.tensor(conv->a.tensor).shape, (std::vector<std::int64_t>{1, 5, 5, 272})) << to_string(plan);
+  EXPECT_EQ(conv->conv->lda, 272);
+  const std::string code = emit_cpu(plan, program);
+  EXPECT_NE(code.find("first touch: the current O, into the block buffer"), std::string::npos) << code;
+  const RunReport report = run_program(program, cpu_request());
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
 // A value other than zero read outside the input: the padded copy holds zeros, so the
 // statement stays a loop nest, and the schedule says why; it matches the reference.
 TEST(ConvExampleCpuPlan, ANonZeroBoundaryValueKeepsTheLoopNest) {
