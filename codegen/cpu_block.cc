@@ -209,7 +209,7 @@ class BlockEmitter {
     if (through_buffer) {
       line("// last touch of " + matmul.statement + ": " +
            (c_tensor.type == ElementType::f32 ? std::string("the block buffer")
-                                              : "round to " + std::string(to_string(c_tensor.type))) +
+                                              : std::string("round to ") + std::string(to_string(c_tensor.type))) +
            " into " + c_tensor.name);
       emit_unary(matmul.statement, "store", "identity", c, stored);
     }

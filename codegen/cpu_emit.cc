@@ -54,14 +54,14 @@ class Emitter {
   std::string run() {
     std::string blocks, calls;
     for (const CpuStage& stage : plan_.stages) emit_stage(stage, blocks, calls);
-    const std::string entry_text = entry(calls);  // decides needs_vector_
+    const std::string entry_text = entry(calls);  // decides needs_vector_ and needs_memory_
     const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
                                         [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
     const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(), [](const CpuStage& stage) {
       return stage.pad.has_value() || stage.permute.has_value();
     });
     return header() + (pads ? "#include <algorithm>\n" : "") + (loop_nests ? "#include <cmath>\n" : "") +
-           "#include <cstdint>\n" +
+           "#include <cstdint>\n" + (needs_memory_ ? "#include <memory>\n" : "") +
            (needs_vector_ ? "#include <vector>\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
@@ -189,7 +189,7 @@ class Emitter {
     const std::int64_t last = to_shape[rank - 1];
     const std::string block_variable = names_.variable("b0");
     std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
-                       (last > block ? ", in blocks of " + std::to_string(block) + " along the last dimension" : "") + "\n";
+                       (last > block ? std::string(", in blocks of ") + std::to_string(block) + " along the last dimension" : "") + "\n";
     std::string indent = "  ";
     if (last > block) {
       text += indent + omp_for(1);
@@ -329,6 +329,19 @@ class Emitter {
       for (std::int64_t extent : tensor.shape) count *= extent;
       const std::string& id = names_.tensor(tensor.name);
       const std::string type = cxx_element_type(tensor.type);
+      // A reordering copy's destination is written where it is read: no zeroing pass (its
+      // rows' padding columns are never read).
+      const bool written_whole = std::any_of(plan_.stages.begin(), plan_.stages.end(), [&](const CpuStage& stage) {
+        return stage.permute && stage.permute->to == tensor.name;
+      });
+      if (written_whole) {
+        needs_memory_ = true;
+        text += "  std::unique_ptr<" + type + "[]> " + id + "_storage(new " + type + "[" + std::to_string(count) +
+                "]);  // not zeroed: the copy writes every element read\n";
+        text += "  " + type + "* const " + id + " = " + id + "_storage.get();\n";
+        continue;
+      }
+      needs_vector_ = true;
       text += "  std::vector<" + type + "> " + id + "_storage(" + std::to_string(count) + ");\n";
       text += "  " + type + "* const " + id + " = " + id + "_storage.data();\n";
     }
@@ -343,7 +356,6 @@ class Emitter {
     }
     text += "extern \"C\" void " + name + "_buffers(void* const* buffers) {\n  " + name + "(" +
             join(arguments, ", ") + ");\n}\n";
-    needs_vector_ = needs_vector_ || any;
     return text;
   }
 
@@ -351,6 +363,7 @@ class Emitter {
   const Program& program_;
   CpuNames names_;
   bool needs_vector_ = false;
+  bool needs_memory_ = false;
 };
 
 }  // namespace

@@ -18,7 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -47,8 +47,8 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
 
 extern "C" void polyfuse_conv2d(const float* I, const float* F, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> F_packed_storage(135);
-  float* const F_packed = F_packed_storage.data();
+  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
+  float* const F_packed = F_packed_storage.get();
   // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
   for (int64_t p0 = 0; p0 < 3; ++p0)
     for (int64_t p1 = 0; p1 < 3; ++p1)

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -63,8 +64,8 @@ void stage2_block(const float* bias, float* O, const float* F_packed, const floa
 
 extern "C" void polyfuse_conv2d_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> F_packed_storage(135);
-  float* const F_packed = F_packed_storage.data();
+  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
+  float* const F_packed = F_packed_storage.get();
   std::vector<float> I_padded_storage(594);
   float* const I_padded = I_padded_storage.data();
   // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -49,8 +50,8 @@ void stage2_block(float* O, const float* F_packed, const float* I_padded, int64_
 
 extern "C" void polyfuse_conv2d_strided(const float* I, const float* F, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> F_packed_storage(135);
-  float* const F_packed = F_packed_storage.data();
+  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
+  float* const F_packed = F_packed_storage.get();
   std::vector<float> I_padded_storage(594);
   float* const I_padded = I_padded_storage.data();
   // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
