@@ -59,6 +59,11 @@ std::string to_string(const CpuPlan& plan) {
     text += "  " + stage.name + ": parallel over " + loops_text(stage) +
             (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
             to_string(stage.blocking) + ")\n";
+    if (std::any_of(stage.matmuls.begin(), stage.matmuls.end(), [](const CpuMatmul& matmul) {
+          return std::find(matmul.c.dims.begin(), matmul.c.dims.end(), CpuDim::folded) != matmul.c.dims.end();
+        }))
+      text += "    rows " + stage.m_name + ": batch indices folded into the rows, every access reads them contiguous "
+              "with the rows (one GEMM, schedule/cpu_fold.h)\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
       if (const std::optional<CpuConvTaps>& conv = matmul.conv) {
