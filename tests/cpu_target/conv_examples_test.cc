@@ -1,9 +1,10 @@
 // The convolutions (examples/conv2d*.tc, issue 24) on the CPU target: BRGEMM over the filter
-// taps (schedule/cpu_conv.h; the 1x1 one a GEMM over grouped indices), run through the driver
+// taps (schedule/cpu_conv.h; the 1x1 one GEMM over N * H * W rows), run through the driver
 // on random inputs and checked against the exact reference, at the small odd shapes of
 // tests/support/conv_shapes.h (C = 3, stride 2, H, W, C, K multiples of nothing); the plan
-// each takes, its golden schedule and code, threads, a planted wrong tap offset, and the
-// loop nest that a boundary value other than zero keeps.
+// each takes, its golden schedule and code, threads, planted errors (a wrong tap offset,
+// filter order, folded rows), the 1x1's folding and its limits, an OIHW filter, narrow
+// channel blocks, wide channels, and the loop nest that a boundary value other than zero keeps.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
