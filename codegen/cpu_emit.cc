@@ -187,7 +187,7 @@ class Emitter {
     };
     constexpr std::int64_t block = 16;
     const std::int64_t last = to_shape[rank - 1];
-    const std::string block_variable = names_.variable("b0");
+    const std::string block_variable = names_.loop_variable(copy.indices.back() + "0");
     std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
                        (last > block ? std::string(", in blocks of ") + std::to_string(block) + " along the last dimension" : "") + "\n";
     std::string indent = "  ";
@@ -199,7 +199,7 @@ class Emitter {
     }
     std::vector<std::string> from_terms, to_terms;
     for (std::size_t d = 0; d < rank; ++d) {
-      const std::string variable = names_.variable(std::string("p").append(std::to_string(d)));
+      const std::string variable = names_.loop_variable(copy.indices[d]);
       from_terms.push_back(term(variable, from_strides[copy.from_dim[d]]));
       to_terms.push_back(term(variable, to_strides[d]));
       if (d + 1 < rank) {

@@ -457,7 +457,7 @@ class Planner {
 
     if (pack) {  // a reordering copy of the whole filter, once per call (any stored order)
       std::vector<std::int64_t> shape;
-      CpuPermuteCopy copy{filter.tensor, "", {}, "", "the filter packed as the BRGEMM's B"};
+      CpuPermuteCopy copy{filter.tensor, "", {}, packed_indices, "", "the filter packed as the BRGEMM's B"};
       for (const std::string& index : packed_indices) {
         shape.push_back(extent.at(index));
         const auto found = std::find(filter.indices.begin(), filter.indices.end(), index);

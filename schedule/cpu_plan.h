@@ -114,6 +114,7 @@ struct CpuPadCopy {
 struct CpuPermuteCopy {
   std::string from, to;
   std::vector<std::size_t> from_dim;
+  std::vector<std::string> indices;  // of `to`'s dimensions ("r", "s", "c", "k"): loop names
   std::string source;  // "F_packed(r, s, c, k) = F(k, r, s, c)", for comments
   std::string why;     // "the filter packed as the BRGEMM's B"
 };
