@@ -177,8 +177,9 @@ class BlockEmitter {
     // multiple of 1 KiB apart (K = 256, 512 f32): such rows share a few L1 sets.
     View c;
     View stored;
+    const std::int64_t c_element_bytes = c_tensor.type == ElementType::f32 ? 4 : 2;
     const std::int64_t c_row_bytes =
-        matmul.conv ? stride_of(matmul.c, strides_of(c_tensor.shape), CpuDim::m) * (c_tensor.type == ElementType::f32 ? 4 : 2) : 0;
+        matmul.conv ? stride_of(matmul.c, strides_of(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
     const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
     const bool through_buffer =
         c_tensor.storage != CpuStorage::block_local && (c_tensor.type != ElementType::f32 || crowded);

@@ -172,9 +172,12 @@ class Emitter {
     return text;
   }
 
-  // A reordering copy (a convolution's packed filter): blocks of 16 along the destination's last
-  // dimension outermost (the parallel loop), then the destination's other dimensions in order,
-  // then the block: 16 contiguous stores, each from its own source row read in order.
+  // A reordering copy (a convolution's packed filter) as 16 x (destination's last dimension)
+  // tiles: the destination's dimensions in order, the one that is the source's contiguous
+  // dimension in blocks of 16 (c of KRSC), then the destination's last (k) whole, then the 16:
+  // each source line is read whole at once and the 16 destination rows being written stay in
+  // L1 (the 16 source rows a power of two apart, read 16 at a time, would share two L1 sets).
+  // The loops outside k are the parallel ones.
   std::string permute_copy(const CpuStage& stage) const {
     const CpuPermuteCopy& copy = *stage.permute;
     const std::vector<std::int64_t>& from_shape = plan_.tensor(copy.from).shape;
@@ -186,32 +189,42 @@ class Emitter {
       return stride == 1 ? variable : variable + " * " + std::to_string(stride);
     };
     constexpr std::int64_t block = 16;
-    const std::int64_t last = to_shape[rank - 1];
-    const std::string block_variable = names_.loop_variable(copy.indices.back() + "0");
-    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
-                       (last > block ? std::string(", in blocks of ") + std::to_string(block) + " along the last dimension" : "") + "\n";
-    std::string indent = "  ";
-    if (last > block) {
-      text += indent + omp_for(1);
-      text += indent + "for (int64_t " + block_variable + " = 0; " + block_variable + " < " + std::to_string(last) +
-              "; " + block_variable + " += " + std::to_string(block) + ")\n";
-      indent += "  ";
-    }
-    std::vector<std::string> from_terms, to_terms;
+    // The destination dimension read contiguously; none (rank) when it is the last already.
+    std::size_t tiled = rank;
+    for (std::size_t d = 0; d + 1 < rank; ++d)
+      if (copy.from_dim[d] == rank - 1 && to_shape[d] > 1) tiled = d;
+    std::vector<std::string> from_terms, to_terms, loops;
+    std::string tile_loop;
     for (std::size_t d = 0; d < rank; ++d) {
       const std::string variable = names_.loop_variable(copy.indices[d]);
       from_terms.push_back(term(variable, from_strides[copy.from_dim[d]]));
       to_terms.push_back(term(variable, to_strides[d]));
-      if (d + 1 < rank) {
-        text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(to_shape[d]) +
-                "; ++" + variable + ")\n";
-      } else if (last > block) {
-        text += indent + "for (int64_t " + variable + " = " + block_variable + "; " + variable + " < std::min<int64_t>(" +
-                block_variable + " + " + std::to_string(block) + ", " + std::to_string(last) + "); ++" + variable + ")\n";
-      } else {
-        text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(last) + "; ++" +
-                variable + ")\n";
+      const std::string extent = std::to_string(to_shape[d]);
+      if (d != tiled) {
+        loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")");
+        continue;
       }
+      if (to_shape[d] <= block) {  // one tile: the whole dimension, innermost
+        tile_loop = "for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")";
+        continue;
+      }
+      const std::string start = names_.loop_variable(copy.indices[d] + "0");
+      loops.push_back("for (int64_t " + start + " = 0; " + start + " < " + extent + "; " + start +
+                      " += " + std::to_string(block) + ")");
+      tile_loop = "for (int64_t " + variable + " = " + start + "; " + variable + " < std::min<int64_t>(" + start +
+                  " + " + std::to_string(block) + ", " + extent + "); ++" + variable + ")";
+    }
+    if (!tile_loop.empty()) loops.push_back(tile_loop);  // innermost, after the last dimension's loop
+    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
+                       (tile_loop.empty() || to_shape[tiled] <= block ? std::string()
+                                          : std::string(", in tiles of ") + std::to_string(block) + " " +
+                                                copy.indices[tiled] + " x every " + copy.indices.back()) +
+                       "\n";
+    std::string indent = "  ";
+    const int parallel = static_cast<int>(rank) - 1 - (!tile_loop.empty() && to_shape[tiled] <= block);  // outside k
+    if (parallel > 0) text += indent + omp_for(parallel);
+    for (const std::string& loop : loops) {
+      text += indent + loop + "\n";
       indent += "  ";
     }
     return text + indent + names_.tensor(copy.to) + "[" + sum_text(to_terms) + "] = " + names_.tensor(copy.from) + "[" +

@@ -219,8 +219,8 @@ class Planner {
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute && !last->closed &&
-                last->space == space &&
+    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
+                !last->closed && last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)

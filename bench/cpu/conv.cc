@@ -98,7 +98,8 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   onednn(threads, input.data(), out_onednn.data());
   double worst = 0;
   for (std::size_t i = 0; i < out_ours.size(); ++i)
-    worst = std::max({worst, double(std::fabs(out_ours[i] - out_onednn[i])), double(std::fabs(out_rsck[i] - out_onednn[i]))});
+    worst = std::max({worst, double(std::fabs(out_ours[i] - out_onednn[i])),
+                      double(std::fabs(out_rsck[i] - out_onednn[i]))});
 
   const double g_ours = gflops([&] { ours(buffers.data()); }, shape.flops(), budget);
   const double g_rsck = gflops([&] { ours_rsck(buffers_rsck.data()); }, shape.flops(), budget);
@@ -132,7 +133,8 @@ std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts
           of_rsck.push_back(r.rsck_vs_onednn);
         }
       summary += fmt::format(" conv{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads, geomean_of(of));
-      summary += fmt::format(" conv_rsck{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads, geomean_of(of_rsck));
+      summary += fmt::format(" conv_rsck{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads,
+                             geomean_of(of_rsck));
     }
   return summary;
 }

@@ -50,10 +50,11 @@ extern "C" void polyfuse_conv2d(const float* I, const float* F, float* O) {
   std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
   float* const F_packed = F_packed_storage.get();
   // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
+  #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t r = 0; r < 3; ++r)
     for (int64_t s = 0; s < 3; ++s)
-      for (int64_t c = 0; c < 3; ++c)
-        for (int64_t k = 0; k < 5; ++k)
+      for (int64_t k = 0; k < 5; ++k)
+        for (int64_t c = 0; c < 3; ++c)
           F_packed[r * 45 + s * 15 + c * 5 + k] = F[r * 9 + s * 3 + c + k * 27];
   // stage1: S0
   #pragma omp parallel for collapse(2) schedule(static)

@@ -74,10 +74,11 @@ extern "C" void polyfuse_conv2d_residual(const float* X, const float* F, const f
   std::vector<float> X_padded_storage(594);
   float* const X_padded = X_padded_storage.data();
   // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
+  #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t r = 0; r < 3; ++r)
     for (int64_t s = 0; s < 3; ++s)
-      for (int64_t c = 0; c < 3; ++c)
-        for (int64_t k = 0; k < 3; ++k)
+      for (int64_t k = 0; k < 3; ++k)
+        for (int64_t c = 0; c < 3; ++c)
           F_packed[r * 27 + s * 9 + c * 3 + k] = F[r * 9 + s * 3 + c + k * 27];
   // stage1: X_padded = X inside a border of zeros (its storage starts zeroed)
   #pragma omp parallel for collapse(2) schedule(static)
