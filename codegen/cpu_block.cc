@@ -111,7 +111,8 @@ class BlockEmitter {
         case CpuDim::m: variable = variables_.m0; break;
         case CpuDim::n: variable = variables_.n0; break;
         case CpuDim::k:
-        case CpuDim::r: break;
+        case CpuDim::r:
+        case CpuDim::folded: break;  // a folded index moves with m0 (m's stride covers it)
       }
       if (variable.empty()) continue;
       terms.push_back(strides[d] == 1 ? variable : variable + " * " + std::to_string(strides[d]));
@@ -171,11 +172,17 @@ class BlockEmitter {
     line("// main " + matmul.statement + ": " + matmul.source);
     written_.insert(c_tensor.name);
     // Where the BRGEMM accumulates: the block itself (block-local or an f32 tensor), or
-    // an f32 block stored to the f16/bf16 tensor afterwards.
+    // an f32 block stored to the f16/bf16 tensor afterwards. A convolution, whose outer taps
+    // load and store C once each, accumulates in a block buffer too when C's rows are a
+    // multiple of 1 KiB apart (K = 256, 512 f32): such rows share a few L1 sets.
     View c;
     View stored;
+    const std::int64_t c_element_bytes = c_tensor.type == ElementType::f32 ? 4 : 2;
+    const std::int64_t c_row_bytes =
+        matmul.conv ? stride_of(matmul.c, strides_of(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
+    const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
     const bool through_buffer =
-        c_tensor.storage != CpuStorage::block_local && c_tensor.type != ElementType::f32;
+        c_tensor.storage != CpuStorage::block_local && (c_tensor.type != ElementType::f32 || crowded);
     if (through_buffer) {
       writing_ = &matmul.c;
       stored = view(matmul.c);
@@ -189,7 +196,8 @@ class BlockEmitter {
     if (matmul.zero_init) {
       line("// first touch: " + c_tensor.name + " := 0, fused into the BRGEMM (accumulate = false)");
     } else if (through_buffer) {
-      line("// first touch: the current " + c_tensor.name + ", widened to f32");
+      line("// first touch: the current " + c_tensor.name +
+           (c_tensor.type == ElementType::f32 ? ", into the block buffer" : ", widened to f32"));
       emit_unary(matmul.statement, "load", "identity", stored, c);
     } else {
       line("// first touch: the current " + c_tensor.name + " (accumulate = true)");
@@ -200,8 +208,10 @@ class BlockEmitter {
     else
       emit_main(matmul, c);
     if (through_buffer) {
-      line("// last touch of " + matmul.statement + ": round to " +
-           std::string(to_string(c_tensor.type)) + " into " + c_tensor.name);
+      line("// last touch of " + matmul.statement + ": " +
+           (c_tensor.type == ElementType::f32 ? std::string("the block buffer")
+                                              : std::string("round to ") + std::string(to_string(c_tensor.type))) +
+           " into " + c_tensor.name);
       emit_unary(matmul.statement, "store", "identity", c, stored);
     }
   }

@@ -34,6 +34,10 @@ std::string statement_list(const CpuStage& stage) {
   return join(ids, ", ");
 }
 
+bool is_conv_stage(const CpuStage& stage) {
+  return std::any_of(stage.matmuls.begin(), stage.matmuls.end(), [](const CpuMatmul& matmul) { return matmul.conv; });
+}
+
 // One block dimension of a stage in the entry function.
 struct BlockLoop {
   std::string variable;     // loop variable, "" when the dimension is absent
@@ -50,13 +54,14 @@ class Emitter {
   std::string run() {
     std::string blocks, calls;
     for (const CpuStage& stage : plan_.stages) emit_stage(stage, blocks, calls);
-    const std::string entry_text = entry(calls);  // decides needs_vector_
+    const std::string entry_text = entry(calls);  // decides needs_vector_ and needs_memory_
     const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
                                         [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
-    const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(),
-                                  [](const CpuStage& stage) { return stage.pad.has_value(); });
+    const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(), [](const CpuStage& stage) {
+      return stage.pad.has_value() || stage.permute.has_value();
+    });
     return header() + (pads ? "#include <algorithm>\n" : "") + (loop_nests ? "#include <cmath>\n" : "") +
-           "#include <cstdint>\n" +
+           "#include <cstdint>\n" + (needs_memory_ ? "#include <memory>\n" : "") +
            (needs_vector_ ? "#include <vector>\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
@@ -76,6 +81,7 @@ class Emitter {
         for (const CpuAccess& read : pointwise.reads) touched.insert(read.tensor);
       }
       if (stage.pad) touched.insert({stage.pad->from, stage.pad->to});
+      if (stage.permute) touched.insert({stage.permute->from, stage.permute->to});
       if (stage.loop_nest) {
         touched.insert(stage.loop_nest->write);
         touched.insert(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end());
@@ -124,19 +130,22 @@ class Emitter {
     return text + "schedule(static)\n";
   }
 
+  // Row-major element strides of tensor `name`.
+  std::vector<std::int64_t> strides_of(const std::string& name) const {
+    const std::vector<std::int64_t>& shape = plan_.tensor(name).shape;
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
+  }
+
   // A zero-padded copy of a convolution's input: the temporary starts zeroed (std::vector),
   // the input is copied in chunks that are contiguous in both (the innermost padded dimension's
   // whole interior), one loop per dimension outside it.
   std::string pad_copy(const CpuStage& stage) const {
     const CpuPadCopy& pad = *stage.pad;
     const std::vector<std::int64_t>& from_shape = plan_.tensor(pad.from).shape;
-    const std::vector<std::int64_t>& to_shape = plan_.tensor(pad.to).shape;
     const std::size_t rank = from_shape.size();
-    std::vector<std::int64_t> from_strides(rank, 1), to_strides(rank, 1);
-    for (std::size_t d = rank; d-- > 1;) {
-      from_strides[d - 1] = from_strides[d] * from_shape[d];
-      to_strides[d - 1] = to_strides[d] * to_shape[d];
-    }
+    const std::vector<std::int64_t> from_strides = strides_of(pad.from), to_strides = strides_of(pad.to);
     std::size_t innermost = 0;  // the innermost dimension with a border
     for (std::size_t d = 0; d < rank; ++d)
       if (pad.before[d] > 0 || pad.after[d] > 0) innermost = d;
@@ -163,9 +172,72 @@ class Emitter {
     return text;
   }
 
+  // A reordering copy (a convolution's packed filter) as 16 x (destination's last dimension)
+  // tiles: the destination's dimensions in order, the one that is the source's contiguous
+  // dimension in blocks of 16 (c of KRSC), then the destination's last (k) whole, then the 16:
+  // each source line is read whole at once and the 16 destination rows being written stay in
+  // L1 (the 16 source rows a power of two apart, read 16 at a time, would share two L1 sets).
+  // The loops outside k are the parallel ones.
+  std::string permute_copy(const CpuStage& stage) const {
+    const CpuPermuteCopy& copy = *stage.permute;
+    const std::vector<std::int64_t>& from_shape = plan_.tensor(copy.from).shape;
+    const std::size_t rank = from_shape.size();
+    std::vector<std::int64_t> to_shape;  // the extents copied (the destination's rows may be longer)
+    for (std::size_t d : copy.from_dim) to_shape.push_back(from_shape[d]);
+    const std::vector<std::int64_t> from_strides = strides_of(copy.from), to_strides = strides_of(copy.to);
+    const auto term = [](const std::string& variable, std::int64_t stride) {
+      return stride == 1 ? variable : variable + " * " + std::to_string(stride);
+    };
+    constexpr std::int64_t block = 16;
+    // The destination dimension read contiguously; none (rank) when it is the last already.
+    std::size_t tiled = rank;
+    for (std::size_t d = 0; d + 1 < rank; ++d)
+      if (copy.from_dim[d] == rank - 1 && to_shape[d] > 1) tiled = d;
+    std::vector<std::string> from_terms, to_terms, loops;
+    std::string tile_loop;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::string variable = names_.loop_variable(copy.indices[d]);
+      from_terms.push_back(term(variable, from_strides[copy.from_dim[d]]));
+      to_terms.push_back(term(variable, to_strides[d]));
+      const std::string extent = std::to_string(to_shape[d]);
+      if (d != tiled) {
+        loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")");
+        continue;
+      }
+      if (to_shape[d] <= block) {  // one tile: the whole dimension, innermost
+        tile_loop = "for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")";
+        continue;
+      }
+      const std::string start = names_.loop_variable(copy.indices[d] + "0");
+      loops.push_back("for (int64_t " + start + " = 0; " + start + " < " + extent + "; " + start +
+                      " += " + std::to_string(block) + ")");
+      tile_loop = "for (int64_t " + variable + " = " + start + "; " + variable + " < std::min<int64_t>(" + start +
+                  " + " + std::to_string(block) + ", " + extent + "); ++" + variable + ")";
+    }
+    if (!tile_loop.empty()) loops.push_back(tile_loop);  // innermost, after the last dimension's loop
+    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
+                       (tile_loop.empty() || to_shape[tiled] <= block ? std::string()
+                                          : std::string(", in tiles of ") + std::to_string(block) + " " +
+                                                copy.indices[tiled] + " x every " + copy.indices.back()) +
+                       "\n";
+    std::string indent = "  ";
+    const int parallel = static_cast<int>(rank) - 1 - (!tile_loop.empty() && to_shape[tiled] <= block);  // outside k
+    if (parallel > 0) text += indent + omp_for(parallel);
+    for (const std::string& loop : loops) {
+      text += indent + loop + "\n";
+      indent += "  ";
+    }
+    return text + indent + names_.tensor(copy.to) + "[" + sum_text(to_terms) + "] = " + names_.tensor(copy.from) + "[" +
+           sum_text(from_terms) + "];\n";
+  }
+
   void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
     if (stage.pad) {
       calls += pad_copy(stage);
+      return;
+    }
+    if (stage.permute) {
+      calls += permute_copy(stage);
       return;
     }
     if (stage.loop_nest) {
@@ -193,13 +265,16 @@ class Emitter {
     blocks += "template <int64_t rows, int64_t cols>\nvoid " + function + "(" +
               join(code.parameters, ", ") + ") {\n" + code.body + "}\n\n";
 
-    // The block loops of the entry function: only dimensions with more than one block.
+    // The block loops of the entry function: only dimensions with more than one block. A
+    // convolution's run output-channel block outermost: consecutive blocks (one thread's
+    // share) reuse one slice of the filter from L2 (schedule/cpu_plan.cc chooses nc for it).
     std::vector<std::string> arguments = code.tensors;
     int depth = 0;
     for (const BlockLoop& loop : loops) {
       arguments.push_back(loop.loops() ? loop.variable : "0");
       depth += loop.loops();
     }
+    if (is_conv_stage(stage) && !variables.n0.empty()) std::rotate(loops.begin(), loops.end() - 1, loops.end());
     std::string text = "  // " + stage.name + ": " + statement_list(stage) +
                        (depth > 0 && !stage.parallel ? " (one thread: " + std::to_string(stage.flops) +
                                                            " flops, below the parallel threshold)"
@@ -271,6 +346,19 @@ class Emitter {
       for (std::int64_t extent : tensor.shape) count *= extent;
       const std::string& id = names_.tensor(tensor.name);
       const std::string type = cxx_element_type(tensor.type);
+      // A reordering copy's destination is written where it is read: no zeroing pass (its
+      // rows' padding columns are never read).
+      const bool written_whole = std::any_of(plan_.stages.begin(), plan_.stages.end(), [&](const CpuStage& stage) {
+        return stage.permute && stage.permute->to == tensor.name;
+      });
+      if (written_whole) {
+        needs_memory_ = true;
+        text += "  std::unique_ptr<" + type + "[]> " + id + "_storage(new " + type + "[" + std::to_string(count) +
+                "]);  // not zeroed: the copy writes every element read\n";
+        text += "  " + type + "* const " + id + " = " + id + "_storage.get();\n";
+        continue;
+      }
+      needs_vector_ = true;
       text += "  std::vector<" + type + "> " + id + "_storage(" + std::to_string(count) + ");\n";
       text += "  " + type + "* const " + id + " = " + id + "_storage.data();\n";
     }
@@ -285,7 +373,6 @@ class Emitter {
     }
     text += "extern \"C\" void " + name + "_buffers(void* const* buffers) {\n  " + name + "(" +
             join(arguments, ", ") + ");\n}\n";
-    needs_vector_ = needs_vector_ || any;
     return text;
   }
 
@@ -293,6 +380,7 @@ class Emitter {
   const Program& program_;
   CpuNames names_;
   bool needs_vector_ = false;
+  bool needs_memory_ = false;
 };
 
 }  // namespace

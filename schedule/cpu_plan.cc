@@ -7,6 +7,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/cpu_fold.h"
 
 namespace polyfuse {
 namespace {
@@ -152,9 +153,10 @@ class Planner {
       }
     }
     for (StageBuilder& builder : builders_) plan_.stages.push_back(std::move(builder.stage));
-    for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
-      CpuStage& stage = plan_.stages[i];
-      stage.name = "stage" + std::to_string(i);
+    for (std::size_t i = 0; i < plan_.stages.size(); ++i)
+      plan_.stages[i].name = "stage" + std::to_string(i);
+    fold_batch_into_m(plan_);
+    for (CpuStage& stage : plan_.stages) {
       stage.flops = stage_flops(stage);
       stage.parallel = stage.flops >= options_.min_parallel_flops;
     }
@@ -244,7 +246,8 @@ class Planner {
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed && last->space == space &&
+    bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
+                !last->closed && last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)
@@ -374,7 +377,8 @@ class Planner {
     const auto [space, names] = block_space(idiom.batch, idiom.m, idiom.n, extent);
 
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
-    const bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->closed &&
+    const bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
+                      !last->closed &&
                       last->stage.pointwise.empty() &&
                       last->space == space &&
                       !last->written.count(a_tensor) && !last->written.count(b_tensor) &&
@@ -416,8 +420,8 @@ class Planner {
   }
 
   // `statement` as BRGEMMs over its filter taps (schedule/cpu_conv.h), after the stages that
-  // pack its filter and pad its input when it needs them. False (with `why`) when the filter
-  // cannot be packed by a block copy or the input's rows run backwards.
+  // pack its filter and pad its input when it needs them. False (with `why`) when the input's
+  // rows run backwards.
   bool add_conv(const Statement& statement, const ConvOverTaps& conv, std::string& why) {
     const Access& input = statement.reads[static_cast<std::size_t>(conv.input_read)];
     const Access& filter = statement.reads[static_cast<std::size_t>(conv.filter_read)];
@@ -442,22 +446,23 @@ class Planner {
     packed_indices.push_back(conv.channel_out);
     std::string b_tensor = filter.tensor;
     const bool pack = packed_indices != filter.indices;
-    if (pack) {
-      const Roles pack_roles = pointwise_roles(packed_indices);
-      CpuPointwise copy;
-      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
-      if (read_shape(copy.reads.back()) == ReadShape::unsupported) {
-        why = "the filter's last dimension is neither the input nor the output channel (its packing copy needs one "
-              "of them contiguous)";
-        return false;
-      }
-    }
 
     // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
     // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
     const ElementType in_type = tensor(input.tensor).type;
     std::vector<std::int64_t> a_shape = tensor(input.tensor).shape;
-    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + conv.pad_after[d];
+    // The padded copy's pixels an odd number of cache lines apart when they span 16 lines or
+    // more (C = 256, 512 f32): the microkernel broadcasts from up to 12 pixels at once, which
+    // 1 or 2 KiB apart would crowd into two or four L1 sets; the channels added are zeros.
+    std::vector<std::int64_t> pad_after = conv.pad_after;
+    const std::int64_t element_bytes = tensor(input.tensor).type == ElementType::f32 ? 4 : 2;
+    const std::int64_t line = 64 / element_bytes;
+    const std::int64_t channels = tensor(input.tensor).shape.back();
+    if (conv.padded() && channels * element_bytes >= 1024) {
+      const std::int64_t lines = (channels + pad_after.back() + line - 1) / line;
+      pad_after.back() = (lines % 2 == 0 ? lines + 1 : lines) * line - channels;
+    }
+    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + pad_after[d];
     const std::vector<std::int64_t> a_strides = strides_of(a_shape);
     const auto a_coefficient = [&](const std::string& index) {
       std::int64_t sum = 0;
@@ -477,25 +482,35 @@ class Planner {
       taps.a_origin += a_strides[d] * (input.subscripts[d].constant + conv.pad_before[d]);
     for (const std::string& index : conv.batch) taps.a_batch.push_back(a_coefficient(index));
 
-    if (pack) {
+    if (pack) {  // a reordering copy of the whole filter, once per call (any stored order)
       std::vector<std::int64_t> shape;
-      for (const std::string& index : packed_indices) shape.push_back(extent.at(index));
-      b_tensor = add_synthetic(filter.tensor + "_packed", in_type, shape);
-      const Roles pack_roles = pointwise_roles(packed_indices);
-      CpuPointwise copy;
-      copy.statement = statement.id + "." + filter.tensor;
-      copy.write = access_for(b_tensor, packed_indices, pack_roles);
-      copy.reads.push_back(access_for(filter.tensor, filter.indices, pack_roles));
-      copy.expr = Expr::read_node(0, statement.location);
-      std::string indices;
-      for (const std::string& index : packed_indices) indices += (indices.empty() ? "" : ", ") + index;
-      copy.source = b_tensor + "(" + indices + ") = " + filter.tensor + "(" + [&] {
+      CpuPermuteCopy copy{filter.tensor, "", {}, packed_indices, "", "the filter packed as the BRGEMM's B"};
+      for (const std::string& index : packed_indices) {
+        shape.push_back(extent.at(index));
+        const auto found = std::find(filter.indices.begin(), filter.indices.end(), index);
+        PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
+        copy.from_dim.push_back(static_cast<std::size_t>(found - filter.indices.begin()));
+      }
+      // Rows of B (one per tap and channel) an odd number of cache lines apart when they span
+      // 4 lines or more: the microkernel streams B's rows, and rows a power of two apart (K =
+      // 512: 2 KiB) would share a few cache sets and evict each other from L2 (K = 512 leaves
+      // 1/32 of a 1 MiB 8-way L2 to them). The columns beyond K are zeros nothing reads.
+      if (shape.back() * element_bytes >= 256) {
+        const std::int64_t lines = (shape.back() + line - 1) / line;
+        shape.back() = (lines % 2 == 0 ? lines + 1 : lines) * line;
+      }
+      b_tensor = copy.to = add_synthetic(filter.tensor + "_packed", in_type, shape);
+      const auto list = [](const std::vector<std::string>& indices) {
         std::string text;
-        for (const std::string& index : filter.indices) text += (text.empty() ? "" : ", ") + index;
+        for (const std::string& index : indices) text += (text.empty() ? "" : ", ") + index;
         return text;
-      }() + ")  (the filter packed as the BRGEMM's B)";
-      add_pointwise_with_space(std::move(copy), shape, packed_indices);
-      builders_.back().closed = true;
+      };
+      copy.source = copy.to + "(" + list(packed_indices) + ") = " + filter.tensor + "(" + list(filter.indices) + ")";
+      StageBuilder builder;
+      builder.written.insert(copy.to);
+      builder.read.insert(copy.from);
+      builder.stage.permute = std::move(copy);
+      builders_.push_back(std::move(builder));
     }
     const std::vector<std::int64_t> b_shape = tensor(b_tensor).shape;
     const std::vector<std::int64_t> b_strides = strides_of(b_shape);
@@ -511,7 +526,7 @@ class Planner {
       StageBuilder builder;
       builder.written.insert(a_tensor);
       builder.read.insert(input.tensor);
-      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, conv.pad_after};
+      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, pad_after};
       builders_.push_back(std::move(builder));
     }
 
@@ -528,9 +543,19 @@ class Planner {
     matmul.reduce_batch = taps.taps.empty() ? 1 : taps.taps.back().extent;
     matmul.conv = std::move(taps);
 
+    std::int64_t filter_rows = matmul.k;  // of B per output channel: taps x channels
+    for (const CpuConvTap& tap : matmul.conv->taps) filter_rows *= tap.extent;
     const auto [space, names] = block_space(conv.batch, conv.column, conv.channel_out, extent);
     StageBuilder& stage = new_stage(space, names);
     stage.closed = names != statement.write.indices;  // epilogues would see other roles
+    // The blocks run output-channel block outermost (codegen/cpu_emit.cc), so the blocks of
+    // one run share B's slice of nc channels: nc such that the slice fills at most half of L2
+    // (a power of two, at least 32: one AVX-512 register block), unless the options set blocks.
+    if (!(options_.blocking.mc > 0 && options_.blocking.nc > 0 && options_.blocking.kc > 0)) {
+      std::int64_t nc = 32;
+      while (nc * 2 <= blocking_.nc && nc * 2 * filter_rows * 4 <= options_.target.l2_bytes / 2) nc *= 2;
+      stage.stage.blocking.nc = nc;
+    }
     stage.written.insert(matmul.c.tensor);
     stage.read.insert({a_tensor, b_tensor});
     stage.stage.matmuls.push_back(std::move(matmul));
@@ -544,6 +569,7 @@ class Planner {
     std::set<std::string> operands;  // and what the loop nests touch: kept whole
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
       if (const std::optional<CpuPadCopy>& pad = plan_.stages[i].pad) operands.insert({pad->from, pad->to});
+      if (const std::optional<CpuPermuteCopy>& copy = plan_.stages[i].permute) operands.insert({copy->from, copy->to});
       if (const std::optional<CpuLoopNest>& nest = plan_.stages[i].loop_nest) {
         operands.insert(nest->write);
         operands.insert(nest->reads.begin(), nest->reads.end());

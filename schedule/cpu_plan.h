@@ -66,8 +66,9 @@ struct CpuTensor {
   bool synthetic = false;               // made by the CPU schedule (a prologue's result)
 };
 
-// The role of one index in a stage: which loop of the block nest it follows.
-enum class CpuDim { batch, m, n, k, r };
+// The role of one index in a stage: which loop of the block nest it follows. `folded`: an
+// outer index folded into m (schedule/cpu_fold.h), addressed through m's stride.
+enum class CpuDim { batch, m, n, k, r, folded };
 
 // How one tensor access is addressed inside a block: the role of each of its dimensions.
 struct CpuAccess {
@@ -103,6 +104,19 @@ struct CpuConvTaps {
 struct CpuPadCopy {
   std::string from, to;
   std::vector<std::int64_t> before, after;
+};
+
+// A copy of a tensor with its dimensions reordered (a convolution's filter packed as the
+// BRGEMM's B, schedule/cpu_conv.h): dimension d of `to` is dimension from_dim[d] of `from`;
+// `to`'s last dimension may be longer (rows an odd number of cache lines apart), the rest of
+// each row left zero. Run once per call, before the blocks, in blocks of 16 along `to`'s last
+// dimension (its stores contiguous, each of 16 source rows read in order).
+struct CpuPermuteCopy {
+  std::string from, to;
+  std::vector<std::size_t> from_dim;
+  std::vector<std::string> indices;  // of `to`'s dimensions ("r", "s", "c", "k"): loop names
+  std::string source;  // "F_packed(r, s, c, k) = F(k, r, s, c)", for comments
+  std::string why;     // "the filter packed as the BRGEMM's B"
 };
 
 // One matmul of a stage, lowered to a BRGEMM per block.
@@ -165,6 +179,7 @@ struct CpuStage {
   std::vector<CpuPointwise> pointwise;   // last touch, in program order (or the whole stage)
   std::optional<CpuLoopNest> loop_nest;  // set: the stage is this statement's loop nest instead
   std::optional<CpuPadCopy> pad;         // set: the stage is this padded copy instead
+  std::optional<CpuPermuteCopy> permute; // set: the stage is this reordering copy instead
 };
 
 // The CPU schedule of one def.

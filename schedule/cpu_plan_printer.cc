@@ -1,4 +1,5 @@
 // to_string(CpuPlan): the readable dump of the CPU schedule.
+#include <algorithm>
 #include <string>
 
 #include "schedule/cpu_plan.h"
@@ -12,16 +13,21 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + "]";
 }
 
+// A convolution's blocks run output-channel block outermost (codegen/cpu_emit.cc).
 std::string loops_text(const CpuStage& stage) {
   std::string text;
-  for (std::size_t i = 0; i < stage.batch_names.size(); ++i)
-    text += stage.batch_names[i] + " < " + std::to_string(stage.batch_extents[i]) + ", ";
+  const bool conv = std::any_of(stage.matmuls.begin(), stage.matmuls.end(),
+                                [](const CpuMatmul& matmul) { return matmul.conv; });
   const std::int64_t rows = std::min(stage.blocking.mc, stage.m_extent);
   const std::int64_t cols = std::min(stage.blocking.nc, stage.n_extent);
+  const std::string columns = (stage.n_name.empty() ? "(no columns)" : stage.n_name) + " < " +
+                              std::to_string(stage.n_extent) + " in blocks of " + std::to_string(cols);
+  if (conv) text += columns + " (outermost: consecutive blocks share the filter's slice), ";
+  for (std::size_t i = 0; i < stage.batch_names.size(); ++i)
+    text += stage.batch_names[i] + " < " + std::to_string(stage.batch_extents[i]) + ", ";
   text += (stage.m_name.empty() ? "(no rows)" : stage.m_name) + " < " +
-          std::to_string(stage.m_extent) + " in blocks of " + std::to_string(rows) + ", ";
-  text += (stage.n_name.empty() ? "(no columns)" : stage.n_name) + " < " +
-          std::to_string(stage.n_extent) + " in blocks of " + std::to_string(cols);
+          std::to_string(stage.m_extent) + " in blocks of " + std::to_string(rows);
+  if (!conv) text += ", " + columns;
   return text;
 }
 
@@ -46,6 +52,10 @@ std::string to_string(const CpuPlan& plan) {
               " (the convolution's reads outside " + pad->from + ")\n";
       continue;
     }
+    if (const std::optional<CpuPermuteCopy>& copy = stage.permute) {
+      text += "  " + stage.name + ": reordering copy " + copy->source + "  (" + copy->why + ")\n";
+      continue;
+    }
     if (stage.parallel)
       text += "  " + stage.name + ": parallel over " + loops_text(stage) +
               (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
@@ -53,6 +63,11 @@ std::string to_string(const CpuPlan& plan) {
     else
       text += "  " + stage.name + ": one thread over " + loops_text(stage) + " (" + to_string(stage.blocking) +
               "; " + std::to_string(stage.flops) + " flops, below the parallel threshold)\n";
+    if (std::any_of(stage.matmuls.begin(), stage.matmuls.end(), [](const CpuMatmul& matmul) {
+          return std::find(matmul.c.dims.begin(), matmul.c.dims.end(), CpuDim::folded) != matmul.c.dims.end();
+        }))
+      text += "    rows " + stage.m_name + ": batch indices folded into the rows, every access reads them contiguous "
+              "with the rows (one GEMM, schedule/cpu_fold.h)\n";
     for (const CpuMatmul& matmul : stage.matmuls) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
       if (const std::optional<CpuConvTaps>& conv = matmul.conv) {

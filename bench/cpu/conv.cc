@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "baseline_onednn_conv.h"
 #include "codegen/cpu_emit.h"
@@ -19,6 +20,24 @@ double geomean_of(const std::vector<double>& v) {
   double log_sum = 0;
   for (double x : v) log_sum += std::log(x);
   return v.empty() ? 0 : std::exp(log_sum / double(v.size()));
+}
+
+// `text` (a conv_tc_source layer) with its filter stored [taps.., c, k] (RSCK; CK for a 1x1
+// layer), the order the BRGEMM reads it in: no reordering copy inside the call.
+std::string with_rsck_filter(std::string text) {
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("bench conv: no '" + from + "' in\n" + text);
+    text.replace(at, from.size(), to);
+  };
+  if (text.find("F(k, c)") != std::string::npos) {
+    replace("(K, C) F", "(C, K) F");
+    replace("F(k, c)", "F(c, k)");
+  } else {
+    replace("(K, R, R, C) F", "(R, R, C, K) F");
+    replace("F(k, r, s, c)", "F(r, s, c, k)");
+  }
+  return text;
 }
 
 }  // namespace
@@ -48,6 +67,10 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   options.target = detect_cpu_target();
   options.threads = threads;
   const cpu_runtime::CpuModule ours = cpu_runtime::CpuModule::load(emit_cpu(program, options), cpu_entry_name(program.name));
+  const Program program_rsck =
+      compile_source(SourceFile{"conv_rsck.tc", with_rsck_filter(text)}, used).programs.at(0);
+  const cpu_runtime::CpuModule ours_rsck =
+      cpu_runtime::CpuModule::load(emit_cpu(program_rsck, options), cpu_entry_name(program_rsck.name));
 
   const auto input = random_floats(std::size_t(shape.n * shape.h * shape.w * shape.c), 21);
   const auto filter = random_floats(std::size_t(shape.k * shape.r * shape.r * shape.c), 22);
@@ -55,27 +78,41 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   const OnednnConv onednn(shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.stride, shape.pad, fused,
                           filter.data(), bias.data());
   std::vector<float> out_ours(std::size_t(shape.n * shape.p() * shape.q() * shape.k)), out_onednn(out_ours.size());
+  // The filter as RSCK (prepared once, outside the timing, as oneDNN's weights are).
+  std::vector<float> filter_rsck(filter.size());
+  const int64_t taps = shape.r * shape.r;
+  for (int64_t k = 0; k < shape.k; ++k)
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t c = 0; c < shape.c; ++c)
+        filter_rsck[std::size_t((t * shape.c + c) * shape.k + k)] = filter[std::size_t((k * taps + t) * shape.c + c)];
+  std::vector<float> out_rsck(out_ours.size());
   std::vector<void*> buffers = {const_cast<float*>(input.data()), const_cast<float*>(filter.data())};
   if (fused) buffers.push_back(const_cast<float*>(bias.data()));
   buffers.push_back(out_ours.data());
+  std::vector<void*> buffers_rsck = buffers;
+  buffers_rsck[1] = filter_rsck.data();
+  buffers_rsck.back() = out_rsck.data();
   // Check once, polyfuse against oneDNN (sums of C * R * R products of values in [-1, 1)).
   ours(buffers.data());
+  ours_rsck(buffers_rsck.data());
   onednn(threads, input.data(), out_onednn.data());
   double worst = 0;
   for (std::size_t i = 0; i < out_ours.size(); ++i)
-    worst = std::max(worst, double(std::fabs(out_ours[i] - out_onednn[i])));
+    worst = std::max({worst, double(std::fabs(out_ours[i] - out_onednn[i])),
+                      double(std::fabs(out_rsck[i] - out_onednn[i]))});
 
   const double g_ours = gflops([&] { ours(buffers.data()); }, shape.flops(), budget);
+  const double g_rsck = gflops([&] { ours_rsck(buffers_rsck.data()); }, shape.flops(), budget);
   const double g_onednn = gflops([&] { onednn(threads, input.data(), out_onednn.data()); }, shape.flops(), budget);
-  const ConvRatio ratio{threads, fused, g_ours / g_onednn};
+  const ConvRatio ratio{threads, fused, g_ours / g_onednn, g_rsck / g_onednn};
   const std::string warning =
       worst > 1e-5 * double(shape.c * shape.r * shape.r) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
-  std::printf("  %-12s N%lld %3lldx%-3lld C%-4lld K%-4lld %lldx%lld s%lld %-9s %2d thr  polyfuse %7.1f  onednn %7.1f (%5.2fx) "
-              "[%s]%s\n",
+  std::printf("  %-12s N%lld %3lldx%-3lld C%-4lld K%-4lld %lldx%lld s%lld %-9s %2d thr  polyfuse %7.1f  rsck %7.1f  "
+              "onednn %7.1f (%5.2fx, rsck %5.2fx) [%s]%s\n",
               shape.name.c_str(), (long long)shape.n, (long long)shape.h, (long long)shape.w, (long long)shape.c,
               (long long)shape.k, (long long)shape.r, (long long)shape.r, (long long)shape.stride,
-              fused ? "bias_relu" : "plain", threads, g_ours, g_onednn, ratio.vs_onednn, onednn.implementation(),
-              warning.c_str());
+              fused ? "bias_relu" : "plain", threads, g_ours, g_rsck, g_onednn, ratio.vs_onednn, ratio.rsck_vs_onednn,
+              onednn.implementation(), warning.c_str());
   return ratio;
 }
 
@@ -89,10 +126,15 @@ std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts
   std::string summary;
   for (int threads : thread_counts)
     for (bool fused : {false, true}) {
-      std::vector<double> of;
+      std::vector<double> of, of_rsck;
       for (const ConvRatio& r : ratios)
-        if (r.threads == threads && r.fused == fused) of.push_back(r.vs_onednn);
+        if (r.threads == threads && r.fused == fused) {
+          of.push_back(r.vs_onednn);
+          of_rsck.push_back(r.rsck_vs_onednn);
+        }
       summary += fmt::format(" conv{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads, geomean_of(of));
+      summary += fmt::format(" conv_rsck{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads,
+                             geomean_of(of_rsck));
     }
   return summary;
 }

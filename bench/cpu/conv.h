@@ -2,7 +2,10 @@
 // f32 — polyfuse's CPU target (BRGEMM over the filter taps; a 1x1 convolution is a GEMM)
 // next to oneDNN's convolution_forward (src/dst NHWC as polyfuse sees them, the weights
 // reordered once, outside the timing, into the layout oneDNN prefers), plain and with bias
-// + ReLU fused (post-op), each checked against the other.
+// + ReLU fused (post-op), each checked against the other. polyfuse twice: the program with
+// the KRSC filter (reordered into [taps, c, k] inside every call) and the same program with
+// the filter declared RSCK ("rsck": the order its BRGEMM reads, prepared outside the timing
+// as oneDNN's weights are, so no copy in the call).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@ struct ConvRatio {
   int threads = 1;
   bool fused = false;
   double vs_onednn = 0;
+  double rsck_vs_onednn = 0;  // the filter declared RSCK
 };
 
 // Times polyfuse and oneDNN on `shape`, checks them against each other, prints one line.

@@ -1,9 +1,10 @@
 // The convolutions (examples/conv2d*.tc, issue 24) on the CPU target: BRGEMM over the filter
-// taps (schedule/cpu_conv.h; the 1x1 one a GEMM over grouped indices), run through the driver
+// taps (schedule/cpu_conv.h; the 1x1 one GEMM over N * H * W rows), run through the driver
 // on random inputs and checked against the exact reference, at the small odd shapes of
 // tests/support/conv_shapes.h (C = 3, stride 2, H, W, C, K multiples of nothing); the plan
-// each takes, its golden schedule and code, threads, a planted wrong tap offset, and the
-// loop nest that a boundary value other than zero keeps.
+// each takes, its golden schedule and code, threads, planted errors (a wrong tap offset,
+// filter order, folded rows), the 1x1's folding and its limits, an OIHW filter, narrow
+// channel blocks, wide channels, and the loop nest that a boundary value other than zero keeps.
 #include <gtest/gtest.h>
 
 #include "codegen/cpu_emit.h"
@@ -72,16 +73,20 @@ const CpuMatmul* conv_main(const CpuPlan& plan) {
 }
 
 // Every example but the 1x1 runs as BRGEMM over its taps, no statement as a loop nest; the
-// 1x1 (plain subscripts) is a matmul idiom with batch indices, a BRGEMM per (n, h).
+// 1x1 (plain subscripts) is a matmul idiom with batch indices (n, h) folded into its rows:
+// one GEMM with M = N * H * W (schedule/cpu_fold.h).
 TEST(ConvExampleCpuPlan, EveryConvolutionIsBrgemmOverTaps) {
   for (const std::string& example : convolution_examples()) {
     SCOPED_TRACE(example);
     const Program program = compile_text(example_text(example), first_sizes(example), example + ".tc");
     const CpuPlan plan = plan_cpu(program);
-    if (example == "conv2d_1x1") {  // a matmul with batch indices (n, h): m = w, k = c
+    if (example == "conv2d_1x1") {  // m = (n, h, w), k = c
       ASSERT_EQ(plan.stages.size(), 1u);
       ASSERT_EQ(plan.stages[0].matmuls.size(), 1u) << to_string(plan);
       EXPECT_FALSE(plan.stages[0].matmuls[0].conv);
+      EXPECT_TRUE(plan.stages[0].batch_names.empty()) << to_string(plan);
+      EXPECT_EQ(plan.stages[0].m_name, "n_h_w");
+      EXPECT_EQ(plan.stages[0].m_extent, 2 * 9 * 7);
       continue;
     }
     const CpuMatmul* conv = conv_main(plan);
@@ -104,9 +109,9 @@ TEST(ConvExampleCpuPlan, GoldenScheduleAndCode) {
 }
 
 // Threads split output blocks, never a tap or a channel: 1 and 2 threads give the same bits,
-// at small blocks (many, with edges).
+// at small blocks (many, with edges; the 1x1's blocks of 3 rows cross its image rows of 7).
 TEST(ConvExampleCpuPlan, ResultsDoNotDependOnTheThreadCount) {
-  for (const std::size_t index : {2u, 6u}) {  // conv2d_strided and conv2d_grouped at the first shape
+  for (const std::size_t index : {2u, 4u, 6u}) {  // conv2d_strided, conv2d_1x1, conv2d_grouped (first shape)
     const ConvCase c = conv_cases()[index];
     SCOPED_TRACE(conv_case_name(c));
     const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
@@ -136,6 +141,108 @@ TEST(ConvExampleCpuPlan, AWrongTapOffsetFailsTheCheck) {
   request.kernel_source = emit_cpu(plan, program);
   const RunReport report = run_program(program, request);
   EXPECT_FALSE(report.check.ok);
+}
+
+// The checks are not vacuous for the reordering copy of the filter (two of its dimensions
+// swapped) nor for the folded 1x1 (its last pixel row dropped): each fails.
+TEST(ConvExampleCpuPlan, AWrongFilterCopyOrFoldFailsTheCheck) {
+  {
+    const ConvCase c = conv_cases()[1];  // conv2d: H 5, W 11, C 6, K 7, a 3x3 filter
+    const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+    CpuPlan plan = plan_cpu(program);
+    bool planted = false;
+    for (CpuStage& stage : plan.stages)
+      if (stage.permute) {
+        std::swap(stage.permute->from_dim[0], stage.permute->from_dim[1]);  // r and s exchanged
+        planted = true;
+      }
+    ASSERT_TRUE(planted) << to_string(plan);
+    RunRequest request = cpu_request();
+    request.kernel_source = emit_cpu(plan, program);
+    EXPECT_FALSE(run_program(program, request).check.ok);
+  }
+  {
+    const ConvCase c = conv_cases()[4];  // conv2d_1x1: M = 2 * 9 * 7
+    const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+    CpuPlan plan = plan_cpu(program);
+    ASSERT_EQ(plan.stages.size(), 1u);
+    plan.stages[0].m_extent -= 7;  // the last image row not computed
+    RunRequest request = cpu_request();
+    request.kernel_source = emit_cpu(plan, program);
+    EXPECT_FALSE(run_program(program, request).check.ok);
+  }
+}
+
+// A batched GEMM folds its batch into the rows when B is shared (A(b, m, k) B(k, n)), not
+// when B follows the batch (B(b, k, n)); nor does a 1x1 whose epilogue reads a value per
+// (n, h) (v(n, h)): a BRGEMM per batch index remains. All exact.
+TEST(ConvExampleCpuPlan, BatchIndicesFoldOnlyWhereEveryAccessFollowsTheRows) {
+  const std::vector<std::pair<std::string, std::size_t>> cases = {
+      {"def shared(f32(X, M, K) A, f32(K, N) B) -> (f32(X, M, N) C) {\n"
+       "  C(b, m, n) +=! A(b, m, k) * B(k, n)\n}\n",
+       0u},
+      {"def batched(f32(X, M, K) A, f32(X, K, N) B) -> (f32(X, M, N) C) {\n"
+       "  C(b, m, n) +=! A(b, m, k) * B(b, k, n)\n}\n",
+       1u},
+      {"def per_row(f32(N, H, W, C) I, f32(K, C) F, f32(N, H) v) -> (f32(N, H, W, K) O) {\n"
+       "  Y(n, h, w, k) +=! I(n, h, w, c) * F(k, c)\n  O(n, h, w, k) = Y(n, h, w, k) * v(n, h)\n}\n",
+       2u},
+  };
+  for (const auto& [text, batch_left] : cases) {
+    SCOPED_TRACE(text);
+    const Program program =
+        compile_text(text, {{"M", 5}, {"K", 3}, {"N", 2}, {"X", 3}, {"H", 3}, {"W", 4}, {"C", 3}}, "fold.tc");
+    const CpuPlan plan = plan_cpu(program);
+    ASSERT_EQ(plan.stages.size(), 1u) << to_string(plan);
+    EXPECT_EQ(plan.stages[0].batch_names.size(), batch_left) << to_string(plan);
+    const RunReport report = run_program(program, cpu_request());
+    EXPECT_TRUE(report.check.ok) << report.check.to_string();
+  }
+}
+
+// A filter stored OIHW (PyTorch's F(k, c, r, s)): reordered into [taps, c, k] like KRSC;
+// and a small L2 makes the output-channel blocks narrow (32) so several share the filter
+// slice in turn; both exact.
+TEST(ConvExampleCpuPlan, AnOihwFilterAndNarrowChannelBlocks) {
+  const std::string text =
+      "def oihw(f32(N, H, W, C) I, f32(K, C, R, S) F) -> (f32(N, H, W, K) O) {\n"
+      "  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, c, r, s) where I = 0 outside\n}\n";
+  const Program program =
+      compile_text(text, {{"N", 1}, {"H", 5}, {"W", 6}, {"C", 37}, {"K", 70}, {"R", 3}, {"S", 3}}, "oihw.tc");
+  RunRequest request = cpu_request();
+  request.cpu_schedule.target.l2_bytes = 64 * 1024;  // 9 taps x 37 channels x 32 x 4 bytes = 42 KiB: nc = 32
+  const CpuPlan plan = plan_cpu(program, request.cpu_schedule);
+  const CpuMatmul* conv = conv_main(plan);
+  ASSERT_NE(conv, nullptr) << to_string(plan);
+  EXPECT_TRUE(conv->conv->filter_packed);
+  for (const CpuStage& stage : plan.stages)
+    if (!stage.matmuls.empty()) {
+      EXPECT_EQ(stage.blocking.nc, 32) << to_string(plan);
+    }
+  const RunReport report = run_program(program, request);
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
+// Wide channel counts get rows an odd number of cache lines apart: the packed filter's rows
+// (K = 256: 272), the padded input's pixels (C = 256: 272); C (K = 256 f32, rows 1 KiB apart)
+// accumulates in a block buffer, loaded first for `+=`. Exact.
+TEST(ConvExampleCpuPlan, WideChannelsSpreadOverCacheSets) {
+  const std::string text =
+      "def wide(f32(N, H, W, C) I, f32(K, R, S, C) F, f32(N, H, W, K) O0) -> (f32(N, H, W, K) O) {\n"
+      "  O(n, h, w, k) = O0(n, h, w, k)\n"
+      "  O(n, h, w, k) += I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside\n}\n";
+  const Program program =
+      compile_text(text, {{"N", 1}, {"H", 3}, {"W", 4}, {"C", 256}, {"K", 256}, {"R", 3}, {"S", 2}}, "wide.tc");
+  const CpuPlan plan = plan_cpu(program);
+  const CpuMatmul* conv = conv_main(plan);
+  ASSERT_NE(conv, nullptr) << to_string(plan);
+  EXPECT_EQ(plan.tensor(conv->b.tensor).shape, (std::vector<std::int64_t>{3, 2, 256, 272})) << to_string(plan);
+  EXPECT_EQ(plan.tensor(conv->a.tensor).shape, (std::vector<std::int64_t>{1, 5, 5, 272})) << to_string(plan);
+  EXPECT_EQ(conv->conv->lda, 272);
+  const std::string code = emit_cpu(plan, program);
+  EXPECT_NE(code.find("first touch: the current O, into the block buffer"), std::string::npos) << code;
+  const RunReport report = run_program(program, cpu_request());
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
 }
 
 // A value other than zero read outside the input: the padded copy holds zeros, so the

@@ -10,7 +10,8 @@
 //     I: input f32 [2, 9, 7, 3], parameter
 //     F: input f32 [5, 3], parameter
 //     O: output f32 [2, 9, 7, 5], parameter
-//   stage0: parallel over n < 2, h < 9, w < 7 in blocks of 7, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
+//   stage0: parallel over n_h_w < 126 in blocks of 126, k < 5 in blocks of 5 (mc=256 nc=256 kc=512)
+//     rows n_h_w: batch indices folded into the rows, every access reads them contiguous with the rows (one GEMM, schedule/cpu_fold.h)
 //     main S0: O(n, h, w, k) +=! I(n, h, w, c) * F(k, c)
 //       brgemm f32: A = I (row-major), B = F (column-major), k = 3 as batch = 1 slice(s) of 3, first touch: zero
 
@@ -23,25 +24,22 @@ namespace {
 
 using namespace polyfuse::cpu;
 
-// stage0 (S0): one rows x cols block of the output at (n, h, w0, k0).
+// stage0 (S0): one rows x cols block of the output at (n_h_w0, k0).
 template <int64_t rows, int64_t cols>
-void stage0_block(const float* I, const float* F, float* O, int64_t n, int64_t h, int64_t w0, int64_t k0) {
+void stage0_block(const float* I, const float* F, float* O, int64_t n_h_w0, int64_t k0) {
   // main S0: O(n, h, w, k) +=! I(n, h, w, c) * F(k, c)
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::col_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = false});
-  S0_main(I + n * 189 + h * 21 + w0 * 3, F + k0 * 3, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 3, 5);
+  S0_main(I + n_h_w0 * 3, F + k0 * 3, O + n_h_w0 * 5 + k0, 3, 3, 5);
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d_1x1(const float* I, const float* F, float* O) {
   // stage0: S0
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 9; ++h)
-      stage0_block<7, 5>(I, F, O, n, h, 0, 0);
+  stage0_block<126, 5>(I, F, O, 0, 0);
 }
 
 extern "C" void polyfuse_conv2d_1x1_buffers(void* const* buffers) {

@@ -14,16 +14,16 @@
 //     Y: temporary f32 [2, 9, 7, 5], block local
 //     F_packed: temporary f32 [3, 3, 3, 5], full temporary (prologue result)
 //     I_padded: temporary f32 [2, 11, 9, 3], full temporary (prologue result)
-//   stage0: parallel over r < 3, s < 3, c < 3 in blocks of 3, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
-//     pointwise S0.F: F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
+//   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
 //   stage1: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
-//   stage2: parallel over n < 2, h < 9, w < 7 in blocks of 7, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
+//   stage2: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=256 kc=512)
 //     main S0: Y(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = I_padded rows 3 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -32,16 +32,6 @@
 namespace {
 
 using namespace polyfuse::cpu;
-
-// stage0 (S0.F): one rows x cols block of the output at (r, s, c0, k0).
-template <int64_t rows, int64_t cols>
-void stage0_block(const float* F, float* F_packed, int64_t r, int64_t s, int64_t c0, int64_t k0) {
-  // S0.F: F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
-  static const Unary S0_F_identity({.m = rows, .n = cols, .op = UnaryOp::identity,
-      .in = {Layout::col_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S0_F_identity(F + k0 * 27 + r * 9 + s * 3 + c0, F_packed + r * 45 + s * 15 + c0 * 5 + k0, 27, 5);
-}
 
 // stage2 (S0, S1): one rows x cols block of the output at (n, h, w0, k0).
 template <int64_t rows, int64_t cols>
@@ -74,15 +64,17 @@ void stage2_block(const float* bias, float* O, const float* F_packed, const floa
 
 extern "C" void polyfuse_conv2d_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> F_packed_storage(135);
-  float* const F_packed = F_packed_storage.data();
+  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
+  float* const F_packed = F_packed_storage.get();
   std::vector<float> I_padded_storage(594);
   float* const I_padded = I_padded_storage.data();
-  // stage0: S0.F
+  // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t r = 0; r < 3; ++r)
     for (int64_t s = 0; s < 3; ++s)
-      stage0_block<3, 5>(F, F_packed, r, s, 0, 0);
+      for (int64_t k = 0; k < 5; ++k)
+        for (int64_t c = 0; c < 3; ++c)
+          F_packed[r * 45 + s * 15 + c * 5 + k] = F[r * 9 + s * 3 + c + k * 27];
   // stage1: I_padded = I inside a border of zeros (its storage starts zeroed)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)

@@ -11,14 +11,14 @@
 //     F: input f32 [2, 5, 3, 3, 3], parameter
 //     O: output f32 [2, 7, 5, 2, 5], parameter
 //     F_packed: temporary f32 [2, 3, 3, 3, 5], full temporary (prologue result)
-//   stage0: parallel over g < 2, r < 3, s < 3, c < 3 in blocks of 3, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
-//     pointwise S0.F: F_packed(g, r, s, c, k) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B)
-//   stage1: parallel over n < 2, h < 7, g < 2, w < 5 in blocks of 5, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
+//   stage0: reordering copy F_packed(g, r, s, c, k) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B)
+//   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, g < 2, w < 5 in blocks of 5 (mc=256 nc=256 kc=512)
 //     main S0: O(n, h, w, g, k) +=! I(n, h + r, w + s, g, c) * F(g, k, r, s, c)
 //       convolution as BRGEMM over the filter taps f32: A = I rows 6 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 
+#include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -26,16 +26,6 @@
 namespace {
 
 using namespace polyfuse::cpu;
-
-// stage0 (S0.F): one rows x cols block of the output at (g, r, s, c0, k0).
-template <int64_t rows, int64_t cols>
-void stage0_block(const float* F, float* F_packed, int64_t g, int64_t r, int64_t s, int64_t c0, int64_t k0) {
-  // S0.F: F_packed(g, r, s, c, k) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B)
-  static const Unary S0_F_identity({.m = rows, .n = cols, .op = UnaryOp::identity,
-      .in = {Layout::col_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S0_F_identity(F + g * 135 + k0 * 27 + r * 9 + s * 3 + c0, F_packed + g * 135 + r * 45 + s * 15 + c0 * 5 + k0, 27, 5);
-}
 
 // stage1 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
@@ -57,14 +47,16 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
 
 extern "C" void polyfuse_conv2d_grouped(const float* I, const float* F, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> F_packed_storage(270);
-  float* const F_packed = F_packed_storage.data();
-  // stage0: S0.F
+  std::unique_ptr<float[]> F_packed_storage(new float[270]);  // not zeroed: the copy writes every element read
+  float* const F_packed = F_packed_storage.get();
+  // stage0: F_packed(g, r, s, c, k) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B)
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t g = 0; g < 2; ++g)
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
-        stage0_block<3, 5>(F, F_packed, g, r, s, 0, 0);
+        for (int64_t k = 0; k < 5; ++k)
+          for (int64_t c = 0; c < 3; ++c)
+            F_packed[g * 135 + r * 45 + s * 15 + c * 5 + k] = F[g * 135 + r * 9 + s * 3 + c + k * 27];
   // stage1: S0
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t n = 0; n < 2; ++n)
