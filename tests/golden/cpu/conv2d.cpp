@@ -12,7 +12,7 @@
 //     O: output f32 [2, 7, 5, 5], parameter
 //     F_packed: temporary f32 [3, 3, 3, 5], full temporary (prologue result)
 //   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
-//   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, w < 5 in blocks of 5 (mc=256 nc=256 kc=512)
+//   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, h + r, w + s, c) * F(k, r, s, c)
 //       convolution as BRGEMM over the filter taps f32: A = I rows 3 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 

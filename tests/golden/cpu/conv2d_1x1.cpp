@@ -10,7 +10,7 @@
 //     I: input f32 [2, 9, 7, 3], parameter
 //     F: input f32 [5, 3], parameter
 //     O: output f32 [2, 9, 7, 5], parameter
-//   stage0: parallel over n_h_w < 126 in blocks of 126, k < 5 in blocks of 5 (mc=256 nc=256 kc=512)
+//   stage0: parallel over n_h_w < 126 in blocks of 126, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     rows n_h_w: batch indices folded into the rows, every access reads them contiguous with the rows (one GEMM, schedule/cpu_fold.h)
 //     main S0: O(n, h, w, k) +=! I(n, h, w, c) * F(k, c)
 //       brgemm f32: A = I (row-major), B = F (column-major), k = 3 as batch = 1 slice(s) of 3, first touch: zero

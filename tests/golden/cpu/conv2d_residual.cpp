@@ -16,7 +16,7 @@
 //     X_padded: temporary f32 [2, 11, 9, 3], full temporary (prologue result)
 //   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
 //   stage1: X_padded = X with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside X)
-//   stage2: parallel over k < 3 in blocks of 3 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=256 kc=512)
+//   stage2: parallel over k < 3 in blocks of 3 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
