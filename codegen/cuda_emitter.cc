@@ -14,6 +14,7 @@
 #include "codegen/hopper_gemm_kernel.h"
 #include "codegen/kernel_grid.h"
 #include "codegen/main_loop_choice.h"
+#include "codegen/tensor_identifiers.h"
 #include "frontend/diagnostics.h"
 #include "frontend/idioms.h"
 #include "polyfuse/cuda_helpers_embedded.h"
@@ -447,7 +448,10 @@ static std::string hopper_note(const Program& program, const KernelPlan& plan, c
          "tree; it shows the mma.sync path\n";
 }
 
-EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
+namespace {
+
+// The kernel of `program`, its tensors named as they are.
+EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& request) {
   GpuOptions o = kernel_options(program, request.options);
   KernelPlan plan = checked_plan(program, o);
   const MainLoopChoice choice = main_loop_of(program, plan, o);
@@ -493,6 +497,19 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
   s += "}\n\n";
   s += host_launcher(m);
   return kernel;
+}
+
+}  // namespace
+
+EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) {
+  CudaEmitRequest quiet = request;  // the passes' dumps once, for the program as written
+  quiet.dumps = {};
+  bool first = true;
+  return emit_with_distinct_tensor_names(program, helpers_text(request.helpers), [&](const Program& p) {
+    const bool dump = first;
+    first = false;
+    return emit_cuda_kernel(p, dump ? request : quiet);
+  });
 }
 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {

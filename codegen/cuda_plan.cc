@@ -7,6 +7,7 @@
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_memory_kernel.h"
 #include "codegen/implicit_gemm_kernel.h"
+#include "codegen/tensor_identifiers.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -91,9 +92,13 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
       fused.helpers = CudaEmitRequest::Helpers::omit;
       kernel = emit_cuda(reduced, fused);
     } else if (plan.kernels[k].kind == PlannedKernelKind::implicit_gemm) {
-      kernel = emit_implicit_gemm_kernel(program, plan.kernels[k], request.options);
+      kernel = emit_with_distinct_tensor_names(program, "", [&](const Program& p) {
+        return emit_implicit_gemm_kernel(p, plan.kernels[k], request.options);
+      });
     } else if (plan.kernels[k].kind == PlannedKernelKind::back_to_back) {
-      kernel = emit_back_to_back_kernel(reduced, plan.kernels[k].name, plan.kernels[k].statements, request.options);
+      kernel = emit_with_distinct_tensor_names(reduced, "", [&](const Program& p) {
+        return emit_back_to_back_kernel(p, plan.kernels[k].name, plan.kernels[k].statements, request.options);
+      });
     } else {
       kernel = emit_memory_kernel(reduced, plan.kernels[k].kind, program.name, request.options.arch);
       kernel.source += '\n';

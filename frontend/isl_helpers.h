@@ -23,6 +23,9 @@ void set_max_operations(isl::ctx ctx, unsigned long operations);
 // keeps its name): the access of a gathered dimension, whose position is data.
 isl::map free_output_dimension(isl::map map, unsigned dim);
 
+// `set` with its tuple named `name` (the bindings set a map's range tuple, not a set's).
+isl::set with_tuple_name(isl::set set, const std::string& name);
+
 // Resets the operation counter of `ctx` (see set_max_operations).
 void reset_operations(isl::ctx ctx);
 

@@ -3,6 +3,7 @@
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/options.h>
+#include <isl/set.h>
 #include <isl/space.h>
 
 #include "frontend/diagnostics.h"
@@ -53,6 +54,12 @@ isl::map free_output_dimension(isl::map map, unsigned dim) {
   raw = isl_map_insert_dims(raw, isl_dim_out, dim, 1);
   raw = isl_map_set_tuple_name(raw, isl_dim_out, tuple.c_str());
   PF_INTERNAL_CHECK(raw != nullptr, "could not free dimension " + std::to_string(dim) + " of an access to " + tuple);
+  return isl::manage(raw);
+}
+
+isl::set with_tuple_name(isl::set set, const std::string& name) {
+  isl_set* raw = isl_set_set_tuple_name(set.release(), name.c_str());
+  PF_INTERNAL_CHECK(raw != nullptr, "could not name the set " + name);
   return isl::manage(raw);
 }
 
