@@ -123,7 +123,9 @@ EmittedKernel emit_with_distinct_tensor_names(const Program& program, const std:
     for (const Tensor& tensor : program.tensors) {
       const auto spelled = names.find(tensor.name);
       const std::string current = spelled == names.end() ? tensor.name : spelled->second;
-      if (occurrences(counts, current) == occurrences(expected, placeholders.at(tensor.name))) continue;
+      const int wanted = occurrences(expected, placeholders.at(tensor.name));
+      // absent from the code (kept in registers, or named by the plan's view): nothing to clash with
+      if (wanted == 0 || occurrences(counts, current) == wanted) continue;
       clash = true;
       std::string next = current + "_";
       while (counts.count(next) || taken.count(next)) next += "_";

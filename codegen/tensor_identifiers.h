@@ -8,7 +8,8 @@
 // code (comments, literals, qualified and member names left out) each tensor's name must occur
 // exactly as often as its placeholder does. A name that occurs more often is also one of the
 // kernel's own identifiers; that tensor is spelled `name_` (`name__`, ...) in the kernel, and
-// the launch metadata keeps the program's name.
+// the launch metadata keeps the program's name. A tensor whose placeholder the code never
+// writes (a temporary kept in registers) cannot clash and keeps its name.
 #pragma once
 
 #include <functional>
