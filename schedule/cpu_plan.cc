@@ -8,6 +8,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
 #include "schedule/cpu_fold.h"
+#include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
 namespace {
@@ -79,29 +80,6 @@ struct StageBuilder {
   bool closed = false;  // nothing joins it (a convolution whose output is not batch.., m, n)
 };
 
-// The operations of a pointwise expression: its nodes that are neither reads nor literals.
-std::int64_t operation_count(const Expr& expr) {
-  std::int64_t count = expr.kind == ExprKind::read || expr.kind == ExprKind::constant ? 0 : 1;
-  for (const Expr& operand : expr.operands) count += operation_count(operand);
-  return count;
-}
-
-// CpuStage::flops: 2 M N K per matmul (K times its reduce-batch or the convolution's taps),
-// one per element per operation of each pointwise statement, all times the batch.
-std::int64_t stage_flops(const CpuStage& stage) {
-  std::int64_t elements = stage.m_extent * stage.n_extent;
-  for (std::int64_t extent : stage.batch_extents) elements *= extent;
-  std::int64_t per_element = 0;
-  for (const CpuMatmul& matmul : stage.matmuls) {
-    std::int64_t reduction = matmul.k * matmul.reduce_batch;
-    if (matmul.conv)
-      for (std::size_t t = 0; t + 1 < matmul.conv->taps.size(); ++t) reduction *= matmul.conv->taps[t].extent;
-    per_element += 2 * reduction;
-  }
-  for (const CpuPointwise& pointwise : stage.pointwise) per_element += std::max<std::int64_t>(1, operation_count(pointwise.expr));
-  return elements * per_element;
-}
-
 class Planner {
  public:
   Planner(const Program& program, const CpuScheduleOptions& options)
@@ -156,10 +134,7 @@ class Planner {
     for (std::size_t i = 0; i < plan_.stages.size(); ++i)
       plan_.stages[i].name = "stage" + std::to_string(i);
     fold_batch_into_m(plan_);
-    for (CpuStage& stage : plan_.stages) {
-      stage.flops = stage_flops(stage);
-      stage.parallel = stage.flops >= options_.min_parallel_flops;
-    }
+    mark_parallel_stages(plan_, options_.min_parallel_flops);
     assign_storage();
     return plan_;
   }
