@@ -50,6 +50,10 @@ struct CompileOptions {
   // every core, or OMP_NUM_THREADS. Threads split output blocks, never a reduction, so the
   // results do not depend on it. Refused on the GPU backends.
   std::optional<int> threads;
+  // Let the autotuner choose the tile options (polyfuse/autotune.h; TensorProgram::autotune
+  // returns its report): compile() then compiles the winner. The tile options above must stay
+  // unset (they are what it chooses); refused by Backend::cpu and for a def of several kernels.
+  bool autotune = false;
 };
 
 }  // namespace polyfuse

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "polyfuse/autotune.h"
 #include "polyfuse/compiled_kernel.h"
 #include "polyfuse/kernel_info.h"
 #include "polyfuse/options.h"
@@ -44,6 +45,11 @@ class TensorProgram {
   // and compiles it for options.backend. Throws SourceError (program or options),
   // CompileError.
   CompiledKernel compile(const CompileOptions& options = {}, const std::string& def = "") const;
+  // Chooses the tile options of `def`'s kernel for its bound sizes (polyfuse/autotune.h):
+  // from the winner cache, else by timing candidates on the GPU, or without one by the static
+  // ranking. `options` gives the arch and the other non-tile options. Throws SourceError
+  // (tile options set, unbound sizes, a plan, Backend::cpu), CompileError.
+  AutotuneReport autotune(const CompileOptions& options = {}, const std::string& def = "") const;
   // Only generates the CUDA source (no NVRTC); a plan's holds every kernel.
   std::string cuda_source(const CompileOptions& options = {}, const std::string& def = "") const;
 

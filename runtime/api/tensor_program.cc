@@ -5,6 +5,7 @@
 
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
+#include "runtime/api/autotune.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/api/generate.h"
 
@@ -65,7 +66,14 @@ std::string TensorProgram::cuda_source(const CompileOptions& options, const std:
   return api::generate_cuda(impl_->text, impl_->name, impl_->sizes, def, options).source;
 }
 
+AutotuneReport TensorProgram::autotune(const CompileOptions& options, const std::string& def) const {
+  const std::unique_ptr<api::CandidateTimer> timer = api::gpu_timer();
+  return api::autotune(api::AutotuneRequest{impl_->text, impl_->name, impl_->sizes, def, options}, *timer,
+                       cache::ArtifactCache::global());
+}
+
 CompiledKernel TensorProgram::compile(const CompileOptions& options, const std::string& def) const {
+  if (options.autotune) return compile(autotune(options, def).chosen, def);
   if (options.backend == Backend::cpu) {
     api::GeneratedKernel generated = api::generate_cpu(impl_->text, impl_->name, impl_->sizes, def, options);
     return api::make_compiled_cpu(generated.source, std::move(generated.metadata), impl_->sizes);

@@ -19,7 +19,7 @@
 namespace polyfuse::cache {
 namespace {
 
-constexpr const char* kinds[] = {"cuda", "emu", "cpu"};
+constexpr const char* kinds[] = {"cuda", "emu", "cpu", "autotune"};
 
 std::string env(const char* name) {
   const char* value = std::getenv(name);

@@ -1,5 +1,6 @@
 // One content-addressed disk cache for every artefact polyfuse builds: NVRTC results
-// (kind "cuda"), the emulator's shared objects ("emu") and the CPU target's ("cpu").
+// (kind "cuda"), the emulator's shared objects ("emu"), the CPU target's ("cpu") and the autotuner's
+// winners ("autotune": runtime/api/autotune.h).
 //
 // Where: $POLYFUSE_CACHE_DIR, else $XDG_CACHE_HOME/polyfuse, else ~/.cache/polyfuse, else
 // <tmp>/polyfuse-cache; an entry is <root>/<kind>/<32 hex digits of its key>.pfc (format:

@@ -56,6 +56,13 @@ LoadedDriver load() {
              resolve(library, "cuMemcpyHtoD_v2", a.memcpy_htod, why) &&
              resolve(library, "cuMemcpyDtoH_v2", a.memcpy_dtoh, why);
   if (!all) return d;
+  std::string optional;
+  resolve(library, "cuEventCreate", a.event_create, optional);
+  resolve(library, "cuEventDestroy_v2", a.event_destroy, optional);
+  resolve(library, "cuEventRecord", a.event_record, optional);
+  resolve(library, "cuEventSynchronize", a.event_synchronize, optional);
+  if (!resolve(library, "cuEventElapsedTime_v2", a.event_elapsed_time, optional))
+    resolve(library, "cuEventElapsedTime", a.event_elapsed_time, optional);
   if (CUresult r = a.init(0); r != CUDA_SUCCESS) {
     const char* name = nullptr;
     a.get_error_name(r, &name);

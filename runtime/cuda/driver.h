@@ -35,6 +35,13 @@ struct DriverApi {
   decltype(&::cuMemFree_v2) mem_free = nullptr;
   decltype(&::cuMemcpyHtoD_v2) memcpy_htod = nullptr;
   decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
+  // Events, for the autotuner's timings (runtime/api/autotune_timer.h); null when this driver
+  // lacks one (they are resolved apart from the rest: launching does not need them).
+  decltype(&::cuEventCreate) event_create = nullptr;
+  decltype(&::cuEventDestroy_v2) event_destroy = nullptr;
+  decltype(&::cuEventRecord) event_record = nullptr;
+  decltype(&::cuEventSynchronize) event_synchronize = nullptr;
+  CUresult (*event_elapsed_time)(float*, CUevent, CUevent) = nullptr;  // _v2, else the first version
 };
 
 // The driver when it loaded and initialised with at least one device; else nullptr and

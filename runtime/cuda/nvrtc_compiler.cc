@@ -89,6 +89,7 @@ std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
   std::vector<std::string> flags = {"--gpu-architecture=" + options.arch, "-std=c++17"};
   if (options.fast_math) flags.push_back("--use_fast_math");
   if (options.line_info) flags.push_back("-lineinfo");
+  if (options.ptxas_verbose) flags.push_back("--ptxas-options=-v");
   return flags;
 }
 

@@ -17,6 +17,7 @@ struct NvrtcOptions {
   std::string arch = "sm_90";  // a real architecture: sm_80, sm_86, sm_89, sm_90, sm_90a
   bool fast_math = false;
   bool line_info = false;
+  bool ptxas_verbose = false;  // --ptxas-options=-v: registers, spills, shared memory in the log (autotuner)
 };
 
 // What NVRTC produced for one source.
