@@ -22,6 +22,7 @@
 #include "schedule/cpu_plan.h"
 #include "schedule/cpu_target.h"
 #include "schedule/program_plan.h"
+#include "tools/autotune_flag.h"
 #include "tools/command.h"
 #include "tools/cpu_flags.h"
 #include "tools/gpu_flags.h"
@@ -78,10 +79,12 @@ void refuse_plan(const Program& program, const std::string& what, F32Matmul f32)
 
 // `--cubin OUT`: the selected def's kernel compiled by NVRTC for --arch (through the
 // cache), its cubin written to OUT; the schedule trees go to `dumps`.
-void write_cubin(const std::vector<const Program*>& programs, const CompileOptions& options, const PassDumps& dumps) {
+void write_cubin(const std::vector<const Program*>& programs, const CompileOptions& options, const PassDumps& dumps,
+                 const ProgramInput& input) {
   if (programs.size() != 1) throw UserError("--cubin: the file has several defs; choose one with --def");
   CudaEmitRequest request;
-  request.options = gpu_options(options.gpu);
+  request.options = options.gpu.autotune ? autotuned_gpu_options(options.gpu, input, *programs.front(), std::cerr)
+                                         : gpu_options(options.gpu);
   refuse_plan(*programs.front(), "--cubin writes the cubin of one kernel", request.options.f32_matmul);
   request.dumps = dumps;
   EmittedKernel kernel = emit_cuda(*programs.front(), request);
@@ -94,13 +97,18 @@ void write_cubin(const std::vector<const Program*>& programs, const CompileOptio
 // The text of the selected defs at the requested stage. CUDA: one file, the helpers
 // embedded once, one kernel and launcher per def.
 std::string emit_stage(const std::vector<const Program*>& programs, const CompileOptions& options, bool cpu,
-                       std::vector<LaunchMetadata>& kernels, nlohmann::json& plans) {
-  const GpuOptions gpu = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
+                       std::vector<LaunchMetadata>& kernels, nlohmann::json& plans, const ProgramInput& input) {
+  const GpuOptions flagged = options.emit == "ir" || cpu ? GpuOptions{} : gpu_options(options.gpu);
   const PassDumps dumps{options.gpu.dump_after, &std::cerr};
   const CpuScheduleOptions cpu_options = cpu_schedule_options(options.cpu);
   std::string text;
   bool first = true;
   for (const Program* program : programs) {
+    // --autotune: this def's winner (its table on stderr; --emit=config adds its summary line).
+    std::string autotuned;
+    const bool tune = options.gpu.autotune && !cpu && options.emit != "ir" && options.emit != "plan";
+    const GpuOptions gpu = tune ? autotuned_gpu_options(options.gpu, input, *program, std::cerr, &autotuned)
+                                                : flagged;
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(*program);
     } else if (options.emit == "schedule" && cpu && is_cpu_contraction(*program) && program->parameters.empty()) {
@@ -125,7 +133,7 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
       text += emit_ast_text(*program, gpu, dumps);
     } else if (options.emit == "config") {
       refuse_plan(*program, "--emit=config prints the configuration of one fused kernel", gpu.f32_matmul);
-      text += (first ? "" : "\n") + emit_config_text(*program, gpu, dumps);
+      text += (first ? "" : "\n") + emit_config_text(*program, gpu, dumps) + (autotuned.empty() ? "" : autotuned + "\n");
     } else if (options.emit == "cuda") {
       CudaEmitRequest request;
       request.options = gpu;
@@ -171,11 +179,11 @@ int run_compile(const CompileOptions& options) {
     // (which then prints the --dump-after trees).
     const bool stage_wanted = options.cubin.empty() || !options.output.empty() || options.emit_option->count() > 0;
     if (!options.cubin.empty())
-      write_cubin(programs, options, stage_wanted ? PassDumps{} : PassDumps{options.gpu.dump_after, &std::cerr});
+      write_cubin(programs, options, stage_wanted ? PassDumps{} : PassDumps{options.gpu.dump_after, &std::cerr}, input);
     if (!stage_wanted) return exit_success;
     std::vector<LaunchMetadata> kernels;
     nlohmann::json plans = nlohmann::json::array();
-    const std::string text = emit_stage(programs, options, cpu, kernels, plans);
+    const std::string text = emit_stage(programs, options, cpu, kernels, plans, input);
     if (options.output.empty() || options.output == "-") {
       std::cout << text << std::flush;
       return exit_success;

@@ -11,6 +11,7 @@ std::string GpuFlags::given(bool partition_flags) const {
   std::string names;
   for (const CLI::Option* option : registered)
     if (option->count() > 0 && (partition_flags || option->get_name() != "--f32-matmul")) names += (names.empty() ? "" : ", ") + option->get_name();
+  if (autotune_option != nullptr && autotune_option->count() > 0) names += (names.empty() ? "" : ", ") + std::string("--autotune");
   return names;
 }
 
@@ -45,6 +46,11 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
                                              "default), 3xtf32 (tensor cores, split precision, close to f32) or f32 "
                                              "(exact, CUDA cores)")
                                  ->type_name("tf32|3xtf32|f32"));
+  flags.autotune_option = app->add_flag("--autotune", flags.autotune,
+                                        "Choose the tile options by the autotuner: candidates compiled with NVRTC, "
+                                        "pruned by ptxas's facts (spills, shared memory, occupancy), timed on the GPU "
+                                        "(without one: ranked statically, and said so); the winner is cached per "
+                                        "program, shapes and GPU. Refused beside the tile flags");
   app->add_option("--dump-after", flags.dump_after,
                   "Print the GPU schedule tree after a pass (initial, block_tile, warp_tile, split_k, strip_mine_k, "
                   "contract_to_mma, prefetch, insert_copies, map_to_gpu) or after all of them (all) to stderr; "

@@ -21,9 +21,11 @@ struct GpuFlags {
   std::vector<std::string> dump_after;
   CLI::Option* group_option = nullptr;
   std::vector<CLI::Option*> registered;  // the tile options (not --dump-after), to see which were given
+  bool autotune = false;                 // --autotune (tools/autotune_flag.h)
+  CLI::Option* autotune_option = nullptr;
 
-  // The tile flags given on the command line ("--block, --warp"), "" when none; without
-  // --f32-matmul when `partition_flags` is false.
+  // The tile flags given on the command line ("--block, --warp"), and --autotune, "" when
+  // none; without --f32-matmul when `partition_flags` is false.
   std::string given(bool partition_flags = true) const;
 };
 

@@ -13,6 +13,7 @@
 #include "polyfuse_emu/emulator.h"
 #include "runtime/api/run_program.h"
 #include "runtime/reference/flops.h"
+#include "tools/autotune_flag.h"
 #include "tools/command.h"
 #include "tools/cpu_flags.h"
 #include "tools/gpu_flags.h"
@@ -142,6 +143,8 @@ int run_run(const RunOptions& options) {
     EmulatedSms sms(options.sms);
     bool all_ok = true;
     for (const Program* program : input.defs(options.def)) {
+      if (options.gpu.autotune && request.target == Target::gpu)
+        request.options = autotuned_gpu_options(options.gpu, input, *program, std::cout);
       EmulatorProgress progress(*program, request.target == Target::gpu && request.backend == Backend::emu);
       const RunReport report = run_program(*program, request);
       print_report(*program, request, report, options.stats);

@@ -26,7 +26,7 @@ using polyfuse::testing::run_cli;
 // The flags of each command, each one tested below.
 const std::map<std::string, std::set<std::string>>& tested_flags() {
   static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--group",
-                                            "--consumer-schedule", "--f32-matmul", "--dump-after"};
+                                            "--consumer-schedule", "--f32-matmul", "--dump-after", "--autotune"};
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
@@ -473,6 +473,45 @@ TEST(CliRun, RefusedCombinationsAndNoDevice) {
     EXPECT_NE(cuda.out.find("run: gemm on cuda\ncheck: ok"), std::string::npos) << cuda.out;
     EXPECT_EQ(run_cli("run examples/gemm.tc " + sizes + " --backend=cuda --stats").exit_code, 1);
   }
+}
+
+// --autotune without a GPU (forced, so that this holds on GPU machines too): the candidates
+// ranked statically, the table and "could not time" on stderr (compile) or stdout (run),
+// --emit=config's "autotuned:" line, the winner from the cache the second time, and the refusals.
+TEST(CliAutotune, WithoutAGpuRanksStaticallyAndRefusesTileFlags) {
+  if (!POLYFUSE_TEST_HAVE_NVRTC) GTEST_SKIP() << "built without NVRTC: --autotune compiles its candidates with it";
+  const std::string no_gpu = "POLYFUSE_LIBCUDA=/nonexistent/libcuda.so.1 POLYFUSE_CACHE_DIR=" +
+                             (cli_temp_dir() / "autotune-cache").string();
+  const std::string config = "compile examples/gemm.tc -D M=256 -D N=256 -D K=64 --arch sm_90a --emit=config --autotune";
+  const CliResult first = run_cli(config, no_gpu);
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err.rfind("autotune (TMA + wgmma kernel):\n  config ", 0), 0u) << first.err;
+  EXPECT_NE(first.err.find("\n  schedule=pingpong "), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("could not time: no GPU (static ranking only)\nautotuned: "), std::string::npos) << first.err;
+  EXPECT_EQ(first.out.rfind("kernel: gemm\narch: sm_90a\nmain loop: TMA + wgmma\n", 0), 0u) << first.out;
+  EXPECT_NE(first.out.find("\nautotuned: "), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find(" (static)\n"), std::string::npos) << first.out;
+  const CliResult second = run_cli(config, no_gpu);
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_EQ(second.err.rfind("autotune (TMA + wgmma kernel, from the cache):\n", 0), 0u) << second.err;
+  const CliResult cache = run_cli("cache info", no_gpu);
+  EXPECT_NE(cache.out.find("autotune"), std::string::npos) << cache.out;
+
+  const CliResult run = run_cli("run examples/gemm.tc -D M=64 -D N=64 -D K=32 --arch sm_90a --backend=emu --autotune", no_gpu);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("could not time: no GPU (static ranking only)\nautotuned: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("run: gemm on emu\ncheck: ok"), std::string::npos) << run.out;
+
+  const std::string gemm = "compile examples/gemm.tc -D M=256 -D N=256 -D K=64 --emit=cuda --autotune ";
+  expect_refused(gemm + "--block 64x64x32 --stages 3",
+                 "polyfuse: error: --autotune chooses the tile options itself: drop --block, --stages or drop --autotune\n");
+  expect_refused("compile examples/gemm.tc " + sizes + " --emit=schedule --target=cpu --autotune",
+                 "polyfuse: error: --autotune: GPU options, but the CPU target", true);
+  expect_refused("compile examples/gemm.tc -D M=256 -D N=256 --emit=config --autotune",
+                 "polyfuse: error: --autotune: autotune times the kernel of bound shapes; bind K\n");
+  expect_refused("compile examples/softmax.tc -D M=64 -D N=64 --emit=cuda --autotune",
+                 "--autotune: autotune tunes one fused kernel, but the def is a plan of", true);
+  expect_refused("compile examples/gemm.tc " + sizes + " --emit=plan --autotune", "--autotune: GPU options, but --emit=plan", true);
 }
 
 // A long emulator run is announced and shows progress; POLYFUSE_EMU_NOTICE_SECONDS=0
