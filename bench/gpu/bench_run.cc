@@ -104,6 +104,17 @@ ResultRow measure_problem(const Problem& problem, const std::vector<const Compil
       row.polyfuse_best_config = to_string(job->config);
     }
   }
+  if (context.options.autotune && !jobs.empty()) {
+    try {
+      const CompiledKernel autotuned = compile_autotuned(*jobs.front(), row.polyfuse_autotuned_config);
+      row.polyfuse_autotuned_ms = measure("polyfuse autotuned", [&autotuned, &device](cudaStream_t s) {
+        launch_polyfuse(autotuned, [&device](const std::string& tensor) { return device.pointer(tensor); }, s);
+      });
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      notes.push_back("polyfuse autotuned not measured: " + message.substr(0, message.find('\n')));
+    }
+  }
   if (!fits(TileConfig{}, size)) notes.push_back("polyfuse default not measured: 128x128x32 does not divide the size");
   row.check = checks.failures().empty() ? "ok" : join_notes(checks.failures());
   row.notes = join_notes(notes);
@@ -121,6 +132,8 @@ std::string progress_line(const Problem& problem, size_t sizes, const ResultRow&
                       time_text(row.cublas_cudnn_ms), time_text(row.cublaslt_ms),
                       time_text(row.polyfuse_default_ms), time_text(row.polyfuse_best_ms),
                       row.polyfuse_best_config.empty() ? "-" : row.polyfuse_best_config);
+  if (!row.polyfuse_autotuned_config.empty())
+    line += fmt::format(", polyfuse_autotuned {} ({})", time_text(row.polyfuse_autotuned_ms), row.polyfuse_autotuned_config);
   if (row.check != "ok") line += " CHECK FAILED: " + row.check;
   return line;
 }

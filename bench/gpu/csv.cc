@@ -20,7 +20,8 @@ const std::vector<std::string>& csv_columns() {
       "polyfuse_best_config", "speedup_best_vs_cublas_cudnn", "speedup_best_vs_cublaslt",
       "speedup_default_vs_cublas_cudnn", "speedup_default_vs_cublaslt", "cudnn_conv_ms", "cudnn_fused_ms",
       "speedup_best_vs_cudnn_conv", "speedup_best_vs_cudnn_fused", "speedup_default_vs_cudnn_conv",
-      "speedup_default_vs_cudnn_fused", "layer", "check", "notes"};
+      "speedup_default_vs_cudnn_fused", "layer", "check", "notes", "polyfuse_autotuned_ms",
+      "polyfuse_autotuned_config", "speedup_autotuned_vs_cublas_cudnn", "speedup_autotuned_vs_cublaslt"};
   return columns;
 }
 
@@ -77,6 +78,10 @@ std::string csv_row(const RunEnvironment& environment, const ResultRow& row) {
       row.layer,
       row.check,
       row.notes,
+      number(row.polyfuse_autotuned_ms, 6),
+      row.polyfuse_autotuned_config,
+      number(row.speedup(Variant::polyfuse_autotuned, Variant::cublas_cudnn), 4),
+      number(row.speedup(Variant::polyfuse_autotuned, Variant::cublaslt), 4),
   };
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) {

@@ -53,6 +53,10 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_option("--conv-batch", options.conv_batch, "Images per convolution layer (ResNet-50's layers; 128 for "
                  "the large batch)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--dtype", dtype_names, "Element types to run (repeatable; default both): f16, bf16");
+  app.add_flag("--autotune", options.autotune,
+               "Also run polyfuse's autotuner on each GEMM problem (TensorProgram::autotune: its candidate set for "
+               "the --arch kernel, mma.sync or sm_90a TMA + wgmma, timed on this GPU, the winner cached) and time its "
+               "winner: the polyfuse_autotuned column");
   app.add_flag("!--no-tune", options.tune, "Time only polyfuse's default tile configuration (polyfuse_best = polyfuse_default)");
   app.add_option("--repeats", options.repeats, "Timed launches per variant (the median is reported; issue 7 asks for >= 20)")
       ->capture_default_str()->check(CLI::Range(1, 100000));

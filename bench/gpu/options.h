@@ -35,6 +35,7 @@ struct BenchOptions {
   std::int64_t conv_batch = 32;               // images per convolution layer (ResNet-50's layers)
   std::vector<DType> dtypes;         // default: f16 and bf16
   bool tune = true;           // false (--no-tune): polyfuse_best is the default configuration alone
+  bool autotune = false;      // --autotune: also time the autotuner's winner (polyfuse_autotuned)
   int repeats = 20;           // timed launches per variant
   int warmup = 5;             // untimed launches before them
   bool l2_flush = true;       // flush L2 before every launch

@@ -204,6 +204,11 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
     line(fmt::format("  {}", to_string(config)));
     if (!options.tune) break;
   }
+  if (gemms && options.autotune)
+    line("polyfuse_autotuned (--autotune): the autotuner's winner for each problem (TensorProgram::autotune: its "
+         "candidate set for the --arch kernel, mma.sync or the sm_90a TMA + wgmma one, pruned by ptxas's facts, timed "
+         "on the GPU, checked against the default's outputs; cached per program, shapes and GPU), then timed like the "
+         "others");
   line(fmt::format("outputs: CSV {}, summary {} (a dry run writes neither); plot: python3 bench/gpu/plot.py {} -o "
                    "speedup.png",
                    options.csv, options.summary, options.csv));
@@ -227,6 +232,10 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
         ++timings;
       }
       variants += (variants.empty() ? "" : " ") + name;
+    }
+    if (options.autotune) {
+      variants += " polyfuse_autotuned";
+      ++timings;
     }
     rows += fmt::format("run {:>4}/{:<4} M={:<4} N={:<4} K={:<4} batch={:<3} {:<18} {:<4} : {}\n",
                         problem.size_index + 1, options.sizes.size(), problem.size.m, problem.size.n, problem.size.k,

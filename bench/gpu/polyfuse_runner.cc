@@ -10,25 +10,36 @@ CompileOptions compile_options(const TileConfig& config, const std::string& arch
   CompileOptions options;
   options.backend = Backend::cuda;
   options.arch = arch_from_string(arch);
-  options.block = config.block;
-  options.warp = config.warp;
-  options.stages = config.stages;
-  options.split_k = config.split_k;
-  return options;
+  return config.applied_to(options);
+}
+
+namespace {
+
+// The program of `job` with its sizes bound.
+TensorProgram job_program(const CompileJob& job) {
+  if (!job.idiom) {
+    TensorProgram program = TensorProgram::parse(job.source, job.name + ".tc");
+    for (const auto& size : job.bindings) program.bind(size.first, size.second);
+    return program;
+  }
+  TensorProgram program = TensorProgram::parse(tc_source(*job.idiom, job.dtype), job.idiom->name + ".tc");
+  program.bind("M", job.size.m).bind("N", job.size.n).bind("K", job.size.k);
+  if (job.idiom->batched) program.bind("NB", job.size.batch);
+  return program;
+}
+
+}  // namespace
+
+CompiledKernel compile_autotuned(const CompileJob& job, std::string& config) {
+  const TensorProgram program = job_program(job);
+  const AutotuneReport report = program.autotune(compile_options(TileConfig{}, job.arch));
+  config = report.winner + (report.timed ? " (timed)" : " (static)");
+  return program.compile(report.chosen);
 }
 
 void compile_job(CompileJob& job) {
   try {
-    if (!job.idiom) {
-      TensorProgram program = TensorProgram::parse(job.source, job.name + ".tc");
-      for (const auto& size : job.bindings) program.bind(size.first, size.second);
-      job.kernel = program.compile(compile_options(job.config, job.arch));
-      return;
-    }
-    TensorProgram program = TensorProgram::parse(tc_source(*job.idiom, job.dtype), job.idiom->name + ".tc");
-    program.bind("M", job.size.m).bind("N", job.size.n).bind("K", job.size.k);
-    if (job.idiom->batched) program.bind("NB", job.size.batch);
-    job.kernel = program.compile(compile_options(job.config, job.arch));
+    job.kernel = job_program(job).compile(compile_options(job.config, job.arch));
   } catch (const Error& error) {
     std::string message = error.what();
     job.error = message.substr(0, message.find('\n'));

@@ -38,6 +38,10 @@ CompileOptions compile_options(const TileConfig& config, const std::string& arch
 // Compiles one job (catches polyfuse::Error into job.error).
 void compile_job(CompileJob& job);
 
+// The autotuner's winner for `job`'s program, sizes and arch (TensorProgram::autotune, timed on
+// the GPU, cached), compiled; `config` receives "<winner> (timed|static)". Throws polyfuse::Error.
+CompiledKernel compile_autotuned(const CompileJob& job, std::string& config);
+
 // Compiles every job on `threads` worker threads (0: one per hardware thread); calls
 // `progress(done, total)` from the calling thread about once a second (may be empty).
 void compile_jobs(std::vector<CompileJob>& jobs, int threads,

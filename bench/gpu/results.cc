@@ -10,6 +10,7 @@ std::string to_string(Variant variant) {
     case Variant::cublaslt: return "cublaslt";
     case Variant::polyfuse_default: return "polyfuse_default";
     case Variant::polyfuse_best: return "polyfuse_best";
+    case Variant::polyfuse_autotuned: return "polyfuse_autotuned";
     case Variant::cudnn_conv: return "cudnn_conv";
     case Variant::cudnn_fused: return "cudnn_fused";
   }
@@ -36,6 +37,7 @@ std::optional<double> ResultRow::time_ms(Variant variant) const {
     case Variant::cublaslt: return cublaslt_ms;
     case Variant::polyfuse_default: return polyfuse_default_ms;
     case Variant::polyfuse_best: return polyfuse_best_ms;
+    case Variant::polyfuse_autotuned: return polyfuse_autotuned_ms;
     case Variant::cudnn_conv: return cudnn_conv_ms;
     case Variant::cudnn_fused: return cudnn_fused_ms;
   }

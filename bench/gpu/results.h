@@ -17,6 +17,7 @@ enum class Variant {
   cublaslt,          // cuBLASLt with its fused epilogues (+ an extra kernel where it lacks the op)
   polyfuse_default,  // polyfuse's kernel with the compiler's default tile configuration
   polyfuse_best,     // the fastest of polyfuse's tuning configurations (tile_configs.h)
+  polyfuse_autotuned,  // the autotuner's winner (--autotune; polyfuse/autotune.h)
   cudnn_conv,        // convolutions: cudnnConvolutionForward with the fastest algorithm cuDNN finds
                      // (+ cuDNN's pointwise operations for the epilogue)
   cudnn_fused,       // convolutions: cudnnConvolutionBiasActivationForward (bias, residual, ReLU fused)
@@ -60,6 +61,8 @@ struct ResultRow {
   std::optional<double> cudnn_fused_ms;  // convolution idioms only
   std::string layer;                     // convolutions: "res2 3x3: N32 56x56 C64 K64 3x3 s1 p1"
   std::string polyfuse_best_config;  // to_string(TileConfig) of the fastest
+  std::optional<double> polyfuse_autotuned_ms;  // --autotune
+  std::string polyfuse_autotuned_config;        // "block=128x256x32 stages=3 (timed)"
   std::string check = "ok";          // "ok", or what failed ("cublaslt: D[3, 5] = ...")
   std::string notes;                 // variants not measured and why; configurations rejected
 

@@ -4,7 +4,7 @@
 //   std::cout << report.to_string();   // the ranked table, the winner, timed or static
 //   polyfuse::CompiledKernel kernel = program.compile(report.chosen);
 //
-// Each candidate of a small set (runtime/api/autotune_candidates.h: block tiles, stages and
+// Each candidate of a small set (schedule/tuning_candidates.h: block tiles, stages and
 // block order for the mma.sync kernel; consumer schedule and block order for the sm_90a TMA +
 // wgmma kernel) is compiled with NVRTC; ptxas's facts (registers, spill bytes, shared memory)
 // give its occupancy, and a candidate that spills or fits no block on an SM is dropped. The

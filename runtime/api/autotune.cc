@@ -11,6 +11,7 @@
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
 #include "polyfuse/version.h"
+#include "codegen/main_loop_choice.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/cache/content_hash.h"
 #include "runtime/reference/compare.h"
@@ -201,8 +202,9 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
     throw SourceError(fmt::format("polyfuse: error: autotune tunes one fused kernel, but the def is a plan of {} "
                                   "kernels (--emit=plan shows it)",
                                   first.plan->kernels.size()));
-  const MainLoop loop = first.metadata.persistent ? MainLoop::tma_wgmma : MainLoop::mma_sync;
-  std::vector<TuningCandidate> candidates = given.empty() ? tuning_candidates(loop) : given;
+  const bool hopper = first.metadata.persistent;  // the sm_90a TMA + wgmma kernel
+  const MainLoop loop = hopper ? MainLoop::tma_wgmma : MainLoop::mma_sync;
+  std::vector<TuningCandidate> candidates = given.empty() ? tuning_candidates(hopper ? CandidateSet::tma_wgmma : CandidateSet::mma_sync) : given;
   if (candidates.empty() || !candidates.front().is_default()) candidates.insert(candidates.begin(), TuningCandidate{});
 
   const std::string not_timed = timer.unavailable(arch);

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "polyfuse/autotune.h"
-#include "runtime/api/autotune_candidates.h"
 #include "runtime/api/autotune_static.h"
 #include "runtime/api/autotune_timer.h"
 #include "runtime/api/generate.h"
 #include "runtime/cache/artifact_cache.h"
+#include "schedule/tuning_candidates.h"
 
 namespace polyfuse::api {
 

@@ -59,8 +59,10 @@ class GpuTimer final : public CandidateTimer {
     if (!api.event_create || !api.event_destroy || !api.event_record || !api.event_synchronize ||
         !api.event_elapsed_time)
       return "the CUDA driver has no event functions";
+    // sm_90a code runs on compute capability 9.0 only; other targets' PTX is JIT-compiled by
+    // the driver on newer GPUs (what a user of that arch would run there).
     const std::optional<int> cc = cuda::device_compute_capability();
-    if (!cc || *cc != compute_capability(arch))
+    if (!cc || (arch == Arch::sm_90a ? *cc != 90 : *cc < compute_capability(arch)))
       return "the GPU is " + cuda_device_description() + ", the kernels are for " + to_string(arch);
     return "";
 #else

@@ -137,12 +137,12 @@ TEST(BenchPlan, EveryIdiomHasEveryVariantOrAReason) {
 TEST(BenchPlan, TileConfigsFitOnlyDividingSizes) {
   EXPECT_EQ(tuning_configs().size(), 10u);
   EXPECT_TRUE(tuning_configs()[0].is_default());
-  EXPECT_EQ(fitting_configs({128, 128, 128, 1}).size(), 8u);  // not 128x256 nor 256x128
+  EXPECT_EQ(fitting_configs({128, 128, 128, 1}).size(), 7u);  // neither 128x256 (twice) nor 256x128
   EXPECT_EQ(fitting_configs({256, 256, 128, 1}).size(), 10u);
-  EXPECT_EQ(fitting_configs({256, 128, 128, 1}).size(), 9u);  // 256x128 fits, 128x256 does not
+  EXPECT_EQ(fitting_configs({256, 128, 128, 1}).size(), 8u);  // 256x128 fits, 128x256 (twice) does not
   EXPECT_TRUE(fitting_configs({100, 100, 100, 1}).empty());
   EXPECT_EQ(to_string(tuning_configs()[0]), "default");
-  EXPECT_EQ(to_string(TileConfig{TileShape{128, 128, 32}, TileShape{64, 32, 32}, 1, 2}), "block=128x128x32 warp=64x32x32 stages=1 split_k=2");
+  EXPECT_EQ(to_string(TileConfig{TileShape{128, 128, 32}, TileShape{64, 32, 32}, 1, 2, {}, {}}), "block=128x128x32 warp=64x32x32 stages=1 split_k=2");
 }
 
 TEST(BenchPlan, ProblemsAreSizeMajorAndBatchOnlyForBatchedIdioms) {
@@ -178,6 +178,18 @@ TEST(BenchDryRun, ListsEveryIdiomBaselineAndSize) {
     EXPECT_NE(listing.find("device: no CUDA device: test"), std::string::npos);
     EXPECT_NE(listing.find("median of 20 timed launches"), std::string::npos);
   }
+}
+
+// --autotune adds the autotuner's winner to every GEMM problem, and says what it is.
+TEST(BenchDryRun, AutotuneAddsTheAutotunedVariant) {
+  const BenchOptions options = *parse({"--size", "256x256x128", "--idiom", "gemm", "--autotune"}).options;
+  const std::string listing = dry_run_listing(options, {true, "9"}, "none");
+  const std::vector<std::string> runs = lines_starting(listing, "run ");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const std::string& run : runs) EXPECT_NE(run.find("polyfuse_best(10 configs) polyfuse_autotuned"), std::string::npos) << run;
+  EXPECT_NE(listing.find("polyfuse_autotuned (--autotune): the autotuner's winner"), std::string::npos) << listing;
+  const std::string plain = dry_run_listing(*parse({"--size", "256x256x128", "--idiom", "gemm"}).options, {true, "9"}, "none");
+  EXPECT_EQ(plain.find("polyfuse_autotuned"), std::string::npos);
 }
 
 TEST(BenchPlan, ConvProblemsLayerMajorResidualWhereItApplies) {
@@ -233,7 +245,7 @@ TEST(BenchDryRun, SaysWhenCudnnIsMissing) {
   const std::vector<std::string> runs = lines_starting(listing, "run ");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_NE(runs[0].find("cublas_cudnn(n/a)"), std::string::npos) << runs[0];
-  EXPECT_NE(runs[0].find("polyfuse_best(8 configs)"), std::string::npos) << runs[0];
+  EXPECT_NE(runs[0].find("polyfuse_best(7 configs)"), std::string::npos) << runs[0];
 }
 
 }  // namespace

@@ -92,6 +92,16 @@ TEST(BenchCsv, RowHasTimesAndSpeedupsAndEmptyFieldsForUnmeasured) {
   EXPECT_EQ(field("speedup_default_vs_cublas_cudnn"), "2");
   EXPECT_EQ(field("check"), "ok");
   EXPECT_EQ(field("notes"), r.notes);  // quotes survive the round trip
+  EXPECT_EQ(field("polyfuse_autotuned_ms"), "");  // without --autotune
+  r.polyfuse_autotuned_ms = 0.25;
+  r.polyfuse_autotuned_config = "block=128x256x32 stages=3 (timed)";
+  const std::vector<std::string> tuned = split_fields(csv_row(synthetic_environment(), r));
+  auto tuned_field = [&](const std::string& column) {
+    return tuned[static_cast<size_t>(std::find(csv_columns().begin(), csv_columns().end(), column) - csv_columns().begin())];
+  };
+  EXPECT_EQ(tuned_field("polyfuse_autotuned_ms"), "0.25");
+  EXPECT_EQ(tuned_field("polyfuse_autotuned_config"), "block=128x256x32 stages=3 (timed)");
+  EXPECT_EQ(tuned_field("speedup_autotuned_vs_cublas_cudnn"), "8");
 }
 
 TEST(BenchCsv, EscapesOnlyWhenNeeded) {

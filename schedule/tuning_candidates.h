@@ -1,5 +1,6 @@
-// The autotuner's candidate set, one per kind of kernel — also the set polyfuse-bench sweeps
-// for its "polyfuse_best" column (bench/gpu/tile_configs.h), so that the two never diverge.
+// The autotuner's candidate sets (runtime/api/autotune.h), one per kind of kernel — the mma.sync
+// one is also the set polyfuse-bench sweeps for its "polyfuse_best" column
+// (bench/gpu/tile_configs.h), so that the two never diverge.
 //
 // mma.sync kernels (sm_80 .. sm_90, and sm_90a where the TMA + wgmma loop does not apply):
 //   default                       128x128x32, warp 64x64 (or fitted), 2 stages, group rule
@@ -22,10 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "codegen/main_loop_choice.h"
 #include "polyfuse/options.h"
 
-namespace polyfuse::api {
+namespace polyfuse {
 
 // One configuration: the CompileOptions fields it sets (unset / 0: the compiler's default).
 struct TuningCandidate {
@@ -47,11 +47,14 @@ struct TuningCandidate {
 // (only the fields set).
 std::string to_string(const TuningCandidate& candidate);
 
-// The set above for a kernel of `loop`, the default first.
-const std::vector<TuningCandidate>& tuning_candidates(MainLoop loop);
+// The kinds of kernel with a candidate set (codegen/main_loop_choice.h's MainLoop).
+enum class CandidateSet { mma_sync, tma_wgmma };
+
+// The set above for a kernel of that kind, the default first.
+const std::vector<TuningCandidate>& tuning_candidates(CandidateSet kind);
 
 // The tile options `options` sets that the autotuner chooses itself ("block, stages"), "" when
 // none: an autotuned compile refuses them.
 std::string tile_options_set(const CompileOptions& options);
 
-}  // namespace polyfuse::api
+}  // namespace polyfuse

@@ -1,6 +1,6 @@
-#include "runtime/api/autotune_candidates.h"
+#include "schedule/tuning_candidates.h"
 
-namespace polyfuse::api {
+namespace polyfuse {
 
 CompileOptions TuningCandidate::applied_to(const CompileOptions& base) const {
   CompileOptions options = base;
@@ -27,7 +27,7 @@ std::string to_string(const TuningCandidate& candidate) {
   return text;
 }
 
-const std::vector<TuningCandidate>& tuning_candidates(MainLoop loop) {
+const std::vector<TuningCandidate>& tuning_candidates(CandidateSet kind) {
   using T = TileShape;
   using S = ConsumerSchedule;
   // {block, warp, stages, split_k, group, schedule}; unset and 0: the compiler's default.
@@ -51,7 +51,7 @@ const std::vector<TuningCandidate>& tuning_candidates(MainLoop loop) {
       {{}, {}, 0, 0, 1, S::cooperative},
       {{}, {}, 0, 0, 1, S::pingpong},
   };
-  return loop == MainLoop::tma_wgmma ? tma_wgmma : mma_sync;
+  return kind == CandidateSet::tma_wgmma ? tma_wgmma : mma_sync;
 }
 
 std::string tile_options_set(const CompileOptions& options) {
@@ -65,4 +65,4 @@ std::string tile_options_set(const CompileOptions& options) {
   return names;
 }
 
-}  // namespace polyfuse::api
+}  // namespace polyfuse
