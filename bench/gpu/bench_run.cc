@@ -145,6 +145,7 @@ int run_benchmark(const BenchOptions& options, const BuildFeatures& features, co
   check_cuda(cudaFree(nullptr), "cudaFree (context)");  // the primary context, shared with polyfuse's launches
   RunEnvironment environment = query_environment();
   environment.command = options.command;
+  environment.arch = arch;
   environment.l2_flush = options.l2_flush;
   environment.repeats = options.repeats;
   environment.warmup = options.warmup;

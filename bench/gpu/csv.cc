@@ -21,7 +21,7 @@ const std::vector<std::string>& csv_columns() {
       "speedup_default_vs_cublas_cudnn", "speedup_default_vs_cublaslt", "cudnn_conv_ms", "cudnn_fused_ms",
       "speedup_best_vs_cudnn_conv", "speedup_best_vs_cudnn_fused", "speedup_default_vs_cudnn_conv",
       "speedup_default_vs_cudnn_fused", "layer", "check", "notes", "polyfuse_autotuned_ms",
-      "polyfuse_autotuned_config", "speedup_autotuned_vs_cublas_cudnn", "speedup_autotuned_vs_cublaslt"};
+      "polyfuse_autotuned_config", "speedup_autotuned_vs_cublas_cudnn", "speedup_autotuned_vs_cublaslt", "arch"};
   return columns;
 }
 
@@ -82,6 +82,7 @@ std::string csv_row(const RunEnvironment& environment, const ResultRow& row) {
       row.polyfuse_autotuned_config,
       number(row.speedup(Variant::polyfuse_autotuned, Variant::cublas_cudnn), 4),
       number(row.speedup(Variant::polyfuse_autotuned, Variant::cublaslt), 4),
+      environment.arch,
   };
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) {

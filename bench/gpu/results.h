@@ -41,6 +41,7 @@ struct RunEnvironment {
   std::string cudnn;         // "9.19.0", or "not built"
   std::string date;          // UTC, "2025-01-31T12:00:00Z"
   std::string command;       // the exact command line
+  std::string arch;          // the kernels' target ("sm_90a"), --arch or the GPU's
   bool l2_flush = true;      // L2 flushed before every timed launch
   int repeats = 20;          // timed launches per variant (median reported)
   int warmup = 5;            // untimed launches before them

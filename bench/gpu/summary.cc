@@ -20,7 +20,13 @@ std::vector<std::string> summary_lines(const std::vector<ResultRow>& rows) {
       bool present = false;
       for (const ResultRow& row : rows) present |= row.idiom == name && row.dtype == dtype;
       if (!present) continue;
-      for (Variant ours : {Variant::polyfuse_best, Variant::polyfuse_default}) {
+      std::vector<Variant> ours_variants = {Variant::polyfuse_best, Variant::polyfuse_default};
+      for (const ResultRow& row : rows)
+        if (row.idiom == name && row.dtype == dtype && row.polyfuse_autotuned_ms) {
+          ours_variants.push_back(Variant::polyfuse_autotuned);  // --autotune
+          break;
+        }
+      for (Variant ours : ours_variants) {
         for (Variant baseline : baselines_of(name)) {
           std::vector<double> speedups;
           int problems = 0;

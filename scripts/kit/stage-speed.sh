@@ -5,8 +5,11 @@
 # against cuDNN's fastest algorithm and its fused call; a third of the time), their rows in
 # one CSV, their geomean summaries and the plot; then, where python3 has torch with CUDA,
 # PyTorch's eager version of each GEMM problem timed into the CSV's torch_ms column
-# (bench/gpu/torch_baselines.py; none for the convolutions yet). Problems that do not fit
-# the stage's time are left out, and the summaries say so.
+# (bench/gpu/torch_baselines.py; none for the convolutions yet). Then the autotuner (issue 18):
+# polyfuse-bench --autotune on GEMM and GEMM + bias + ReLU at 4096^3, f16, for --arch sm_80 (the
+# mma.sync path) and --arch sm_90a (the TMA + wgmma path): default, best and autotuned side by
+# side, their rows in the CSV too (its arch column tells the paths apart), a sixth of the time.
+# Problems that do not fit the stage's time are left out, and the summaries say so.
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
@@ -21,11 +24,12 @@ start=$(now)
 limit=$((STAGE_SECONDS - 90))  # room for the problem under way, the plot, PyTorch and the summary
 ((limit < 30)) && limit=30
 conv_limit=$((limit / 3))
-run_boxed $((STAGE_SECONDS - 15 - conv_limit - 20)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
-  --summary "$WORK/bench-summary.txt" --time-limit $((limit - conv_limit))
+tune_limit=$((limit / 6))
+run_boxed $((STAGE_SECONDS - 15 - conv_limit - tune_limit - 20)) "$log" "$KIT/bin/polyfuse-bench" --quick --csv "$csv" \
+  --summary "$WORK/bench-summary.txt" --time-limit $((limit - conv_limit - tune_limit))
 status=$?
 # The convolutions (issue 24): their rows join the CSV, their summary the GEMMs'.
-run_boxed $((STAGE_SECONDS - ($(now) - start) - 40)) "$log" "$KIT/bin/polyfuse-bench" --conv --quick --dtype f16 \
+run_boxed $((STAGE_SECONDS - ($(now) - start) - tune_limit - 40)) "$log" "$KIT/bin/polyfuse-bench" --conv --quick --dtype f16 \
   --csv "$WORK/conv.csv" --summary "$WORK/conv-summary.txt" --time-limit "$conv_limit"
 conv_status=$?
 ((status == 0)) && status=$conv_status
@@ -35,6 +39,23 @@ if [[ -s "$WORK/conv.csv" ]]; then
   if [[ -s "$csv" ]]; then tail -n +2 "$WORK/conv.csv" >>"$csv"; else cp "$WORK/conv.csv" "$csv"; fi
 fi
 [[ -f "$WORK/conv-summary.txt" ]] && cat "$WORK/conv-summary.txt" >>"$WORK/bench-summary.txt"
+# The autotuner on both paths (its summaries are in speed.log).
+tuned_rows=0
+archs=(sm_80 sm_90a)
+for i in "${!archs[@]}"; do
+  arch=${archs[i]}
+  left=$(((STAGE_SECONDS - ($(now) - start) - 40) / (${#archs[@]} - i)))
+  ((left < 20)) && break
+  run_boxed "$left" "$log" "$KIT/bin/polyfuse-bench" --autotune --arch "$arch" --size 4096x4096x4096 --idiom gemm \
+    --idiom gemm_bias_relu --dtype f16 --csv "$WORK/tune-$arch.csv" --summary "$WORK/tune-$arch-summary.txt" \
+    --time-limit $((tune_limit / 2))
+  tune_status=$?
+  ((status == 0)) && status=$tune_status
+  if [[ -s "$WORK/tune-$arch.csv" ]]; then
+    tuned_rows=$((tuned_rows + $(wc -l <"$WORK/tune-$arch.csv") - 1))
+    if [[ -s "$csv" ]]; then tail -n +2 "$WORK/tune-$arch.csv" >>"$csv"; else cp "$WORK/tune-$arch.csv" "$csv"; fi
+  fi
+done
 seconds=$(($(now) - start))
 
 plot="no plot"
@@ -67,7 +88,7 @@ plot="$plot$torch_line"
 
 rows=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
 case "$status" in
-  0) record speed ok "$rows problems ($conv_rows convolutions) in $seconds s; $plot" ;;
+  0) record speed ok "$rows problems ($conv_rows convolutions, $tuned_rows autotuned) in $seconds s; $plot" ;;
   1) record speed FAILED "a variant failed its correctness check ($rows problems, $seconds s; $plot)" ;;
   124 | 137) record speed FAILED "polyfuse-bench ran out of time after $seconds s ($rows problems in bench.csv; $plot)" ;;
   *) record speed FAILED "polyfuse-bench exited with status $status after $seconds s ($rows problems; $plot; speed.log)" ;;

@@ -20,6 +20,7 @@ RunEnvironment synthetic_environment() {
   environment.cudnn = "0.0.0";
   environment.date = "2000-01-01T00:00:00Z";
   environment.command = "polyfuse-bench --synthetic";
+  environment.arch = "sm_90a";
   return environment;
 }
 
@@ -100,8 +101,14 @@ TEST(BenchCsv, RowHasTimesAndSpeedupsAndEmptyFieldsForUnmeasured) {
     return tuned[static_cast<size_t>(std::find(csv_columns().begin(), csv_columns().end(), column) - csv_columns().begin())];
   };
   EXPECT_EQ(tuned_field("polyfuse_autotuned_ms"), "0.25");
+  EXPECT_EQ(tuned_field("arch"), "sm_90a");
   EXPECT_EQ(tuned_field("polyfuse_autotuned_config"), "block=128x256x32 stages=3 (timed)");
   EXPECT_EQ(tuned_field("speedup_autotuned_vs_cublas_cudnn"), "8");
+  // The summary gets the autotuned variant's geomean lines where it was measured.
+  bool autotuned_line = false;
+  for (const std::string& line : summary_lines({r}))
+    autotuned_line |= line.rfind("gemm_bias_relu     bf16 polyfuse_autotuned vs cublas_cudnn: geomean 8.000x", 0) == 0;
+  EXPECT_TRUE(autotuned_line);
 }
 
 TEST(BenchCsv, EscapesOnlyWhenNeeded) {

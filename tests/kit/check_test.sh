@@ -51,7 +51,7 @@ summary="$work/out1/summary.txt"
 expect_line "$summary" '^GPU: NVIDIA H100 80GB HBM3, 580.95.05, 81559 MiB, 9.0; driver CUDA 13.0$'
 expect_line "$summary" '^correctness +ok +passed=[0-9]+ failed=0 skipped=[0-9]+ unfinished=0'
 expect_line "$summary" '^sanitizers +ok +6 kernels clean under memcheck racecheck synccheck'
-expect_line "$summary" '^speed +ok +3 problems \(1 convolutions\) in [0-9]+ s; plot bench.png'
+expect_line "$summary" '^speed +ok +7 problems \(1 convolutions, 4 autotuned\) in [0-9]+ s; plot bench.png'
 expect_line "$summary" 'best vs cublaslt: gemm/f16 0.912x gemm/bf16 0.950x'
 expect_line "$summary" 'best vs cudnn_fused: conv_bias_relu/f16 0.500x'
 expect_line "$summary" '^python +SKIPPED +no /nonexistent/python3: the extension cannot be built here'
