@@ -11,6 +11,7 @@
 #pragma once
 
 #include "polyfuse/arguments.h"
+#include "polyfuse/autotune.h"
 #include "polyfuse/compiled_kernel.h"
 #include "polyfuse/device.h"
 #include "polyfuse/errors.h"
