@@ -242,13 +242,15 @@ TEST_F(AutotuneFixture, RefusesWhatItCannotTune) {
   EXPECT_EQ(timer.runs, 0);
 }
 
-// The public path: CompileOptions::autotune compiles the winner (the emu backend: static).
+// The public path: CompileOptions::autotune compiles the winner (the emu backend: static; the
+// sm_90a kernel's set, four distinct kernels).
 TEST(AutotuneApi, CompileWithAutotuneUsesTheWinner) {
   auto program = TensorProgram::parse(gemm_text()).bind({{"M", 64}, {"N", 64}, {"K", 32}});
   CompileOptions options;
-  options.arch = Arch::sm_80;
+  options.arch = Arch::sm_90a;
   options.backend = Backend::emu;
   const AutotuneReport report = program.autotune(options);
+  EXPECT_EQ(report.kernel_kind, "TMA + wgmma");
   EXPECT_EQ(report.chosen.backend, Backend::emu);
   options.autotune = true;
   const CompiledKernel kernel = program.compile(options);
