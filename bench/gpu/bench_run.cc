@@ -279,6 +279,19 @@ int compile_only(const BenchOptions& options, const std::string& arch) {
       }
       if (!job.idiom && job.kernel) line += "; polyfuse: " + polyfuse_path(job.kernel->plan());
       std::cout << line << "\n";
+      // --autotune: the autotuner's winner once per problem (its first job); without a GPU, statically ranked.
+      if (options.autotune && job.idiom && (j == 0 || jobs[j - 1].idiom != job.idiom || jobs[j - 1].dtype != job.dtype)) {
+        std::string config;
+        try {
+          compile_autotuned(job, config);
+        } catch (const Error& error) {
+          const std::string message = error.what();
+          config = "FAILED: " + message.substr(0, message.find('\n'));
+          status = exit_error;
+        }
+        std::cout << fmt::format("autotune {:<17} {:<4} {:<24} {}\n", job.idiom->name, to_string(job.dtype),
+                                 to_string(job.size), config);
+      }
     }
   }
   std::cout << fmt::format("compiled {} kernels, {} configuration{} rejected by the compiler{}\n", compiled, rejected,

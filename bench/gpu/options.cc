@@ -56,7 +56,8 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
   app.add_flag("--autotune", options.autotune,
                "Also run polyfuse's autotuner on each GEMM problem (TensorProgram::autotune: its candidate set for "
                "the --arch kernel, mma.sync or sm_90a TMA + wgmma, timed on this GPU, the winner cached) and time its "
-               "winner: the polyfuse_autotuned column");
+               "winner: the polyfuse_autotuned column (with --compile-only: each problem's winner, ranked statically "
+               "without a GPU)");
   app.add_flag("!--no-tune", options.tune, "Time only polyfuse's default tile configuration (polyfuse_best = polyfuse_default)");
   app.add_option("--repeats", options.repeats, "Timed launches per variant (the median is reported; issue 7 asks for >= 20)")
       ->capture_default_str()->check(CLI::Range(1, 100000));
