@@ -59,8 +59,8 @@ std::string cache_key(const AutotuneRequest& request, const std::string& device,
   std::string key = fmt::format("polyfuse autotune v1\npolyfuse {}\nnvrtc {}\ndevice {}\narch {}\ndef {}\nsizes",
                                 version(), nvrtc_version(), device, to_string(arch), request.def);
   for (const auto& [size, value] : request.sizes) key += fmt::format(" {}={}", size, value);
-  key += fmt::format("\nf32_matmul {}\nfast_math {}\ncandidates", to_string(request.options.f32_matmul.value_or(F32Matmul::tf32)),
-                     request.options.fast_math);
+  key += fmt::format("\nf32_matmul {}\nfast_math {}\ncandidates",
+                     to_string(request.options.f32_matmul.value_or(F32Matmul::tf32)), request.options.fast_math);
   for (const TuningCandidate& c : candidates) key += " [" + to_string(c) + "]";
   return key + "\n" + '\0' + request.text;
 }
@@ -142,6 +142,32 @@ void compile_and_score(Tried& t, const AutotuneRequest& request, Arch arch, int 
     t.row.dropped = "NVRTC refused it: " + first_line(e.what());
   }
 }
+
+// Each of `candidates` generated (the default's kernel is `first`), compiled and scored, or
+// dropped with the reason: refused by the compiler, the same kernel as an earlier one, or the
+// static facts (compile_and_score).
+std::vector<Tried> try_candidates(const AutotuneRequest& request, const GeneratedKernel& first,
+                                  const CompileOptions& base, const std::vector<TuningCandidate>& candidates, int sms) {
+  std::vector<Tried> tried;
+  for (const TuningCandidate& candidate : candidates) {
+    Tried t;
+    t.candidate = candidate;
+    t.row.config = to_string(candidate);
+    try {
+      t.generated = candidate.is_default() ? first
+                                           : generate_cuda(request.text, request.name, request.sizes, request.def,
+                                                           candidate.applied_to(base));
+      for (const Tried& earlier : tried)
+        if (earlier.compiled && earlier.generated.source == t.generated.source)
+          t.row.dropped = "the same kernel as " + earlier.row.config;
+      if (t.row.dropped.empty()) compile_and_score(t, request, *base.arch, sms);
+    } catch (const SourceError& e) {
+      t.row.dropped = "refused by the compiler: " + first_line(e.what());
+    }
+    tried.push_back(std::move(t));
+  }
+  return tried;
+}
 #endif
 
 // Times the kept candidates of `tried` (rank order) with `timer` on random inputs, each
@@ -204,7 +230,8 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
                                   first.plan->kernels.size()));
   const bool hopper = first.metadata.persistent;  // the sm_90a TMA + wgmma kernel
   const MainLoop loop = hopper ? MainLoop::tma_wgmma : MainLoop::mma_sync;
-  std::vector<TuningCandidate> candidates = given.empty() ? tuning_candidates(hopper ? CandidateSet::tma_wgmma : CandidateSet::mma_sync) : given;
+  std::vector<TuningCandidate> candidates = given;
+  if (candidates.empty()) candidates = tuning_candidates(hopper ? CandidateSet::tma_wgmma : CandidateSet::mma_sync);
   if (candidates.empty() || !candidates.front().is_default()) candidates.insert(candidates.begin(), TuningCandidate{});
 
   const std::string not_timed = timer.unavailable(arch);
@@ -222,24 +249,7 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
   AutotuneReport report;
   report.kernel_kind = to_string(loop);
   const int sms = not_timed.empty() ? timer.sms() : 0;
-  std::vector<Tried> tried;
-  for (const TuningCandidate& candidate : candidates) {
-    Tried t;
-    t.candidate = candidate;
-    t.row.config = to_string(candidate);
-    try {
-      t.generated = candidate.is_default()
-                        ? first
-                        : generate_cuda(request.text, request.name, request.sizes, request.def, candidate.applied_to(base));
-      for (const Tried& earlier : tried)
-        if (earlier.compiled && earlier.generated.source == t.generated.source)
-          t.row.dropped = "the same kernel as " + earlier.row.config;
-      if (t.row.dropped.empty()) compile_and_score(t, request, arch, sms);
-    } catch (const SourceError& e) {
-      t.row.dropped = "refused by the compiler: " + first_line(e.what());
-    }
-    tried.push_back(std::move(t));
-  }
+  std::vector<Tried> tried = try_candidates(request, first, base, candidates, sms);
   // Kept ones by score (candidate order on ties), then the dropped in candidate order.
   std::vector<Tried*> order;
   for (Tried& t : tried) order.push_back(&t);

@@ -170,7 +170,9 @@ TEST_F(AutotuneFixture, RanksStaticallyWithoutAGpu) {
 // With a timer: the fastest wins, and the second call reads the winner from the cache (no run).
 TEST_F(AutotuneFixture, TimesThenCachesTheWinner) {
   FakeTimer timer;
-  timer.time_of = [](const CompiledKernel& k) { return has_block(k, "128x128x32") && k.info().options.find("stages 3") != std::string::npos ? 0.5 : 1.0; };
+  timer.time_of = [](const CompiledKernel& k) {
+    return has_block(k, "128x128x32") && k.info().options.find("stages 3") != std::string::npos ? 0.5 : 1.0;
+  };
   const AutotuneReport first = api::autotune(request, timer, winners, candidates);
   EXPECT_TRUE(first.timed);
   EXPECT_FALSE(first.from_cache);

@@ -191,7 +191,7 @@ TEST(Cli, CacheInfoAndClear) {
   EXPECT_EQ(filled.exit_code, 0) << filled.err;
   Result info = run("cache info");
   EXPECT_EQ(info.exit_code, 0) << info.err;
-  for (const char* line : {"cache: ", "limit: ", "cuda: ", "emu: ", "cpu: ", "total: "})
+  for (const char* line : {"cache: ", "limit: ", "cuda: ", "emu: ", "cpu: ", "autotune: ", "total: "})
     EXPECT_NE(info.out.find(line), std::string::npos) << line << " missing from:\n" << info.out;
   Result clear = run("cache clear");
   EXPECT_EQ(clear.exit_code, 0) << clear.err;
