@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include "polyfuse/errors.h"
 #include "polyfuse/version.h"
 #include "codegen/main_loop_choice.h"
+#include "runtime/api/autotune_report.h"
 #include "runtime/api/compiled_kernel_factory.h"
 #include "runtime/cache/content_hash.h"
 #include "runtime/reference/compare.h"
@@ -63,49 +63,6 @@ std::string cache_key(const AutotuneRequest& request, const std::string& device,
                      to_string(request.options.f32_matmul.value_or(F32Matmul::tf32)), request.options.fast_math);
   for (const TuningCandidate& c : candidates) key += " [" + to_string(c) + "]";
   return key + "\n" + '\0' + request.text;
-}
-
-nlohmann::json to_json(const AutotuneReport& report) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const AutotuneRow& r : report.rows)
-    rows.push_back({{"config", r.config}, {"registers", r.registers}, {"spill_bytes", r.spill_bytes},
-                    {"shared_bytes", r.shared_bytes}, {"threads", r.threads}, {"blocks_per_sm", r.blocks_per_sm},
-                    {"score", r.score}, {"time_ms", r.time_ms ? nlohmann::json(*r.time_ms) : nlohmann::json()},
-                    {"dropped", r.dropped}});
-  return {{"kernel_kind", report.kernel_kind}, {"rows", rows},        {"winner", report.winner},
-          {"timed", report.timed},             {"not_timed_because", report.not_timed_because}};
-}
-
-// The report stored under a key, or nullopt when it is not one of `candidates`' (a damaged entry).
-std::optional<AutotuneReport> from_json(const std::string& text, const std::vector<TuningCandidate>& candidates,
-                                        const CompileOptions& options) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  AutotuneReport report;
-  report.kernel_kind = j.value("kernel_kind", "");
-  report.winner = j.value("winner", "");
-  report.timed = j.value("timed", false);
-  report.not_timed_because = j.value("not_timed_because", "");
-  for (const nlohmann::json& r : j.value("rows", nlohmann::json::array())) {
-    AutotuneRow row;
-    row.config = r.value("config", "");
-    row.registers = r.value("registers", 0);
-    row.spill_bytes = r.value("spill_bytes", 0);
-    row.shared_bytes = r.value("shared_bytes", 0);
-    row.threads = r.value("threads", 0);
-    row.blocks_per_sm = r.value("blocks_per_sm", 0);
-    row.score = r.value("score", 0.0);
-    if (r.contains("time_ms") && r["time_ms"].is_number()) row.time_ms = r["time_ms"].get<double>();
-    row.dropped = r.value("dropped", "");
-    report.rows.push_back(std::move(row));
-  }
-  for (const TuningCandidate& c : candidates)
-    if (to_string(c) == report.winner) {
-      report.chosen = c.applied_to(options);
-      report.from_cache = true;
-      return report;
-    }
-  return std::nullopt;
 }
 
 #if POLYFUSE_HAVE_CUDA
@@ -240,7 +197,7 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
   if (use_cache) {
     const cache::Lookup lookup = cache.load("autotune", key);
     if (lookup.sections && lookup.sections->size() == 1)
-      if (std::optional<AutotuneReport> report = from_json(lookup.sections->front(), candidates, base)) {
+      if (std::optional<AutotuneReport> report = report_from_json(lookup.sections->front(), candidates, base)) {
         report->chosen.backend = request.options.backend;
         return *report;
       }
@@ -274,7 +231,7 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
   for (const Tried* t : order) report.rows.push_back(t->row);
   report.winner = winner->row.config;
   report.chosen = winner->candidate.applied_to(base);
-  if (use_cache) cache.store("autotune", key, {to_json(report).dump()});
+  if (use_cache) cache.store("autotune", key, {report_json(report)});
   report.chosen.backend = request.options.backend;
   return report;
 #else
@@ -287,29 +244,3 @@ AutotuneReport autotune(const AutotuneRequest& request, CandidateTimer& timer, c
 }
 
 }  // namespace polyfuse::api
-
-namespace polyfuse {
-
-std::string AutotuneReport::summary() const {
-  return fmt::format("autotuned: {} ({})", winner, timed ? "timed" : "static");
-}
-
-std::string AutotuneReport::to_string() const {
-  std::string text = fmt::format("autotune ({} kernel{}):\n", kernel_kind, from_cache ? ", from the cache" : "");
-  text += fmt::format("  {:<40} {:>5} {:>6} {:>8} {:>7} {:>7} {:>7} {:>10}\n", "config", "regs", "spills", "shared",
-                      "threads", "blk/SM", "score", "time");
-  for (const AutotuneRow& r : rows) {
-    if (!r.dropped.empty() && r.registers == 0) {
-      text += fmt::format("  {:<40} dropped: {}\n", r.config, r.dropped);
-      continue;
-    }
-    text += fmt::format("  {:<40} {:>5} {:>6} {:>8} {:>7} {:>7} {:>7.1f} {:>10}", r.config, r.registers, r.spill_bytes,
-                        r.shared_bytes, r.threads, r.blocks_per_sm, r.score,
-                        r.time_ms ? fmt::format("{:.4f} ms", *r.time_ms) : "-");
-    text += r.dropped.empty() ? "\n" : "  dropped: " + r.dropped + "\n";
-  }
-  if (!timed) text += "could not time: " + not_timed_because + " (static ranking only)\n";
-  return text + summary() + "\n";
-}
-
-}  // namespace polyfuse

@@ -7,6 +7,7 @@
 
 #include "polyfuse/polyfuse.h"
 #include "runtime/api/autotune.h"
+#include "runtime/api/autotune_report.h"
 #if POLYFUSE_TEST_HAVE_NVRTC
 #include "runtime/cuda/nvrtc_compiler.h"
 #endif
@@ -122,6 +123,31 @@ extern "C" __global__ void small(float* out) { __shared__ float t[256]; t[thread
 }
 
 #endif
+
+// The winner cache's form: a report round-trips; a damaged or foreign one is not used.
+TEST(AutotuneReportJson, RoundTripsAndRejectsDamagedEntries) {
+  AutotuneReport report;
+  report.kernel_kind = "mma.sync";
+  report.rows.push_back(AutotuneRow{"stages=3", 128, 0, 49664, 128, 2, 121.5, 0.25, ""});
+  report.rows.push_back(AutotuneRow{"default", 0, 0, 0, 0, 0, 0, std::nullopt, "the same kernel as stages=3"});
+  report.winner = "stages=3";
+  report.timed = true;
+  const std::vector<TuningCandidate> set = {{}, {{}, {}, 3, 0, {}, {}}};
+  CompileOptions base;
+  base.arch = Arch::sm_80;
+  const std::optional<AutotuneReport> back = api::report_from_json(api::report_json(report), set, base);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->from_cache);
+  const std::string text = report.to_string(), cached = back->to_string();
+  EXPECT_EQ(cached.substr(cached.find('\n')), text.substr(text.find('\n')));
+  EXPECT_EQ(cached.rfind("autotune (mma.sync kernel, from the cache):\n", 0), 0u) << cached;
+  EXPECT_EQ(back->chosen.stages, 3);
+  EXPECT_EQ(back->chosen.arch, Arch::sm_80);
+  EXPECT_FALSE(api::report_from_json("{\"winner\": \"stages=3\", \"rows\": 5}", set, base));
+  EXPECT_FALSE(api::report_from_json("{\"winner\": \"stages=3\", \"timed\": \"yes\"}", set, base));
+  EXPECT_FALSE(api::report_from_json("not json", set, base));
+  EXPECT_FALSE(api::report_from_json(api::report_json(report), {{}}, base));  // its winner is not a candidate
+}
 
 TEST(AutotuneStatic, OccupancyAndScore) {
   const api::SmResources sm80 = api::sm_resources(Arch::sm_80);
