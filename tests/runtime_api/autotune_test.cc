@@ -1,9 +1,7 @@
-// The autotuner (runtime/api/autotune.h): its candidate sets, the static pruning on real
+// The autotuner (runtime/api/autotune.h): the static pruning on real
 // NVRTC output, the ranking without a GPU, the winner cache and the wrong-result guard with a
 // fake timer, the refusals — and, where a GPU is present (the GPU kit), real timings.
 #include <gtest/gtest.h>
-
-#include <set>
 
 #include "polyfuse/polyfuse.h"
 #include "runtime/api/autotune.h"
@@ -11,7 +9,6 @@
 #if POLYFUSE_TEST_HAVE_NVRTC
 #include "runtime/cuda/nvrtc_compiler.h"
 #endif
-#include "schedule/gpu_options.h"
 #include "test_dir.h"
 
 namespace {
@@ -62,27 +59,6 @@ struct AutotuneFixture : ::testing::Test {
   };
   AutotuneFixture() { request.options.arch = Arch::sm_80; }
 };
-
-TEST(AutotuneCandidates, EveryCandidateIsLegalAndTheSetsAreSmall) {
-  for (const auto& [loop, arch] : {std::pair{CandidateSet::mma_sync, Arch::sm_80}, std::pair{CandidateSet::tma_wgmma, Arch::sm_90a}}) {
-    const std::vector<TuningCandidate>& set = tuning_candidates(loop);
-    ASSERT_FALSE(set.empty());
-    EXPECT_LE(set.size(), 12u);
-    EXPECT_TRUE(set.front().is_default());
-    std::set<std::string> names;
-    for (const TuningCandidate& c : set) {
-      EXPECT_TRUE(names.insert(to_string(c)).second) << to_string(c);
-      const CompileOptions o = c.applied_to(CompileOptions{});
-      GpuChoices choices{arch, o.block, o.warp, o.mma, o.split_k, o.stages, o.group, o.consumer_schedule, F32Matmul::tf32};
-      EXPECT_NO_THROW(validate_gpu_options(gpu_options_from_choices(choices), 2)) << to_string(c);
-      if (loop == CandidateSet::tma_wgmma) {
-        EXPECT_FALSE(c.block || c.warp || c.stages || c.split_k) << to_string(c);
-      }
-    }
-  }
-  EXPECT_EQ(to_string(TuningCandidate{TileShape{128, 256, 32}, {}, 3, 0, 1, ConsumerSchedule::pingpong}),
-            "block=128x256x32 stages=3 group=1 schedule=pingpong");
-}
 
 #if POLYFUSE_TEST_HAVE_NVRTC
 // ptxas's report read from NVRTC's real log: a kernel held to 32 registers spills and is
