@@ -25,16 +25,18 @@ const std::vector<ConvIdiom>& conv_idioms();
 const ConvIdiom* find_conv_idiom(const std::string& name);
 
 // The layers of a run at batch `batch`: ResNet-50's (resnet50_conv_layers), then the first
-// layer (7x7, stride 2, padding 3, C = 3: odd channels) at the same batch and "odd 3x3" (H,
-// W, C, K odd: 19x23, C 37, K 53, batch 3). `quick`: res2 3x3, res4 1x1, the first layer and
-// odd 3x3.
+// layer (7x7, stride 2, padding 3, C = 3: odd channels) at the same batch, "odd 3x3" (H, W,
+// C, K odd: 19x23, C 37, K 53, batch 3), then ResNeXt-50's grouped 3x3 layers
+// (resnext50_grouped_layers). `quick`: res2 3x3, res4 1x1, the first layer, odd 3x3 and rx3
+// 3x3 g32.
 std::vector<ConvShape> conv_layers(bool quick, std::int64_t batch);
 
-// Whether `idiom` is defined on `shape` (the residual needs a "same" layer with K = C).
+// Whether `idiom` is defined on `shape` (the residual needs a "same" layer with K = C, not grouped).
 bool conv_applies(const ConvIdiom& idiom, const ConvShape& shape);
 
 // The tensors of `idiom` on `shape` in the .tc signature order: I (N, H, W, C), F (K, R, R,
-// C; K, C for 1x1), bias (K) when there is one, then the output O (N, P, Q, K).
+// C / G; K, C / G for 1x1), bias (K) when there is one, then the output O (N, P, Q, K) (a
+// grouped program's (.., G, C / G) and (.., G, K / G) are the same bytes).
 std::vector<TensorSpec> conv_tensors(const ConvIdiom& idiom, const ConvShape& shape);
 
 // The .tc program of `idiom` on `shape` (def named after the idiom).
