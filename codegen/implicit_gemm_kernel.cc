@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/mma_sync_loop.h"
+#include "codegen/tensor_identifiers.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -218,9 +220,8 @@ void name_index_variables(const Program& program, Gather& g) {
   for (const auto& entry : g.variable) g.taken.insert(entry.second);
 }
 
-}  // namespace
-
-EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
+// The kernel of `planned` with the tensors named as in `program`.
+EmittedKernel emit_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
   const std::string& name = planned.name;
   if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
     throw UserError(fmt::format("`{}` {}: the implicit GEMM kernel {} is built from m16n8k16 MMAs without split-K",
@@ -411,6 +412,23 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   s += "}\n\n";
   s += host_launcher(md);
   return kernel;
+}
+
+}  // namespace
+
+EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
+  // Tensors named like the kernel's own identifiers are renamed (codegen/tensor_identifiers.h):
+  // in the program and, the same way, in the plan's view, whose names the kernel's parameters
+  // and epilogues use.
+  return emit_with_distinct_tensor_names(program, "", [&](const Program& renamed) {
+    std::map<std::string, std::string> names;
+    for (std::size_t t = 0; t < program.tensors.size(); ++t)
+      if (program.tensors[t].name != renamed.tensors[t].name) names[program.tensors[t].name] = renamed.tensors[t].name;
+    if (names.empty()) return emit_kernel(program, planned, options);
+    PlannedKernel kernel = planned;
+    kernel.view = std::make_shared<Program>(with_tensor_names(*planned.view, names));
+    return emit_kernel(renamed, kernel, options);
+  });
 }
 
 }  // namespace polyfuse

@@ -267,5 +267,32 @@ TEST(ImplicitGemmEmu, PlantedGroupBugsFail) {
   EXPECT_NE(filter_group.find("check: "), std::string::npos) << filter_group;
 }
 
+// Tensors named like the kernel's own identifiers (smem, warp, acc, tile, row0) and a group index
+// named like one of its locals (col_end): the kernel spells those tensors `name_` in the program and
+// in the plan's view alike (codegen/tensor_identifiers.h), the index variable `col_end_`, and runs.
+TEST(ImplicitGemmEmu, TensorsNamedLikeTheKernelsIdentifiers) {
+  const Program program = compile_program(
+      R"(def clash(f16(N, H, W, G, C) acc, f16(G, K, R, S, C) tile, f16(G, K) warp) -> (f16(N, H, W, G, K) smem) {
+  row0(n, h, w, col_end, k) +=! acc(n, h + r - 1, w + s - 1, col_end, c) * tile(col_end, k, r, s, c) where h in 0:H, w in 0:W, acc = 0 outside
+  smem(n, h, w, col_end, k) = relu(row0(n, h, w, col_end, k) + warp(col_end, k))
+})",
+      with(image, {{"G", 2}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  CudaEmitRequest request;
+  request.options = sm80();
+  request.helpers = CudaEmitRequest::Helpers::include;
+  const EmittedPlan emitted = emit_cuda_plan(program, plan, request);
+  EXPECT_NE(emitted.source.find("const __half* __restrict__ warp_, __half* __restrict__ smem_)"), std::string::npos)
+      << emitted.source;
+  EXPECT_NE(emitted.source.find("const int col_end_ = blockIdx.z;"), std::string::npos) << emitted.source;
+  std::vector<std::string> parameters;
+  for (const KernelParameter& p : emitted.kernels.at(0).parameters) parameters.push_back(p.name);
+  EXPECT_EQ(parameters, (std::vector<std::string>{"acc", "tile", "warp", "smem"}));  // the program's names
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
+}
+
 }  // namespace
 }  // namespace polyfuse
