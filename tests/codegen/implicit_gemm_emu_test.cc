@@ -2,9 +2,9 @@
 // codegen/implicit_gemm_kernel.h), run on the emulator against the exact reference. Each case
 // asserts that the plan took the implicit GEMM, at small odd shapes: M = N*P*Q, K (output
 // channels) and R*S*C multiples of none of the 64 x 64 x 32 tiles; C = 3, 8, 16 or 24; stride 2
-// with padding 1; a 1x1 filter; the bias + ReLU and residual epilogues. The emulator checks
-// every access, so a gathered read of a padding tap that left the input would fail the run;
-// the planted bugs below show that it does.
+// with padding 1; a 1x1 filter; the bias + ReLU and residual epilogues; grouped convolutions (one
+// GEMM per group on blockIdx.z). The emulator checks every access, so a gathered read of a
+// padding tap that left the input would fail the run; the planted bugs below show that it does.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -253,6 +253,23 @@ TEST(ImplicitGemmEmu, GroupedStridedPaddedWithBiasRelu) {
     const EmuRun run = run_on_emulator(program, sm80());
     EXPECT_TRUE(run.check.ok) << run.check.to_string() << "\n" << to_string(plan, program);
   }
+}
+
+// A grouped filter stored [R][S][C][G][K]: B row-major over N = (g, k), a group's 5 columns 10
+// bytes apart (its copy 2 bytes wide).
+TEST(ImplicitGemmEmu, GroupedWithAnRscgkFilter) {
+  const Program program = compile_program(R"(def grouped_rscgk(f16(N, H, W, G, C) I, f16(R, S, C, G, K) F) -> (f16(N, H, W, G, K) O) {
+  O(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(r, s, c, g, k) where h in 0:H, w in 0:W, I = 0 outside
+})",
+                                          with(image, {{"G", 3}, {"C", 8}, {"K", 5}, {"R", 3}, {"S", 3}}));
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.at(0).kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
+  EXPECT_NE(plan.kernels.at(0).step.find("one GEMM per group (g); A = I_im2col gathered from I in the copy to shared "
+                                         "memory (never in memory), B = F row-major"),
+            std::string::npos)
+      << plan.kernels.at(0).step;
+  const EmuRun run = run_on_emulator(program, sm80());
+  EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
 TEST(ImplicitGemmEmu, PlantedGroupBugsFail) {
