@@ -7,6 +7,8 @@ const std::vector<ConvIdiom>& conv_idioms() {
       {"conv", "conv (NHWC, KRSC)", ConvEpilogue::none},
       {"conv_bias_relu", "conv + bias + ReLU", ConvEpilogue::bias_relu},
       {"conv_bias_residual_relu", "conv + bias + residual + ReLU", ConvEpilogue::bias_residual_relu},
+      {"conv_grouped", "grouped conv (NHWC, G x KRSC)", ConvEpilogue::none, true},
+      {"conv_grouped_bias_relu", "grouped conv + bias + ReLU", ConvEpilogue::bias_relu, true},
   };
   return idioms;
 }
@@ -32,7 +34,8 @@ std::vector<ConvShape> conv_layers(bool quick, std::int64_t batch) {
 }
 
 bool conv_applies(const ConvIdiom& idiom, const ConvShape& shape) {
-  return idiom.epilogue != ConvEpilogue::bias_residual_relu || (shape.same() && shape.k == shape.c && shape.groups == 1);
+  if (idiom.grouped != (shape.groups > 1)) return false;
+  return idiom.epilogue != ConvEpilogue::bias_residual_relu || (shape.same() && shape.k == shape.c);
 }
 
 std::vector<TensorSpec> conv_tensors(const ConvIdiom& idiom, const ConvShape& shape) {

@@ -1,6 +1,8 @@
 // The convolution idioms of the GPU benchmark (issue 24 item 4): plain, + bias + ReLU and
-// + bias + residual + ReLU, over ResNet-50's layers and two odd shapes; their tensors and
-// .tc programs (conv_shapes.h) for polyfuse.
+// + bias + residual + ReLU, over ResNet-50's layers and two odd shapes, and grouped (plain, +
+// bias + ReLU) over ResNeXt-50's grouped layers (idioms of their own, so that each idiom's
+// summary line, and issue 24's goals, are over one kind of layer); their tensors and .tc
+// programs (conv_shapes.h) for polyfuse.
 #pragma once
 
 #include <cstdint>
@@ -17,9 +19,11 @@ struct ConvIdiom {
   std::string name;   // "conv_bias_relu": CSV, command line
   std::string title;  // "conv + bias + ReLU": summary, plot
   ConvEpilogue epilogue = ConvEpilogue::none;
+  bool grouped = false;  // runs on the grouped layers (ConvShape::groups > 1), and only there
 };
 
-// conv, conv_bias_relu, conv_bias_residual_relu, in report order.
+// conv, conv_bias_relu, conv_bias_residual_relu, conv_grouped, conv_grouped_bias_relu, in
+// report order.
 const std::vector<ConvIdiom>& conv_idioms();
 // The convolution idiom named `name`, else nullptr.
 const ConvIdiom* find_conv_idiom(const std::string& name);
@@ -31,7 +35,8 @@ const ConvIdiom* find_conv_idiom(const std::string& name);
 // 3x3 g32.
 std::vector<ConvShape> conv_layers(bool quick, std::int64_t batch);
 
-// Whether `idiom` is defined on `shape` (the residual needs a "same" layer with K = C, not grouped).
+// Whether `idiom` is defined on `shape`: the grouped idioms on the grouped layers, the others on
+// the others (the residual on a "same" layer with K = C).
 bool conv_applies(const ConvIdiom& idiom, const ConvShape& shape);
 
 // The tensors of `idiom` on `shape` in the .tc signature order: I (N, H, W, C), F (K, R, R,

@@ -241,8 +241,9 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
                      kernels));
   const std::vector<ConvProblem> convs = plan_conv_problems(options);
   if (!options.conv_idioms.empty())
-    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the residual does "
-                     "not apply: K != C, a strided / shrinking or a grouped layer)",
+    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the idiom does "
+                     "not apply: the residual where K != C or on a strided / shrinking layer, the grouped idioms "
+                     "but on grouped layers)",
                      convs.size(), options.conv_layers.size(), options.conv_idioms.size(), options.dtypes.size(),
                      options.conv_layers.size() * options.conv_idioms.size() * options.dtypes.size() - convs.size()));
   for (const ConvProblem& problem : convs) {

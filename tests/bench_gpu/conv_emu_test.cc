@@ -45,7 +45,7 @@ TEST(BenchConvEmu, PolyfuseKernelsPassTheBenchsCheck) {
       {"conv_bias_relu", {"C=3 s2", 1, 9, 11, 3, 6, 3, 2, 1}},
       {"conv_bias_residual_relu", {"same", 2, 7, 6, 5, 5, 3, 1, 1}},
       // 2 groups of 8 channels: one implicit GEMM per group, the epilogue fused
-      {"conv_bias_relu", {"grouped", 1, 7, 6, 16, 16, 3, 1, 1, 2}},
+      {"conv_grouped_bias_relu", {"grouped", 1, 7, 6, 16, 16, 3, 1, 1, 2}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.first) + " " + c.second.name);

@@ -89,14 +89,18 @@ TEST(BenchConvShapes, RunLayersAddTheFirstLayerAnOddOneAndTheGroupedOnes) {
 }
 
 TEST(BenchConvIdioms, ResidualOnlyOnSameLayersWithKEqualC) {
-  ASSERT_EQ(conv_idioms().size(), 3u);
+  ASSERT_EQ(conv_idioms().size(), 5u);
   const ConvIdiom& residual = *find_conv_idiom("conv_bias_residual_relu");
   EXPECT_EQ(find_conv_idiom("gemm"), nullptr);
   std::vector<std::string> applies;
   for (const ConvShape& shape : conv_layers(false, 32))
     if (conv_applies(residual, shape)) applies.push_back(shape.name);
   EXPECT_EQ(applies, (std::vector<std::string>{"res2 3x3", "res3 3x3", "res4 3x3", "res5 3x3"}));
-  for (const ConvShape& shape : conv_layers(false, 32)) EXPECT_TRUE(conv_applies(*find_conv_idiom("conv"), shape));
+  // the grouped idioms on the grouped layers, the others on the others
+  for (const ConvShape& shape : conv_layers(false, 32)) {
+    EXPECT_EQ(conv_applies(*find_conv_idiom("conv"), shape), shape.groups == 1) << shape.name;
+    EXPECT_EQ(conv_applies(*find_conv_idiom("conv_grouped_bias_relu"), shape), shape.groups > 1) << shape.name;
+  }
   EXPECT_THROW(conv_source(residual, layer(conv_layers(false, 32), "res3 3x3 s2"), DType::f16), std::invalid_argument);
 }
 
@@ -127,15 +131,15 @@ TEST(BenchConvIdioms, ProgramsAndBindings) {
   EXPECT_EQ(conv_tensors(*find_conv_idiom("conv"), first).back().shape, (std::vector<std::int64_t>{32, 112, 112, 64}));
   // grouped: g before each channel, a group's channels bound as C and K
   const ConvShape& grouped = layer(layers, "rx3 3x3 g32 s2");
-  const std::string grouped_source = conv_source(*find_conv_idiom("conv_bias_relu"), grouped, DType::f16);
+  const std::string grouped_source = conv_source(*find_conv_idiom("conv_grouped_bias_relu"), grouped, DType::f16);
   EXPECT_EQ(grouped_source,
-            "def conv_bias_relu(f16(N, H, W, G, C) I, f16(G, K, R, R, C) F, f16(G, K) bias) -> (f16(N, P, Q, G, K) O) {\n"
+            "def conv_grouped_bias_relu(f16(N, H, W, G, C) I, f16(G, K, R, R, C) F, f16(G, K) bias) -> (f16(N, P, Q, G, K) O) {\n"
             "  Y(n, h, w, g, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, g, c) * F(g, k, r, s, c) where h in 0:P, w in 0:Q, "
             "I = 0 outside\n"
             "  O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))\n}\n");
   EXPECT_EQ(conv_size_bindings(grouped, grouped_source),
             (Bindings{{"N", 32}, {"H", 56}, {"W", 56}, {"C", 8}, {"K", 8}, {"R", 3}, {"P", 28}, {"Q", 28}, {"G", 32}}));
-  EXPECT_EQ(conv_tensors(*find_conv_idiom("conv"), grouped)[1].shape, (std::vector<std::int64_t>{256, 3, 3, 8}));
+  EXPECT_EQ(conv_tensors(*find_conv_idiom("conv_grouped"), grouped)[1].shape, (std::vector<std::int64_t>{256, 3, 3, 8}));
   EXPECT_FALSE(conv_applies(*find_conv_idiom("conv_bias_residual_relu"), layer(layers, "rx3 3x3 g32")));
 }
 
@@ -180,7 +184,7 @@ TEST(BenchConvReference, MatchesTheReferenceEvaluator) {
       }
     }
   }
-  EXPECT_EQ(compared, (5 * 2 + 1) * 2);  // the residual applies to the "same" shape only
+  EXPECT_EQ(compared, (4 * 2 + 1 + 2) * 2);  // the residual on the "same" shape only, the grouped idioms on the grouped one
 }
 
 TEST(BenchConvChecks, CatchWrongNaNAndMissingElements) {

@@ -183,11 +183,13 @@ TEST(BenchDryRun, ListsEveryIdiomBaselineAndSize) {
 TEST(BenchPlan, ConvProblemsLayerMajorResidualWhereItApplies) {
   const BenchOptions options = *parse({"--conv", "--quick", "--dtype", "f16"}).options;
   const std::vector<ConvProblem> problems = plan_conv_problems(options);
-  // 5 layers x 3 idioms, the residual only on res2 3x3 (the one "same" ungrouped layer with K = C).
-  ASSERT_EQ(problems.size(), 5u * 2 + 1);
+  // 4 layers x 2 idioms, the residual only on res2 3x3 (the one "same" layer with K = C), and
+  // the grouped layer x the 2 grouped idioms.
+  ASSERT_EQ(problems.size(), 4u * 2 + 1 + 2);
   EXPECT_EQ(problems[0].shape.name, "res2 3x3");
   EXPECT_EQ(problems[2].idiom->name, "conv_bias_residual_relu");
   EXPECT_EQ(problems.back().shape.name, "rx3 3x3 g32");
+  EXPECT_EQ(problems.back().idiom->name, "conv_grouped_bias_relu");
   EXPECT_EQ(problems.back().layer_index, 4);
   for (bool cudnn : {false, true}) {
     for (const ConvIdiom& idiom : conv_idioms()) {
@@ -213,13 +215,14 @@ TEST(BenchDryRun, ListsEveryConvolutionProblem) {
   const std::string listing = dry_run_listing(options, {true, "9.19.0"}, "none");
   EXPECT_TRUE(lines_starting(listing, "run ").empty());
   const std::vector<std::string> convs = lines_starting(listing, "conv ");
-  // 17 layers x 3 idioms less the 13 the residual does not apply to, x 2 dtypes
-  ASSERT_EQ(convs.size(), (17u * 3 - 13) * 2);
-  EXPECT_NE(listing.find("convolution problems: 76 (17 layers x 3 idioms x 2 dtypes, less 26"), std::string::npos)
+  // 12 layers x 3 idioms less the 8 the residual does not apply to, and 5 grouped layers x 2
+  // grouped idioms, x 2 dtypes
+  ASSERT_EQ(convs.size(), (12u * 3 - 8 + 5 * 2) * 2);
+  EXPECT_NE(listing.find("convolution problems: 76 (17 layers x 5 idioms x 2 dtypes, less 94"), std::string::npos)
       << listing;
   EXPECT_NE(listing.find("convolution layers: 17 (NHWC input, KRSC filter; ResNet-50's at batch 32"),
             std::string::npos) << listing;
-  EXPECT_NE(listing.find("rx3 3x3 g32  N32 28x28 C256 K256 3x3 s1 p1 g32 conv_bias_relu"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("rx3 3x3 g32  N32 28x28 C256 K256 3x3 s1 p1 g32 conv_grouped_bias_relu"), std::string::npos) << listing;
   EXPECT_NE(convs[0].find("res2 3x3     N32 56x56 C64 K64 3x3 s1 p1"), std::string::npos) << convs[0];
   EXPECT_NE(convs[0].find("cudnn_conv cudnn_fused(n/a) polyfuse_default"), std::string::npos) << convs[0];
   EXPECT_NE(convs[2].find("conv_bias_relu          f16  : cudnn_conv cudnn_fused polyfuse_default"),
