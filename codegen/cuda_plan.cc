@@ -92,9 +92,7 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
       fused.helpers = CudaEmitRequest::Helpers::omit;
       kernel = emit_cuda(reduced, fused);
     } else if (plan.kernels[k].kind == PlannedKernelKind::implicit_gemm) {
-      // not through emit_with_distinct_tensor_names: its parameters mix the program's names
-      // with the names of the plan's view (schedule/implicit_gemm.h), which a renamed program
-      // does not change
+      // renames clashing tensors itself, in the program and in the plan's view alike
       kernel = emit_implicit_gemm_kernel(program, plan.kernels[k], request.options);
     } else if (plan.kernels[k].kind == PlannedKernelKind::back_to_back) {
       kernel = emit_with_distinct_tensor_names(reduced, "", [&](const Program& p) {

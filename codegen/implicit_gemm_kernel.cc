@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "codegen/cuda_epilogue_vectors.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/mma_sync_loop.h"
+#include "codegen/tensor_identifiers.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -95,8 +97,10 @@ std::string gather_functions(const Gather& g, const std::string& type, int per_c
   const std::size_t dims = g.input.subscripts.size();
   // each dimension's row part (the output pixel's indices and the constant) and column part (the taps')
   std::vector<AffineIndex> row_part, tap_part;
+  std::vector<std::string> row_indices = g.grouping.m;  // the output pixel's, and the block's group
+  row_indices.insert(row_indices.end(), g.grouping.conv_groups.begin(), g.grouping.conv_groups.end());
   for (const AffineIndex& subscript : g.input.subscripts) {
-    row_part.push_back(part(subscript, g.grouping.m, true));
+    row_part.push_back(part(subscript, row_indices, true));
     tap_part.push_back(part(subscript, g.grouping.k, false));
     PF_INTERNAL_CHECK(!subscript.is_gather() && row_part.back().terms.size() + tap_part.back().terms.size() ==
                                                     subscript.terms.size(),
@@ -203,7 +207,7 @@ std::string gather_functions(const Gather& g, const std::string& type, int per_c
 // The C variable of each index: its name, unless that is a name the gather function uses
 // (the input's coordinates are named in<d>, their names then made unique against `g.taken`).
 void name_index_variables(const Program& program, Gather& g) {
-  g.taken = {"row", "col", "tap", "nullptr"};
+  g.taken = {"row", "col", "tap", "nullptr", "warp", "warp_x", "warp_y", "row0", "col0", "col_end", "smem"};
   for (const Tensor& t : program.tensors)
     for (const char* suffix : {"", "_Row", "_Tap", "_row", "_tap", "_at", "_rows"}) g.taken.insert(t.name + suffix);
   for (const IterationIndex& index : g.statement.indices) {
@@ -216,9 +220,8 @@ void name_index_variables(const Program& program, Gather& g) {
   for (const auto& entry : g.variable) g.taken.insert(entry.second);
 }
 
-}  // namespace
-
-EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
+// The kernel of `planned` with the tensors named as in `program`.
+EmittedKernel emit_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
   const std::string& name = planned.name;
   if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
     throw UserError(fmt::format("`{}` {}: the implicit GEMM kernel {} is built from m16n8k16 MMAs without split-K",
@@ -251,6 +254,15 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const KernelPlan plan = plan_gpu_kernel(view, recognize_idioms(view), options.f32_matmul);
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = product(g, g.grouping.m), n = product(g, g.grouping.n), k = product(g, g.grouping.k);
+  // a grouped convolution: one GEMM of n_group columns per group, the groups on blockIdx.z
+  const std::vector<std::string>& groups = g.grouping.conv_groups;
+  const std::int64_t group_count = product(g, groups), n_group = n / group_count;
+  const std::string n_end = groups.empty() ? std::to_string(n) : "col_end";
+  // the widest access to a [..][N] tensor's rows: a group's columns start n_group elements apart
+  const auto columns_width = [&](const std::string& tensor) {
+    return groups.empty() ? row_width(view, tensor)
+                          : width_of_stride(n_group * size_in_bytes(view.find_tensor(tensor)->type));
+  };
   const Tensor& input = *program.find_tensor(g.input.tensor);
   const bool f32 = input.type == ElementType::f32;  // TF32 (or 3xTF32) tensor cores
   const int element_bytes = f32 ? 4 : 2;
@@ -286,15 +298,16 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
     for (const std::int64_t dim : g.input_dims) in.shape.push_back(std::to_string(dim));
     md.parameters.push_back(in);
   }
-  const std::int64_t m_tiles = (m + block_m - 1) / block_m, n_tiles = (n + block_n - 1) / block_n;
+  const std::int64_t m_tiles = (m + block_m - 1) / block_m, n_tiles = (n_group + block_n - 1) / block_n;
   md.grid[0] = GridDimension{m_tiles, std::to_string(m_tiles)};
   md.grid[1] = GridDimension{n_tiles, std::to_string(n_tiles)};
-  md.grid[2] = GridDimension{1, "1"};
+  md.grid[2] = GridDimension{group_count, std::to_string(group_count)};
   md.block[0] = threads;
   md.dynamic_shared_bytes = shared;
   const std::string f32_mode = !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
-  md.options = fmt::format("implicit GEMM M=({}) N=({}) K=({}), block {}x{}x{}, warps 2x2, mma m16n8k16{}, stages {}",
+  md.options = fmt::format("implicit GEMM M=({}) N=({}) K=({}){}, block {}x{}x{}, warps 2x2, mma m16n8k16{}, stages {}",
                            fmt::join(g.grouping.m, ", "), fmt::join(g.grouping.n, ", "), fmt::join(g.grouping.k, ", "),
+                           groups.empty() ? "" : fmt::format(", one GEMM per group ({}) on grid z", fmt::join(groups, ", ")),
                            block_m, block_n, block_k,
                            !f32 ? "" : o.f32_matmul == F32Matmul::x3tf32 ? " (f32 operands: 3xTF32)" : " (f32 operands: TF32)",
                            stages);
@@ -302,9 +315,9 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const std::string type = cuda_type(input.type);
   const bool b_col = g.grouping.b_column_major;
   const std::string filter = mm.b;
-  const std::string b_check = check_argument(b_col ? check_code(n % block_n != 0, k % block_k != 0)
-                                                   : check_code(k % block_k != 0, n % block_n != 0));
-  const std::string code = check_code(m % block_m != 0, n % block_n != 0);
+  const std::string b_check = check_argument(b_col ? check_code(n_group % block_n != 0, k % block_k != 0)
+                                                   : check_code(k % block_k != 0, n_group % block_n != 0));
+  const std::string code = check_code(m % block_m != 0, n_group % block_n != 0);
 
   std::string& s = kernel.source;
   s += fmt::format("// Generated by polyfuse from def '{}' ({}). Do not edit.\n", program.name, program.file);
@@ -313,8 +326,13 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
                    "shared memory, B = {} ({}).\n",
                    conv.id, print_statement_source(conv), mm.c, m, n, m, k, input.name, filter,
                    b_col ? "[N][K], column-major" : "[K][N], row-major");
-  s += fmt::format("// Launch: grid ({}, {}, 1), {} threads, {} bytes of dynamic shared memory.\n\n", m_tiles, n_tiles,
-                   threads, shared);
+  if (!groups.empty())
+    s += fmt::format("// A grouped convolution: one GEMM per group ({}) on blockIdx.z, each of its {} columns "
+                     "({}[{}][{}] += A_g[{}][{}] * B_g,\n// B_g's columns g * {}..); A_g gathered from its group's "
+                     "input channels, the zeros of B outside the group never multiplied.\n",
+                     fmt::join(groups, ", "), n_group, mm.c, m, n_group, m, k, n_group);
+  s += fmt::format("// Launch: grid ({}, {}, {}), {} threads, {} bytes of dynamic shared memory.\n\n", m_tiles, n_tiles,
+                   group_count, threads, shared);
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", threads, name,
                    signature(md.parameters));
   std::string body;
@@ -325,7 +343,15 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
                       filter, scratch);
   body += "const int warp = threadIdx.x / 32;\nconst int warp_x = warp % 2;\nconst int warp_y = warp / 2;\n";
   body += fmt::format("const int row0 = {} * blockIdx.x;  // the block's first output pixel (GEMM row)\n", block_m);
-  body += fmt::format("const int col0 = {} * blockIdx.y;  // its first output channel (GEMM column)\n", block_n);
+  if (groups.empty()) {
+    body += fmt::format("const int col0 = {} * blockIdx.y;  // its first output channel (GEMM column)\n", block_n);
+  } else {
+    body += fmt::format("const int col0 = {} * blockIdx.z + {} * blockIdx.y;  // its first output channel (GEMM "
+                        "column), of group blockIdx.z\n",
+                        n_group, block_n);
+    body += fmt::format("const int col_end = {} * (blockIdx.z + 1);  // past its group's last column\n", n_group);
+    body += decompose(g, groups, "blockIdx.z") + "  // the block's group\n";
+  }
   body += print_vector_staging(view, layout, "row0", "col0", "");
   const bool by_element = implicit_gemm_by_element(program, conv);
   body += gather_functions(g, type, by_element ? 1 : 16 / element_bytes);
@@ -354,14 +380,14 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
       text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {} + (long long)col0 * {}{}, "
                           "{}, {} - col0, {}, threadIdx.x);\n",
                           suffix, block_n, block_k, threads, b_check, row_width(view, filter),
-                          stage_at(tile_bytes, stage, stage_bytes), filter, k, k0 == "0" ? "" : " + " + k0, k, n,
+                          stage_at(tile_bytes, stage, stage_bytes), filter, k, k0 == "0" ? "" : " + " + k0, k, n_end,
                           k_left);
     else
       text += fmt::format("pf::cp_async_tile{}<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, {}{} + col0, {}, {}, {} - "
                           "col0, threadIdx.x);\n",
-                          suffix, block_k, block_n, threads, b_check, row_width(view, filter),
+                          suffix, block_k, block_n, threads, b_check, columns_width(filter),
                           stage_at(tile_bytes, stage, stage_bytes), filter,
-                          k0 == "0" ? "" : fmt::format(" + (long long)({}) * {}", k0, n), n, k_left, n);
+                          k0 == "0" ? "" : fmt::format(" + (long long)({}) * {}", k0, n), n, k_left, n_end);
     return text;
   };
   const StageText compute = [&](const std::string& stage) {
@@ -376,8 +402,8 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   const auto store = [&](const std::string& tensor) {
     return fmt::format("pf::store_accumulators<{}, {}, {}>({}, smem + {}, {} + (long long)(row0 + 32 * warp_y) * {} + "
                        "(col0 + 32 * warp_x), {}, {} - (row0 + 32 * warp_y), {} - (col0 + 32 * warp_x), 1, 0, warp, 4);\n",
-                       cuda_type(view.find_tensor(tensor)->type), check_argument(code), row_width(view, tensor),
-                       layout.registers.of(tensor), scratch, tensor, n, n, m, n);
+                       cuda_type(view.find_tensor(tensor)->type), check_argument(code), columns_width(tensor),
+                       layout.registers.of(tensor), scratch, tensor, n, n, m, n_end);
   };
   if (mm.live_out) body += store(mm.c);
   for (const PointwiseStage& stage : plan.epilogue)
@@ -386,6 +412,23 @@ EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKer
   s += "}\n\n";
   s += host_launcher(md);
   return kernel;
+}
+
+}  // namespace
+
+EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
+  // Tensors named like the kernel's own identifiers are renamed (codegen/tensor_identifiers.h):
+  // in the program and, the same way, in the plan's view, whose names the kernel's parameters
+  // and epilogues use.
+  return emit_with_distinct_tensor_names(program, "", [&](const Program& renamed) {
+    std::map<std::string, std::string> names;
+    for (std::size_t t = 0; t < program.tensors.size(); ++t)
+      if (program.tensors[t].name != renamed.tensors[t].name) names[program.tensors[t].name] = renamed.tensors[t].name;
+    if (names.empty()) return emit_kernel(program, planned, options);
+    PlannedKernel kernel = planned;
+    kernel.view = std::make_shared<Program>(with_tensor_names(*planned.view, names));
+    return emit_kernel(renamed, kernel, options);
+  });
 }
 
 }  // namespace polyfuse

@@ -42,9 +42,12 @@ std::string row_width(const Program& program, const std::string& tensor) {
   PF_INTERNAL_CHECK(t != nullptr, "unknown tensor " + tensor);
   const Size row = bound_size(program, t->dims.back());
   if (row.is_symbolic()) return "pf::Width::by_address";
-  long long row_bytes = row.value * size_in_bytes(t->type);
+  return width_of_stride(row.value * size_in_bytes(t->type));
+}
+
+std::string width_of_stride(long long bytes) {
   for (int width : {16, 8, 4})
-    if (row_bytes % width == 0) return fmt::format("pf::Width::b{}", 8 * width);
+    if (bytes % width == 0) return fmt::format("pf::Width::b{}", 8 * width);
   return "pf::Width::b16";
 }
 

@@ -28,4 +28,7 @@ std::string check_argument(const std::string& code);
 // dimension of `tensor` is not a number.
 std::string row_width(const Program& program, const std::string& tensor);
 
+// The widest access ("pf::Width::b128" ... "pf::Width::b16") at addresses `bytes` apart.
+std::string width_of_stride(long long bytes);
+
 }  // namespace polyfuse

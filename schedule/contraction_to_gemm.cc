@@ -145,8 +145,9 @@ std::optional<std::string> grouped_expr(const Expr& e, const Statement& s, const
 }  // namespace
 
 std::string ContractionGrouping::groups() const {
-  return fmt::format("M=({}) N=({}) K=({}) batch=({})", fmt::join(m, ", "), fmt::join(n, ", "), fmt::join(k, ", "),
-                     fmt::join(batch, ", "));
+  return fmt::format("M=({}) N=({}) K=({}) batch=({}){}", fmt::join(m, ", "), fmt::join(n, ", "), fmt::join(k, ", "),
+                     fmt::join(batch, ", "),
+                     conv_groups.empty() ? "" : fmt::format(", one GEMM per group ({})", fmt::join(conv_groups, ", ")));
 }
 
 ContractionGrouping group_contraction(const Program& program, const Statement& s) {
@@ -361,9 +362,19 @@ std::vector<GroupedEpilogue> epilogues_after(const Program& program, const State
                                              const ContractionGrouping& grouping) {
   std::vector<GroupedEpilogue> epilogues;
   std::map<std::string, std::vector<std::int64_t>> dims;
+  // A grouped convolution's kernel reads a group's columns of the epilogues' tensors from its first
+  // (g * the group's columns) with 16-byte loads: each group must start 16-byte aligned.
+  const std::int64_t group_columns = extent(program, s, s.write.indices.back());
+  const auto misaligned = [&](const Statement& e) {
+    return !grouping.conv_groups.empty() &&
+           std::any_of(e.reads.begin(), e.reads.end(), [&](const Access& read) {
+             return read.tensor != s.write.tensor &&  // in registers
+                    group_columns * size_in_bytes(memory_type(program, read.tensor)) % 16 != 0;
+           });
+  };
   for (int i = program.statement_index(s.id) + 1; i < static_cast<int>(program.statements.size()); ++i) {
     std::optional<GroupedEpilogue> e = group_epilogue(program, s, grouping, program.statements[i]);
-    if (!e) break;
+    if (!e || misaligned(program.statements[i])) break;
     for (const auto& [tensor, view] : e->dims)
       if ((dims.count(tensor) && dims[tensor] != view) ||
           (tensor == s.reads[grouping.a_read].tensor && !grouping.a_gathered) ||

@@ -50,8 +50,12 @@ struct ContractionGrouping {
   // A is a convolution's input read through index expressions (schedule/implicit_gemm.h): the
   // view's A, `<input>_im2col` [M][K], is gathered by the kernel's copy, never in memory.
   bool a_gathered = false;
+  // A grouped convolution's group indices (g of `F(g, k, r, s, c)`): N's leading indices, N = (g,
+  // k). Its GEMM is block-diagonal: each group is a GEMM of its own (its output channels, its
+  // share of the input's channels), which the implicit-GEMM kernel runs on blockIdx.z.
+  std::vector<std::string> conv_groups;
 
-  // "M=(a, b) N=(c) K=(k, l) batch=()".
+  // "M=(a, b) N=(c) K=(k, l) batch=()" (and ", one GEMM per group (g)" for conv_groups).
   std::string groups() const;
 };
 

@@ -12,6 +12,7 @@ namespace polyfuse {
 namespace {
 
 constexpr std::int64_t max_pixels = (std::int64_t{1} << 31) - 128;  // M: row0 + a tile stays an int
+constexpr std::int64_t max_groups = 65535;                           // the grid's z
 
 ContractionGrouping refused(const std::string& why) {
   ContractionGrouping g;
@@ -19,11 +20,15 @@ ContractionGrouping refused(const std::string& why) {
   return g;
 }
 
+std::int64_t extent_of(const Program& program, const Statement& statement, const std::string& name) {
+  for (const IterationIndex& index : statement.indices)
+    if (index.name == name) return bound_size(program, index.extent).value;
+  return 0;
+}
+
 // The extent of the convolution's input channel index.
 std::int64_t channels(const Program& program, const Statement& statement, const ConvOverTaps& conv) {
-  for (const IterationIndex& index : statement.indices)
-    if (index.name == conv.channel_in) return bound_size(program, index.extent).value;
-  return 0;
+  return extent_of(program, statement, conv.channel_in);
 }
 
 }  // namespace
@@ -51,27 +56,47 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
   const ElementType type = program.find_tensor(input.tensor)->type;
   if (type != ElementType::f16 && type != ElementType::bf16 && type != ElementType::f32)
     return refused(fmt::format("its operands are {}; the implicit GEMM takes f16, bf16 and f32 (TF32)", to_string(type)));
+  // A grouped convolution: the output indices the filter reads (g) lead N = (g, k), each group a GEMM of its own.
+  ContractionGrouping g;
   for (const std::string& index : conv->batch)
     if (std::find(filter.indices.begin(), filter.indices.end(), index) != filter.indices.end())
-      return refused(fmt::format("the filter reads the output index {} (a grouped convolution)", index));
-
-  ContractionGrouping g;
-  for (const std::string& index : statement.write.indices)
-    (index == conv->channel_out ? g.n : g.m).push_back(index);
+      g.conv_groups.push_back(index);
+  std::vector<std::string> n = g.conv_groups;
+  n.push_back(conv->channel_out);
+  const std::vector<std::string>& written = statement.write.indices;
+  if (!std::equal(n.begin(), n.end(), written.end() - static_cast<std::ptrdiff_t>(n.size())))
+    return refused(fmt::format("the filter reads the output indices ({}); a grouped convolution's group indices must "
+                               "be the output's last but its channel {}",
+                               fmt::join(g.conv_groups, ", "), conv->channel_out));
+  if (!g.conv_groups.empty() && channels(program, statement, *conv) == 1)
+    return refused(fmt::format("it is a depthwise convolution (one input channel {} per group): memory-bound, and each "
+                               "group's GEMM (K = the taps alone) too narrow for tensor cores",
+                               conv->channel_in));
+  std::int64_t group_count = 1;
+  for (const std::string& index : g.conv_groups) group_count *= extent_of(program, statement, index);
+  if (group_count > max_groups)
+    return refused(fmt::format("more than {} groups (the kernel's grid z)", max_groups));
+  for (const std::string& index : written) (std::find(n.begin(), n.end(), index) != n.end() ? g.n : g.m).push_back(index);
   for (const std::string& index : filter.indices)
-    if (index != conv->channel_out) g.k.push_back(index);
+    if (std::find(n.begin(), n.end(), index) == n.end()) g.k.push_back(index);
   if (g.k.back() != conv->channel_in)
     return refused(fmt::format("the filter's channel {} is not its innermost reduction index (a 16-byte chunk of "
                                "K would span taps)",
                                conv->channel_in));
-  if (filter.indices.front() == conv->channel_out) g.b_column_major = true;
-  else if (filter.indices.back() != conv->channel_out)
-    return refused(fmt::format("the filter's output channel {} is neither its first nor its last dimension",
-                               conv->channel_out));
+  const auto n_at = [&](std::size_t first) {
+    return std::equal(n.begin(), n.end(), filter.indices.begin() + static_cast<std::ptrdiff_t>(first));
+  };
+  if (n_at(0)) g.b_column_major = true;
+  else if (!n_at(filter.indices.size() - n.size()))
+    return refused(n.size() == 1 ? fmt::format("the filter's output channel {} is neither its first nor its last "
+                                               "dimension",
+                                               conv->channel_out)
+                                 : fmt::format("the filter's group and output channels ({}) are neither its first "
+                                               "nor its last dimensions, in the output's order",
+                                               fmt::join(n, ", ")));
   std::int64_t pixels = 1;
   for (const std::string& index : g.m)
-    for (const IterationIndex& i : statement.indices)
-      if (i.name == index) pixels = std::min<std::int64_t>(pixels * bound_size(program, i.extent).value, max_pixels + 1);
+    pixels = std::min<std::int64_t>(pixels * extent_of(program, statement, index), max_pixels + 1);
   if (pixels > max_pixels)
     return refused(fmt::format("more than {} output pixels (the kernel's GEMM rows are 32-bit)", max_pixels));
   g.a_read = conv->input_read;

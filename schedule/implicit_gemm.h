@@ -17,10 +17,19 @@
 // after it fuse as epilogues exactly as for a GEMM (bias(k) along N, a residual read at the
 // output element).
 //
+// A grouped convolution, `O(n, p, q, g, k) +=! I(n, p + r, q + s, g, c) * F(g, k, r, s, c)`, is one
+// GEMM per group g (ContractionGrouping::conv_groups, the output indices the filter reads): N = (g,
+// k) is block-diagonal, group g's columns g*K.. reading only its own input channels. Its view is
+// the GEMM over N = G*K (the output, the filter and the epilogues' vectors keep their layout, bias(g,
+// k) is bias(n)); the kernel runs the groups on blockIdx.z, each with its own column range, and adds
+// g's share to the gathered rows' offsets.
+//
 // A convolution takes this path when conv_over_taps takes it and: its operands are f16, bf16 or
-// f32 (TF32 tensor cores, as for f32 matmuls); no output index but the channel is read by the
-// filter (a grouped convolution's g); the filter is [output channel][taps.., c] or
-// [taps.., c][output channel] with the channel c last among the taps. Otherwise it stays a
+// f32 (TF32 tensor cores, as for f32 matmuls); the group indices, if any, are the output's last
+// but its channel; it is not depthwise (one input channel per group: memory-bound, a GEMM too
+// narrow for tensor cores; it stays a reduction kernel); the filter is [groups.., output
+// channel][taps.., c] or [taps.., c][groups.., output channel] with the channel c last among the
+// taps. Otherwise it stays a
 // reduction kernel, and `why_not` says which rule kept it off. When C is not a multiple of the
 // elements in 16 bytes, 8 or 4 (a chunk would span taps; C = 3, a first layer), the copy gathers
 // A element by element (implicit_gemm_by_element; the plan's note says so).

@@ -239,10 +239,14 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
     // A contraction's kernels take no other statement.
     if (!plan.kernels.empty() && plan.kernels.back().view)
       cut_before(s, fmt::format("{} takes as epilogues only the pointwise statements right after it over its "
-                                "written indices whose every access is whole index groups, and no other statement",
+                                "written indices whose every access is whole index groups{}, and no other statement",
                                 plan.kernels.back().kind == PlannedKernelKind::implicit_gemm
                                     ? "an implicit GEMM"
-                                    : "a contraction's GEMM over grouped indices"));
+                                    : "a contraction's GEMM over grouped indices",
+                                plan.kernels.back().kind == PlannedKernelKind::implicit_gemm
+                                    ? " (a grouped convolution's: the tensors they read hold each group's channels "
+                                      "in whole 16-byte chunks)"
+                                    : ""));
     PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
     const IdiomKind kind =

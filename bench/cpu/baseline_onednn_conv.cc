@@ -18,7 +18,7 @@ struct OnednnConv::State {
 };
 
 OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride, int64_t pad,
-                       bool bias_relu, const float* weights, const float* bias)
+                       bool bias_relu, const float* weights, const float* bias, int64_t groups)
     : state_(new State) {
   using tag = dnnl::memory::format_tag;
   const auto f32 = dnnl::memory::data_type::f32;
@@ -27,8 +27,10 @@ OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, in
   const int64_t p = (h + 2 * pad - r) / stride + 1, q = (w + 2 * pad - r) / stride + 1;
   s.src = dnnl::memory::desc({n, c, h, w}, f32, tag::nhwc);
   s.dst = dnnl::memory::desc({n, k, p, q}, f32, tag::nhwc);
-  const dnnl::memory::desc given({k, c, r, r}, f32, tag::ohwi);
-  const dnnl::memory::desc any({k, c, r, r}, f32, tag::any);
+  const dnnl::memory::dims weight_dims =
+      groups == 1 ? dnnl::memory::dims{k, c, r, r} : dnnl::memory::dims{groups, k / groups, c / groups, r, r};
+  const dnnl::memory::desc given(weight_dims, f32, groups == 1 ? tag::ohwi : tag::gohwi);
+  const dnnl::memory::desc any(weight_dims, f32, tag::any);
   const dnnl::memory::desc bias_md({k}, f32, tag::x);
   dnnl::post_ops post_ops;
   if (bias_relu) post_ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);

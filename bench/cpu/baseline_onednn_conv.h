@@ -1,6 +1,7 @@
 // oneDNN's convolution forward (Debian's libdnnl-dev, 2.x API): f32, src and dst NHWC, the
-// weights given as KRSC (oneDNN's ohwi) and reordered once, at construction, into the layout
-// the primitive prefers; optionally bias + ReLU fused as post-ops. OpenMP threads.
+// weights given as KRSC (oneDNN's ohwi; grouped: G x K/G x R x R x C/G, its gohwi) and reordered
+// once, at construction, into the layout the primitive prefers; optionally bias + ReLU fused as
+// post-ops. OpenMP threads.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,10 @@ namespace polyfuse::bench {
 
 class OnednnConv {
  public:
-  // N x H x W x C input, K x R x R x C weights, stride, zero padding on every side.
+  // N x H x W x C input, K x R x R x C / `groups` weights, stride, zero padding on every side.
   // `weights` (and `bias` when fused) are read here, once.
   OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride, int64_t pad,
-             bool bias_relu, const float* weights, const float* bias);
+             bool bias_relu, const float* weights, const float* bias, int64_t groups = 1);
   ~OnednnConv();
   // dst (N x P x Q x K) = conv(src) [+ bias, relu] on `threads` threads.
   void operator()(int threads, const float* src, float* dst) const;

@@ -33,6 +33,9 @@ std::string with_rsck_filter(std::string text) {
   if (text.find("F(k, c)") != std::string::npos) {
     replace("(K, C) F", "(C, K) F");
     replace("F(k, c)", "F(c, k)");
+  } else if (text.find("F(g, k, r, s, c)") != std::string::npos) {  // grouped: [G][taps.., c, k]
+    replace("(G, K, R, R, C) F", "(G, R, R, C, K) F");
+    replace("F(g, k, r, s, c)", "F(g, r, s, c, k)");
   } else {
     replace("(K, R, R, C) F", "(R, R, C, K) F");
     replace("F(k, r, s, c)", "F(r, s, c, k)");
@@ -47,10 +50,13 @@ std::vector<ConvShape> conv_shapes(bool quick, int64_t batch) {
   std::vector<ConvShape> all = resnet50_conv_layers(batch);
   all.push_back({"odd 3x3", 1, 19, 23, 37, 53, 3, 1, 1});
   all.push_back({"odd C=3 s2", 1, 27, 25, 3, 29, 3, 2, 1});
+  for (const ConvShape& s : resnext50_grouped_layers(batch))
+    if (s.name == "rx3 3x3 g32") all.push_back(s);
   if (!quick) return all;
   std::vector<ConvShape> some;
   for (const ConvShape& s : all)
-    if (s.name == "res2 3x3" || s.name == "res5 3x3" || s.name == "res4 1x1" || s.name == "odd 3x3")
+    if (s.name == "res2 3x3" || s.name == "res5 3x3" || s.name == "res4 1x1" || s.name == "odd 3x3" ||
+        s.name == "rx3 3x3 g32")
       some.push_back(s);
   return some;
 }
@@ -73,18 +79,21 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
       cpu_runtime::CpuModule::load(emit_cpu(program_rsck, options), cpu_entry_name(program_rsck.name));
 
   const auto input = random_floats(std::size_t(shape.n * shape.h * shape.w * shape.c), 21);
-  const auto filter = random_floats(std::size_t(shape.k * shape.r * shape.r * shape.c), 22);
+  const int64_t channels = shape.c / shape.groups, outputs = shape.k / shape.groups;  // a group's
+  const auto filter = random_floats(std::size_t(shape.k * shape.r * shape.r * channels), 22);
   const auto bias = random_floats(std::size_t(shape.k), 23);
   const OnednnConv onednn(shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.stride, shape.pad, fused,
-                          filter.data(), bias.data());
+                          filter.data(), bias.data(), shape.groups);
   std::vector<float> out_ours(std::size_t(shape.n * shape.p() * shape.q() * shape.k)), out_onednn(out_ours.size());
-  // The filter as RSCK (prepared once, outside the timing, as oneDNN's weights are).
+  // The filter as RSCK, per group (prepared once, outside the timing, as oneDNN's weights are).
   std::vector<float> filter_rsck(filter.size());
-  const int64_t taps = shape.r * shape.r;
-  for (int64_t k = 0; k < shape.k; ++k)
-    for (int64_t t = 0; t < taps; ++t)
-      for (int64_t c = 0; c < shape.c; ++c)
-        filter_rsck[std::size_t((t * shape.c + c) * shape.k + k)] = filter[std::size_t((k * taps + t) * shape.c + c)];
+  const int64_t taps = shape.r * shape.r, per_group = outputs * taps * channels;
+  for (int64_t g = 0; g < shape.groups; ++g)
+    for (int64_t k = 0; k < outputs; ++k)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t c = 0; c < channels; ++c)
+          filter_rsck[std::size_t(g * per_group + (t * channels + c) * outputs + k)] =
+              filter[std::size_t(g * per_group + (k * taps + t) * channels + c)];
   std::vector<float> out_rsck(out_ours.size());
   std::vector<void*> buffers = {const_cast<float*>(input.data()), const_cast<float*>(filter.data())};
   if (fused) buffers.push_back(const_cast<float*>(bias.data()));
@@ -104,13 +113,13 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   const double g_ours = gflops([&] { ours(buffers.data()); }, shape.flops(), budget);
   const double g_rsck = gflops([&] { ours_rsck(buffers_rsck.data()); }, shape.flops(), budget);
   const double g_onednn = gflops([&] { onednn(threads, input.data(), out_onednn.data()); }, shape.flops(), budget);
-  const ConvRatio ratio{threads, fused, g_ours / g_onednn, g_rsck / g_onednn};
+  const ConvRatio ratio{threads, fused, g_ours / g_onednn, g_rsck / g_onednn, shape.groups > 1};
   const std::string warning =
-      worst > 1e-5 * double(shape.c * shape.r * shape.r) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
-  std::printf("  %-12s N%lld %3lldx%-3lld C%-4lld K%-4lld %lldx%lld s%lld %-9s %2d thr  polyfuse %7.1f  rsck %7.1f  "
+      worst > 1e-5 * double(channels * shape.r * shape.r) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
+  std::printf("  %-12s N%lld %3lldx%-3lld C%-4lld K%-4lld %lldx%lld s%lld g%-2lld %-9s %2d thr  polyfuse %7.1f  rsck %7.1f  "
               "onednn %7.1f (%5.2fx, rsck %5.2fx) [%s]%s\n",
               shape.name.c_str(), (long long)shape.n, (long long)shape.h, (long long)shape.w, (long long)shape.c,
-              (long long)shape.k, (long long)shape.r, (long long)shape.r, (long long)shape.stride,
+              (long long)shape.k, (long long)shape.r, (long long)shape.r, (long long)shape.stride, (long long)shape.groups,
               fused ? "bias_relu" : "plain", threads, g_ours, g_rsck, g_onednn, ratio.vs_onednn, ratio.rsck_vs_onednn,
               onednn.implementation(), warning.c_str());
   return ratio;
@@ -124,18 +133,20 @@ std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts
     for (const ConvShape& shape : conv_shapes(quick, quick ? 1 : 2))
       for (bool fused : {false, true}) ratios.push_back(bench_conv(shape, fused, threads, budget));
   std::string summary;
-  for (int threads : thread_counts)
-    for (bool fused : {false, true}) {
-      std::vector<double> of, of_rsck;
-      for (const ConvRatio& r : ratios)
-        if (r.threads == threads && r.fused == fused) {
-          of.push_back(r.vs_onednn);
-          of_rsck.push_back(r.rsck_vs_onednn);
-        }
-      summary += fmt::format(" conv{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads, geomean_of(of));
-      summary += fmt::format(" conv_rsck{}_vs_onednn_{}thr={:.2f}", fused ? "_bias_relu" : "", threads,
-                             geomean_of(of_rsck));
-    }
+  for (bool grouped : {false, true})
+    for (int threads : thread_counts)
+      for (bool fused : {false, true}) {
+        std::vector<double> of, of_rsck;
+        for (const ConvRatio& r : ratios)
+          if (r.threads == threads && r.fused == fused && r.grouped == grouped) {
+            of.push_back(r.vs_onednn);
+            of_rsck.push_back(r.rsck_vs_onednn);
+          }
+        if (of.empty()) continue;
+        const std::string kind = std::string(grouped ? "_grouped" : "") + (fused ? "_bias_relu" : "");
+        summary += fmt::format(" conv{}_vs_onednn_{}thr={:.2f}", kind, threads, geomean_of(of));
+        summary += fmt::format(" conv_rsck{}_vs_onednn_{}thr={:.2f}", kind, threads, geomean_of(of_rsck));
+      }
   return summary;
 }
 

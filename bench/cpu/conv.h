@@ -17,7 +17,8 @@
 
 namespace polyfuse::bench {
 
-// ResNet-50's 3x3 and 1x1 layers at batch `batch` (a reduced set when `quick`), and odd shapes.
+// ResNet-50's 3x3 and 1x1 layers at batch `batch` (a reduced set when `quick`), odd shapes, and
+// ResNeXt-50's stage-3 grouped 3x3 (32 groups of 8 channels).
 std::vector<ConvShape> conv_shapes(bool quick, int64_t batch);
 
 // polyfuse / oneDNN GFLOP/s of one (shape, fused, threads).
@@ -26,13 +27,15 @@ struct ConvRatio {
   bool fused = false;
   double vs_onednn = 0;
   double rsck_vs_onednn = 0;  // the filter declared RSCK
+  bool grouped = false;       // a grouped layer: its own summary ratios
 };
 
 // Times polyfuse and oneDNN on `shape`, checks them against each other, prints one line.
 ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budget& budget);
 
 // The section: every shape, plain and fused, on each thread count; returns the summary's
-// ratios ("conv_vs_onednn_1thr=0.83 conv_bias_relu_vs_onednn_1thr=0.85 ...").
+// ratios ("conv_vs_onednn_1thr=0.83 conv_bias_relu_vs_onednn_1thr=0.85 ..."; the grouped
+// layer's as conv_grouped.., apart).
 std::string bench_conv_section(bool quick, const std::vector<int>& thread_counts, const Budget& budget);
 
 }  // namespace polyfuse::bench

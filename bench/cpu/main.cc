@@ -7,7 +7,7 @@
 //   with post-ops and OpenBLAS + a separate pass (fused.h).
 //   6. batched GEMM (examples/batched_gemm.tc in f32) against oneDNN's batched matmul and
 //   OpenBLAS sgemm looped over the batch (batched.h);  7. convolutions (ResNet-50's 3x3 and
-//   1x1 layers, odd shapes) against oneDNN's convolution, plain and with bias + ReLU
+//   1x1 layers, odd shapes, ResNeXt-50's stage-3 grouped 3x3) against oneDNN's convolution, plain and with bias + ReLU
 //   (conv.h). `--conv` runs only section 7.
 // Method (measure.h): in every row polyfuse and its baselines are timed side by side, their
 // samples interleaved, and each one's time is the median of its samples; the FMA peak is
@@ -18,7 +18,7 @@
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5
 //            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
-//            conv_vs_onednn_1thr=R8 conv_bias_relu_vs_onednn_1thr=R9 (and _<N>thr)
+//            conv_vs_onednn_1thr=R8 conv_bias_relu_vs_onednn_1thr=R9 (and _<N>thr; conv_grouped.. apart)
 // (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
 #include <fmt/format.h>

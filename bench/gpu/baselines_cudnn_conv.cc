@@ -79,12 +79,13 @@ CudnnConv::CudnnConv(const ConvShape& shape, DType dtype) : impl_(std::make_uniq
               "cudnnSetTensor4dDescriptor (output)");
   check_cudnn(cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NHWC, type, 1, i(shape.k), 1, 1),
               "cudnnSetTensor4dDescriptor (bias)");
-  check_cudnn(cudnnSetFilter4dDescriptor(d.filter, type, CUDNN_TENSOR_NHWC, i(shape.k), i(shape.c), i(shape.r),
-                                         i(shape.r)),
+  check_cudnn(cudnnSetFilter4dDescriptor(d.filter, type, CUDNN_TENSOR_NHWC, i(shape.k), i(shape.c / shape.groups),
+                                         i(shape.r), i(shape.r)),
               "cudnnSetFilter4dDescriptor");
   check_cudnn(cudnnSetConvolution2dDescriptor(d.convolution, i(shape.pad), i(shape.pad), i(shape.stride),
                                               i(shape.stride), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
               "cudnnSetConvolution2dDescriptor");
+  check_cudnn(cudnnSetConvolutionGroupCount(d.convolution, i(shape.groups)), "cudnnSetConvolutionGroupCount");
   check_cudnn(cudnnSetConvolutionMathType(d.convolution, CUDNN_TENSOR_OP_MATH), "cudnnSetConvolutionMathType");
   check_cudnn(cudnnSetActivationDescriptor(d.relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
               "cudnnSetActivationDescriptor");
@@ -125,9 +126,11 @@ ConvDescriptorFacts CudnnConv::facts() const {
   facts.cross_correlation = mode == CUDNN_CROSS_CORRELATION;
   facts.f32_compute = compute == CUDNN_DATA_FLOAT;
   cudnnTensorFormat_t format{};
-  check_cudnn(cudnnGetFilter4dDescriptor(d.filter, &type, &format, &dims[0], &dims[1], &dims[2], &dims[3]),
+  auto& f = facts.filter;
+  check_cudnn(cudnnGetFilter4dDescriptor(d.filter, &type, &format, &f[0], &f[1], &f[2], &f[3]),
               "cudnnGetFilter4dDescriptor");
   facts.nhwc_filter = format == CUDNN_TENSOR_NHWC;
+  check_cudnn(cudnnGetConvolutionGroupCount(d.convolution, &facts.groups), "cudnnGetConvolutionGroupCount");
   return facts;
 }
 

@@ -1,7 +1,8 @@
 // cuDNN's convolutions, the baselines of the convolution idioms (conv_idioms.h): the
 // input I (N, H, W, C) and the output O (N, P, Q, K) NHWC, the filter KRSC (cuDNN's NHWC
 // filter format), cross-correlation (polyfuse's definition: no filter flip), f32 compute,
-// tensor-op math allowed:
+// tensor-op math allowed; a grouped layer through cudnnSetConvolutionGroupCount (the filter
+// K x C / G):
 //   forward        cudnnConvolutionForward with the fastest algorithm that
 //                  cudnnFindConvolutionForwardAlgorithmEx measures on the problem's buffers
 //                  (its workspace allocated);
@@ -33,6 +34,8 @@ struct ConvDescriptorFacts {
   bool cross_correlation = false;       // CUDNN_CROSS_CORRELATION (not CUDNN_CONVOLUTION)
   bool f32_compute = false;             // the descriptor's compute type is CUDNN_DATA_FLOAT
   bool nhwc_filter = false;             // the filter's format is CUDNN_TENSOR_NHWC (KRSC)
+  std::array<int, 4> filter{};          // its k, c, r, s (c: a group's channels)
+  int groups = 0;                       // cudnnGetConvolutionGroupCount
 };
 
 class CudnnConv {

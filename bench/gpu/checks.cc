@@ -128,7 +128,8 @@ CheckOutcome check_against_variant(const Idiom& idiom, DType dtype, const Proble
 }
 
 reference::Tolerance conv_tolerance(const ConvShape& shape, DType dtype, double factor) {
-  reference::Tolerance tolerance = reference::tolerance_for(element_type(dtype), shape.r * shape.r * shape.c);
+  reference::Tolerance tolerance =
+      reference::tolerance_for(element_type(dtype), shape.r * shape.r * shape.c / shape.groups);
   tolerance.relative *= factor;
   tolerance.absolute *= factor;
   return tolerance;

@@ -20,6 +20,8 @@ float conv_reference_element(const ConvIdiom& idiom, const ConvShape& shape, DTy
   const std::int64_t n = flat_index / (shape.k * shape.q() * shape.p());
   const std::vector<float>& input = problem.values.at("I");
   const std::vector<float>& filter = problem.values.at("F");
+  // a group's channels: output channel k reads input channels group * channels.. only
+  const std::int64_t channels = shape.c / shape.groups, group = k / (shape.k / shape.groups);
   auto input_at = [&](std::int64_t h, std::int64_t w, std::int64_t c) {
     return input[static_cast<size_t>(((n * shape.h + h) * shape.w + w) * shape.c + c)];
   };
@@ -29,8 +31,9 @@ float conv_reference_element(const ConvIdiom& idiom, const ConvShape& shape, DTy
     for (std::int64_t s = 0; s < shape.r; ++s) {
       const std::int64_t w = q * shape.stride + s - shape.pad;
       if (h < 0 || h >= shape.h || w < 0 || w >= shape.w) continue;  // zero padding
-      for (std::int64_t c = 0; c < shape.c; ++c)
-        sum += input_at(h, w, c) * filter[static_cast<size_t>(((k * shape.r + r) * shape.r + s) * shape.c + c)];
+      for (std::int64_t c = 0; c < channels; ++c)
+        sum += input_at(h, w, group * channels + c) *
+               filter[static_cast<size_t>(((k * shape.r + r) * shape.r + s) * channels + c)];
     }
   }
   if (idiom.epilogue != ConvEpilogue::none) {

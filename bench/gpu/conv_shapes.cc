@@ -7,14 +7,14 @@
 namespace polyfuse::bench {
 
 double ConvShape::flops() const {
-  return 2.0 * static_cast<double>(n * p() * q()) * static_cast<double>(k) * static_cast<double>(r * r * c);
+  return 2.0 * static_cast<double>(n * p() * q()) * static_cast<double>(k) * static_cast<double>(r * r * c / groups);
 }
 
-ProblemSize ConvShape::gemm() const { return {n * p() * q(), k, r * r * c, 1}; }
+ProblemSize ConvShape::gemm() const { return {n * p() * q(), k / groups, r * r * c / groups, groups}; }
 
 std::string describe(const ConvShape& shape) {
-  return fmt::format("N{} {}x{} C{} K{} {}x{} s{} p{}", shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.r,
-                     shape.stride, shape.pad);
+  return fmt::format("N{} {}x{} C{} K{} {}x{} s{} p{}{}", shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.r,
+                     shape.stride, shape.pad, shape.groups > 1 ? fmt::format(" g{}", shape.groups) : "");
 }
 
 std::vector<ConvShape> resnet50_conv_layers(std::int64_t batch) {
@@ -28,12 +28,21 @@ std::vector<ConvShape> resnet50_conv_layers(std::int64_t batch) {
   };
 }
 
+std::vector<ConvShape> resnext50_grouped_layers(std::int64_t batch) {
+  const std::int64_t b = batch;
+  return {
+      {"rx2 3x3 g32", b, 56, 56, 128, 128, 3, 1, 1, 32},     {"rx3 3x3 g32", b, 28, 28, 256, 256, 3, 1, 1, 32},
+      {"rx3 3x3 g32 s2", b, 56, 56, 256, 256, 3, 2, 1, 32}, {"rx4 3x3 g32", b, 14, 14, 512, 512, 3, 1, 1, 32},
+      {"rx5 3x3 g32", b, 7, 7, 1024, 1024, 3, 1, 1, 32},
+  };
+}
+
 std::string conv_tc_source(const ConvShape& shape, ConvEpilogue epilogue, const std::string& type,
                            const std::string& def_name) {
   const bool residual = epilogue == ConvEpilogue::bias_residual_relu;
-  if (residual && (!shape.same() || shape.k != shape.c))
+  if (residual && (!shape.same() || shape.k != shape.c || shape.groups > 1))
     throw std::invalid_argument(fmt::format("conv_tc_source: layer '{}' ({}): a residual needs stride 1, the output "
-                                            "as large as the input and K = C",
+                                            "as large as the input, K = C and no groups",
                                             shape.name, describe(shape)));
   // The input read at stride * h + r - pad (zero outside when padded).
   const auto at = [&](const char* out, const char* tap) {
@@ -49,25 +58,30 @@ std::string conv_tc_source(const ConvShape& shape, ConvEpilogue epilogue, const 
   const std::string k = residual ? "C" : "K";
   const std::string p = plain || residual ? "H" : "P";
   const std::string q = plain || residual ? "W" : "Q";
-  const std::string filter = one ? "F(k, c)" : "F(k, r, s, c)";
+  // grouped: the group index g before each channel index, G before each channel size
+  const bool grouped = shape.groups > 1;
+  const std::string g = grouped ? "g, " : "", gs = grouped ? "G, " : "";
+  const std::string filter = fmt::format("F({}k{})", g, one ? ", c" : ", r, s, c");
   std::string where;
   if (!plain) where = fmt::format(" where h in 0:{}, w in 0:{}{}", p, q, shape.pad > 0 ? ", I = 0 outside" : "");
-  const std::string product = fmt::format("I(n, {}, {}, c) * {}{}", at("h", "r"), at("w", "s"), filter, where);
-  std::string signature = fmt::format("{0}(N, H, W, C) I, {0}({1}) F", type, one ? k + ", C" : k + ", R, R, C");
-  if (epilogue != ConvEpilogue::none) signature += fmt::format(", {}({}) bias", type, k);
-  const std::string output = fmt::format("{}(N, {}, {}, {}) O", type, p, q, k);
+  const std::string product = fmt::format("I(n, {}, {}, {}c) * {}{}", at("h", "r"), at("w", "s"), g, filter, where);
+  std::string signature =
+      fmt::format("{0}(N, H, W, {2}C) I, {0}({2}{1}) F", type, one ? k + ", C" : k + ", R, R, C", gs);
+  if (epilogue != ConvEpilogue::none) signature += fmt::format(", {}({}{}) bias", type, gs, k);
+  const std::string output = fmt::format("{}(N, {}, {}, {}{}) O", type, p, q, gs, k);
+  const std::string o = fmt::format("(n, h, w, {}k)", g);
   if (epilogue == ConvEpilogue::none)
-    return fmt::format("def {}({}) -> ({}) {{\n  O(n, h, w, k) +=! {}\n}}\n", def_name, signature, output, product);
-  return fmt::format(
-      "def {}({}) -> ({}) {{\n  Y(n, h, w, k) +=! {}\n  O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k){})\n}}\n",
-      def_name, signature, output, product, residual ? " + I(n, h, w, k)" : "");
+    return fmt::format("def {}({}) -> ({}) {{\n  O{} +=! {}\n}}\n", def_name, signature, output, o, product);
+  return fmt::format("def {0}({1}) -> ({2}) {{\n  Y{3} +=! {4}\n  O{3} = relu(Y{3} + bias({5}k){6})\n}}\n", def_name,
+                     signature, output, o, product, g, residual ? " + I(n, h, w, k)" : "");
 }
 
 std::vector<std::pair<std::string, std::int64_t>> conv_size_bindings(const ConvShape& shape,
                                                                      const std::string& source) {
   const std::vector<std::pair<std::string, std::int64_t>> sizes = {
-      {"N", shape.n}, {"H", shape.h}, {"W", shape.w}, {"C", shape.c},
-      {"K", shape.k}, {"R", shape.r}, {"P", shape.p()}, {"Q", shape.q()}};
+      {"N", shape.n},           {"H", shape.h}, {"W", shape.w},     {"C", shape.c / shape.groups},
+      {"K", shape.k / shape.groups}, {"R", shape.r}, {"P", shape.p()}, {"Q", shape.q()},
+      {"G", shape.groups}};
   std::vector<std::pair<std::string, std::int64_t>> used;
   // A size is named in a tensor's shape: followed by ',' or ')' (the indices are lower case).
   for (const auto& size : sizes)

@@ -48,8 +48,9 @@ ParseOutcome parse_options(int argc, const char* const* argv) {
                      idiom_list);
   app.add_flag("--conv", conv,
                "Run the convolution idioms (conv, conv_bias_relu, conv_bias_residual_relu; f16/bf16 NHWC input, "
-               "KRSC filter) over ResNet-50's 3x3 and 1x1 layers, its first layer (7x7, C = 3) and an odd shape, "
-               "against cuDNN (--quick: 4 layers); GEMM idioms only where named with --idiom");
+               "KRSC filter) over ResNet-50's 3x3 and 1x1 layers, its first layer (7x7, C = 3), an odd shape and "
+               "ResNeXt-50's grouped 3x3 layers, against cuDNN (--quick: 5 layers); GEMM idioms only where named "
+               "with --idiom");
   app.add_option("--conv-batch", options.conv_batch, "Images per convolution layer (ResNet-50's layers; 128 for "
                  "the large batch)")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--dtype", dtype_names, "Element types to run (repeatable; default both): f16, bf16");

@@ -188,8 +188,9 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
       line(fmt::format("    {:<16} {}", to_string(plan.variant), plan.available ? plan.how : "-- " + plan.how));
   }
   if (!options.conv_idioms.empty()) {
-    line(fmt::format("convolution layers: {} (NHWC input, KRSC filter; ResNet-50's at batch {}{}, and odd shapes)",
-                     options.conv_layers.size(), options.conv_batch, options.quick ? ", --quick: 4 layers" : ""));
+    line(fmt::format("convolution layers: {} (NHWC input, KRSC filter; ResNet-50's at batch {}{}, odd shapes and "
+                     "ResNeXt-50's grouped 3x3)",
+                     options.conv_layers.size(), options.conv_batch, options.quick ? ", --quick: 5 layers" : ""));
     for (const ConvIdiom* idiom : options.conv_idioms) {
       line(fmt::format("  {} ({}):", idiom->name, idiom->title));
       for (const VariantPlan& plan : conv_variant_plans(*idiom, features))
@@ -249,8 +250,9 @@ std::string dry_run_listing(const BenchOptions& options, const BuildFeatures& fe
                      kernels));
   const std::vector<ConvProblem> convs = plan_conv_problems(options);
   if (!options.conv_idioms.empty())
-    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the residual does "
-                     "not apply: K != C or a strided / shrinking layer)",
+    line(fmt::format("convolution problems: {} ({} layers x {} idioms x {} dtypes, less {} where the idiom does "
+                     "not apply: the residual where K != C or on a strided / shrinking layer, the grouped idioms "
+                     "but on grouped layers)",
                      convs.size(), options.conv_layers.size(), options.conv_idioms.size(), options.dtypes.size(),
                      options.conv_layers.size() * options.conv_idioms.size() * options.dtypes.size() - convs.size()));
   for (const ConvProblem& problem : convs) {

@@ -49,8 +49,10 @@ IDIOMS = [
     ("conv", "conv (NHWC, KRSC)"),
     ("conv_bias_relu", "conv + bias + ReLU"),
     ("conv_bias_residual_relu", "conv + bias + residual + ReLU"),
+    ("conv_grouped", "grouped conv (NHWC, G x KRSC)"),
+    ("conv_grouped_bias_relu", "grouped conv + bias + ReLU"),
 ]
-CONV_IDIOMS = {"conv", "conv_bias_relu", "conv_bias_residual_relu"}
+CONV_IDIOMS = {"conv", "conv_bias_relu", "conv_bias_residual_relu", "conv_grouped", "conv_grouped_bias_relu"}
 BASELINES = [("cublas_cudnn", "vs cuBLAS (+cuDNN)"), ("cublaslt", "vs cuBLASLt (+extra kernel)"),
              ("cudnn_conv", "vs cuDNN conv, fastest algorithm (+pointwise)"), ("cudnn_fused", "vs cuDNN fused conv+bias+act")]
 MARKERS = {"f16": "o", "bf16": "^"}

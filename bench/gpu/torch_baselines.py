@@ -52,7 +52,7 @@ EXTRA_TENSORS = {
     "gemm_layernorm": ["bias", "gamma", "beta"],
 }
 # polyfuse-bench --conv's idioms: no PyTorch baseline yet (their rows keep empty torch columns).
-CONV_IDIOMS = ["conv", "conv_bias_relu", "conv_bias_residual_relu"]
+CONV_IDIOMS = ["conv", "conv_bias_relu", "conv_bias_residual_relu", "conv_grouped", "conv_grouped_bias_relu"]
 NEEDED = ["idiom", "dtype", "M", "N", "K", "batch", "polyfuse_best_ms"]
 ADDED = ["torch_ms", "speedup_best_vs_torch"]
 

@@ -40,9 +40,9 @@ def _conv_nhwc(x, f, stride=1, pad=0, out=None):
     return o
 
 
-def _conv_grouped(x, f):
-    """x(n, h, w, g, c), f(g, k, r, s, c): one valid convolution per group g."""
-    return np.stack([_conv_nhwc(x[:, :, :, g, :], f[g]) for g in range(x.shape[3])], axis=3)
+def _conv_grouped(x, f, pad=0):
+    """x(n, h, w, g, c), f(g, k, r, s, c): one convolution per group g."""
+    return np.stack([_conv_nhwc(x[:, :, :, g, :], f[g], pad=pad) for g in range(x.shape[3])], axis=3)
 
 
 _CONV = dict(N=2, H=6, W=5, C=3, K=4, R=3, S=3)
@@ -126,6 +126,11 @@ EXAMPLES = {
                         lambda s: [("f32", (s["N"], s["H"], s["W"], s["C"])), ("f32", (s["C"], s["R"], s["S"], s["C"])),
                                    ("f32", (s["C"],))],
                         lambda x, f, bias: [np.maximum(_conv_nhwc(x, f, pad=1) + bias + x, 0)]),
+    "conv2d_grouped_bias_relu": (dict(_CONV, G=2),
+                                 lambda s: [("f32", (s["N"], s["H"], s["W"], s["G"], s["C"])),
+                                            ("f32", (s["G"], s["K"], s["R"], s["S"], s["C"])),
+                                            ("f32", (s["G"], s["K"]))],
+                                 lambda x, f, bias: [np.maximum(_conv_grouped(x, f, pad=1) + bias, 0)]),
 }
 
 # The sizes bound at compile: those only an output has (P, Q), every size of a def whose

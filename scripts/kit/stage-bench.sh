@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stage "bench" of gpu-kit/check --no-gpu: polyfuse-bench from the kit lists the quick
 # protocol (--dry-run: every idiom x 2 dtypes on 20 sizes) and the quick convolutions
-# (--dry-run --conv --quick: 4 layers against cuDNN), compiles one problem's kernels and the
+# (--dry-run --conv --quick: 5 layers against cuDNN), compiles one problem's kernels and the
 # quick layers' conv + bias + ReLU with NVRTC, and without a GPU refuses a run, writing nothing.
 set -uo pipefail
 # shellcheck source=lib.sh
@@ -26,15 +26,16 @@ echo "== --dry-run --conv --quick --dtype f16" >>"$log"
 run_boxed 60 "$WORK/dry-run-conv.txt" "$bench" --dry-run --conv --quick --dtype f16
 status=$?
 cat "$WORK/dry-run-conv.txt" >>"$log"
-convs=$(grep -Ec '^conv +[0-9]+/4 .*: cudnn_conv ' "$WORK/dry-run-conv.txt")
-# 4 layers x 3 idioms, the residual only on the one "same" layer with K = C
-((status == 0 && convs == 9)) || bad="${bad:+$bad; }--dry-run --conv --quick: status $status, $convs problems listed (9 expected)"
+convs=$(grep -Ec '^conv +[0-9]+/5 .*: cudnn_conv ' "$WORK/dry-run-conv.txt")
+# 4 layers x 2 idioms and the residual on the one "same" layer with K = C; the grouped layer x
+# the 2 grouped idioms
+((status == 0 && convs == 11)) || bad="${bad:+$bad; }--dry-run --conv --quick: status $status, $convs problems listed (11 expected)"
 
 echo "== --compile-only" >>"$log"
 run_boxed 120 "$log" "$bench" --compile-only --size 256x256x128 --idiom gemm_bias_relu --dtype f16 --no-tune --arch sm_90
 status=$?
 ((status == 0)) || bad="${bad:+$bad; }--compile-only: status $status"
-run_boxed 120 "$log" "$bench" --compile-only --conv --quick --idiom conv_bias_relu --dtype f16 --conv-batch 2 --arch sm_90
+run_boxed 120 "$log" "$bench" --compile-only --conv --quick --idiom conv_bias_relu --idiom conv_grouped_bias_relu --dtype f16 --conv-batch 2 --arch sm_90
 status=$?
 ((status == 0)) || bad="${bad:+$bad; }--compile-only --conv: status $status"
 

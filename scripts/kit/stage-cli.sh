@@ -66,8 +66,8 @@ for example in "$data"/examples/*.tc; do
   if [[ $name == conv2d* ]]; then
     sizes=(-D N=2 -D H=9 -D W=7 -D C=3 -D K=5 -D R=3 -D S=3 -D P=5 -D Q=4 -D G=2)
     expect "$name: plan" 0 'plan of def' "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
-    # runs: the padded, strided one and the one with epilogues (ctest runs all six)
-    if [[ $name == conv2d_strided || $name == conv2d_residual ]]; then
+    # runs: the padded, strided one, the one with epilogues and the grouped one (ctest runs all seven)
+    if [[ $name == conv2d_strided || $name == conv2d_residual || $name == conv2d_grouped_bias_relu ]]; then
       expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu
       expect "$name: run on the CPU target (loop nests)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
     fi

@@ -2,8 +2,8 @@
 // (conv_shapes.h) compiled through the runtime API, launched with the buffers named by the
 // kernel's parameters (I, F, bias, O: what bench/gpu/polyfuse_runner.cc's launch passes),
 // and its output checked with the bench's own convolution check (checks.h) against the
-// host reference. Small odd layers: stride 2 with C = 3, and a "same" layer with the
-// residual.
+// host reference. Small odd layers: stride 2 with C = 3, a "same" layer with the residual, and
+// a grouped one.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -44,6 +44,8 @@ TEST(BenchConvEmu, PolyfuseKernelsPassTheBenchsCheck) {
   const std::vector<std::pair<const char*, ConvShape>> cases = {
       {"conv_bias_relu", {"C=3 s2", 1, 9, 11, 3, 6, 3, 2, 1}},
       {"conv_bias_residual_relu", {"same", 2, 7, 6, 5, 5, 3, 1, 1}},
+      // 2 groups of 8 channels: one implicit GEMM per group, the epilogue fused
+      {"conv_grouped_bias_relu", {"grouped", 1, 7, 6, 16, 16, 3, 1, 1, 2}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.first) + " " + c.second.name);

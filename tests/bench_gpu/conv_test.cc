@@ -51,9 +51,24 @@ TEST(BenchConvShapes, ResNet50LayersAtTheBatch) {
   EXPECT_EQ(resnet50_conv_layers(128).front().n, 128);
 }
 
-TEST(BenchConvShapes, RunLayersAddTheFirstLayerAndAnOddOne) {
+// ResNeXt-50 (32x4d)'s grouped 3x3 layers: one GEMM per group (the implicit GEMM's batch).
+TEST(BenchConvShapes, ResNeXt50GroupedLayers) {
+  const std::vector<ConvShape> layers = resnext50_grouped_layers(32);
+  ASSERT_EQ(layers.size(), 5u);
+  for (const ConvShape& shape : layers) EXPECT_EQ(shape.groups, 32) << shape.name;
+  const ConvShape& rx3 = layer(layers, "rx3 3x3 g32");
+  EXPECT_EQ(rx3.gemm(), (ProblemSize{32 * 28 * 28, 8, 9 * 8, 32}));
+  EXPECT_DOUBLE_EQ(rx3.flops(), 2.0 * 32 * 28 * 28 * 256 * 9 * 8);
+  EXPECT_EQ(describe(rx3), "N32 28x28 C256 K256 3x3 s1 p1 g32");
+  EXPECT_EQ(layer(layers, "rx3 3x3 g32 s2").p(), 28);
+  EXPECT_EQ(layer(layers, "rx5 3x3 g32").gemm().n, 32);
+}
+
+TEST(BenchConvShapes, RunLayersAddTheFirstLayerAnOddOneAndTheGroupedOnes) {
   const std::vector<ConvShape> all = conv_layers(false, 128);
-  ASSERT_EQ(all.size(), 12u);
+  ASSERT_EQ(all.size(), 17u);
+  EXPECT_EQ(all.back().name, "rx5 3x3 g32");
+  EXPECT_EQ(all.back().n, 128);
   const ConvShape& first = layer(all, "conv1 7x7 s2");
   EXPECT_EQ(first.n, 128);
   EXPECT_EQ(first.c, 3);
@@ -65,22 +80,27 @@ TEST(BenchConvShapes, RunLayersAddTheFirstLayerAndAnOddOne) {
   EXPECT_EQ(odd.p(), 19);
   EXPECT_EQ(odd.q(), 23);
   const std::vector<ConvShape> quick = conv_layers(true, 32);
-  ASSERT_EQ(quick.size(), 4u);
+  ASSERT_EQ(quick.size(), 5u);
   EXPECT_EQ(quick[0].name, "res2 3x3");
   EXPECT_EQ(quick[1].name, "res4 1x1");
   EXPECT_EQ(quick[2].name, "conv1 7x7 s2");
   EXPECT_EQ(quick[3].name, "odd 3x3");
+  EXPECT_EQ(quick[4].name, "rx3 3x3 g32");
 }
 
 TEST(BenchConvIdioms, ResidualOnlyOnSameLayersWithKEqualC) {
-  ASSERT_EQ(conv_idioms().size(), 3u);
+  ASSERT_EQ(conv_idioms().size(), 5u);
   const ConvIdiom& residual = *find_conv_idiom("conv_bias_residual_relu");
   EXPECT_EQ(find_conv_idiom("gemm"), nullptr);
   std::vector<std::string> applies;
   for (const ConvShape& shape : conv_layers(false, 32))
     if (conv_applies(residual, shape)) applies.push_back(shape.name);
   EXPECT_EQ(applies, (std::vector<std::string>{"res2 3x3", "res3 3x3", "res4 3x3", "res5 3x3"}));
-  for (const ConvShape& shape : conv_layers(false, 32)) EXPECT_TRUE(conv_applies(*find_conv_idiom("conv"), shape));
+  // the grouped idioms on the grouped layers, the others on the others
+  for (const ConvShape& shape : conv_layers(false, 32)) {
+    EXPECT_EQ(conv_applies(*find_conv_idiom("conv"), shape), shape.groups == 1) << shape.name;
+    EXPECT_EQ(conv_applies(*find_conv_idiom("conv_grouped_bias_relu"), shape), shape.groups > 1) << shape.name;
+  }
   EXPECT_THROW(conv_source(residual, layer(conv_layers(false, 32), "res3 3x3 s2"), DType::f16), std::invalid_argument);
 }
 
@@ -109,15 +129,29 @@ TEST(BenchConvIdioms, ProgramsAndBindings) {
   for (const TensorSpec& spec : conv_tensors(*find_conv_idiom("conv_bias_relu"), first)) names.push_back(spec.name);
   EXPECT_EQ(names, (std::vector<std::string>{"I", "F", "bias", "O"}));
   EXPECT_EQ(conv_tensors(*find_conv_idiom("conv"), first).back().shape, (std::vector<std::int64_t>{32, 112, 112, 64}));
+  // grouped: g before each channel, a group's channels bound as C and K
+  const ConvShape& grouped = layer(layers, "rx3 3x3 g32 s2");
+  const std::string grouped_source = conv_source(*find_conv_idiom("conv_grouped_bias_relu"), grouped, DType::f16);
+  EXPECT_EQ(grouped_source,
+            "def conv_grouped_bias_relu(f16(N, H, W, G, C) I, f16(G, K, R, R, C) F, f16(G, K) bias) -> (f16(N, P, Q, G, K) O) {\n"
+            "  Y(n, h, w, g, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, g, c) * F(g, k, r, s, c) where h in 0:P, w in 0:Q, "
+            "I = 0 outside\n"
+            "  O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))\n}\n");
+  EXPECT_EQ(conv_size_bindings(grouped, grouped_source),
+            (Bindings{{"N", 32}, {"H", 56}, {"W", 56}, {"C", 8}, {"K", 8}, {"R", 3}, {"P", 28}, {"Q", 28}, {"G", 32}}));
+  EXPECT_EQ(conv_tensors(*find_conv_idiom("conv_grouped"), grouped)[1].shape, (std::vector<std::int64_t>{256, 3, 3, 8}));
+  EXPECT_FALSE(conv_applies(*find_conv_idiom("conv_bias_residual_relu"), layer(layers, "rx3 3x3 g32")));
 }
 
 // conv_reference_element == reference::evaluate of the idiom's .tc on the same inputs, every
-// element, at odd sizes: stride 2 with C = 3, a 1x1 layer, a "same" layer with K = C.
+// element, at odd sizes: stride 2 with C = 3, a 1x1 layer, a "same" layer with K = C, and 3
+// groups of 2 input and 3 output channels, stride 2.
 TEST(BenchConvReference, MatchesTheReferenceEvaluator) {
   const std::vector<ConvShape> shapes = {{"C=3 s2", 2, 11, 9, 3, 5, 3, 2, 1},
                                          {"1x1", 1, 5, 7, 13, 6, 1, 1, 0},
                                          {"same", 2, 7, 5, 9, 9, 3, 1, 1},
-                                         {"7x7 s2", 1, 13, 12, 3, 4, 7, 2, 3}};
+                                         {"7x7 s2", 1, 13, 12, 3, 4, 7, 2, 3},
+                                         {"grouped s2", 2, 9, 7, 6, 9, 3, 2, 1, 3}};
   int compared = 0;
   for (const ConvShape& shape : shapes) {
     for (const ConvIdiom& idiom : conv_idioms()) {
@@ -150,7 +184,7 @@ TEST(BenchConvReference, MatchesTheReferenceEvaluator) {
       }
     }
   }
-  EXPECT_EQ(compared, (4 * 2 + 1) * 2);  // the residual applies to the "same" shape only
+  EXPECT_EQ(compared, (4 * 2 + 1 + 2) * 2);  // the residual on the "same" shape only, the grouped idioms on the grouped one
 }
 
 TEST(BenchConvChecks, CatchWrongNaNAndMissingElements) {

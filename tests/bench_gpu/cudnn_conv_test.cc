@@ -2,7 +2,8 @@
 // read back from cuDNN without a device: for every layer of a run, cuDNN's output size is
 // the layer's (P, Q from stride and padding), the tensors are NHWC, the filter KRSC, the
 // mode cross-correlation (polyfuse's definition; CUDNN_CONVOLUTION would flip the filter)
-// with f32 compute. Skips when polyfuse-bench was built without cuDNN.
+// with f32 compute, the grouped layers' group count and K x C / G filter. Skips when
+// polyfuse-bench was built without cuDNN.
 #include <gtest/gtest.h>
 
 #include "bench/gpu/baselines_cudnn.h"
@@ -32,6 +33,9 @@ TEST(BenchCudnnConv, DescriptorsAreTheLayers) {
       EXPECT_TRUE(facts.cross_correlation);
       EXPECT_TRUE(facts.f32_compute);
       EXPECT_TRUE(facts.nhwc_filter);
+      EXPECT_EQ(facts.filter, (std::array<int, 4>{k, c / static_cast<int>(shape.groups), static_cast<int>(shape.r),
+                                                  static_cast<int>(shape.r)}));
+      EXPECT_EQ(facts.groups, static_cast<int>(shape.groups));
     }
   }
 }

@@ -92,10 +92,10 @@ TEST(BenchOptions, ConvolutionsByFlagOrByName) {
   const BenchOptions conv = *parse({"--conv"}).options;
   EXPECT_TRUE(conv.idioms.empty());
   ASSERT_EQ(conv.conv_idioms.size(), conv_idioms().size());
-  ASSERT_EQ(conv.conv_layers.size(), 12u);
+  ASSERT_EQ(conv.conv_layers.size(), 17u);
   EXPECT_EQ(conv.conv_layers.front().n, 32);  // batch 32 by default
   const BenchOptions large = *parse({"--conv", "--conv-batch", "128", "--quick"}).options;
-  ASSERT_EQ(large.conv_layers.size(), 4u);
+  ASSERT_EQ(large.conv_layers.size(), 5u);
   EXPECT_EQ(large.conv_layers.front().n, 128);
   const BenchOptions named = *parse({"--idiom", "conv_bias_relu", "--idiom", "gemm"}).options;
   ASSERT_EQ(named.conv_idioms.size(), 1u);
@@ -195,12 +195,14 @@ TEST(BenchDryRun, AutotuneAddsTheAutotunedVariant) {
 TEST(BenchPlan, ConvProblemsLayerMajorResidualWhereItApplies) {
   const BenchOptions options = *parse({"--conv", "--quick", "--dtype", "f16"}).options;
   const std::vector<ConvProblem> problems = plan_conv_problems(options);
-  // 4 layers x 3 idioms, the residual only on res2 3x3 (the one "same" layer with K = C).
-  ASSERT_EQ(problems.size(), 4u * 2 + 1);
+  // 4 layers x 2 idioms, the residual only on res2 3x3 (the one "same" layer with K = C), and
+  // the grouped layer x the 2 grouped idioms.
+  ASSERT_EQ(problems.size(), 4u * 2 + 1 + 2);
   EXPECT_EQ(problems[0].shape.name, "res2 3x3");
   EXPECT_EQ(problems[2].idiom->name, "conv_bias_residual_relu");
-  EXPECT_EQ(problems.back().shape.name, "odd 3x3");
-  EXPECT_EQ(problems.back().layer_index, 3);
+  EXPECT_EQ(problems.back().shape.name, "rx3 3x3 g32");
+  EXPECT_EQ(problems.back().idiom->name, "conv_grouped_bias_relu");
+  EXPECT_EQ(problems.back().layer_index, 4);
   for (bool cudnn : {false, true}) {
     for (const ConvIdiom& idiom : conv_idioms()) {
       const std::vector<VariantPlan> plans = conv_variant_plans(idiom, {cudnn, cudnn ? "9.19.0" : ""});
@@ -225,12 +227,14 @@ TEST(BenchDryRun, ListsEveryConvolutionProblem) {
   const std::string listing = dry_run_listing(options, {true, "9.19.0"}, "none");
   EXPECT_TRUE(lines_starting(listing, "run ").empty());
   const std::vector<std::string> convs = lines_starting(listing, "conv ");
-  // 12 layers x 3 idioms less the 8 the residual does not apply to, x 2 dtypes
-  ASSERT_EQ(convs.size(), (12u * 3 - 8) * 2);
-  EXPECT_NE(listing.find("convolution problems: 56 (12 layers x 3 idioms x 2 dtypes, less 16"), std::string::npos)
+  // 12 layers x 3 idioms less the 8 the residual does not apply to, and 5 grouped layers x 2
+  // grouped idioms, x 2 dtypes
+  ASSERT_EQ(convs.size(), (12u * 3 - 8 + 5 * 2) * 2);
+  EXPECT_NE(listing.find("convolution problems: 76 (17 layers x 5 idioms x 2 dtypes, less 94"), std::string::npos)
       << listing;
-  EXPECT_NE(listing.find("convolution layers: 12 (NHWC input, KRSC filter; ResNet-50's at batch 32"),
+  EXPECT_NE(listing.find("convolution layers: 17 (NHWC input, KRSC filter; ResNet-50's at batch 32"),
             std::string::npos) << listing;
+  EXPECT_NE(listing.find("rx3 3x3 g32  N32 28x28 C256 K256 3x3 s1 p1 g32 conv_grouped_bias_relu"), std::string::npos) << listing;
   EXPECT_NE(convs[0].find("res2 3x3     N32 56x56 C64 K64 3x3 s1 p1"), std::string::npos) << convs[0];
   EXPECT_NE(convs[0].find("cudnn_conv cudnn_fused(n/a) polyfuse_default"), std::string::npos) << convs[0];
   EXPECT_NE(convs[2].find("conv_bias_relu          f16  : cudnn_conv cudnn_fused polyfuse_default"),

@@ -1,7 +1,8 @@
 // Convolutions as implicit GEMMs (issue 24 item 2): the golden CUDA of the f16 conv + bias +
 // ReLU (tests/programs/conv2d_bias_relu_f16.tc) at a small odd size — the gather function, the
-// k-loop over taps x channels, the epilogue on the fragments — and the options the kernel refuses.
-// UPDATE_GOLDEN=1 rewrites tests/golden/codegen/conv2d_bias_relu_implicit_gemm.cu.
+// k-loop over taps x channels, the epilogue on the fragments — and the options the kernel refuses;
+// the grouped one (tests/programs/conv2d_grouped_bias_relu_f16.tc): one GEMM per group on
+// blockIdx.z. UPDATE_GOLDEN=1 rewrites tests/golden/codegen/conv2d*_implicit_gemm.cu.
 #include <gtest/gtest.h>
 
 #include "codegen/cuda_plan.h"
@@ -30,6 +31,20 @@ TEST(ImplicitGemmKernel, ConvBiasReluGolden) {
   EXPECT_EQ(plan.kernels[0].grid[1].value, 1);
   EXPECT_EQ(plan.kernels[0].block[0], 128);
   EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_bias_relu_implicit_gemm.cu"));
+}
+
+// 3 groups of C = 8 -> K = 24 channels: each group's 24 columns a GEMM of its own (grid z), the
+// rows' offsets carrying the group's 8 input channels, the bias(g, k) + ReLU epilogue fused.
+TEST(ImplicitGemmKernel, GroupedConvBiasReluGolden) {
+  GpuOptions options;
+  options.arch = Arch::sm_80;
+  const EmittedPlan plan = emit_plan_of_file("tests/programs/conv2d_grouped_bias_relu_f16.tc",
+                                             {{"N", 2}, {"H", 9}, {"W", 7}, {"G", 3}, {"C", 8}, {"K", 24}, {"R", 3}, {"S", 3}},
+                                             options);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].grid[1].value, 1);
+  EXPECT_EQ(plan.kernels[0].grid[2].value, 3);
+  EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_grouped_bias_relu_implicit_gemm.cu"));
 }
 
 TEST(ImplicitGemmKernel, RefusesSplitKOtherMmaShapesAndOtherTiles) {

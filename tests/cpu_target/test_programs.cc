@@ -22,7 +22,8 @@ const std::vector<std::string>& loop_nest_examples() {
 
 const std::vector<std::string>& convolution_examples() {
   static const std::vector<std::string> names = {"conv2d",         "conv2d_strided",   "conv2d_1x1",
-                                                 "conv2d_grouped", "conv2d_bias_relu", "conv2d_residual"};
+                                                 "conv2d_grouped", "conv2d_bias_relu", "conv2d_residual",
+                                                 "conv2d_grouped_bias_relu"};
   return names;
 }
 

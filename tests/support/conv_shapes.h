@@ -29,6 +29,7 @@ inline std::vector<ConvCase> conv_cases() {
   const std::vector<std::pair<std::string, std::string>> examples = {
       {"conv2d", "NHWCKRS"},       {"conv2d_strided", "NHWCKRSPQ"}, {"conv2d_1x1", "NHWCK"},
       {"conv2d_grouped", "NHWGCKRS"}, {"conv2d_bias_relu", "NHWCKRS"},  {"conv2d_residual", "NHWCRS"},
+      {"conv2d_grouped_bias_relu", "NHWGCKRS"},
   };
   std::vector<ConvCase> cases;
   for (const auto& [example, names] : examples)
