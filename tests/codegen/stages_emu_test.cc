@@ -1,5 +1,6 @@
 // The cp.async ring of 3..5 shared stages (issue 19 item 1) on the emulator against the
-// exact reference: every A/B layout and every idiom of examples/, on small odd shapes —
+// exact reference: every A/B layout and every sm_80 idiom of examples/ (the batched GEMM for
+// the batch dimensions), on small odd shapes —
 // 1x1x1, primes, one tile ± 1 — and K shorter than the ring (the prologue commits empty
 // groups, the k-step loop waits for them all the same). Kernels with symbolic sizes (one
 // build per stage count and program, launched on every shape) and with bound sizes (the
@@ -50,8 +51,14 @@ TEST_P(StagesEmu, EveryLayout) {
 }
 
 TEST_P(StagesEmu, EveryIdiom) {
+  // add_gemms as one accumulator (codegen/added_matmuls.h)
   for (const char* name : {"gemm_bias_relu", "relu_gemm", "add_gemms"})
     check(name, example_source(name), false, GetParam(), {shapes[1], shapes[2]});
+  // swiglu's shared A tile, the dequantising prologue's operand, f32 on TF32 tensor cores:
+  // rings of 3 and 4, one shape each (CI time)
+  if (GetParam() <= 4)
+    for (const char* name : {"swiglu", "dequant_gemm", "gemm_f32"})
+      check(name, example_source(name), false, GetParam(), {shapes[GetParam() - 2]});
   check("batched_gemm", example_source("batched_gemm"), true, GetParam(), {shapes[1], shapes[2]});
 }
 
