@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "codegen/added_matmuls.h"
 #include "codegen/c_ast_printer.h"
 #include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_epilogue_vectors.h"
@@ -66,6 +67,15 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   return plan;
 }
 
+
+// The program the mma.sync kernel's statements print from, its matmul part, and `plan` with
+// two matmuls whose results the epilogue adds folded into one accumulator
+// (codegen/added_matmuls.h; not beside a fused row chain, which reads the program as written).
+Program mma_sync_program(const Program& program, KernelPlan& plan, const GpuOptions& o) {
+  Program matmuls = matmul_part(program);
+  if (!fused_row_chain(program)) fold_added_matmuls(matmuls, plan, o);
+  return matmuls;
+}
 
 // The kernel layout, with the warp tile shrunk (when options.choose_warp: halving N, then M,
 // as long as the block has at most the arch's threads) until the register model (codegen/register_model.h) fits the registers a thread of the
@@ -270,9 +280,13 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
   if (l.split_k > 1) text += fmt::format("  const int warp_k = warp / {};\n", l.warps_x * l.warps_y);
   for (const std::string& tile : l.registers.declared) {
     const MatmulStage* owner = nullptr;
+    std::string sums;  // the matmuls whose sums the tile holds: one, or two added (codegen/added_matmuls.h)
     for (const MatmulStage& mm : plan.matmuls)
-      if (l.registers.of(mm.c) == tile) owner = &mm;
-    std::string what = owner ? "f32 accumulators of " + owner->c : "epilogue results";
+      if (l.registers.of(mm.c) == tile) {
+        owner = owner ? owner : &mm;
+        sums += (sums.empty() ? "" : " + ") + mm.c;
+      }
+    std::string what = owner ? "f32 accumulators of " + sums : "epilogue results";
     text += fmt::format("  {} {};  // {}: this warp's {}x{} tile\n", l.accumulator_type(), tile, what, o.warp.m, o.warp.n);
     if (owner && owner->zero_init) text += fmt::format("  pf::tile::fill({}, 0.f);\n", tile);
   }
@@ -464,7 +478,7 @@ EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& re
     }
     return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
   }
-  const Program matmuls = matmul_part(program);
+  const Program matmuls = mma_sync_program(program, plan, o);
   CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o));
@@ -515,14 +529,14 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  fitted_layout(matmul_part(program), plan, o, !fused_row_chain(program));
+  fitted_layout(mma_sync_program(program, plan, o), plan, o, !fused_row_chain(program));
   return hopper_note(program, plan, o) + schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
 std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  const Program matmuls = matmul_part(program);
+  const Program matmuls = mma_sync_program(program, plan, o);
   CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
   return hopper_note(program, plan, o) +
@@ -552,7 +566,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   text += fmt::format("tiles: {}\n", m.options);
   if (choice.loop != MainLoop::tma_wgmma) {
     GpuOptions fitted = o;
-    const CudaKernelLayout layout = fitted_layout(matmul_part(program), plan, fitted, !fused_row_chain(program));
+    KernelPlan folded = plan;
+    const Program matmuls = mma_sync_program(program, folded, o);
+    const CudaKernelLayout layout = fitted_layout(matmuls, folded, fitted, !fused_row_chain(program));
     text += fmt::format("registers: {} per thread by the register model ({}{}); {} allows {} to each of {} threads{}\n",
                         layout.register_model.total(), layout.register_model.to_string(),
                         fused_row_chain(program) ? "; the fused row chain's not modelled" : "", to_string(o.arch), register_limit(o.arch, layout.threads),
@@ -560,6 +576,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         fitted.warp == o.warp ? std::string() : fmt::format(" (warp tile {} shrunk to {} to fit)",
                                                                             to_string(o.warp), to_string(fitted.warp)));
     text += fmt::format("fragments: {}\n", layout.fragment_pipeline_why);
+    if (folded.matmuls.size() == 2 && !folded.matmuls[1].accumulates_into.empty())
+      text += fmt::format("accumulators: one for {} + {}, the k-steps of {} then {}'s into one f32 tile\n",
+                          folded.matmuls[0].c, folded.matmuls[1].c, folded.matmuls[0].c, folded.matmuls[1].c);
   }
   if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
     text += o.f32_matmul == F32Matmul::x3tf32

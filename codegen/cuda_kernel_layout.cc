@@ -108,6 +108,7 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
   }
   const int slices = o.warp.k / mma_tile(o.mma).k;
   model.fragment_sets = std::min(layout.f32_operands ? 1 : layout.mma == MmaShape::m16n8k16 ? 2 : 3, slices);
+  int every_loop_addresses = 0;  // of every k-loop's copies
   for (const MatmulGroup& group : plan.matmul_groups()) {
     const MatmulTiles& tiles = layout.tiles_of(plan, group.leader().dims.statement);
     const int members = static_cast<int>(group.members.size());
@@ -130,9 +131,14 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
       }
     }
     model.copy_addresses = std::max(model.copy_addresses, 2 * chunks);
+    every_loop_addresses += 2 * chunks;
     model.staging = std::max(model.staging, staging);
   }
-  model.accumulators = static_cast<int>(plan.matmuls.size()) * per_tile;
+  for (const MatmulStage& mm : plan.matmuls) {  // one tile for matmuls that add into another's
+    if (mm.accumulates_into.empty()) model.accumulators += per_tile;
+    // ptxas keeps the continuing k-loop's copy addresses live through the first one's
+    else model.copy_addresses = every_loop_addresses;
+  }
   const auto cut = [](const Size& extent, int tile) { return extent.is_symbolic() || extent.value % tile != 0; };
   for (const MatmulStage& mm : plan.matmuls)
     if (cut(mm.dims.m_extent, o.block.m) || cut(mm.dims.n_extent, o.block.n) ||

@@ -24,7 +24,8 @@
 // macro-MMAs, whose 64x64 warp tile with an epilogue spills (60 bytes, sm_80). The prologue's staging tiles are live while
 // the copies run, before the MMAs; each copied chunk keeps a global address (2 registers), its
 // shared offset the first chunk's plus a constant where the swizzle allows (pf_block_copy.cuh's
-// ChunkAddresses). The 16 are indices, tile bases, the loop counter and stage offsets; the
+// ChunkAddresses); a k-loop that continues another's accumulator (codegen/added_matmuls.h)
+// keeps its addresses live through the first k-loop (ptxas: 240 for add_gemms' 64x64 warps). The 16 are indices, tile bases, the loop counter and stage offsets; the
 // edge blocks' body (a size unbound or not a multiple of the block tile) takes 16 more for
 // its bounds and predicates (ptxas: up to 248 against 234 for the 64x64 GEMM).
 // Calibrated against ptxas -v (nvcc 13, sm_80 and sm_90) on every example; the test

@@ -16,6 +16,10 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
   RegisterTiles tiles;
   std::map<std::string, std::string> owner;  // tile -> the tensor it holds now
   for (const MatmulStage& mm : plan.matmuls) {
+    if (!mm.accumulates_into.empty()) {  // one tile for both sums (codegen/added_matmuls.h)
+      tiles.storage[mm.c] = tiles.of(mm.accumulates_into);
+      continue;
+    }
     std::string name = plan.matmuls.size() == 1 ? "acc" : "acc_" + mm.c;
     tiles.storage[mm.c] = name;
     tiles.declared.push_back(name);

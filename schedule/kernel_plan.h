@@ -77,6 +77,9 @@ struct MatmulStage {
   // `U +=! X * Wu`): both run in one k-loop that loads the tile once per k-step
   // (schedule/shared_operands.h decides).
   bool shares_a_with_previous = false;
+  // The matmul whose accumulator this one adds into (its own k-loop continues that sum: the
+  // sm_80 kernel of `D = C1 + C2`, codegen/added_matmuls.h); "" for an accumulator of its own.
+  std::string accumulates_into;
 };
 
 // Matmuls that run in one k-loop: the first one's A tile feeds every member.

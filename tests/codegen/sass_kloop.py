@@ -3,6 +3,7 @@
 
     sass_kloop.py --cuobjdump PATH [--nvdisasm-dir DIR] [--max-bar N] [--min-hmma PERCENT]
                   [--hmma OPCODE] [--interleaved [--max-ldsm-run PERCENT]] [--table FILE] LABEL=OBJECT ...
+    sass_kloop.py --cuobjdump PATH [--nvdisasm-dir DIR] --local-memory-only LABEL=OBJECT ...
 
 Disassembles each object (cuobjdump -sass), finds in every kernel its k-loops (the range
 from a backward branch's target to the branch, holding HMMA), counts per iteration of each
@@ -16,6 +17,8 @@ loop. Fails (exit 1), naming the object, kernel and numbers, unless every kernel
   * with --interleaved (the k-loops of software-pipelined fragments, codegen/fragment_pipeline.h),
     LDSM interleaves with HMMA in each k-loop: no "LDSM run" longer than --max-ldsm-run percent
     (default 25, the issue's quarter) of the loop, and an LDSM between its first and last HMMA.
+With --local-memory-only, only the first check, on every kernel of every object (kernels
+without a k-loop too: the row-wise kernels of a plan), one table row per kernel.
 "LDSM run" is the longest stretch of the loop between two HMMA (around the loop: its tail
 and its head are one stretch) that holds an LDSM, as a share of the loop; without
 --interleaved it is reported only.
@@ -94,7 +97,7 @@ def loop_facts(code, start, end):
     return facts
 
 
-def check_object(label, path, cuobjdump, max_bar, min_hmma, hmma=None, max_ldsm_run=None):
+def check_object(label, path, cuobjdump, max_bar, min_hmma, hmma=None, max_ldsm_run=None, local_only=False):
     """(table rows, failures) of one object."""
     done = subprocess.run([cuobjdump, "-sass", path], capture_output=True, text=True)
     if done.returncode != 0:
@@ -107,6 +110,9 @@ def check_object(label, path, cuobjdump, max_bar, min_hmma, hmma=None, max_ldsm_
         local = [f"{op} at {address:#06x}" for address, op, _ in code if opcode_base(op) in ("LDL", "STL")]
         if local:
             failures.append(f"{label} {name}: local memory ({len(local)} LDL/STL, first {local[0]})")
+        if local_only:
+            rows.append(f"| {label} | {name} | {len(local)} |")
+            continue
         loops = k_loops(code)
         if not loops:
             failures.append(f"{label} {name}: no k-loop (no backward branch over HMMA)")
@@ -149,6 +155,8 @@ def main():
     parser.add_argument("--max-ldsm-run", type=int, default=25,
                         help="with --interleaved: the longest LDSM run in percent of the loop (default 25)")
     parser.add_argument("--table", help="also write the table to this file")
+    parser.add_argument("--local-memory-only", action="store_true",
+                        help="only fail on LDL/STL, in every kernel (no k-loop needed)")
     parser.add_argument("objects", nargs="+", metavar="LABEL=OBJECT")
     args = parser.parse_args()
     if args.nvdisasm_dir:
@@ -162,10 +170,11 @@ def main():
     for item in args.objects:
         label, _, path = item.partition("=")
         r, f = check_object(label, path, args.cuobjdump, args.max_bar, args.min_hmma, args.hmma,
-                            args.max_ldsm_run if args.interleaved else None)
+                            args.max_ldsm_run if args.interleaved else None, args.local_memory_only)
         rows += r
         failures += f
-    table = HEADER + "\n" + "\n".join(rows) + "\n"
+    header = "| object | kernel | LDL+STL |\n|---|---|---|" if args.local_memory_only else HEADER
+    table = header + "\n" + "\n".join(rows) + "\n"
     print(table)
     if args.table:
         with open(args.table, "w") as out:

@@ -100,6 +100,17 @@ class Verdicts(unittest.TestCase):
         self.assertIn("at most 25% allowed", out)
         self.assertNotIn("no LDSM between", out)
 
+    def test_local_memory_only(self):
+        # every kernel, a k-loop or not (a row-wise kernel): only LDL/STL fail
+        row_wise = ["S2R R0, SR_TID.X", "LDG.E R2, [R4.64]", "STG.E [R4.64], R2", "EXIT"]
+        rc, out = run_check(sass(("gemm", LOOP), ("softmax", row_wise)), "--local-memory-only")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("| k | softmax | 0 |", out)
+        rc, out = run_check(sass(("gemm", LOOP), ("softmax", row_wise[:2] + ["LDL R3, [R1]"] + row_wise[2:])),
+                            "--local-memory-only")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAILED: k softmax: local memory (1 LDL/STL, first LDL at 0x0020)", out)
+
     def test_missing_cuobjdump_skips(self):
         done = subprocess.run([sys.executable, os.path.join(HERE, "sass_kloop.py"), "--cuobjdump", "/nonexistent/cuobjdump",
                                "k=k.o"], capture_output=True, text=True)

@@ -150,7 +150,8 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
 // --emit=config says the warp tile and the register model's numbers it was chosen by
 // (codegen/register_model.h): gemm_bias_relu, relu_gemm and dequant_gemm keep the 64x64 warp
 // tile (the epilogue's operands and the prologue's staging are not live beside the main loop's
-// fragments), add_gemms' two accumulator tiles shrink it to 64x32. And whether the k-loop takes
+// fragments), and so does add_gemms (its two matmuls' sums in one accumulator tile,
+// codegen/added_matmuls.h). And whether the k-loop takes
 // two fragment sets (codegen/fragment_pipeline.h) and why: dequant_gemm's staged tiles and
 // operand leave no room for them, swiglu's matmuls share A.
 TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
@@ -183,10 +184,12 @@ TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
   }
   const CliResult two = run_cli("compile examples/add_gemms.tc " + sizes_4096);
   ASSERT_EQ(two.exit_code, 0) << two.err;
-  EXPECT_NE(two.out.find("registers: 200 per thread by the register model (main loop 200 = 128 accumulators + 2 x 24 "
-                         "fragments + 8 copy addresses + 16; epilogue 144 = 128 tile registers + 0 operand registers + "
-                         "16); sm_80 allows 255 to each of 256 threads (warp tile 64x64x32 shrunk to 64x32x32 to fit)\n"),
+  EXPECT_NE(two.out.find("registers: 240 per thread by the register model (main loop 240 = 128 accumulators + 2 x 32 "
+                         "fragments + 32 copy addresses + 16; epilogue 144 = 128 tile registers + 0 operand registers + "
+                         "16); sm_80 allows 255 to each of 128 threads\n"),
             std::string::npos)
+      << two.out;
+  EXPECT_NE(two.out.find("accumulators: one for C1 + C2, the k-steps of C1 then C2's into one f32 tile\n"), std::string::npos)
       << two.out;
   const CliResult shared_a = run_cli("compile examples/swiglu.tc " + sizes_4096);
   ASSERT_EQ(shared_a.exit_code, 0) << shared_a.err;
