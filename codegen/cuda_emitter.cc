@@ -42,6 +42,26 @@ MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, cons
   return choice;
 }
 
+// --cluster 2x1 / 1x2: only the sm_90a warp-specialised kernel of one unbatched matmul whose
+// operands TMA loads (every block of a cluster loads half of the shared tile and multicasts it).
+void check_cluster(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
+  const std::string what = fmt::format("`cluster` {}: def '{}' on {}", to_string(options.cluster), program.name,
+                                       to_string(options.arch));
+  const MainLoopChoice choice = main_loop_of(program, plan, options);
+  if (choice.loop != MainLoop::tma_wgmma)
+    throw UserError(fmt::format("{} runs the {} main loop{}; only the sm_90a warp-specialised TMA + wgmma kernel has "
+                                "thread-block clusters",
+                                what, to_string(choice.loop),
+                                choice.fallback_reason.empty() ? "" : " (" + choice.fallback_reason + ")"));
+  if (choice.any_thread_copy())
+    throw UserError(fmt::format("{}: an operand of its matmul is copied by the producer's threads, not loaded by TMA, "
+                                "and a cluster shares its tiles by TMA multicast",
+                                what));
+  if (plan.matmuls.size() != 1 || !plan.matmuls[0].dims.batch.empty())
+    throw UserError(fmt::format("{}: clusters are done for one unbatched matmul per kernel (not yet for {})", what,
+                                plan.matmuls.size() != 1 ? "two matmuls in one k-loop" : "a batched matmul"));
+}
+
 // The plan of `program`, checked against what the CUDA emitter handles so far, its
 // reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
@@ -55,6 +75,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
   validate_gpu_options(options, f32_operands ? 4 : 2);
   plan = pad_matmuls_to_block_tiles(plan, options);
+  if (!(options.cluster == ClusterShape{})) check_cluster(program, plan, options);
   if (options.consumer_schedule) {
     const MainLoopChoice choice = main_loop_of(program, plan, options);
     if (choice.loop != MainLoop::tma_wgmma)
@@ -369,7 +390,7 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   const HopperGemmTiles tiles =
       hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_consumers_for(m_size, !plan.epilogue.empty())),
                         size_in_bytes(program.find_tensor(mm.a)->type), static_cast<int>(plan.matmuls.size()), std::max(a_tiles, 1));
-  const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group)};
+  const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group), o.cluster.m, o.cluster.n};
   EmittedKernel kernel;
   LaunchMetadata& m = kernel.metadata;
   m.kernel = program.name;
@@ -380,9 +401,9 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
     // boxes of 128 bytes along the contiguous dimension, by the block's rows of the other one
     for (const MatmulStage& each : plan.matmuls) {
       if (p.name == each.a && choice.a_copy == OperandCopy::tma)
-        p.tma_box = {tiles.box_inner(), each.a_layout == OperandLayout::row_major ? tiles.bm : tiles.bk};
+        p.tma_box = {tiles.box_inner(), hopper_box_rows(tiles, schedule, 'A', each.a_layout == OperandLayout::row_major)};
       if (p.name == each.b && choice.b_copy == OperandCopy::tma)
-        p.tma_box = {tiles.box_inner(), each.b_layout == OperandLayout::row_major ? tiles.bk : tiles.bn};
+        p.tma_box = {tiles.box_inner(), hopper_box_rows(tiles, schedule, 'B', each.b_layout == OperandLayout::col_major)};
     }
     if (!p.tma_box.empty()) {
       p.c_type = "const __grid_constant__ pf::sm90::TensorMap";
@@ -392,11 +413,12 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   // persistent: the output tiles (of every batch element), of which the launch takes min(SMs, tiles) blocks
   std::int64_t batches = 1;
   for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
-  const std::int64_t tile_count = batches * hopper_tile_count(tiles, m_size, n_size);
+  const std::int64_t tile_count = batches * hopper_walk_blocks(tiles, schedule, m_size, n_size);
   m.grid[0] = GridDimension{tile_count, std::to_string(tile_count)};
   m.grid[1] = GridDimension{1, "1"};
   m.grid[2] = GridDimension{1, "1"};
   m.persistent = true;
+  m.cluster_x = schedule.cluster_blocks();
   m.block[0] = tiles.threads();
   m.dynamic_shared_bytes = tiles.shared_bytes();
   m.options = fmt::format("block {}x{}x{} (wgmma m64n{}k{}), {} stages; {}", tiles.bm, tiles.bn, tiles.bk, tiles.bn,
@@ -405,9 +427,12 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
   s += fmt::format("// Generated by polyfuse from def '{}' ({}). Do not edit.\n", program.name, program.file);
   s += fmt::format("// Target {}: {}.\n", m.arch, m.options);
   s += main_loop_comment(choice, o.arch);
-  s += fmt::format("// Launch: grid (min(SMs, {}), {}, {}), {} threads, {} bytes of dynamic shared memory; {} as {} that the\n"
+  s += fmt::format("// Launch: grid (min(SMs, {}){}, {}, {}), {}{} threads, {} bytes of dynamic shared memory; {} as {} that the\n"
                    "// polyfuse runtime encodes (runtime/tma), so there is no host launcher.\n\n",
-                   m.grid[0].expression, m.grid[1].expression, m.grid[2].expression, m.block[0], m.dynamic_shared_bytes,
+                   m.grid[0].expression, m.cluster_x > 1 ? fmt::format(" rounded down to a multiple of {}", m.cluster_x) : "",
+                   m.grid[1].expression, m.grid[2].expression,
+                   m.cluster_x > 1 ? fmt::format("clusters of {} blocks (cluster dimension ({}, 1, 1)), ", m.cluster_x, m.cluster_x) : "",
+                   m.block[0], m.dynamic_shared_bytes,
                    maps.size() <= 2 ? fmt::format("{}", fmt::join(maps, " and "))
                                     : fmt::format("{} and {}", fmt::join(maps.begin(), maps.end() - 1, ", "), maps.back()),
                    maps.size() == 1 ? "a tensor map" : "tensor maps");
@@ -566,9 +591,17 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                 ? "f32 matmul: 3xtf32 (--f32-matmul): each operand split into two TF32 parts, three "
                   "mma.m16n8k8.tf32 per 8 k: close to f32 accuracy\n"
                 : "f32 matmul: tf32 (--f32-matmul): operands rounded to TF32 (cvt.rna), mma.m16n8k8.tf32\n";
-  if (m.persistent)
+  if (m.persistent && m.cluster_x > 1)
+    text += fmt::format("tile scheduler: persistent, clusters of {} output tiles (--cluster) sharing {} by TMA multicast, {} "
+                        "cluster tiles in groups of {} cluster-tile rows (--group), grid min(SMs, {}) rounded down to a "
+                        "multiple of {}: the runtime reads the device's SM count at launch (the emulator: --sms, default "
+                        "132) and launches clusters of {} blocks\n",
+                        to_string(o.cluster), o.cluster.m > 1 ? "each B tile" : "each A tile", m.grid[0].value / m.cluster_x,
+                        o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value, m.cluster_x, m.cluster_x);
+  else if (m.persistent)
     text += fmt::format("tile scheduler: persistent, {} tiles in groups of {} tile rows (--group), grid min(SMs, {}): the "
-                        "runtime reads the device's SM count at launch (the emulator: --sms, default 132)\n",
+                        "runtime reads the device's SM count at launch (the emulator: --sms, default 132); no cluster "
+                        "(--cluster 1x1, the default until GPU timings show a 2x1 or 1x2 cluster faster)\n",
                         m.grid[0].value, o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value);
   const std::string grid_x = m.persistent ? "min(SMs, " + m.grid[0].expression + ")" : m.grid[0].expression;
   text += fmt::format("launch: grid ({}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory\n", grid_x,
