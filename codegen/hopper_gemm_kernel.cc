@@ -550,7 +550,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                         shape.by_tma.name, by_threads->name);
   if (schedule.clustered())
     text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{} in both blocks of the\n"
-                        "                                     // cluster, once its wgmma retired\n",
+                        "                                      // cluster, once its wgmma retired\n",
                         128 * t.tile_consumers() * 2, t.tile_consumers() > 1 ? "s" : "");
   else
     text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired\n",
