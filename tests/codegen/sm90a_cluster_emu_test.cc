@@ -12,6 +12,7 @@
 #include <string>
 
 #include "codegen/cuda_emitter.h"
+#include "codegen/launch_metadata.h"
 #include "emu_harness.h"
 #include "frontend/diagnostics.h"
 #include "gemm_programs.h"
@@ -86,6 +87,7 @@ TEST(Sm90aClusterEmu, Golden) {
   EXPECT_EQ(kernel.metadata.grid[0].value, 12);  // 2 x 3 cluster tiles of 2 blocks
   EXPECT_EQ(kernel.metadata.parameters[1].tma_box, (std::vector<int>{64, 64}));  // B(k, n): 2 boxes, one per block
   EXPECT_EQ(persistent_grid(kernel.metadata, 12, 7), 6u);  // a multiple of the cluster
+  EXPECT_EQ(launch_metadata_from_json(to_json(kernel.metadata)).cluster_x, 2);  // kept by the JSON sidecar
   EXPECT_TRUE(matches_golden("// The sm_90a kernel of def gemm (M = 300, N = 296, K = 72), --cluster 2x1\n"
                              "#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source,
                              "codegen/gemm_sm90a_cluster_2x1.cu"));
