@@ -604,8 +604,10 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         "(--cluster 1x1, the default until GPU timings show a 2x1 or 1x2 cluster faster)\n",
                         m.grid[0].value, o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value);
   const std::string grid_x = m.persistent ? "min(SMs, " + m.grid[0].expression + ")" : m.grid[0].expression;
-  text += fmt::format("launch: grid ({}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory\n", grid_x,
-                      m.grid[1].expression, m.grid[2].expression, m.block[0], m.block[1], m.block[2], m.dynamic_shared_bytes);
+  text += fmt::format("launch: grid ({}{}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory{}\n", grid_x,
+                      m.cluster_x > 1 ? fmt::format(" rounded down to a multiple of {}", m.cluster_x) : "",
+                      m.grid[1].expression, m.grid[2].expression, m.block[0], m.block[1], m.block[2], m.dynamic_shared_bytes,
+                      m.cluster_x > 1 ? fmt::format(", clusters of ({}, 1, 1) blocks", m.cluster_x) : "");
   std::vector<std::string> parameters;
   for (const KernelParameter& p : m.parameters)
     parameters.push_back(p.tma_box.empty() ? fmt::format("{} ({})", p.name, p.c_type)
