@@ -149,7 +149,8 @@ unsigned cluster_nctarank();
 // mapa.shared::cluster.u32: the address of the byte at `p` (in the caller's block) in block
 // `rank`'s shared memory.
 unsigned cluster_map_address(const void* p, unsigned rank);
-// mbarrier.arrive.release.cluster.shared::cluster.b64 on the mbarrier at shared::cluster `address`.
+// mbarrier.arrive.shared::cluster.b64 on the mbarrier at shared::cluster `address` (modelled as a
+// release the waiting thread acquires, like a local arrive).
 void mbarrier_arrive_cluster(unsigned address);
 // cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster:
 // the box lands at dst's offset in every block of `mask` (bit r: rank r) and completes its bytes

@@ -6,9 +6,11 @@
 //   cluster_ctarank(), cluster_nctarank()  the block's rank in its cluster, the cluster's blocks
 //   cluster_address(p, rank)               mapa.shared::cluster.u32: the shared::cluster address
 //                                          of the byte at `p` (own shared memory) in block `rank`
-//   mbarrier_arrive_cluster(address)       mbarrier.arrive.release.cluster.shared::cluster.b64 on
-//                                          the mbarrier at a shared::cluster address (a consumer
-//                                          releasing a stage in its peer)
+//   mbarrier_arrive_cluster(address)       mbarrier.arrive.shared::cluster.b64 (.release, the
+//                                          default .cta scope, as CUTLASS's ClusterBarrier::arrive:
+//                                          no MEMBAR in the k-loop) on the mbarrier at a
+//                                          shared::cluster address (a consumer releasing a stage
+//                                          in its peer, whose reads wgmma.wait_group retired)
 //   cluster_arrive(), cluster_arrive_relaxed(), cluster_wait(), cluster_sync()
 //                                          barrier.cluster.arrive{.release,.relaxed}.aligned /
 //                                          barrier.cluster.wait.acquire.aligned: every thread of
@@ -73,7 +75,7 @@ PF_DEVICE unsigned cluster_address(const void* p, unsigned rank) {
 
 PF_DEVICE void mbarrier_arrive_cluster(unsigned address) {
 #if PF_SM90_PATH
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(address) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(address) : "memory");
 #elif PF_DEVICE_PATH
   asm volatile("trap;");
 #elif PF_HOST_PATH

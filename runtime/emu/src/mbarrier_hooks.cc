@@ -217,7 +217,7 @@ bool mbarrier_wait_parity(void* bar, unsigned parity, bool blocking) {
 
 void mbarrier_arrive_cluster(unsigned address) {
   const emu::HookCall call = emu::enter_hook(__builtin_return_address(0));
-  const char* op = "mbarrier.arrive.release.cluster.shared::cluster";
+  const char* op = "mbarrier.arrive.shared::cluster";
   const std::size_t offset = emu::cluster_window_offset(call.l, call.t, address, 8, op, call.site);
   arrive_on(call.l, call.t, emu::checked_mbarrier_at(call.l, call.t, offset, op, call.site), 1, call.site, op);
 }
