@@ -18,6 +18,10 @@ polyfuse::emu::Stats launch_cluster_ring(ClusterBug bug, const polyfuse::tma::Te
   return polyfuse::emu::launch_clusters(cluster_ring, grid, cluster, dim3(64), smem, m, out, steps, static_cast<int>(bug));
 }
 
+polyfuse::emu::Stats launch_cluster_misuse(ClusterMisuse misuse) {
+  return polyfuse::emu::launch_clusters(cluster_misuse, dim3(2), dim3(2), dim3(32), 1024, static_cast<int>(misuse));
+}
+
 polyfuse::emu::Stats launch_cluster_grid(unsigned grid_x, int* out) {
   return polyfuse::emu::launch_clusters(cluster_ranks, dim3(grid_x), dim3(2), dim3(32), 0, out);
 }

@@ -11,6 +11,7 @@
 namespace {
 using namespace pf::sm90;
 using emu_cluster::ClusterBug;
+using emu_cluster::ClusterMisuse;
 using emu_cluster::kBoxBytes;
 using emu_cluster::kStageBytes;
 
@@ -67,6 +68,20 @@ __global__ void cluster_ring(const __grid_constant__ TensorMap map, unsigned cha
 
 __global__ void cluster_ranks(int* out) {
   pf::stg(out + blockIdx.x, static_cast<int>(cluster_ctarank()));
+}
+
+// Misuses of a cluster (emu_cluster_bugs.h: ClusterMisuse), each a thread's error the emulator
+// reports: an ordinary store past the block's own shared memory (where its peer's would be),
+// mapa to a rank outside the cluster, barrier.cluster.wait without an arrive, and rank 1 leaving
+// without the barrier.cluster its peer waits on.
+__global__ void cluster_misuse(int misuse_value) {
+  const ClusterMisuse misuse = static_cast<ClusterMisuse>(misuse_value);
+  PF_DYNAMIC_SHARED_SM90(smem);
+  if (misuse == ClusterMisuse::store_past_own_shared && threadIdx.x == 0) pf::sts(reinterpret_cast<int*>(smem + 1024), 1);
+  if (misuse == ClusterMisuse::map_outside_cluster && threadIdx.x == 0) (void)cluster_address(smem, 2);
+  if (misuse == ClusterMisuse::wait_without_arrive) cluster_wait();
+  if (misuse == ClusterMisuse::peer_leaves_without_barrier && cluster_ctarank() == 1) return;
+  cluster_sync();
 }
 
 }  // extern "C"

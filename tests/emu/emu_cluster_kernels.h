@@ -19,4 +19,7 @@ polyfuse::emu::Stats launch_cluster_ring(ClusterBug bug, const polyfuse::tma::Te
 // A kernel of 2-block clusters launched on a grid of `grid_x` blocks (odd: refused).
 polyfuse::emu::Stats launch_cluster_grid(unsigned grid_x, int* out);
 
+// cluster_misuse on one cluster of two 32-thread blocks with 1024 bytes of shared memory each.
+polyfuse::emu::Stats launch_cluster_misuse(ClusterMisuse misuse);
+
 }  // namespace emu_cluster

@@ -91,6 +91,22 @@ TEST(EmuCluster, RanksAndAGridThatIsNotAMultipleOfTheCluster) {
                         "the grid must be a multiple of the cluster in every dimension"}));
 }
 
+// Misuses of the cluster operations themselves, each reported naming the rule.
+TEST(EmuCluster, MisusesOfTheClusterAreReported) {
+  using emu_cluster::ClusterMisuse;
+  emu_cluster::launch_cluster_misuse(ClusterMisuse::none);
+  EXPECT_TRUE(mentions(error_of([] { emu_cluster::launch_cluster_misuse(ClusterMisuse::store_past_own_shared); }),
+                       {"out-of-bounds shared store", "(rank 0 of its cluster)", "the launch declared 1024 bytes of dynamic "
+                        "shared memory per block (a peer block's shared memory is reached through mapa addresses"}));
+  EXPECT_TRUE(mentions(error_of([] { emu_cluster::launch_cluster_misuse(ClusterMisuse::map_outside_cluster); }),
+                       {"mapa.shared::cluster to rank 2", "outside the cluster of 2 blocks"}));
+  EXPECT_TRUE(mentions(error_of([] { emu_cluster::launch_cluster_misuse(ClusterMisuse::wait_without_arrive); }),
+                       {"barrier.cluster.wait", "by a thread that has not arrived (barrier.cluster.arrive first)"}));
+  EXPECT_TRUE(mentions(error_of([] { emu_cluster::launch_cluster_misuse(ClusterMisuse::peer_leaves_without_barrier); }),
+                       {"barrier divergence (deadlock) in kernel 'cluster_misuse', the cluster of 2 blocks from block (0,0,0)",
+                        "32 thread(s) wait at barrier.cluster.wait", "32 thread(s) have exited"}));
+}
+
 TEST(EmuCluster, WrongMulticastMaskLeavesThePeersStageIncomplete) {
   const std::string msg = RingSetup(3, 1).error(ClusterBug::wrong_multicast_mask);
   EXPECT_TRUE(mentions(msg, {"deadlock on an mbarrier", "kernel 'cluster_ring'",
