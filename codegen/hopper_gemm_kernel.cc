@@ -191,12 +191,15 @@ std::string cluster_exit(const KernelShape& k, const std::string& indent) {
 }
 
 // The consumer's release of stage `stage` (an expression) on "empty": its own block's, and
-// clustered the peer's too (the peer's producer multicasts into this block's stage).
+// clustered the peer's too (the peer's producer multicasts into this block's stage), by lane 0
+// of each warp (its wgmma.wait_group retired the warp's share of the reads), as CUTLASS's
+// consumers do: a remote arrive per warp, not per thread.
 std::string release_stage(const KernelShape& k, const std::string& indent, const std::string& stage,
                           const std::string& condition, const std::string& comment) {
   const std::string guard = condition.empty() ? "" : "if (" + condition + ") ";
   if (!k.schedule.clustered()) return fmt::format("{}{}mbarrier_arrive(empty + {});{}\n", indent, guard, stage, comment);
-  return fmt::format("{}{}{{{}\n{}  mbarrier_arrive(empty + {});\n{}  mbarrier_arrive_cluster(cluster_address(empty + {}, peer));\n{}}}\n",
+  return fmt::format("{}{}{{{}\n{}  mbarrier_arrive(empty + {});\n"
+                     "{}  if (pf::lane_id() == 0) mbarrier_arrive_cluster(cluster_address(empty + {}, peer));\n{}}}\n",
                      indent, guard, comment, indent, stage, indent, stage, indent);
 }
 
@@ -549,9 +552,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                         "                                      // producer thread once its part of {} is written\n",
                         shape.by_tma.name, by_threads->name);
   if (schedule.clustered())
-    text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{} in both blocks of the\n"
-                        "                                      // cluster, once its wgmma retired\n",
-                        128 * t.tile_consumers() * 2, t.tile_consumers() > 1 ? "s" : "");
+    text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired,\n"
+                        "                                      // and lane 0 of each of the peer's {} consumer warps\n",
+                        132 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "", 4 * t.tile_consumers());
   else
     text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired\n",
                         128 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "");

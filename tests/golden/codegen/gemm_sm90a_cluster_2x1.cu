@@ -22,8 +22,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     for (int s = 0; s < 5; ++s) {
       mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx of the whole stage, then the
                                       // bytes: its own and the peer's multicast half of B
-      mbarrier_init(empty + s, 512);  // every thread of the stage's consumers in both blocks of the
-                                      // cluster, once its wgmma retired
+      mbarrier_init(empty + s, 264);  // every thread of the stage's consumers, once its wgmma retired,
+                                      // and lane 0 of each of the peer's 8 consumer warps
     }
     for (int wg = 0; wg < 2; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads
     fence_mbarrier_init();
@@ -81,13 +81,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled
       if (kb > 0) {
         mbarrier_arrive(empty + (it - 1) % 5);
-        mbarrier_arrive_cluster(cluster_address(empty + (it - 1) % 5, peer));
+        if (pf::lane_id() == 0) mbarrier_arrive_cluster(cluster_address(empty + (it - 1) % 5, peer));
       }
     }
     wgmma_wait<0>();
     {  // the tile's last k-block retired
       mbarrier_arrive(empty + (it - 1) % 5);
-      mbarrier_arrive_cluster(cluster_address(empty + (it - 1) % 5, peer));
+      if (pf::lane_id() == 0) mbarrier_arrive_cluster(cluster_address(empty + (it - 1) % 5, peer));
     }
     wgmma_fence_operand(acc);
     // the accumulators to C through the warpgroup's shared memory (rows and columns outside
