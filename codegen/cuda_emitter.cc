@@ -11,6 +11,7 @@
 #include "codegen/fragment_pipeline.h"
 #include "codegen/fragment_row_chain.h"
 #include "codegen/kernel_ast.h"
+#include "codegen/hopper_cluster_check.h"
 #include "codegen/hopper_gemm_kernel.h"
 #include "codegen/kernel_grid.h"
 #include "codegen/main_loop_choice.h"
@@ -42,26 +43,6 @@ MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, cons
   return choice;
 }
 
-// --cluster 2x1 / 1x2: only the sm_90a warp-specialised kernel of one unbatched matmul whose
-// operands TMA loads (every block of a cluster loads half of the shared tile and multicasts it).
-void check_cluster(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
-  const std::string what = fmt::format("`cluster` {}: def '{}' on {}", to_string(options.cluster), program.name,
-                                       to_string(options.arch));
-  const MainLoopChoice choice = main_loop_of(program, plan, options);
-  if (choice.loop != MainLoop::tma_wgmma)
-    throw UserError(fmt::format("{} runs the {} main loop{}; only the sm_90a warp-specialised TMA + wgmma kernel has "
-                                "thread-block clusters",
-                                what, to_string(choice.loop),
-                                choice.fallback_reason.empty() ? "" : " (" + choice.fallback_reason + ")"));
-  if (choice.any_thread_copy())
-    throw UserError(fmt::format("{}: an operand of its matmul is copied by the producer's threads, not loaded by TMA, "
-                                "and a cluster shares its tiles by TMA multicast",
-                                what));
-  if (plan.matmuls.size() != 1 || !plan.matmuls[0].dims.batch.empty())
-    throw UserError(fmt::format("{}: clusters are done for one unbatched matmul per kernel (not yet for {})", what,
-                                plan.matmuls.size() != 1 ? "two matmuls in one k-loop" : "a batched matmul"));
-}
-
 // The plan of `program`, checked against what the CUDA emitter handles so far, its
 // reductions padded to whole k-steps (schedule/padded_matmuls.h).
 KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
@@ -75,7 +56,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
   validate_gpu_options(options, f32_operands ? 4 : 2);
   plan = pad_matmuls_to_block_tiles(plan, options);
-  if (!(options.cluster == ClusterShape{})) check_cluster(program, plan, options);
+  if (!(options.cluster == ClusterShape{})) check_hopper_cluster(program, plan, options, main_loop_of(program, plan, options));
   if (options.consumer_schedule) {
     const MainLoopChoice choice = main_loop_of(program, plan, options);
     if (choice.loop != MainLoop::tma_wgmma)
