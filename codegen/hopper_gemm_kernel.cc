@@ -27,6 +27,8 @@ struct StageOperand {
   const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
   std::string prologue;           // "" or the functor the copying threads apply to each element
   bool batched = false;           // one matrix per batch element (matrix `batch`), or one for all
+  bool multicast = false;         // the cluster shares it: each block loads half, into both blocks
+  int box_inner = 64;             // elements of a box's 128-byte row
   int bytes() const { return rows * atoms * 128; }
 };
 
@@ -79,6 +81,17 @@ int vector_elements(std::int64_t extent_inner) {
 }
 
 std::string tma_load(const StageOperand& o, const std::string& stage) {
+  if (o.multicast) {
+    // this block's half of the tile, multicast into both blocks of the cluster: half of its
+    // boxes, or (a tile one box wide) half of its rows
+    PF_INTERNAL_CHECK(!o.batched && (o.atoms == 1 || o.atoms % 2 == 0), "a multicast tile of one box or an even number");
+    const bool by_rows = o.atoms == 1;
+    const int atoms = by_rows ? 1 : o.atoms / 2, rows = by_rows ? o.rows / 2 : o.rows;
+    return fmt::format("tma_load_tile_multicast({} + {} + rank * {}, {}_map, {}{}, {}{}, {}, {}, Swizzle::b128, full + s, 0x3);\n",
+                       stage, o.offset, atoms * rows * 128, o.name, o.inner0,
+                       by_rows ? "" : fmt::format(" + rank * {}", atoms * o.box_inner), o.outer0,
+                       by_rows ? fmt::format(" + rank * {}", rows) : "", rows, atoms);
+  }
   return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, full + s);\n",
                      o.batched ? "tma_load_batched_tile" : "tma_load_tile", stage, o.offset ? fmt::format(" + {}", o.offset) : "",
                      o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms);
@@ -125,11 +138,31 @@ struct KernelShape {
   HopperRegisterSplit registers;
 };
 
+// The clustered tile loop: the cluster's cluster tiles (cluster_m x cluster_n output tiles)
+// from cluster = blockIdx.x / 2 by clusters = gridDim.x / 2, in groups of `group` cluster-tile
+// rows; the block's tile in it is the one of its rank.
+std::string cluster_tile_loop(const KernelShape& k, const std::string& indent, bool alternate) {
+  const HopperTileSchedule& c = k.schedule;
+  const std::int64_t rows = (k.tiles_m + c.cluster_m - 1) / c.cluster_m, cols = (k.tiles_n + c.cluster_n - 1) / c.cluster_n;
+  std::string text;
+  if (alternate)
+    text += fmt::format("{}for (int tile = cluster + wg * clusters; tile < {}; tile += 2 * clusters) {{\n", indent, rows * cols);
+  else
+    text += fmt::format("{}for (int tile = cluster; tile < {}; tile += clusters) {{\n", indent, rows * cols);
+  text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at(tile, {}, {}, {});  // the cluster tile\n", indent, cols, rows,
+                      c.group);
+  text += fmt::format("{}  const int m0 = {} * {}, n0 = {} * {};  // the block's tile in it\n", indent,
+                      c.cluster_m > 1 ? "(2 * c.row + rank)" : "c.row", k.t.bm, c.cluster_n > 1 ? "(2 * c.col + rank)" : "c.col",
+                      k.t.bn);
+  return text;
+}
+
 // `for (tile ...)` over the block's tiles with m0 and n0 (and batch), at `indent`: every tile of
 // the block's walk, or (`alternate`) the ping-pong consumer wg's half of them. Batched, tile
 // numbers run over batch x tiles: batch tile / (tiles_m tiles_n), then the grouped (m, n) tile.
 std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false) {
   std::string text = "#pragma unroll 1\n";
+  if (k.schedule.clustered()) return text + cluster_tile_loop(k, indent, alternate);
   const std::int64_t per_batch = k.tiles_m * k.tiles_n;
   if (alternate)
     text += fmt::format("{}for (int tile = blockIdx.x + wg * gridDim.x; tile < {}; tile += 2 * gridDim.x) {{\n", indent,
@@ -148,6 +181,26 @@ std::string tile_loop(const KernelShape& k, const std::string& indent, bool alte
                         k.schedule.group);
   text += fmt::format("{}  const int m0 = c.row * {}, n0 = c.col * {};\n", indent, k.t.bm, k.t.bn);
   return text;
+}
+
+// Clustered: the barrier.cluster every thread passes before it exits, so that no block exits
+// while its peer's multicasts or remote arrives may still reach its shared memory.
+std::string cluster_exit(const KernelShape& k, const std::string& indent) {
+  if (!k.schedule.clustered()) return "";
+  return indent + "cluster_sync();  // the peer's last multicast and remote arrives reached this block before it exits\n";
+}
+
+// The consumer's release of stage `stage` (an expression) on "empty": its own block's, and
+// clustered the peer's too (the peer's producer multicasts into this block's stage), by lane 0
+// of each warp (its wgmma.wait_group retired the warp's share of the reads), as CUTLASS's
+// consumers do: a remote arrive per warp, not per thread.
+std::string release_stage(const KernelShape& k, const std::string& indent, const std::string& stage,
+                          const std::string& condition, const std::string& comment) {
+  const std::string guard = condition.empty() ? "" : "if (" + condition + ") ";
+  if (!k.schedule.clustered()) return fmt::format("{}{}mbarrier_arrive(empty + {});{}\n", indent, guard, stage, comment);
+  return fmt::format("{}{}{{{}\n{}  mbarrier_arrive(empty + {});\n"
+                     "{}  if (pf::lane_id() == 0) mbarrier_arrive_cluster(cluster_address(empty + {}, peer));\n{}}}\n",
+                     indent, guard, comment, indent, stage, indent, stage, indent);
 }
 
 // The producer's loops over the block's tiles and their k-blocks, at `indent`, down to the
@@ -176,7 +229,7 @@ std::string producer_branch(const KernelShape& k) {
     text += producer_loops(k, "      ");
     text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
     for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
-    text += "        }\n      }\n    }\n    return;\n  }\n";
+    text += "        }\n      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
     return text;
   }
   const StageOperand& copied = *k.by_threads;
@@ -202,7 +255,7 @@ std::string producer_branch(const KernelShape& k) {
   text += "        " + thread_load(copied, "stage");
   text += "        fence_proxy_async();\n";
   text += "        mbarrier_arrive(full + s);\n";
-  text += "      }\n    }\n    return;\n  }\n";
+  text += "      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
   return text;
 }
 
@@ -334,15 +387,15 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   else
     text += fmt::format("      wgmma_wait<{}>();  // k-block kb - 1's groups (one per matmul) retired: its stage may be refilled\n",
                         plan.matmuls.size());
-  text += fmt::format("      if (kb > 0) mbarrier_arrive(empty + (it - 1) % {});\n", s);
+  text += release_stage(k, "      ", fmt::format("(it - 1) % {}", s), "kb > 0", "");
   text += "    }\n";
   text += "    wgmma_wait<0>();\n";
-  text += fmt::format("    mbarrier_arrive(empty + (it - 1) % {});  // the tile's last k-block retired\n", s);
+  text += release_stage(k, "    ", fmt::format("(it - 1) % {}", s), "", "  // the tile's last k-block retired");
   for (std::size_t i = 0; i < plan.matmuls.size(); ++i) text += fmt::format("    wgmma_fence_operand({});\n", acc_name(plan, i));
   if (t.pingpong()) text += "    mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop\n";
   text += consumer_epilogue(program, plan, k);
   if (t.pingpong()) text += fmt::format("    it += {};  // the other consumer's tile\n    ++turn;\n", k.k_blocks);
-  text += "  }\n";
+  text += "  }\n" + cluster_exit(k, "  ");
   return text;
 }
 
@@ -381,19 +434,38 @@ std::int64_t hopper_tile_count(const HopperGemmTiles& t, std::int64_t m, std::in
   return ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
 }
 
+std::int64_t hopper_walk_blocks(const HopperGemmTiles& t, const HopperTileSchedule& schedule, std::int64_t m, std::int64_t n) {
+  if (!schedule.clustered()) return hopper_tile_count(t, m, n);
+  const std::int64_t cluster_rows = ((m + t.bm - 1) / t.bm + schedule.cluster_m - 1) / schedule.cluster_m,
+                     cluster_cols = ((n + t.bn - 1) / t.bn + schedule.cluster_n - 1) / schedule.cluster_n;
+  return cluster_rows * cluster_cols * schedule.cluster_blocks();
+}
+
+int hopper_box_rows(const HopperGemmTiles& t, const HopperTileSchedule& schedule, char operand, bool k_contiguous) {
+  const int mn = operand == 'A' ? t.bm : t.bn;
+  const int rows = k_contiguous ? mn : t.bk, atoms = k_contiguous ? t.bk / t.box_inner() : mn / t.box_inner();
+  const bool shared = operand == 'A' ? schedule.cluster_n > 1 : schedule.cluster_m > 1;
+  return shared && atoms == 1 ? rows / 2 : rows;
+}
+
 std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
                                  std::int64_t m, std::int64_t n, std::int64_t batches) {
   const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
   const std::int64_t tiles = batches * hopper_tile_count(t, m, n);
   const std::string of_batches =
       batches > 1 ? fmt::format(" ({} batch elements of {})", batches, hopper_tile_count(t, m, n)) : "";
+  const std::string walk =
+      schedule.clustered()
+          ? fmt::format("; clusters of {}x{} tiles sharing {} by TMA multicast: {} cluster tiles in groups of {} cluster-tile rows "
+                        "over min(SMs, {}) blocks, a multiple of 2",
+                        schedule.cluster_m, schedule.cluster_n, schedule.cluster_m > 1 ? "B" : "A",
+                        hopper_walk_blocks(t, schedule, m, n) / 2, schedule.group, hopper_walk_blocks(t, schedule, m, n))
+          : fmt::format(" in groups of {} tile rows over min(SMs, {}) blocks", schedule.group, tiles);
   return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
-                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles{} in groups of {} tile rows over "
-                     "min(SMs, {}) blocks",
+                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles{}{}",
                      to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
                      t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
-                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches,
-                     schedule.group, tiles);
+                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches, walk);
 }
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
@@ -404,6 +476,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
   PF_INTERNAL_CHECK(schedule.group >= 1, "tile groups of at least one tile row");
+  PF_INTERNAL_CHECK(!schedule.clustered() || (schedule.cluster_blocks() == 2 && t.matmuls == 1 && !choice.any_thread_copy() &&
+                                              plan.matmuls[0].dims.batch.empty()),
+                    "clusters of 2 blocks on one unbatched matmul whose operands TMA loads (gpu_options)");
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value,
                      k = bound_size(program, *mm.dims.k_extent).value;
@@ -425,6 +500,8 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                                    is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n, k);
     o.prologue = prologue_functor(program, mi, operand);
     o.batched = operand_batches(program, o.name) > 0;
+    o.box_inner = t.box_inner();
+    o.multicast = (is_a ? schedule.cluster_n : schedule.cluster_m) > 1;  // 1x2 shares A, 2x1 shares B
     offset += o.bytes();
     operands.push_back(o);
     return static_cast<int>(operands.size()) - 1;
@@ -464,14 +541,23 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   if (t.pingpong()) text += "  unsigned long long* order = epilogue_bar + 2;  // consumer wg's turn at the main loop\n";
   text += "  if (threadIdx.x == 0) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
-  if (!by_threads)
+  if (schedule.clustered())
+    text += fmt::format("      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx of the whole stage, then the\n"
+                        "                                      // bytes: its own and the peer's multicast half of {}\n",
+                        schedule.cluster_m > 1 ? "B" : "A");
+  else if (!by_threads)
     text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
   else
     text += fmt::format("      mbarrier_init(full + s, 129);   // thread 0's arrive_expect_tx, the bytes of {}, and every\n"
                         "                                      // producer thread once its part of {} is written\n",
                         shape.by_tma.name, by_threads->name);
-  text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired\n",
-                      128 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "");
+  if (schedule.clustered())
+    text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired,\n"
+                        "                                      // and lane 0 of each of the peer's {} consumer warps\n",
+                        132 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "", 4 * t.tile_consumers());
+  else
+    text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired\n",
+                        128 * t.tile_consumers(), t.tile_consumers() > 1 ? "s" : "");
   text += "    }\n";
   if (t.consumers() > 1)
     text += fmt::format("    for (int wg = 0; wg < {}; ++wg) mbarrier_init(epilogue_bar + wg, 128);  // the warpgroup's threads\n",
@@ -480,13 +566,25 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     text += "    mbarrier_init(epilogue_bar, 128);  // the consumer warpgroup's threads\n";
   if (t.pingpong())
     text += "    for (int wg = 0; wg < 2; ++wg) mbarrier_init(order + wg, 128);  // the other consumer's threads\n";
-  text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
-  text += fmt::format("  // output tiles of {} x {}: {} x {}{}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
-                      "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
-                      "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
-                      t.bm, t.bn, shape.tiles_m, shape.tiles_n,
-                      shape.batched ? fmt::format(" of each of {} batch elements,\n  // numbered batch-major", batches) : "",
-                      schedule.group, s, s);
+  if (schedule.clustered())
+    text += "    fence_mbarrier_init();\n  }\n"
+            "  cluster_sync();  // both blocks' mbarriers initialised before a multicast or remote arrive reaches them\n"
+            "  const int rank = static_cast<int>(cluster_ctarank()), peer = rank ^ 1;  // the block's rank in its cluster of 2\n"
+            "  const int cluster = blockIdx.x / 2, clusters = gridDim.x / 2;\n";
+  else
+    text += "    fence_mbarrier_init();\n  }\n  __syncthreads();\n";
+  if (schedule.clustered())
+    text += fmt::format("  // output tiles of {} x {}: {} x {}, in cluster tiles of {} x {} tiles, each cluster's from cluster by\n"
+                        "  // clusters, in groups of {} cluster-tile rows (pf::grouped_tile_at); both blocks of a cluster walk\n"
+                        "  // the same k-blocks, so `it` (the ring's stage it % {}, mbarrier parity (it / {}) & 1) agrees in both\n",
+                        t.bm, t.bn, shape.tiles_m, shape.tiles_n, schedule.cluster_m, schedule.cluster_n, schedule.group, s, s);
+  else
+    text += fmt::format("  // output tiles of {} x {}: {} x {}{}, each block's from blockIdx.x by gridDim.x, in groups of {} tile\n"
+                        "  // rows (pf::grouped_tile_at); `it` counts k-blocks over the tiles, so the ring's stage it % {} and\n"
+                        "  // mbarrier parity (it / {}) & 1 carry from one tile to the next\n",
+                        t.bm, t.bn, shape.tiles_m, shape.tiles_n,
+                        shape.batched ? fmt::format(" of each of {} batch elements,\n  // numbered batch-major", batches) : "",
+                        schedule.group, s, s);
   text += producer_branch(shape);
   text += consumer_branch(program, plan, shape, in);
   text += "}\n";

@@ -96,10 +96,26 @@ struct HopperRegisterSplit {
 };
 HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies);
 
-// The persistent tile scheduler: output tiles in groups of `group` tile rows (along M).
+// The persistent tile scheduler: output tiles in groups of `group` tile rows (along M), and the
+// thread-block cluster (--cluster MxN): 1x1 (none), 2x1 (two blocks on vertically adjacent
+// tiles share each B tile) or 1x2 (horizontally adjacent tiles share each A tile). Clustered,
+// the blocks walk cluster tiles (cluster_m x cluster_n output tiles) in the same groups, the
+// grid is a multiple of 2 blocks, each block of a cluster loads half of every shared tile by
+// TMA multicast into both blocks (CUTLASS 3's scheme), and a stage is refilled only once the
+// consumers of both blocks released it (remote mbarrier arrives). A block of a cluster tile
+// past the tensor's edge (M or N not a multiple of the cluster tile) takes part all the same:
+// its TMA boxes are zero-filled, its stores masked.
 struct HopperTileSchedule {
   int group = 8;  // GpuOptions::group when set (--group)
+  int cluster_m = 1, cluster_n = 1;
+  int cluster_blocks() const { return cluster_m * cluster_n; }
+  bool clustered() const { return cluster_blocks() > 1; }
 };
+
+// The rows of the TMA box of operand 'A' or 'B' (k_contiguous: stored with K contiguous) of a
+// tile rows x atoms boxes: the block's rows, or half of them when the cluster shares the
+// operand and its tile is one box wide (each block of the cluster loads half of the rows).
+int hopper_box_rows(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, char operand, bool k_contiguous);
 
 // The consumers' schedule for an M-row GEMM when the user chose none (the rule, documented in the
 // README): ping-pong when the kernel has a fused epilogue and M > 64 — the epilogue's loads,
@@ -123,6 +139,10 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = Co
 
 // The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
 std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);
+// The blocks a persistent launch walks tiles with: the tiles, or clustered, 2 blocks for each
+// cluster tile (ceil(tiles_m / cluster_m) x ceil(tiles_n / cluster_n) of them).
+std::int64_t hopper_walk_blocks(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, std::int64_t m,
+                                std::int64_t n);
 
 // "warp-specialised, cooperative: a producer warpgroup (TMA, 40 registers) and two consumer
 // warpgroups (232 registers) on each 128 x 128 tile; persistent: 6 tiles in groups of 8 tile

@@ -55,6 +55,7 @@ nlohmann::json to_json(const LaunchMetadata& metadata) {
       {"options", metadata.options},
   };
   if (metadata.persistent) json["persistent"] = true;
+  if (metadata.cluster_x > 1) json["cluster_x"] = metadata.cluster_x;
   return json;
 }
 
@@ -91,6 +92,7 @@ LaunchMetadata launch_metadata_from_json(const nlohmann::json& json) {
     m.dynamic_shared_bytes = field(json, "dynamic_shared_bytes").get<int>();
     m.options = json.value("options", std::string());
     m.persistent = json.value("persistent", false);
+    m.cluster_x = json.value("cluster_x", 1);
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("launch metadata: ") + e.what());

@@ -51,12 +51,19 @@ struct LaunchMetadata {
   // A persistent kernel (the sm_90a tile scheduler): its blocks walk grid[0] tiles, and the
   // launch has min(the device's SM count, grid[0]) blocks along x (persistent_grid).
   bool persistent = false;
+  // Blocks per thread-block cluster along x (the sm_90a kernel's --cluster: 2; 1 without): the
+  // launch carries the cluster dimension (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+  // the emulator's launch_body), and the grid is a multiple of it.
+  int cluster_x = 1;
 };
 
 // The blocks along x of a launch of `metadata` on a device of `sms` SMs: grid_x itself, or
-// min(sms, grid_x) for a persistent kernel.
+// min(sms, grid_x) for a persistent kernel, rounded down to a multiple of its cluster (grid_x
+// is one).
 inline unsigned persistent_grid(const LaunchMetadata& metadata, unsigned grid_x, unsigned sms) {
-  return metadata.persistent && sms < grid_x ? sms : grid_x;
+  const unsigned cluster = metadata.cluster_x > 1 ? static_cast<unsigned>(metadata.cluster_x) : 1u;
+  const unsigned most = sms / cluster * cluster;
+  return metadata.persistent && most < grid_x ? (most > 0 ? most : cluster) : grid_x;
 }
 
 // The sidecar's JSON text form and back.

@@ -61,6 +61,15 @@ std::string to_string(MmaShape shape) {
   PF_INTERNAL_CHECK(false, "unknown MmaShape value");
 }
 
+ClusterShape parse_cluster_shape(std::string_view text) {
+  if (text == "1x1") return ClusterShape{1, 1};
+  if (text == "2x1") return ClusterShape{2, 1};
+  if (text == "1x2") return ClusterShape{1, 2};
+  throw UserError(fmt::format("`cluster`: unknown cluster '{}' (expected 1x1, 2x1 or 1x2 output tiles)", text));
+}
+
+std::string to_string(const ClusterShape& cluster) { return fmt::format("{}x{}", cluster.m, cluster.n); }
+
 ConsumerSchedule parse_consumer_schedule(std::string_view text) {
   if (text == "cooperative") return ConsumerSchedule::cooperative;
   if (text == "pingpong") return ConsumerSchedule::pingpong;
@@ -137,6 +146,7 @@ GpuOptions gpu_options_from_choices(const GpuChoices& choices) {
   o.group = choices.group;
   o.consumer_schedule = choices.consumer_schedule;
   o.f32_matmul = choices.f32_matmul;
+  o.cluster = choices.cluster;
   if (choices.warp) {
     o.warp = *choices.warp;
     o.choose_warp = false;
@@ -173,6 +183,8 @@ void validate_gpu_options(const GpuOptions& o, int element_bytes) {
   require(o.stages >= 1 && o.stages <= max_stages,
           fmt::format("`stages` must be 1 to {} (1: no prefetch, 2..{}: a ring of shared stages), got {}", max_stages,
                       max_stages, o.stages));
+  require(o.cluster == ClusterShape{1, 1} || o.cluster == ClusterShape{2, 1} || o.cluster == ClusterShape{1, 2},
+          fmt::format("`cluster` {}: the sm_90a kernel's clusters are 1x1, 2x1 or 1x2 output tiles", to_string(o.cluster)));
   require(!o.group || *o.group >= 1,
           fmt::format("`group` must be at least 1 (tile rows per group of the block order; 1: row-major), got {}",
                       o.group.value_or(0)));

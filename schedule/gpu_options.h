@@ -45,6 +45,10 @@ struct GpuOptions {
   // alternate tiles. Unset: the rule (codegen/hopper_gemm_kernel.h's hopper_consumers_for).
   // Other kernels have no consumer warpgroups: set, it is refused there.
   std::optional<ConsumerSchedule> consumer_schedule;
+  // The sm_90a warp-specialised kernel's thread-block cluster (codegen/hopper_gemm_kernel.h's
+  // HopperTileSchedule): 1x1 (none, the default until GPU timings show a cluster faster), 2x1
+  // or 1x2. Other kernels have no clusters: anything but 1x1 is refused there.
+  ClusterShape cluster;
   // Matmuls with f32 operands: TF32 or 3xTF32 tensor cores, or exact f32 (a reduction kernel).
   F32Matmul f32_matmul = F32Matmul::tf32;
   // The warp tile was not chosen by the user: the code generator may shrink it (halving
@@ -69,6 +73,7 @@ struct GpuChoices {
   std::optional<int> group;  // tile rows per group of the block order; unset: the rule
   std::optional<ConsumerSchedule> consumer_schedule;  // sm_90a warp-specialised kernel; unset: the rule
   F32Matmul f32_matmul = F32Matmul::tf32;
+  ClusterShape cluster;  // sm_90a warp-specialised kernel; 1x1: none
 };
 
 // The arch's defaults overridden by `choices`. Without a warp tile: min(64, block) in M
@@ -90,6 +95,9 @@ ArchLimits arch_limits(Arch arch);
 
 // "cooperative" | "pingpong" → ConsumerSchedule.
 ConsumerSchedule parse_consumer_schedule(std::string_view text);
+
+// "1x1" | "2x1" | "1x2" → ClusterShape.
+ClusterShape parse_cluster_shape(std::string_view text);
 
 // "tf32" | "3xtf32" | "f32" → F32Matmul.
 F32Matmul parse_f32_matmul(std::string_view text);

@@ -9,6 +9,7 @@ std::string cli_spelling(std::string_view name) {
       {"arch", "--arch"},         {"block", "--block"},       {"warp", "--warp"},
       {"mma", "--mma"},           {"split_k", "--split-k"},   {"stages", "--stages"}, {"group", "--group"},
       {"consumer_schedule", "--consumer-schedule"},
+      {"cluster", "--cluster"},
       {"f32_matmul", "--f32-matmul"},
       {"dump_after", "--dump-after"}, {"target", "--target"}, {"sizes", "-D"},
       {"def", "--def"},         {"emit", "--emit"}};

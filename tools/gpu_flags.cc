@@ -41,6 +41,11 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
                                              "together (cooperative) or on alternate tiles (pingpong); default: pingpong "
                                              "for a fused epilogue with M > 64, else cooperative")
                                  ->type_name("cooperative|pingpong"));
+  flags.registered.push_back(app->add_option("--cluster", flags.cluster,
+                                             "sm_90a warp-specialised kernel: thread-block clusters of 2x1 output tiles "
+                                             "(sharing each B tile by TMA multicast) or 1x2 (sharing A); default 1x1 "
+                                             "(none) until GPU timings show a cluster faster")
+                                 ->type_name("1x1|2x1|1x2"));
   flags.registered.push_back(app->add_option("--f32-matmul", flags.f32_matmul,
                                              "Matmuls with f32 operands: tf32 (tensor cores, operands rounded to TF32; "
                                              "default), 3xtf32 (tensor cores, split precision, close to f32) or f32 "
@@ -70,6 +75,7 @@ GpuOptions gpu_options(const GpuFlags& flags) {
   if (flags.group_option != nullptr && flags.group_option->count() > 0) choices.group = flags.group;
   if (!flags.consumer_schedule.empty()) choices.consumer_schedule = parse_consumer_schedule(flags.consumer_schedule);
   if (!flags.f32_matmul.empty()) choices.f32_matmul = parse_f32_matmul(flags.f32_matmul);
+  if (!flags.cluster.empty()) choices.cluster = parse_cluster_shape(flags.cluster);
   return gpu_options_from_choices(choices);
 }
 

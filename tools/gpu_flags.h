@@ -14,7 +14,7 @@ namespace polyfuse::tools {
 
 // The flags as the user wrote them ("" and 0 = not given), and which were given.
 struct GpuFlags {
-  std::string arch, block, warp, mma, consumer_schedule, f32_matmul;
+  std::string arch, block, warp, mma, consumer_schedule, f32_matmul, cluster;
   int split_k = 0;
   int stages = 0;
   int group = 0;  // read only when group_option was given (0 is refused, not "the default")

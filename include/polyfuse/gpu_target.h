@@ -33,6 +33,15 @@ enum class ConsumerSchedule { cooperative, pingpong };
 // exactly in f32 on CUDA cores (a reduction kernel).
 enum class F32Matmul { tf32, x3tf32, f32 };
 
+// The thread-block cluster of the sm_90a warp-specialised kernel, in output tiles: 1x1 (none),
+// 2x1 (two blocks on vertically adjacent tiles share each B tile by TMA multicast) or 1x2
+// (horizontally adjacent tiles share each A tile).
+struct ClusterShape {
+  int m = 1;
+  int n = 1;
+  friend bool operator==(const ClusterShape&, const ClusterShape&) = default;
+};
+
 // An M×N×K tile.
 struct TileShape {
   int m = 0;
@@ -51,6 +60,8 @@ TileShape tile_shape_from_string(std::string_view text);
 ConsumerSchedule consumer_schedule_from_string(std::string_view text);
 // "tf32", "3xtf32" or "f32". Throws SourceError otherwise.
 F32Matmul f32_matmul_from_string(std::string_view text);
+// "1x1", "2x1" or "1x2". Throws SourceError otherwise.
+ClusterShape cluster_shape_from_string(std::string_view text);
 
 // The spellings the parsers accept: "sm_80", "m16n8k16", "128x128x32".
 std::string to_string(Arch arch);
@@ -58,5 +69,6 @@ std::string to_string(MmaShape shape);
 std::string to_string(const TileShape& tile);
 std::string to_string(ConsumerSchedule schedule);
 std::string to_string(F32Matmul mode);
+std::string to_string(const ClusterShape& cluster);
 
 }  // namespace polyfuse

@@ -39,6 +39,10 @@ struct CompileOptions {
   // (cooperative) or on alternate tiles (pingpong); unset: pingpong for a fused epilogue with
   // M > 64, else cooperative. Refused for a kernel without consumer warpgroups.
   std::optional<ConsumerSchedule> consumer_schedule;
+  // The sm_90a warp-specialised kernel's thread-block cluster (output tiles sharing an operand
+  // tile by TMA multicast): 2x1 shares B, 1x2 shares A; unset: 1x1, none. Refused for any other
+  // kernel, and for one whose operands are not all loaded by TMA.
+  std::optional<ClusterShape> cluster;
   // Matmuls with f32 operands: tf32 (tensor cores, TF32 operands), 3xtf32 (tensor cores,
   // split precision, close to f32) or f32 (exact, CUDA cores); unset: tf32. Refused by
   // Backend::cpu (it computes f32 matmuls exactly).

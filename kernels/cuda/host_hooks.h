@@ -138,6 +138,29 @@ void tma_store(const void* tensor_map, const int* coords, unsigned rank, const v
 void bulk_commit();
 void bulk_wait(unsigned pending_groups, bool read_only);
 
+// ---- thread-block clusters (sm_90; pf_cluster.cuh) -------------------------------------------
+// A shared::cluster address (mapa) is a 32-bit value the emulator decodes into (block rank,
+// offset in that block's dynamic shared memory); a shared::cta address (shared_window_address)
+// is one of the caller's own block, as on the hardware.
+
+// %cluster_ctarank and %cluster_nctarank of the caller.
+unsigned cluster_ctarank();
+unsigned cluster_nctarank();
+// mapa.shared::cluster.u32: the address of the byte at `p` (in the caller's block) in block
+// `rank`'s shared memory.
+unsigned cluster_map_address(const void* p, unsigned rank);
+// mbarrier.arrive.shared::cluster.b64 on the mbarrier at shared::cluster `address` (modelled as a
+// release the waiting thread acquires, like a local arrive).
+void mbarrier_arrive_cluster(unsigned address);
+// cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster:
+// the box lands at dst's offset in every block of `mask` (bit r: rank r) and completes its bytes
+// on the mbarrier at bar's offset in each of them.
+void tma_load_multicast(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar,
+                        unsigned short mask);
+// barrier.cluster.arrive{.relaxed,.release} and barrier.cluster.wait{.acquire} of the caller.
+void cluster_arrive(bool relaxed);
+void cluster_wait();
+
 }  // namespace pf_host
 
 #endif

@@ -20,6 +20,10 @@
 //       map's box is {W/2, rows} with swizzle s) — returns the transaction bytes it issued.
 //   tma_load_batched_tile(tile, map, inner0, outer0, batch, rows, atoms, s, bar)
 //       the same from matrix `batch` of a 3-d map (dimension 2 the batch, box {W/2, rows, 1}).
+//   tma_load_2d_multicast(dst, map, c0, c1, bar, mask), tma_load_tile_multicast(..., bar, mask)
+//       .multicast::cluster (sm_90a): the box lands at the same offset in every block of the
+//       cluster in `mask` (bit r: rank r) and completes its bytes on each one's mbarrier at
+//       bar's offset (pf_cluster.cuh: each of them expects those bytes).
 //
 // The map (a CUtensorMap, 128 opaque bytes) is a kernel parameter passed by value:
 //     (kernel parameter)  const __grid_constant__ pf::sm90::TensorMap map_a
@@ -66,6 +70,24 @@ PF_DEVICE void tma_load_3d(void* dst, const TensorMap& map, int c0, int c1, int 
 #elif PF_HOST_PATH
   const int coords[3] = {c0, c1, c2};
   ::pf_host::tma_load(dst, &map, coords, 3, bar);
+#endif
+}
+
+// tma_load_2d into every block of the cluster named by `mask` (bit r: rank r), at dst's offset
+// in each, completing on the mbarrier at bar's offset in each (.multicast::cluster, sm_90a).
+PF_DEVICE void tma_load_2d_multicast(void* dst, const TensorMap& map, int c0, int c1, unsigned long long* bar,
+                                     unsigned short mask) {
+#if PF_SM90A_PATH
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;" ::"r"(shared_window_address(dst)),
+      "l"(&map), "r"(c0), "r"(c1), "r"(shared_window_address(bar)), "h"(mask)
+      : "memory");
+#elif PF_DEVICE_PATH
+  asm volatile("trap;");  // TMA multicast needs sm_90a
+#elif PF_HOST_PATH
+  const int coords[2] = {c0, c1};
+  ::pf_host::tma_load_multicast(dst, &map, coords, 2, bar, mask);
 #endif
 }
 
@@ -136,6 +158,16 @@ PF_UNROLL
   for (int j = 0; j < atoms; ++j)
     tma_load_2d(static_cast<unsigned char*>(tile) + atom_column_offset(s, rows, j), map, inner0 + j * box_inner(s), outer0,
                 bar);
+  return static_cast<unsigned>(atoms * rows * row_bytes(s));
+}
+
+// tma_load_tile multicast to the blocks of `mask` (tma_load_2d_multicast).
+PF_DEVICE unsigned tma_load_tile_multicast(void* tile, const TensorMap& map, int inner0, int outer0, int rows, int atoms,
+                                           Swizzle s, unsigned long long* bar, unsigned short mask) {
+PF_UNROLL
+  for (int j = 0; j < atoms; ++j)
+    tma_load_2d_multicast(static_cast<unsigned char*>(tile) + atom_column_offset(s, rows, j), map, inner0 + j * box_inner(s),
+                          outer0, bar, mask);
   return static_cast<unsigned>(atoms * rows * row_bytes(s));
 }
 

@@ -35,6 +35,7 @@
 #include "pf_wgmma_operands.cuh"
 #include "pf_wgmma.cuh"
 #include "pf_mbarrier.cuh"
+#include "pf_cluster.cuh"
 #include "pf_setmaxnreg.cuh"
 #include "pf_warpgroup_barrier.cuh"
 #include "pf_tma.cuh"

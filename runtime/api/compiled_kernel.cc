@@ -109,7 +109,8 @@ LaunchStats launch_emulated(const CompiledKernel::Impl& k, const api::PreparedLa
     const unsigned grid_x = persistent_grid(k.metadata, launch.grid[0], emu::options().sm_count);
     return launch_stats(k.emulated->launch(k.metadata.kernel, ::dim3(grid_x, launch.grid[1], launch.grid[2]),
                                            ::dim3(launch.block[0], launch.block[1], launch.block[2]),
-                                           static_cast<std::size_t>(launch.dynamic_shared_bytes), args),
+                                           static_cast<std::size_t>(launch.dynamic_shared_bytes), args,
+                                           ::dim3(static_cast<unsigned>(k.metadata.cluster_x))),
                         k.metadata);
   } catch (const emu::EmulationError& e) {
     throw EmulatorError(e.what());
@@ -253,7 +254,8 @@ LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream, v
   }
   std::array<unsigned, 3> grid = launch.grid;
   if (impl_->metadata.persistent) grid[0] = persistent_grid(impl_->metadata, grid[0], cuda::current_device_sms());
-  impl_->loaded->launch(grid, launch.block, static_cast<CUstream>(stream), params.data());
+  impl_->loaded->launch(grid, launch.block, static_cast<CUstream>(stream), params.data(),
+                        static_cast<unsigned>(impl_->metadata.cluster_x));
   return LaunchStats{};
 #else
   (void)stream;

@@ -39,4 +39,8 @@ F32Matmul f32_matmul_from_string(std::string_view text) {
   return as_source_error([&] { return parse_f32_matmul(text); });
 }
 
+ClusterShape cluster_shape_from_string(std::string_view text) {
+  return as_source_error([&] { return parse_cluster_shape(text); });
+}
+
 }  // namespace polyfuse

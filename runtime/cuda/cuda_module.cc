@@ -38,8 +38,28 @@ CUfunction LoadedKernel::function() const {
 }
 
 void LoadedKernel::launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, CUstream stream,
-                          void** params) const {
+                          void** params, unsigned cluster_x) const {
   const CUfunction f = function();
+  if (cluster_x > 1) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = cluster_x;
+    attribute.value.clusterDim.y = 1;
+    attribute.value.clusterDim.z = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid[0];
+    config.gridDimY = grid[1];
+    config.gridDimZ = grid[2];
+    config.blockDimX = block[0];
+    config.blockDimY = block[1];
+    config.blockDimZ = block[2];
+    config.sharedMemBytes = static_cast<unsigned>(dynamic_shared_bytes_);
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    check(require_driver().launch_kernel_ex(&config, f, params, nullptr), "cuLaunchKernelEx", kernel_);
+    return;
+  }
   check(require_driver().launch_kernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                        static_cast<unsigned>(dynamic_shared_bytes_), stream, params, nullptr),
         "cuLaunchKernel", kernel_);

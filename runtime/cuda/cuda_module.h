@@ -26,9 +26,11 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   // Launches on `stream` in the current context (device 0's primary one if none).
-  // `params[i]` points at the value of parameter i (cuLaunchKernel's kernelParams).
+  // `params[i]` points at the value of parameter i (cuLaunchKernel's kernelParams); with
+  // `cluster_x` > 1, in thread-block clusters of (cluster_x, 1, 1) blocks (cuLaunchKernelEx).
   // Throws NoDeviceError or CudaError naming the call and the kernel.
-  void launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, CUstream stream, void** params) const;
+  void launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, CUstream stream, void** params,
+              unsigned cluster_x = 1) const;
 
   // The function in the current context (loading the module if needed).
   CUfunction function() const;

@@ -50,6 +50,7 @@ LoadedDriver load() {
              resolve(library, "cuModuleGetFunction", a.module_get_function, why) &&
              resolve(library, "cuFuncSetAttribute", a.func_set_attribute, why) &&
              resolve(library, "cuLaunchKernel", a.launch_kernel, why) &&
+             resolve(library, "cuLaunchKernelEx", a.launch_kernel_ex, why) &&
              resolve(library, "cuGetErrorName", a.get_error_name, why) &&
              resolve(library, "cuGetErrorString", a.get_error_string, why) &&
              resolve(library, "cuMemAlloc_v2", a.mem_alloc, why) && resolve(library, "cuMemFree_v2", a.mem_free, why) &&

@@ -167,4 +167,27 @@ TEST(CudaLaunch, GpuGemmMatchesReference) {
   for (int i = 0; i < m * n; ++i) ASSERT_EQ(float(c2[i]), expected[i]) << i;
 }
 
+// The sm_90a kernel in thread-block clusters (--cluster 2x1 and 1x2: TMA multicast, remote
+// mbarrier arrives, barrier.cluster, cuLaunchKernelEx with the cluster dimension) on a Hopper GPU,
+// with a cluster tile half past M and N, against the reference; skipped elsewhere.
+TEST(CudaLaunch, GpuClusteredGemmMatchesReference) {
+  if (!polyfuse::cuda_device_available()) GTEST_SKIP() << polyfuse::cuda_device_description();
+  if (polyfuse::default_arch() != polyfuse::Arch::sm_90a) GTEST_SKIP() << "clusters with TMA multicast need sm_90a";
+  const int m = 300, n = 296, k = 136;
+  const std::vector<__half> a = pattern(m * k, 1), b = pattern(k * n, 2);
+  const std::vector<float> expected = gemm_reference(a, b, m, n, k);
+  for (const char* cluster : {"2x1", "1x2"}) {
+    auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text(), "gemm.tc");
+    program.bind({{"M", m}, {"N", n}, {"K", k}});
+    polyfuse::CompileOptions options;
+    options.backend = polyfuse::Backend::cuda;
+    options.arch = polyfuse::Arch::sm_90a;
+    options.cluster = polyfuse::cluster_shape_from_string(cluster);
+    const polyfuse::CompiledKernel kernel = program.compile(options);
+    std::vector<__half> c(static_cast<std::size_t>(m) * n);
+    kernel.run_on_host({a, b, c});
+    for (int i = 0; i < m * n; ++i) ASSERT_EQ(float(c[i]), expected[i]) << cluster << " C[" << i / n << ", " << i % n << "]";
+  }
+}
+
 }  // namespace

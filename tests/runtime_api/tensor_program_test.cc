@@ -172,4 +172,26 @@ TEST(Device, DefaultArchIsTheGpusElseSm90) {
   EXPECT_FALSE(polyfuse::nvrtc_version().empty());
 }
 
+// CompileOptions::cluster: taken by the sm_90a warp-specialised kernel (its configuration names
+// the cluster), refused elsewhere with the API's option name; parsed from its spelling.
+TEST(TensorProgram, ClusterOption) {
+  auto program = polyfuse::TensorProgram::parse(pf_api_test::gemm_text());
+  program.bind({{"M", 256}, {"N", 256}, {"K", 64}});
+  polyfuse::CompileOptions options;
+  options.backend = polyfuse::Backend::emu;
+  options.arch = polyfuse::Arch::sm_90a;
+  options.cluster = polyfuse::cluster_shape_from_string("1x2");
+  EXPECT_NE(program.compile(options).info().options.find("clusters of 1x2 tiles sharing A by TMA multicast"), std::string::npos);
+  options.arch = polyfuse::Arch::sm_90;
+  try {
+    program.compile(options);
+    FAIL() << "cluster on sm_90 was accepted";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_EQ(std::string(e.what()), "polyfuse: error: cluster 1x2: def 'gemm' on sm_90 runs the mma.sync main loop; only "
+                                     "the sm_90a warp-specialised TMA + wgmma kernel has thread-block clusters\n");
+  }
+  EXPECT_EQ(polyfuse::to_string(polyfuse::cluster_shape_from_string("2x1")), "2x1");
+  EXPECT_THROW(polyfuse::cluster_shape_from_string("2x2"), polyfuse::SourceError);
+}
+
 }  // namespace

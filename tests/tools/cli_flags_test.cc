@@ -26,7 +26,8 @@ using polyfuse::testing::run_cli;
 // The flags of each command, each one tested below.
 const std::map<std::string, std::set<std::string>>& tested_flags() {
   static const std::set<std::string> gpu = {"--arch", "--block", "--warp", "--mma", "--split-k", "--stages", "--group",
-                                            "--consumer-schedule", "--f32-matmul", "--dump-after", "--autotune"};
+                                            "--consumer-schedule", "--f32-matmul", "--dump-after", "--autotune",
+                                            "--cluster"};
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
@@ -530,6 +531,20 @@ TEST(CliRun, LongEmulatorRunsSaySoAndShowProgress) {
   const CliResult bad = run_cli("run examples/gemm.tc " + sizes + " --backend=emu", "POLYFUSE_EMU_NOTICE_SECONDS=soon");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err, "polyfuse: error: POLYFUSE_EMU_NOTICE_SECONDS=soon: expected a number of seconds >= 0\n");
+}
+
+// --cluster: thread-block clusters of the sm_90a kernel (2 blocks sharing B by TMA multicast)
+// run on the emulator; refused off that kernel and for a shape it does not have.
+TEST(CliRun, ClusterOfTheSm90aKernel) {
+  const CliResult r = run_cli("run examples/gemm.tc -D M=256 -D N=256 -D K=64 --arch sm_90a --backend=emu --cluster 2x1 --stats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check: ok ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("buffer B: loaded=32768 "), std::string::npos) << r.out;  // once per cluster: K x N x 2 bytes
+  expect_refused("run examples/gemm.tc " + sizes + " --arch sm_90a --backend=emu --cluster 3x1",
+                 "polyfuse: error: --cluster: unknown cluster '3x1' (expected 1x1, 2x1 or 1x2 output tiles)\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --arch sm_80 --backend=emu --cluster 1x2",
+                 "polyfuse: error: --cluster 1x2: def 'gemm' on sm_80 runs the mma.sync main loop; only the sm_90a "
+                 "warp-specialised TMA + wgmma kernel has thread-block clusters\n");
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ void check_async_read(Launch& l, unsigned first, unsigned threads, std::size_t o
 // shared memory, misaligned, never initialised, or used before its init is ordered before the
 // calling thread.
 Mbarrier& checked_mbarrier(Launch& l, const ThreadState* t, const void* bar, const char* op, std::uint16_t site);
+// The same for the mbarrier at offset `offset` of the cluster's shared-memory window.
+Mbarrier& checked_mbarrier_at(Launch& l, const ThreadState* t, std::size_t offset, const char* op, std::uint16_t site);
 
 // "the mbarrier at shared offset 64 (phase 3, 1 of 2 arrivals pending, 0 transaction bytes)".
 std::string mbarrier_text(const Mbarrier& b);

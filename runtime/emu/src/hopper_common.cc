@@ -20,15 +20,15 @@ std::string here(const Launch& l, const ThreadState* t, std::uint16_t site) { re
 
 std::size_t checked_shared_offset(const Launch& l, const ThreadState* t, const void* p, std::uint64_t bytes,
                                   const std::string& what, std::uint16_t site) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p), base = reinterpret_cast<std::uintptr_t>(l.shared);
-  if (a < base || a + bytes > base + l.shared_bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p), base = reinterpret_cast<std::uintptr_t>(l.shared) + block_base(l, t);
+  if (a < base || a + bytes > base + l.block_shared_bytes) {
     char text[64];
     std::snprintf(text, sizeof text, "%lld", static_cast<long long>(a - base));
     throw EmulationError("polyfuse emu: " + what + " (" + std::to_string(bytes) + " bytes at shared offset " + text +
-                         ") lies outside the block's " + std::to_string(l.shared_bytes) +
+                         ") lies outside the block's " + std::to_string(l.block_shared_bytes) +
                          " bytes of dynamic shared memory in " + here(l, t, site));
   }
-  return a - base;
+  return a - reinterpret_cast<std::uintptr_t>(l.shared);
 }
 
 std::string mbarrier_text(const Mbarrier& b) {
@@ -38,20 +38,28 @@ std::string mbarrier_text(const Mbarrier& b) {
 }
 
 Mbarrier& checked_mbarrier(Launch& l, const ThreadState* t, const void* bar, const char* op, std::uint16_t site) {
-  const std::size_t offset = checked_shared_offset(l, t, bar, 8, std::string(op) + " on an mbarrier", site);
+  return checked_mbarrier_at(l, t, checked_shared_offset(l, t, bar, 8, std::string(op) + " on an mbarrier", site), op, site);
+}
+
+Mbarrier& checked_mbarrier_at(Launch& l, const ThreadState* t, std::size_t offset, const char* op, std::uint16_t site) {
   if (offset % 8 != 0)
     throw EmulationError("polyfuse emu: " + std::string(op) + " on a misaligned mbarrier at shared offset " +
                          std::to_string(offset) + " (mbarrier objects are 8-byte aligned) in " + here(l, t, site));
   Mbarrier* b = l.hopper.barriers.find(offset);
+  const bool peer = t && l.cluster_blocks > 1 && offset / l.block_stride != t->rank;
+  const char* cluster_rule = "a peer's mbarrier is used only once its init is ordered before the use: fence.mbarrier_init, "
+                             "then barrier.cluster arrive/wait in both blocks, after the init";
   if (!b)
     throw EmulationError("polyfuse emu: " + std::string(op) + " on shared offset " + std::to_string(offset) +
-                         ", which holds no initialised mbarrier (mbarrier.init first) in " + here(l, t, site));
+                         ", which holds no initialised mbarrier (mbarrier.init first) in " + here(l, t, site) +
+                         (peer ? std::string(" (block rank ") + std::to_string(offset / l.block_stride) + ": " + cluster_rule + ")"
+                               : std::string()));
   if (l.race_check && t)
     if (const auto race = l.shared_races.check_read(offset, 8, t->linear))
       throw EmulationError("polyfuse emu: " + std::string(op) + " in " + here(l, t, site) + " uses the mbarrier at shared offset " +
                            std::to_string(offset) + " before its mbarrier.init by thread " +
-                           thread_text(l, b->init_thread) + l.sites.describe(b->init_site) +
-                           " is ordered before it (fence.mbarrier_init and __syncthreads after the init)");
+                           thread_text(l, b->init_thread) + l.sites.describe(b->init_site) + " is ordered before it (" +
+                           (peer ? cluster_rule : "fence.mbarrier_init and __syncthreads after the init") + ")");
   return *b;
 }
 
@@ -141,7 +149,7 @@ void hopper_begin_launch(Launch& l) {
   l.hopper.proxy.begin_launch(l.shared_bytes, n);
   l.hopper.clocks.begin_launch(n, kAgents);
   l.hopper.wgmma.begin_launch(n);
-  l.hopper.registers.begin_launch(n);
+  l.hopper.registers.begin_launch(n, l.block_threads);
   l.hopper.waits.assign(n, MbarrierWait{});
   l.hopper.bulk_committed.assign(n, 0);
   l.hopper.tma_operations = 0;

@@ -68,13 +68,16 @@ RegisteredBuffer* check_bounds(Launch& l, const ThreadState* t, Space space, Dir
     (direction == pf_host::load ? l.stats.global_bytes_loaded : l.stats.global_bytes_stored) += bytes;
     return b;
   }
-  const auto base = reinterpret_cast<std::uintptr_t>(l.shared);
-  if (addr < base || addr + bytes > base + l.shared_bytes) {
+  const auto base = reinterpret_cast<std::uintptr_t>(l.shared) + block_base(l, t);
+  if (addr < base || addr + bytes > base + l.block_shared_bytes) {
     std::snprintf(text, sizeof text, "%u bytes at %p (shared offset %lld)", bytes, reinterpret_cast<const void*>(addr),
                   static_cast<long long>(addr - base));
     throw EmulationError(std::string("polyfuse emu: out-of-bounds shared ") + verb(direction) + " of " + text + " in " +
                          where(l, t) + l.sites.describe(site) + ": the launch declared " +
-                         std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
+                         std::to_string(l.block_shared_bytes) + " bytes of dynamic shared memory" +
+                         (l.cluster_blocks > 1 ? " per block (a peer block's shared memory is reached through mapa "
+                                                 "addresses and the cluster operations only)"
+                                               : ""));
   }
   (direction == pf_host::load ? l.stats.shared_bytes_loaded : l.stats.shared_bytes_stored) += bytes;
   return nullptr;
@@ -145,7 +148,7 @@ std::string access_verb(const Launch& l, std::uint16_t site, bool write) {
 
 void check_global_race(Launch& l, const ThreadState* t, const RegisteredBuffer& b, const char* what,
                        std::uintptr_t addr, unsigned bytes, GlobalRaceDetector::Op op, std::uint16_t site) {
-  const auto race = l.global_races.access(b.begin, addr, bytes, op, l.block_linear);
+  const auto race = l.global_races.access(b.begin, addr, bytes, op, t->block_linear);
   if (!race) return;
   std::string other = race->several_readers ? "several other blocks" : "block " + block_text(l, race->other_block);
   const char* did = race->kind == RaceKind::write_after_read ? " read" : race->other_atomic ? " wrote (atomically)" : " wrote";
@@ -313,8 +316,14 @@ void gather_out_of_range(const char* tensor, int dimension, long long position, 
 }
 
 unsigned lane_id() { return emu::current_launch().current->lane; }
-unsigned warp_id() { return emu::current_launch().current->warp; }
-unsigned char* dynamic_shared() { return emu::current_launch().shared; }
-unsigned long long dynamic_shared_bytes() { return emu::current_launch().shared_bytes; }
+unsigned warp_id() {
+  const emu::Launch& l = emu::current_launch();
+  return l.current->warp % ((l.block_threads + 31) / 32);
+}
+unsigned char* dynamic_shared() {
+  const emu::Launch& l = emu::current_launch();
+  return l.shared + emu::block_base(l, l.current);
+}
+unsigned long long dynamic_shared_bytes() { return emu::current_launch().block_shared_bytes; }
 
 }  // namespace pf_host

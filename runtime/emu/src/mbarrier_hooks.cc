@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agents.h"
+#include "cluster.h"
 #include "hopper.h"
 #include "hopper_checks.h"
 #include "host_hooks.h"
@@ -24,6 +25,7 @@ std::string activity(const Launch& l, const ThreadState& t) {
     case Wait::warp: return std::string("waits at warp collective '") + (l.warps[t.warp].what ? l.warps[t.warp].what : "?") + "'";
     case Wait::mbarrier: return "waits on the mbarrier at shared offset " + std::to_string(l.hopper.waits[t.linear].barrier);
     case Wait::warpgroup: return "waits at a wgmma.mma_async";
+    case Wait::cluster: return "waits at barrier.cluster.wait";
     case Wait::none: return "runs";
   }
   return "?";
@@ -80,12 +82,14 @@ std::string hopper_deadlock(const Launch& l) {
   }
   if (waiting == 0) return {};
   std::string others;
-  unsigned at_barrier = 0, exited = 0;
+  unsigned at_barrier = 0, exited = 0, at_cluster = 0;
   for (const ThreadState& t : l.threads) {
     at_barrier += t.wait == Wait::barrier;
     exited += t.wait == Wait::exited;
+    at_cluster += t.wait == Wait::cluster;
   }
   if (at_barrier) others += " " + std::to_string(at_barrier) + " thread(s) wait at __syncthreads;";
+  if (at_cluster) others += " " + std::to_string(at_cluster) + " thread(s) wait at barrier.cluster.wait;";
   if (exited) others += " " + std::to_string(exited) + " thread(s) have exited;";
   text += others;
   text.pop_back();
@@ -209,6 +213,13 @@ bool mbarrier_wait_parity(void* bar, unsigned parity, bool blocking) {
     t->wait = emu::Wait::mbarrier;
     t->fiber.yield();  // until a phase of the barrier completes (or a deadlock is reported)
   }
+}
+
+void mbarrier_arrive_cluster(unsigned address) {
+  const emu::HookCall call = emu::enter_hook(__builtin_return_address(0));
+  const char* op = "mbarrier.arrive.shared::cluster";
+  const std::size_t offset = emu::cluster_window_offset(call.l, call.t, address, 8, op, call.site);
+  arrive_on(call.l, call.t, emu::checked_mbarrier_at(call.l, call.t, offset, op, call.site), 1, call.site, op);
 }
 
 void fence_proxy_async() {

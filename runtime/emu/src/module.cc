@@ -173,13 +173,13 @@ std::string Module::signature(std::string_view kernel) const {
 }
 
 Stats Module::launch_raw(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-                         void* const* params) const {
+                         void* const* params, dim3 cluster) const {
   auto entry = reinterpret_cast<void (*)(void* const*)>(symbol("polyfuse_emu_entry__" + std::string(kernel)));
-  return launch_body(std::string(kernel), grid, block, dynamic_shared_bytes, [&] { entry(params); });
+  return launch_body(std::string(kernel), grid, block, dynamic_shared_bytes, [&] { entry(params); }, cluster);
 }
 
 Stats Module::launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-                     const std::vector<KernelArg>& args) const {
+                     const std::vector<KernelArg>& args, dim3 cluster) const {
   const std::string expected = signature(kernel);
   std::string given;
   for (const KernelArg& a : args) given += a.kind;
@@ -189,7 +189,7 @@ Stats Module::launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t
   std::vector<KernelArg> copies = args;
   std::vector<void*> params;
   for (KernelArg& a : copies) params.push_back(a.kind == 'm' ? const_cast<void*>(a.value.p) : &a.value);
-  return launch_raw(kernel, grid, block, dynamic_shared_bytes, params.data());
+  return launch_raw(kernel, grid, block, dynamic_shared_bytes, params.data(), cluster);
 }
 
 }  // namespace polyfuse::emu

@@ -4,9 +4,10 @@
 
 namespace polyfuse::emu {
 
-void RegisterPool::begin_launch(unsigned threads) {
+void RegisterPool::begin_launch(unsigned threads, unsigned block_threads) {
   threads_ = threads;
-  entry_count_ = std::min(255u, kBlockRegisters / std::max(threads, 1u)) / 8 * 8;
+  block_threads_ = block_threads;
+  entry_count_ = std::min(255u, kBlockRegisters / std::max(block_threads, 1u)) / 8 * 8;
   changes_.assign((threads + 127) / 128, {});
   executed_.assign(threads, 0);
 }
@@ -16,10 +17,11 @@ void RegisterPool::begin_block() {
   std::fill(executed_.begin(), executed_.end(), 0u);
 }
 
-std::uint64_t RegisterPool::block_registers(unsigned unknown) const {
+std::uint64_t RegisterPool::block_registers(unsigned unknown, unsigned rank) const {
   std::uint64_t total = 0;
-  for (unsigned g = 0; g < changes_.size(); ++g) {
-    const unsigned threads = std::min(128u, threads_ - 128 * g);
+  const unsigned first = rank * block_threads_, last = std::min(threads_, first + block_threads_);
+  for (unsigned g = first / 128; g < changes_.size() && 128 * g < last; ++g) {
+    const unsigned threads = std::min(128u, last - 128 * g);
     total += static_cast<std::uint64_t>(changes_[g].empty() ? unknown : changes_[g].back().count) * threads;
   }
   return total;

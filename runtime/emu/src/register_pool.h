@@ -24,7 +24,8 @@ struct RegisterCountChange {
 
 class RegisterPool {
  public:
-  void begin_launch(unsigned threads);
+  // `threads` in all (a cluster's blocks), `block_threads` per block.
+  void begin_launch(unsigned threads, unsigned block_threads);
   void begin_block();
   // The per-thread count a thread starts with: the most that `threads` threads per block can
   // have (64K / threads, at most 255, in units of 8), what ptxas allocates at most under
@@ -32,12 +33,12 @@ class RegisterPool {
   unsigned entry_count() const { return entry_count_; }
   std::vector<RegisterCountChange>& changes(unsigned warpgroup) { return changes_[warpgroup]; }
   unsigned& executed(unsigned thread) { return executed_[thread]; }
-  // The registers of the block with each warpgroup at its latest count, the ones without a
-  // setmaxnreg yet at `unknown` per thread.
-  std::uint64_t block_registers(unsigned unknown) const;
+  // The registers of block `rank` (of a cluster; 0 without) with each warpgroup at its latest
+  // count, the ones without a setmaxnreg yet at `unknown` per thread.
+  std::uint64_t block_registers(unsigned unknown, unsigned rank = 0) const;
 
  private:
-  unsigned threads_ = 0, entry_count_ = 0;
+  unsigned threads_ = 0, block_threads_ = 0, entry_count_ = 0;
   std::vector<std::vector<RegisterCountChange>> changes_;  // per warpgroup
   std::vector<unsigned> executed_;                          // per thread
 };

@@ -39,11 +39,13 @@ void check_final_register_counts(Launch& l) {
                          std::to_string(t / 128) + " executed " + operation_text(c.count, c.increase) +
                          l.sites.describe(c.site) + " (.sync.aligned: all 128 threads of a warpgroup execute the same setmaxnreg)");
   }
-  if (const std::uint64_t total = pool.block_registers(pool.entry_count()); total > kBlockRegisters)
-    throw EmulationError("polyfuse emu: setmaxnreg over the register file in " + where(l, nullptr) + ": the final counts (" +
-                         counts_text(l) + " registers per thread) need " + std::to_string(total) + " registers for " +
-                         std::to_string(n) + " threads, more than the " + std::to_string(kBlockRegisters) +
-                         " of an SM (setmaxnreg.inc would wait forever)");
+  for (unsigned rank = 0; rank < l.cluster_blocks; ++rank)
+    if (const std::uint64_t total = pool.block_registers(pool.entry_count(), rank); total > kBlockRegisters)
+      throw EmulationError("polyfuse emu: setmaxnreg over the register file in " +
+                           where(l, &l.threads[rank * l.block_threads]) + ": the final counts (" + counts_text(l) +
+                           " registers per thread) need " + std::to_string(total) + " registers for " +
+                           std::to_string(l.block_threads) + " threads, more than the " + std::to_string(kBlockRegisters) +
+                           " of an SM (setmaxnreg.inc would wait forever)");
 }
 
 }  // namespace polyfuse::emu
@@ -66,7 +68,7 @@ void setmaxnreg(unsigned count, bool increase) {
   if (4 * g + 4 > l.warps.size() || l.warps[4 * g + 3].size != 32)
     throw EmulationError("polyfuse emu: " + op + " by warp " + std::to_string(t->warp) + " in " + emu::here(l, t, call.site) +
                          ": its warpgroup " + std::to_string(g) + " is not 4 whole warps in a block of " +
-                         std::to_string(l.threads.size()) + " threads (setmaxnreg is executed by whole warpgroups)");
+                         std::to_string(l.block_threads) + " threads (setmaxnreg is executed by whole warpgroups)");
   emu::RegisterPool& pool = l.hopper.registers;
   auto& changes = pool.changes(g);
   const unsigned k = pool.executed(t->linear)++;
@@ -82,10 +84,10 @@ void setmaxnreg(unsigned count, bool increase) {
   }
   changes.push_back(emu::RegisterCountChange{count, increase, t->linear, call.site});
   // The warpgroups without a setmaxnreg yet may still decrease to 24: over 64K even then is final.
-  if (const std::uint64_t least = pool.block_registers(24); least > emu::kBlockRegisters)
+  if (const std::uint64_t least = pool.block_registers(24, t->rank); least > emu::kBlockRegisters)
     throw EmulationError("polyfuse emu: " + op + " in " + emu::here(l, t, call.site) + " asks for more registers than an SM has: " +
                          std::to_string(least) + " of " + std::to_string(emu::kBlockRegisters) +
-                         " for the block's " + std::to_string(l.threads.size()) +
+                         " for the block's " + std::to_string(l.block_threads) +
                          " threads even if every other warpgroup decreased to 24 (" + emu::counts_text(l) + ")");
 }
 

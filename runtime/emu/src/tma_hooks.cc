@@ -14,6 +14,7 @@
 
 #include "access_tracker.h"
 #include "agents.h"
+#include "cluster.h"
 #include "hopper.h"
 #include "hopper_checks.h"
 #include "host_hooks.h"
@@ -25,6 +26,12 @@ namespace {
 std::uint64_t swizzled(const EmuTensorMap& m, std::uint64_t offset) {
   const unsigned bits = m.swizzle;  // tma::Swizzle none/32B/64B/128B = 0..3
   return offset ^ (((offset >> 7) & ((1u << bits) - 1u)) << 4);
+}
+
+std::string fmt_hex(unsigned v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%x", v);
+  return text;
 }
 
 std::string coords_text(const int* coords, unsigned rank) {
@@ -119,7 +126,7 @@ RegisteredBuffer& checked_global(Launch& l, const ThreadState* t, const unsigned
 void check_global_race(Launch& l, const ThreadState* t, const RegisteredBuffer& b, const unsigned char* p,
                        unsigned bytes, GlobalRaceDetector::Op op, const char* what, std::uint16_t site) {
   if (!l.race_check) return;
-  if (const auto race = l.global_races.access(b.begin, reinterpret_cast<std::uintptr_t>(p), bytes, op, l.block_linear))
+  if (const auto race = l.global_races.access(b.begin, reinterpret_cast<std::uintptr_t>(p), bytes, op, t->block_linear))
     throw EmulationError("polyfuse emu: global-memory race between blocks (" + std::string(to_string(race->kind)) +
                          ") in " + here(l, t, site) + ": " + what + " of buffer '" + b.name + "' + " +
                          std::to_string(reinterpret_cast<std::uintptr_t>(p) - b.begin) +
@@ -135,69 +142,109 @@ namespace pf_host {
 namespace emu = polyfuse::emu;
 using polyfuse::emu::EmulationError;
 
-void tma_load(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar) {
-  const emu::HookCall call = emu::enter_hook(__builtin_return_address(0));
+namespace {
+// A TMA load of the box at `coords` to `dst` completing on `bar` (both in the caller's block), or
+// with a multicast `mask` (non-zero) the same box into every block of the mask at dst's offset,
+// completing on the mbarrier at bar's offset in each.
+void issue_tma_load(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar, unsigned mask,
+                    const void* pc) {
+  const emu::HookCall call = emu::enter_hook(pc);
   emu::Launch& l = call.l;
   emu::ThreadState* t = call.t;
   const std::uint16_t site = call.site;
-  const char* op = "TMA load (cp.async.bulk.tensor)";
+  const char* op = mask ? "TMA multicast load (cp.async.bulk.tensor .multicast::cluster)" : "TMA load (cp.async.bulk.tensor)";
   const emu::EmuTensorMap m = emu::checked_map(l, t, tensor_map, rank, op, site);
-  emu::Mbarrier& b = emu::checked_mbarrier(l, t, bar, op, site);
-  if (!b.async_visible)
-    throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " completes on " +
-                         emu::mbarrier_text(b) + ", whose mbarrier.init by thread " + emu::thread_text(l, b.init_thread) +
-                         l.sites.describe(b.init_site) +
-                         " no fence.mbarrier_init or fence.proxy.async made visible to the async proxy");
+  const std::size_t own_base = emu::block_base(l, t);
+  const std::size_t own_bar = emu::checked_mbarrier(l, t, bar, op, site).offset - own_base;
+  if (mask >> l.cluster_blocks)
+    throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " with the ctaMask 0x" +
+                         emu::fmt_hex(mask) + ", which names blocks outside the cluster of " + std::to_string(l.cluster_blocks));
   const std::uint64_t bytes = emu::box_bytes(m);
-  const std::size_t offset = emu::checked_box(l, t, m, dst, "TMA load", site);
-  if (const emu::Mbarrier* hit = l.hopper.barriers.overlapping(offset, static_cast<unsigned>(bytes)))
-    throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " writes over " +
-                         emu::mbarrier_text(*hit));
+  const std::size_t own_offset = emu::checked_box(l, t, m, dst, "TMA load", site) - own_base;
   const std::uint64_t number = ++l.hopper.tma_operations;
   std::vector<emu::AsyncCopy> chunks;
-  emu::for_each_chunk(m, coords, offset, [&](const emu::Chunk& c) {
-    if (const emu::AsyncCopy* pending = l.async_copies.pending_at(c.shared, 16))
-      throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " writes shared offset " +
-                           std::to_string(c.shared) + ", the destination of " +
-                           (pending->trigger == emu::Trigger::mbarrier_tx ? emu::pending_tma_text(l, *pending)
-                                                                          : std::string("a pending cp.async")));
-    for (const emu::PendingStore& s : l.hopper.stores)
-      if (c.shared < s.offset + s.bytes && s.offset < c.shared + 16)
-        throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) +
-                             " overwrites the source of a TMA store of thread " + emu::thread_text(l, s.thread) +
-                             l.sites.describe(s.site) + " not yet retired by its cp.async.bulk.wait_group.read");
-    if (l.race_check)
-      if (const auto race = l.shared_races.check_write(c.shared, 16, t->linear))
-        throw EmulationError("polyfuse emu: shared-memory race (" + std::string(emu::to_string(race->kind)) + ") in " +
-                             emu::where(l, nullptr) + ": " + op + " issued by thread " +
-                             emu::coord_text(t->coords.thread_idx) + l.sites.describe(site) + " writes shared offset " +
-                             std::to_string(race->offset) + ", but " + emu::agent_text(l, race->earlier.thread) +
-                             (race->kind == emu::RaceKind::write_after_read ? " read" : " wrote") + " it" +
-                             l.sites.describe(race->earlier.site) +
-                             " and nothing orders that access before the load (the producer waits on the stage's "
-                             "'empty' mbarrier, released by the consumers after their wgmma.wait_group)");
-    if (c.bytes) {
-      emu::RegisteredBuffer& g = emu::checked_global(l, t, c.src, c.bytes, op, coords, rank, site);
-      emu::check_global_race(l, t, g, c.src, c.bytes, emu::GlobalRaceDetector::Op::load, "TMA load", site);
-      g.bytes_loaded += c.bytes;
-      l.stats.global_bytes_loaded += c.bytes;
-    }
-    emu::AsyncCopy copy;
-    copy.offset = c.shared;
-    copy.bytes = 16;
-    copy.src = c.src;
-    copy.src_bytes = c.bytes;
-    copy.dst_skip = c.skip;
-    copy.thread = t->linear;
-    copy.site = site;
-    copy.trigger = emu::Trigger::mbarrier_tx;
-    copy.barrier = b.offset;
-    copy.operation = number;
-    chunks.push_back(copy);
-  });
+  for (unsigned target = 0; target < l.cluster_blocks; ++target) {
+    if (mask ? !(mask >> target & 1u) : target != t->rank) continue;
+    if (mask) emu::note_remote(l, t, target, op, site);
+    const std::size_t base = target * l.block_stride;
+    emu::Mbarrier& b = mask ? emu::checked_mbarrier_at(l, t, base + own_bar, op, site) : *l.hopper.barriers.find(base + own_bar);
+    if (!b.async_visible)
+      throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " completes on " +
+                           emu::mbarrier_text(b) + ", whose mbarrier.init by thread " + emu::thread_text(l, b.init_thread) +
+                           l.sites.describe(b.init_site) +
+                           " no fence.mbarrier_init or fence.proxy.async made visible to the async proxy");
+    const std::size_t offset = base + own_offset;
+    if (const emu::Mbarrier* hit = l.hopper.barriers.overlapping(offset, static_cast<unsigned>(bytes)))
+      throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " writes over " +
+                           emu::mbarrier_text(*hit));
+    const bool first_target = chunks.empty();
+    const std::string in_block = l.cluster_blocks > 1 ? " (block rank " + std::to_string(target) + ")" : std::string();
+    const std::string free_rule =
+        mask ? std::string(" (a multicast into a block whose stage is not free: the producer waits on the stage's 'empty' "
+                           "mbarrier, released by the consumers of every block of the multicast)")
+             : std::string();
+    emu::for_each_chunk(m, coords, offset, [&](const emu::Chunk& c) {
+      if (const emu::AsyncCopy* pending = l.async_copies.pending_at(c.shared, 16))
+        throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) + " writes shared offset " +
+                             std::to_string(c.shared - base) + in_block + ", the destination of " +
+                             (pending->trigger == emu::Trigger::mbarrier_tx ? emu::pending_tma_text(l, *pending)
+                                                                            : std::string("a pending cp.async")) +
+                             free_rule);
+      for (const emu::PendingStore& s : l.hopper.stores)
+        if (c.shared < s.offset + s.bytes && s.offset < c.shared + 16)
+          throw EmulationError("polyfuse emu: " + std::string(op) + " in " + emu::here(l, t, site) +
+                               " overwrites the source of a TMA store of thread " + emu::thread_text(l, s.thread) +
+                               l.sites.describe(s.site) + " not yet retired by its cp.async.bulk.wait_group.read");
+      if (l.race_check)
+        if (const auto race = l.shared_races.check_write(c.shared, 16, t->linear))
+          throw EmulationError("polyfuse emu: shared-memory race (" + std::string(emu::to_string(race->kind)) + ") in " +
+                               emu::where(l, nullptr) + ": " + op + " issued by thread " + emu::thread_text(l, t->linear) +
+                               l.sites.describe(site) + " writes shared offset " + std::to_string(race->offset - base) + in_block +
+                               ", but " + emu::agent_text(l, race->earlier.thread) +
+                               (race->kind == emu::RaceKind::write_after_read ? " read" : " wrote") + " it" +
+                               l.sites.describe(race->earlier.site) +
+                               " and nothing orders that access before the load" +
+                               (mask ? free_rule
+                                     : std::string(" (the producer waits on the stage's 'empty' mbarrier, released by the "
+                                                   "consumers after their wgmma.wait_group)")));
+      if (c.bytes && first_target) {  // the box is read from global memory once, whatever the mask
+        emu::RegisteredBuffer& g = emu::checked_global(l, t, c.src, c.bytes, op, coords, rank, site);
+        emu::check_global_race(l, t, g, c.src, c.bytes, emu::GlobalRaceDetector::Op::load, "TMA load", site);
+        g.bytes_loaded += c.bytes;
+        l.stats.global_bytes_loaded += c.bytes;
+      }
+      emu::AsyncCopy copy;
+      copy.offset = c.shared;
+      copy.bytes = 16;
+      copy.src = c.src;
+      copy.src_bytes = c.bytes;
+      copy.dst_skip = c.skip;
+      copy.thread = t->linear;
+      copy.site = site;
+      copy.trigger = emu::Trigger::mbarrier_tx;
+      copy.barrier = b.offset;
+      copy.operation = number;
+      chunks.push_back(copy);
+    });
+  }
   for (const emu::AsyncCopy& c : chunks) l.async_copies.issue(c);
   l.stats.tma_loads += 1;
   l.stats.tma_bytes += bytes;
+}
+}  // namespace
+
+void tma_load(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar) {
+  issue_tma_load(dst, tensor_map, coords, rank, bar, 0, __builtin_return_address(0));
+}
+
+void tma_load_multicast(void* dst, const void* tensor_map, const int* coords, unsigned rank, void* bar,
+                        unsigned short mask) {
+  if (mask == 0) {
+    const emu::HookCall call = emu::enter_hook(__builtin_return_address(0));
+    throw EmulationError("polyfuse emu: TMA multicast load (cp.async.bulk.tensor .multicast::cluster) in " +
+                         emu::here(call.l, call.t, call.site) + " with an empty ctaMask");
+  }
+  issue_tma_load(dst, tensor_map, coords, rank, bar, mask, __builtin_return_address(0));
 }
 
 void tma_store(const void* tensor_map, const int* coords, unsigned rank, const void* src) {

@@ -56,12 +56,13 @@ void read_operand(Launch& l, unsigned g, const pf_host::WgmmaOp& op, char operan
   values.assign(static_cast<std::size_t>(rows) * extent, 0.f);
   for (unsigned mn = 0; mn < rows; ++mn)
     for (unsigned k = 0; k < extent; ++k) {
-      const std::uint64_t offset = operand_element_offset(d, mn_major, mn, k, bytes);
+      const std::uint64_t in_block = operand_element_offset(d, mn_major, mn, k, bytes);
+      const std::uint64_t offset = block_base(l, t) + in_block;  // in the cluster's window
       const char* axis = operand == 'A' ? "m" : "n";
-      if (offset + bytes > l.shared_bytes)
+      if (in_block + bytes > l.block_shared_bytes)
         throw EmulationError("polyfuse emu: " + name + " element (" + axis + " " + std::to_string(mn) + ", k " +
-                             std::to_string(k) + ") at shared offset " + std::to_string(offset) +
-                             " lies outside the block's " + std::to_string(l.shared_bytes) +
+                             std::to_string(k) + ") at shared offset " + std::to_string(in_block) +
+                             " lies outside the block's " + std::to_string(l.block_shared_bytes) +
                              " bytes of dynamic shared memory: descriptor " + describe(d) + (mn_major ? ", M/N-major" : ", K-major") +
                              ", in " + here(l, t, site));
       check_async_read(l, 128 * g, 128, static_cast<std::size_t>(offset), bytes, [&] {
@@ -170,7 +171,7 @@ void wgmma_mma_async(const WgmmaOp& op, float* d, const void* a_fragment) {
                          " in " + emu::here(l, t, site) + ": its warpgroup " + std::to_string(g) + " is warps " +
                          std::to_string(4 * g) + ".." + std::to_string(4 * g + 3) +
                          " (a warpgroup is 4 consecutive warps starting at a warp index divisible by 4), but the block "
-                         "has " + std::to_string(l.threads.size()) + " threads (" + std::to_string(warps) + " warps)");
+                         "has " + std::to_string(l.block_threads) + " threads (" + std::to_string(warps / l.cluster_blocks) + " warps)");
   emu::WgmmaThread& wt = l.hopper.wgmma.thread(t->linear);
   if (!wt.fenced || wt.was_touched(d) || (a_fragment && wt.was_touched(a_fragment)))
     throw EmulationError("polyfuse emu: missing wgmma.fence: " + emu::shape_text(op) + " in " + emu::here(l, t, site) +

@@ -152,9 +152,16 @@ class ScopedBuffer {
   const void* data_;
 };
 
-// Runs `body` (one CUDA thread's work; called once per thread) over the grid.
+// Runs `body` (one CUDA thread's work; called once per thread) over the grid, in thread-block
+// clusters of `cluster` blocks (CUDA's cluster dimension attribute; the grid a multiple of it,
+// at most 8 blocks and, in the emulator, 1024 threads a cluster). The blocks of a cluster run
+// together — their threads interleave, each block with its own dynamic shared memory — and
+// reach each other's shared memory through the cluster operations (mapa addresses, TMA
+// multicast, remote mbarrier arrives, barrier.cluster: kernels/cuda/pf_cluster.cuh), checked
+// like the rest: bounds, a remote operation into a block that has exited or whose exit nothing
+// orders after it (a missing barrier.cluster before the exit), races through the sync clocks.
 Stats launch_body(std::string kernel_name, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-                  const std::function<void()>& body);
+                  const std::function<void()>& body, dim3 cluster = dim3(1, 1, 1));
 
 
 // Name of the function at `address` (its symbol, demangled), or "kernel@0x...".
@@ -172,6 +179,15 @@ template <class... P, class... A>
 Stats launch(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, A&&... args) {
   return launch_named(symbol_name(reinterpret_cast<const void*>(kernel)), kernel, grid, block,
                       dynamic_shared_bytes, std::forward<A>(args)...);
+}
+// launch() in clusters of `cluster` blocks (cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension).
+template <class... P, class... A>
+Stats launch_clusters(void (*kernel)(P...), dim3 grid, dim3 cluster, dim3 block, std::size_t dynamic_shared_bytes,
+                      A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "kernel argument count does not match its parameters");
+  const std::tuple<std::decay_t<P>...> values(std::forward<A>(args)...);
+  return launch_body(symbol_name(reinterpret_cast<const void*>(kernel)), grid, block, dynamic_shared_bytes,
+                     [&] { std::apply(kernel, values); }, cluster);
 }
 
 }  // namespace polyfuse::emu

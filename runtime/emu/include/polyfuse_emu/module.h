@@ -58,11 +58,12 @@ class Module {
                              std::vector<std::string> kernel_names = {});
 
   // Launches `kernel`; the argument kinds must match its parameters.
+  // `cluster`: the thread-block cluster's dimension (launch_body).
   Stats launch(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-               const std::vector<KernelArg>& args) const;
+               const std::vector<KernelArg>& args, dim3 cluster = dim3(1, 1, 1)) const;
   // cuLaunchKernel-style: params[i] points at the value of parameter i.
   Stats launch_raw(std::string_view kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-                   void* const* params) const;
+                   void* const* params, dim3 cluster = dim3(1, 1, 1)) const;
 
   const std::vector<std::string>& kernels() const { return kernels_; }
   // Parameter kinds of a kernel, e.g. "ppi".
