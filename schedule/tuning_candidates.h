@@ -15,6 +15,9 @@
 // as many ring stages as shared memory holds — a block or stages option would select the
 // mma.sync loop instead):
 //   default, schedule=cooperative, schedule=pingpong (each also with group=1)
+//   cluster=2x1, cluster=1x2      two blocks sharing B (A) tiles by TMA multicast; the
+//                                 compiler refuses clusters for a copying producer, two
+//                                 matmuls or a batch (dropped, with the reason)
 // A candidate the compiler refuses for a program (validate_gpu_options: shared memory,
 // threads, registers; the register model of a fused epilogue) is reported as dropped.
 #pragma once
@@ -35,15 +38,16 @@ struct TuningCandidate {
   int split_k = 0;
   std::optional<int> group;
   std::optional<ConsumerSchedule> consumer_schedule;
+  std::optional<ClusterShape> cluster;
 
   bool is_default() const {
-    return !block && !warp && stages == 0 && split_k == 0 && !group && !consumer_schedule;
+    return !block && !warp && stages == 0 && split_k == 0 && !group && !consumer_schedule && !cluster;
   }
   // `base` with this candidate's fields set (its other fields, arch, f32_matmul, ..., kept).
   CompileOptions applied_to(const CompileOptions& base) const;
 };
 
-// "default", or "block=128x256x32 warp=64x32x32 stages=3 split_k=2 group=1 schedule=pingpong"
+// "default", or "block=128x256x32 warp=64x32x32 stages=3 split_k=2 group=1 schedule=pingpong cluster=2x1"
 // (only the fields set).
 std::string to_string(const TuningCandidate& candidate);
 

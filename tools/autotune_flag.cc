@@ -47,7 +47,7 @@ GpuOptions autotuned_gpu_options(const GpuFlags& flags, const ProgramInput& inpu
   if (summary) *summary = result.summary();
   const CompileOptions& o = result.chosen;
   return gpu_options_from_choices(GpuChoices{base.arch, o.block, o.warp, o.mma, o.split_k, o.stages, o.group,
-                                             o.consumer_schedule, base.f32_matmul});
+                                             o.consumer_schedule, base.f32_matmul, o.cluster.value_or(ClusterShape{})});
 }
 
 }  // namespace polyfuse::tools

@@ -59,6 +59,7 @@ def compile(
     split_k: int = 0,
     stages: int = 0,
     group: Optional[int] = None,
+    autotune: bool = False,
     fast_math: bool = False,
     line_info: bool = False,
     use_cache: bool = True,
@@ -72,6 +73,8 @@ def compile(
     NumPy arrays) or "cpu" (the CPU target's C++; NumPy arrays); default "cuda" when a GPU is
     present, else "emu". arch ("sm_80", "sm_90a", ...), block and warp ("128x128x32"), mma
     ("m16n8k16"), split_k, stages and group are the GPU path's options (refused with "cpu");
+    autotune=True lets the autotuner choose them (polyfuse/autotune.h: timed on a GPU, a static
+    ranking without one; the winner cached per program, sizes and GPU; refused beside them);
     threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
     the GPU backends); name is the file name used in error messages. Raises SourceError (with file, line,
     column), CompileError.
@@ -87,6 +90,7 @@ def compile(
     options.backend = backend
     options.arch, options.block, options.warp, options.mma = arch, block, warp, mma
     options.split_k, options.stages, options.group = split_k, stages, group
+    options.autotune = autotune
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
     options.threads = threads
     return Kernel(source, name, def_, dict(sizes), options)

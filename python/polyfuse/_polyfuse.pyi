@@ -13,6 +13,7 @@ class Options:
     fast_math: bool
     line_info: bool
     use_cache: bool
+    autotune: bool
     threads: Optional[int]
     def __init__(self) -> None: ...
 

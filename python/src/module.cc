@@ -43,6 +43,7 @@ struct Options {
   bool fast_math = false;
   bool line_info = false;
   bool use_cache = true;
+  bool autotune = false;
   std::optional<int> threads;
 };
 
@@ -59,6 +60,7 @@ polyfuse::CompileOptions compile_options(const Options& o) {
   options.fast_math = o.fast_math;
   options.line_info = o.line_info;
   options.use_cache = o.use_cache;
+  options.autotune = o.autotune;
   options.threads = o.threads;
   return options;
 }
@@ -131,6 +133,7 @@ NB_MODULE(_polyfuse, m) {
       .def_rw("fast_math", &Options::fast_math)
       .def_rw("line_info", &Options::line_info)
       .def_rw("use_cache", &Options::use_cache)
+      .def_rw("autotune", &Options::autotune)
       .def_rw("threads", &Options::threads);
 
   nb::class_<polyfuse::CompiledKernel>(m, "CompiledKernel")

@@ -50,6 +50,22 @@ def test_sizes_given_to_compile_and_out(example_source):
     assert_close(c, expected("gemm", [a, b])[0], "f16")
 
 
+def test_autotune_chooses_the_tiles(example_source):
+    # no GPU here: the autotuner ranks its candidates by ptxas's facts (NVRTC) and compiles
+    # the static winner; the kernel must still compute the GEMM
+    try:
+        kernel = polyfuse.compile(example_source("gemm"), backend="emu", autotune=True, M=13, N=24, K=40)
+        a, b = inputs("gemm")
+        c = kernel(a, b)
+    except polyfuse.Error as error:
+        if "built without the CUDA toolkit" in str(error):
+            pytest.skip("autotune needs NVRTC: " + str(error))
+        raise
+    assert_close(c, expected("gemm", [a, b])[0], "f16")
+    with pytest.raises(polyfuse.SourceError, match="autotune chooses the tile options itself"):
+        polyfuse.compile(example_source("gemm"), backend="emu", autotune=True, stages=3, M=13, N=24, K=40)
+
+
 def test_a_plan_is_called_like_one_kernel(example_source):
     # A row of 264 columns does not fit a block tile: the matmul kernel, then the row chain's.
     kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=264, K=24)

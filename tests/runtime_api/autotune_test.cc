@@ -53,9 +53,9 @@ struct AutotuneFixture : ::testing::Test {
   // tiles: 240 KiB of shared memory).
   std::vector<TuningCandidate> candidates = {
       {},
-      {TileShape{64, 64, 32}, TileShape{32, 32, 32}, 0, 0, {}, {}},
-      {TileShape{128, 128, 32}, {}, 3, 0, {}, {}},
-      {TileShape{128, 256, 64}, {}, 5, 0, {}, {}},
+      {TileShape{64, 64, 32}, TileShape{32, 32, 32}, 0, 0, {}, {}, {}},
+      {TileShape{128, 128, 32}, {}, 3, 0, {}, {}, {}},
+      {TileShape{128, 256, 64}, {}, 5, 0, {}, {}, {}},
   };
   AutotuneFixture() { request.options.arch = Arch::sm_80; }
 };
@@ -270,7 +270,7 @@ TEST(AutotuneGpu, TimesCandidatesOnTheGpu) {
   cache::ArtifactCache winners(cache::CacheConfig{true, dir.path, std::uint64_t{64} << 20});
   api::AutotuneRequest request{gemm_text(), "gemm.tc", {{"M", 512}, {"N", 512}, {"K", 256}}, "", {}};
   const std::unique_ptr<api::CandidateTimer> timer = api::gpu_timer();
-  const std::vector<TuningCandidate> candidates = {{}, {TileShape{64, 64, 32}, TileShape{32, 32, 32}, 0, 0, {}, {}}};
+  const std::vector<TuningCandidate> candidates = {{}, {TileShape{64, 64, 32}, TileShape{32, 32, 32}, 0, 0, {}, {}, {}}};
   const AutotuneReport report = api::autotune(request, *timer, winners, candidates);
   EXPECT_TRUE(report.timed) << report.to_string();
   for (const AutotuneRow& row : report.rows)
