@@ -27,9 +27,7 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const 
   return EmuRun{report.check, std::move(report.stats), std::move(report.outputs)};
 }
 
-EmuRun KernelSweep::run(const Program& program, const GpuOptions& options, std::uint64_t seed) const {
-  EmuRunOptions how;
-  how.seed = seed;
+EmuRun KernelSweep::run(const Program& program, const GpuOptions& options, EmuRunOptions how) const {
   how.kernel_program = &kernel_program;
   how.kernel_emitted = emitted;
   return run_on_emulator(program, options, how);

@@ -59,11 +59,12 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::u
                        const Program* kernel_program = nullptr);
 
 // A sweep's runs of one kernel_program with the same options: the kernel is emitted by the
-// first run and reused by the next (emitting it is most of a small shape's run).
+// first run and reused by the next (emitting it is most of a small shape's run). A program
+// with every size bound may be its own kernel_program (runs under several schedules or edits).
 struct KernelSweep {
   const Program& kernel_program;
   std::shared_ptr<EmittedKernel> emitted = std::make_shared<EmittedKernel>();
-  EmuRun run(const Program& program, const GpuOptions& options, std::uint64_t seed = 1) const;
+  EmuRun run(const Program& program, const GpuOptions& options, EmuRunOptions how = {}) const;
 };
 
 }  // namespace polyfuse::testing
