@@ -96,7 +96,9 @@ CompiledKernel build_gpu(const Program& program, const ProgramPlan& plan, const 
                                    api::plan_parts(program, plan, emitted), sizes, compile);
   }
   const Program& generated = request.kernel_program ? *request.kernel_program : program;
-  EmittedKernel emitted = emit_cuda(generated, emit);
+  const std::shared_ptr<EmittedKernel> memo = request.kernel_program ? request.kernel_program_emitted : nullptr;
+  if (memo && memo->source.empty()) *memo = emit_cuda(generated, emit);
+  const EmittedKernel emitted = memo ? *memo : emit_cuda(generated, emit);
   std::map<std::string, std::int64_t> sizes(generated.size_bindings.begin(), generated.size_bindings.end());
   const std::string source = source_to_run(request, emitted.source, emitted.metadata.kernel);
   return api::make_compiled_kernel(request.backend, source, emitted.metadata, sizes, compile);

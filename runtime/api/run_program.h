@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "frontend/program.h"
@@ -21,6 +22,8 @@
 #include "schedule/gpu_pipeline.h"
 
 namespace polyfuse {
+
+struct EmittedKernel;  // codegen/cuda_emitter.h
 
 // What code a program becomes.
 enum class Target {
@@ -51,6 +54,10 @@ struct RunRequest {
   // gpu: the kernel is generated from this def instead (the same program with sizes left
   // unbound) and the program's sizes are passed at launch: one build, every shape.
   const Program* kernel_program = nullptr;
+  // gpu, with kernel_program: its kernel as emitted for these options, kept by the caller
+  // across the runs of a sweep over shapes (the first run fills it, the next ones build it
+  // without emitting it again); one per (kernel_program, options). Null: emitted each run.
+  std::shared_ptr<EmittedKernel> kernel_program_emitted;
   // false: no reference evaluation (too slow for large sizes); report.check then compares
   // nothing and the caller checks report.outputs itself.
   bool evaluate_reference = true;

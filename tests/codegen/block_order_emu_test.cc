@@ -22,9 +22,10 @@ void sweep_groups(const std::string& source, bool batched, GpuOptions options, c
   const Program kernel_program = compile_program(source);
   for (int group : groups) {
     options.group = group;
+    const KernelSweep kernel{kernel_program};  // one per group: the options changed
     for (const std::array<int, 3>& shape : kShapes) {
       const Program program = compile_program(source, odd_shape_sizes(shape, batched));
-      const EmuRun run = run_on_emulator(program, options, 1, &kernel_program);
+      const EmuRun run = kernel.run(program, options);
       EXPECT_TRUE(run.check.ok) << fmt::format("group {} M={} N={} K={}: ", group, shape[0], shape[1], shape[2])
                                 << run.check.to_string();
     }

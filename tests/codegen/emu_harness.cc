@@ -20,10 +20,17 @@ EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const 
   request.options = options;
   request.seed = how.seed;
   request.kernel_program = how.kernel_program;
+  request.kernel_program_emitted = how.kernel_emitted;
   request.edit_kernel_source = how.edit;
   emu::ScopedSchedule schedule(how.schedule ? *how.schedule : next_emu_schedule());
   RunReport report = run_program(program, request);
   return EmuRun{report.check, std::move(report.stats), std::move(report.outputs)};
+}
+
+EmuRun KernelSweep::run(const Program& program, const GpuOptions& options, EmuRunOptions how) const {
+  how.kernel_program = &kernel_program;
+  how.kernel_emitted = emitted;
+  return run_on_emulator(program, options, how);
 }
 
 }  // namespace polyfuse::testing

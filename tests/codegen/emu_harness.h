@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "codegen/cuda_emitter.h"
 #include "frontend/program.h"
 #include "polyfuse/launch_stats.h"
 #include "polyfuse_emu/emulator.h"
@@ -29,6 +31,9 @@ using SourceEdit = std::function<std::string(const std::string&)>;
 struct EmuRunOptions {
   std::uint64_t seed = 1;                  // of the random inputs
   const Program* kernel_program = nullptr; // see run_on_emulator
+  // With kernel_program: its emitted kernel, shared by the runs of one sweep (one per
+  // kernel_program and options; RunRequest::kernel_program_emitted).
+  std::shared_ptr<EmittedKernel> kernel_emitted;
   SourceEdit edit;                         // applied to the kernel's CUDA text
   std::optional<emu::Schedule> schedule;   // default: next_emu_schedule() (tests/support)
 };
@@ -52,5 +57,14 @@ class EmulatedSms {
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, const EmuRunOptions& run);
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed = 1,
                        const Program* kernel_program = nullptr);
+
+// A sweep's runs of one kernel_program with the same options: the kernel is emitted by the
+// first run and reused by the next (emitting it is most of a small shape's run). A program
+// with every size bound may be its own kernel_program (runs under several schedules or edits).
+struct KernelSweep {
+  const Program& kernel_program;
+  std::shared_ptr<EmittedKernel> emitted = std::make_shared<EmittedKernel>();
+  EmuRun run(const Program& program, const GpuOptions& options, EmuRunOptions how = {}) const;
+};
 
 }  // namespace polyfuse::testing

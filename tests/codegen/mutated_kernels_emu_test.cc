@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <regex>
 
 #include "emu_harness.h"
@@ -32,9 +33,16 @@ GpuOptions small_tiles(int stages) {
   return o;
 }
 
-Program gemm_bias_relu() {
-  return compile_program(read_text_file(source_path("examples/gemm_bias_relu.tc")),
-                         {{"M", 128}, {"N", 128}, {"K", 128}});
+const Program& gemm_bias_relu() {
+  static const Program program = compile_program(read_text_file(source_path("examples/gemm_bias_relu.tc")),
+                                                 {{"M", 128}, {"N", 128}, {"K", 128}});
+  return program;
+}
+
+// gemm_bias_relu's kernel with a ring of `stages`, emitted once for every schedule and edit.
+const KernelSweep& kernel_with(int stages) {
+  static std::map<int, KernelSweep> kernels;
+  return kernels.try_emplace(stages, KernelSweep{gemm_bias_relu()}).first->second;
 }
 
 // The kernel's part of a generated .cu (after the embedded helpers), edited by `edit`;
@@ -110,7 +118,7 @@ std::string run_mutant(const Mutant& m, const char* schedule, int& edits) {
                        edits);
   };
   try {
-    run_on_emulator(gemm_bias_relu(), small_tiles(m.stages), how);
+    kernel_with(m.stages).run(gemm_bias_relu(), small_tiles(m.stages), how);
   } catch (const EmulatorError& e) {  // the emulator's EmulationError, through the API
     return e.what();
   }
@@ -156,7 +164,7 @@ TEST(MutatedKernelsEmu, TheUneditedKernelsPassUnderTheSameSchedules) {
     for (const char* schedule : schedules) {
       EmuRunOptions how;
       how.schedule = emu::parse_schedule(schedule);
-      EmuRun run = run_on_emulator(gemm_bias_relu(), small_tiles(stages), how);
+      EmuRun run = kernel_with(stages).run(gemm_bias_relu(), small_tiles(stages), how);
       EXPECT_TRUE(run.check.ok) << stages << " stages, " << schedule << ": " << run.check.to_string();
     }
 }

@@ -32,11 +32,12 @@ GpuOptions default_tiles() {
 
 void sweep(const std::string& source, bool batched, const GpuOptions& options,
            const std::vector<std::array<int, 3>>& shapes = odd_shapes()) {
-  Program kernel_program = compile_program(source);
+  const Program kernel_program = compile_program(source);
+  const KernelSweep kernel{kernel_program};
   int checked = 0;
   for (const std::array<int, 3>& shape : shapes) {
     Program program = compile_program(source, odd_shape_sizes(shape, batched));
-    EmuRun run = run_on_emulator(program, options, 1, &kernel_program);
+    EmuRun run = kernel.run(program, options);
     EXPECT_TRUE(run.check.ok) << fmt::format("M={} N={} K={}: ", shape[0], shape[1], shape[2]) << run.check.to_string();
     ++checked;
   }
@@ -81,6 +82,21 @@ TEST(OddShapesEmu, TransposedBf16WithPaperMacroMma) {
   o.mma = MmaShape::m32n32k8;
   sweep(gemm_source("f16", false, false), false, o);
   sweep(gemm_source("bf16", false, true), false, small_tiles());
+}
+
+// A sweep emits its kernel once: the first run fills KernelSweep::emitted with what
+// emit_cuda gives, the next runs build that text (an edit to it reaches them).
+TEST(KernelSweepEmu, TheFirstRunEmitsTheNextReuse) {
+  const std::string source = example_source("gemm");
+  const Program kernel_program = compile_program(source);
+  const KernelSweep kernel{kernel_program};
+  const Program program = compile_program(source, odd_shape_sizes({7, 11, 13}, false));
+  EXPECT_TRUE(kernel.run(program, small_tiles()).check.ok);
+  CudaEmitRequest emit;
+  emit.options = small_tiles();
+  EXPECT_EQ(kernel.emitted->source, emit_cuda(kernel_program, emit).source);
+  kernel.emitted->source = "#error the sweep's kernel\n" + kernel.emitted->source;
+  EXPECT_THROW(kernel.run(program, small_tiles()), std::exception);
 }
 
 }  // namespace

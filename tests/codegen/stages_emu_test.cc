@@ -31,10 +31,11 @@ const std::vector<std::array<int, 3>> shapes = {{1, 1, 1}, {67, 131, 97}, {63, 6
 
 void check(const std::string& what, const std::string& source, bool batched, int stages,
            const std::vector<std::array<int, 3>>& on = shapes) {
-  Program kernel_program = compile_program(source);
+  const Program kernel_program = compile_program(source);
+  const KernelSweep kernel{kernel_program};
   for (const std::array<int, 3>& shape : on) {
     Program program = compile_program(source, odd_shape_sizes(shape, batched));
-    EmuRun run = run_on_emulator(program, ring_of(stages), 1, &kernel_program);
+    EmuRun run = kernel.run(program, ring_of(stages));
     EXPECT_TRUE(run.check.ok) << fmt::format("{}, {} stage(s), M={} N={} K={}: ", what, stages, shape[0], shape[1],
                                              shape[2])
                               << run.check.to_string();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "polyfuse/cuda_helpers_embedded.h"
+#include "precompiled_header.h"
 #include "runtime/cache/artifact_cache.h"
 #include "runtime/cache/content_hash.h"
 #include "runtime/paths/data_root.h"
@@ -69,11 +70,7 @@ cache::ArtifactCache build_cache(const BuildOptions& options) {
   return cache::ArtifactCache(config);
 }
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string quote(const std::string& s) { return shell_quote(s); }
 
 }  // namespace
 
@@ -112,12 +109,16 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
   const std::string emu_include = env_or("POLYFUSE_EMU_INCLUDE_DIR", (root / "runtime/emu/include").string());
   const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", (root / "kernels/cuda").string());
   // -g1: line tables, so that the emulator's errors name the kernel's source lines.
-  std::string flags = "-std=c++20 -O2 -g1 -shared -fPIC -w -include polyfuse_emu/cuda_emulation.h -I" + quote(emu_include) +
-                      " -I" + quote(helpers_include);
+  std::string flags = "-std=c++20 -O2 -g1 -shared -fPIC -w -I" + quote(emu_include) + " -I" + quote(helpers_include);
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);
   // POLYFUSE_EMU_CXXFLAGS: more flags for every build, e.g. -fsanitize=address (the
   // sanitizer stage of the tests builds the kernels it runs with it).
   if (const char* more = std::getenv("POLYFUSE_EMU_CXXFLAGS"); more && *more) flags += std::string(" ") + more;
+  cache::ArtifactCache store = build_cache(options);
+  // cuda_emulation.h is force-included: precompiled (precompiled_header.h) when it can be.
+  const PrecompiledHeader pch =
+      precompiled_emulation_header(store, compiler, flags, emu_include, helpers_include, options.precompiled_header);
+  flags += " -include " + quote(pch.include);
 
   // The key: what the object is built from and how (the headers by content).
   std::string key = "polyfuse emu cache v2\n" + cache::compiler_identity(compiler) + "\nflags " + flags + "\nlinks " +
@@ -126,10 +127,9 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
   for (const char* header : {"cuda_emulation.h", "cuda_types.h", "fp16.h"})
     headers += read_file(fs::path(emu_include) / "polyfuse_emu" / header);
   headers += polyfuse::cuda_helpers::amalgamation();
-  key += " " + cache::hex64(cache::hash64(headers)) + "\n" + text;
+  key += " " + cache::hex64(cache::hash64(headers)) + "\n" + pch.key + "\n" + text;
 
-  cache::ArtifactCache store = build_cache(options);
-  const cache::SharedObject object = store.shared_object("emu", key, [&](const fs::path& output) {
+  const auto build = [&](const fs::path& output) {
     // The source stays beside the entry (<hash>.cu): errors name its lines.
     fs::path src = fs::path(output.string().substr(0, output.string().find(".so"))).replace_extension(".cu");
     if (!store.config().enabled) src = output.string() + ".cu";
@@ -145,7 +145,18 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
     if (status != 0)
       throw EmulationError("polyfuse emu: building " + src.string() + " failed:\n" + messages + "command: " + command);
     if (!store.config().enabled) fs::remove(src, ec);
-  });
+  };
+  cache::SharedObject object;
+  try {
+    object = store.shared_object("emu", key, build);
+  } catch (const EmulationError&) {
+    // A precompiled header GCC could not use after all (damaged since it was checked):
+    // the build without it says whether the kernel is at fault.
+    if (pch.key == "pch none") throw;
+    BuildOptions without = options;
+    without.precompiled_header = false;
+    return compile(source, without, std::move(kernel_names));
+  }
   Module m;
   m.from_cache_ = object.outcome == cache::Outcome::hit;
   const fs::path so = object.path;

@@ -46,6 +46,8 @@ struct BuildOptions {
                                           // default: $POLYFUSE_EMU_CACHE_DIR, else <build>/emu-cache
                                           // (not from a relocated copy), else the user's cache
                                           // (runtime/cache/artifact_cache.h)
+  bool precompiled_header = true;         // cuda_emulation.h precompiled when the compiler is GCC
+                                          // (runtime/emu/src/precompiled_header.h); $POLYFUSE_EMU_PCH=0: never
 };
 
 class Module {
