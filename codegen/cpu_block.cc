@@ -75,7 +75,10 @@ class BlockEmitter {
     for (const std::string& variable : variables_.batch) code.parameters.push_back("int64_t " + variable);
     if (!variables_.m0.empty()) code.parameters.push_back("int64_t " + variables_.m0);
     if (!variables_.n0.empty()) code.parameters.push_back("int64_t " + variables_.n0);
+    if (!variables_.packed_b.empty()) code.parameters.push_back("const char* " + variables_.packed_b);
     code.body = body_;
+    code.entry = entry_;
+    code.packed_b_argument = packed_b_argument_;
     return code;
   }
 
@@ -220,8 +223,9 @@ class BlockEmitter {
   void emit_main(const CpuMatmul& matmul, const View& c) {
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
+    const bool shared = !variables_.packed_b.empty();
     used_.insert(a_tensor.name);
-    used_.insert(b_tensor.name);
+    if (!shared || matmul.k_tail > 0) used_.insert(b_tensor.name);  // else the block reads only the packed B
     const std::vector<std::int64_t> a_strides = strides_of(a_tensor.shape);
     const std::vector<std::int64_t> b_strides = strides_of(b_tensor.shape);
     const bool a_rows = matmul.a_layout == MatrixLayout::row_major;
@@ -233,14 +237,18 @@ class BlockEmitter {
     const std::int64_t a_k = stride_of(matmul.a, a_strides, CpuDim::k);
     const std::int64_t b_k = stride_of(matmul.b, b_strides, CpuDim::k);
 
-    const auto config = [&](std::int64_t k, std::int64_t batch, bool accumulate) {
-      std::string text = "{.m = rows, .n = cols, .k = " + std::to_string(k);
+    const auto config_of = [&](const std::string& rows, const std::string& cols, std::int64_t k, std::int64_t batch,
+                               bool accumulate, bool always) {
+      std::string text = "{.m = " + rows + ", .n = " + cols + ", .k = " + std::to_string(k);
       if (batch > 1) text += ", .batch = " + std::to_string(batch);
       text += std::string(",\n      .a_layout = Layout::") + (a_rows ? "row_major" : "col_major") +
               ", .b_layout = Layout::" + (b_rows ? "row_major" : "col_major") +
               ", .c_layout = Layout::row_major,\n      .dtype = " + cxx_dtype(matmul.dtype) +
-              ", .accumulate = " + (accumulate ? "true" : "false") + "}";
+              ", .accumulate = " + (accumulate ? "true" : "false") + (always ? ", .packing = Packing::always}" : "}");
       return text;
+    };
+    const auto config = [&](std::int64_t k, std::int64_t batch, bool accumulate) {
+      return config_of("rows", "cols", k, batch, accumulate, shared);
     };
     const std::string leading = ", " + c.pointer + ", " + std::to_string(lda) + ", " +
                                 std::to_string(ldb) + ", " + c.ld;
@@ -251,8 +259,16 @@ class BlockEmitter {
            " (A, B) pairs of the batch-reduce index");
       const std::string name = object_name(matmul.statement, "main");
       line("static const Brgemm " + name + "(" + config(matmul.k, matmul.reduce_batch, !matmul.zero_init) + ");");
-      line(name + "(" + a_pointer + ", " + b_pointer + leading + ", " + std::to_string(a_r) +
-           ", " + std::to_string(b_r) + ");");
+      if (shared) {
+        share_b(matmul, config_of(std::to_string(variables_.block_rows), std::to_string(variables_.block_cols),
+                                  matmul.k, matmul.reduce_batch, !matmul.zero_init, true),
+                b_pointer, ldb, b_r);
+        line(name + "(" + a_pointer + ", PackedB{" + variables_.packed_b + "}, " + c.pointer + ", " +
+             std::to_string(lda) + ", " + c.ld + ", " + std::to_string(a_r) + ");");
+      } else {
+        line(name + "(" + a_pointer + ", " + b_pointer + leading + ", " + std::to_string(a_r) + ", " +
+             std::to_string(b_r) + ");");
+      }
     } else {
       if (matmul.k_slices > 1)
         line("// main: the reduction in " + std::to_string(matmul.k_slices) + " slices of kc = " +
@@ -263,11 +279,19 @@ class BlockEmitter {
       std::string call = name + "(" + a_pointer + ", " + b_pointer + leading;
       if (matmul.k_slices > 1)
         call += ", " + std::to_string(matmul.kc * a_k) + ", " + std::to_string(matmul.kc * b_k);
+      if (shared) {
+        share_b(matmul, config_of(std::to_string(variables_.block_rows), std::to_string(variables_.block_cols),
+                                  matmul.kc, matmul.k_slices, !matmul.zero_init, true),
+                b_pointer, ldb, matmul.kc * b_k);
+        call = name + "(" + a_pointer + ", PackedB{" + variables_.packed_b + "}, " + c.pointer + ", " +
+               std::to_string(lda) + ", " + c.ld;
+        if (matmul.k_slices > 1) call += ", " + std::to_string(matmul.kc * a_k);
+      }
       line(call + ");");
       if (matmul.k_tail > 0) {
         const std::int64_t done = matmul.k_slices * matmul.kc;
         const std::string tail = object_name(matmul.statement, "tail");
-        line("static const Brgemm " + tail + "(" + config(matmul.k_tail, 1, true) + ");");
+        line("static const Brgemm " + tail + "(" + config_of("rows", "cols", matmul.k_tail, 1, true, false) + ");");
         line(tail + "(" + a_pointer + " + " + std::to_string(done * a_k) + ", " + b_pointer +
              " + " + std::to_string(done * b_k) + leading + ");");
       }
@@ -334,6 +358,36 @@ class BlockEmitter {
       indent += "  ";
     }
     line(indent + call);
+  }
+
+  // The entry function's packing of B (at `b_pointer`, rows `ldb` and batch members `stride_b`
+  // elements apart) for `matmul`'s kernel `config`, one region per column block, and the
+  // argument handing a block its region.
+  void share_b(const CpuMatmul& matmul, const std::string& config, const std::string& b_pointer, std::int64_t ldb,
+               std::int64_t stride_b) {
+    const std::string kernel = object_name(matmul.statement, "pack_b");
+    const std::string buffer = names_.variable(variables_.packed_b + "_buffer");
+    const std::int64_t blocks = variables_.n_extent / variables_.block_cols;
+    const std::string bytes = kernel + ".packed_b_bytes()";
+    entry_ += "  // B of " + matmul.statement + " packed once per call (kernels/cpu's panels) and shared by every row block\n";
+    entry_ += "  static const Brgemm " + kernel + "(" + config + ");\n";
+    entry_ += "  static thread_local PackBuffer " + buffer + ";\n";
+    entry_ += "  char* const " + variables_.packed_b + " = static_cast<char*>(" + buffer + ".get(" +
+              (blocks > 1 ? std::to_string(blocks) + " * " : std::string()) + bytes + "));\n";
+    // One column block: B from its start (n0 is the block function's, always 0 here).
+    const std::string from = blocks > 1 ? b_pointer : names_.tensor(plan_.tensor(matmul.b.tensor).name);
+    const std::string pack = kernel + ".pack_b(" + from + ", " + std::to_string(ldb) + ", " +
+                             std::to_string(stride_b) + ", " + variables_.packed_b;
+    if (blocks > 1) {
+      const std::string& n0 = variables_.n0;
+      const std::string region = " + " + n0 + " / " + std::to_string(variables_.block_cols) + " * " + bytes;
+      entry_ += "  for (int64_t " + n0 + " = 0; " + n0 + " < " + std::to_string(variables_.n_extent) + "; " + n0 +
+                " += " + std::to_string(variables_.block_cols) + ")\n    " + pack + region + ");\n";
+      packed_b_argument_ = variables_.packed_b + region;
+    } else {
+      entry_ += "  " + pack + ");\n";
+      packed_b_argument_ = variables_.packed_b;
+    }
   }
 
   void emit_unary(const std::string& statement, const std::string& what, const std::string& op,
@@ -434,13 +488,23 @@ class BlockEmitter {
   const CpuNames& names_;
   const CpuStageVariables& variables_;
   const CpuAccess* writing_ = nullptr;  // the access being viewed as a written block
-  std::string body_;
+  std::string body_, entry_, packed_b_argument_;
   std::set<std::string> declared_, used_, written_;
   std::map<std::string, int> object_counts_;
   int scratch_count_ = 0;
 };
 
 }  // namespace
+
+bool cpu_block_can_share_b(const CpuStage& stage, std::int64_t rows, std::int64_t cols) {
+  if (stage.matmuls.size() != 1 || stage.m_name.empty() || stage.n_name.empty() || stage.m_extent <= rows)
+    return false;
+  const CpuMatmul& matmul = stage.matmuls.front();
+  if (matmul.conv) return false;
+  for (CpuDim dim : matmul.b.dims)
+    if (dim == CpuDim::batch) return false;
+  return stage.n_extent % cols == 0;
+}
 
 CpuBlockCode emit_cpu_block(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,
                             const CpuStageVariables& variables) {

@@ -17,6 +17,11 @@ namespace polyfuse {
 struct CpuStageVariables {
   std::vector<std::string> batch;  // one per batch index
   std::string m0, n0;              // block origins ("" when the stage has no rows/columns)
+  // Set when B of the stage's matmul is packed once per call, in the entry function, and
+  // shared by every row block (CpuBlockCode::entry): the block function's parameter holding
+  // its column block's packed panels. The entry packs with the full block's shape.
+  std::string packed_b;
+  std::int64_t block_rows = 0, block_cols = 0, n_extent = 0;
 };
 
 // The generated block function of one stage, in pieces.
@@ -24,7 +29,15 @@ struct CpuBlockCode {
   std::vector<std::string> tensors;     // tensors passed in, in plan order (identifiers)
   std::vector<std::string> parameters;  // "const uint16_t* A", then the loop variables
   std::string body;                     // statements, each line indented by two spaces
+  // With variables.packed_b: the entry function's statements packing B before the block
+  // loops (indented by two spaces) and the argument passing a block its panels.
+  std::string entry, packed_b_argument;
 };
+
+// Whether the entry function can pack B of `stage`'s matmul once per call for blocks of
+// `cols` columns (of `n_extent`): one plain matmul whose B has no batch index, more than one
+// row block of `rows`, and every column block `cols` wide.
+bool cpu_block_can_share_b(const CpuStage& stage, std::int64_t rows, std::int64_t cols);
 
 // Lowers `stage` of `plan` to a block body.
 CpuBlockCode emit_cpu_block(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,

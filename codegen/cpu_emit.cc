@@ -257,6 +257,13 @@ class Emitter {
     if (!variables.m0.empty()) loops.push_back(rows);
     if (!variables.n0.empty()) loops.push_back(cols);
 
+    // B packed once per call and shared by the row blocks (the GotoBLAS order), where it can be.
+    if (cpu_block_can_share_b(stage, rows.block, cols.block)) {
+      variables.packed_b = names_.variable(stage.name + "_" + names_.tensor(stage.matmuls.front().b.tensor) + "_packed");
+      variables.block_rows = rows.block;
+      variables.block_cols = cols.block;
+      variables.n_extent = stage.n_extent;
+    }
     const CpuBlockCode code = emit_cpu_block(plan_, stage, names_, variables);
     const std::string function = stage.name + "_block";
     blocks += "// " + stage.name + " (" + statement_list(stage) +
@@ -274,12 +281,13 @@ class Emitter {
       arguments.push_back(loop.loops() ? loop.variable : "0");
       depth += loop.loops();
     }
+    if (!code.packed_b_argument.empty()) arguments.push_back(code.packed_b_argument);
     if (is_conv_stage(stage) && !variables.n0.empty()) std::rotate(loops.begin(), loops.end() - 1, loops.end());
     std::string text = "  // " + stage.name + ": " + statement_list(stage) +
                        (depth > 0 && !stage.parallel ? " (one thread: " + std::to_string(stage.flops) +
                                                            " flops, below the parallel threshold)"
                                                      : std::string()) +
-                       "\n";
+                       "\n" + code.entry;
     std::string indent = "  ";
     if (depth > 0 && stage.parallel) text += indent + omp_for(depth);
     for (const BlockLoop& loop : loops) {

@@ -41,5 +41,16 @@ TEST(CpuGoldenLoopNest, RowReductionsWithoutAMatmul) {
   }
 }
 
+// B packed once per call in the entry function and shared by every row block: two row
+// blocks of 32 and two column blocks of 32 (one packed region each), k in two slices.
+TEST(CpuGoldenSharedB, PackedOncePerCallForEveryRowBlock) {
+  const Program program =
+      compile_text(example_text("gemm_bias_relu"), {{"M", 64}, {"N", 64}, {"K", 64}}, "examples/gemm_bias_relu.tc");
+  CpuScheduleOptions options;
+  options.min_parallel_flops = 0;
+  options.blocking = {32, 32, 32};
+  EXPECT_TRUE(matches_golden(emit_cpu(plan_cpu(program, options), program), "cpu/gemm_bias_relu_shared_b.cpp"));
+}
+
 }  // namespace
 }  // namespace polyfuse::testing

@@ -98,6 +98,30 @@ std::vector<RunCase> loop_nest_cases() {
   return cases;
 }
 
+// A CPU run at small blocks (32 x 24, kc = 32), every stage parallel, no timing.
+RunRequest small_parallel_blocks() {
+  RunRequest request;
+  request.target = Target::cpu;
+  request.cpu_schedule.target = default_cpu_target();
+  request.cpu_schedule.blocking = {32, 24, 32};
+  request.cpu_schedule.min_parallel_flops = 0;  // parallel at these small sizes
+  request.repeats = 0;
+  return request;
+}
+
+// `program` checked against the reference on 1, 2 and 3 threads, all three the same bits.
+void expect_same_results_on_1_2_3_threads(const std::string& example, const Program& program) {
+  RunRequest request = small_parallel_blocks();
+  std::optional<reference::TensorData> one_thread;
+  for (int threads : {1, 2, 3}) {
+    request.cpu_schedule.threads = threads;
+    const RunReport report = run_program(program, request);
+    EXPECT_TRUE(report.check.ok) << example << " on " << threads << " threads: " << report.check.to_string();
+    if (!one_thread) one_thread = report.outputs;
+    else EXPECT_TRUE(report.outputs == *one_thread) << example << ": " << threads << " threads differ from 1";
+  }
+}
+
 // The thread count (a num_threads clause) splits output blocks, never a reduction: 1, 2 and
 // 3 threads (uneven over the blocks) give the same bits, at small blocks (many of them,
 // with edges) for every blocked example (the row-reduction ones add single-threaded loop-nest
@@ -108,20 +132,22 @@ TEST(CpuThreads, ResultsDoNotDependOnTheThreadCount) {
     const std::string text = example_text(example);
     const Program program =
         compile_text(text, sizes_used(text, {{"M", 100}, {"N", 130}, {"K", 70}, {"B", 2}, {"H", 2}, {"R", 2}}), example + ".tc");
-    RunRequest request;
-    request.target = Target::cpu;
-    request.cpu_schedule.target = default_cpu_target();
-    request.cpu_schedule.blocking = {32, 24, 32};
-    request.cpu_schedule.min_parallel_flops = 0;  // parallel at these small sizes
-    request.repeats = 0;
-    std::optional<reference::TensorData> one_thread;
-    for (int threads : {1, 2, 3}) {
-      request.cpu_schedule.threads = threads;
-      const RunReport report = run_program(program, request);
-      EXPECT_TRUE(report.check.ok) << example << " on " << threads << " threads: " << report.check.to_string();
-      if (!one_thread) one_thread = report.outputs;
-      else EXPECT_TRUE(report.outputs == *one_thread) << example << ": " << threads << " threads differ from 1";
-    }
+    expect_same_results_on_1_2_3_threads(example, program);
+  }
+}
+
+// B packed once per call by the entry function and shared by every row block (and every
+// thread): three column blocks of 24, row blocks of 32 with a tail, k in slices with a tail
+// (gemm_bias_relu), the batch-reduce index (brgemm) and f32 (gemm_f32): the same bits on 1,
+// 2 and 3 threads, and the code does share B (else the test proves nothing).
+TEST(CpuThreads, SharedPackedBGivesTheSameResultsOnAnyThreadCount) {
+  for (const std::string example : {"gemm_bias_relu", "brgemm", "gemm_f32"}) {
+    const std::string text = example_text(example);
+    const Program program =
+        compile_text(text, sizes_used(text, {{"M", 100}, {"N", 72}, {"K", 70}, {"R", 3}}), example + ".tc");
+    EXPECT_NE(emit_cpu(program, small_parallel_blocks().cpu_schedule).find(".pack_b("), std::string::npos)
+        << example << ": B not shared";
+    expect_same_results_on_1_2_3_threads(example, program);
   }
 }
 

@@ -128,6 +128,42 @@ TEST_P(BrgemmTest, LowPrecisionInputsAccumulateInF32) {
         }
 }
 
+// B packed once (Brgemm::pack_b) and shared by two row blocks of different heights: the
+// same panels as packing per call, so C must match it bit for bit.
+TEST_P(BrgemmTest, SharedPackedBMatchesPackingPerCall) {
+  for (DType dtype : {DType::f32, DType::bf16})
+    for (Layout lc : {Layout::row_major, Layout::col_major}) {
+      BrgemmConfig cfg;
+      cfg.n = 29, cfg.k = 600 + 7, cfg.batch = 2, cfg.dtype = dtype, cfg.isa = GetParam();
+      cfg.a_layout = cfg.b_layout = Layout::row_major, cfg.c_layout = lc;
+      cfg.accumulate = false, cfg.packing = Packing::always;
+      SCOPED_TRACE(std::string(to_string(dtype)) + " C " + to_string(lc));
+      const int64_t rows[2] = {37, 16};  // a block and a shorter last block
+      const int64_t m = rows[0] + rows[1], lda = cfg.k, ldb = cfg.n + 3;
+      const int64_t ldc = lc == Layout::row_major ? cfg.n : m;
+      std::mt19937 rng(7);
+      const Buffer a = random_buffer(dtype, m * lda * cfg.batch, rng);
+      const Buffer b = random_buffer(dtype, cfg.k * ldb * cfg.batch, rng);
+      std::vector<float> per_call(static_cast<size_t>(m * cfg.n), -1.0f), shared = per_call;
+      PackBuffer packed;
+      for (int block = 0, row = 0; block < 2; row += rows[block++]) {
+        BrgemmConfig block_cfg = cfg;
+        block_cfg.m = rows[block];
+        const Brgemm kernel(block_cfg);
+        if (block == 0) kernel.pack_b(b.data(), ldb, cfg.k * ldb, packed.get(kernel.packed_b_bytes()));
+        const auto* a_block = static_cast<const uint8_t*>(a.data()) + row * lda * dtype_size(dtype);
+        const int64_t c_at = lc == Layout::row_major ? row * ldc : row;
+        kernel(a_block, b.data(), per_call.data() + c_at, lda, ldb, ldc, m * lda, cfg.k * ldb);
+        kernel(a_block, PackedB{packed.get(0)}, shared.data() + c_at, lda, ldc, m * lda);
+      }
+      EXPECT_EQ(per_call, shared);
+      EXPECT_NE(per_call[0], -1.0f);
+    }
+  BrgemmConfig direct;
+  direct.m = direct.n = direct.k = 8, direct.isa = GetParam(), direct.packing = Packing::never;
+  EXPECT_THROW(Brgemm(direct).packed_b_bytes(), ConfigError);
+}
+
 TEST_P(BrgemmTest, ReportsTheForcedPathAndBlock) {
   BrgemmConfig cfg;
   cfg.m = cfg.n = cfg.k = 8;

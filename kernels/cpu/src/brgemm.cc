@@ -50,21 +50,6 @@ void check_positive(int64_t value, const char* field) {
                       std::to_string(value) + ")");
 }
 
-// Thread-local, 64-byte aligned scratch for packed panels; grows, never shrinks.
-struct Scratch {
-  void* data = nullptr;
-  size_t bytes = 0;
-  ~Scratch() { ::operator delete(data, std::align_val_t{64}); }
-  void* get(size_t need) {
-    if (need > bytes) {
-      ::operator delete(data, std::align_val_t{64});
-      data = ::operator new(need, std::align_val_t{64});
-      bytes = need;
-    }
-    return data;
-  }
-};
-
 // Run-time operands after normalisation.
 struct Operands {
   View a;  // m x k
@@ -72,7 +57,33 @@ struct Operands {
   float* c;
   int64_t ldc;
   int64_t stride_a, stride_b;
+  const void* shared_b = nullptr;  // the original B packed by Brgemm::pack_b, or none
 };
+
+int64_t panel_bytes_of(const BrgemmPlan& plan) { return plan.family->k_pack == 2 ? 2 : 4; }
+
+// The shared packed B (Brgemm::pack_b): the original B after normalisation (A' when
+// swapped, else B') packed whole along its free dimension, one region per (batch, kc
+// block of the reduction), regions in that order. Its free extent, in whole panels:
+int64_t shared_extent(const BrgemmPlan& plan) {
+  const int64_t width = plan.swap ? plan.mr : plan.nr;
+  const int64_t extent = plan.swap ? plan.m : plan.n;
+  return (extent + width - 1) / width * width;
+}
+
+// Byte offset of the region of (batch, k0); (config.batch, 0) gives the whole size.
+int64_t shared_offset(const BrgemmPlan& plan, int64_t batch, int64_t k0) {
+  const int64_t kp = plan.family->k_pack;
+  const int64_t k_padded = (plan.config.k + kp - 1) / kp * kp;
+  return (batch * k_padded + k0) * shared_extent(plan) * panel_bytes_of(plan);
+}
+
+// A(m, k) or B(k, n) of the original problem as a strided view.
+View matrix_view(const void* base, DType dtype, Layout layout, int64_t ld) {
+  return layout == Layout::col_major ? View{base, dtype, 1, ld} : View{base, dtype, ld, 1};
+}
+
+View transposed(const View& v) { return View{v.base, v.dtype, v.cs, v.rs}; }
 
 void run_tile(const KernelFamily& family, MicroArgs& args, int64_t rows, int64_t cols) {
   const int64_t lanes = family.lanes;
@@ -122,7 +133,8 @@ View offset(const View& v, int64_t elements) {
 }
 
 // Packed driver (Goto): for each nc block of N, for each (batch, kc) block of the
-// reduction, pack B'; for each mc block of M, pack A'; sweep the register tiles.
+// reduction, pack B'; for each mc block of M, pack A'; sweep the register tiles. With a
+// shared packed B (op.shared_b), the original B's panels are read from there instead.
 void run_packed(const BrgemmPlan& plan, const Operands& op) {
   const KernelFamily& family = *plan.family;
   const int64_t kp = family.k_pack;
@@ -132,9 +144,11 @@ void run_packed(const BrgemmPlan& plan, const Operands& op) {
   const int64_t kc_max = std::min(blk.kc, (K + kp - 1) / kp * kp);
   const int64_t nc_max = std::min(blk.nc, (plan.n + plan.nr - 1) / plan.nr * plan.nr);
   const int64_t mc_max = std::min(blk.mc, (plan.m + plan.mr - 1) / plan.mr * plan.mr);
-  thread_local Scratch a_scratch, b_scratch;
-  void* a_pack = a_scratch.get(static_cast<size_t>(mc_max * kc_max * panel_bytes));
-  void* b_pack = b_scratch.get(static_cast<size_t>(nc_max * kc_max * panel_bytes));
+  thread_local PackBuffer a_scratch, b_scratch;
+  // The original B, packed by Brgemm::pack_b (shared), is A' when swapped, else B'.
+  const char* shared = static_cast<const char*>(op.shared_b);
+  void* a_pack = shared && plan.swap ? nullptr : a_scratch.get(mc_max * kc_max * panel_bytes);
+  void* b_pack = shared && !plan.swap ? nullptr : b_scratch.get(nc_max * kc_max * panel_bytes);
 
   MicroArgs args{};
   args.a_k = plan.mr * kp;
@@ -149,21 +163,28 @@ void run_packed(const BrgemmPlan& plan, const Operands& op) {
       for (int64_t k0 = 0; k0 < K; k0 += blk.kc) {
         const int64_t kc = std::min(blk.kc, K - k0);
         const int64_t kc_padded = (kc + kp - 1) / kp * kp;
-        pack_b(offset(op.b, batch * op.stride_b + k0 * op.b.rs + j0 * op.b.cs), kc, nc,
-               plan.nr, kp, b_pack);
+        const char* region = shared ? shared + shared_offset(plan, batch, k0) : nullptr;
+        if (b_pack)
+          pack_b(offset(op.b, batch * op.stride_b + k0 * op.b.rs + j0 * op.b.cs), kc, nc,
+                 plan.nr, kp, b_pack);
+        const char* b_panels =
+            b_pack ? static_cast<const char*>(b_pack) : region + j0 * kc_padded * panel_bytes;
         args.k = kc_padded / kp;
         args.load_c = plan.config.accumulate || !first;
         first = false;
         for (int64_t i0 = 0; i0 < plan.m; i0 += blk.mc) {
           const int64_t mc = std::min(blk.mc, plan.m - i0);
-          pack_a(offset(op.a, batch * op.stride_a + i0 * op.a.rs + k0 * op.a.cs), mc, kc,
-                 plan.mr, kp, a_pack);
+          if (a_pack)
+            pack_a(offset(op.a, batch * op.stride_a + i0 * op.a.rs + k0 * op.a.cs), mc, kc,
+                   plan.mr, kp, a_pack);
+          const char* a_panels =
+              a_pack ? static_cast<const char*>(a_pack) : region + i0 * kc_padded * panel_bytes;
           for (int64_t j = 0; j < nc; j += plan.nr) {
             const int64_t cols = std::min(plan.nr, nc - j);
-            args.b = static_cast<const char*>(b_pack) + (j / plan.nr) * plan.nr * kc_padded * panel_bytes;
+            args.b = b_panels + (j / plan.nr) * plan.nr * kc_padded * panel_bytes;
             for (int64_t i = 0; i < mc; i += plan.mr) {
               const int64_t rows = std::min(plan.mr, mc - i);
-              args.a = static_cast<const char*>(a_pack) + (i / plan.mr) * plan.mr * kc_padded * panel_bytes;
+              args.a = a_panels + (i / plan.mr) * plan.mr * kc_padded * panel_bytes;
               args.c = op.c + (i0 + i) + (j0 + j) * op.ldc;
               run_tile(family, args, rows, cols);
             }
@@ -231,19 +252,19 @@ bool Brgemm::packs() const { return plan_->pack; }
 int64_t Brgemm::block_m() const { return plan_->mr; }
 int64_t Brgemm::block_n() const { return plan_->nr; }
 
-void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
-                        int64_t ld_c, int64_t stride_a, int64_t stride_b) const {
-  const detail::BrgemmPlan& plan = *plan_;
+namespace detail {
+namespace {
+
+// The operands of a call after normalisation (a swapped plan computes C^T = B^T A^T).
+Operands operands(const BrgemmPlan& plan, const void* a, const void* b, float* c, int64_t ld_a,
+                  int64_t ld_b, int64_t ld_c, int64_t stride_a, int64_t stride_b) {
   const BrgemmConfig& cfg = plan.config;
-  // A(m, k) and B(k, n) as strided views.
-  const detail::View va{a, cfg.dtype, cfg.a_layout == Layout::col_major ? 1 : ld_a,
-                        cfg.a_layout == Layout::col_major ? ld_a : 1};
-  const detail::View vb{b, cfg.dtype, cfg.b_layout == Layout::col_major ? 1 : ld_b,
-                        cfg.b_layout == Layout::col_major ? ld_b : 1};
-  detail::Operands op;
+  const View va = matrix_view(a, cfg.dtype, cfg.a_layout, ld_a);
+  const View vb = matrix_view(b, cfg.dtype, cfg.b_layout, ld_b);
+  Operands op;
   if (plan.swap) {  // A' = B^T (n x k), B' = A^T (k x m)
-    op.a = detail::View{b, cfg.dtype, vb.cs, vb.rs};
-    op.b = detail::View{a, cfg.dtype, va.cs, va.rs};
+    op.a = transposed(vb);
+    op.b = transposed(va);
     op.stride_a = stride_b;
     op.stride_b = stride_a;
   } else {
@@ -254,10 +275,69 @@ void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, in
   }
   op.c = c;
   op.ldc = ld_c;
-  if (plan.pack)
-    detail::run_packed(plan, op);
+  return op;
+}
+
+void require_packing(const BrgemmPlan& plan, const char* what) {
+  if (!plan.pack)
+    throw ConfigError(std::string("Brgemm::") + what +
+                      ": a packed B needs a kernel that packs (BrgemmConfig.packing = always)");
+}
+
+}  // namespace
+}  // namespace detail
+
+void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
+                        int64_t ld_c, int64_t stride_a, int64_t stride_b) const {
+  const detail::Operands op = detail::operands(*plan_, a, b, c, ld_a, ld_b, ld_c, stride_a, stride_b);
+  if (plan_->pack)
+    detail::run_packed(*plan_, op);
   else
-    detail::run_direct(plan, op);
+    detail::run_direct(*plan_, op);
+}
+
+int64_t Brgemm::packed_b_bytes() const {
+  detail::require_packing(*plan_, "packed_b_bytes");
+  return detail::shared_offset(*plan_, plan_->config.batch, 0);
+}
+
+void Brgemm::pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed) const {
+  const detail::BrgemmPlan& plan = *plan_;
+  detail::require_packing(plan, "pack_b");
+  const int64_t kp = plan.family->k_pack;
+  const int64_t K = plan.config.k;
+  const detail::View vb = detail::matrix_view(b, plan.config.dtype, plan.config.b_layout, ld_b);
+  char* out = static_cast<char*>(packed);
+  for (int64_t batch = 0; batch < plan.config.batch; ++batch)
+    for (int64_t k0 = 0; k0 < K; k0 += plan.blocking.kc) {
+      const int64_t kc = std::min(plan.blocking.kc, K - k0);
+      const int64_t at = batch * stride_b;
+      char* region = out + detail::shared_offset(plan, batch, k0);
+      if (plan.swap)  // A' = B^T: panels of mr columns of B
+        detail::pack_a(detail::offset(detail::transposed(vb), at + k0 * vb.rs), plan.m, kc, plan.mr, kp, region);
+      else
+        detail::pack_b(detail::offset(vb, at + k0 * vb.rs), kc, plan.n, plan.nr, kp, region);
+    }
+}
+
+void Brgemm::operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c,
+                        int64_t stride_a) const {
+  detail::require_packing(*plan_, "operator()");
+  detail::Operands op = detail::operands(*plan_, a, a, c, ld_a, ld_a, ld_c, stride_a, stride_a);
+  op.shared_b = b.data;
+  detail::run_packed(*plan_, op);
+}
+
+PackBuffer::~PackBuffer() { ::operator delete(data_, std::align_val_t{64}); }
+
+void* PackBuffer::get(int64_t bytes) {
+  if (bytes > bytes_) {
+    ::operator delete(data_, std::align_val_t{64});
+    data_ = nullptr;
+    data_ = ::operator new(static_cast<size_t>(bytes), std::align_val_t{64});
+    bytes_ = bytes;
+  }
+  return data_;
 }
 
 }  // namespace polyfuse::cpu

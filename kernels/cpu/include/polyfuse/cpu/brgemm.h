@@ -38,6 +38,26 @@ struct BrgemmConfig {
   Packing packing = Packing::automatic;
 };
 
+// B packed once by Brgemm::pack_b, for calls that share it (PackedB{pointer}).
+struct PackedB {
+  const void* data;
+};
+
+// A 64-byte aligned buffer that grows and never shrinks: a thread's home for packed B.
+class PackBuffer {
+ public:
+  PackBuffer() = default;
+  ~PackBuffer();
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  // At least `bytes` bytes (the contents are not kept across a growth).
+  void* get(int64_t bytes);
+
+ private:
+  void* data_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
 namespace detail {
 struct BrgemmPlan;  // the kernel's hidden, precomputed execution plan
 }
@@ -58,6 +78,17 @@ class Brgemm {
   // must be at least the row (col-major) or column (row-major) count.
   void operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
                   int64_t ld_c, int64_t stride_a = 0, int64_t stride_b = 0) const;
+
+  // B packed once, for many calls (the GotoBLAS order: one packed B, many row blocks
+  // of A and C). Only for a kernel that packs (packs(); else ConfigError). The packed
+  // form depends on every field of the config but m, so kernels that differ only in m
+  // (a block and the block at the end of M) share it. pack_b writes packed_b_bytes()
+  // bytes at `packed` (64-byte aligned); the call then reads B from there instead of
+  // packing it: the same panels, so the same results, bit for bit.
+  int64_t packed_b_bytes() const;
+  void pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed) const;
+  void operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c,
+                  int64_t stride_a = 0) const;
 
   const BrgemmConfig& config() const;
   // The ISA path the kernel runs (never Isa::native).
