@@ -108,7 +108,7 @@ TEST(AutotuneReportJson, RoundTripsAndRejectsDamagedEntries) {
   report.rows.push_back(AutotuneRow{"default", 0, 0, 0, 0, 0, 0, std::nullopt, "the same kernel as stages=3"});
   report.winner = "stages=3";
   report.timed = true;
-  const std::vector<TuningCandidate> set = {{}, {{}, {}, 3, 0, {}, {}}};
+  const std::vector<TuningCandidate> set = {{}, {{}, {}, 3, 0, {}, {}, {}}};
   CompileOptions base;
   base.arch = Arch::sm_80;
   const std::optional<AutotuneReport> back = api::report_from_json(api::report_json(report), set, base);
