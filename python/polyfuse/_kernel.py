@@ -59,6 +59,9 @@ def compile(
     split_k: int = 0,
     stages: int = 0,
     group: Optional[int] = None,
+    consumer_schedule: Optional[str] = None,
+    f32_matmul: Optional[str] = None,
+    cluster: Optional[str] = None,
     autotune: bool = False,
     fast_math: bool = False,
     line_info: bool = False,
@@ -72,7 +75,10 @@ def compile(
     of each call. backend: "cuda" (a GPU; DLPack device arrays), "emu" (the CUDA emulator;
     NumPy arrays) or "cpu" (the CPU target's C++; NumPy arrays); default "cuda" when a GPU is
     present, else "emu". arch ("sm_80", "sm_90a", ...), block and warp ("128x128x32"), mma
-    ("m16n8k16"), split_k, stages and group are the GPU path's options (refused with "cpu");
+    ("m16n8k16"), split_k, stages, group, consumer_schedule ("cooperative" or "pingpong": the
+    sm_90a kernel's consumer warpgroups), f32_matmul ("tf32", "3xtf32" or "f32": f32 operands'
+    matmuls) and cluster ("1x1", "2x1" or "1x2": the sm_90a kernel's thread-block clusters) are
+    the GPU path's options (refused with "cpu");
     autotune=True lets the autotuner choose them (polyfuse/autotune.h: timed on a GPU, a static
     ranking without one; the winner cached per program, sizes and GPU; refused beside them);
     threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
@@ -90,6 +96,7 @@ def compile(
     options.backend = backend
     options.arch, options.block, options.warp, options.mma = arch, block, warp, mma
     options.split_k, options.stages, options.group = split_k, stages, group
+    options.consumer_schedule, options.f32_matmul, options.cluster = consumer_schedule, f32_matmul, cluster
     options.autotune = autotune
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
     options.threads = threads

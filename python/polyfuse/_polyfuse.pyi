@@ -7,6 +7,9 @@ class Options:
     block: Optional[str]
     warp: Optional[str]
     mma: Optional[str]
+    consumer_schedule: Optional[str]
+    f32_matmul: Optional[str]
+    cluster: Optional[str]
     split_k: int
     stages: int
     group: Optional[int]

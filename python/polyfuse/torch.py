@@ -36,7 +36,8 @@ _OPERATORS: "weakref.WeakSet[Op]" = weakref.WeakSet()
 atexit.register(lambda: [operator._kernels.clear() for operator in list(_OPERATORS)])
 
 # polyfuse.compile's options that are not sizes; those of the GPU path are left out on "cpu".
-_GPU_OPTIONS = ("arch", "block", "warp", "mma", "split_k", "stages", "group", "autotune")
+_GPU_OPTIONS = ("arch", "block", "warp", "mma", "split_k", "stages", "group", "consumer_schedule", "f32_matmul", "cluster",
+                "autotune")
 _OPTIONS = _GPU_OPTIONS + ("fast_math", "line_info", "use_cache", "threads")
 
 

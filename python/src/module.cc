@@ -36,7 +36,7 @@ polyfuse::Backend backend_from_string(const std::string& text) {
 // The options of polyfuse.compile, as text where the C++ API has a parser.
 struct Options {
   std::string backend;
-  std::optional<std::string> arch, block, warp, mma;
+  std::optional<std::string> arch, block, warp, mma, consumer_schedule, f32_matmul, cluster;
   int split_k = 0;
   int stages = 0;
   std::optional<int> group;
@@ -54,6 +54,9 @@ polyfuse::CompileOptions compile_options(const Options& o) {
   if (o.block) options.block = polyfuse::tile_shape_from_string(*o.block);
   if (o.warp) options.warp = polyfuse::tile_shape_from_string(*o.warp);
   if (o.mma) options.mma = polyfuse::mma_shape_from_string(*o.mma);
+  if (o.consumer_schedule) options.consumer_schedule = polyfuse::consumer_schedule_from_string(*o.consumer_schedule);
+  if (o.f32_matmul) options.f32_matmul = polyfuse::f32_matmul_from_string(*o.f32_matmul);
+  if (o.cluster) options.cluster = polyfuse::cluster_shape_from_string(*o.cluster);
   options.split_k = o.split_k;
   options.stages = o.stages;
   options.group = o.group;
@@ -127,6 +130,9 @@ NB_MODULE(_polyfuse, m) {
       .def_rw("block", &Options::block)
       .def_rw("warp", &Options::warp)
       .def_rw("mma", &Options::mma)
+      .def_rw("consumer_schedule", &Options::consumer_schedule)
+      .def_rw("f32_matmul", &Options::f32_matmul)
+      .def_rw("cluster", &Options::cluster)
       .def_rw("split_k", &Options::split_k)
       .def_rw("stages", &Options::stages)
       .def_rw("group", &Options::group)

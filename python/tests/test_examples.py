@@ -66,6 +66,22 @@ def test_autotune_chooses_the_tiles(example_source):
         polyfuse.compile(example_source("gemm"), backend="emu", autotune=True, stages=3, M=13, N=24, K=40)
 
 
+def test_sm90a_kernel_options(example_source):
+    # the sm_90a TMA + wgmma kernel's own options: its consumers' schedule and a cluster of two
+    # blocks sharing B by TMA multicast, on the emulator
+    kernel = polyfuse.compile(example_source("gemm"), backend="emu", arch="sm_90a", consumer_schedule="pingpong",
+                              cluster="2x1", M=13, N=24, K=40)
+    assert "cluster" in kernel.cuda_source
+    a, b = inputs("gemm")
+    assert_close(kernel(a, b), expected("gemm", [a, b])[0], "f16")
+    with pytest.raises(polyfuse.SourceError, match="only the sm_90a warp-specialised TMA \\+ wgmma kernel has thread-block clusters"):
+        polyfuse.compile(example_source("gemm"), backend="emu", arch="sm_80", cluster="2x1", M=13, N=24, K=40)
+    with pytest.raises(polyfuse.SourceError, match="unknown cluster '3x1'"):
+        polyfuse.compile(example_source("gemm"), backend="emu", arch="sm_90a", cluster="3x1", M=13, N=24, K=40)
+    with pytest.raises(polyfuse.SourceError, match="CompileOptions::cluster has no meaning for Backend::cpu"):
+        polyfuse.compile(example_source("gemm"), backend="cpu", cluster="2x1", M=13, N=24, K=40)
+
+
 def test_a_plan_is_called_like_one_kernel(example_source):
     # A row of 264 columns does not fit a block tile: the matmul kernel, then the row chain's.
     kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=264, K=24)

@@ -97,7 +97,8 @@ void refuse_gpu_options(const CompileOptions& options) {
       {options.arch.has_value(), "arch"},    {options.block.has_value(), "block"}, {options.warp.has_value(), "warp"},
       {options.mma.has_value(), "mma"},      {options.split_k != 0, "split_k"},    {options.stages != 0, "stages"},
       {options.group.has_value(), "group"},  {options.fast_math, "fast_math"},     {options.line_info, "line_info"},
-      {options.f32_matmul.has_value(), "f32_matmul"}, {options.cluster.has_value(), "cluster"}};
+      {options.f32_matmul.has_value(), "f32_matmul"}, {options.cluster.has_value(), "cluster"},
+      {options.consumer_schedule.has_value(), "consumer_schedule"}};
   for (const auto& [is_set, option] : set)
     if (is_set)
       throw UserError(fmt::format("CompileOptions::{} has no meaning for Backend::cpu (the CPU target has its own "

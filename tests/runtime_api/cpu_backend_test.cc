@@ -65,6 +65,13 @@ TEST(CpuBackend, GpuOptionsAreRefused) {
   options = cpu_options();
   options.fast_math = true;
   EXPECT_THROW((void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options), polyfuse::SourceError);
+  // the sm_90a kernel's options too
+  options = cpu_options();
+  options.consumer_schedule = polyfuse::ConsumerSchedule::pingpong;
+  EXPECT_THROW((void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options), polyfuse::SourceError);
+  options = cpu_options();
+  options.cluster = polyfuse::ClusterShape{2, 1};
+  EXPECT_THROW((void)example("gemm", {{"M", 16}, {"N", 8}, {"K", 16}}).compile(options), polyfuse::SourceError);
 }
 
 // CompileOptions::threads: the CPU target's num_threads clause; refused elsewhere and below 1.
