@@ -220,15 +220,13 @@ class Printer {
     }
     PF_INTERNAL_CHECK(!p.wait.is_null() && !p.slice_loop.is_null(),
                       "fragment pipeline: the k-step loop holds no ring wait or no k-slice loop below a warp mark");
-    bool loads_first = true;
-    for (const isl::ast_node& child : children(p.slice_loop.body())) {
-      const bool load = fp.is_fragment_load(statement_name(child));
-      PF_INTERNAL_CHECK(!load || loads_first, "fragment pipeline: a fragment load after a k-slice's MMAs");
-      if (load) p.loads.push_back(child);
-      loads_first = loads_first && load;
-    }
+    // the fragment loads of the k-slice, leading it or (several matmuls sharing A) between
+    // their MMAs: all are issued for the next k-slice before this one's MMAs
+    for (const isl::ast_node& child : children(p.slice_loop.body()))
+      if (fp.is_fragment_load(statement_name(child))) p.loads.push_back(child);
     PF_INTERNAL_CHECK(!p.loads.empty(), "fragment pipeline: a k-slice loop without fragment loads");
     p.k_step = iterator_of(loop);
+    p.step_loop = loop;
     p.k_slice = iterator_of(p.slice_loop);
     // the fill: the first k-step's stage visible, its first k-slice's fragments into set 0
     // (the loads name their buffer, k-step % stages, themselves: isl's expression of it may
@@ -240,7 +238,7 @@ class Printer {
                              first));
     iterator_names_[p.k_step] = first_value >= 0 ? first : "(" + first + ")";
     iterator_names_[p.k_slice] = "0";
-    statement(p.wait.as<isl::ast_node_user>(), indent, "");
+    wait_statement(p.wait.as<isl::ast_node_user>(), indent, "", "");
     const std::string buffer = first_value >= 0 ? std::to_string(first_value % fp.stages)
                                                 : fmt::format("({}) % {}", first, fp.stages);
     for (const isl::ast_node& load : p.loads) statement(load.as<isl::ast_node_user>(), indent, "0", buffer);
@@ -250,6 +248,7 @@ class Printer {
     node(loop.body(), indent + 1);
     close_loop(iterator, indent);
     pipeline_.reset();
+    after_loop_ = true;  // its last k-slice loaded fragments of the next k-step's stage
   }
 
   void pipelined_k_slices(const isl::ast_node_for& loop, int indent) {
@@ -261,7 +260,12 @@ class Printer {
     line(indent + 2, fmt::format("// before the last k-slice: k-step {} + 1's copies landed, and past this barrier every warp "
                                  "has loaded this stage's fragments (the next k-step's copies may overwrite it)",
                                  k_step));
-    statement(p.wait.as<isl::ast_node_user>(), indent + 2, "");
+    // the wait of k-step k_step + 1, in its stage, which exists while the loop's condition holds for it
+    iterator_names_[p.k_step] = fmt::format("({} + 1)", k_step);
+    const std::string guard = expr(p.step_loop.cond());
+    wait_statement(p.wait.as<isl::ast_node_user>(), indent + 2,
+                   fmt::format("({} + 1) % {}", k_step, hooks_.fragment_pipeline->stages), guard);
+    iterator_names_[p.k_step] = k_step;
     line(indent + 1, "}");
     line(indent + 1, fmt::format("// the next k-slice's fragments into the other set: k-slice {} + 1 of this k-step, or the "
                                  "next k-step's first",
@@ -276,21 +280,24 @@ class Printer {
     iterator_names_[p.k_step] = k_step;
     iterator_names_[iterator] = k_slice;
     set_ = k_slice + " % 2";
-    const std::vector<isl::ast_node> body = children(loop.body());
-    for (size_t i = p.loads.size(); i < body.size(); ++i) node(body[i], indent + 1);
+    for (const isl::ast_node& child : children(loop.body()))
+      if (!hooks_.fragment_pipeline->is_fragment_load(statement_name(child))) node(child, indent + 1);
     set_.clear();
     close_loop(iterator, indent);
   }
 
   void user(const isl::ast_node_user& n, int indent) {
-    // under the fragment pipeline the ring's wait is printed before the last k-slice
-    if (pipeline_ && hooks_.fragment_pipeline->is_wait(statement_name(n))) return;
+    if (hooks_.fragment_pipeline && hooks_.fragment_pipeline->is_wait(statement_name(n))) {
+      // under the fragment pipeline the ring's wait is printed before the last k-slice
+      if (!pipeline_) wait_statement(n, indent, "", "");
+      return;
+    }
     statement(n, indent, set_.empty() && hooks_.fragment_pipeline ? "0" : set_);
   }
 
-  // One statement instance; `set` ("" for none) the fragment set its fragments are; `buffer`
-  // (unless "") in place of its first argument.
-  void statement(const isl::ast_node_user& n, int indent, const std::string& set, const std::string& buffer = "") {
+  // The statement's name and its arguments as C expressions; `buffer` (unless "") in place of
+  // its first argument.
+  std::pair<std::string, std::vector<std::string>> call(const isl::ast_node_user& n, const std::string& buffer) {
     isl::ast_expr e = n.expr();
     PF_INTERNAL_CHECK(e.isa<isl::ast_expr_op>() && e.as<isl::ast_expr_op>().isa<isl::ast_expr_op_call>(),
                       "a user statement is not a call");
@@ -299,15 +306,32 @@ class Printer {
     std::vector<std::string> args;
     for (unsigned i = 1; i < c.n_arg(); ++i) args.push_back(expr(c.arg(i)));
     if (!buffer.empty() && !args.empty()) args[0] = buffer;
-    std::istringstream lines(set.empty() ? hooks_.statement(name, args)
-                                         : hooks_.fragment_pipeline->statement(name, args, set));
-    for (std::string text; std::getline(lines, text);) line(indent, text);
+    return {name, args};
+  }
+
+  void lines_of(const std::string& text, int indent) {
+    std::istringstream lines(text);
+    for (std::string t; std::getline(lines, t);) line(indent, t);
+  }
+
+  // One statement instance; `set` ("" for none) the fragment set its fragments are; `buffer`
+  // (unless "") in place of its first argument.
+  void statement(const isl::ast_node_user& n, int indent, const std::string& set, const std::string& buffer = "") {
+    const auto [name, args] = call(n, buffer);
+    lines_of(set.empty() ? hooks_.statement(name, args) : hooks_.fragment_pipeline->statement(name, args, set), indent);
+  }
+
+  // The ring's wait under the fragment pipeline (AstPrintHooks::FragmentPipeline::wait).
+  void wait_statement(const isl::ast_node_user& n, int indent, const std::string& buffer, const std::string& guard) {
+    const auto [name, args] = call(n, buffer);
+    lines_of(hooks_.fragment_pipeline->wait(name, args, guard, after_loop_ && guard.empty()), indent);
+    if (guard.empty()) after_loop_ = false;
   }
 
   // The k-step loop being printed with two fragment sets.
   struct Pipeline {
     isl::ast_node wait;
-    isl::ast_node_for slice_loop;
+    isl::ast_node_for step_loop, slice_loop;
     std::vector<isl::ast_node> loads;
     std::string k_step, k_slice;  // isl iterators
   };
@@ -318,6 +342,7 @@ class Printer {
   std::string mark_;
   int loops_below_mark_ = 0;
   std::optional<Pipeline> pipeline_;
+  bool after_loop_ = false;  // a pipelined k-step loop was printed and no wait outside one since
   std::string set_;  // the fragment set of the statements being printed ("" for none)
 };
 

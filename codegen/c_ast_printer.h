@@ -49,6 +49,14 @@ struct AstPrintHooks {
     // C text of a statement instance (as `statement`) whose fragments are set `set`.
     std::function<std::string(const std::string& name, const std::vector<std::string>& args, const std::string& set)>
         statement;
+    // C text of the ring's wait: moved before a k-step's last k-slice it covers the next k-step
+    // (its arguments printed with the k-step iterator advanced by one), which exists only
+    // `if (guard)` (the loop's condition on that k-step; "" elsewhere). `after_loop`: the first
+    // wait after a pipelined loop, whose last k-slice loaded (unused) fragments of the next
+    // k-step's stage: a wait that writes that stage (a landed prologue) needs a barrier first.
+    std::function<std::string(const std::string& name, const std::vector<std::string>& args, const std::string& guard,
+                               bool after_loop)>
+        wait;
   };
   std::optional<FragmentPipeline> fragment_pipeline;
 };

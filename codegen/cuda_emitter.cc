@@ -1,5 +1,7 @@
 #include "codegen/cuda_emitter.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -25,16 +27,11 @@
 #include "schedule/fp8_gpu_rule.h"
 #include "schedule/padded_matmuls.h"
 #include "schedule/plan_from_program.h"
+#include "schedule/prologue_tile.h"
 #include "schedule/schedule_printer.h"
 
 namespace polyfuse {
 namespace {
-
-// The options of `program`'s kernel: with a fused row chain, a block tile that spans the row.
-GpuOptions kernel_options(const Program& program, const GpuOptions& options) {
-  const std::optional<FusedRowChain> fused = fused_row_chain(program);
-  return fused ? options_spanning_row(options, *fused) : options;
-}
 
 // The main loop of the kernel: a fused row chain runs on the mma.sync accumulator fragments.
 MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
@@ -70,6 +67,17 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   return plan;
 }
 
+// The options of `program`'s kernel: with a fused row chain, a block tile that spans the row;
+// a mma.sync kernel with a landed prologue takes the prologue rule's block tile
+// (schedule/prologue_tile.h), whose reason `why` gets (when not null).
+GpuOptions kernel_options(const Program& program, const GpuOptions& options, std::string* why = nullptr) {
+  if (const std::optional<FusedRowChain> fused = fused_row_chain(program)) return options_spanning_row(options, *fused);
+  const KernelPlan plan = checked_plan(program, options);
+  if (main_loop_of(program, plan, options).loop == MainLoop::tma_wgmma) return options;
+  PrologueTile rule = prologue_block_tile(plan, options);
+  if (why) *why = rule.why;
+  return rule.options;
+}
 
 // The program the mma.sync kernel's statements print from, its matmul part, and `plan` with
 // two matmuls whose results the epilogue adds folded into one accumulator
@@ -295,7 +303,7 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
   }
   for (size_t i = 0; i < l.matmuls.size(); ++i)
     for (const SharedTile* tile : {&l.matmuls[i].a, &l.matmuls[i].b})
-      if (!tile->prologue.empty() && !(tile == &l.matmuls[i].a && plan.matmuls[i].shares_a_with_previous)) {
+      if (!tile->prologue.empty() && !tile->landed && !(tile == &l.matmuls[i].a && plan.matmuls[i].shares_a_with_previous)) {
         text += fmt::format("  pf::TileRegs<{}, {}, {}> {}_staging;  // {} tiles on their way to shared memory (prologue)\n",
                             tile->rows, tile->cols, l.threads, tile->tensor, tile->source);
         for (const PrologueOperand& operand : tile->operands)
@@ -306,7 +314,13 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
   if (l.fragment_pipeline) {
     text += fmt::format("  {} a_frag[2][{}];  // A fragments of two k-slices: the set the MMAs read, the set loading\n",
                         l.a_fragment_type(), l.fragments_m);
-    text += fmt::format("  {} b_frag[2][{}];  // B fragments of two k-slices\n", l.b_fragment_type(), l.fragments_n);
+    std::vector<std::string> b_arrays;  // one per matmul of a k-loop that shares A, else one for all
+    for (const MatmulStage& mm : plan.matmuls)
+      if (std::find(b_arrays.begin(), b_arrays.end(), l.b_fragments(plan, mm)) == b_arrays.end())
+        b_arrays.push_back(l.b_fragments(plan, mm));
+    for (const std::string& b : b_arrays)
+      text += fmt::format("  {} {}[2][{}];  // B fragments of two k-slices{}\n", l.b_fragment_type(), b, l.fragments_n,
+                          b == "b_frag" ? "" : " (" + b.substr(7) + "'s matmul)");
     return text;
   }
   text += fmt::format("  {} a_frag[{}];  // A fragments of one k-slice\n", l.a_fragment_type(), l.fragments_m);
@@ -489,7 +503,8 @@ std::string emit_ast_text(const Program& program, const GpuOptions& options, con
 }
 
 std::string emit_config_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
-  GpuOptions o = kernel_options(program, options);
+  std::string tile_rule;
+  GpuOptions o = kernel_options(program, options, &tile_rule);
   const KernelPlan plan = checked_plan(program, o);
   const MainLoopChoice choice = main_loop_of(program, plan, o);
   CudaEmitRequest request;
@@ -509,6 +524,7 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   else
     text += fmt::format("main loop: {}\n", to_string(choice.loop));
   text += fmt::format("tiles: {}\n", m.options);
+  if (!tile_rule.empty()) text += fmt::format("tile rule: {}\n", tile_rule);
   if (choice.loop != MainLoop::tma_wgmma) {
     GpuOptions fitted = o;
     KernelPlan folded = plan;

@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include "codegen/cuda_expressions.h"
+#include "codegen/packed_prologue.h"
+#include "schedule/copies.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -29,6 +31,11 @@ const MatmulTiles& CudaKernelLayout::tiles_of(const KernelPlan& plan, const std:
   for (size_t i = 0; i < plan.matmuls.size(); ++i)
     if (plan.matmuls[i].dims.statement == statement) return matmuls[i];
   PF_INTERNAL_CHECK(false, "no matmul statement " + statement);
+}
+
+std::string CudaKernelLayout::b_fragments(const KernelPlan& plan, const MatmulStage& mm) const {
+  if (!fragment_pipeline || plan.group_of(mm.dims.statement).members.size() < 2) return "b_frag";
+  return "b_frag_" + mm.c;
 }
 
 const StagedVector* CudaKernelLayout::staged_vector(const std::string& tensor, bool along_n) const {
@@ -124,8 +131,9 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
       chunks += chunks_per_thread(t.b, layout.threads);
       for (const SharedTile* tile : {&t.a, &t.b}) {
         if (tile->prologue.empty() || (tile == &t.a && member != group.members.front())) continue;
-        // the tile's staging registers and one per prologue operand (4 per chunk), an
-        // address and strides per operand
+        // the tile's staging registers (landed: the chunks the map reads back from shared
+        // memory, its loop unrolled) and one per prologue operand (4 per chunk), an address and
+        // strides per operand
         const int operands = static_cast<int>(tile->operands.size());
         staging += (1 + operands) * chunks_per_thread(*tile, layout.threads) * 4 + 8 * operands;
       }
@@ -182,6 +190,12 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
                        element_bytes);
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major,
                        element_bytes);
+    const LandedPrologue landed = landed_prologue(plan.group_of(mm.dims.statement));
+    for (SharedTile* tile : {&t.a, &t.b}) {
+      const bool is_a = tile == &t.a;
+      tile->landed = landed == (is_a ? LandedPrologue::a : LandedPrologue::b);
+      if (tile->landed) tile->packed_prologue = packed_prologue(*(is_a ? mm.a_prologue : mm.b_prologue), mm.operand_type).value_or("");
+    }
     // A k-loop's stages: its A tiles, then each member's B tiles.
     if (mm.shares_a_with_previous) {
       t.a = layout.matmuls.back().a;

@@ -22,6 +22,11 @@ struct SharedTile {
   std::string source;       // the global tensor the tile is copied from
   std::string prologue;     // C lambda applied to each element on its way to shared memory ("" none)
   std::vector<PrologueOperand> operands;  // tensors the prologue reads beside the source (lambda arguments 2..)
+  // The prologue runs on the landed tile in shared memory (schedule/copies.h's landed_prologue),
+  // not between a global load and the shared store; `packed_prologue` maps pairs of elements
+  // (codegen/packed_prologue.h; "" when only the f32 lambda gives the same values).
+  bool landed = false;
+  std::string packed_prologue;
   OperandLayout layout = OperandLayout::row_major;
   int rows = 0, cols = 0;   // in the tensor's index order
   int element_bytes = 2;    // 2 (f16, bf16) or 4 (f32)
@@ -72,6 +77,9 @@ struct CudaKernelLayout {
   std::string a_fragment_type() const;
   std::string b_fragment_type() const;
 
+  // The B fragments' array of matmul `mm` of `plan`: "b_frag", or with two fragment sets in a
+  // k-loop of several matmuls (their B fragments all live across a k-slice) "b_frag_<C>".
+  std::string b_fragments(const KernelPlan& plan, const MatmulStage& mm) const;
   // The shared tiles of the matmul computed by statement `statement`.
   const MatmulTiles& tiles_of(const KernelPlan& plan, const std::string& statement) const;
   // The staged vector `tensor` along n (or m), or nullptr.

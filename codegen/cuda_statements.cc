@@ -6,6 +6,7 @@
 #include "codegen/cuda_addressing.h"
 #include "codegen/cuda_epilogue.h"
 #include "codegen/cuda_kernel_layout.h"
+#include "codegen/mma_sync_loop.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "schedule/copies.h"
@@ -45,7 +46,14 @@ std::string load_prologue_operand(const CudaStatementContext& c, const SharedTil
   auto sum = [](const std::vector<std::string>& terms) {
     return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
   };
-  return fmt::format("pf::load_tile_broadcast<{}>({}, {}, {}, {}, {}, {}, threadIdx.x);\n", check,
+  // With column stride 1 a chunk starts 8 elements into a row: the row stride, when it is a
+  // number, says how wide its loads may be (a 16-byte aligned tensor, as every operand).
+  std::string width = "pf::Width::by_address";
+  if (sum(col_strides) == "1") {
+    const std::string rows = sum(row_strides);
+    if (rows.find_first_not_of("0123456789") == std::string::npos) width = width_of_stride(2 * std::stoll(rows));
+  }
+  return fmt::format("pf::load_tile_broadcast<{}, {}>({}, {}, {}, {}, {}, {}, threadIdx.x);\n", check, width,
                      operand_staging_name(tile, operand), address(operand.tensor, element_offset(at, ext)),
                      sum(row_strides), sum(col_strides), rows_valid, cols_valid);
 }
@@ -61,7 +69,7 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
   std::string src = address(tile.source, element_offset(origin, ext));
   std::string rows_valid = remaining(ext[r - 2], origin[r - 2]), cols_valid = remaining(ext[r - 1], origin[r - 1]);
   std::string text;
-  if (tile.prologue.empty()) {
+  if (tile.prologue.empty() || tile.landed) {  // a landed tile's prologue follows the ring's wait
     const char* f32 = tile.element_bytes == 4 ? "_f32" : "";
     text = fmt::format("pf::cp_async_tile{}<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {}, threadIdx.x);", f32, swizzle(), tile.rows,
                        tile.cols, c.layout.threads, check, width, buffer_address(tile, args[0]), src, ext[r - 1],
@@ -85,12 +93,12 @@ std::string copy_to_shared(const CudaStatementContext& c, const SharedTile& tile
 }
 
 // The A or B fragment array, or its set `set` of two ("" for none).
-std::string fragments(const char* name, const std::string& set) { return set.empty() ? name : fmt::format("{}[{}]", name, set); }
+std::string fragments(const std::string& name, const std::string& set) { return set.empty() ? name : fmt::format("{}[{}]", name, set); }
 
 // Fragments of one k-slice from a shared tile, into fragment set `set`; args = (buffer,
 // batch..., row, column) relative to the tile in the tensor's index order (batch offsets are 0).
-std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile, bool is_a, const std::vector<std::string>& args,
-                           const std::string& set) {
+std::string load_fragments(const CudaStatementContext& c, const MatmulStage& mm, const SharedTile& tile, bool is_a,
+                           const std::vector<std::string>& args, const std::string& set) {
   const std::string& row = args[args.size() - 2];
   const std::string& col = args[args.size() - 1];
   std::string tile_address = buffer_address(tile, args[0]);
@@ -102,17 +110,70 @@ std::string load_fragments(const CudaStatementContext& c, const SharedTile& tile
                        row_major ? col : row);
   // load_frag_b(b, tile, k0, n0)
   return fmt::format("pf::load_frag_b{}<{}, {}, {}, {}>({}, {}, {}, {});", suffix, layout_name(tile.layout), swizzle(),
-                     tile.cols, c.layout.fragments_n, fragments("b_frag", set), tile_address, row_major ? row : col,
+                     tile.cols, c.layout.fragments_n, fragments(c.layout.b_fragments(c.plan, mm), set), tile_address,
+                     row_major ? row : col,
                      row_major ? col : row);
 }
 
-// args = (buffer, pending): wait until at most `pending` (a constant) copy groups are in
-// flight, then a block barrier.
-std::string wait_for_copies(const std::vector<std::string>& args) {
+// The tile of the k-loop of `mm` whose prologue runs once it landed, or nullptr.
+const SharedTile* landed_tile(const CudaStatementContext& c, const MatmulStage& mm) {
+  const MatmulTiles& tiles = c.layout.tiles_of(c.plan, mm.dims.statement);
+  return tiles.a.landed ? &tiles.a : tiles.b.landed ? &tiles.b : nullptr;
+}
+
+// The prologue of `tile` applied in place to this thread's chunks of its landed stage;
+// args = (buffer, pending, origin..., check) (copies.h: the wait of a landed prologue).
+std::string map_landed_tile(const CudaStatementContext& c, const SharedTile& tile, const std::vector<std::string>& args) {
+  std::vector<std::string> origin(args.begin() + 2, args.end() - 1);
+  const std::string check = check_argument(args.back());
+  std::vector<std::string> ext = tensor_extents(c.program, tile.source);
+  const size_t r = origin.size();
+  const std::string rows_valid = remaining(ext[r - 2], origin[r - 2]), cols_valid = remaining(ext[r - 1], origin[r - 1]);
+  const std::string type = cuda_type(c.program.find_tensor(tile.source)->type);
+  const bool packed = !tile.packed_prologue.empty();
+  std::string loads;
+  std::vector<std::string> types = {type}, operands;
+  for (const PrologueOperand& operand : tile.operands) {
+    loads += fmt::format("pf::TileRegs<{}, {}, {}> {};  // {}({}) beside this thread's chunks\n", tile.rows, tile.cols,
+                         c.layout.threads, operand_staging_name(tile, operand), operand.tensor, fmt::join(operand.indices, ", "));
+    loads += load_prologue_operand(c, tile, operand, origin, check, rows_valid, cols_valid);
+    types.push_back(cuda_type(c.program.find_tensor(operand.tensor)->type));
+    operands.push_back(", " + operand_staging_name(tile, operand));
+  }
+  std::vector<std::string> parameters = {swizzle(), std::to_string(tile.rows), std::to_string(tile.cols),
+                                         std::to_string(c.layout.threads), check, packed ? "true" : "false"};
+  parameters.insert(parameters.begin(), type);
+  for (size_t i = 1; i < types.size(); ++i) parameters.push_back(types[i]);
+  const std::string map =
+      fmt::format("pf::map_tile_shared<{}>({}, {}, {}, {}, threadIdx.x{});", fmt::join(parameters, ", "),
+                  buffer_address(tile, args[0]), packed ? tile.packed_prologue : tile.prologue, rows_valid, cols_valid,
+                  fmt::join(operands, ""));
+  if (loads.empty()) return map;
+  return "{\n" + indented(loads + map, 2) + "}";
+}
+
+// args = (buffer, pending[, origin..., check]): wait until at most `pending` (a constant) copy
+// groups are in flight; with a landed prologue (args carry its tile's origin) each thread maps
+// its own chunks of the stage, under `guard` ("" for none: the stage's k-step exists), after a
+// barrier when `after_loop` (warps may still read the stage: print_ring_wait); then a block
+// barrier.
+std::string wait_for_copies(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args,
+                            const std::string& guard, bool after_loop) {
   const std::string& pending = args[1];
   PF_INTERNAL_CHECK(!pending.empty() && pending.find_first_not_of("0123456789") == std::string::npos,
                     "wait_shared with a pending count that is not a constant: " + pending);
-  return fmt::format("pf::cp_async_wait<{}>();\n__syncthreads();", pending);
+  std::string text = fmt::format("pf::cp_async_wait<{}>();\n", pending);
+  if (const SharedTile* tile = landed_tile(c, mm)) {
+    PF_INTERNAL_CHECK(args.size() > 3, "the wait of a landed prologue without its tile's origin");
+    if (after_loop)
+      text += "// the loop above loaded fragments of this stage past its last k-step (unused): every warp is done "
+              "before it is mapped\n__syncthreads();\n";
+    text += fmt::format("// this thread's chunks of the landed {} tile: the prologue in place, published by the barrier\n",
+                        tile->tensor);
+    const std::string map = map_landed_tile(c, *tile, args);
+    text += guard.empty() ? map + "\n" : fmt::format("if ({}) {}\n", guard, map);
+  }
+  return text + "__syncthreads();";
 }
 
 std::string store_accumulators(const CudaStatementContext& c, const MatmulStage& mm, const std::vector<std::string>& args) {
@@ -143,7 +204,7 @@ std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm
   const std::string& acc = c.layout.registers.of(mm.c);
   const std::string& i = args[0];
   const std::string& j = args[1];
-  const std::string a_frag = fragments("a_frag", set), b_frag = fragments("b_frag", set);
+  const std::string a_frag = fragments("a_frag", set), b_frag = fragments(c.layout.b_fragments(c.plan, mm), set);
   std::string layouts = layout_name(mm.a_layout) + ", " + layout_name(mm.b_layout);
   if (c.layout.f32_operands) {
     const char* mode = c.options.f32_matmul == F32Matmul::x3tf32 ? "pf::F32Mma::x3tf32" : "pf::F32Mma::tf32";
@@ -161,6 +222,13 @@ std::string print_macro_mma(const CudaStatementContext& c, const MatmulStage& mm
 }
 
 }  // namespace
+
+std::string print_ring_wait(const CudaStatementContext& c, const std::string& name, const std::vector<std::string>& args,
+                            const std::string& guard, bool after_loop) {
+  for (const MatmulStage& mm : c.plan.matmuls)
+    if (name == copy_statement_name(mm.dims.statement, "wait_shared")) return wait_for_copies(c, mm, args, guard, after_loop);
+  PF_INTERNAL_CHECK(false, "no ring wait " + name);
+}
 
 StatementRewrites cuda_statement_rewrites(const KernelPlan& plan, const GpuOptions& o) {
   StatementRewrites rewrites;
@@ -196,6 +264,8 @@ void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const 
     const MatmulTiles& tiles = layout.tiles_of(plan, s);
     add(copy_statement_name(s, "A_to_shared"), 1, tiles.a.source, tiles.a.rows, tiles.a.cols, "", "");
     add(copy_statement_name(s, "B_to_shared"), 1, tiles.b.source, tiles.b.rows, tiles.b.cols, "", "");
+    for (const SharedTile* landed : {&tiles.a, &tiles.b})  // the wait maps it (buffer, pending, origin...)
+      if (landed->landed) add(copy_statement_name(s, "wait_shared"), 2, landed->source, landed->rows, landed->cols, "", "");
     add(copy_statement_name(s, "accumulators_to_C"), 0, mm.c, o.warp.m, o.warp.n, warp_rows, warp_cols);
     add(copy_statement_name(s, "C_to_accumulators"), 0, mm.c, o.warp.m, o.warp.n, warp_rows, warp_cols);
   }
@@ -217,11 +287,11 @@ std::string print_cuda_statement(const CudaStatementContext& c, const std::strin
     if (name == copy_statement_name(s, "A_to_shared")) return copy_to_shared(c, tiles.a, args);
     if (name == copy_statement_name(s, "B_to_shared")) return copy_to_shared(c, tiles.b, args);
     if (name == copy_statement_name(s, "commit_shared")) return "pf::cp_async_commit();";
-    if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(args);
+    if (name == copy_statement_name(s, "wait_shared")) return wait_for_copies(c, mm, args, "", false);
     if (name == copy_statement_name(s, "release_shared") || name == copy_statement_name(s, "drain_shared"))
       return "__syncthreads();";
-    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, tiles.a, true, args, fragment_set);
-    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, tiles.b, false, args, fragment_set);
+    if (name == copy_statement_name(s, "A_to_fragments")) return load_fragments(c, mm, tiles.a, true, args, fragment_set);
+    if (name == copy_statement_name(s, "B_to_fragments")) return load_fragments(c, mm, tiles.b, false, args, fragment_set);
     if (name == copy_statement_name(s, "accumulators_to_C")) return store_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "C_to_accumulators")) return load_accumulators(c, mm, args);
     if (name == copy_statement_name(s, "reduce_split_k")) return reduce_split_k(c, mm);

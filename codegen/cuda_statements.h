@@ -39,4 +39,10 @@ void add_tile_bounds(StatementRewrites& rewrites, const Program& program, const 
 std::string print_cuda_statement(const CudaStatementContext& context, const std::string& name,
                                  const std::vector<std::string>& args, const std::string& fragment_set = "");
 
+// The ring's wait `name` (a wait_shared statement) under the fragment pipeline
+// (c_ast_printer.h's FragmentPipeline::wait): a landed prologue (schedule/copies.h) maps the
+// k-step's stage only `if (guard)` (unless ""), and `after_loop` behind a barrier first.
+std::string print_ring_wait(const CudaStatementContext& context, const std::string& name,
+                            const std::vector<std::string>& args, const std::string& guard, bool after_loop);
+
 }  // namespace polyfuse

@@ -14,8 +14,6 @@ std::string fragment_pipeline_refusal(const KernelPlan& plan, const GpuOptions& 
   if (slices % 2 != 0)
     return fmt::format("{} k-slice{} per k-step (warp k {}): the two sets would swap between k-steps", slices,
                        slices == 1 ? "" : "s", o.warp.k);
-  for (const MatmulGroup& group : plan.matmul_groups())
-    if (group.members.size() > 1) return "matmuls that share A in one k-loop load their B fragments between their MMAs";
   return "";
 }
 
@@ -50,6 +48,8 @@ AstPrintHooks::FragmentPipeline fragment_pipeline_hooks(const CudaStatementConte
   hooks.statement = [&context](const std::string& name, const std::vector<std::string>& args, const std::string& set) {
     return print_cuda_statement(context, name, args, set);
   };
+  hooks.wait = [&context](const std::string& name, const std::vector<std::string>& args, const std::string& guard,
+                          bool after_loop) { return print_ring_wait(context, name, args, guard, after_loop); };
   return hooks;
 }
 

@@ -36,8 +36,10 @@ struct FragmentPipelineChoice {
 };
 
 // Why the k-loops of `plan`'s kernel cannot take two fragment sets by their shape ("" when they
-// can): they need a ring of at least 2 stages, 16-bit m16n8k16 fragments, an even number of
-// k-slices per k-step and one matmul per k-loop. The register model (layout.register_model,
+// can): they need a ring of at least 2 stages, 16-bit m16n8k16 fragments and an even number of
+// k-slices per k-step. In a k-loop of several matmuls that share A (swiglu's), every matmul's B
+// fragments are loaded before the k-slice's MMAs, each into its own arrays (CUTLASS's
+// DualMmaMultistage: A, B0 and B1 double-buffered). The register model (layout.register_model,
 // codegen/register_model.h) then says whether they fit.
 std::string fragment_pipeline_refusal(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& layout);
 

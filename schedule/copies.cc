@@ -15,6 +15,14 @@ namespace polyfuse {
 
 std::string copy_statement_name(const std::string& s, const std::string& what) { return s + "_" + what; }
 
+LandedPrologue landed_prologue(const MatmulGroup& group) {
+  if (group.members.size() != 1) return LandedPrologue::none;
+  const MatmulStage& mm = group.leader();
+  if (mm.operand_type != ElementType::f16 && mm.operand_type != ElementType::bf16) return LandedPrologue::none;
+  if (mm.a_prologue.has_value() == mm.b_prologue.has_value()) return LandedPrologue::none;
+  return mm.a_prologue ? LandedPrologue::a : LandedPrologue::b;
+}
+
 MatmulNodes matmul_nodes(const isl::schedule& schedule, const MatmulStage& mm) {
   MatmulNodes nodes;
   nodes.kstep_mark = find_statement_mark(statement_root(schedule, mm.dims.statement), mm.dims.statement, marks::kstep);
@@ -48,10 +56,19 @@ static std::string buffer_of_kstep(int kstep_position, int stages, int shift) {
                : fmt::format("p{} mod {}", kstep_position, stages);
 }
 
-isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int stages, bool leads) {
+// The wait of the k-step whose copies landed, `leading` its (buffer, pending): with a landed
+// prologue, the origin of that operand's tile follows.
+static isl::map wait_map(const CopyTiles& t, const std::string& s, const std::string& leading, LandedPrologue landed) {
+  isl::multi_aff wait = prefix_function(t.a_block.offset.ctx(), t.a_block.prefix_depth, leading);
+  const std::string name = copy_statement_name(s, "wait_shared");
+  if (landed == LandedPrologue::none) return wait.as_map().set_range_tuple(name);
+  return statement_map(wait, landed == LandedPrologue::a ? t.a_block.offset : t.b_block.offset, name);
+}
+
+isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int stages, bool leads, LandedPrologue landed) {
   isl::ctx ctx = t.a_block.offset.ctx();
   int depth = t.a_block.prefix_depth, ks = depth - 1;
-  std::string wait = copy_statement_name(s, "wait_shared"), commit = copy_statement_name(s, "commit_shared");
+  std::string commit = copy_statement_name(s, "commit_shared");
   if (stages == 1) {
     isl::multi_aff zero = prefix_function(ctx, depth, "0");
     isl::union_map b = statement_map(zero, t.b_block.offset, copy_statement_name(s, "B_to_shared"));
@@ -59,7 +76,7 @@ isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int sta
     return isl::union_map(statement_map(zero, t.a_block.offset, copy_statement_name(s, "A_to_shared")))
         .unite(b)
         .unite(prefix_function(ctx, depth, fmt::format("p{}", ks)).as_map().set_range_tuple(commit))
-        .unite(prefix_function(ctx, depth, "0, 0").as_map().set_range_tuple(wait));
+        .unite(wait_map(t, s, "0, 0", landed));
   }
   // The copies of the k-step stages-1 ahead, where there is one; its group is committed
   // either way, and the wait lets the stages-2 groups after this k-step's pend.
@@ -73,9 +90,7 @@ isl::union_map block_copy_maps(const CopyTiles& t, const std::string& s, int sta
                             .intersect_domain(has_ahead))
       .unite(b)
       .unite(prefix_function(ctx, depth, fmt::format("p{} + {}", ks, stages - 1)).as_map().set_range_tuple(commit))
-      .unite(prefix_function(ctx, depth, fmt::format("{}, {}", buffer_of_kstep(ks, stages, 0), stages - 2))
-                 .as_map()
-                 .set_range_tuple(wait));
+      .unite(wait_map(t, s, fmt::format("{}, {}", buffer_of_kstep(ks, stages, 0), stages - 2), landed));
 }
 
 isl::union_map prologue_copy_maps(const CopyTiles& t, const std::string& s, int stages, bool leads) {
@@ -137,7 +152,7 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
     // Fragments of each k-slice right before each member's macro-MMAs (A once, before the
     // leader's), then the block's copies of each k-step before the warps' work.
     std::vector<std::string> copies{copy_statement_name(s, "A_to_shared")};
-    isl::union_map block_copies = block_copy_maps(tiles[0], s, stages, true);
+    isl::union_map block_copies = block_copy_maps(tiles[0], s, stages, true, landed_prologue(group));
     isl::union_map prologue_copies = stages > 1 ? prologue_copy_maps(tiles[0], s, stages, true) : block_copies;
     for (size_t i = 0; i < group.members.size(); ++i) {
       const std::string& member = group.members[i]->dims.statement;
@@ -148,7 +163,7 @@ isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& pla
       current = kslice.graft_before(extension_tree(fragment_maps(tiles[i], member, stages, leads), fragments)).schedule();
       copies.push_back(copy_statement_name(member, "B_to_shared"));
       if (leads) continue;  // the leader's maps are above
-      block_copies = block_copies.unite(block_copy_maps(tiles[i], member, stages, false));
+      block_copies = block_copies.unite(block_copy_maps(tiles[i], member, stages, false, LandedPrologue::none));
       if (stages > 1) prologue_copies = prologue_copies.unite(prologue_copy_maps(tiles[i], member, stages, false));
     }
     copies.push_back(copy_statement_name(s, "commit_shared"));

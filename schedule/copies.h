@@ -9,6 +9,10 @@
 //                                  group when k-step j is past K)
 //   S_wait_shared[buf, pending]    wait until at most `pending` copy groups are in flight
 //                                  (the copies into `buf` landed), then a block barrier
+//   S_wait_shared[buf, pending, o0, o1]   the same for a k-loop whose operand tile lands
+//                                  before its prologue (landed_prologue): o is the origin of
+//                                  that operand's tile in `buf`, which each thread maps in
+//                                  place between the wait and the barrier
 //   S_release_shared[buf]          (one stage) block barrier: every warp is done reading `buf`
 //   S_drain_shared[]               (a ring) block barrier after the k-step loop: every warp
 //                                  is done reading the ring before shared memory is reused
@@ -59,6 +63,16 @@ isl::schedule prefetch(const isl::schedule& schedule, const KernelPlan& plan, co
 // passes one barrier, issues the copies of k-step i+S-1 into the buffer k-step i-1 read
 // (with cp.async they overlap the MMAs) and reads buffer i mod S. Expects prefetch's tree.
 isl::schedule insert_copies(const isl::schedule& schedule, const KernelPlan& plan, const GpuOptions& options);
+
+// Which operand of a k-loop takes its prologue in shared memory: copied by cp.async like an
+// operand without one, and after the ring's wait each thread applies the prologue in place to
+// the chunks it copied, before the barrier that publishes them (kernels/cuda map_tile_shared).
+// No staging registers live through the main loop and no global load is waited on inside it
+// (CUTLASS 2.x's multistage loop with a transform of the landed stage). It applies to a k-loop
+// of one matmul with 16-bit operands and a prologue on exactly one of them; otherwise a
+// prologue runs between a global load into registers and the shared store (paper §VII-C).
+enum class LandedPrologue { none, a, b };
+LandedPrologue landed_prologue(const MatmulGroup& group);
 
 // Names of the copy statements of matmul statement `s` (see the table above).
 std::string copy_statement_name(const std::string& s, const std::string& what);

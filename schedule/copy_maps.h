@@ -6,6 +6,7 @@
 #include <isl/cpp.h>
 
 #include "schedule/footprint.h"
+#include "schedule/copies.h"
 #include "schedule/kernel_plan.h"
 
 namespace polyfuse {
@@ -42,8 +43,10 @@ CopyTiles copy_tiles(const MatmulNodes& nodes, const KernelPlan& plan, const Mat
 // Matmuls of one k-loop (kernel_plan.h's MatmulGroup): the one that `leads` copies A and
 // commits and waits for the group's copies; the others copy only their B.
 //
-// wait_shared, A_to_shared, B_to_shared and commit_shared under the k-step band.
-isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads);
+// wait_shared, A_to_shared, B_to_shared and commit_shared under the k-step band; the wait
+// carries the origin of the `landed` operand's tile (copies.h's landed_prologue).
+isl::union_map block_copy_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads,
+                               LandedPrologue landed);
 // The ring's prologue: A_to_shared and B_to_shared of k-steps 0 .. stages-2 (those inside
 // K) into buffers 0 .. stages-2, and commit_shared of each, before the k-step loop.
 isl::union_map prologue_copy_maps(const CopyTiles& tiles, const std::string& s, int stages, bool leads);

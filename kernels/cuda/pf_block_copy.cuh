@@ -8,7 +8,9 @@
 //   load_tile_broadcast  load the tensors it reads beside the operand (broadcast tiles) and
 //   map_tile_regs        apply pointwise operations to the valid elements,
 //   store_tile_shared    registers → swizzled shared tile (st.shared.v4),
-//   cp_async_tile        global → swizzled shared tile directly (cp.async, sm_80+).
+//   cp_async_tile        global → swizzled shared tile directly (cp.async, sm_80+);
+//   map_tile_shared      a prologue applied in place to the chunks a thread's cp_async_tile
+//                        copied, once they landed (before the barrier that publishes them).
 // Partial tiles: elements at rows >= rows_valid or columns >= cols_valid read as zero (no
 // access). Two template arguments say what the generator knew (pf_memory.cuh):
 //   CHECK  which of the two bounds can cut the tile (Check::none for a full tile: no
@@ -124,10 +126,10 @@ PF_UNROLL
 // (16-bit elements), chunk by chunk as load_tile_global holds a tile: a prologue operand
 // broadcast against the operand tile (a stride is 0 along a dimension it is not indexed by).
 // Each thread loads the values of its own chunks once: with col_stride 1 (g(k) beside
-// A(m, k), or a whole Z(m, k)) 16-byte loads where aligned, with col_stride 0 (s(m) beside
-// A(m, k)) one load per chunk, element by element otherwise. Elements outside the valid
-// part are zero.
-template <Check CHECK = Check::all, int ROWS, int COLS, int NTHREADS>
+// A(m, k), or a whole Z(m, k)) 16-byte loads where aligned (WIDTH: the widest access the row
+// stride allows, as load_chunk_global's), with col_stride 0 (s(m) beside A(m, k)) one load per
+// chunk, element by element otherwise. Elements outside the valid part are zero.
+template <Check CHECK = Check::all, Width WIDTH = Width::by_address, int ROWS, int COLS, int NTHREADS>
 PF_DEVICE void load_tile_broadcast(TileRegs<ROWS, COLS, NTHREADS>& regs, const void* src, long long row_stride,
                                    long long col_stride, int rows_valid, int cols_valid, int tid) {
   using R = TileRegs<ROWS, COLS, NTHREADS>;
@@ -138,7 +140,7 @@ PF_UNROLL
     if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
     const int row = q / R::chunks_per_row, col = 8 * (q % R::chunks_per_row);
     if (col_stride == 1) {
-      regs.c[it] = detail::load_chunk_global<CHECK, Width::by_address>(s, row_stride, row, col, rows_valid, cols_valid);
+      regs.c[it] = detail::load_chunk_global<CHECK, WIDTH>(s, row_stride, row, col, rows_valid, cols_valid);
       continue;
     }
     const int n = detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
@@ -227,6 +229,40 @@ PF_UNROLL
     // origin rounded down (never dereferenced)
     if (CHECK != Check::none && n == 0) cp_async16(dst, detail::align_down16(src), 0);
     else detail::cp_async_chunk<WIDTH>(dst, A::same_column ? s_first + A::step * it * ld : s + row * ld + col, n);
+  }
+}
+
+// Applies f in place to the valid elements of thread `tid`'s own chunks of a swizzled shared
+// tile: those cp_async_tile<S, ROWS, COLS, NTHREADS> copied for `tid`, which its
+// cp_async_wait made visible to it and no other thread touches before the caller's barrier
+// (which publishes the results). Elements past the valid part keep cp.async's zero fill.
+// `operands` hold the prologue's other tensors beside the tile (load_tile_broadcast, element
+// types U...). PACKED: f maps a pair of elements, f(unsigned x2, unsigned y2...) on 16-bit
+// pairs (pf_pointwise_x2.cuh; the operands' type is T); else f(float x, float y...) element by
+// element, as map_tile_regs.
+template <class T, Swizzle S, int ROWS, int COLS, int NTHREADS, Check CHECK, bool PACKED, class... U, class F,
+          class... Operands>
+PF_DEVICE void map_tile_shared(void* tile, F f, int rows_valid, int cols_valid, int tid, const Operands&... operands) {
+  static_assert(sizeof...(U) == sizeof...(Operands), "one element type per operand tile");
+  using R = TileRegs<ROWS, COLS, NTHREADS>;
+  const ChunkAddresses<S, ROWS, COLS, NTHREADS> at(tile, tid);
+PF_UNROLL
+  for (int it = 0; it < R::per_thread; ++it) {
+    const int q = tid + it * NTHREADS;
+    if (R::chunks % NTHREADS != 0 && q >= R::chunks) break;
+    const int n = detail::chunk_valid<CHECK>(q / R::chunks_per_row, 8 * (q % R::chunks_per_row), rows_valid, cols_valid);
+    if (CHECK != Check::none && n == 0) continue;
+    Chunk16 v = lds128(at[it]);
+    if constexpr (PACKED) {
+PF_UNROLL
+      for (int p = 0; p < 4; ++p) v.x[p] = f(v.x[p], operands.c[it].x[p]...);
+      if (CHECK != Check::none && n < 8)  // the zero fill past the valid part stays zero
+        for (int e = n; e < 8; ++e) v.x[e >> 1] &= (e & 1) ? 0x0000ffffu : 0xffff0000u;
+    } else {
+      for (int e = 0; e < 8; ++e)
+        if (e < n) chunk_set<T>(v, e, f(chunk_get<T>(v, e), chunk_get<U>(operands.c[it], e)...));
+    }
+    sts128(at[it], v);
   }
 }
 

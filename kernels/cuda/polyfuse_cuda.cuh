@@ -3,7 +3,8 @@
 //   instruction layer: pf_memory (ld/st/cp.async), pf_mma_m16n8k16, pf_ldmatrix, pf_mma_m8n8k4
 //   warp layer:        warp tiles and fragment loads (same headers), pf_warp (shuffles)
 //   f32 operands:      pf_mma_tf32 (cvt.rna.tf32, mma m16n8k8 tf32, 3xTF32, fragment loads)
-//   block layer:       pf_block_copy, pf_gather_copy (implicit GEMM A tiles), pf_accumulator_store, pf_pointwise, pf_tile_order (grid order)
+//   block layer:       pf_block_copy, pf_gather_copy (implicit GEMM A tiles), pf_accumulator_store, pf_pointwise,
+//                      pf_pointwise_x2 (f16x2/bf16x2 prologues), pf_tile_order (grid order)
 //   Hopper (sm_90/sm_90a, pf::sm90): pf_sm90 (guards, warpgroups), pf_swizzle_sm90 (TMA/wgmma
 //                      swizzles, canonical tiles), pf_wgmma_desc, pf_wgmma_operands, pf_wgmma,
 //                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles),
@@ -26,6 +27,7 @@
 #include "pf_accumulator_store.cuh"
 #include "pf_resident_tile.cuh"
 #include "pf_pointwise.cuh"
+#include "pf_pointwise_x2.cuh"
 #include "pf_row.cuh"
 #include "pf_epilogue_vector.cuh"
 #include "pf_tile_order.cuh"

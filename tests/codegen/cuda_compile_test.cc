@@ -74,14 +74,22 @@ TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
 }
 
 // Issue 22: prologues that read other tensors (a dequantisation; row, column and elementwise
-// operands on both A and B) and several batch dimensions, at the default tiles.
+// operands on both A and B) and several batch dimensions, at the default tiles. Issue 19:
+// prologues on the landed tile of one operand, packed in f16 and bf16 pairs (the bf16 FMA form
+// on sm_80, codegen/packed_prologue.h) and element by element, on A and on B.
 TEST(CudaCompile, PrologueOperandsAndBatchDimensionsCompileWithoutSpills) {
   const SizeBindings sizes{{"M", 4096}, {"N", 4096}, {"K", 4096}, {"B", 2}, {"H", 3}};
   const std::vector<std::string> sources = {
       read_text_file(source_path("examples/dequant_gemm.tc")),
       "def f(f16(M, K) A, f16(M) s, f16(M, K) Z, f16(K, N) B, f16(N) t) -> (f16(M, N) C) {\n"
       "  C(m, n) +=! (A(m, k) * s(m) + Z(m, k)) * (B(k, n) - t(n))\n}\n",
-      read_text_file(source_path("examples/multihead_batched_gemm.tc"))};
+      read_text_file(source_path("examples/multihead_batched_gemm.tc")),
+      "def g(bf16(K, M) A, bf16(M) s, bf16(K, N) B) -> (f16(M, N) C) {\n"
+      "  C(m, n) +=! relu(A(k, m) * s(m)) * B(k, n)\n}\n",
+      "def h(bf16(M, K) A, bf16(N, K) B, bf16(K) t) -> (bf16(M, N) C) {\n"
+      "  C(m, n) +=! A(m, k) * max(B(n, k) - t(k), 0)\n}\n",
+      "def e(f16(M, K) A, f16(K, N) B, f16(N) t) -> (f16(M, N) C) {\n"
+      "  C(m, n) +=! A(m, k) * exp(B(k, n) - t(n))\n}\n"};
   for (const std::string& text : sources) {
     Program program = compile_program(text, sizes);
     CudaEmitRequest request;

@@ -232,7 +232,9 @@ TEST(FusedEmu, InlineProloguesOnBothOperandsWithAnEpilogue) {
 
 TEST(FusedEmu, PrologueKeepsThePlainGemmSharedFootprint) {
   SizeBindings sizes{{"M", 256}, {"N", 256}, {"K", 256}};
-  CudaEmitRequest request;
+  CudaEmitRequest request;  // the prologue rule's block tile (schedule/prologue_tile.h) for both
+  request.options.block = {128, 256, 32};
+  request.options.block_chosen = true;
   EmittedKernel plain = emit_cuda(compile_program(gemm_source("f16", true, true), sizes), request);
   EmittedKernel fused = emit_cuda(compile_program(read_text_file(source_path("examples/relu_gemm.tc")), sizes), request);
   EXPECT_EQ(fused.metadata.dynamic_shared_bytes, plain.metadata.dynamic_shared_bytes);

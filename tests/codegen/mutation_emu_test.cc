@@ -11,7 +11,11 @@
 //   stage     a ring's fragment load reading the next stage
 //   set       (two fragment sets) the MMAs reading the set being loaded instead of their own
 //   swizzle   a fragment load reading its tile unswizzled
-// Every barrier, wait and depth mutant must be killed; the test prints the kill rate per kernel.
+//   map       (a prologue on the landed tile, schedule/copies.h's landed_prologue) one
+//             map_tile_shared removed (each in turn): a k-step's operand tile unmapped
+//   guard     the guard of the map of the next k-step's stage removed: past the last k-step it
+//             maps a stage no copy filled (reading a dequantising prologue's operands past K)
+// Every barrier, wait, depth and map mutant must be killed; the test prints the kill rate per kernel.
 // Each mutant runs through run_program with RunRequest::kernel_source, which is what
 // `polyfuse run --kernel-source` does.
 #include <gtest/gtest.h>
@@ -116,6 +120,16 @@ std::vector<Mutant> mutants_of(const std::string& source) {
     s.replace(set, std::string("a_frag[k_slice % 2]").size(), "a_frag[(k_slice + 1) % 2]");
     mutants.push_back({"set", "A fragments read from the set being loaded", s});
   }
+  const std::vector<std::size_t> maps = find_all(source, "pf::map_tile_shared<", body);
+  for (std::size_t i = 0; i < maps.size(); ++i)
+    mutants.push_back({"map", fmt::format("map_tile_shared #{} of {} removed", i + 1, maps.size()),
+                       without_calls(source, {maps[i]})});
+  for (std::size_t guard = source.find("if ((k_step + 1) <= ", body); guard != std::string::npos;
+       guard = std::string::npos) {
+    std::string s = source;
+    s.erase(guard, s.find(')', s.find(')', guard) + 1) + 2 - guard);  // "if ((k_step + 1) <= N) "
+    mutants.push_back({"guard", "the next k-step's map unguarded", s});
+  }
   frag = source.find("pf::load_frag_a<", body);
   if (frag != std::string::npos) {
     std::string s = source;
@@ -177,7 +191,8 @@ void check_mutants(const std::string& example, int stages, int k = 128) {
     std::string why;
     const bool is_dead = killed(program, o, m, why);
     dead += is_dead;
-    EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "depth" && m.kind != "both"))
+    EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "depth" && m.kind != "both" &&
+                            m.kind != "map"))
         << example << " stages " << stages << ": the " << m.kind << " mutant '" << m.what << "' survived: " << why;
     // The first words of the reason: which check caught it.
     std::string reason = why.substr(0, why.find_first_of("\n("));
@@ -204,6 +219,12 @@ TEST(MutationEmu, GemmRingOf3And4Stages) {
 }
 TEST(MutationEmu, GemmBiasReluRingOf4Stages) { check_mutants("gemm_bias_relu", 4, 128); }
 TEST(MutationEmu, ReluGemm) { check_mutants("relu_gemm", 2); }
+// The prologue on the landed A tile with an operand (scale(k)): its guard past the last k-step
+// keeps scale's reads inside K.
+TEST(MutationEmu, DequantGemmRingsOf2And3Stages) {
+  check_mutants("dequant_gemm", 2);
+  check_mutants("dequant_gemm", 3, 96);
+}
 TEST(MutationEmu, AddGemms) { check_mutants("add_gemms", 2); }
 TEST(MutationEmu, BatchedGemm) { check_mutants("batched_gemm", 2); }
 

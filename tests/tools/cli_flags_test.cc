@@ -150,11 +150,11 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
 
 // --emit=config says the warp tile and the register model's numbers it was chosen by
 // (codegen/register_model.h): gemm_bias_relu, relu_gemm and dequant_gemm keep the 64x64 warp
-// tile (the epilogue's operands and the prologue's staging are not live beside the main loop's
-// fragments), and so does add_gemms (its two matmuls' sums in one accumulator tile,
-// codegen/added_matmuls.h). And whether the k-loop takes
-// two fragment sets (codegen/fragment_pipeline.h) and why: dequant_gemm's staged tiles and
-// operand leave no room for them, swiglu's matmuls share A.
+// tile (the epilogue's operands are not live beside the main loop's fragments), and so does
+// add_gemms (its two matmuls' sums in one accumulator tile, codegen/added_matmuls.h). And
+// whether the k-loop takes two fragment sets (codegen/fragment_pipeline.h) and why: every one
+// does, swiglu's two matmuls each with its own B fragments. The prologue fusions take the
+// prologue rule's 128x256 block (schedule/prologue_tile.h), and the tile rule says why.
 TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
   const std::string sizes_4096 = "-D M=4096 -D N=4096 -D K=4096 --arch sm_80 --emit=config";
   const std::string two_sets = "fragments: two fragment sets: k-slice j+1's ldmatrix under k-slice j's MMAs, the next "
@@ -168,20 +168,23 @@ TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
             std::string::npos)
       << fused.out;
   EXPECT_NE(fused.out.find(two_sets), std::string::npos) << fused.out;
-  // the prologue fusions keep it too (their staging registers are live before the MMAs)
-  for (const auto& [prologue, registers, sets] :
-       {std::tuple{"relu_gemm", "registers: 240 per thread by the register model (main loop 240 = 128 accumulators + 2 x "
-                                "32 fragments + 16 prologue staging + 16 copy addresses + 16;",
-                   two_sets},
-        std::tuple{"dequant_gemm", "registers: 224 per thread by the register model (main loop 224 = 128 accumulators + "
-                                   "2 x 32 fragments + 16 copy addresses + 16;",
-                   std::string("fragments: one fragment set: two sets across k-steps do not fit the register limit (the "
-                               "register model)\n")}}) {
+  EXPECT_EQ(fused.out.find("tile rule"), std::string::npos) << fused.out;
+  // the prologue fusions: the prologue rule's block, the chunks their landed tile maps (and
+  // dequant_gemm's scale(k) beside them) live in the k-loop
+  for (const auto& [prologue, registers] :
+       {std::pair{"relu_gemm", "registers: 228 per thread by the register model (main loop 228 = 128 accumulators + 2 x "
+                               "32 fragments + 8 prologue staging + 12 copy addresses + 16;"},
+        std::pair{"dequant_gemm", "registers: 244 per thread by the register model (main loop 244 = 128 accumulators + "
+                                  "2 x 32 fragments + 24 prologue staging + 12 copy addresses + 16;"}}) {
     const CliResult r = run_cli(std::string("compile examples/") + prologue + ".tc " + sizes_4096);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("tiles: block 128x128x32 warp 64x64x32 mma m16n8k16"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tiles: block 128x256x32 warp 64x64x32 mma m16n8k16"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tile rule: block 128x256x32 (the prologue rule, schedule/prologue_tile.h): A's prologue runs "
+                         "on its landed tile"),
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find(registers), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(sets), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(two_sets), std::string::npos) << r.out;
   }
   const CliResult two = run_cli("compile examples/add_gemms.tc " + sizes_4096);
   ASSERT_EQ(two.exit_code, 0) << two.err;
@@ -194,10 +197,11 @@ TEST(CliCompile, EmitConfigSaysTheWarpTileAndTheRegisterModel) {
       << two.out;
   const CliResult shared_a = run_cli("compile examples/swiglu.tc " + sizes_4096);
   ASSERT_EQ(shared_a.exit_code, 0) << shared_a.err;
-  EXPECT_NE(shared_a.out.find("fragments: one fragment set: matmuls that share A in one k-loop load their B fragments "
-                              "between their MMAs\n"),
+  EXPECT_NE(shared_a.out.find("registers: 220 per thread by the register model (main loop 220 = 128 accumulators + 2 x 32 "
+                              "fragments + 12 copy addresses + 16;"),
             std::string::npos)
       << shared_a.out;
+  EXPECT_NE(shared_a.out.find(two_sets), std::string::npos) << shared_a.out;
 }
 
 // --f32-matmul: the mode of f32 matmuls reaches the plan, the kernel's configuration and the

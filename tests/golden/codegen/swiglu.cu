@@ -18,51 +18,63 @@ extern "C" __global__ void __launch_bounds__(256) swiglu(const __half* __restric
   pf::tile::fill(acc_G, 0.f);
   pf::AccTile16816<4, 4> acc_U;  // f32 accumulators of U: this warp's 64x32 tile
   pf::tile::fill(acc_U, 0.f);
-  pf::FragA16x16 a_frag[4];  // A fragments of one k-slice
-  pf::FragB16x8 b_frag[4];  // B fragments of one k-slice
+  pf::FragA16x16 a_frag[2][4];  // A fragments of two k-slices: the set the MMAs read, the set loading
+  pf::FragB16x8 b_frag_G[2][4];  // B fragments of two k-slices (G's matmul)
+  pf::FragB16x8 b_frag_U[2][4];  // B fragments of two k-slices (U's matmul)
   // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem, X + (long long)(128 * tile.row) * 256, 256, 1024 - (128 * tile.row), 256, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384, Wg + (long long)(128 * tile.col), 512, 256, 512 - (128 * tile.col), threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 32768, Wu + (long long)(128 * tile.col), 512, 256, 512 - (128 * tile.col), threadIdx.x);
   pf::cp_async_commit();
   // k-steps: copy the block's A and B tiles to shared memory, then the warps' MMAs
-  // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
+  // 2 shared stages: the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i; before its last k-slice, wait for k-step i+1's copies and one barrier
+  // fragment pipeline fill: k-step 0's copies landed (one barrier); its first k-slice's fragments into set 0
+  pf::cp_async_wait<0>();
+  __syncthreads();
+  pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[0], smem, 64 * warp_y, 0);
+  pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag_G[0], smem + 16384, 0, 32 * warp_x);
+  pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag_U[0], smem + 32768, 0, 32 * warp_x);
   #pragma unroll 1
   for (int k_step = 0; k_step <= 7; ++k_step) {
-    pf::cp_async_wait<0>();
-    __syncthreads();
     if (k_step <= 6) {
       pf::cp_async_tile<pf::Swizzle::xor16, 128, 32, 256, pf::Check::none, pf::Width::b128>(smem + ((k_step + 1) % 2) * 8192, X + (long long)(128 * tile.row) * 256 + (32 * k_step + 32), 256, 1024 - (128 * tile.row), 256 - (32 * k_step + 32), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 16384 + ((k_step + 1) % 2) * 8192, Wg + ((long long)(32 * k_step + 32)) * 512 + (128 * tile.col), 512, 256 - (32 * k_step + 32), 512 - (128 * tile.col), threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 32, 128, 256, pf::Check::none, pf::Width::b128>(smem + 32768 + ((k_step + 1) % 2) * 8192, Wu + ((long long)(32 * k_step + 32)) * 512 + (128 * tile.col), 512, 256 - (32 * k_step + 32), 512 - (128 * tile.col), threadIdx.x);
     }
     pf::cp_async_commit();
-    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+    // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
     #pragma unroll
     for (int k_slice = 0; k_slice <= 1; ++k_slice) {
-      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag, smem + (k_step % 2) * 8192, 64 * warp_y, 16 * k_slice);
-      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag, smem + 16384 + (k_step % 2) * 8192, 16 * k_slice, 32 * warp_x);
+      if (k_slice == 1) {
+        // before the last k-slice: k-step k_step + 1's copies landed, and past this barrier every warp has loaded this stage's fragments (the next k-step's copies may overwrite it)
+        pf::cp_async_wait<0>();
+        __syncthreads();
+      }
+      // the next k-slice's fragments into the other set: k-slice k_slice + 1 of this k-step, or the next k-step's first
+      const int next_step = k_step + (k_slice + 1) / 2, next_slice = (k_slice + 1) % 2;
+      pf::load_frag_a<pf::Layout::row, pf::Swizzle::xor16, 32, 4>(a_frag[(k_slice + 1) % 2], smem + (next_step % 2) * 8192, 64 * warp_y, 16 * next_slice);
+      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag_G[(k_slice + 1) % 2], smem + 16384 + (next_step % 2) * 8192, 16 * next_slice, 32 * warp_x);
+      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag_U[(k_slice + 1) % 2], smem + 32768 + (next_step % 2) * 8192, 16 * next_slice, 32 * warp_x);
       // macro-MMAs of the warp tile, one accumulator fragment each
       #pragma unroll
       for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
         #pragma unroll
         for (int tile_n = 0; tile_n <= 31; tile_n += 8) {
-          pf::mma_fragment<__half>(acc_G, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+          pf::mma_fragment<__half>(acc_G, tile_m / 16, tile_n / 8, a_frag[k_slice % 2][tile_m / 16], b_frag_G[k_slice % 2][tile_n / 8]);
         }
       }
-      pf::load_frag_b<pf::Layout::row, pf::Swizzle::xor16, 128, 4>(b_frag, smem + 32768 + (k_step % 2) * 8192, 16 * k_slice, 32 * warp_x);
       // macro-MMAs of the warp tile, one accumulator fragment each
       #pragma unroll
       for (int tile_m = 0; tile_m <= 63; tile_m += 16) {
         #pragma unroll
         for (int tile_n = 0; tile_n <= 31; tile_n += 8) {
-          pf::mma_fragment<__half>(acc_U, tile_m / 16, tile_n / 8, a_frag[tile_m / 16], b_frag[tile_n / 8]);
+          pf::mma_fragment<__half>(acc_U, tile_m / 16, tile_n / 8, a_frag[k_slice % 2][tile_m / 16], b_frag_U[k_slice % 2][tile_n / 8]);
         }
       }
     }
   }
   __syncthreads();
-  // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory
+  // this warp's tile: k-slices of one macro-MMA each, fragments from shared memory into one of two sets (in the k-step loop the next k-slice's load under this one's MMAs)
   // epilogue on the accumulator fragments
   #pragma unroll
   for (int frag_m = 0; frag_m <= 63; frag_m += 16) {
