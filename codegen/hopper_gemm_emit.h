@@ -5,6 +5,7 @@
 #pragma once
 
 #include "codegen/cuda_emitter.h"
+#include "codegen/hopper_gemm_kernel.h"
 #include "codegen/main_loop_choice.h"
 #include "frontend/program.h"
 #include "schedule/gpu_options.h"
@@ -14,7 +15,11 @@ namespace polyfuse {
 
 // A and B reach the kernel as tensor maps the runtime encodes; no host launcher (it would have
 // to encode them).
+// With `gather` (an implicit GEMM, codegen/hopper_implicit_gemm.h) A is gathered by the producer's
+// threads (hopper_gemm_kernel.h's HopperGather); `note` (comment lines) follows the header's main
+// loop line.
 EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, const GpuOptions& o,
-                               const MainLoopChoice& choice, CudaEmitRequest::Helpers helpers);
+                               const MainLoopChoice& choice, CudaEmitRequest::Helpers helpers,
+                               const HopperGather* gather = nullptr, const std::string& note = "");
 
 }  // namespace polyfuse

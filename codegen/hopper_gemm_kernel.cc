@@ -8,6 +8,7 @@
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/hopper_epilogue.h"
 #include "codegen/main_loop_choice.h"
+#include "codegen/mma_sync_loop.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "schedule/plan_from_program.h"
@@ -29,6 +30,7 @@ struct StageOperand {
   bool batched = false;           // one matrix per batch element (matrix `batch`), or one for all
   bool multicast = false;         // the cluster shares it: each block loads half, into both blocks
   int box_inner = 64;             // elements of a box's 128-byte row
+  std::string gather;             // "" or the tensor its tile is gathered from (an implicit GEMM's A)
   int bytes() const { return rows * atoms * 128; }
 };
 
@@ -98,6 +100,9 @@ std::string tma_load(const StageOperand& o, const std::string& stage) {
 }
 
 std::string thread_load(const StageOperand& o, const std::string& stage) {
+  if (!o.gather.empty())
+    return fmt::format("gather_tile<{}>({}{}, {}_rows, {}_tap, {}_at, {}, threadIdx.x);\n", o.rows, stage,
+                       o.offset ? fmt::format(" + {}", o.offset) : "", o.gather, o.gather, o.gather, o.inner0);
   const std::string source =
       o.batched ? fmt::format("{} + static_cast<long long>(batch) * {}", o.name, o.extent_inner * o.extent_outer) : o.name;
   return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
@@ -112,6 +117,13 @@ std::string parameters(const Program& program, const std::vector<StageOperand>& 
   std::vector<std::string> list;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
+    const auto gathered = std::find_if(operands.begin(), operands.end(),
+                                       [&](const StageOperand& o) { return o.name == tensor.name && !o.gather.empty(); });
+    if (gathered != operands.end()) {  // the gather's input in its place (unless a parameter already)
+      if (!program.find_tensor(gathered->gather))
+        list.push_back(fmt::format("const {}* __restrict__ {}", cuda_type(tensor.type), gathered->gather));
+      continue;
+    }
     const bool map = std::any_of(operands.begin(), operands.end(), [&](const StageOperand& o) {
       return o.name == tensor.name && o.copy == OperandCopy::tma;
     });
@@ -136,6 +148,7 @@ struct KernelShape {
   const StageOperand& by_tma;          // an operand TMA loads (A when both)
   const StageOperand* by_threads;      // the operand the producer warpgroup copies, or nullptr
   HopperRegisterSplit registers;
+  const HopperGather* gather;          // A gathered from a convolution's input, or nullptr
 };
 
 // The clustered tile loop: the cluster's cluster tiles (cluster_m x cluster_n output tiles)
@@ -209,6 +222,10 @@ std::string producer_loops(const KernelShape& k, const std::string& indent) {
   const int s = k.t.stages;
   std::string text = fmt::format("{}int it = 0;  // k-blocks loaded so far, over the tiles\n", indent);
   text += tile_loop(k, indent);
+  if (k.gather)
+    text += fmt::format("{0}  const auto {1}_rows = pf::gather_rows<{2}, 64, 128>({1}_row, m0, threadIdx.x);  // this thread's "
+                        "A rows of the tile, decomposed once\n",
+                        indent, k.gather->input, k.t.bm);
   text += "#pragma unroll 1\n";
   text += fmt::format("{}  for (int kb = 0; kb < {}; ++kb, ++it) {{\n", indent, k.k_blocks);
   text += fmt::format("{}    const int s = it % {};\n", indent, s);
@@ -237,7 +254,11 @@ std::string producer_branch(const KernelShape& k) {
                       "    // tiles, once the consumers released the stage's previous fill on empty[it % {}]: thread 0\n"
                       "    // loads {} by TMA (PTX ISA 9.7.9.27) completing on full[it % {}], and all 128 threads copy\n",
                       s, k.by_tma.name, s);
-  if (copied.prologue.empty())
+  if (!copied.gather.empty())
+    text += fmt::format("    // A, gathered from {} (the im2col matrix is never in memory), in the layout TMA would write,\n"
+                        "    // make it visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
+                        copied.gather, s);
+  else if (copied.prologue.empty())
     text += fmt::format("    // {} in the layout TMA would write (TMA cannot load {}: its rows are {} bytes apart), make it\n"
                         "    // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
                         copied.name, copied.name, copied.extent_inner * 2, s);
@@ -247,6 +268,7 @@ std::string producer_branch(const KernelShape& k) {
   text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
   if (!copied.prologue.empty())  // before the loops, whose names would shadow the tensors it reads
     text += fmt::format("    const auto prologue = {};\n", copied.prologue);
+  if (k.gather) text += indented(k.gather->functions, 4);
   text += producer_loops(k, "    ");
   text += "        if (threadIdx.x == 0) {\n";
   text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
@@ -469,7 +491,10 @@ std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSched
 }
 
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
-                               const HopperGemmTiles& t, const HopperTileSchedule& schedule) {
+                               const HopperGemmTiles& t, const HopperTileSchedule& schedule, const HopperGather* gather) {
+  PF_INTERNAL_CHECK(!gather || (choice.a_copy == OperandCopy::threads && plan.matmuls.size() == 1 && !schedule.clustered() &&
+                                plan.matmuls[0].a_layout == OperandLayout::row_major && !plan.matmuls[0].a_prologue),
+                    "a gathered A is one matmul's K-major A, copied by threads, without a cluster");
   PF_INTERNAL_CHECK(plan.matmuls.size() == static_cast<std::size_t>(t.matmuls) && t.matmuls <= 2,
                     "the Hopper main loop takes one matmul, or two in one k-loop, as its tiles say");
   PF_INTERNAL_CHECK(t.matmuls == 1 || !choice.any_thread_copy(), "several matmuls load every operand by TMA");
@@ -502,6 +527,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
     o.batched = operand_batches(program, o.name) > 0;
     o.box_inner = t.box_inner();
     o.multicast = (is_a ? schedule.cluster_n : schedule.cluster_m) > 1;  // 1x2 shares A, 2x1 shares B
+    if (is_a && gather) o.gather = gather->input;
     offset += o.bytes();
     operands.push_back(o);
     return static_cast<int>(operands.size()) - 1;
@@ -520,7 +546,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
   const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn,
                           batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b, a.copy == OperandCopy::tma ? a : b,
-                          by_threads, hopper_register_split(t, by_threads != nullptr)};
+                          by_threads, hopper_register_split(t, by_threads != nullptr), gather};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
                                  parameters(program, operands));
@@ -550,7 +576,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   else
     text += fmt::format("      mbarrier_init(full + s, 129);   // thread 0's arrive_expect_tx, the bytes of {}, and every\n"
                         "                                      // producer thread once its part of {} is written\n",
-                        shape.by_tma.name, by_threads->name);
+                        shape.by_tma.name, gather ? "A (gathered from " + gather->input + ")" : by_threads->name);
   if (schedule.clustered())
     text += fmt::format("      mbarrier_init(empty + s, {});  // every thread of the stage's consumer{}, once its wgmma retired,\n"
                         "                                      // and lane 0 of each of the peer's {} consumer warps\n",

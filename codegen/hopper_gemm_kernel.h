@@ -165,7 +165,15 @@ std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileS
 // every producer thread writes its share of the tile TMA would have written
 // (pf_thread_tile_sm90.cuh), fences it for the async proxy and arrives on the stage's "full"
 // mbarrier (then initialised to 129 arrivals).
+// With `gather` (an implicit GEMM, codegen/hopper_implicit_gemm.h) A is not a tensor: the
+// producer threads gather each K-major A tile from the convolution's input (pf::sm90::gather_tile
+// through the functions of codegen/im2col_gather.h), which replaces A among the parameters.
+struct HopperGather {
+  std::string input;      // the tensor the gather reads: a plain pointer parameter in A's place
+  std::string functions;  // <input>_row, <input>_tap and <input>_at (gather_functions), at the producer's top
+};
 std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, const MainLoopChoice& choice,
-                               const HopperGemmTiles& tiles, const HopperTileSchedule& schedule = {});
+                               const HopperGemmTiles& tiles, const HopperTileSchedule& schedule = {},
+                               const HopperGather* gather = nullptr);
 
 }  // namespace polyfuse

@@ -1,5 +1,6 @@
 // The CUDA kernel of a convolution planned as an implicit GEMM (schedule/implicit_gemm.h), sm_80
-// mma.sync (also on sm_90/sm_90a: the TMA im2col mode is not used). One block per 64 x 64 tile of
+// mma.sync (also on sm_90, and on sm_90a where the TMA + wgmma kernel of
+// codegen/hopper_implicit_gemm.h does not apply: its header's main-loop line says why). One block per 64 x 64 tile of
 // the output O[M][N] (M the output pixels, N the output channels), four warps of 32 x 32; a k-loop
 // over K = taps x channels in steps of 32 through a cp.async ring of `stages` shared stages. The
 // A tile's copy gathers (pf::cp_async_gather_tile in kernels/cuda/pf_gather_copy.cuh): a thread
@@ -23,6 +24,7 @@
 namespace polyfuse {
 
 // The kernel (with its host launcher) of `kernel`, an implicit_gemm kernel of a plan of `program`.
+// On sm_90a, the TMA + wgmma kernel where implicit_gemm_main_loop takes it.
 EmittedKernel emit_implicit_gemm_kernel(const Program& program, const PlannedKernel& kernel, const GpuOptions& options);
 
 }  // namespace polyfuse

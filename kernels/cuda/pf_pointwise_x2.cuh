@@ -26,15 +26,13 @@ namespace detail {
 template <class T> PF_DEVICE float lo(unsigned a) { return unpack<T>(a, 0); }
 template <class T> PF_DEVICE float hi(unsigned a) { return unpack<T>(a, 1); }
 template <class T> PF_DEVICE constexpr bool is_half() { return IsSame<T, __half>::value; }
-// bf16 1.0 and -1.0 and -0.0 in both halves: fma.rn.bf16x2 gives add, sub and mul on sm_80
-// (add.rn.bf16x2 and mul.rn.bf16x2 need sm_90).
-constexpr unsigned bf16_one = 0x3f803f80u, bf16_minus_one = 0xbf80bf80u, minus_zero = 0x80008000u;
 }  // namespace detail
 
 PF_DEVICE unsigned zero() { return 0u; }
 
-// Binary operations: PTX `OP.f16x2` / an f16 or bf16 FMA on the GPU, f32 and one rounding on
-// the emulator.
+// Binary operations: PTX `OP.f16x2` on the GPU, for bf16 `fma.rn.bf16x2` with 1.0, -1.0 or -0.0 in
+// both halves (0x3f80, 0xbf80, 0x8000: add.rn.bf16x2 and mul.rn.bf16x2 need sm_90); f32 and one
+// rounding on the emulator.
 #if PF_DEVICE_PATH
 #define PF_X2_ASM(instruction, a, b)                                             \
   unsigned d;                                                                    \
@@ -67,7 +65,7 @@ template <class T> PF_DEVICE unsigned min(unsigned a, unsigned b) {
 template <class T> PF_DEVICE unsigned add(unsigned a, unsigned b) {
 #if PF_DEVICE_PATH
   if constexpr (detail::is_half<T>()) { PF_X2_ASM("add.rn.f16x2", a, b); }
-  else { PF_X2_FMA(a, detail::bf16_one, b); }
+  else { PF_X2_FMA(a, 0x3f803f80u, b); }
 #else
   return pack2<T>(detail::lo<T>(a) + detail::lo<T>(b), detail::hi<T>(a) + detail::hi<T>(b));
 #endif
@@ -76,7 +74,7 @@ template <class T> PF_DEVICE unsigned add(unsigned a, unsigned b) {
 template <class T> PF_DEVICE unsigned sub(unsigned a, unsigned b) {
 #if PF_DEVICE_PATH
   if constexpr (detail::is_half<T>()) { PF_X2_ASM("sub.rn.f16x2", a, b); }
-  else { PF_X2_FMA(b, detail::bf16_minus_one, a); }
+  else { PF_X2_FMA(b, 0xbf80bf80u, a); }
 #else
   return pack2<T>(detail::lo<T>(a) - detail::lo<T>(b), detail::hi<T>(a) - detail::hi<T>(b));
 #endif
@@ -85,7 +83,7 @@ template <class T> PF_DEVICE unsigned sub(unsigned a, unsigned b) {
 template <class T> PF_DEVICE unsigned mul(unsigned a, unsigned b) {
 #if PF_DEVICE_PATH
   if constexpr (detail::is_half<T>()) { PF_X2_ASM("mul.rn.f16x2", a, b); }
-  else { PF_X2_FMA(a, b, detail::minus_zero); }
+  else { PF_X2_FMA(a, b, 0x80008000u); }
 #else
   return pack2<T>(detail::lo<T>(a) * detail::lo<T>(b), detail::hi<T>(a) * detail::hi<T>(b));
 #endif

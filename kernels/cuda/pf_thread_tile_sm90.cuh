@@ -17,12 +17,22 @@
 //       with prologue_at(f) (f: (float element, int outer, int inner) -> float) as
 //       f(element, its row, its column): a prologue that reads other tensors at the element's
 //       coordinates (a dequantisation's scale(k)).
+//
+//   gather_tile<ROWS>(tile, rows, tap_of, at, k0, thread)
+//       the K-major canonical tile (one 128-byte swizzle atom: 64 16-bit columns, ROWS rows) of an
+//       implicit GEMM's A, gathered by the 128 threads of a warpgroup as pf_gather_copy.cuh's
+//       cp_async_gather_tile gathers the sm_80 tile: thread `thread` copies the same rows of every
+//       tile (rows = pf::gather_rows<ROWS, 64, 128>(row_of, m0, thread), decomposed once a tile)
+//       at one column, its k-block's tap decomposed once (tap_of(k0 + column)); at(row, tap) the
+//       16-byte aligned address of the chunk's 8 channels, or nullptr for zeros (padding, past
+//       the GEMM's end). Every chunk is loaded before the first is stored.
 // The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
 // writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
 // readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
 #pragma once
 
 #include "pf_base.cuh"
+#include "pf_gather_copy.cuh"
 #include "pf_memory.cuh"
 #include "pf_sm90.cuh"
 #include "pf_swizzle_sm90.cuh"
@@ -94,6 +104,24 @@ PF_UNROLL
     }
     const unsigned logical = atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16);
     sts128(static_cast<unsigned char*>(tile) + swizzle_offset(s, logical), chunk);
+  }
+}
+
+template <int ROWS, class Rows, class TapOf, class At>
+PF_DEVICE void gather_tile(void* tile, const Rows& rows, const TapOf& tap_of, const At& at, int k0, int thread) {
+  using G = GatherThread<ROWS, 64, 128, 2>;
+  const int column = G::column(thread);
+  const auto tap = tap_of(k0 + column);  // this k-block's filter tap and channel: once for all the rows
+  Chunk16 chunks[G::rows];
+PF_UNROLL
+  for (int i = 0; i < G::rows; ++i) {
+    const void* src = at(rows.row[i], tap);
+    chunks[i] = ldg128_pred(src, src != nullptr);
+  }
+PF_UNROLL
+  for (int i = 0; i < G::rows; ++i) {
+    const unsigned logical = static_cast<unsigned>(G::row(thread, i) * 128 + 2 * column);
+    sts128(static_cast<unsigned char*>(tile) + swizzle_offset(Swizzle::b128, logical), chunks[i]);
   }
 }
 

@@ -2,7 +2,7 @@
 // ReLU (tests/programs/conv2d_bias_relu_f16.tc) at a small odd size — the gather function, the
 // k-loop over taps x channels, the epilogue on the fragments — and the options the kernel refuses;
 // the grouped one (tests/programs/conv2d_grouped_bias_relu_f16.tc): one GEMM per group on
-// blockIdx.z. UPDATE_GOLDEN=1 rewrites tests/golden/codegen/conv2d*_implicit_gemm.cu.
+// blockIdx.z; the sm_90a kernel of the first. UPDATE_GOLDEN=1 rewrites tests/golden/codegen/conv2d*_implicit_gemm.cu.
 #include <gtest/gtest.h>
 
 #include "codegen/cuda_plan.h"
@@ -31,6 +31,25 @@ TEST(ImplicitGemmKernel, ConvBiasReluGolden) {
   EXPECT_EQ(plan.kernels[0].grid[1].value, 1);
   EXPECT_EQ(plan.kernels[0].block[0], 128);
   EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_bias_relu_implicit_gemm.cu"));
+}
+
+// The same convolution for sm_90a: the TMA + wgmma kernel whose producer threads gather A
+// (codegen/hopper_implicit_gemm.h); a persistent grid of the 2 output tiles of 64 x 128
+// (ping-pong: a fused epilogue, M > 64), 384 threads, F a tensor map (boxes of 64 x 128 rows).
+TEST(ImplicitGemmKernel, ConvBiasReluSm90aGolden) {
+  const EmittedPlan plan = emit_conv(default_gpu_options(Arch::sm_90a));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_TRUE(plan.kernels[0].persistent);
+  EXPECT_EQ(plan.kernels[0].grid[0].value, 2);
+  EXPECT_EQ(plan.kernels[0].block[0], 384);
+  for (const KernelParameter& p : plan.kernels[0].parameters) {
+    const std::vector<int> box = p.name == "F" ? std::vector<int>{64, 128} : std::vector<int>{};
+    EXPECT_EQ(p.tma_box, box) << p.name;
+    if (p.name == "I") {
+      EXPECT_EQ(p.shape, (std::vector<std::string>{"2", "9", "7", "16"}));
+    }
+  }
+  EXPECT_TRUE(matches_golden(plan.source, "codegen/conv2d_bias_relu_sm90a_implicit_gemm.cu"));
 }
 
 // 3 groups of C = 8 -> K = 24 channels: each group's 24 columns a GEMM of its own (grid z), the
