@@ -435,6 +435,11 @@ EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& re
       fitted_layout(program, plan, o, !fused_row_chain(program));
       build_gpu_schedule(plan, o, request.dumps);
     }
+    if (choice.chained) {  // the two added matmuls into one accumulator (codegen/added_matmuls.h)
+      Program folded = program;
+      PF_INTERNAL_CHECK(fold_added_matmuls(folded, plan, o), "a chained pair of matmuls that does not fold");
+      return emit_hopper_gemm(folded, plan, request.options, choice, request.helpers);
+    }
     return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
   }
   const Program matmuls = mma_sync_program(program, plan, o);
@@ -540,6 +545,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
     if (folded.matmuls.size() == 2 && !folded.matmuls[1].accumulates_into.empty())
       text += fmt::format("accumulators: one for {} + {}, the k-steps of {} then {}'s into one f32 tile\n",
                           folded.matmuls[0].c, folded.matmuls[1].c, folded.matmuls[0].c, folded.matmuls[1].c);
+  } else if (choice.chained) {
+    text += fmt::format("accumulators: one for {} + {}, the k-blocks of {} then {}'s into one f32 tile of each consumer\n",
+                        plan.matmuls[0].c, plan.matmuls[1].c, plan.matmuls[0].c, plan.matmuls[1].c);
   }
   if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32)
     text += o.f32_matmul == F32Matmul::x3tf32

@@ -17,11 +17,15 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
                                const std::string& note) {
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m_size = bound_size(program, mm.dims.m_extent).value, n_size = bound_size(program, mm.dims.n_extent).value;
-  int a_tiles = 0;  // distinct A tiles of a stage: matmuls that share A read one
-  for (const MatmulStage& each : plan.matmuls) a_tiles += each.shares_a_with_previous ? 0 : 1;
+  int a_tiles = 0, accumulators = 0;  // distinct A tiles of a stage (matmuls that share A read one), accumulators
+  for (const MatmulStage& each : plan.matmuls) {
+    const bool chained = !each.accumulates_into.empty();  // in the slots and the accumulator of the first
+    a_tiles += each.shares_a_with_previous || chained ? 0 : 1;
+    accumulators += chained ? 0 : 1;
+  }
   const HopperGemmTiles tiles =
       hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_consumers_for(m_size, !plan.epilogue.empty())),
-                        size_in_bytes(program.find_tensor(mm.a)->type), static_cast<int>(plan.matmuls.size()), std::max(a_tiles, 1));
+                        size_in_bytes(program.find_tensor(mm.a)->type), accumulators, std::max(a_tiles, 1));
   const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group), o.cluster.m, o.cluster.n};
   EmittedKernel kernel;
   LaunchMetadata& m = kernel.metadata;

@@ -149,6 +149,10 @@ struct KernelShape {
   const StageOperand* by_threads;      // the operand the producer warpgroup copies, or nullptr
   HopperRegisterSplit registers;
   const HopperGather* gather;          // A gathered from a convolution's input, or nullptr
+  // Two added matmuls as one k-loop into one accumulator (codegen/added_matmuls.h): the first
+  // `chain_k_blocks` k-blocks load the first matmul's tiles, the rest the second's (0: no chain).
+  std::int64_t chain_k_blocks = 0;
+  std::vector<std::size_t> accumulators;  // the matmuls with an accumulator of their own
 };
 
 // The clustered tile loop: the cluster's cluster tiles (cluster_m x cluster_n output tiles)
@@ -245,7 +249,18 @@ std::string producer_branch(const KernelShape& k) {
     text += "    if (threadIdx.x == 0) {\n";
     text += producer_loops(k, "      ");
     text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
-    for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
+    if (k.chain_k_blocks > 0) {  // the first matmul's k-blocks, then the second's, into the same slots
+      text += fmt::format("          if (kb < {}) {{  // {}'s k-blocks\n", k.chain_k_blocks, k.operands[0].name);
+      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.a_of[0])], "stage");
+      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.b_of[0])], "stage");
+      text += fmt::format("          }} else {{  // then {}'s, continuing the same sum\n",
+                          k.operands[static_cast<std::size_t>(k.a_of[1])].name);
+      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.a_of[1])], "stage");
+      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.b_of[1])], "stage");
+      text += "          }\n";
+    } else {
+      for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
+    }
     text += "        }\n      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
     return text;
   }
@@ -300,8 +315,8 @@ std::string stage_text(const KernelShape& k, bool by_tensor) {
 }
 
 // The accumulator of matmul i: `acc`, or `acc_<C>` when the k-loop feeds several.
-std::string acc_name(const KernelPlan& plan, std::size_t i) {
-  return plan.matmuls.size() == 1 ? "acc" : "acc_" + plan.matmuls[i].c;
+std::string acc_name(const KernelShape& k, const KernelPlan& plan, std::size_t i) {
+  return k.accumulators.size() == 1 ? "acc" : "acc_" + plan.matmuls[i].c;
 }
 
 // The consumers' epilogue of one tile, after the accumulators are final.
@@ -309,17 +324,17 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
   const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
-  if (!plan.epilogue.empty() || plan.matmuls.size() > 1) {
+  if (!plan.epilogue.empty() || k.accumulators.size() > 1) {
     std::string text = fmt::format(
         "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
         "    // its 64 x {} tile; rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
-    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
-      text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(plan, i),
+    for (std::size_t i : k.accumulators)
+      text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(k, plan, i),
                           i == 0 ? "" : fmt::format(" + {}", i * t.acc_staging_floats()));
     text += fmt::format("    for (int e = thread_in_warpgroup(); e < {}; e += 128) {{\n", 64 * t.bn);
     text += fmt::format("      const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
     text += fmt::format("      const bool in = pf_m < {} && pf_n < {};\n", k.m, k.n);
-    for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+    for (std::size_t i : k.accumulators)
       text += fmt::format("      const float {}_v = pf::lds(staging + {}e / {} * {} + e % {});\n", plan.matmuls[i].c,
                           i == 0 ? "" : fmt::format("{} + ", i * t.acc_staging_floats()), t.bn, t.bn + 4, t.bn);
     text += hopper_epilogue_element(program, plan);
@@ -373,9 +388,9 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
   } else
     text += "  int it = 0;  // k-blocks consumed so far, over the tiles\n";
   text += tile_loop(k, "  ", t.pingpong());
-  for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
-    text += fmt::format("    WgAcc<{}> {};  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, acc_name(plan, i),
-                        plan.matmuls[i].c, t.bn);
+  for (std::size_t i : k.accumulators)
+    text += fmt::format("    WgAcc<{}> {};  // f32 accumulators of {}: the warpgroup's 64 x {} tile\n", t.bn, acc_name(k, plan, i),
+                        k.chain_k_blocks > 0 ? plan.matmuls[0].c + " + " + plan.matmuls[1].c : plan.matmuls[i].c, t.bn);
   if (t.pingpong())
     text += "    // its turn: the other consumer's main loop of the block's previous tile is done (its order phase\n"
             "    // turn - 1 + wg), so every earlier fill of the ring was observed and the parities below are this tile's\n"
@@ -394,26 +409,29 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
         fp8_kind(program, mm.a), fp8_kind(program, mm.b), t.bn, t.bm, t.bk / 2, row0, t.a_bytes(), t.bn, t.bk / 2,
         t.k_steps());
   } else {
-    for (std::size_t i = 0; i < plan.matmuls.size(); ++i) {
+    if (k.chain_k_blocks > 0)
+      text += fmt::format("      // the first {} k-blocks are {}'s, the others {}'s: the same slots, one sum\n", k.chain_k_blocks,
+                          plan.matmuls[0].c, plan.matmuls[1].c);
+    for (std::size_t i : k.accumulators) {
       const StageOperand& a = k.operands[static_cast<std::size_t>(k.a_of[i])];
       const StageOperand& b = k.operands[static_cast<std::size_t>(k.b_of[i])];
       text += fmt::format(
           "      wgmma_k_block<{}, {}, {}, {}, Swizzle::b128, Swizzle::b128>({}, OperandTile{{stage{}, {}, {}, {}}},\n"
           "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
-          in, t.bn, a.major, b.major, acc_name(plan, i), a.offset ? fmt::format(" + {}", a.offset) : "", t.bm, t.bk, row0,
+          in, t.bn, a.major, b.major, acc_name(k, plan, i), a.offset ? fmt::format(" + {}", a.offset) : "", t.bm, t.bk, row0,
           b.offset, t.bn, t.bk, t.k_steps());
     }
   }
-  if (plan.matmuls.size() == 1)
+  if (k.accumulators.size() == 1)
     text += "      wgmma_wait<1>();  // k-block kb - 1's wgmma retired: its stage may be refilled\n";
   else
     text += fmt::format("      wgmma_wait<{}>();  // k-block kb - 1's groups (one per matmul) retired: its stage may be refilled\n",
-                        plan.matmuls.size());
+                        k.accumulators.size());
   text += release_stage(k, "      ", fmt::format("(it - 1) % {}", s), "kb > 0", "");
   text += "    }\n";
   text += "    wgmma_wait<0>();\n";
   text += release_stage(k, "    ", fmt::format("(it - 1) % {}", s), "", "  // the tile's last k-block retired");
-  for (std::size_t i = 0; i < plan.matmuls.size(); ++i) text += fmt::format("    wgmma_fence_operand({});\n", acc_name(plan, i));
+  for (std::size_t i : k.accumulators) text += fmt::format("    wgmma_fence_operand({});\n", acc_name(k, plan, i));
   if (t.pingpong()) text += "    mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop\n";
   text += consumer_epilogue(program, plan, k);
   if (t.pingpong()) text += fmt::format("    it += {};  // the other consumer's tile\n    ++turn;\n", k.k_blocks);
@@ -495,8 +513,16 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   PF_INTERNAL_CHECK(!gather || (choice.a_copy == OperandCopy::threads && plan.matmuls.size() == 1 && !schedule.clustered() &&
                                 plan.matmuls[0].a_layout == OperandLayout::row_major && !plan.matmuls[0].a_prologue),
                     "a gathered A is one matmul's K-major A, copied by threads, without a cluster");
-  PF_INTERNAL_CHECK(plan.matmuls.size() == static_cast<std::size_t>(t.matmuls) && t.matmuls <= 2,
-                    "the Hopper main loop takes one matmul, or two in one k-loop, as its tiles say");
+  const bool chain = plan.matmuls.size() == 2 && plan.matmuls[1].accumulates_into == plan.matmuls[0].c;
+  std::vector<std::size_t> accumulators;
+  for (std::size_t i = 0; i < plan.matmuls.size(); ++i)
+    if (plan.matmuls[i].accumulates_into.empty()) accumulators.push_back(i);
+  PF_INTERNAL_CHECK(accumulators.size() == static_cast<std::size_t>(t.matmuls) && t.matmuls <= 2 && (!chain || t.matmuls == 1),
+                    "the Hopper main loop takes one matmul, two in one k-loop, or two added into one accumulator, as its "
+                    "tiles say");
+  PF_INTERNAL_CHECK(!chain || (!choice.any_thread_copy() && plan.matmuls[0].a_layout == plan.matmuls[1].a_layout &&
+                               plan.matmuls[0].b_layout == plan.matmuls[1].b_layout && !schedule.clustered()),
+                    "a chain of two matmuls loads every operand by TMA, in one layout per operand, without a cluster");
   PF_INTERNAL_CHECK(t.matmuls == 1 || !choice.any_thread_copy(), "several matmuls load every operand by TMA");
   PF_INTERNAL_CHECK(choice.loop == MainLoop::tma_wgmma && (choice.a_copy == OperandCopy::tma || choice.b_copy == OperandCopy::tma),
                     "the Hopper main loop loads A or B by TMA");
@@ -507,6 +533,8 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const MatmulStage& mm = plan.matmuls[0];
   const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value,
                      k = bound_size(program, *mm.dims.k_extent).value;
+  // the chain's second matmul: its k-blocks follow the first's
+  const std::int64_t k_second = chain ? bound_size(program, *plan.matmuls[1].dims.k_extent).value : 0;
   const std::string in = cuda_type(program.find_tensor(mm.a)->type);
   const int s = t.stages;
   PF_INTERNAL_CHECK(t.fp8() == is_fp8(program.find_tensor(mm.a)->type), "the tiles' element size is the operands'");
@@ -518,17 +546,26 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   std::vector<int> a_of, b_of;
   int offset = 0;
   // Appends matmul mi's operand 'A' or 'B' at the stage's next free byte; its index.
+  const std::int64_t first_k_blocks = (k + t.bk - 1) / t.bk;
   const auto add = [&](const MatmulStage& mi, char operand) {
     const bool is_a = operand == 'A';
-    StageOperand o = stage_operand(operand_source(mi, operand), is_a ? choice.a_copy : choice.b_copy, offset,
+    const bool second = chain && &mi == &plan.matmuls[1];  // in the first's slots, from k-block first_k_blocks
+    const int at = second ? (is_a ? operands[0].offset : operands[1].offset) : offset;
+    StageOperand o = stage_operand(operand_source(mi, operand), is_a ? choice.a_copy : choice.b_copy, at,
                                    is_a ? mi.a_layout == OperandLayout::row_major : mi.b_layout == OperandLayout::col_major,
-                                   is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n, k);
+                                   is_a ? "m0" : "n0", is_a ? t.bm : t.bn, t.bk, t.box_inner(), is_a ? m : n,
+                                   second ? k_second : k);
+    if (second) {
+      const std::string from = fmt::format("kb * {}", t.bk), to = fmt::format("(kb - {}) * {}", first_k_blocks, t.bk);
+      if (o.inner0 == from) o.inner0 = to;
+      if (o.outer0 == from) o.outer0 = to;
+    }
     o.prologue = prologue_functor(program, mi, operand);
     o.batched = operand_batches(program, o.name) > 0;
     o.box_inner = t.box_inner();
     o.multicast = (is_a ? schedule.cluster_n : schedule.cluster_m) > 1;  // 1x2 shares A, 2x1 shares B
     if (is_a && gather) o.gather = gather->input;
-    offset += o.bytes();
+    if (!second) offset += o.bytes();
     operands.push_back(o);
     return static_cast<int>(operands.size()) - 1;
   };
@@ -544,9 +581,10 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
   std::int64_t batches = 1;
   for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
-  const KernelShape shape{t, schedule, m, n, (k + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm, (n + t.bn - 1) / t.bn,
-                          batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b, a.copy == OperandCopy::tma ? a : b,
-                          by_threads, hopper_register_split(t, by_threads != nullptr), gather};
+  const KernelShape shape{t, schedule, m, n, first_k_blocks + (k_second + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm,
+                          (n + t.bn - 1) / t.bn, batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b,
+                          a.copy == OperandCopy::tma ? a : b, by_threads, hopper_register_split(t, by_threads != nullptr),
+                          gather, chain ? first_k_blocks : 0, accumulators};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
                                  parameters(program, operands));

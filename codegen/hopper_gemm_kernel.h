@@ -28,9 +28,12 @@
 //     walk numbers batch x tiles: tile t is batch element t / (tiles per element), the
 //     linearised batch coordinate `batch` that the batched operands' 3-d TMA loads, the copying
 //     threads' source and the epilogue's addresses carry.
-//   * Two matmuls over the same tiles and K (add_gemms, SwiGLU) run in one k-loop: a stage
-//     holds every operand's tile (a shared A once), each consumer one accumulator per matmul
-//     (BN = 64: the single GEMM's registers), and the epilogue reads both staged accumulators.
+//   * Two matmuls over the same tiles and K (SwiGLU) run in one k-loop: a stage holds every
+//     operand's tile (a shared A once), each consumer one accumulator per matmul (BN = 64: the
+//     single GEMM's registers), and the epilogue reads both staged accumulators. Two whose
+//     results are added (add_gemms: the plan folded by codegen/added_matmuls.h, the second
+//     matmul accumulating into the first) run chained: the single GEMM's tiles and one
+//     accumulator, the first's k-blocks and then the second's through the same stage slots.
 //   * Epilogue: each consumer warpgroup stages its f32 accumulators in its own shared-memory
 //     area past the ring (the producer may already fill the ring for the next tile), ordered by a
 //     warpgroup barrier on an mbarrier (no block-wide barrier after the mbarriers' init), then

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "codegen/added_matmuls.h"
 #include "runtime/tma/tensor_map_rules.h"
 #include "schedule/plan_from_program.h"
 
@@ -77,7 +78,7 @@ std::string unsupported_batch(const Program& program, const MatmulStage& mm) {
 // Why the Hopper kernel cannot run the matmuls of `plan` in one k-loop, or "": one matmul, or
 // two over the same output tiles (M, N and batch extents) and the same K, `+=!` without
 // prologues, each reading program inputs of one 16-bit type.
-std::string unsupported_matmuls(const Program& program, const KernelPlan& plan) {
+std::string unsupported_matmuls(const Program& program, const KernelPlan& plan, bool chained) {
   if (plan.matmuls.size() > 2) return "more than two matmuls";
   if (plan.matmuls.size() == 1) return "";
   const MatmulStage& first = plan.matmuls[0];
@@ -94,7 +95,7 @@ std::string unsupported_matmuls(const Program& program, const KernelPlan& plan) 
       if (tensor->type != type || (type != ElementType::f16 && type != ElementType::bf16))
         return "several matmuls whose operands are not all f16 or all bf16";
     }
-    if (!(value(*mm.dims.k_extent) == value(*first.dims.k_extent)))
+    if (!chained && !(value(*mm.dims.k_extent) == value(*first.dims.k_extent)))
       return fmt::format("matmuls of different K ({} and {}: two k-loops)", value(*first.dims.k_extent).to_string(),
                          value(*mm.dims.k_extent).to_string());
     bool same_tiles = value(mm.dims.m_extent) == value(first.dims.m_extent) && value(mm.dims.n_extent) == value(first.dims.n_extent) &&
@@ -106,9 +107,20 @@ std::string unsupported_matmuls(const Program& program, const KernelPlan& plan) 
   return "";
 }
 
+// Why two matmuls whose results the epilogue adds do not run as one chained k-loop, or "".
+std::string chain_refusal(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
+  if (plan.matmuls.size() != 2) return "not two matmuls";
+  if (std::string why = added_matmuls_refusal(program, plan, options); !why.empty()) return why;
+  const MatmulStage &first = plan.matmuls[0], &second = plan.matmuls[1];
+  if (!first.dims.batch.empty() || !second.dims.batch.empty()) return "batched matmuls";
+  if (first.a_layout != second.a_layout || first.b_layout != second.b_layout)
+    return "the two A or the two B in different layouts";
+  return "";
+}
+
 // Why the Hopper main loop does not handle `plan` yet, or "".
-std::string unsupported_plan(const Program& program, const KernelPlan& plan) {
-  if (std::string why = unsupported_matmuls(program, plan); !why.empty()) return why;
+std::string unsupported_plan(const Program& program, const KernelPlan& plan, bool chained) {
+  if (std::string why = unsupported_matmuls(program, plan, chained); !why.empty()) return why;
   for (const MatmulStage& each : plan.matmuls)
     if (std::string why = unsupported_batch(program, each); !why.empty()) return why;
   const MatmulStage& mm = plan.matmuls[0];
@@ -176,7 +188,8 @@ const char* to_string(MainLoop loop) { return loop == MainLoop::tma_wgmma ? "TMA
 MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
   MainLoopChoice choice;
   if (!has_wgmma(options.arch)) return choice;
-  if (std::string why = unsupported_plan(program, plan); !why.empty()) {
+  const bool chained = chain_refusal(program, plan, options).empty();
+  if (std::string why = unsupported_plan(program, plan, chained); !why.empty()) {
     choice.fallback_reason = "the TMA + wgmma main loop does not handle " + why + " yet";
     return choice;
   }
@@ -224,6 +237,7 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     return choice;
   }
   choice.loop = MainLoop::tma_wgmma;
+  choice.chained = chained;
   if (!a_refusal.empty()) choice.a_copy = OperandCopy::threads;
   if (!b_refusal.empty()) choice.b_copy = OperandCopy::threads;
   choice.thread_copy_reason = a_refusal + b_refusal;

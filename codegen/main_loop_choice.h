@@ -52,11 +52,16 @@ struct MainLoopChoice {
   // TMA + wgmma: how A's and B's tiles reach the stages, and why one comes by threads ("" if not).
   OperandCopy a_copy = OperandCopy::tma, b_copy = OperandCopy::tma;
   std::string thread_copy_reason;
+  // TMA + wgmma: the plan's two matmuls are added (codegen/added_matmuls.h) and run as one k-loop
+  // into one accumulator: the first one's k-blocks, then the second's (their K may differ).
+  bool chained = false;
   bool any_thread_copy() const { return a_copy == OperandCopy::threads || b_copy == OperandCopy::threads; }
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
-// matmul, or two over the same output tiles and K without prologues whose four (or, sharing A,
+// matmul, or two whose results the epilogue adds (codegen/added_matmuls.h: one accumulator, the
+// k-blocks of one then of the other, any K; unbatched, the two A and the two B in one layout
+// each), or two over the same output tiles and K without prologues whose four (or, sharing A,
 // three) operands TMA loads, in one k-loop (`+=!`, batched or not: each operand indexed by all
 // of C's batch indices first or by none; pointwise epilogues on its (b.., m, n) elements; a prologue on one
 // operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),

@@ -130,13 +130,16 @@ TEST(HopperGemmKernel, BatchedGemmGolden) {
   EXPECT_TRUE(matches_golden(text, "codegen/batched_gemm_sm90a_tma.cu"));
 }
 
-// examples/add_gemms.tc, ping-pong (the default for a fused epilogue): A, B, E and F in each
-// stage, two 64 x 64 accumulators per consumer fed in one k-loop, both staged for the epilogue
-// that adds them; only D stored. Edge tiles in M and N, a K tail.
+// examples/add_gemms.tc, ping-pong (the default for a fused epilogue): C1 + C2 chained into one
+// accumulator (codegen/added_matmuls.h) — the single GEMM's 64 x 128 tiles and 6 stages, each
+// stage A and B for the first 3 k-blocks, then E and F in the same slots for 3 more — the
+// epilogue reading the sum; only D stored. Edge tiles in M and N, a K tail for each matmul.
 TEST(HopperGemmKernel, AddGemmsGolden) {
   std::string text;
   const EmittedKernel kernel = hopper_example("add_gemms", {{"M", 300}, {"N", 200}, {"K", 136}}, &text);
-  EXPECT_NE(kernel.metadata.options.find("block 64x64x64 (wgmma m64n64k16), 4 stages"), std::string::npos) << kernel.metadata.options;
+  EXPECT_NE(kernel.metadata.options.find("block 64x128x64 (wgmma m64n128k16), 6 stages"), std::string::npos) << kernel.metadata.options;
+  EXPECT_NE(kernel.source.find("if (kb < 3) {  // A's k-blocks"), std::string::npos);
+  EXPECT_NE(kernel.source.find("tma_load_tile(stage, E_map, (kb - 3) * 64, m0, 64, 1"), std::string::npos);
   EXPECT_TRUE(matches_golden(text, "codegen/add_gemms_sm90a_tma.cu"));
 }
 

@@ -101,15 +101,27 @@ TEST(MainLoopChoice, WhatTheHopperLoopDoesNotHandleYetFallsBack) {
   EXPECT_NE(choice_for(gemm_source("f16", true, true), {}).fallback_reason.find("unbound sizes"), std::string::npos);
 }
 
-// Two matmuls over the same tiles and K run in one k-loop of the TMA + wgmma kernel; different
-// K, or an operand TMA cannot load, keep the mma.sync loop and say why.
+// Two matmuls over the same tiles and K run in one k-loop of the TMA + wgmma kernel; two whose
+// results are added run chained into one accumulator, with equal or different K; different K
+// otherwise (the two B in different layouts), or an operand TMA cannot load, keep the mma.sync
+// loop and say why.
 TEST(MainLoopChoice, TwoMatmulsTakeTmaWgmmaWhenTheyShareTilesAndK) {
-  EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(256, 256, 128)).loop, MainLoop::tma_wgmma);
-  EXPECT_EQ(choice_for(example_source("swiglu"), mnk(67, 136, 72)).loop, MainLoop::tma_wgmma);
+  const MainLoopChoice added = choice_for(example_source("add_gemms"), mnk(256, 256, 128));
+  EXPECT_EQ(added.loop, MainLoop::tma_wgmma);
+  EXPECT_TRUE(added.chained);
+  const MainLoopChoice swiglu = choice_for(example_source("swiglu"), mnk(67, 136, 72));
+  EXPECT_EQ(swiglu.loop, MainLoop::tma_wgmma);
+  EXPECT_FALSE(swiglu.chained) << "multiplied, not added: two accumulators";
   const std::string different_k =
       "def f(f16(M, K) A, f16(K, N) B, f16(M, L) E, f16(L, N) F) -> (f16(M, N) D) {\n  C1(m, n) +=! A(m, k) * B(k, n)\n"
       "  C2(m, n) +=! E(m, l) * F(l, n)\n  D(m, n) = C1(m, n) + C2(m, n)\n}\n";
-  EXPECT_EQ(choice_for(different_k, {{"M", 64}, {"N", 64}, {"K", 128}, {"L", 64}}).fallback_reason,
+  const MainLoopChoice chained = choice_for(different_k, {{"M", 64}, {"N", 64}, {"K", 128}, {"L", 64}});
+  EXPECT_EQ(chained.loop, MainLoop::tma_wgmma) << chained.fallback_reason;
+  EXPECT_TRUE(chained.chained);
+  const std::string other_layout =
+      "def f(f16(M, K) A, f16(K, N) B, f16(M, L) E, f16(N, L) F) -> (f16(M, N) D) {\n  C1(m, n) +=! A(m, k) * B(k, n)\n"
+      "  C2(m, n) +=! E(m, l) * F(n, l)\n  D(m, n) = C1(m, n) + C2(m, n)\n}\n";
+  EXPECT_EQ(choice_for(other_layout, {{"M", 64}, {"N", 64}, {"K", 128}, {"L", 64}}).fallback_reason,
             "the TMA + wgmma main loop does not handle matmuls of different K (128 and 64: two k-loops) yet");
   EXPECT_EQ(choice_for(example_source("add_gemms"), mnk(64, 130, 128)).fallback_reason.rfind(
                 "several matmuls load every operand by TMA; TMA cannot load B: globalStrides[0] = 260 bytes is not a "
