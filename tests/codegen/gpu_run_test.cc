@@ -6,6 +6,9 @@
 //   CudaSm90aFp8.*     the FP8 GEMM on FP8 wgmma (Hopper only)
 //   CudaLarge.*        the default configuration on a 4096^3 bf16 GEMM, sampled
 //   CudaFused/*        every fused example with the default tiles, against the reference
+//   CudaExamples/*     every GPU example at an odd size on the GPU's own arch (sm_90a on a Hopper
+//                      GPU: its TMA + wgmma kernels, the implicit GEMM's gather, the chained
+//                      added matmuls) and on sm_80 (the mma.sync kernels, the landed prologues)
 //   CudaFusedVariants/* the emulator tests' epilogues, prologues, macro-MMAs and split-K, odd sizes
 //   CudaOddShapes/*    one kernel per idiom with its sizes left unbound, on the 54 odd shapes
 //   CudaBoundSizes/*   kernels generated for bound odd sizes (access widths, K tails)
@@ -26,6 +29,7 @@
 #include <random>
 
 #include "codegen/cuda_emitter.h"
+#include "example_shapes.h"
 #include "gemm_programs.h"
 #include "polyfuse/device.h"
 #include "runtime/api/run_program.h"
@@ -197,6 +201,23 @@ TEST_F(CudaLarge, Bf16Gemm4096) {
       reference::compare(actual, expected, reference::tolerance_for(ElementType::bf16, size), "C (sampled)");
   EXPECT_TRUE(check.ok) << check.to_string();
 }
+
+// ---- CudaExamples: every GPU example on the GPU's arch and on sm_80 --------------------------
+using CudaExamples = OnGpu<::testing::TestWithParam<ExampleShape>>;
+
+TEST_P(CudaExamples, MatchTheReference) {
+  const Program program = example_program(GetParam());
+  std::vector<Arch> archs = {default_arch()};
+  if (archs.front() != Arch::sm_80) archs.push_back(Arch::sm_80);
+  for (const Arch arch : archs) {
+    SCOPED_TRACE(to_string(arch));
+    if (to_string(arch) != "sm_90a" && program.find_tensor("A") && is_fp8(program.find_tensor("A")->type)) continue;
+    expect_ok_on_gpu(program, default_gpu_options(arch));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CudaExamples, ::testing::ValuesIn(example_shapes(true)),
+                         [](const auto& info) { return example_test_name(info.param); });
 
 // ---- CudaFused: every fused example, default tiles -------------------------------------------
 using CudaFused = OnGpu<::testing::TestWithParam<std::string>>;
