@@ -61,7 +61,10 @@ std::string tile_options_refusal(const GpuOptions& options) {
 // or by none (a matrix shared by the whole batch).
 std::string unsupported_batch(const Program& program, const MatmulStage& mm) {
   if (mm.dims.batch.empty()) return "";
-  if (mm.a_prologue || mm.b_prologue) return "a prologue on a batched matmul";
+  // the copying threads apply a prologue to the batch element's matrix; one that reads other
+  // tensors gets the element's row and column in it, not its batch element
+  for (const std::optional<OperandPrologue>& p : {mm.a_prologue, mm.b_prologue})
+    if (p && !p->operands.empty()) return "a prologue reading other tensors on a batched matmul";
   const Statement* statement = program.find_statement(mm.dims.statement);
   bool any_batched = false;
   for (const Access& read : statement->reads) {

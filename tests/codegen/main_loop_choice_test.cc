@@ -164,10 +164,18 @@ TEST(MainLoopChoice, BatchedMatmulsTakeTmaWgmma) {
   MainLoopChoice odd = choice_for(example_source("batched_gemm"), {{"B", 3}, {"M", 67}, {"N", 130}, {"K", 200}});
   EXPECT_EQ(odd.loop, MainLoop::tma_wgmma);
   EXPECT_EQ(odd.b_copy, OperandCopy::threads);
-  // A prologue on a batched matmul keeps the mma.sync loop.
+  // A prologue on a batched operand: the threads copy it through the prologue; one that reads
+  // other tensors keeps the mma.sync loop.
   MainLoopChoice prologue = choice_for(
       "def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n", sizes);
-  EXPECT_EQ(prologue.fallback_reason, "the TMA + wgmma main loop does not handle a prologue on a batched matmul yet");
+  EXPECT_EQ(prologue.loop, MainLoop::tma_wgmma) << prologue.fallback_reason;
+  EXPECT_EQ(prologue.a_copy, OperandCopy::threads);
+  MainLoopChoice with_operand = choice_for(
+      "def f(f16(B, M, K) A, f16(K) g, f16(B, K, N) W) -> (f16(B, M, N) C) {\n"
+      "  C(b, m, n) +=! (A(b, m, k) * g(k)) * W(b, k, n)\n}\n",
+      sizes);
+  EXPECT_EQ(with_operand.fallback_reason,
+            "the TMA + wgmma main loop does not handle a prologue reading other tensors on a batched matmul yet");
 }
 
 TEST(MainLoopChoice, PointwiseEpiloguesTakeTmaWgmma) {

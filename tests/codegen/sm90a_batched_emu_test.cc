@@ -3,7 +3,7 @@
 // batched operands' tensor maps are 3-d, dimension 2 the linearised batch), one operand without
 // them (a matrix shared by the batch: a 2-d map), an epilogue indexed by a batch index; odd
 // shapes (M, N, K not multiples of the tile), both consumer schedules, an operand copied by the
-// producer warpgroup. Few SMs, so that each persistent block walks tiles of several batch
+// producer warpgroup, a prologue on a batched operand. Few SMs, so that each persistent block walks tiles of several batch
 // elements and the ring's phases carry from one batch element to the next.
 #include <gtest/gtest.h>
 
@@ -62,6 +62,21 @@ TEST(Sm90aBatchedEmu, SharedOperandsEpiloguesAndThreadCopies) {
   // the schedules alternate (both run every case of the examples above)
   for (std::size_t i = 0; i < cases.size(); ++i)
     check_batched(cases[i], i % 2 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative, 3);
+}
+
+// A prologue on a batched operand (no other tensors read): the producer's threads copy the batch
+// element's matrix through it; on A, and on a batched B beside an A shared by the batch, with a
+// bias indexed by the batch.
+TEST(Sm90aBatchedEmu, ProloguesOnBatchedOperands) {
+  const std::vector<Case> cases = {
+      {"def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n",
+       {{"B", 3}, {"M", 67}, {"N", 136}, {"K", 200}}, 3u * 67 * 136 * 2},
+      {"def f(f16(M, K) X, f16(B, N, K) W, f16(B, N) bias) -> (f16(B, M, N) D) {\n"
+       "  C(b, m, n) +=! X(m, k) * max(W(b, n, k), 0)\n  D(b, m, n) = C(b, m, n) + bias(b, n)\n}\n",
+       {{"B", 2}, {"M", 130}, {"N", 64}, {"K", 72}}, 2u * 130 * 64 * 2},
+  };
+  for (const Case& c : cases)
+    for (ConsumerSchedule consumers : {ConsumerSchedule::cooperative, ConsumerSchedule::pingpong}) check_batched(c, consumers, 2);
 }
 
 }  // namespace
