@@ -19,18 +19,26 @@ namespace {
 
 using namespace polyfuse::testing;
 
-KernelPlan plan_of(const std::string& source, const SizeBindings& sizes = {}) {
-  Program program = compile_program(source, sizes);
-  return plan_gpu_kernel(program, recognize_idioms(program));
+// A program and its plan, whose isl objects live in the program's context: the plan is
+// destroyed first.
+struct Planned {
+  Program program;
+  KernelPlan plan;
+};
+
+Planned plan_of(const std::string& source, const SizeBindings& sizes = {}) {
+  Planned p{compile_program(source, sizes), {}};
+  p.plan = plan_gpu_kernel(p.program, recognize_idioms(p.program));
+  return p;
 }
 
 // The packed lambda of `prologue` (an expression of A(m, k) and inputs g(k), h(k)) on A.
 std::optional<std::string> packed_a(const std::string& prologue, const std::string& type = "f16") {
-  const KernelPlan plan = plan_of(fmt::format("def f({0}(M, K) A, {0}(K) g, {0}(K) h, {0}(K, N) B) -> (f16(M, N) C) {{\n"
-                                              "  C(m, n) +=! ({1}) * B(k, n)\n}}\n",
-                                              type, prologue));
-  EXPECT_EQ(landed_prologue(plan.matmul_groups().front()), LandedPrologue::a) << prologue;
-  return packed_prologue(*plan.matmuls.front().a_prologue, plan.matmuls.front().operand_type);
+  const Planned p = plan_of(fmt::format("def f({0}(M, K) A, {0}(K) g, {0}(K) h, {0}(K, N) B) -> (f16(M, N) C) {{\n"
+                                        "  C(m, n) +=! ({1}) * B(k, n)\n}}\n",
+                                        type, prologue));
+  EXPECT_EQ(landed_prologue(p.plan.matmul_groups().front()), LandedPrologue::a) << prologue;
+  return packed_prologue(*p.plan.matmuls.front().a_prologue, p.plan.matmuls.front().operand_type);
 }
 
 TEST(PackedPrologue, ExactOperationsAndOneRoundingPack) {
@@ -53,16 +61,12 @@ TEST(PackedPrologue, TwoRoundingsOrInexactFunctionsDoNot) {
 }
 
 TEST(PackedPrologue, LandedOnlyForOneOperandOfOneMatmul) {
-  EXPECT_EQ(landed_prologue(plan_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n"
-                                    "  C(m, n) +=! relu(A(m, k)) * relu(B(k, n))\n}\n")
-                                .matmul_groups()
-                                .front()),
-            LandedPrologue::none);
-  EXPECT_EQ(landed_prologue(plan_of("def f(f16(M, K) A, f16(N, K) B) -> (f16(M, N) C) {\n"
-                                    "  C(m, n) +=! A(m, k) * relu(B(n, k))\n}\n")
-                                .matmul_groups()
-                                .front()),
-            LandedPrologue::b);
+  const Planned both = plan_of("def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n"
+                               "  C(m, n) +=! relu(A(m, k)) * relu(B(k, n))\n}\n");
+  EXPECT_EQ(landed_prologue(both.plan.matmul_groups().front()), LandedPrologue::none);
+  const Planned on_b = plan_of("def f(f16(M, K) A, f16(N, K) B) -> (f16(M, N) C) {\n"
+                               "  C(m, n) +=! A(m, k) * relu(B(n, k))\n}\n");
+  EXPECT_EQ(landed_prologue(on_b.plan.matmul_groups().front()), LandedPrologue::b);
 }
 
 TEST(PrologueTile, AWideBlockForAPrologueOnA) {
