@@ -13,16 +13,21 @@ struct OnednnConv::State {
   dnnl::memory::desc src, dst;
   dnnl::memory weights, bias;
   dnnl::convolution_forward primitive;
+  int threads = 1;
   bool bias_relu = false;
   std::string implementation;  // a copy: the primitive descriptor owns its text
 };
 
-OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride, int64_t pad,
-                       bool bias_relu, const float* weights, const float* bias, int64_t groups)
+OnednnConv::OnednnConv(int threads, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t stride,
+                       int64_t pad, bool bias_relu, const float* weights, const float* bias, int64_t groups)
     : state_(new State) {
+  // the primitive splits its work for the threads of its creation (see the header)
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
   using tag = dnnl::memory::format_tag;
   const auto f32 = dnnl::memory::data_type::f32;
   State& s = *state_;
+  s.threads = threads;
   s.bias_relu = bias_relu;
   const int64_t p = (h + 2 * pad - r) / stride + 1, q = (w + 2 * pad - r) / stride + 1;
   s.src = dnnl::memory::desc({n, c, h, w}, f32, tag::nhwc);
@@ -55,16 +60,17 @@ OnednnConv::OnednnConv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, in
     for (int64_t i = 0; i < k; ++i) to[i] = bias[i];
   }
   stream.wait();
+  omp_set_num_threads(before);
 }
 
 OnednnConv::~OnednnConv() = default;
 
 const char* OnednnConv::implementation() const { return state_->implementation.c_str(); }
 
-void OnednnConv::operator()(int threads, const float* src, float* dst) const {
+void OnednnConv::operator()(const float* src, float* dst) const {
   const State& s = *state_;
   const int before = omp_get_max_threads();
-  omp_set_num_threads(threads);  // oneDNN's OpenMP runtime uses the calling thread's setting
+  omp_set_num_threads(s.threads);  // oneDNN's OpenMP runtime uses the calling thread's setting
   dnnl::stream stream(s.engine);
   std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, dnnl::memory(s.src, s.engine, const_cast<float*>(src))},
                                                 {DNNL_ARG_WEIGHTS, s.weights},

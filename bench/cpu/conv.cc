@@ -82,7 +82,7 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   const int64_t channels = shape.c / shape.groups, outputs = shape.k / shape.groups;  // a group's
   const auto filter = random_floats(std::size_t(shape.k * shape.r * shape.r * channels), 22);
   const auto bias = random_floats(std::size_t(shape.k), 23);
-  const OnednnConv onednn(shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.stride, shape.pad, fused,
+  const OnednnConv onednn(threads, shape.n, shape.h, shape.w, shape.c, shape.k, shape.r, shape.stride, shape.pad, fused,
                           filter.data(), bias.data(), shape.groups);
   std::vector<float> out_ours(std::size_t(shape.n * shape.p() * shape.q() * shape.k)), out_onednn(out_ours.size());
   // The filter as RSCK, per group (prepared once, outside the timing, as oneDNN's weights are).
@@ -104,7 +104,7 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
   // Check once, polyfuse against oneDNN (sums of C * R * R products of values in [-1, 1)).
   ours(buffers.data());
   ours_rsck(buffers_rsck.data());
-  onednn(threads, input.data(), out_onednn.data());
+  onednn(input.data(), out_onednn.data());
   double worst = 0;
   for (std::size_t i = 0; i < out_ours.size(); ++i)
     worst = std::max({worst, double(std::fabs(out_ours[i] - out_onednn[i])),
@@ -112,7 +112,7 @@ ConvRatio bench_conv(const ConvShape& shape, bool fused, int threads, const Budg
 
   const double g_ours = gflops([&] { ours(buffers.data()); }, shape.flops(), budget);
   const double g_rsck = gflops([&] { ours_rsck(buffers_rsck.data()); }, shape.flops(), budget);
-  const double g_onednn = gflops([&] { onednn(threads, input.data(), out_onednn.data()); }, shape.flops(), budget);
+  const double g_onednn = gflops([&] { onednn(input.data(), out_onednn.data()); }, shape.flops(), budget);
   const ConvRatio ratio{threads, fused, g_ours / g_onednn, g_rsck / g_onednn, shape.groups > 1};
   const std::string warning =
       worst > 1e-5 * double(channels * shape.r * shape.r) ? fmt::format("  WARNING: differs from oneDNN by {:g}", worst) : "";
