@@ -28,10 +28,30 @@ std::int64_t stage_flops(const CpuStage& stage) {
   return elements * per_element;
 }
 
+std::int64_t stage_blocks(const CpuStage& stage) {
+  const auto blocks_of = [](std::int64_t extent, std::int64_t block) { return block > 0 ? (extent + block - 1) / block : 1; };
+  std::int64_t blocks = blocks_of(stage.m_extent, stage.blocking.mc) * blocks_of(stage.n_extent, stage.blocking.nc);
+  for (std::int64_t extent : stage.batch_extents) blocks *= extent;
+  return blocks;
+}
+
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
+  const int threads = plan.threads;  // 0 (OpenMP's default): not known here, no split
+  constexpr std::int64_t smallest_block = 32;  // a multiple of every microkernel's width
   for (CpuStage& stage : plan.stages) {
     stage.flops = stage_flops(stage);
     stage.parallel = stage.flops >= min_parallel_flops;
+    if (!stage.parallel || stage.matmuls.empty() || stage.loop_nest || stage.pad || stage.permute) continue;
+    CpuBlocking& b = stage.blocking;
+    if (stage_blocks(stage) >= threads) continue;
+    // first the blocks down to the extents (the same single block), then halved
+    while (b.nc / 2 >= smallest_block && b.nc / 2 >= stage.n_extent) b.nc /= 2;
+    while (b.mc / 2 >= smallest_block && b.mc / 2 >= stage.m_extent) b.mc /= 2;
+    while (stage_blocks(stage) < threads) {
+      if (b.nc / 2 >= smallest_block && stage.n_extent > b.nc / 2) b.nc /= 2;
+      else if (b.mc / 2 >= smallest_block && stage.m_extent > b.mc / 2) b.mc /= 2;
+      else break;
+    }
   }
 }
 

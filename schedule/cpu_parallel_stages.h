@@ -14,7 +14,16 @@ namespace polyfuse {
 // operation of each pointwise statement, all times the batch.
 std::int64_t stage_flops(const CpuStage& stage);
 
-// Sets every stage's flops and whether it runs in parallel (flops >= min_parallel_flops).
+// Sets every stage's flops and whether it runs in parallel (flops >= min_parallel_flops). A
+// parallel blocked stage with fewer output blocks than the plan's threads (when set: with 0,
+// OpenMP's default, the count is not known here and the generated code stays the same on every
+// machine) has its column block nc, then its row block mc, halved (down to 32) until every
+// thread gets a block: a 196 x 256 GEMM (a ResNet res4 1x1 layer at batch 1)
+// is one 256 x 1024 block, which one thread ran while the other waited. Blocks split the
+// output only, so the results are the same bits (each element's sum over k is unchanged).
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops);
+
+// The output blocks of `stage`: the batch times ceil(M / mc) times ceil(N / nc).
+std::int64_t stage_blocks(const CpuStage& stage);
 
 }  // namespace polyfuse

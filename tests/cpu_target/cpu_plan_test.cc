@@ -8,6 +8,7 @@
 #include "codegen/cpu_emit.h"
 #include "frontend/diagnostics.h"
 #include "support/golden.h"
+#include "schedule/cpu_parallel_stages.h"
 #include "schedule/cpu_plan.h"
 #include "test_programs.h"
 
@@ -55,6 +56,34 @@ TEST(CpuPlan, SmallStagesRunOnOneThread) {
   plan = plan_cpu(program, options);
   EXPECT_TRUE(plan.stages[0].parallel);
   EXPECT_NE(emit_cpu(plan, program).find("#pragma omp parallel for collapse(2)"), std::string::npos);
+}
+
+// A parallel stage with fewer output blocks than its threads splits its column block, then its
+// row block, until each thread has one (ResNet's res4 1x1 layer at batch 1: M = 196, N = 256,
+// one 256 x 1024 block); with the thread count unset (OpenMP's default) nothing changes. The
+// split leaves the results' bits alone (CpuThreads.* runs 1, 2 and 3 threads).
+TEST(CpuPlan, FewBlocksSplitForTheThreads) {
+  const Program program = compile_text(example_text("gemm"), {{"M", 196}, {"N", 256}, {"K", 1024}});
+  CpuScheduleOptions options;
+  const CpuPlan unset = plan_cpu(program, options);
+  EXPECT_EQ(stage_blocks(unset.stages.at(0)), 1);
+  options.threads = 2;
+  const CpuPlan two = plan_cpu(program, options);
+  EXPECT_EQ(two.stages.at(0).blocking.nc, 128);
+  EXPECT_EQ(stage_blocks(two.stages.at(0)), 2);
+  options.threads = 3;  // N first, down to 32 columns a block
+  const CpuPlan three = plan_cpu(program, options);
+  EXPECT_EQ(three.stages.at(0).blocking.nc, 64);
+  EXPECT_EQ(stage_blocks(three.stages.at(0)), 4);
+  options.threads = 16;  // then M
+  const CpuPlan sixteen = plan_cpu(program, options);
+  EXPECT_EQ(sixteen.stages.at(0).blocking.nc, 32);
+  EXPECT_EQ(sixteen.stages.at(0).blocking.mc, 128);
+  EXPECT_EQ(stage_blocks(sixteen.stages.at(0)), 16);
+  // a stage that runs on one thread (below min_parallel_flops) keeps its blocks
+  const CpuPlan small = plan_cpu(compile_text(example_text("gemm"), {{"M", 64}, {"N", 64}, {"K", 64}}), options);
+  EXPECT_FALSE(small.stages.at(0).parallel);
+  EXPECT_EQ(stage_blocks(small.stages.at(0)), 1);
 }
 
 TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {

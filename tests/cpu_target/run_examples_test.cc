@@ -4,6 +4,9 @@
 // and the default Goto blocking. One shared object per (program, sizes), cached.
 #include <gtest/gtest.h>
 
+#include "schedule/cpu_parallel_stages.h"
+#include "schedule/cpu_plan.h"
+
 #include <optional>
 
 #include "codegen/cpu_emit.h"
@@ -148,6 +151,34 @@ TEST(CpuThreads, SharedPackedBGivesTheSameResultsOnAnyThreadCount) {
     EXPECT_NE(emit_cpu(program, small_parallel_blocks().cpu_schedule).find(".pack_b("), std::string::npos)
         << example << ": B not shared";
     expect_same_results_on_1_2_3_threads(example, program);
+  }
+}
+
+// Stages of fewer blocks than threads split their blocks (schedule/cpu_parallel_stages.h): at
+// the default blocking, a 196 x 144 x 600 GEMM + bias + ReLU and a 1x1 convolution of 196
+// pixels are one block, split for 2 and 3 threads; the same bits as on one thread.
+TEST(CpuThreads, BlocksSplitForTheThreadsGiveTheSameResults) {
+  for (const auto& [example, sizes] :
+       {std::pair<std::string, SizeBindings>{"gemm_bias_relu", {{"M", 196}, {"N", 144}, {"K", 600}}},
+        std::pair<std::string, SizeBindings>{"conv2d_1x1", {{"N", 1}, {"H", 14}, {"W", 14}, {"C", 600}, {"K", 144}}}}) {
+    const Program program = compile_text(example_text(example), sizes, example + ".tc");
+    RunRequest request;
+    request.target = Target::cpu;
+    request.cpu_schedule.target = default_cpu_target();
+    request.cpu_schedule.min_parallel_flops = 0;
+    request.repeats = 0;
+    std::optional<reference::TensorData> one_thread;
+    for (int threads : {1, 2, 3}) {
+      request.cpu_schedule.threads = threads;
+      if (threads > 1) {
+        const CpuPlan plan = plan_cpu(program, request.cpu_schedule);
+        EXPECT_GE(stage_blocks(plan.stages.back()), threads) << example << ": not split";
+      }
+      const RunReport report = run_program(program, request);
+      EXPECT_TRUE(report.check.ok) << example << " on " << threads << " threads: " << report.check.to_string();
+      if (!one_thread) one_thread = report.outputs;
+      else EXPECT_TRUE(report.outputs == *one_thread) << example << ": " << threads << " threads differ from 1";
+    }
   }
 }
 
