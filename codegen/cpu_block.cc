@@ -76,6 +76,11 @@ class BlockEmitter {
     if (!variables_.m0.empty()) code.parameters.push_back("int64_t " + variables_.m0);
     if (!variables_.n0.empty()) code.parameters.push_back("int64_t " + variables_.n0);
     if (!variables_.packed_b.empty()) code.parameters.push_back("const char* " + variables_.packed_b);
+    if (!variables_.filter_panel.empty()) {
+      const CpuMatmul& conv = stage_.matmuls.front();
+      code.parameters.push_back("FilterPanel<" + cxx_element_type(plan_.tensor(conv.b.tensor).type) + ">& " +
+                                variables_.filter_panel);
+    }
     code.body = body_;
     code.entry = entry_;
     code.packed_b_argument = packed_b_argument_;
@@ -347,10 +352,31 @@ class BlockEmitter {
     const std::string kernel = overwrite.empty() ? accumulate
                                : accumulate.empty() ? overwrite
                                                     : "(" + first + " ? " + overwrite + " : " + accumulate + ")";
-    std::string call = kernel + "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " +
-                       names_.tensor(b_tensor.name) + offset(matmul.b, b_strides) +
+    // B at the block: in the stored filter, the access's offset; in panels, the block's panel
+    // (n0 / panel: blocks are panels) and the access's offset inside it without n; packed per
+    // block, the thread's panel, packed first when it holds another.
+    std::string b_origin = offset(matmul.b, b_strides), b_base = names_.tensor(b_tensor.name);
+    std::int64_t ldb = 0;
+    if (conv.panel_per_block) {
+      PF_INTERNAL_CHECK(!variables_.filter_panel.empty(), "cpu block: no panel parameter for " + matmul.statement);
+      pack_panel(matmul, b_origin);
+      b_base = variables_.filter_panel + ".data";
+      b_origin.clear();
+      ldb = conv.filter_panel;
+    } else if (conv.filter_panel > 0) {
+      const std::vector<std::int64_t> inside(b_strides.begin() + 1, b_strides.end());
+      CpuAccess within = matmul.b;
+      std::replace(within.dims.begin(), within.dims.end(), CpuDim::n, CpuDim::k);  // (k: no block offset)
+      b_origin = offset(within, inside);
+      if (b_tensor.shape.front() > 1)
+        b_origin += " + " + variables_.n0 + " / " + std::to_string(conv.filter_panel) + " * " + std::to_string(b_strides.front());
+      ldb = conv.filter_panel;
+    } else {
+      ldb = stride_of(matmul.b, b_strides, CpuDim::k);
+    }
+    std::string call = kernel + "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " + b_base + b_origin +
                        (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer + ", " +
-                       std::to_string(conv.lda) + ", " + std::to_string(stride_of(matmul.b, b_strides, CpuDim::k)) +
+                       std::to_string(conv.lda) + ", " + std::to_string(ldb) +
                        ", " + c.ld + ", " + std::to_string(a_batch) + ", " + std::to_string(b_batch) + ");";
     std::string indent;
     for (const std::string& loop : loops) {
@@ -358,6 +384,43 @@ class BlockEmitter {
       indent += "  ";
     }
     line(indent + call);
+  }
+
+  // The block's panel of the stored filter (CpuConvTaps::panel_per_block) into the thread's
+  // buffer, unless it holds it: per tap, a (c x cols) Unary copy, a transposition when the
+  // filter is contiguous along c. `origin` is the block's offset in the filter (" + n0 * 4608").
+  void pack_panel(const CpuMatmul& matmul, const std::string& origin) {
+    const CpuConvTaps& conv = *matmul.conv;
+    const CpuTensor& filter = plan_.tensor(matmul.b.tensor);
+    const std::vector<std::int64_t> strides = strides_of(filter.shape);
+    const std::int64_t c_stride = stride_of(matmul.b, strides, CpuDim::k), k_stride = stride_of(matmul.b, strides, CpuDim::n);
+    PF_INTERNAL_CHECK(c_stride == 1 || k_stride == 1, "cpu block: a panel copy of a filter contiguous along neither c nor k");
+    const std::string& panel = variables_.filter_panel;
+    const std::string at = names_.variable(names_.tensor(filter.name) + "_origin");
+    const std::string kernel = object_name(matmul.statement, "pack");
+    line("// B: the block's panel of " + names_.tensor(filter.name) + " (taps x " + std::to_string(matmul.k) +
+         " channels x cols, rows " + std::to_string(conv.filter_panel) + " apart), packed by this thread unless it holds it");
+    line("const int64_t " + at + " = " + (origin.empty() ? std::string("0") : origin.substr(3)) + ";");
+    line("if (" + panel + ".origin != " + at + ") {");
+    line("  static const Unary " + kernel + "({.m = " + std::to_string(matmul.k) + ", .n = cols, .op = UnaryOp::identity,");
+    line("      .in = {" + std::string(c_stride == 1 ? "Layout::col_major" : "Layout::row_major") + ", " +
+         cxx_dtype(filter.type) + ", Broadcast::matrix},");
+    line("      .out = {Layout::row_major, " + cxx_dtype(filter.type) + ", Broadcast::matrix}});");
+    std::string indent = "  ";
+    std::vector<std::string> from_terms{at}, to_terms;
+    for (const CpuConvTap& tap : conv.taps) {
+      const std::string variable = names_.loop_variable(tap.index);
+      line(indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(tap.extent) + "; ++" +
+           variable + ")");
+      indent += "  ";
+      from_terms.push_back(variable + " * " + std::to_string(tap.filter_stride));
+      to_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
+    }
+    line(indent + kernel + "(" + names_.tensor(filter.name) + " + " + sum_text(from_terms) + ", " + panel + ".data" +
+         (to_terms.empty() ? "" : " + " + sum_text(to_terms)) + ", " +
+         std::to_string(c_stride == 1 ? k_stride : c_stride) + ", " + std::to_string(conv.filter_panel) + ");");
+    line("  " + panel + ".origin = " + at + ";");
+    line("}");
   }
 
   // The entry function's packing of B (at `b_pointer`, rows `ldb` and batch members `stride_b`

@@ -22,6 +22,10 @@ struct CpuStageVariables {
   // its column block's packed panels. The entry packs with the full block's shape.
   std::string packed_b;
   std::int64_t block_rows = 0, block_cols = 0, n_extent = 0;
+  // Set when the stage's convolution packs its filter per block (CpuConvTaps::panel_per_block):
+  // the block function's parameter, the calling thread's `FilterPanel<T>&` (the generated
+  // code's struct: `data`, and `origin`, the filter element of the panel it holds, or -1).
+  std::string filter_panel;
 };
 
 // The generated block function of one stage, in pieces.

@@ -47,6 +47,23 @@ struct BlockLoop {
   std::int64_t tail() const { return extent % block; }
 };
 
+// The helper of the entry's temporaries.
+constexpr const char* kLineAligned =
+    "// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.\n"
+    "template <class T>\n"
+    "T* line_aligned(T* p) {\n"
+    "  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});\n"
+    "}\n\n";
+
+// The state of a thread's packed panel of a convolution's filter (CpuConvTaps::panel_per_block).
+constexpr const char* kFilterPanel =
+    "// A thread's panel of a convolution's filter, packed for the blocks at hand.\n"
+    "template <class T>\n"
+    "struct FilterPanel {\n"
+    "  T* data;\n"
+    "  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet\n"
+    "};\n\n";
+
 class Emitter {
  public:
   Emitter(const CpuPlan& plan, const Program& program) : plan_(plan), program_(program), names_(plan) {}
@@ -65,7 +82,9 @@ class Emitter {
            (needs_vector_ ? "#include <vector>\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
-           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + blocks + "}  // namespace\n\n" +
+           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") +
+           (needs_filter_panel_ ? kFilterPanel : "") + blocks +
+           "}  // namespace\n\n" +
            entry_text;
   }
 
@@ -122,12 +141,16 @@ class Emitter {
     return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ") + "  }\n";
   }
 
-  // The OpenMP pragma of `depth` nested parallel loops (collapsed), with the plan's thread count.
-  std::string omp_for(int depth) const {
-    std::string text = "#pragma omp parallel for ";
+  // The OpenMP pragma of `depth` nested parallel loops (collapsed), with the plan's thread count;
+  // `in_region`: the loops of an enclosing parallel region (omp_parallel).
+  std::string omp_for(int depth, bool in_region = false) const {
+    std::string text = in_region ? "#pragma omp for " : "#pragma omp parallel for ";
     if (depth > 1) text += std::string("collapse(") + std::to_string(depth) + ") ";
-    if (plan_.threads > 0) text += std::string("num_threads(") + std::to_string(plan_.threads) + ") ";
+    if (plan_.threads > 0 && !in_region) text += std::string("num_threads(") + std::to_string(plan_.threads) + ") ";
     return text + "schedule(static)\n";
+  }
+  std::string omp_parallel() const {
+    return "#pragma omp parallel" + (plan_.threads > 0 ? " num_threads(" + std::to_string(plan_.threads) + ")" : std::string()) + "\n";
   }
 
   // Row-major element strides of tensor `name`.
@@ -172,63 +195,83 @@ class Emitter {
     return text;
   }
 
-  // A reordering copy (a convolution's packed filter) as 16 x (destination's last dimension)
-  // tiles: the destination's dimensions in order, the one that is the source's contiguous
-  // dimension in blocks of 16 (c of KRSC), then the destination's last (k) whole, then the 16:
-  // each source line is read whole at once and the 16 destination rows being written stay in
-  // L1 (the 16 source rows a power of two apart, read 16 at a time, would share two L1 sets).
-  // The loops outside k are the parallel ones.
+  // A convolution's filter packed into panels (schedule/cpu_plan.h's CpuPermuteCopy): loops
+  // over the panels and the indices outside c (parallel, collapsed), and for each one (c x
+  // panel) copy: a Unary identity when the filter is contiguous along c (its transposition runs
+  // through registers) or along k (rows copied), else element by element.
   std::string permute_copy(const CpuStage& stage) const {
     const CpuPermuteCopy& copy = *stage.permute;
-    const std::vector<std::int64_t>& from_shape = plan_.tensor(copy.from).shape;
-    const std::size_t rank = from_shape.size();
-    std::vector<std::int64_t> to_shape;  // the extents copied (the destination's rows may be longer)
-    for (std::size_t d : copy.from_dim) to_shape.push_back(from_shape[d]);
+    const CpuTensor& from = plan_.tensor(copy.from);
     const std::vector<std::int64_t> from_strides = strides_of(copy.from), to_strides = strides_of(copy.to);
-    const auto term = [](const std::string& variable, std::int64_t stride) {
-      return stride == 1 ? variable : variable + " * " + std::to_string(stride);
-    };
-    constexpr std::int64_t block = 16;
-    // The destination dimension read contiguously; none (rank) when it is the last already.
-    std::size_t tiled = rank;
-    for (std::size_t d = 0; d + 1 < rank; ++d)
-      if (copy.from_dim[d] == rank - 1 && to_shape[d] > 1) tiled = d;
-    std::vector<std::string> from_terms, to_terms, loops;
-    std::string tile_loop;
-    for (std::size_t d = 0; d < rank; ++d) {
-      const std::string variable = names_.loop_variable(copy.indices[d]);
-      from_terms.push_back(term(variable, from_strides[copy.from_dim[d]]));
-      to_terms.push_back(term(variable, to_strides[d]));
-      const std::string extent = std::to_string(to_shape[d]);
-      if (d != tiled) {
-        loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")");
-        continue;
-      }
-      if (to_shape[d] <= block) {  // one tile: the whole dimension, innermost
-        tile_loop = "for (int64_t " + variable + " = 0; " + variable + " < " + extent + "; ++" + variable + ")";
-        continue;
-      }
-      const std::string start = names_.loop_variable(copy.indices[d] + "0");
-      loops.push_back("for (int64_t " + start + " = 0; " + start + " < " + extent + "; " + start +
-                      " += " + std::to_string(block) + ")");
-      tile_loop = "for (int64_t " + variable + " = " + start + "; " + variable + " < std::min<int64_t>(" + start +
-                  " + " + std::to_string(block) + ", " + extent + "); ++" + variable + ")";
+    const std::size_t rank = copy.indices.size();  // packed order [batch.., taps.., c, k]
+    PF_INTERNAL_CHECK(copy.panel > 0 && rank >= 2 && to_strides.size() == rank + 1,
+                      "cpu emit: the packed filter " + copy.to + " is not in panels");
+    const std::int64_t channels = from.shape[copy.from_dim[rank - 2]], outputs = from.shape[copy.from_dim[rank - 1]];
+    const std::int64_t c_stride = from_strides[copy.from_dim[rank - 2]], k_stride = from_strides[copy.from_dim[rank - 1]];
+    const std::int64_t panel = copy.panel, tail = outputs % panel;
+    const std::string& to = names_.tensor(copy.to);
+    const std::string& source = names_.tensor(copy.from);
+    const std::string k0 = names_.loop_variable(copy.indices.back() + "0");
+    // (the panel is the stage's column block or the whole of k: one panel, no loop over them)
+    PF_INTERNAL_CHECK(outputs > panel || (outputs == panel && tail == 0), "cpu emit: a panel wider than k");
+    std::vector<std::string> from_terms, to_terms;
+    if (outputs > panel) {
+      from_terms.push_back(k0 + " * " + std::to_string(k_stride));
+      to_terms.push_back(k0 + " / " + std::to_string(panel) + " * " + std::to_string(to_strides[0]));
     }
-    if (!tile_loop.empty()) loops.push_back(tile_loop);  // innermost, after the last dimension's loop
-    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")" +
-                       (tile_loop.empty() || to_shape[tiled] <= block ? std::string()
-                                          : std::string(", in tiles of ") + std::to_string(block) + " " +
-                                                copy.indices[tiled] + " x every " + copy.indices.back()) +
-                       "\n";
+    std::vector<std::string> loops;
+    if (outputs > panel)
+      loops.push_back("for (int64_t " + k0 + " = 0; " + k0 + " < " + std::to_string(outputs) + "; " + k0 + " += " +
+                      std::to_string(panel) + ")");
+    for (std::size_t d = 0; d + 2 < rank; ++d) {
+      const std::string variable = names_.loop_variable(copy.indices[d]);
+      loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " +
+                      std::to_string(from.shape[copy.from_dim[d]]) + "; ++" + variable + ")");
+      from_terms.push_back(variable + " * " + std::to_string(from_strides[copy.from_dim[d]]));
+      to_terms.push_back(variable + " * " + std::to_string(to_strides[d + 1]));
+    }
+    std::string text = "  // " + stage.name + ": " + copy.source + " (" + copy.why + ")\n";
+    const std::string from_pointer = source + (from_terms.empty() ? "" : " + " + sum_text(from_terms));
+    const std::string to_pointer = to + (to_terms.empty() ? "" : " + " + sum_text(to_terms));
+    std::string body;
+    if (c_stride == 1 || k_stride == 1) {
+      // in(c, j) = the filter at (c, k0 + j), out(c, j) = the panel's row c, column j
+      const std::string in_layout = c_stride == 1 ? "Layout::col_major" : "Layout::row_major";
+      const std::string ld_in = std::to_string(c_stride == 1 ? k_stride : c_stride);
+      const auto unary = [&](const std::string& name, std::int64_t columns) {
+        return "  static const Unary " + name + "({.m = " + std::to_string(channels) + ", .n = " +
+               std::to_string(columns) + ", .op = UnaryOp::identity,\n      .in = {" + in_layout + ", " +
+               cxx_dtype(from.type) + ", Broadcast::matrix},\n      .out = {Layout::row_major, " + cxx_dtype(from.type) +
+               ", Broadcast::matrix}});\n";
+      };
+      const std::string full = names_.variable(stage.name + "_panel");
+      const std::string last = names_.variable(stage.name + "_last_panel");
+      text += unary(full, panel);
+      if (tail != 0) text += unary(last, tail);
+      const std::string object =
+          tail == 0 ? full : "(" + k0 + " + " + std::to_string(panel) + " <= " + std::to_string(outputs) + " ? " + full + " : " + last + ")";
+      body = object + "(" + from_pointer + ", " + to_pointer + ", " + ld_in + ", " + std::to_string(panel) + ");\n";
+    } else {  // neither c nor k contiguous in the stored filter: element by element
+      const std::string c = names_.loop_variable(copy.indices[rank - 2]), j = names_.loop_variable(copy.indices.back());
+      const std::string columns = tail == 0 ? std::to_string(panel)
+                                            : "std::min<int64_t>(" + std::to_string(panel) + ", " + std::to_string(outputs) + " - " + k0 + ")";
+      body = "for (int64_t " + c + " = 0; " + c + " < " + std::to_string(channels) + "; ++" + c + ")\n";
+      body += "  for (int64_t " + j + " = 0; " + j + " < " + columns + "; ++" + j + ")\n";
+      body += "    (" + to_pointer + ")[" + c + " * " + std::to_string(panel) + " + " + j + "] = (" + from_pointer + ")[" +
+              c + " * " + std::to_string(c_stride) + " + " + j + " * " + std::to_string(k_stride) + "];\n";
+    }
     std::string indent = "  ";
-    const int parallel = static_cast<int>(rank) - 1 - (!tile_loop.empty() && to_shape[tiled] <= block);  // outside k
-    if (parallel > 0) text += indent + omp_for(parallel);
+    if (!loops.empty()) text += indent + omp_for(static_cast<int>(loops.size()));
     for (const std::string& loop : loops) {
       text += indent + loop + "\n";
       indent += "  ";
     }
-    return text + indent + names_.tensor(copy.to) + "[" + sum_text(to_terms) + "] = " + names_.tensor(copy.from) + "[" +
-           sum_text(from_terms) + "];\n";
+    std::string lines;
+    for (std::size_t at = 0, next; at < body.size(); at = next + 1) {
+      next = body.find('\n', at);
+      lines += indent + body.substr(at, next - at) + "\n";
+    }
+    return text + lines;
   }
 
   void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
@@ -264,6 +307,11 @@ class Emitter {
       variables.block_cols = cols.block;
       variables.n_extent = stage.n_extent;
     }
+    // A convolution packing its filter per block: each thread's panel buffer and state.
+    const CpuMatmul* per_block = nullptr;
+    for (const CpuMatmul& matmul : stage.matmuls)
+      if (matmul.conv && matmul.conv->panel_per_block) per_block = &matmul;
+    if (per_block) variables.filter_panel = names_.variable(names_.tensor(per_block->b.tensor) + "_panel");
     const CpuBlockCode code = emit_cpu_block(plan_, stage, names_, variables);
     const std::string function = stage.name + "_block";
     blocks += "// " + stage.name + " (" + statement_list(stage) +
@@ -282,6 +330,7 @@ class Emitter {
       depth += loop.loops();
     }
     if (!code.packed_b_argument.empty()) arguments.push_back(code.packed_b_argument);
+    if (per_block) arguments.push_back(variables.filter_panel);
     if (is_conv_stage(stage) && !variables.n0.empty()) std::rotate(loops.begin(), loops.end() - 1, loops.end());
     std::string text = "  // " + stage.name + ": " + statement_list(stage) +
                        (depth > 0 && !stage.parallel ? " (one thread: " + std::to_string(stage.flops) +
@@ -289,7 +338,26 @@ class Emitter {
                                                      : std::string()) +
                        "\n" + code.entry;
     std::string indent = "  ";
-    if (depth > 0 && stage.parallel) text += indent + omp_for(depth);
+    if (per_block) {  // the loops inside a parallel region whose threads each own a panel
+      const CpuTensor& filter = plan_.tensor(per_block->b.tensor);
+      const std::string type = cxx_element_type(filter.type);
+      std::int64_t elements = per_block->k * per_block->conv->filter_panel;
+      for (const CpuConvTap& tap : per_block->conv->taps) elements *= tap.extent;
+      const std::string storage = variables.filter_panel + "_storage";
+      needs_vector_ = needs_alignment_ = needs_filter_panel_ = true;
+      const bool region = depth > 0 && stage.parallel;
+      if (region) text += indent + omp_parallel();
+      text += indent + "{\n";
+      indent += "  ";
+      text += indent + "// this thread's panel of " + names_.tensor(filter.name) +
+              " (B of the blocks at hand), kept between calls; which panel it holds, for this call\n";
+      text += indent + "static thread_local std::vector<" + type + "> " + storage + "(" + std::to_string(elements) +
+              " + " + std::to_string(64 / size_in_bytes(filter.type)) + ");\n";
+      text += indent + "FilterPanel<" + type + "> " + variables.filter_panel + "{line_aligned(" + storage + ".data())};\n";
+      if (region) text += indent + omp_for(depth, /*in_region=*/true);
+    } else if (depth > 0 && stage.parallel) {
+      text += indent + omp_for(depth);
+    }
     for (const BlockLoop& loop : loops) {
       if (!loop.loops()) continue;
       text += indent + "for (int64_t " + loop.variable + " = 0; " + loop.variable + " < " +
@@ -299,6 +367,7 @@ class Emitter {
       indent += "  ";
     }
     text += dispatch(function, arguments, rows, cols, indent);
+    if (per_block) text += "  }\n";
     calls += text;
   }
 
@@ -359,16 +428,20 @@ class Emitter {
       const bool written_whole = std::any_of(plan_.stages.begin(), plan_.stages.end(), [&](const CpuStage& stage) {
         return stage.permute && stage.permute->to == tensor.name;
       });
+      // One cache line longer, used from its first line boundary (line_aligned): the BRGEMM's
+      // 64-byte loads of a packed panel's rows never straddle two lines.
+      const std::string length = std::to_string(count) + " + " + std::to_string(64 / size_in_bytes(tensor.type));
+      needs_alignment_ = true;
       if (written_whole) {
         needs_memory_ = true;
-        text += "  std::unique_ptr<" + type + "[]> " + id + "_storage(new " + type + "[" + std::to_string(count) +
+        text += "  std::unique_ptr<" + type + "[]> " + id + "_storage(new " + type + "[" + length +
                 "]);  // not zeroed: the copy writes every element read\n";
-        text += "  " + type + "* const " + id + " = " + id + "_storage.get();\n";
+        text += "  " + type + "* const " + id + " = line_aligned(" + id + "_storage.get());\n";
         continue;
       }
       needs_vector_ = true;
-      text += "  std::vector<" + type + "> " + id + "_storage(" + std::to_string(count) + ");\n";
-      text += "  " + type + "* const " + id + " = " + id + "_storage.data();\n";
+      text += "  std::vector<" + type + "> " + id + "_storage(" + length + ");\n";
+      text += "  " + type + "* const " + id + " = line_aligned(" + id + "_storage.data());\n";
     }
     text += calls + "}\n\n";
     // The array form for loaders.
@@ -389,6 +462,8 @@ class Emitter {
   CpuNames names_;
   bool needs_vector_ = false;
   bool needs_memory_ = false;
+  bool needs_alignment_ = false;
+  bool needs_filter_panel_ = false;
 };
 
 }  // namespace

@@ -8,10 +8,12 @@
 // the block's columns read at that tap: it starts at the element the input's subscripts give
 // at (n, p, q0, r, s, c = 0), its rows are the affine subscripts' distance between consecutive
 // q (2 * C here: stride times channels), its columns the channels (unit stride). B_rs is the
-// filter's C x K slice of that tap, row-major (a packed copy [taps][c][k] of the filter
-// unless it is stored that way already). The innermost tap s is the BRGEMM batch (its A
-// stride is the subscripts' coefficient of s: C), the outer taps are loops whose BRGEMMs
-// accumulate into the same block.
+// filter's C x nc slice of that tap for the block's nc output channels, row-major: the
+// filter packed in panels [taps][c][nc] (schedule/cpu_plan.h's CpuConvTaps: each thread packs
+// the panel of the block at hand, or a copy stage packs all of them before the blocks),
+// unless the filter is stored [taps][c][k] with every output channel in one block. The
+// innermost tap s is the BRGEMM batch (its A stride is the subscripts' coefficient of s: C),
+// the outer taps are loops whose BRGEMMs accumulate into the same block.
 //
 // Padding: a read outside the input (`where I = 0 outside`) reads a zero-padded copy of the
 // input, made once per call, so every block is the same uniform BRGEMM (no edge blocks with

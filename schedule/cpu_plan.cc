@@ -135,6 +135,7 @@ class Planner {
       plan_.stages[i].name = "stage" + std::to_string(i);
     fold_batch_into_m(plan_);
     mark_parallel_stages(plan_, options_.min_parallel_flops);
+    finish_filter_panels();
     assign_storage();
     return plan_;
   }
@@ -420,8 +421,32 @@ class Planner {
     packed_indices.push_back(conv.channel_in);
     packed_indices.push_back(conv.channel_out);
     std::string b_tensor = filter.tensor;
-    const bool pack = packed_indices != filter.indices;
-
+    // The blocks run output-channel block outermost (codegen/cpu_emit.cc), so the blocks of
+    // one run share B's slice of nc channels: nc such that the slice fills at most half of L2
+    // (a power of two, at least 32: one AVX-512 register block), unless the options set blocks.
+    std::int64_t filter_rows = extent.at(conv.channel_in);  // of B per output channel: taps x channels
+    for (const std::string& tap : conv.taps) filter_rows *= extent.at(tap);
+    const bool blocks_set = options_.blocking.mc > 0 && options_.blocking.nc > 0 && options_.blocking.kc > 0;
+    std::int64_t nc = options_.blocking.nc;
+    if (!blocks_set) {
+      nc = 32;
+      while (nc * 2 <= blocking_.nc && nc * 2 * filter_rows * 4 <= options_.target.l2_bytes / 2) nc *= 2;
+    }
+    // Packed in panels (finish_filter_panels) unless stored [batch.., taps.., c, k] with every
+    // output channel in one block: a block's B is then one contiguous panel, streamed in order
+    // (rows K elements apart in the stored filter, K = 512 f32 = 2 KiB, would share a few cache
+    // sets and evict each other from L2).
+    const bool pack = packed_indices != filter.indices || extent.at(conv.channel_out) > nc;
+    // Per block (CpuConvTaps::panel_per_block) unless the filter has batch indices (groups:
+    // their blocks run inside the column blocks) or neither c nor k is contiguous in it.
+    const std::vector<std::int64_t> filter_strides = strides_of(tensor(filter.tensor).shape);
+    const auto filter_stride = [&](const std::string& index) {
+      const auto found = std::find(filter.indices.begin(), filter.indices.end(), index);
+      PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
+      return filter_strides[static_cast<std::size_t>(found - filter.indices.begin())];
+    };
+    const bool per_block = pack && packed_indices.size() == conv.taps.size() + 2 &&
+                           (filter_stride(conv.channel_in) == 1 || filter_stride(conv.channel_out) == 1);
     // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
     // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
     const ElementType in_type = tensor(input.tensor).type;
@@ -448,6 +473,7 @@ class Planner {
     taps.input = input.tensor;
     taps.filter = filter.tensor;
     taps.filter_packed = pack;
+    taps.panel_per_block = per_block;
     taps.lda = a_coefficient(conv.column);
     if (taps.lda <= 0) {
       why = "the input's rows (consecutive output columns) do not run forward";
@@ -457,7 +483,7 @@ class Planner {
       taps.a_origin += a_strides[d] * (input.subscripts[d].constant + conv.pad_before[d]);
     for (const std::string& index : conv.batch) taps.a_batch.push_back(a_coefficient(index));
 
-    if (pack) {  // a reordering copy of the whole filter, once per call (any stored order)
+    if (pack && !per_block) {  // a reordering copy of the whole filter, once per call (any stored order)
       std::vector<std::int64_t> shape;
       CpuPermuteCopy copy{filter.tensor, "", {}, packed_indices, "", "the filter packed as the BRGEMM's B"};
       for (const std::string& index : packed_indices) {
@@ -466,21 +492,8 @@ class Planner {
         PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
         copy.from_dim.push_back(static_cast<std::size_t>(found - filter.indices.begin()));
       }
-      // Rows of B (one per tap and channel) an odd number of cache lines apart when they span
-      // 4 lines or more: the microkernel streams B's rows, and rows a power of two apart (K =
-      // 512: 2 KiB) would share a few cache sets and evict each other from L2 (K = 512 leaves
-      // 1/32 of a 1 MiB 8-way L2 to them). The columns beyond K are zeros nothing reads.
-      if (shape.back() * element_bytes >= 256) {
-        const std::int64_t lines = (shape.back() + line - 1) / line;
-        shape.back() = (lines % 2 == 0 ? lines + 1 : lines) * line;
-      }
+      // [batch.., taps.., c, k] until finish_filter_panels cuts k into the stage's panels.
       b_tensor = copy.to = add_synthetic(filter.tensor + "_packed", in_type, shape);
-      const auto list = [](const std::vector<std::string>& indices) {
-        std::string text;
-        for (const std::string& index : indices) text += (text.empty() ? "" : ", ") + index;
-        return text;
-      };
-      copy.source = copy.to + "(" + list(packed_indices) + ") = " + filter.tensor + "(" + list(filter.indices) + ")";
       StageBuilder builder;
       builder.written.insert(copy.to);
       builder.read.insert(copy.from);
@@ -492,7 +505,9 @@ class Planner {
     for (const std::string& tap : conv.taps) {
       const std::size_t position = static_cast<std::size_t>(
           std::find(packed_indices.begin(), packed_indices.end(), tap) - packed_indices.begin());
-      taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), b_strides[position]});
+      // (b_stride: of the stored filter, or of the packed one until finish_filter_panels)
+      const std::int64_t stored = filter_stride(tap);
+      taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), per_block ? stored : b_strides[position], stored});
     }
 
     std::string a_tensor = input.tensor;
@@ -509,7 +524,7 @@ class Planner {
     matmul.statement = statement.id;
     matmul.source = print_statement_source(statement);
     matmul.a.tensor = a_tensor;
-    matmul.b = access_for(b_tensor, packed_indices, roles);
+    matmul.b = access_for(b_tensor, b_tensor == filter.tensor ? filter.indices : packed_indices, roles);
     matmul.c = access_for(statement.write.tensor, statement.write.indices, roles);
     matmul.dtype = in_type;
     matmul.zero_init = statement.kind == StatementKind::reduce_init;
@@ -518,23 +533,62 @@ class Planner {
     matmul.reduce_batch = taps.taps.empty() ? 1 : taps.taps.back().extent;
     matmul.conv = std::move(taps);
 
-    std::int64_t filter_rows = matmul.k;  // of B per output channel: taps x channels
-    for (const CpuConvTap& tap : matmul.conv->taps) filter_rows *= tap.extent;
     const auto [space, names] = block_space(conv.batch, conv.column, conv.channel_out, extent);
     StageBuilder& stage = new_stage(space, names);
     stage.closed = names != statement.write.indices;  // epilogues would see other roles
-    // The blocks run output-channel block outermost (codegen/cpu_emit.cc), so the blocks of
-    // one run share B's slice of nc channels: nc such that the slice fills at most half of L2
-    // (a power of two, at least 32: one AVX-512 register block), unless the options set blocks.
-    if (!(options_.blocking.mc > 0 && options_.blocking.nc > 0 && options_.blocking.kc > 0)) {
-      std::int64_t nc = 32;
-      while (nc * 2 <= blocking_.nc && nc * 2 * filter_rows * 4 <= options_.target.l2_bytes / 2) nc *= 2;
-      stage.stage.blocking.nc = nc;
-    }
+    if (!blocks_set) stage.stage.blocking.nc = nc;
     stage.written.insert(matmul.c.tensor);
     stage.read.insert({a_tensor, b_tensor});
     stage.stage.matmuls.push_back(std::move(matmul));
     return true;
+  }
+
+  // Cuts each packed filter [batch.., taps.., c, k] into panels of the convolution stage's
+  // final column block P (after mark_parallel_stages, which may halve it): [K / P (rounded up)]
+  // [batch.., taps.., c][P]. A block's B is then one contiguous panel, its rows P elements
+  // apart, whatever K; the last panel's columns beyond K are never written nor read.
+  void finish_filter_panels() {
+    for (CpuStage& stage : plan_.stages)
+      for (CpuMatmul& matmul : stage.matmuls) {
+        if (!matmul.conv || !matmul.conv->filter_packed) continue;
+        CpuConvTaps& conv = *matmul.conv;
+        const std::int64_t panel = std::min(stage.blocking.nc, stage.n_extent);
+        conv.filter_panel = panel;
+        // The taps' strides in a panel [taps.., c][panel].
+        std::int64_t stride = matmul.k * panel;
+        for (std::size_t t = conv.taps.size(); t-- > 0;) {
+          conv.taps[t].b_stride = stride;
+          stride *= conv.taps[t].extent;
+        }
+        if (conv.panel_per_block) continue;
+        CpuPermuteCopy* copy = nullptr;
+        for (CpuStage& other : plan_.stages)
+          if (other.permute && other.permute->to == matmul.b.tensor) copy = &*other.permute;
+        PF_INTERNAL_CHECK(copy != nullptr, "cpu plan: no packing copy writes " + matmul.b.tensor);
+        CpuTensor* packed = nullptr;
+        for (CpuTensor& t : plan_.tensors)
+          if (t.name == copy->to) packed = &t;
+        PF_INTERNAL_CHECK(packed != nullptr && !packed->shape.empty(), "cpu plan: no tensor " + copy->to);
+        std::vector<std::int64_t> shape = packed->shape;  // [batch.., taps.., c, k]
+        const std::int64_t k = shape.back();
+        shape.back() = panel;
+        shape.insert(shape.begin(), (k + panel - 1) / panel);
+        packed->shape = shape;
+        copy->panel = panel;
+        const auto list = [](const std::vector<std::string>& indices) {
+          std::string text;
+          for (const std::string& index : indices) text += (text.empty() ? "" : ", ") + index;
+          return text;
+        };
+        std::vector<std::string> from_indices(copy->indices.size());
+        for (std::size_t d = 0; d < copy->indices.size(); ++d) from_indices[copy->from_dim[d]] = copy->indices[d];
+        std::vector<std::string> to_indices = copy->indices;
+        const std::string n = to_indices.back();
+        to_indices.back() = n + " % " + std::to_string(panel);
+        to_indices.insert(to_indices.begin(), n + " / " + std::to_string(panel));
+        copy->source = copy->to + "(" + list(to_indices) + ") = " + copy->from + "(" + list(from_indices) + ")";
+        copy->why = "the filter packed as the BRGEMM's B, in panels of " + std::to_string(panel) + " output channels";
+      }
   }
 
   // Temporaries used by one stage only, and not as a matmul operand nor by a loop nest, live in

@@ -82,7 +82,8 @@ struct CpuConvTap {
   std::string index;          // the reduction index ("r")
   std::int64_t extent = 1;
   std::int64_t a_stride = 0;  // elements of A between consecutive taps
-  std::int64_t b_stride = 0;  // elements of B between consecutive taps
+  std::int64_t b_stride = 0;  // elements of B between consecutive taps (in panels when packed)
+  std::int64_t filter_stride = 0;  // elements of the stored filter between consecutive taps
 };
 
 // A convolution's main as BRGEMMs over its filter taps: in a block at (batch.., m0, n0) and at
@@ -97,6 +98,17 @@ struct CpuConvTaps {
   std::vector<CpuConvTap> taps;       // outer taps (loops) first; the last is the BRGEMM batch
   std::string input, filter;          // the tensors as the program names them
   bool filter_packed = false;         // B is a packed copy of the filter
+  // > 0 (with filter_packed): B is the filter in panels of this many output channels, the
+  // stage's column block, [taps.., c][panel] each: rows `panel` elements apart, the taps'
+  // b_stride panel strides. Either a copy stage packs them all before the blocks
+  // ([K / panel][batch.., taps.., c][panel], CpuPermuteCopy; B is the copy, a block's panel its
+  // n0 / panel), or, with panel_per_block, each thread packs the panel of the block at hand
+  // into its own buffer when it holds another (B is the stored filter): a filter without
+  // batch indices whose channels or output channels are contiguous (KRSC, RSCK). The blocks
+  // run output-channel block outermost, so a thread packs each panel once (twice where two
+  // threads share one) and the blocks read it from L2, not the whole packed filter from memory.
+  std::int64_t filter_panel = 0;
+  bool panel_per_block = false;
 };
 
 // A zero-padded copy of a convolution's input (schedule/cpu_conv.h): `to` is `from` with
@@ -106,17 +118,19 @@ struct CpuPadCopy {
   std::vector<std::int64_t> before, after;
 };
 
-// A copy of a tensor with its dimensions reordered (a convolution's filter packed as the
-// BRGEMM's B, schedule/cpu_conv.h): dimension d of `to` is dimension from_dim[d] of `from`;
-// `to`'s last dimension may be longer (rows an odd number of cache lines apart), the rest of
-// each row left zero. Run once per call, before the blocks, in blocks of 16 along `to`'s last
-// dimension (its stores contiguous, each of 16 source rows read in order).
+// A convolution's filter reordered into the BRGEMM's B (schedule/cpu_conv.h): `to` holds
+// `from` in the order `indices` ([batch.., taps.., c, k], dimension d of that order is
+// dimension from_dim[d] of `from`), cut along k into panels of `panel` columns:
+// to[k / panel][batch.., taps.., c][k % panel]. Run once per call, before the blocks: one
+// (c x panel) copy per panel and outer index, a transposition through registers when `from`
+// is contiguous along c (KRSC), a row copy when contiguous along k.
 struct CpuPermuteCopy {
   std::string from, to;
   std::vector<std::size_t> from_dim;
-  std::vector<std::string> indices;  // of `to`'s dimensions ("r", "s", "c", "k"): loop names
-  std::string source;  // "F_packed(r, s, c, k) = F(k, r, s, c)", for comments
-  std::string why;     // "the filter packed as the BRGEMM's B"
+  std::vector<std::string> indices;  // of the packed order ("r", "s", "c", "k"): loop names
+  std::string source;  // "F_packed(k / 32, r, s, c, k % 32) = F(k, r, s, c)", for comments
+  std::string why;     // "the filter packed as the BRGEMM's B, in panels of 32 output channels"
+  std::int64_t panel = 0;  // columns of a panel (set by the plan's last step)
 };
 
 // One matmul of a stage, lowered to a BRGEMM per block.

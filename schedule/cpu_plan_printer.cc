@@ -76,7 +76,12 @@ std::string to_string(const CpuPlan& plan) {
           (t + 1 < conv->taps.size() ? outer : inner) += (t + 1 < conv->taps.size() && t ? ", " : "") + conv->taps[t].index;
         text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
                 matmul.a.tensor + " rows " + std::to_string(conv->lda) + " apart, B = " + matmul.b.tensor +
-                (conv->filter_packed ? " (" + conv->filter + " packed as [taps, c, k])" : std::string(" (as stored)")) +
+                (!conv->filter_packed ? std::string(" (as stored)")
+                 : conv->panel_per_block
+                     ? " (packed by each thread, per column block, into a panel [taps, c, " +
+                           std::to_string(conv->filter_panel) + "])"
+                     : " (" + conv->filter + " packed as [k / " + std::to_string(conv->filter_panel) + ", taps, c, " +
+                           std::to_string(conv->filter_panel) + "])") +
                 ", k = " + std::to_string(matmul.k) + " channels, batch = " + std::to_string(matmul.reduce_batch) +
                 (inner.empty() ? std::string(" (no taps)") : " taps of " + inner) +
                 (outer.empty() ? std::string() : " per loop over " + outer) +

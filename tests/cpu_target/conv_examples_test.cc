@@ -143,12 +143,32 @@ TEST(ConvExampleCpuPlan, AWrongTapOffsetFailsTheCheck) {
   EXPECT_FALSE(report.check.ok);
 }
 
-// The checks are not vacuous for the reordering copy of the filter (two of its dimensions
-// swapped) nor for the folded 1x1 (its last pixel row dropped): each fails.
+// The checks are not vacuous for the filter's panels, packed per block (a KRSC filter: r and s
+// exchanged in the copy) or by a copy stage (OIHW: two of its dimensions swapped), nor for the
+// folded 1x1 (its last pixel row dropped): each fails.
 TEST(ConvExampleCpuPlan, AWrongFilterCopyOrFoldFailsTheCheck) {
   {
     const ConvCase c = conv_cases()[1];  // conv2d: H 5, W 11, C 6, K 7, a 3x3 filter
     const Program program = compile_text(example_text(c.example), c.sizes, c.example + ".tc");
+    CpuPlan plan = plan_cpu(program);
+    bool planted = false;
+    for (CpuStage& stage : plan.stages)
+      for (CpuMatmul& matmul : stage.matmuls)
+        if (matmul.conv && matmul.conv->panel_per_block) {
+          std::swap(matmul.conv->taps[0].filter_stride, matmul.conv->taps[1].filter_stride);
+          planted = true;
+        }
+    ASSERT_TRUE(planted) << to_string(plan);
+    RunRequest request = cpu_request();
+    request.kernel_source = emit_cpu(plan, program);
+    EXPECT_FALSE(run_program(program, request).check.ok);
+  }
+  {
+    const std::string text =
+        "def oihw(f32(N, H, W, C) I, f32(K, C, R, S) F) -> (f32(N, H, W, K) O) {\n"
+        "  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, c, r, s) where I = 0 outside\n}\n";
+    const Program program =
+        compile_text(text, {{"N", 1}, {"H", 5}, {"W", 6}, {"C", 7}, {"K", 9}, {"R", 3}, {"S", 3}}, "oihw.tc");
     CpuPlan plan = plan_cpu(program);
     bool planted = false;
     for (CpuStage& stage : plan.stages)
@@ -223,9 +243,10 @@ TEST(ConvExampleCpuPlan, AnOihwFilterAndNarrowChannelBlocks) {
   EXPECT_TRUE(report.check.ok) << report.check.to_string();
 }
 
-// Wide channel counts get rows an odd number of cache lines apart: the packed filter's rows
-// (K = 256: 272), the padded input's pixels (C = 256: 272); C (K = 256 f32, rows 1 KiB apart)
-// accumulates in a block buffer, loaded first for `+=`. Exact.
+// Wide channel counts: the filter (K = 256) goes into panels of the column block, packed per
+// block, so B's rows are the panel's width apart, not K; the padded input's pixels an odd number
+// of cache lines apart (C = 256: 272); C (K = 256 f32, rows 1 KiB apart) accumulates in a block
+// buffer, loaded first for `+=`. Exact.
 TEST(ConvExampleCpuPlan, WideChannelsSpreadOverCacheSets) {
   const std::string text =
       "def wide(f32(N, H, W, C) I, f32(K, R, S, C) F, f32(N, H, W, K) O0) -> (f32(N, H, W, K) O) {\n"
@@ -236,13 +257,50 @@ TEST(ConvExampleCpuPlan, WideChannelsSpreadOverCacheSets) {
   const CpuPlan plan = plan_cpu(program);
   const CpuMatmul* conv = conv_main(plan);
   ASSERT_NE(conv, nullptr) << to_string(plan);
-  EXPECT_EQ(plan.tensor(conv->b.tensor).shape, (std::vector<std::int64_t>{3, 2, 256, 272})) << to_string(plan);
+  EXPECT_TRUE(conv->conv->panel_per_block) << to_string(plan);
+  EXPECT_EQ(conv->b.tensor, "F");
+  EXPECT_GE(conv->conv->filter_panel, 32);
+  EXPECT_LT(conv->conv->filter_panel, 256) << to_string(plan);
   EXPECT_EQ(plan.tensor(conv->a.tensor).shape, (std::vector<std::int64_t>{1, 5, 5, 272})) << to_string(plan);
   EXPECT_EQ(conv->conv->lda, 272);
   const std::string code = emit_cpu(plan, program);
   EXPECT_NE(code.find("first touch: the current O, into the block buffer"), std::string::npos) << code;
   const RunReport report = run_program(program, cpu_request());
   EXPECT_TRUE(report.check.ok) << report.check.to_string();
+}
+
+// The filter's panels packed per block, several of them with a narrower last one (K = 70 in
+// panels of 32: 32, 32, 6), from a KRSC filter (a transposition) and from an RSCK one (rows
+// copied: K longer than a block), on 1 and 2 threads (two threads may each pack one panel):
+// exact, the same bits.
+TEST(ConvExampleCpuPlan, FilterPanelsPackedPerBlock) {
+  const std::vector<std::string> filters = {"F(k, r, s, c)", "F(r, s, c, k)"};
+  for (const std::string& filter : filters) {
+    SCOPED_TRACE(filter);
+    const std::string declared = filter == filters[0] ? "f32(K, R, S, C) F" : "f32(R, S, C, K) F";
+    const std::string text = "def panels(f32(N, H, W, C) I, " + declared +
+                             ") -> (f32(N, H, W, K) O) {\n"
+                             "  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * " + filter +
+                             " where I = 0 outside\n}\n";
+    const Program program =
+        compile_text(text, {{"N", 2}, {"H", 5}, {"W", 6}, {"C", 37}, {"K", 70}, {"R", 3}, {"S", 3}}, "panels.tc");
+    RunRequest request = cpu_request();
+    request.cpu_schedule.target.l2_bytes = 64 * 1024;  // nc = 32
+    request.cpu_schedule.min_parallel_flops = 0;
+    std::optional<reference::TensorData> one_thread;
+    for (int threads : {1, 2}) {
+      request.cpu_schedule.threads = threads;
+      const CpuPlan plan = plan_cpu(program, request.cpu_schedule);
+      const CpuMatmul* conv = conv_main(plan);
+      ASSERT_NE(conv, nullptr) << to_string(plan);
+      EXPECT_TRUE(conv->conv->panel_per_block) << to_string(plan);
+      EXPECT_EQ(conv->conv->filter_panel, 32) << to_string(plan);
+      const RunReport report = run_program(program, request);
+      EXPECT_TRUE(report.check.ok) << threads << " threads: " << report.check.to_string();
+      if (!one_thread) one_thread = report.outputs;
+      else EXPECT_TRUE(report.outputs == *one_thread) << "2 threads differ from 1";
+    }
+  }
 }
 
 // A value other than zero read outside the input: the padded copy holds zeros, so the

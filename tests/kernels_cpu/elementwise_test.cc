@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
+#include "polyfuse/cpu/isa.h"
 #include "reference.h"
 
 namespace polyfuse::cpu::testing {
@@ -68,6 +72,46 @@ TEST(Unary, EveryOpLayoutAndDtype) {
                   ASSERT_EQ(stored_value(dout, out.data(), i), before.values[i]) << "padding " << i;
                 }
             }
+}
+
+// An f32 transposition (identity, the layouts differ) runs through registers on AVX2 and
+// AVX-512 (src/transpose.cc): 16 x 16 or 8 x 8 tiles, the edges element by element. Every path
+// the CPU runs gives the exact copy, both directions, at sizes with and without edges, and
+// writes nothing outside the matrix.
+TEST(Unary, TranspositionOnEveryIsaPath) {
+  const char* saved = std::getenv("POLYFUSE_CPU_ISA");
+  const std::string restore = saved ? saved : "";
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512, Isa::neon}) {
+    if (!isa_supported(isa)) continue;
+    ::setenv("POLYFUSE_CPU_ISA", to_string(isa), 1);
+    for (Layout lin : {Layout::col_major, Layout::row_major})
+      for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{16, 16}, {8, 8}, {512, 32}, {33, 47}, {7, 100}, {64, 9}}) {
+        SCOPED_TRACE(std::string(to_string(isa)) + " " + to_string(lin) + " " + std::to_string(m) + "x" + std::to_string(n));
+        const Layout lout = lin == Layout::col_major ? Layout::row_major : Layout::col_major;
+        UnaryConfig cfg;
+        cfg.m = m, cfg.n = n, cfg.op = UnaryOp::identity;
+        cfg.in = {lin, DType::f32, Broadcast::matrix};
+        cfg.out = {lout, DType::f32, Broadcast::matrix};
+        const int64_t ld_in = (lin == Layout::col_major ? m : n) + 3;
+        const int64_t ld_out = (lout == Layout::col_major ? m : n) + 5;
+        std::mt19937 rng(static_cast<unsigned>(m * 7 + n));
+        Buffer in = random_buffer(DType::f32, operand_extent(cfg.in, m, n, ld_in), rng);
+        std::vector<float> out(static_cast<size_t>(operand_extent(cfg.out, m, n, ld_out)), -7.f);
+        Unary{cfg}(in.data(), out.data(), ld_in, ld_out);
+        std::vector<bool> written(out.size(), false);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < n; ++c) {
+            const int64_t o = index_of(lout, r, c, ld_out);
+            written[static_cast<size_t>(o)] = true;
+            ASSERT_EQ(out[static_cast<size_t>(o)], in.values[static_cast<size_t>(index_of(lin, r, c, ld_in))])
+                << "at " << r << "," << c;
+          }
+        for (size_t i = 0; i < out.size(); ++i)
+          if (!written[i]) ASSERT_EQ(out[i], -7.f) << "outside the matrix at " << i;
+      }
+  }
+  if (saved) ::setenv("POLYFUSE_CPU_ISA", restore.c_str(), 1);
+  else ::unsetenv("POLYFUSE_CPU_ISA");
 }
 
 TEST(Unary, InPlaceReluOnABlock) {

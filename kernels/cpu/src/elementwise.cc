@@ -11,6 +11,8 @@
 #include <string>
 #include <type_traits>
 
+#include "polyfuse/cpu/isa.h"
+#include "transpose.h"
 #include "vector_math.h"
 
 namespace polyfuse::cpu {
@@ -233,13 +235,23 @@ void with_binary(BinaryOp op, Visitor visit) {
 
 }  // namespace
 
-Unary::Unary(const UnaryConfig& config) : config_(config) {
+Unary::Unary(const UnaryConfig& config) : config_(config), isa_(best_isa()) {
   check_sizes("UnaryConfig", config.m, config.n);
   check_output("UnaryConfig", config.out);
 }
 
 void Unary::operator()(const void* in, void* out, int64_t ld_in, int64_t ld_out) const {
   const UnaryConfig& c = config_;
+  if (c.op == UnaryOp::identity && c.in.broadcast == Broadcast::matrix && c.in.dtype == DType::f32 &&
+      c.out.dtype == DType::f32 && c.in.layout != c.out.layout) {  // a transposition: through registers
+    const float* from = static_cast<const float*>(in);
+    float* to = static_cast<float*>(out);
+    if (c.in.layout == Layout::row_major)  // in(i, j) = from[i * ld_in + j], out(i, j) = to[j * ld_out + i]
+      detail::transpose_f32(isa_, from, ld_in, to, ld_out, c.m, c.n);
+    else  // in(i, j) = from[j * ld_in + i], out(i, j) = to[i * ld_out + j]
+      detail::transpose_f32(isa_, from, ld_in, to, ld_out, c.n, c.m);
+    return;
+  }
   const Strided o = strided(c.out, out, ld_out);
   Strided a = c.op == UnaryOp::zero ? Strided{&kZero, DType::f32, 0, 0}
                                     : strided(c.in, in, ld_in);

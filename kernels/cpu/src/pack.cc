@@ -1,11 +1,15 @@
 // Panel packing with dtype conversion. Loop orders keep the source reads contiguous
 // where the source has a unit stride; contiguous f16 runs (along the panel or along k) are
-// widened in bulk (types.h: F16C where the CPU has it); FP8 is decoded by table (exact).
+// widened in bulk (types.h: F16C where the CPU has it); FP8 is decoded by table (exact); f32
+// contiguous along k is transposed through registers (transpose.h).
 #include "pack.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+#include "polyfuse/cpu/isa.h"
+#include "transpose.h"
 
 namespace polyfuse::cpu::detail {
 namespace {
@@ -64,6 +68,12 @@ void pack_f32(const void* src, int64_t rs, int64_t cs, int64_t rows, int64_t dep
         widen<D>(src, (p0 + r) * rs, depth, row.data());
         for (int64_t k = 0; k < depth; ++k) panel[k * width + r] = row[static_cast<size_t>(k)];
       }
+      for (int64_t k = 0; k < depth; ++k)
+        for (int64_t r = w; r < width; ++r) panel[k * width + r] = 0.f;
+    } else if (cs == 1 && D == DType::f32) {
+      // Contiguous along k: a transposition of the w x depth block, through registers.
+      static const Isa isa = best_isa();  // (any path gives the same copy)
+      transpose_f32(isa, static_cast<const float*>(src) + p0 * rs, rs, panel, width, w, depth);
       for (int64_t k = 0; k < depth; ++k)
         for (int64_t r = w; r < width; ++r) panel[k * width + r] = 0.f;
     } else {

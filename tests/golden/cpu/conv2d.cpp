@@ -10,15 +10,12 @@
 //     I: input f32 [2, 9, 7, 3], parameter
 //     F: input f32 [5, 3, 3, 3], parameter
 //     O: output f32 [2, 7, 5, 5], parameter
-//     F_packed: temporary f32 [3, 3, 3, 5], full temporary (prologue result)
-//   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
-//   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
+//   stage0: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, h + r, w + s, c) * F(k, r, s, c)
-//       convolution as BRGEMM over the filter taps f32: A = I rows 3 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 
-#include <algorithm>
 #include <cstdint>
-#include <memory>
+#include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -27,9 +24,22 @@ namespace {
 
 using namespace polyfuse::cpu;
 
-// stage1 (S0): one rows x cols block of the output at (n, h, w0, k0).
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
+// A thread's panel of a convolution's filter, packed for the blocks at hand.
+template <class T>
+struct FilterPanel {
+  T* data;
+  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet
+};
+
+// stage0 (S0): one rows x cols block of the output at (n, h, w0, k0).
 template <int64_t rows, int64_t cols>
-void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, int64_t h, int64_t w0, int64_t k0) {
+void stage0_block(const float* I, const float* F, float* O, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: O(n, h, w, k) +=! I(n, h + r, w + s, c) * F(k, r, s, c)
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
@@ -39,28 +49,35 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
+  const int64_t F_origin = k0 * 27;
+  if (F_panel.origin != F_origin) {
+    static const Unary S0_pack({.m = 3, .n = cols, .op = UnaryOp::identity,
+        .in = {Layout::col_major, DType::f32, Broadcast::matrix},
+        .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t s = 0; s < 3; ++s)
+        S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
+    F_panel.origin = F_origin;
+  }
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I + n * 189 + h * 21 + w0 * 3 + r * 21, F_packed + k0 + r * 45, O + n * 175 + h * 25 + w0 * 5 + k0, 3, 5, 5, 3, 15);
+    (r == 0 ? S0_main : S0_accumulate)(I + n * 189 + h * 21 + w0 * 3 + r * 21, F_panel.data + r * 45, O + n * 175 + h * 25 + w0 * 5 + k0, 3, 5, 5, 3, 15);
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d(const float* I, const float* F, float* O) {
-  // temporaries read by more than one stage
-  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
-  float* const F_packed = F_packed_storage.get();
-  // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t r = 0; r < 3; ++r)
-    for (int64_t s = 0; s < 3; ++s)
-      for (int64_t k = 0; k < 5; ++k)
-        for (int64_t c = 0; c < 3; ++c)
-          F_packed[r * 45 + s * 15 + c * 5 + k] = F[r * 9 + s * 3 + c + k * 27];
-  // stage1: S0
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 7; ++h)
-      stage1_block<5, 5>(I, O, F_packed, n, h, 0, 0);
+  // stage0: S0
+  #pragma omp parallel
+  {
+    // this thread's panel of F (B of the blocks at hand), kept between calls; which panel it holds, for this call
+    static thread_local std::vector<float> F_panel_storage(135 + 16);
+    FilterPanel<float> F_panel{line_aligned(F_panel_storage.data())};
+    #pragma omp for collapse(2) schedule(static)
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 7; ++h)
+        stage0_block<5, 5>(I, F, O, n, h, 0, 0, F_panel);
+  }
 }
 
 extern "C" void polyfuse_conv2d_buffers(void* const* buffers) {

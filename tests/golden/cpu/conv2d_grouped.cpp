@@ -10,11 +10,11 @@
 //     I: input f32 [2, 9, 7, 2, 3], parameter
 //     F: input f32 [2, 5, 3, 3, 3], parameter
 //     O: output f32 [2, 7, 5, 2, 5], parameter
-//     F_packed: temporary f32 [2, 3, 3, 3, 5], full temporary (prologue result)
-//   stage0: reordering copy F_packed(g, r, s, c, k) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B)
+//     F_packed: temporary f32 [1, 2, 3, 3, 3, 5], full temporary (prologue result)
+//   stage0: reordering copy F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B, in panels of 5 output channels)
 //   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, g < 2, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, g, k) +=! I(n, h + r, w + s, g, c) * F(g, k, r, s, c)
-//       convolution as BRGEMM over the filter taps f32: A = I rows 6 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 
 #include <algorithm>
 #include <cstdint>
@@ -26,6 +26,12 @@
 namespace {
 
 using namespace polyfuse::cpu;
+
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
 
 // stage1 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
@@ -40,23 +46,24 @@ void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, in
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I + n * 378 + h * 42 + g * 3 + w0 * 6 + r * 42, F_packed + g * 135 + k0 + r * 45, O + n * 350 + h * 50 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
+    (r == 0 ? S0_main : S0_accumulate)(I + n * 378 + h * 42 + g * 3 + w0 * 6 + r * 42, F_packed + g * 135 + r * 45, O + n * 350 + h * 50 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d_grouped(const float* I, const float* F, float* O) {
   // temporaries read by more than one stage
-  std::unique_ptr<float[]> F_packed_storage(new float[270]);  // not zeroed: the copy writes every element read
-  float* const F_packed = F_packed_storage.get();
-  // stage0: F_packed(g, r, s, c, k) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B)
+  std::unique_ptr<float[]> F_packed_storage(new float[270 + 16]);  // not zeroed: the copy writes every element read
+  float* const F_packed = line_aligned(F_packed_storage.get());
+  // stage0: F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B, in panels of 5 output channels)
+  static const Unary stage0_panel({.m = 3, .n = 5, .op = UnaryOp::identity,
+      .in = {Layout::col_major, DType::f32, Broadcast::matrix},
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t g = 0; g < 2; ++g)
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
-        for (int64_t k = 0; k < 5; ++k)
-          for (int64_t c = 0; c < 3; ++c)
-            F_packed[g * 135 + r * 45 + s * 15 + c * 5 + k] = F[g * 135 + r * 9 + s * 3 + c + k * 27];
+        stage0_panel(F + g * 135 + r * 9 + s * 3, F_packed + g * 135 + r * 45 + s * 15, 27, 5);
   // stage1: S0
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t n = 0; n < 2; ++n)

@@ -12,13 +12,13 @@
 //     bias: input f32 [2, 5], parameter
 //     O: output f32 [2, 9, 7, 2, 5], parameter
 //     Y: temporary f32 [2, 9, 7, 2, 5], full temporary
-//     F_packed: temporary f32 [2, 3, 3, 3, 5], full temporary (prologue result)
+//     F_packed: temporary f32 [1, 2, 3, 3, 3, 5], full temporary (prologue result)
 //     I_padded: temporary f32 [2, 11, 9, 2, 3], full temporary (prologue result)
-//   stage0: reordering copy F_packed(g, r, s, c, k) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B)
+//   stage0: reordering copy F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B, in panels of 5 output channels)
 //   stage1: I_padded = I with a border of zeros, before [0, 1, 1, 0, 0] and after [0, 1, 1, 0, 0] (the convolution's reads outside I)
 //   stage2: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, g < 2, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //   stage3: parallel over n < 2, h < 9, w < 7, g < 2 in blocks of 2, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     pointwise S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
 
@@ -34,6 +34,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage2 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
 void stage2_block(float* Y, const float* F_packed, const float* I_padded, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
@@ -47,7 +53,7 @@ void stage2_block(float* Y, const float* F_packed, const float* I_padded, int64_
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + k0 + r * 45, Y + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
+    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, Y + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
 }
 
 // stage3 (S1): one rows x cols block of the output at (n, h, w, g0, k0).
@@ -69,20 +75,21 @@ void stage3_block(const float* bias, float* O, const float* Y, int64_t n, int64_
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> Y_storage(1260);
-  float* const Y = Y_storage.data();
-  std::unique_ptr<float[]> F_packed_storage(new float[270]);  // not zeroed: the copy writes every element read
-  float* const F_packed = F_packed_storage.get();
-  std::vector<float> I_padded_storage(1188);
-  float* const I_padded = I_padded_storage.data();
-  // stage0: F_packed(g, r, s, c, k) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B)
+  std::vector<float> Y_storage(1260 + 16);
+  float* const Y = line_aligned(Y_storage.data());
+  std::unique_ptr<float[]> F_packed_storage(new float[270 + 16]);  // not zeroed: the copy writes every element read
+  float* const F_packed = line_aligned(F_packed_storage.get());
+  std::vector<float> I_padded_storage(1188 + 16);
+  float* const I_padded = line_aligned(I_padded_storage.data());
+  // stage0: F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B, in panels of 5 output channels)
+  static const Unary stage0_panel({.m = 3, .n = 5, .op = UnaryOp::identity,
+      .in = {Layout::col_major, DType::f32, Broadcast::matrix},
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t g = 0; g < 2; ++g)
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
-        for (int64_t k = 0; k < 5; ++k)
-          for (int64_t c = 0; c < 3; ++c)
-            F_packed[g * 135 + r * 45 + s * 15 + c * 5 + k] = F[g * 135 + r * 9 + s * 3 + c + k * 27];
+        stage0_panel(F + g * 135 + r * 9 + s * 3, F_packed + g * 135 + r * 45 + s * 15, 27, 5);
   // stage1: I_padded = I inside a border of zeros (its storage starts zeroed)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)

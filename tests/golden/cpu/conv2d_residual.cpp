@@ -12,18 +12,15 @@
 //     bias: input f32 [3], parameter
 //     O: output f32 [2, 9, 7, 3], parameter
 //     Y: temporary f32 [2, 9, 7, 3], block local
-//     F_packed: temporary f32 [3, 3, 3, 3], full temporary (prologue result)
 //     X_padded: temporary f32 [2, 11, 9, 3], full temporary (prologue result)
-//   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
-//   stage1: X_padded = X with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside X)
-//   stage2: parallel over k < 3 in blocks of 3 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
+//   stage0: X_padded = X with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside X)
+//   stage1: parallel over k < 3 in blocks of 3 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 3]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -33,9 +30,22 @@ namespace {
 
 using namespace polyfuse::cpu;
 
-// stage2 (S0, S1): one rows x cols block of the output at (n, h, w0, k0).
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
+// A thread's panel of a convolution's filter, packed for the blocks at hand.
+template <class T>
+struct FilterPanel {
+  T* data;
+  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet
+};
+
+// stage1 (S0, S1): one rows x cols block of the output at (n, h, w0, k0).
 template <int64_t rows, int64_t cols>
-void stage2_block(const float* X, const float* bias, float* O, const float* F_packed, const float* X_padded, int64_t n, int64_t h, int64_t w0, int64_t k0) {
+void stage1_block(const float* X, const float* F, const float* bias, float* O, const float* X_padded, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
   alignas(64) static thread_local float Y[rows * cols];
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
@@ -46,8 +56,19 @@ void stage2_block(const float* X, const float* bias, float* O, const float* F_pa
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  // B: the block's panel of F (taps x 3 channels x cols, rows 3 apart), packed by this thread unless it holds it
+  const int64_t F_origin = k0 * 27;
+  if (F_panel.origin != F_origin) {
+    static const Unary S0_pack({.m = 3, .n = cols, .op = UnaryOp::identity,
+        .in = {Layout::col_major, DType::f32, Broadcast::matrix},
+        .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t s = 0; s < 3; ++s)
+        S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 27 + s * 9, 27, 3);
+    F_panel.origin = F_origin;
+  }
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_packed + k0 + r * 27, Y, 3, 3, cols, 3, 9);
+    (r == 0 ? S0_main : S0_accumulate)(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, Y, 3, 3, cols, 3, 9);
   // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
   static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
@@ -69,27 +90,24 @@ void stage2_block(const float* X, const float* bias, float* O, const float* F_pa
 
 extern "C" void polyfuse_conv2d_residual(const float* X, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::unique_ptr<float[]> F_packed_storage(new float[81]);  // not zeroed: the copy writes every element read
-  float* const F_packed = F_packed_storage.get();
-  std::vector<float> X_padded_storage(594);
-  float* const X_padded = X_padded_storage.data();
-  // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t r = 0; r < 3; ++r)
-    for (int64_t s = 0; s < 3; ++s)
-      for (int64_t k = 0; k < 3; ++k)
-        for (int64_t c = 0; c < 3; ++c)
-          F_packed[r * 27 + s * 9 + c * 3 + k] = F[r * 9 + s * 3 + c + k * 27];
-  // stage1: X_padded = X inside a border of zeros (its storage starts zeroed)
+  std::vector<float> X_padded_storage(594 + 16);
+  float* const X_padded = line_aligned(X_padded_storage.data());
+  // stage0: X_padded = X inside a border of zeros (its storage starts zeroed)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 9; ++p1)
       std::copy_n(X + p0 * 189 + p1 * 21, 21, X_padded + p0 * 297 + p1 * 27 + 30);
-  // stage2: S0, S1
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 9; ++h)
-      stage2_block<7, 3>(X, bias, O, F_packed, X_padded, n, h, 0, 0);
+  // stage1: S0, S1
+  #pragma omp parallel
+  {
+    // this thread's panel of F (B of the blocks at hand), kept between calls; which panel it holds, for this call
+    static thread_local std::vector<float> F_panel_storage(81 + 16);
+    FilterPanel<float> F_panel{line_aligned(F_panel_storage.data())};
+    #pragma omp for collapse(2) schedule(static)
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 9; ++h)
+        stage1_block<7, 3>(X, F, bias, O, X_padded, n, h, 0, 0, F_panel);
+  }
 }
 
 extern "C" void polyfuse_conv2d_residual_buffers(void* const* buffers) {

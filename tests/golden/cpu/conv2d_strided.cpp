@@ -10,17 +10,14 @@
 //     I: input f32 [2, 9, 7, 3], parameter
 //     F: input f32 [5, 3, 3, 3], parameter
 //     O: output f32 [2, 5, 4, 5], parameter
-//     F_packed: temporary f32 [3, 3, 3, 5], full temporary (prologue result)
 //     I_padded: temporary f32 [2, 11, 9, 3], full temporary (prologue result)
-//   stage0: reordering copy F_packed(r, s, c, k) = F(k, r, s, c)  (the filter packed as the BRGEMM's B)
-//   stage1: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
-//   stage2: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 5, w < 4 in blocks of 4 (mc=256 nc=1024 kc=512)
+//   stage0: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
+//   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 5, w < 4 in blocks of 4 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, c) * F(k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [taps, c, k]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -30,9 +27,22 @@ namespace {
 
 using namespace polyfuse::cpu;
 
-// stage2 (S0): one rows x cols block of the output at (n, h, w0, k0).
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
+// A thread's panel of a convolution's filter, packed for the blocks at hand.
+template <class T>
+struct FilterPanel {
+  T* data;
+  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet
+};
+
+// stage1 (S0): one rows x cols block of the output at (n, h, w0, k0).
 template <int64_t rows, int64_t cols>
-void stage2_block(float* O, const float* F_packed, const float* I_padded, int64_t n, int64_t h, int64_t w0, int64_t k0) {
+void stage1_block(const float* F, float* O, const float* I_padded, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: O(n, h, w, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, c) * F(k, r, s, c) where I = 0 outside
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 6 elements apart
@@ -42,35 +52,43 @@ void stage2_block(float* O, const float* F_packed, const float* I_padded, int64_
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
+  const int64_t F_origin = k0 * 27;
+  if (F_panel.origin != F_origin) {
+    static const Unary S0_pack({.m = 3, .n = cols, .op = UnaryOp::identity,
+        .in = {Layout::col_major, DType::f32, Broadcast::matrix},
+        .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t s = 0; s < 3; ++s)
+        S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
+    F_panel.origin = F_origin;
+  }
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 54 + w0 * 6 + r * 27, F_packed + k0 + r * 45, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
+    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 54 + w0 * 6 + r * 27, F_panel.data + r * 45, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d_strided(const float* I, const float* F, float* O) {
   // temporaries read by more than one stage
-  std::unique_ptr<float[]> F_packed_storage(new float[135]);  // not zeroed: the copy writes every element read
-  float* const F_packed = F_packed_storage.get();
-  std::vector<float> I_padded_storage(594);
-  float* const I_padded = I_padded_storage.data();
-  // stage0: F_packed(r, s, c, k) = F(k, r, s, c) (the filter packed as the BRGEMM's B)
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t r = 0; r < 3; ++r)
-    for (int64_t s = 0; s < 3; ++s)
-      for (int64_t k = 0; k < 5; ++k)
-        for (int64_t c = 0; c < 3; ++c)
-          F_packed[r * 45 + s * 15 + c * 5 + k] = F[r * 9 + s * 3 + c + k * 27];
-  // stage1: I_padded = I inside a border of zeros (its storage starts zeroed)
+  std::vector<float> I_padded_storage(594 + 16);
+  float* const I_padded = line_aligned(I_padded_storage.data());
+  // stage0: I_padded = I inside a border of zeros (its storage starts zeroed)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 9; ++p1)
       std::copy_n(I + p0 * 189 + p1 * 21, 21, I_padded + p0 * 297 + p1 * 27 + 30);
-  // stage2: S0
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 5; ++h)
-      stage2_block<4, 5>(O, F_packed, I_padded, n, h, 0, 0);
+  // stage1: S0
+  #pragma omp parallel
+  {
+    // this thread's panel of F (B of the blocks at hand), kept between calls; which panel it holds, for this call
+    static thread_local std::vector<float> F_panel_storage(135 + 16);
+    FilterPanel<float> F_panel{line_aligned(F_panel_storage.data())};
+    #pragma omp for collapse(2) schedule(static)
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 5; ++h)
+        stage1_block<4, 5>(F, O, I_padded, n, h, 0, 0, F_panel);
+  }
 }
 
 extern "C" void polyfuse_conv2d_strided_buffers(void* const* buffers) {

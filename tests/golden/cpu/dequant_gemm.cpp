@@ -30,6 +30,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0.A, S0.B): one rows x cols block of the output at (m0, k0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* scale, const uint16_t* B, float* S0_A, float* S0_B, int64_t m0, int64_t k0) {
@@ -67,10 +73,10 @@ void stage1_block(uint16_t* C, const float* S0_A, const float* S0_B, int64_t m0,
 
 extern "C" void polyfuse_dequant_gemm(const uint16_t* A, const uint16_t* scale, const uint16_t* B, uint16_t* C) {
   // temporaries read by more than one stage
-  std::vector<float> S0_A_storage(4096);
-  float* const S0_A = S0_A_storage.data();
-  std::vector<float> S0_B_storage(4096);
-  float* const S0_B = S0_B_storage.data();
+  std::vector<float> S0_A_storage(4096 + 16);
+  float* const S0_A = line_aligned(S0_A_storage.data());
+  std::vector<float> S0_B_storage(4096 + 16);
+  float* const S0_B = line_aligned(S0_B_storage.data());
   // stage0: S0.A, S0.B
   stage0_block<64, 64>(A, scale, B, S0_A, S0_B, 0, 0);
   // stage1: S0

@@ -38,6 +38,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, int64_t n0) {
@@ -79,14 +85,14 @@ void stage4_block(uint16_t* P, const float* e, const float* s, int64_t m0, int64
 
 extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint16_t* P) {
   // temporaries read by more than one stage
-  std::vector<float> C_storage(4096);
-  float* const C = C_storage.data();
-  std::vector<float> mx_storage(64);
-  float* const mx = mx_storage.data();
-  std::vector<float> e_storage(4096);
-  float* const e = e_storage.data();
-  std::vector<float> s_storage(64);
-  float* const s = s_storage.data();
+  std::vector<float> C_storage(4096 + 16);
+  float* const C = line_aligned(C_storage.data());
+  std::vector<float> mx_storage(64 + 16);
+  float* const mx = line_aligned(mx_storage.data());
+  std::vector<float> e_storage(4096 + 16);
+  float* const e = line_aligned(e_storage.data());
+  std::vector<float> s_storage(64 + 16);
+  float* const s = line_aligned(s_storage.data());
   // stage0: S0
   stage0_block<64, 64>(A, B, C, 0, 0);
   // stage1: S1, a loop nest

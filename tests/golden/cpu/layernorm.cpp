@@ -43,6 +43,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0, S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, const uint16_t* bias, float* X, int64_t m0, int64_t n0) {
@@ -109,14 +115,14 @@ void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
 
 extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, const uint16_t* bias, const uint16_t* gamma, const uint16_t* beta, uint16_t* Y) {
   // temporaries read by more than one stage
-  std::vector<float> X_storage(4096);
-  float* const X = X_storage.data();
-  std::vector<float> mean_storage(64);
-  float* const mean = mean_storage.data();
-  std::vector<float> d_storage(4096);
-  float* const d = d_storage.data();
-  std::vector<float> var_storage(64);
-  float* const var = var_storage.data();
+  std::vector<float> X_storage(4096 + 16);
+  float* const X = line_aligned(X_storage.data());
+  std::vector<float> mean_storage(64 + 16);
+  float* const mean = line_aligned(mean_storage.data());
+  std::vector<float> d_storage(4096 + 16);
+  float* const d = line_aligned(d_storage.data());
+  std::vector<float> var_storage(64 + 16);
+  float* const var = line_aligned(var_storage.data());
   // stage0: S0, S1
   stage0_block<64, 64>(A, B, bias, X, 0, 0);
   // stage1: S2, a loop nest

@@ -35,6 +35,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0, S1): one rows x cols block of the output at (m0, h0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* X, const uint16_t* W1, const uint16_t* b1, uint16_t* A, int64_t m0, int64_t h0) {
@@ -84,8 +90,8 @@ void stage1_block(const uint16_t* W2, const uint16_t* b2, uint16_t* Y, const uin
 
 extern "C" void polyfuse_mlp(const uint16_t* X, const uint16_t* W1, const uint16_t* b1, const uint16_t* W2, const uint16_t* b2, uint16_t* Y) {
   // temporaries read by more than one stage
-  std::vector<uint16_t> A_storage(128);
-  uint16_t* const A = A_storage.data();
+  std::vector<uint16_t> A_storage(128 + 32);
+  uint16_t* const A = line_aligned(A_storage.data());
   // stage0: S0, S1
   stage0_block<64, 2>(X, W1, b1, A, 0, 0);
   // stage1: S2, S3

@@ -27,6 +27,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0): one rows x cols block of the output at (m0, k0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, uint16_t* Ar, int64_t m0, int64_t k0) {
@@ -58,8 +64,8 @@ void stage1_block(const uint16_t* B, uint16_t* C, const uint16_t* Ar, int64_t m0
 
 extern "C" void polyfuse_relu_gemm(const uint16_t* A, const uint16_t* B, uint16_t* C) {
   // temporaries read by more than one stage
-  std::vector<uint16_t> Ar_storage(4096);
-  uint16_t* const Ar = Ar_storage.data();
+  std::vector<uint16_t> Ar_storage(4096 + 32);
+  uint16_t* const Ar = line_aligned(Ar_storage.data());
   // stage0: S0
   stage0_block<64, 64>(A, Ar, 0, 0);
   // stage1: S1

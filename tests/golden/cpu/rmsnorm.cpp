@@ -33,6 +33,12 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
+template <class T>
+T* line_aligned(T* p) {
+  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
 // stage0 (S0): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, int64_t n0) {
@@ -82,10 +88,10 @@ void stage2_block(const uint16_t* gamma, uint16_t* Y, const float* C, const floa
 
 extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, const uint16_t* gamma, uint16_t* Y) {
   // temporaries read by more than one stage
-  std::vector<float> C_storage(4096);
-  float* const C = C_storage.data();
-  std::vector<float> ss_storage(64);
-  float* const ss = ss_storage.data();
+  std::vector<float> C_storage(4096 + 16);
+  float* const C = line_aligned(C_storage.data());
+  std::vector<float> ss_storage(64 + 16);
+  float* const ss = line_aligned(ss_storage.data());
   // stage0: S0
   stage0_block<64, 64>(A, B, C, 0, 0);
   // stage1: S1, a loop nest

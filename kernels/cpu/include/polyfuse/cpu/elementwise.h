@@ -62,6 +62,7 @@ class Unary {
 
  private:
   UnaryConfig config_;
+  Isa isa_;  // the vector path of an f32 transposition (best_isa() when made)
 };
 
 struct BinaryConfig {

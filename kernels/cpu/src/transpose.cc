@@ -1,0 +1,121 @@
+// f32 transposition (transpose.h). The vector paths are functions compiled for their ISA by
+// target attributes; they use intrinsics only (no inline library code the linker could share
+// with baseline code), and run only where isa_supported says the CPU has the ISA.
+#include "transpose.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// GCC 12 reports the AVX-512 shuffles' internal _mm512_undefined_ps() operand as "may be used
+// uninitialized" once inlined into a target-attribute function: a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace polyfuse::cpu::detail {
+namespace {
+
+// The element-by-element path on the block [i0, i1) x [j0, j1), in 16 x 16 tiles so that the
+// 16 destination rows being written stay in L1.
+void transpose_scalar(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t i0, int64_t i1,
+                      int64_t j0, int64_t j1) {
+  constexpr int64_t tile = 16;
+  for (int64_t ib = i0; ib < i1; ib += tile)
+    for (int64_t jb = j0; jb < j1; jb += tile) {
+      const int64_t ie = ib + tile < i1 ? ib + tile : i1, je = jb + tile < j1 ? jb + tile : j1;
+      for (int64_t i = ib; i < ie; ++i)
+        for (int64_t j = jb; j < je; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+    }
+}
+
+#if defined(__x86_64__)
+
+// Transposes 16 rows of 16 in registers: r[i] holds row i, afterwards column i.
+__attribute__((target("avx512f"))) inline void transpose_16x16(__m512* r) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {  // pairs of rows interleaved: t[i] = (r_i, r_i+1) elements 0,1 | 4,5 ...
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // quads of rows: 4 x 4 blocks inside each 128-bit lane
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 16; i += 8)  // the lanes of two quads
+    for (int j = 0; j < 4; ++j) {
+      t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + 4 + j], _MM_SHUFFLE(2, 0, 2, 0));
+      t[i + 4 + j] = _mm512_shuffle_f32x4(r[i + j], r[i + 4 + j], _MM_SHUFFLE(3, 1, 3, 1));
+    }
+  for (int j = 0; j < 4; ++j) {  // the lanes of the two halves
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], _MM_SHUFFLE(2, 0, 2, 0));
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], _MM_SHUFFLE(3, 1, 3, 1));
+    r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], _MM_SHUFFLE(2, 0, 2, 0));
+    r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+__attribute__((target("avx512f"))) void transpose_avx512(const float* src, int64_t src_ld, float* dst,
+                                                         int64_t dst_ld, int64_t rows, int64_t cols) {
+  const int64_t full_rows = rows / 16 * 16, full_cols = cols / 16 * 16;
+  for (int64_t i0 = 0; i0 < full_rows; i0 += 16)
+    for (int64_t j0 = 0; j0 < full_cols; j0 += 16) {
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + (i0 + i) * src_ld + j0);
+      transpose_16x16(r);
+      for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + (j0 + j) * dst_ld + i0, r[j]);
+    }
+  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
+  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
+}
+
+// Transposes 8 rows of 8 in registers: r[i] holds row i, afterwards column i.
+__attribute__((target("avx2"))) inline void transpose_8x8(__m256* r) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int j = 0; j < 4; ++j) {  // 128-bit halves of row quads 0-3 and 4-7
+    t[j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x20);
+    t[4 + j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x31);
+  }
+  for (int j = 0; j < 8; ++j) r[j] = t[j];
+}
+
+__attribute__((target("avx2"))) void transpose_avx2(const float* src, int64_t src_ld, float* dst, int64_t dst_ld,
+                                                    int64_t rows, int64_t cols) {
+  const int64_t full_rows = rows / 8 * 8, full_cols = cols / 8 * 8;
+  for (int64_t i0 = 0; i0 < full_rows; i0 += 8)
+    for (int64_t j0 = 0; j0 < full_cols; j0 += 8) {
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + (i0 + i) * src_ld + j0);
+      transpose_8x8(r);
+      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + (j0 + j) * dst_ld + i0, r[j]);
+    }
+  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
+  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
+}
+
+#endif
+
+}  // namespace
+
+void transpose_f32(Isa isa, const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows,
+                   int64_t cols) {
+#if defined(__x86_64__)
+  if (isa == Isa::avx512) return transpose_avx512(src, src_ld, dst, dst_ld, rows, cols);
+  if (isa == Isa::avx2) return transpose_avx2(src, src_ld, dst, dst_ld, rows, cols);
+#endif
+  transpose_scalar(src, src_ld, dst, dst_ld, 0, rows, 0, cols);
+}
+
+}  // namespace polyfuse::cpu::detail
