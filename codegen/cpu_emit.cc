@@ -177,7 +177,7 @@ class Emitter {
     std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
                        " inside a border of zeros (its storage starts zeroed)\n";
     std::string indent = "  ";
-    if (innermost > 0) text += indent + omp_for(static_cast<int>(innermost));
+    if (innermost > 0 && stage.parallel) text += indent + omp_for(static_cast<int>(innermost));
     for (std::size_t d = 0; d < rank; ++d) {
       to_origin += pad.before[d] * to_strides[d];
       if (d >= innermost) continue;
@@ -261,7 +261,7 @@ class Emitter {
               c + " * " + std::to_string(c_stride) + " + " + j + " * " + std::to_string(k_stride) + "];\n";
     }
     std::string indent = "  ";
-    if (!loops.empty()) text += indent + omp_for(static_cast<int>(loops.size()));
+    if (!loops.empty() && stage.parallel) text += indent + omp_for(static_cast<int>(loops.size()));
     for (const std::string& loop : loops) {
       text += indent + loop + "\n";
       indent += "  ";

@@ -12,6 +12,20 @@ std::int64_t operation_count(const Expr& expr) {
   return count;
 }
 
+// Row blocks of one size (a stage of more than one): ceil(M / mc) blocks of ceil(M / blocks)
+// rows rather than full blocks and a short last one (M = 392: 196 + 196, not 256 + 136), and, when the thread count is known,
+// as many more as make the stage's blocks a multiple of it (M = 1568 in 8 blocks of 196, not 7
+// of 256: 4 + 4 for 2 threads, not 4 + 3).
+void balance_row_blocks(CpuStage& stage, int threads) {
+  CpuBlocking& b = stage.blocking;
+  if (b.mc <= 0 || stage.m_extent <= b.mc) return;  // one row block: the threads split the rest
+  std::int64_t rows = (stage.m_extent + b.mc - 1) / b.mc;
+  const std::int64_t others = stage_blocks(stage) / rows;  // batch x column blocks
+  if (threads > 1)
+    while ((rows * others) % threads != 0 && rows < stage.m_extent && rows < 4 * threads) ++rows;
+  b.mc = (stage.m_extent + rows - 1) / rows;
+}
+
 }  // namespace
 
 std::int64_t stage_flops(const CpuStage& stage) {
@@ -40,10 +54,18 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
   constexpr std::int64_t smallest_block = 32;  // a multiple of every microkernel's width
   for (CpuStage& stage : plan.stages) {
     stage.flops = stage_flops(stage);
+    if (stage.pad || stage.permute) {  // a copy: one operation per element written
+      std::int64_t elements = 1;
+      for (std::int64_t extent : plan.tensor(stage.pad ? stage.pad->to : stage.permute->to).shape) elements *= extent;
+      stage.flops = elements;
+    }
     stage.parallel = stage.flops >= min_parallel_flops;
     if (!stage.parallel || stage.matmuls.empty() || stage.loop_nest || stage.pad || stage.permute) continue;
     CpuBlocking& b = stage.blocking;
-    if (stage_blocks(stage) >= threads) continue;
+    if (stage_blocks(stage) >= threads) {
+      balance_row_blocks(stage, threads);
+      continue;
+    }
     // first the blocks down to the extents (the same single block), then halved
     while (b.nc / 2 >= smallest_block && b.nc / 2 >= stage.n_extent) b.nc /= 2;
     while (b.mc / 2 >= smallest_block && b.mc / 2 >= stage.m_extent) b.mc /= 2;
@@ -52,6 +74,7 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
       else if (b.mc / 2 >= smallest_block && stage.m_extent > b.mc / 2) b.mc /= 2;
       else break;
     }
+    balance_row_blocks(stage, threads);
   }
 }
 

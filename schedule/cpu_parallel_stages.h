@@ -19,8 +19,11 @@ std::int64_t stage_flops(const CpuStage& stage);
 // OpenMP's default, the count is not known here and the generated code stays the same on every
 // machine) has its column block nc, then its row block mc, halved (down to 32) until every
 // thread gets a block: a 196 x 256 GEMM (a ResNet res4 1x1 layer at batch 1)
-// is one 256 x 1024 block, which one thread ran while the other waited. Blocks split the
+// is one 256 x 1024 block, which one thread ran while the other waited. Then the row blocks of
+// a stage with several get one size, and their count a multiple of the threads where that takes
+// a few more (balance_row_blocks: M = 392 as 196 + 196, not 256 + 136). Blocks split the
 // output only, so the results are the same bits (each element's sum over k is unchanged).
+// A copy stage (a padded input, a packed filter) counts one operation per element.
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops);
 
 // The output blocks of `stage`: the batch times ceil(M / mc) times ceil(N / nc).

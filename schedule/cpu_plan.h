@@ -208,7 +208,7 @@ struct CpuPlan {
 };
 
 // The default of CpuScheduleOptions::min_parallel_flops.
-inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 26;
+inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 25;
 
 // Options of the CPU schedule.
 struct CpuScheduleOptions {
@@ -223,8 +223,9 @@ struct CpuScheduleOptions {
   // OpenBLAS does with small GEMMs: a parallel region costs a few microseconds on idle cores,
   // and whole scheduler time slices (milliseconds, measured: 10-20 ms a call at load 5-8 on
   // 2 cores) when a core is busy with something else, for a stage that takes under a
-  // millisecond on one core. The default, 2^26, keeps GEMMs up to 256^3 (and 2048 x 256 x
-  // 63) on one thread. 0: every stage with more than one block is parallel (tests of the
+  // millisecond on one core. The default, 2^25, keeps GEMMs below 256^3 (and 2048 x 256 x
+  // 31) on one thread: 256^3 itself runs on 2 threads at 1.4x OpenBLAS (quiet 2-core machine,
+  // bench/results/2026-11-29-cpu-conv-panels.md), on 1 at 0.63x. 0: every stage with more than one block is parallel (tests of the
   // thread count use it at small sizes).
   std::int64_t min_parallel_flops = kCpuMinParallelFlops;
 };

@@ -31,6 +31,12 @@ std::string loops_text(const CpuStage& stage) {
   return text;
 }
 
+// A copy stage below the parallel threshold runs on the calling thread: say so.
+std::string copy_threads(const CpuStage& stage) {
+  return stage.parallel ? std::string()
+                        : ", one thread (" + std::to_string(stage.flops) + " elements, below the parallel threshold)";
+}
+
 }  // namespace
 
 std::string to_string(const CpuPlan& plan) {
@@ -49,11 +55,11 @@ std::string to_string(const CpuPlan& plan) {
     if (const std::optional<CpuPadCopy>& pad = stage.pad) {
       text += "  " + stage.name + ": " + pad->to + " = " + pad->from + " with a border of zeros, before " +
               shape_text(pad->before) + " and after " + shape_text(pad->after) +
-              " (the convolution's reads outside " + pad->from + ")\n";
+              " (the convolution's reads outside " + pad->from + ")" + copy_threads(stage) + "\n";
       continue;
     }
     if (const std::optional<CpuPermuteCopy>& copy = stage.permute) {
-      text += "  " + stage.name + ": reordering copy " + copy->source + "  (" + copy->why + ")\n";
+      text += "  " + stage.name + ": reordering copy " + copy->source + "  (" + copy->why + ")" + copy_threads(stage) + "\n";
       continue;
     }
     if (stage.parallel)

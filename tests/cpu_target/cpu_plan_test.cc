@@ -75,15 +75,47 @@ TEST(CpuPlan, FewBlocksSplitForTheThreads) {
   const CpuPlan three = plan_cpu(program, options);
   EXPECT_EQ(three.stages.at(0).blocking.nc, 64);
   EXPECT_EQ(stage_blocks(three.stages.at(0)), 4);
-  options.threads = 16;  // then M
+  options.threads = 16;  // then M (128 + 68 rows, balanced: 98 + 98)
   const CpuPlan sixteen = plan_cpu(program, options);
   EXPECT_EQ(sixteen.stages.at(0).blocking.nc, 32);
-  EXPECT_EQ(sixteen.stages.at(0).blocking.mc, 128);
+  EXPECT_EQ(sixteen.stages.at(0).blocking.mc, 98);
   EXPECT_EQ(stage_blocks(sixteen.stages.at(0)), 16);
   // a stage that runs on one thread (below min_parallel_flops) keeps its blocks
   const CpuPlan small = plan_cpu(compile_text(example_text("gemm"), {{"M", 64}, {"N", 64}, {"K", 64}}), options);
   EXPECT_FALSE(small.stages.at(0).parallel);
   EXPECT_EQ(stage_blocks(small.stages.at(0)), 1);
+}
+
+// Row blocks of one size, and as many as make the blocks a multiple of the threads when that
+// takes a few more: M = 392 in 196 + 196 (not 256 + 136), M = 1568 in 8 of 196 (not 7 of 256,
+// 4 + 3 on 2 threads); a copy stage below the threshold runs on the calling thread.
+TEST(CpuPlan, RowBlocksBalancedForTheThreads) {
+  CpuScheduleOptions options;
+  options.threads = 2;
+  const CpuPlan two_blocks = plan_cpu(compile_text(example_text("gemm"), {{"M", 392}, {"N", 256}, {"K", 1024}}), options);
+  EXPECT_EQ(two_blocks.stages.at(0).blocking.mc, 196);
+  EXPECT_EQ(stage_blocks(two_blocks.stages.at(0)), 2);
+  const CpuPlan eight = plan_cpu(compile_text(example_text("gemm"), {{"M", 1568}, {"N", 128}, {"K", 512}}), options);
+  EXPECT_EQ(eight.stages.at(0).blocking.mc, 196);
+  EXPECT_EQ(stage_blocks(eight.stages.at(0)), 8);
+  options.threads = 1;  // sizes balanced, no more blocks
+  const CpuPlan one = plan_cpu(compile_text(example_text("gemm"), {{"M", 1568}, {"N", 128}, {"K", 512}}), options);
+  EXPECT_EQ(one.stages.at(0).blocking.mc, 224);
+  EXPECT_EQ(stage_blocks(one.stages.at(0)), 7);
+  const Program conv = compile_text(
+      "def conv(f32(N, H, W, C) I, f32(K, R, S, C) F) -> (f32(N, H, W, K) O) {\n"
+      "  O(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside\n}\n",
+      {{"N", 1}, {"H", 6}, {"W", 5}, {"C", 3}, {"K", 4}, {"R", 3}, {"S", 3}});
+  const CpuPlan padded = plan_cpu(conv, options);
+  ASSERT_TRUE(padded.stages.at(0).pad) << to_string(padded);
+  EXPECT_FALSE(padded.stages.at(0).parallel);
+  EXPECT_NE(to_string(padded).find("one thread (168 elements, below the parallel threshold)"), std::string::npos)
+      << to_string(padded);
+  const std::string code = emit_cpu(padded, conv);
+  const std::size_t copy = code.find("  // stage0:"), blocks = code.find("  // stage1:");
+  ASSERT_NE(copy, std::string::npos);
+  ASSERT_NE(blocks, std::string::npos);
+  EXPECT_EQ(code.substr(copy, blocks - copy).find("#pragma omp"), std::string::npos) << code.substr(copy, blocks - copy);
 }
 
 TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {
