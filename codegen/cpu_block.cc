@@ -44,6 +44,11 @@ std::string binary_op(const Expr& expr) {
   return "?";
 }
 
+// A binary operation node: x + y, max(x, y).
+bool is_binary(const Expr& expr) {
+  return expr.kind == ExprKind::binary || (expr.kind == ExprKind::call && arity(expr.function) == 2);
+}
+
 bool is_leaf(const Expr& expr) {
   return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
 }
@@ -461,12 +466,13 @@ class BlockEmitter {
     line(name + "(" + in.pointer + ", " + out.pointer + ", " + in.ld + ", " + out.ld + ");");
   }
 
+  // out := in0 op in1, then `post` (a unary op: relu(C + bias) in one pass) when given.
   void emit_binary(const std::string& statement, const std::string& op, const View& in0,
-                   const View& in1, const View& out) {
-    const std::string name = object_name(statement, op);
+                   const View& in1, const View& out, const std::string& post = "") {
+    const std::string name = object_name(statement, post.empty() ? op : op + "_" + post);
     line("static const Binary " + name + "({.m = rows, .n = cols, .op = BinaryOp::" + op +
          ",\n      .in0 = " + in0.operand() + ",\n      .in1 = " + in1.operand() +
-         ",\n      .out = " + out.operand() + "});");
+         ",\n      .out = " + out.operand() + (post.empty() ? std::string() : ", .post = UnaryOp::" + post) + "});");
     line(name + "(" + in0.pointer + ", " + in1.pointer + ", " + out.pointer + ", " + in0.ld +
          ", " + in1.ld + ", " + out.ld + ");");
   }
@@ -513,12 +519,17 @@ class BlockEmitter {
         emit_unary(pointwise.statement, "identity", "identity", leaf(expr, pointwise), target);
         return;
       case ExprKind::negate:
-        emit_unary(pointwise.statement, "neg", "neg", operand(expr.operands[0], pointwise, spare), target);
-        return;
       case ExprKind::call:
-        if (arity(expr.function) == 1) {
+        if (expr.kind == ExprKind::negate || arity(expr.function) == 1) {
           const std::string op = unary_op(expr);
-          emit_unary(pointwise.statement, op, op, operand(expr.operands[0], pointwise, spare), target);
+          const Expr& inner = expr.operands[0];
+          if (is_binary(inner)) {  // op(x . y): one pass, the op applied before the store
+            const View left = operand(inner.operands[0], pointwise, spare);
+            const View right = operand(inner.operands[1], pointwise, nullptr);
+            emit_binary(pointwise.statement, binary_op(inner), left, right, target, op);
+            return;
+          }
+          emit_unary(pointwise.statement, op, op, operand(inner, pointwise, spare), target);
           return;
         }
         [[fallthrough]];

@@ -161,6 +161,49 @@ TEST(Binary, EveryOpWithBroadcastsAndLayouts) {
           }
 }
 
+// BinaryConfig::post: out := post(in0 op in1), in f32, rounded once to the output's dtype: the
+// same values as the binary op then the unary (an f32 output), on every post op, contiguous and
+// strided outputs (the staged path), and an f16 output rounded once (not after the sum too).
+TEST(Binary, PostOpAppliedBeforeTheStore) {
+  for (UnaryOp post : {UnaryOp::identity, UnaryOp::relu, UnaryOp::gelu, UnaryOp::sigmoid, UnaryOp::neg,
+                       UnaryOp::silu, UnaryOp::abs})
+    for (Layout lout : {Layout::row_major, Layout::col_major})
+      for (auto [m, n] : kShapes) {
+        SCOPED_TRACE(std::string(to_string(post)) + " " + to_string(lout) + " " + std::to_string(m) + "x" + std::to_string(n));
+        BinaryConfig cfg;
+        cfg.m = m, cfg.n = n, cfg.op = BinaryOp::add, cfg.post = post;
+        cfg.in0 = {Layout::row_major, DType::f32, Broadcast::matrix};
+        cfg.in1 = {Layout::col_major, DType::f32, Broadcast::row_vector};
+        cfg.out = {lout, DType::f32, Broadcast::matrix};
+        std::mt19937 rng(static_cast<unsigned>(m * 5 + n));
+        Buffer a = random_buffer(DType::f32, m * n, rng);
+        Buffer bias = random_buffer(DType::f32, n, rng);
+        const int64_t ldo = lout == Layout::col_major ? m : n;
+        std::vector<float> out(static_cast<size_t>(m * n), -7.f);
+        Binary{cfg}(a.data(), bias.data(), out.data(), n, 1, ldo);
+        UnaryConfig ucfg;  // the two-pass reference: add into f32, then the unary in place
+        ucfg.m = m, ucfg.n = n, ucfg.op = post;
+        ucfg.in = ucfg.out = {lout, DType::f32, Broadcast::matrix};
+        BinaryConfig add = cfg;
+        add.post = UnaryOp::identity;
+        std::vector<float> want(out.size(), -7.f);
+        Binary{add}(a.data(), bias.data(), want.data(), n, 1, ldo);
+        Unary{ucfg}(want.data(), want.data(), ldo, ldo);
+        for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want[i]) << i;
+      }
+  BinaryConfig half;  // f16 output: relu(x + y) rounded once
+  half.m = 1, half.n = 1, half.op = BinaryOp::add, half.post = UnaryOp::gelu;
+  half.in0 = half.in1 = {Layout::row_major, DType::f32, Broadcast::matrix};
+  half.out = {Layout::row_major, DType::f16, Broadcast::matrix};
+  const float x = 1.0f, y = 0.0004f;  // x + y is not an f16 value
+  uint16_t got = 0;
+  Binary{half}(&x, &y, &got, 1, 1, 1);
+  EXPECT_EQ(got, f32_to_f16(apply(UnaryOp::gelu, x + y)));
+  BinaryConfig zero = half;
+  zero.post = UnaryOp::zero;
+  EXPECT_THROW(Binary{zero}, ConfigError);
+}
+
 TEST(Elementwise, RejectsBadShapesAndBroadcastOutputs) {
   UnaryConfig u;
   u.m = 0, u.n = 3;

@@ -141,9 +141,24 @@ void f32_row(const float* x, const float* y, float* out, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i * S0], y[i * S1]);
 }
 
+// A unary op applied to each result of a binary one before the store (BinaryConfig::post), on
+// the row piece just computed (in L1): identity none, vector_math.h's rows where it has them.
+void apply_post(UnaryOp post, float* z, int64_t n) {
+  if (post == UnaryOp::identity) return;
+  if (post == UnaryOp::relu) {  // (a loop the compiler vectorises)
+    for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
+    return;
+  }
+  if (detail::vector_unary_available(post)) {
+    detail::vector_unary(post, z, z, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) z[i] = apply(post, z[i]);
+}
+
 template <class F>
 void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out_dtype,
-         void* out, int64_t out_rs, int64_t out_cs, F f) {
+         void* out, int64_t out_rs, int64_t out_cs, F f, UnaryOp post = UnaryOp::identity) {
   // Inner direction: the output's unit stride (rows of a column-major output).
   const bool inner_is_r = out_rs == 1 || (out_cs != 1 && out_rs <= out_cs);
   const int64_t inner = inner_is_r ? m : n, outer = inner_is_r ? n : m;
@@ -177,6 +192,7 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           } else {
             f32_row<0, 0>(pa, pb, po, len, f);
           }
+          apply_post(post, po, len);
           continue;
         }
         for (int64_t i = 0; i < len; ++i) x[i] = load(in0.dtype, in0.base, ia + i * a_in);
@@ -185,6 +201,7 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           detail::vector_unary(f.op, x, z, len);
         else
           for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
+        apply_post(post, z, len);
         for (int64_t i = 0; i < len; ++i) store(out_dtype, out, io + i * o_in, z[i]);
       }
     }
@@ -262,6 +279,7 @@ void Unary::operator()(const void* in, void* out, int64_t ld_in, int64_t ld_out)
 Binary::Binary(const BinaryConfig& config) : config_(config) {
   check_sizes("BinaryConfig", config.m, config.n);
   check_output("BinaryConfig", config.out);
+  if (config.post == UnaryOp::zero) throw ConfigError("BinaryConfig.post: zero is not an operation on a result");
 }
 
 void Binary::operator()(const void* in0, const void* in1, void* out, int64_t ld_in0,
@@ -269,7 +287,7 @@ void Binary::operator()(const void* in0, const void* in1, void* out, int64_t ld_
   const BinaryConfig& c = config_;
   const Strided o = strided(c.out, out, ld_out);
   const Strided a = strided(c.in0, in0, ld_in0), b = strided(c.in1, in1, ld_in1);
-  with_binary(c.op, [&](auto f) { run(c.m, c.n, a, b, c.out.dtype, out, o.rs, o.cs, f); });
+  with_binary(c.op, [&](auto f) { run(c.m, c.n, a, b, c.out.dtype, out, o.rs, o.cs, f, c.post); });
 }
 
 }  // namespace polyfuse::cpu

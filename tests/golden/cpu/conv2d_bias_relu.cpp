@@ -70,15 +70,11 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
   for (int64_t r = 0; r < 3; ++r)
     (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, Y, 3, 5, cols, 3, 15);
   // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(Y, bias + k0, O + n * 315 + h * 35 + w0 * 5 + k0, cols, 1, 5);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_relu(O + n * 315 + h * 35 + w0 * 5 + k0, O + n * 315 + h * 35 + w0 * 5 + k0, 5, 5);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(Y, bias + k0, O + n * 315 + h * 35 + w0 * 5 + k0, cols, 1, 5);
 }
 
 }  // namespace

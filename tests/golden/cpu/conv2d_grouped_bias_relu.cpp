@@ -60,15 +60,11 @@ void stage2_block(float* Y, const float* F_packed, const float* I_padded, int64_
 template <int64_t rows, int64_t cols>
 void stage3_block(const float* bias, float* O, const float* Y, int64_t n, int64_t h, int64_t w, int64_t g0, int64_t k0) {
   // S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(Y + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, bias + g0 * 5 + k0, O + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, 5, 5, 5);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_relu(O + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, O + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, 5, 5);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(Y + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, bias + g0 * 5 + k0, O + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, 5, 5, 5);
 }
 
 }  // namespace

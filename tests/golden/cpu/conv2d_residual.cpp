@@ -75,15 +75,11 @@ void stage1_block(const float* X, const float* F, const float* bias, float* O, c
       .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S1_add(Y, bias + k0, O + n * 189 + h * 21 + w0 * 3 + k0, cols, 1, 3);
-  static const Binary S1_add_2({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add_2(O + n * 189 + h * 21 + w0 * 3 + k0, X + n * 189 + h * 21 + w0 * 3 + k0, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_relu(O + n * 189 + h * 21 + w0 * 3 + k0, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(O + n * 189 + h * 21 + w0 * 3 + k0, X + n * 189 + h * 21 + w0 * 3 + k0, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3);
 }
 
 }  // namespace

@@ -37,16 +37,11 @@ void stage0_block(const uint16_t* A, const uint16_t* B, const uint16_t* bias, ui
       .dtype = DType::f16, .accumulate = false});
   S0_main(A + m0 * 64, B + n0, C, 64, 64, cols);
   // last touch S1: D(m, n) = relu(C(m, n) + bias(n))
-  alignas(64) static thread_local float S1_t0[rows * cols];
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(C, bias + n0, S1_t0, cols, 1, cols);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S1_relu(S1_t0, D + m0 * 64 + n0, cols, 64);
+      .out = {Layout::row_major, DType::f16, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(C, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
 }
 
 }  // namespace

@@ -37,15 +37,11 @@ void stage0_block(const float* A, const float* B, const float* bias, float* D, i
       .dtype = DType::f32, .accumulate = false});
   S0_main(A + m0 * 64, B + n0, C, 64, 64, cols);
   // last touch S1: D(m, n) = relu(C(m, n) + bias(n))
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(C, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_relu(D + m0 * 64 + n0, D + m0 * 64 + n0, 64, 64);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(C, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
 }
 
 }  // namespace

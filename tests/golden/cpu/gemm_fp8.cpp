@@ -50,15 +50,11 @@ void stage0_block(const uint8_t* A, const uint8_t* B, const float* sa, const flo
       .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S1_mul_2(S1_t0, sb + n0, S1_t0, cols, 1, cols);
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(S1_t0, bias + n0, S1_t0, cols, 1, cols);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S1_relu(S1_t0, D + m0 * 64 + n0, cols, 64);
+      .out = {Layout::row_major, DType::f16, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(S1_t0, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
 }
 
 }  // namespace

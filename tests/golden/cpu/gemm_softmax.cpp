@@ -59,15 +59,11 @@ void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, in
 template <int64_t rows, int64_t cols>
 void stage2_block(const float* C, const float* mx, float* e, int64_t m0, int64_t n0) {
   // S2: e(m, n) = exp(C(m, n) - mx(m))
-  static const Binary S2_sub({.m = rows, .n = cols, .op = BinaryOp::sub,
+  static const Binary S2_sub_exp({.m = rows, .n = cols, .op = BinaryOp::sub,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_sub(C + m0 * 64 + n0, mx + m0, e + m0 * 64 + n0, 64, 1, 64);
-  static const Unary S2_exp({.m = rows, .n = cols, .op = UnaryOp::exp,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_exp(e + m0 * 64 + n0, e + m0 * 64 + n0, 64, 64);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::exp});
+  S2_sub_exp(C + m0 * 64 + n0, mx + m0, e + m0 * 64 + n0, 64, 1, 64);
 }
 
 // stage4 (S4): one rows x cols block of the output at (m0, n0).

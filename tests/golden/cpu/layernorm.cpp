@@ -85,15 +85,11 @@ void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
   alignas(64) static thread_local float S5_t0[rows * cols];
   alignas(64) static thread_local float S5_t1[rows * cols];
   static constexpr float S5_c = 1e-05f;
-  static const Binary S5_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S5_add_rsqrt({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S5_add(var + m0, &S5_c, S5_t1, 1, 1, cols);
-  static const Unary S5_rsqrt({.m = rows, .n = cols, .op = UnaryOp::rsqrt,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S5_rsqrt(S5_t1, S5_t1, cols, cols);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
+  S5_add_rsqrt(var + m0, &S5_c, S5_t1, 1, 1, cols);
   static const Binary S5_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
@@ -104,11 +100,11 @@ void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S5_mul_2(S5_t0, gamma + n0, S5_t0, cols, 1, cols);
-  static const Binary S5_add_2({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S5_add({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S5_add_2(S5_t0, beta + n0, Y + m0 * 64 + n0, cols, 1, 64);
+  S5_add(S5_t0, beta + n0, Y + m0 * 64 + n0, cols, 1, 64);
 }
 
 }  // namespace

@@ -53,15 +53,11 @@ void stage0_block(const uint16_t* X, const uint16_t* W1, const uint16_t* b1, uin
   S0_main(X + m0 * 64, W1 + h0, T, 64, 2, cols);
   // last touch S1: A(m, h) = f16(relu(T(m, h) + b1(h)))
   alignas(64) static thread_local float S1_t0[rows * cols];
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(T, b1 + h0, S1_t0, cols, 1, cols);
-  static const Unary S1_relu({.m = rows, .n = cols, .op = UnaryOp::relu,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_relu(S1_t0, S1_t0, cols, cols);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
+  S1_add_relu(T, b1 + h0, S1_t0, cols, 1, cols);
   static const Unary S1_round_f16({.m = rows, .n = cols, .op = UnaryOp::round_f16,
       .in = {Layout::row_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});

@@ -63,15 +63,11 @@ void stage2_block(const uint16_t* gamma, uint16_t* Y, const float* C, const floa
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S2_div(ss + m0, &S2_c, S2_t1, 1, 1, cols);
   static constexpr float S2_c_2 = 1e-06f;
-  static const Binary S2_add({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S2_add_rsqrt({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_add(S2_t1, &S2_c_2, S2_t1, cols, 1, cols);
-  static const Unary S2_rsqrt({.m = rows, .n = cols, .op = UnaryOp::rsqrt,
-      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_rsqrt(S2_t1, S2_t1, cols, cols);
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
+  S2_add_rsqrt(S2_t1, &S2_c_2, S2_t1, cols, 1, cols);
   static const Binary S2_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},

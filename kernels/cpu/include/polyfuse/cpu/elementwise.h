@@ -72,6 +72,9 @@ struct BinaryConfig {
   Operand in0;
   Operand in1;
   Operand out;  // broadcast must be matrix
+  // Applied to each result in f32 before it is stored (out := post(in0 op in1)): an epilogue
+  // relu(C + bias) in one pass, rounded once to the output's dtype. zero is refused.
+  UnaryOp post = UnaryOp::identity;
 };
 
 class Binary {
