@@ -7,6 +7,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
 #include "schedule/cpu_parallel_stages.h"
 
@@ -135,7 +136,7 @@ class Planner {
       plan_.stages[i].name = "stage" + std::to_string(i);
     fold_batch_into_m(plan_);
     mark_parallel_stages(plan_, options_.min_parallel_flops);
-    finish_filter_panels();
+    finish_filter_panels(plan_);
     assign_storage();
     return plan_;
   }
@@ -543,54 +544,6 @@ class Planner {
     return true;
   }
 
-  // Cuts each packed filter [batch.., taps.., c, k] into panels of the convolution stage's
-  // final column block P (after mark_parallel_stages, which may halve it): [K / P (rounded up)]
-  // [batch.., taps.., c][P]. A block's B is then one contiguous panel, its rows P elements
-  // apart, whatever K; the last panel's columns beyond K are never written nor read.
-  void finish_filter_panels() {
-    for (CpuStage& stage : plan_.stages)
-      for (CpuMatmul& matmul : stage.matmuls) {
-        if (!matmul.conv || !matmul.conv->filter_packed) continue;
-        CpuConvTaps& conv = *matmul.conv;
-        const std::int64_t panel = std::min(stage.blocking.nc, stage.n_extent);
-        conv.filter_panel = panel;
-        // The taps' strides in a panel [taps.., c][panel].
-        std::int64_t stride = matmul.k * panel;
-        for (std::size_t t = conv.taps.size(); t-- > 0;) {
-          conv.taps[t].b_stride = stride;
-          stride *= conv.taps[t].extent;
-        }
-        if (conv.panel_per_block) continue;
-        CpuPermuteCopy* copy = nullptr;
-        for (CpuStage& other : plan_.stages)
-          if (other.permute && other.permute->to == matmul.b.tensor) copy = &*other.permute;
-        PF_INTERNAL_CHECK(copy != nullptr, "cpu plan: no packing copy writes " + matmul.b.tensor);
-        CpuTensor* packed = nullptr;
-        for (CpuTensor& t : plan_.tensors)
-          if (t.name == copy->to) packed = &t;
-        PF_INTERNAL_CHECK(packed != nullptr && !packed->shape.empty(), "cpu plan: no tensor " + copy->to);
-        std::vector<std::int64_t> shape = packed->shape;  // [batch.., taps.., c, k]
-        const std::int64_t k = shape.back();
-        shape.back() = panel;
-        shape.insert(shape.begin(), (k + panel - 1) / panel);
-        packed->shape = shape;
-        copy->panel = panel;
-        const auto list = [](const std::vector<std::string>& indices) {
-          std::string text;
-          for (const std::string& index : indices) text += (text.empty() ? "" : ", ") + index;
-          return text;
-        };
-        std::vector<std::string> from_indices(copy->indices.size());
-        for (std::size_t d = 0; d < copy->indices.size(); ++d) from_indices[copy->from_dim[d]] = copy->indices[d];
-        std::vector<std::string> to_indices = copy->indices;
-        const std::string n = to_indices.back();
-        to_indices.back() = n + " % " + std::to_string(panel);
-        to_indices.insert(to_indices.begin(), n + " / " + std::to_string(panel));
-        copy->source = copy->to + "(" + list(to_indices) + ") = " + copy->from + "(" + list(from_indices) + ")";
-        copy->why = "the filter packed as the BRGEMM's B, in panels of " + std::to_string(panel) + " output channels";
-      }
-  }
-
   // Temporaries used by one stage only, and not as a matmul operand nor by a loop nest, live in
   // blocks.
   void assign_storage() {
@@ -629,15 +582,6 @@ class Planner {
 };
 
 }  // namespace
-
-std::string_view to_string(CpuStorage storage) {
-  switch (storage) {
-    case CpuStorage::parameter: return "parameter";
-    case CpuStorage::full_temporary: return "full temporary";
-    case CpuStorage::block_local: return "block local";
-  }
-  return "?";
-}
 
 const CpuTensor& CpuPlan::tensor(const std::string& name) const {
   for (const CpuTensor& t : tensors)

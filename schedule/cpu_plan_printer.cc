@@ -39,6 +39,15 @@ std::string copy_threads(const CpuStage& stage) {
 
 }  // namespace
 
+std::string_view to_string(CpuStorage storage) {
+  switch (storage) {
+    case CpuStorage::parameter: return "parameter";
+    case CpuStorage::full_temporary: return "full temporary";
+    case CpuStorage::block_local: return "block local";
+  }
+  return "?";
+}
+
 std::string to_string(const CpuPlan& plan) {
   std::string text = "cpu schedule of def " + plan.name + "\n  tensors:\n";
   for (const CpuTensor& tensor : plan.tensors) {

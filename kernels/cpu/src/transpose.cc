@@ -7,10 +7,11 @@
 #include <immintrin.h>
 #endif
 
-// GCC 12 reports the AVX-512 shuffles' internal _mm512_undefined_ps() operand as "may be used
+// GCC 12 reports the AVX-512 shuffles' internal _mm512_undefined_ps() operand as "(may be) used
 // uninitialized" once inlined into a target-attribute function: a false positive.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace polyfuse::cpu::detail {
@@ -27,6 +28,18 @@ void transpose_scalar(const float* src, int64_t src_ld, float* dst, int64_t dst_
       for (int64_t i = ib; i < ie; ++i)
         for (int64_t j = jb; j < je; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
     }
+}
+
+// Full `size` x `size` tiles through `tile` (a register transposition), the edges element by
+// element. (`tile` is a call: its ISA's code is not inlined into this baseline function.)
+template <int size>
+void transpose_tiles(void (*tile)(const float*, int64_t, float*, int64_t), const float* src, int64_t src_ld,
+                     float* dst, int64_t dst_ld, int64_t rows, int64_t cols) {
+  const int64_t full_rows = rows / size * size, full_cols = cols / size * size;
+  for (int64_t i0 = 0; i0 < full_rows; i0 += size)
+    for (int64_t j0 = 0; j0 < full_cols; j0 += size) tile(src + i0 * src_ld + j0, src_ld, dst + j0 * dst_ld + i0, dst_ld);
+  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
+  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
 }
 
 #if defined(__x86_64__)
@@ -57,18 +70,12 @@ __attribute__((target("avx512f"))) inline void transpose_16x16(__m512* r) {
   }
 }
 
-__attribute__((target("avx512f"))) void transpose_avx512(const float* src, int64_t src_ld, float* dst,
-                                                         int64_t dst_ld, int64_t rows, int64_t cols) {
-  const int64_t full_rows = rows / 16 * 16, full_cols = cols / 16 * 16;
-  for (int64_t i0 = 0; i0 < full_rows; i0 += 16)
-    for (int64_t j0 = 0; j0 < full_cols; j0 += 16) {
-      __m512 r[16];
-      for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + (i0 + i) * src_ld + j0);
-      transpose_16x16(r);
-      for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + (j0 + j) * dst_ld + i0, r[j]);
-    }
-  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
-  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
+// One 16 x 16 tile: dst[j * dst_ld + i] = src[i * src_ld + j] for i, j < 16.
+__attribute__((target("avx512f"))) void tile_avx512(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+  transpose_16x16(r);
+  for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + j * dst_ld, r[j]);
 }
 
 // Transposes 8 rows of 8 in registers: r[i] holds row i, afterwards column i.
@@ -91,18 +98,12 @@ __attribute__((target("avx2"))) inline void transpose_8x8(__m256* r) {
   for (int j = 0; j < 8; ++j) r[j] = t[j];
 }
 
-__attribute__((target("avx2"))) void transpose_avx2(const float* src, int64_t src_ld, float* dst, int64_t dst_ld,
-                                                    int64_t rows, int64_t cols) {
-  const int64_t full_rows = rows / 8 * 8, full_cols = cols / 8 * 8;
-  for (int64_t i0 = 0; i0 < full_rows; i0 += 8)
-    for (int64_t j0 = 0; j0 < full_cols; j0 += 8) {
-      __m256 r[8];
-      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + (i0 + i) * src_ld + j0);
-      transpose_8x8(r);
-      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + (j0 + j) * dst_ld + i0, r[j]);
-    }
-  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
-  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
+// One 8 x 8 tile.
+__attribute__((target("avx2"))) void tile_avx2(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+  transpose_8x8(r);
+  for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + j * dst_ld, r[j]);
 }
 
 #endif
@@ -112,8 +113,8 @@ __attribute__((target("avx2"))) void transpose_avx2(const float* src, int64_t sr
 void transpose_f32(Isa isa, const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows,
                    int64_t cols) {
 #if defined(__x86_64__)
-  if (isa == Isa::avx512) return transpose_avx512(src, src_ld, dst, dst_ld, rows, cols);
-  if (isa == Isa::avx2) return transpose_avx2(src, src_ld, dst, dst_ld, rows, cols);
+  if (isa == Isa::avx512) return transpose_tiles<16>(tile_avx512, src, src_ld, dst, dst_ld, rows, cols);
+  if (isa == Isa::avx2) return transpose_tiles<8>(tile_avx2, src, src_ld, dst, dst_ld, rows, cols);
 #endif
   transpose_scalar(src, src_ld, dst, dst_ld, 0, rows, 0, cols);
 }

@@ -1,0 +1,81 @@
+// The tile geometry of the sm_90a GEMM kernel (codegen/hopper_gemm_kernel.h): which consumer
+// schedule, the block tile and ring for an element width and matmul count, the register split
+// between producer and consumers, the tile walk's block count, the TMA box rows, and the
+// schedule's one-line description. The kernel's text is in hopper_gemm_kernel.cc.
+#include "codegen/hopper_gemm_kernel.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "frontend/diagnostics.h"
+
+namespace polyfuse {
+
+ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
+  return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
+}
+
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
+  PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
+  PF_INTERNAL_CHECK((matmuls == 1 || matmuls == 2) && a_tiles >= 1 && a_tiles <= matmuls, "one or two matmuls in a k-loop");
+  HopperGemmTiles t;
+  t.schedule = schedule;
+  t.element_bytes = element_bytes;
+  t.matmuls = matmuls;
+  t.a_tiles = a_tiles;
+  t.bn = 128 / matmuls;  // matmuls x bn / 2 = 64 accumulator registers per consumer thread
+  t.bk = t.box_inner();
+  t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
+  constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
+  t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 16 * kMaxStages - 8 * t.consumers()) / t.stage_bytes(), 2,
+                        kMaxStages);
+  PF_INTERNAL_CHECK(t.shared_bytes() <= kSharedBudget, "the ring, the staging and the mbarriers fit 227 KB");
+  return t;
+}
+
+HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies) {
+  HopperRegisterSplit r;
+  if (producer_copies) r = {80, tiles.consumers() > 1 ? 216 : 232};
+  PF_INTERNAL_CHECK(128 * (r.producer + tiles.consumers() * r.consumer) <= 65536, "the register split fits 64K");
+  return r;
+}
+
+std::int64_t hopper_tile_count(const HopperGemmTiles& t, std::int64_t m, std::int64_t n) {
+  return ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
+}
+
+std::int64_t hopper_walk_blocks(const HopperGemmTiles& t, const HopperTileSchedule& schedule, std::int64_t m, std::int64_t n) {
+  if (!schedule.clustered()) return hopper_tile_count(t, m, n);
+  const std::int64_t cluster_rows = ((m + t.bm - 1) / t.bm + schedule.cluster_m - 1) / schedule.cluster_m,
+                     cluster_cols = ((n + t.bn - 1) / t.bn + schedule.cluster_n - 1) / schedule.cluster_n;
+  return cluster_rows * cluster_cols * schedule.cluster_blocks();
+}
+
+int hopper_box_rows(const HopperGemmTiles& t, const HopperTileSchedule& schedule, char operand, bool k_contiguous) {
+  const int mn = operand == 'A' ? t.bm : t.bn;
+  const int rows = k_contiguous ? mn : t.bk, atoms = k_contiguous ? t.bk / t.box_inner() : mn / t.box_inner();
+  const bool shared = operand == 'A' ? schedule.cluster_n > 1 : schedule.cluster_m > 1;
+  return shared && atoms == 1 ? rows / 2 : rows;
+}
+
+std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
+                                 std::int64_t m, std::int64_t n, std::int64_t batches) {
+  const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
+  const std::int64_t tiles = batches * hopper_tile_count(t, m, n);
+  const std::string of_batches =
+      batches > 1 ? fmt::format(" ({} batch elements of {})", batches, hopper_tile_count(t, m, n)) : "";
+  const std::string walk =
+      schedule.clustered()
+          ? fmt::format("; clusters of {}x{} tiles sharing {} by TMA multicast: {} cluster tiles in groups of {} cluster-tile rows "
+                        "over min(SMs, {}) blocks, a multiple of 2",
+                        schedule.cluster_m, schedule.cluster_n, schedule.cluster_m > 1 ? "B" : "A",
+                        hopper_walk_blocks(t, schedule, m, n) / 2, schedule.group, hopper_walk_blocks(t, schedule, m, n))
+          : fmt::format(" in groups of {} tile rows over min(SMs, {}) blocks", schedule.group, tiles);
+  return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
+                     "({} registers) on {} {} x {} tile{}; persistent: {} tiles{}{}",
+                     to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
+                     t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
+                     t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches, walk);
+}
+
+}  // namespace polyfuse
