@@ -53,6 +53,20 @@ bool is_leaf(const Expr& expr) {
   return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
 }
 
+// How a BRGEMM's last call does the stage's epilogue (CpuMatmul::epilogue): the config's field
+// and the call's operands (empty: no operands, or no epilogue).
+struct EpilogueCode {
+  std::string config;  // ", .epilogue = {BiasAlong::n, UnaryOp::relu}"
+  std::string args;    // "EpilogueArgs{.bias = bias + n0}"
+};
+
+// The outer taps' iterations of a convolution (the loops around its BRGEMMs).
+std::int64_t outer_tap_iterations(const CpuConvTaps& conv) {
+  std::int64_t iterations = 1;
+  for (std::size_t t = 0; t + 1 < conv.taps.size(); ++t) iterations *= conv.taps[t].extent;
+  return iterations;
+}
+
 bool reads_tensor(const Expr& expr, const CpuPointwise& pointwise, const std::string& tensor) {
   if (expr.kind == ExprKind::read) return pointwise.reads.at(expr.read).tensor == tensor;
   for (const Expr& operand : expr.operands)
@@ -102,6 +116,9 @@ class BlockEmitter {
            "[rows * cols];");
     return name;
   }
+
+  // ", EpilogueArgs{...}" to end a BRGEMM call's arguments, or nothing.
+  static std::string with_args(const std::string& args) { return args.empty() ? "" : ", " + args; }
 
   // A name for a primitive object of statement `statement` doing `what`.
   std::string object_name(const std::string& statement, const std::string& what) {
@@ -194,6 +211,10 @@ class BlockEmitter {
     const std::int64_t c_row_bytes =
         matmul.conv ? stride_of(matmul.c, strides_of(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
     const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
+    if (matmul.epilogue) {
+      emit_matmul_with_epilogue(matmul);
+      return;
+    }
     const bool through_buffer =
         c_tensor.storage != CpuStorage::block_local && (c_tensor.type != ElementType::f32 || crowded);
     if (through_buffer) {
@@ -217,9 +238,9 @@ class BlockEmitter {
     }
 
     if (matmul.conv)
-      emit_taps(matmul, c);
+      emit_taps(matmul, c, {});
     else
-      emit_main(matmul, c);
+      emit_main(matmul, c, {});
     if (through_buffer) {
       line("// last touch of " + matmul.statement + ": " +
            (c_tensor.type == ElementType::f32 ? std::string("the block buffer")
@@ -229,8 +250,67 @@ class BlockEmitter {
     }
   }
 
-  // The BRGEMM(s) of a matmul on the block, into `c`.
-  void emit_main(const CpuMatmul& matmul, const View& c) {
+  // A matmul whose last touch is its BRGEMM's epilogue (CpuMatmul::epilogue): the BRGEMM stores
+  // the statement's output block, C's block is never stored. A convolution whose outer taps would
+  // load and store output rows a multiple of 1 KiB apart (see emit_matmul) accumulates in C's
+  // block buffer, and its last call stores the output (EpilogueArgs::d).
+  void emit_matmul_with_epilogue(const CpuMatmul& matmul) {
+    const CpuEpilogue& epilogue = *matmul.epilogue;
+    writing_ = &epilogue.output;
+    const View out = view(epilogue.output);
+    writing_ = nullptr;
+    written_.insert(epilogue.output.tensor);
+    PF_INTERNAL_CHECK(out.type == ElementType::f32 && out.layout == "Layout::row_major",
+                      "cpu block: an epilogue's output must be an f32 row-major block");
+    EpilogueCode code;
+    std::string added;  // for the comment: "+ bias along n, + R, "
+    std::vector<std::string> fields;
+    if (epilogue.bias) {
+      const View bias = view(*epilogue.bias);
+      PF_INTERNAL_CHECK(bias.ld == "1", "cpu block: an epilogue's bias must be contiguous");
+      const std::string along = bias.broadcast == "Broadcast::row_vector" ? "n" : "m";
+      fields.push_back(".bias = BiasAlong::" + along);
+      code.args = ".bias = " + bias.pointer;
+      added += "+ " + epilogue.bias->tensor + " along " + along + ", ";
+    }
+    if (epilogue.addend) {
+      const View addend = view(*epilogue.addend);
+      PF_INTERNAL_CHECK(addend.layout == "Layout::row_major" && addend.broadcast == "Broadcast::matrix",
+                        "cpu block: an epilogue's addend must be a row-major block");
+      fields.push_back(".addend = true");
+      code.args += std::string(code.args.empty() ? "" : ", ") + ".addend = " + addend.pointer + ", .ld_addend = " + addend.ld;
+      added += "+ " + epilogue.addend->tensor + ", ";
+    }
+    const std::string post = epilogue.post ? cpu_op_name(*epilogue.post) : "identity";
+    if (epilogue.post) fields.push_back(".post = UnaryOp::" + post);
+    std::string field_text;
+    for (const std::string& field : fields) field_text += (field_text.empty() ? "" : ", ") + field;
+    code.config = ", .epilogue = {" + field_text + "}";
+    const CpuTensor& out_tensor = plan_.tensor(epilogue.output.tensor);
+    const std::int64_t out_row_bytes = stride_of(epilogue.output, strides_of(out_tensor.shape), CpuDim::m) * 4;
+    const bool buffered = matmul.conv && outer_tap_iterations(*matmul.conv) > 1 && out_row_bytes % 1024 == 0;
+    View c = out;
+    if (buffered) {
+      c = view(matmul.c);  // C's block buffer
+      code.args += std::string(code.args.empty() ? "" : ", ") + ".d = " + out.pointer + ", .ld_d = " + out.ld;
+    }
+    if (!code.args.empty()) code.args = "EpilogueArgs{" + code.args + "}";
+    const std::string& c_name = matmul.c.tensor;
+    line("// last touch " + epilogue.statement + " in the BRGEMM's epilogue (" + added + post +
+         ", in registers before the store): " +
+         c_name + "'s block " + (buffered ? "accumulates in a block buffer (output rows " + std::to_string(out_row_bytes) +
+                                                " bytes apart), the last call stores " + epilogue.output.tensor
+                                          : "is " + epilogue.output.tensor + "'s"));
+    line("// first touch: " + c_name + (matmul.zero_init ? " := 0, fused into the BRGEMM (accumulate = false)"
+                                                         : " (accumulate = true)"));
+    if (matmul.conv)
+      emit_taps(matmul, c, code);
+    else
+      emit_main(matmul, c, code);
+  }
+
+  // The BRGEMM(s) of a matmul on the block, into `c`; the last call does `epilogue`.
+  void emit_main(const CpuMatmul& matmul, const View& c, const EpilogueCode& epilogue) {
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
     const bool shared = !variables_.packed_b.empty();
@@ -248,17 +328,21 @@ class BlockEmitter {
     const std::int64_t b_k = stride_of(matmul.b, b_strides, CpuDim::k);
 
     const auto config_of = [&](const std::string& rows, const std::string& cols, std::int64_t k, std::int64_t batch,
-                               bool accumulate, bool always) {
+                               bool accumulate, bool always, const std::string& finish = "") {
       std::string text = "{.m = " + rows + ", .n = " + cols + ", .k = " + std::to_string(k);
       if (batch > 1) text += ", .batch = " + std::to_string(batch);
       text += std::string(",\n      .a_layout = Layout::") + (a_rows ? "row_major" : "col_major") +
               ", .b_layout = Layout::" + (b_rows ? "row_major" : "col_major") +
               ", .c_layout = Layout::row_major,\n      .dtype = " + cxx_dtype(matmul.dtype) +
-              ", .accumulate = " + (accumulate ? "true" : "false") + (always ? ", .packing = Packing::always}" : "}");
+              ", .accumulate = " + (accumulate ? "true" : "false") + (always ? ", .packing = Packing::always" : "") +
+              finish + "}";
       return text;
     };
+    // The epilogue goes on the last call: the tail's when there is one.
+    const std::string main_finish = matmul.k_tail > 0 ? "" : epilogue.config;
+    const std::string main_args = matmul.k_tail > 0 ? "" : epilogue.args;
     const auto config = [&](std::int64_t k, std::int64_t batch, bool accumulate) {
-      return config_of("rows", "cols", k, batch, accumulate, shared);
+      return config_of("rows", "cols", k, batch, accumulate, shared, main_finish);
     };
     const std::string leading = ", " + c.pointer + ", " + std::to_string(lda) + ", " +
                                 std::to_string(ldb) + ", " + c.ld;
@@ -274,10 +358,10 @@ class BlockEmitter {
                                   matmul.k, matmul.reduce_batch, !matmul.zero_init, true),
                 b_pointer, ldb, b_r);
         line(name + "(" + a_pointer + ", PackedB{" + variables_.packed_b + "}, " + c.pointer + ", " +
-             std::to_string(lda) + ", " + c.ld + ", " + std::to_string(a_r) + ");");
+             std::to_string(lda) + ", " + c.ld + ", " + std::to_string(a_r) + with_args(main_args) + ");");
       } else {
         line(name + "(" + a_pointer + ", " + b_pointer + leading + ", " + std::to_string(a_r) + ", " +
-             std::to_string(b_r) + ");");
+             std::to_string(b_r) + with_args(main_args) + ");");
       }
     } else {
       if (matmul.k_slices > 1)
@@ -287,23 +371,27 @@ class BlockEmitter {
       const std::string name = object_name(matmul.statement, "main");
       line("static const Brgemm " + name + "(" + config(matmul.kc, matmul.k_slices, !matmul.zero_init) + ");");
       std::string call = name + "(" + a_pointer + ", " + b_pointer + leading;
-      if (matmul.k_slices > 1)
-        call += ", " + std::to_string(matmul.kc * a_k) + ", " + std::to_string(matmul.kc * b_k);
+      if (matmul.k_slices > 1 || !main_args.empty())
+        call += ", " + std::to_string(matmul.k_slices > 1 ? matmul.kc * a_k : 0) + ", " +
+                std::to_string(matmul.k_slices > 1 ? matmul.kc * b_k : 0);
       if (shared) {
         share_b(matmul, config_of(std::to_string(variables_.block_rows), std::to_string(variables_.block_cols),
                                   matmul.kc, matmul.k_slices, !matmul.zero_init, true),
                 b_pointer, ldb, matmul.kc * b_k);
         call = name + "(" + a_pointer + ", PackedB{" + variables_.packed_b + "}, " + c.pointer + ", " +
                std::to_string(lda) + ", " + c.ld;
-        if (matmul.k_slices > 1) call += ", " + std::to_string(matmul.kc * a_k);
+        if (matmul.k_slices > 1 || !main_args.empty())
+          call += ", " + std::to_string(matmul.k_slices > 1 ? matmul.kc * a_k : 0);
       }
-      line(call + ");");
+      line(call + with_args(main_args) + ");");
       if (matmul.k_tail > 0) {
         const std::int64_t done = matmul.k_slices * matmul.kc;
         const std::string tail = object_name(matmul.statement, "tail");
-        line("static const Brgemm " + tail + "(" + config_of("rows", "cols", matmul.k_tail, 1, true, false) + ");");
-        line(tail + "(" + a_pointer + " + " + std::to_string(done * a_k) + ", " + b_pointer +
-             " + " + std::to_string(done * b_k) + leading + ");");
+        line("static const Brgemm " + tail + "(" +
+             config_of("rows", "cols", matmul.k_tail, 1, true, false, epilogue.config) + ");");
+        line(tail + "(" + a_pointer + " + " + std::to_string(done * a_k) + ", " + b_pointer + " + " +
+             std::to_string(done * b_k) + leading + (epilogue.args.empty() ? "" : ", 0, 0" + with_args(epilogue.args)) +
+             ");");
       }
     }
   }
@@ -313,7 +401,7 @@ class BlockEmitter {
   // f32 kernels never pack: B is already the packed [taps, c, k] filter, which the direct
   // driver streams (re-packing it per block costs more than it saves when a block is one
   // output row of 7 to 56 pixels); f16/bf16 must pack (kernels/cpu widens while packing).
-  void emit_taps(const CpuMatmul& matmul, const View& c) {
+  void emit_taps(const CpuMatmul& matmul, const View& c, const EpilogueCode& epilogue) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
@@ -326,7 +414,7 @@ class BlockEmitter {
     a_terms.push_back(variables_.m0 + " * " + std::to_string(conv.lda));
     if (conv.a_origin != 0) a_terms.push_back(std::to_string(conv.a_origin));
     std::vector<std::string> b_terms;
-    std::string first;  // every outer tap at 0
+    std::string first, last;  // every outer tap at 0, at its end
     const std::size_t outer = conv.taps.empty() ? 0 : conv.taps.size() - 1;
     std::vector<std::string> loops;
     for (std::size_t t = 0; t < outer; ++t) {
@@ -337,6 +425,7 @@ class BlockEmitter {
       a_terms.push_back(variable + " * " + std::to_string(tap.a_stride));
       b_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
       first += (first.empty() ? "" : " && ") + variable + " == 0";
+      if (tap.extent > 1) last += (last.empty() ? "" : " && ") + variable + " == " + std::to_string(tap.extent - 1);
     }
     const std::int64_t batch = conv.taps.empty() ? 1 : conv.taps.back().extent;
     const std::int64_t a_batch = conv.taps.empty() ? 0 : conv.taps.back().a_stride;
@@ -344,16 +433,22 @@ class BlockEmitter {
     line("// main: " + std::string(outer ? "per outer tap, " : "") + "one BRGEMM over " + std::to_string(batch) +
          " tap(s) (A " + std::to_string(a_batch) + ", B " + std::to_string(b_batch) + " elements apart), " +
          std::to_string(matmul.k) + " channels each; A's rows " + std::to_string(conv.lda) + " elements apart");
-    const auto config = [&](bool accumulate) {
+    const auto config = [&](bool accumulate, const std::string& finish) {
       return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
              ",\n      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,"
              "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") +
-             (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never}" : "}");
+             (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never" : "") + finish + "}";
     };
+    // With an epilogue, the last call (every outer tap at its end) is a kernel of its own, or
+    // the only call's kernel has it when there is one call.
+    const bool one_call = outer_tap_iterations(conv) == 1;
+    const std::string finishing = !epilogue.config.empty() && !one_call ? object_name(matmul.statement, "finish") : "";
+    const std::string one_call_finish = one_call ? epilogue.config : "";
     const std::string overwrite = matmul.zero_init ? object_name(matmul.statement, "main") : "";
-    const std::string accumulate = !matmul.zero_init || outer > 0 ? object_name(matmul.statement, "accumulate") : "";
-    if (!overwrite.empty()) line("static const Brgemm " + overwrite + "(" + config(false) + ");");
-    if (!accumulate.empty()) line("static const Brgemm " + accumulate + "(" + config(true) + ");");
+    const std::string accumulate = !matmul.zero_init || !one_call ? object_name(matmul.statement, "accumulate") : "";
+    if (!overwrite.empty()) line("static const Brgemm " + overwrite + "(" + config(false, one_call_finish) + ");");
+    if (!accumulate.empty()) line("static const Brgemm " + accumulate + "(" + config(true, one_call_finish) + ");");
+    if (!finishing.empty()) line("static const Brgemm " + finishing + "(" + config(true, epilogue.config) + ");");
     const std::string kernel = overwrite.empty() ? accumulate
                                : accumulate.empty() ? overwrite
                                                     : "(" + first + " ? " + overwrite + " : " + accumulate + ")";
@@ -379,16 +474,21 @@ class BlockEmitter {
     } else {
       ldb = stride_of(matmul.b, b_strides, CpuDim::k);
     }
-    std::string call = kernel + "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " + b_base + b_origin +
-                       (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer + ", " +
-                       std::to_string(conv.lda) + ", " + std::to_string(ldb) +
-                       ", " + c.ld + ", " + std::to_string(a_batch) + ", " + std::to_string(b_batch) + ");";
+    const std::string operands = "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " + b_base +
+                                 b_origin + (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer +
+                                 ", " + std::to_string(conv.lda) + ", " + std::to_string(ldb) + ", " + c.ld + ", " +
+                                 std::to_string(a_batch) + ", " + std::to_string(b_batch);
     std::string indent;
     for (const std::string& loop : loops) {
       line(indent + loop);
       indent += "  ";
     }
-    line(indent + call);
+    if (finishing.empty()) {
+      line(indent + kernel + operands + (one_call ? with_args(epilogue.args) : "") + ");");
+    } else {
+      line(indent + "if (" + last + ") " + finishing + operands + with_args(epilogue.args) + ");");
+      line(indent + "else " + kernel + operands + ");");
+    }
   }
 
   // The block's panel of the stored filter (CpuConvTaps::panel_per_block) into the thread's
@@ -544,6 +644,10 @@ class BlockEmitter {
   }
 
   void emit_pointwise(const CpuPointwise& pointwise) {
+    if (pointwise.in_epilogue) {
+      line("// last touch " + pointwise.statement + ": " + pointwise.source + " (done: the BRGEMM's epilogue)");
+      return;
+    }
     line(std::string("// ") + (stage_.matmuls.empty() ? "" : "last touch ") + pointwise.statement +
          ": " + pointwise.source);
     scratch_count_ = 0;

@@ -7,6 +7,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/cpu_epilogue.h"
 #include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
 #include "schedule/cpu_parallel_stages.h"
@@ -138,6 +139,7 @@ class Planner {
     mark_parallel_stages(plan_, options_.min_parallel_flops);
     finish_filter_panels(plan_);
     assign_storage();
+    fuse_epilogues(plan_);
     return plan_;
   }
 

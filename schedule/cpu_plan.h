@@ -133,6 +133,18 @@ struct CpuPermuteCopy {
   std::int64_t panel = 0;  // columns of a panel (set by the plan's last step)
 };
 
+// A last touch the BRGEMM does itself (schedule/cpu_epilogue.h; kernels/cpu's BrgemmEpilogue):
+// pointwise statement `statement` writes `output` = post((C + bias) + addend) from the matmul's
+// block C, in registers before the store. C's block is then not stored (a convolution whose
+// outer taps accumulate in a block buffer stores only there), and not read again.
+struct CpuEpilogue {
+  std::string statement;          // the pointwise statement ("S1")
+  CpuAccess output;               // an f32 block of the stage's output space
+  std::optional<CpuAccess> bias;  // a row (n) or column (m) of the block, f32, contiguous
+  std::optional<CpuAccess> addend;  // an f32 block read at the element written (a residual)
+  std::optional<Function> post;   // a one-argument function after the bias
+};
+
 // One matmul of a stage, lowered to a BRGEMM per block.
 struct CpuMatmul {
   std::string statement;   // id, e.g. "S0"
@@ -152,6 +164,8 @@ struct CpuMatmul {
   // Set: a convolution; `a` then names only its tensor (the taps say how it is addressed),
   // k is the channel count and reduce_batch the innermost tap's extent.
   std::optional<CpuConvTaps> conv;
+  // Set: the BRGEMM's last call also does this pointwise statement of the stage.
+  std::optional<CpuEpilogue> epilogue;
 };
 
 // One pointwise statement of a stage: write = expr on every element of the block.
@@ -161,6 +175,7 @@ struct CpuPointwise {
   CpuAccess write;             // dims are batch.., m, n in order (m or n absent below rank 2)
   std::vector<CpuAccess> reads;  // what Expr::read nodes index
   Expr expr;                   // `+=` without reduction index is already `W + expr` here
+  bool in_epilogue = false;    // done by the stage's BRGEMM (CpuMatmul::epilogue), not by a pass
 };
 
 // A statement the blocks do not take (a row reduction such as softmax's max and sum, a '?:', an

@@ -37,6 +37,21 @@ std::string copy_threads(const CpuStage& stage) {
                         : ", one thread (" + std::to_string(stage.flops) + " elements, below the parallel threshold)";
 }
 
+// A pointwise statement done by the BRGEMM's epilogue (schedule/cpu_epilogue.h).
+std::string epilogue_text(const CpuMatmul& matmul) {
+  const CpuEpilogue& epilogue = *matmul.epilogue;
+  std::string what;
+  if (epilogue.bias) {
+    const bool row = std::find(epilogue.bias->dims.begin(), epilogue.bias->dims.end(), CpuDim::n) !=
+                     epilogue.bias->dims.end();
+    what = "+ " + epilogue.bias->tensor + " along " + (row ? "n" : "m");
+  }
+  if (epilogue.addend) what += (what.empty() ? "+ " : ", then + ") + epilogue.addend->tensor;
+  if (epilogue.post) what += (what.empty() ? "" : ", then ") + std::string(to_string(*epilogue.post));
+  return "      in " + matmul.statement + "'s BRGEMM epilogue, before its store" + (what.empty() ? "" : ": " + what) +
+         " (" + matmul.c.tensor + "'s block is not read back)\n";
+}
+
 }  // namespace
 
 std::string_view to_string(CpuStorage storage) {
@@ -115,9 +130,11 @@ std::string to_string(const CpuPlan& plan) {
                 (matmul.k_tail ? " + a tail of " + std::to_string(matmul.k_tail) : "");
       text += matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n";
     }
-    for (const CpuPointwise& pointwise : stage.pointwise)
+    for (const CpuPointwise& pointwise : stage.pointwise) {
       text += std::string(stage.matmuls.empty() ? "    pointwise " : "    last touch ") +
               pointwise.statement + ": " + pointwise.source + "\n";
+      if (pointwise.in_epilogue) text += epilogue_text(stage.matmuls.front());
+    }
   }
   return text;
 }

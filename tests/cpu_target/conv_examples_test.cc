@@ -48,14 +48,7 @@ TEST(ConvExampleCpuTypes, HalfAndBfloat) {
   }
 }
 
-RunRequest cpu_request() {
-  RunRequest request;
-  request.target = Target::cpu;
-  request.cpu_schedule.target = default_cpu_target();
-  request.repeats = 0;
-  request.seed = 42;
-  return request;
-}
+RunRequest cpu_request() { return cpu_run_request(42); }
 
 // The sizes of `example`'s first case.
 SizeBindings first_sizes(const std::string& example) {

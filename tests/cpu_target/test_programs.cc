@@ -44,12 +44,17 @@ Program compile_text(const std::string& text, const SizeBindings& sizes, const s
   return compile_source(SourceFile{file, text}, sizes).programs.at(0);
 }
 
-RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file) {
+RunRequest cpu_run_request(std::uint64_t seed) {
   RunRequest request;
   request.target = Target::cpu;
   request.cpu_schedule.target = default_cpu_target();
   request.repeats = 0;
-  return run_program(compile_text(text, sizes, file), request);
+  request.seed = seed;
+  return request;
+}
+
+RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file) {
+  return run_program(compile_text(text, sizes, file), cpu_run_request());
 }
 
 }  // namespace polyfuse::testing

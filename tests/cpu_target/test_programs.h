@@ -36,6 +36,10 @@ std::string example_text(const std::string& name, const std::string& dtype = "")
 Program compile_text(const std::string& text, const SizeBindings& sizes,
                      const std::string& file = "test.tc");
 
+// A run on the CPU target: the default CPU, no timed repeats, random inputs from `seed`,
+// checked against the exact reference.
+RunRequest cpu_run_request(std::uint64_t seed = 1);
+
 // compile_text's program run once on the CPU target (the default CPU, no timed repeats),
 // checked against the exact reference.
 RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file = "test.tc");

@@ -18,6 +18,7 @@
 #include "microkernel.h"
 #include "pack.h"
 #include "polyfuse/cpu/isa.h"
+#include "vector_math.h"
 
 namespace polyfuse::cpu {
 namespace detail {
@@ -31,6 +32,12 @@ struct BrgemmPlan {
   int64_t m = 0, n = 0; // after normalisation
   int64_t mr = 0, nr = 0;
   Blocking blocking;
+  // The epilogue after normalisation: a bias along the tile's rows (lanes) or its columns,
+  // relu in registers, and an activation on each stored tile (identity: none).
+  bool bias_rows = false, bias_columns = false;
+  bool addend = false;
+  bool relu = false;
+  UnaryOp tile_post = UnaryOp::identity;
 };
 
 namespace {
@@ -58,6 +65,11 @@ struct Operands {
   int64_t ldc;
   int64_t stride_a, stride_b;
   const void* shared_b = nullptr;  // the original B packed by Brgemm::pack_b, or none
+  const float* bias = nullptr;     // the epilogue's
+  const float* addend = nullptr;
+  int64_t ld_addend = 0;
+  float* d;                        // where results go: C, or the epilogue's D
+  int64_t ldd;
 };
 
 int64_t panel_bytes_of(const BrgemmPlan& plan) { return plan.family->k_pack == 2 ? 2 : 4; }
@@ -85,23 +97,38 @@ View matrix_view(const void* base, DType dtype, Layout layout, int64_t ld) {
 
 View transposed(const View& v) { return View{v.base, v.dtype, v.cs, v.rs}; }
 
-void run_tile(const KernelFamily& family, MicroArgs& args, int64_t rows, int64_t cols) {
+// The epilogue's operands for the tile at (i, j) of the normalised C, on the call that
+// finishes it (`last`); none otherwise.
+void set_epilogue(const BrgemmPlan& plan, const Operands& op, bool last, int64_t i, int64_t j, MicroArgs& args) {
+  args.bias_m = last && plan.bias_rows ? op.bias + i : nullptr;
+  args.bias_n = last && plan.bias_columns ? op.bias + j : nullptr;
+  args.addend = last && plan.addend ? op.addend + i + j * op.ld_addend : nullptr;
+  args.ld_addend = op.ld_addend;
+  args.relu = last && plan.relu;
+}
+
+// One register tile; on the call that finishes it (`last`), the activation the registers do
+// not apply, on each column of the tile just stored (in L1).
+void run_tile(const BrgemmPlan& plan, MicroArgs& args, int64_t rows, int64_t cols, bool last) {
+  const KernelFamily& family = *plan.family;
   const int64_t lanes = family.lanes;
   const int64_t vectors = (rows + lanes - 1) / lanes;
   const int64_t tail = rows - (vectors - 1) * lanes;
   args.m_tail = static_cast<int>(tail);
   family.fn[tail != lanes][vectors - 1][cols - 1](args);
+  if (last && plan.tile_post != UnaryOp::identity)
+    for (int64_t j = 0; j < cols; ++j) unary_in_place(plan.tile_post, args.d + j * args.ldd, rows);
 }
 
 // Direct driver: A' streamed in place (unit m stride), B' broadcast in place.
 void run_direct(const BrgemmPlan& plan, const Operands& op) {
-  const KernelFamily& family = *plan.family;
   const int64_t es = 1;  // f32 only: element offsets
   MicroArgs args{};
   args.a_k = op.a.cs * es;
   args.b_k = op.b.rs;
   args.b_n = op.b.cs;
   args.ldc = op.ldc;
+  args.ldd = op.ldd;
   args.k = plan.config.k;
   args.batch = plan.config.batch;
   args.a_batch = op.stride_a;
@@ -120,7 +147,9 @@ void run_direct(const BrgemmPlan& plan, const Operands& op) {
       args.a = a + i;
       args.b = b + j * op.b.cs;
       args.c = op.c + i + j * op.ldc;
-      run_tile(family, args, rows, cols);
+      args.d = op.d + i + j * op.ldd;
+      set_epilogue(plan, op, true, i, j, args);
+      run_tile(plan, args, rows, cols, true);
     }
     j += cols;
   }
@@ -134,7 +163,8 @@ View offset(const View& v, int64_t elements) {
 
 // Packed driver (Goto): for each nc block of N, for each (batch, kc) block of the
 // reduction, pack B'; for each mc block of M, pack A'; sweep the register tiles. With a
-// shared packed B (op.shared_b), the original B's panels are read from there instead.
+// shared packed B (op.shared_b), the original B's panels are read from there instead. With a
+// separate D, the first pass reads C (when accumulating) and every pass stores D.
 void run_packed(const BrgemmPlan& plan, const Operands& op) {
   const KernelFamily& family = *plan.family;
   const int64_t kp = family.k_pack;
@@ -158,7 +188,7 @@ void run_packed(const BrgemmPlan& plan, const Operands& op) {
 
   MicroArgs args{};
   args.a_k = plan.mr * kp;
-  args.ldc = op.ldc;
+  args.ldd = op.ldd;
   args.batch = 1;
   for (int64_t j0 = 0; j0 < plan.n; j0 += blk.nc) {
     const int64_t nc = std::min(blk.nc, plan.n - j0);
@@ -180,7 +210,12 @@ void run_packed(const BrgemmPlan& plan, const Operands& op) {
         args.b_n = b_in_place ? op.b.cs : kp;
         args.k = kc_padded / kp;
         args.load_c = plan.config.accumulate || !first;
+        // Where this pass reads the running sum: C first, then D (the same unless separate).
+        const float* sum = first ? op.c : op.d;
+        const int64_t ld_sum = first ? op.ldc : op.ldd;
+        args.ldc = ld_sum;
         first = false;
+        const bool last = batch + 1 == plan.config.batch && k0 + kc >= K;
         for (int64_t i0 = 0; i0 < plan.m; i0 += blk.mc) {
           const int64_t mc = std::min(blk.mc, plan.m - i0);
           if (a_pack)
@@ -195,8 +230,10 @@ void run_packed(const BrgemmPlan& plan, const Operands& op) {
             for (int64_t i = 0; i < mc; i += plan.mr) {
               const int64_t rows = std::min(plan.mr, mc - i);
               args.a = a_panels + (i / plan.mr) * plan.mr * kc_padded * panel_bytes;
-              args.c = op.c + (i0 + i) + (j0 + j) * op.ldc;
-              run_tile(family, args, rows, cols);
+              args.c = const_cast<float*>(sum) + (i0 + i) + (j0 + j) * ld_sum;
+              args.d = op.d + (i0 + i) + (j0 + j) * op.ldd;
+              set_epilogue(plan, op, last, i0 + i, j0 + j, args);
+              run_tile(plan, args, rows, cols, last);
             }
           }
         }
@@ -246,6 +283,16 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
       break;
     case Packing::automatic: plan->pack = must_pack || a_outgrows_l2 || b_outgrows_l1; break;
   }
+  const BrgemmEpilogue& epilogue = config.epilogue;
+  if (epilogue.post == UnaryOp::zero)
+    throw ConfigError("BrgemmConfig.epilogue.post: zero is not an operation on a result");
+  // After normalisation a bias along the original m runs along the tile's columns when swapped.
+  const bool bias_along_m = epilogue.bias == BiasAlong::m;
+  plan->bias_rows = epilogue.bias != BiasAlong::none && bias_along_m != plan->swap;
+  plan->bias_columns = epilogue.bias != BiasAlong::none && bias_along_m == plan->swap;
+  plan->addend = epilogue.addend;
+  plan->relu = epilogue.post == UnaryOp::relu;
+  plan->tile_post = plan->relu ? UnaryOp::identity : epilogue.post;
   plan_ = plan.release();
 }
 
@@ -285,7 +332,33 @@ Operands operands(const BrgemmPlan& plan, const void* a, const void* b, float* c
   }
   op.c = c;
   op.ldc = ld_c;
+  op.d = c;
+  op.ldd = ld_c;
   return op;
+}
+
+// The epilogue's operands into `op` (checked against the kernel's epilogue).
+void add_epilogue(const BrgemmPlan& plan, const EpilogueArgs& epilogue, Operands& op) {
+  if (plan.config.epilogue.bias != BiasAlong::none && !epilogue.bias)
+    throw ConfigError("Brgemm::operator(): the kernel's epilogue adds a bias (BrgemmConfig.epilogue.bias) and "
+                      "EpilogueArgs.bias is null");
+  if (plan.config.epilogue.addend && !epilogue.addend)
+    throw ConfigError("Brgemm::operator(): the kernel's epilogue adds a matrix (BrgemmConfig.epilogue.addend) and "
+                      "EpilogueArgs.addend is null");
+  op.bias = epilogue.bias;
+  op.addend = epilogue.addend;
+  op.ld_addend = epilogue.ld_addend;
+  if (epilogue.d) {
+    op.d = epilogue.d;
+    op.ldd = epilogue.ld_d;
+  }
+}
+
+void run(const BrgemmPlan& plan, const Operands& op) {
+  if (plan.pack)
+    run_packed(plan, op);
+  else
+    run_direct(plan, op);
 }
 
 void require_packing(const BrgemmPlan& plan, const char* what) {
@@ -299,11 +372,14 @@ void require_packing(const BrgemmPlan& plan, const char* what) {
 
 void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
                         int64_t ld_c, int64_t stride_a, int64_t stride_b) const {
-  const detail::Operands op = detail::operands(*plan_, a, b, c, ld_a, ld_b, ld_c, stride_a, stride_b);
-  if (plan_->pack)
-    detail::run_packed(*plan_, op);
-  else
-    detail::run_direct(*plan_, op);
+  (*this)(a, b, c, ld_a, ld_b, ld_c, stride_a, stride_b, EpilogueArgs{});
+}
+
+void Brgemm::operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b, int64_t ld_c,
+                        int64_t stride_a, int64_t stride_b, const EpilogueArgs& epilogue) const {
+  detail::Operands op = detail::operands(*plan_, a, b, c, ld_a, ld_b, ld_c, stride_a, stride_b);
+  detail::add_epilogue(*plan_, epilogue, op);
+  detail::run(*plan_, op);
 }
 
 int64_t Brgemm::packed_b_bytes() const {
@@ -332,9 +408,15 @@ void Brgemm::pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed)
 
 void Brgemm::operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c,
                         int64_t stride_a) const {
+  (*this)(a, b, c, ld_a, ld_c, stride_a, EpilogueArgs{});
+}
+
+void Brgemm::operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c, int64_t stride_a,
+                        const EpilogueArgs& epilogue) const {
   detail::require_packing(*plan_, "operator()");
   detail::Operands op = detail::operands(*plan_, a, a, c, ld_a, ld_a, ld_c, stride_a, stride_a);
   op.shared_b = b.data;
+  detail::add_epilogue(*plan_, epilogue, op);
   detail::run_packed(*plan_, op);
 }
 

@@ -141,21 +141,6 @@ void f32_row(const float* x, const float* y, float* out, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i * S0], y[i * S1]);
 }
 
-// A unary op applied to each result of a binary one before the store (BinaryConfig::post), on
-// the row piece just computed (in L1): identity none, vector_math.h's rows where it has them.
-void apply_post(UnaryOp post, float* z, int64_t n) {
-  if (post == UnaryOp::identity) return;
-  if (post == UnaryOp::relu) {  // (a loop the compiler vectorises)
-    for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
-    return;
-  }
-  if (detail::vector_unary_available(post)) {
-    detail::vector_unary(post, z, z, n);
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) z[i] = apply(post, z[i]);
-}
-
 template <class F>
 void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out_dtype,
          void* out, int64_t out_rs, int64_t out_cs, F f, UnaryOp post = UnaryOp::identity) {
@@ -192,7 +177,7 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           } else {
             f32_row<0, 0>(pa, pb, po, len, f);
           }
-          apply_post(post, po, len);
+          if (post != UnaryOp::identity) detail::unary_in_place(post, po, len);
           continue;
         }
         for (int64_t i = 0; i < len; ++i) x[i] = load(in0.dtype, in0.base, ia + i * a_in);
@@ -201,7 +186,7 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           detail::vector_unary(f.op, x, z, len);
         else
           for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
-        apply_post(post, z, len);
+        if (post != UnaryOp::identity) detail::unary_in_place(post, z, len);
         for (int64_t i = 0; i < len; ++i) store(out_dtype, out, io + i * o_in, z[i]);
       }
     }
@@ -251,6 +236,21 @@ void with_binary(BinaryOp op, Visitor visit) {
 }
 
 }  // namespace
+
+// A unary op applied to each result of a binary one before the store (BinaryConfig::post), on
+// the row piece just computed (in L1), and by the BRGEMM's epilogue on a tile just stored.
+void detail::unary_in_place(UnaryOp op, float* z, int64_t n) {
+  if (op == UnaryOp::identity) return;
+  if (op == UnaryOp::relu) {  // (a loop the compiler vectorises)
+    for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
+    return;
+  }
+  if (detail::vector_unary_available(op)) {
+    detail::vector_unary(op, z, z, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) z[i] = apply(op, z[i]);
+}
 
 Unary::Unary(const UnaryConfig& config) : config_(config), isa_(best_isa()) {
   check_sizes("UnaryConfig", config.m, config.n);

@@ -26,6 +26,17 @@ struct MicroArgs {
   int64_t b_batch;
   int m_tail;       // valid lanes of the last vector (masked kernels only), 1..lanes
   bool load_c;      // false: start from zero instead of C
+  // The epilogue of the call that finishes the tile (BrgemmEpilogue), in registers before
+  // the store: acc += bias_m[i] (row i of the tile; a vector per v) or bias_n[j] (column j),
+  // then acc += addend[i + j * ld_addend], then relu when set. The tile goes to d (ldd) where
+  // set, else back to c.
+  const float* bias_m = nullptr;
+  const float* bias_n = nullptr;
+  const float* addend = nullptr;
+  int64_t ld_addend = 0;
+  bool relu = false;
+  float* d = nullptr;
+  int64_t ldd = 0;
 };
 
 using MicroKernelFn = void (*)(const MicroArgs&);

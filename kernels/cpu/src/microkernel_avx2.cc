@@ -31,6 +31,9 @@ struct Avx2 {
   static __m256 load_a_n(const float* p, __m256i t) { return _mm256_maskload_ps(p, t); }
   static __m256 broadcast_b(const float* p) { return _mm256_broadcast_ss(p); }
   static __m256 fma(__m256 c, __m256 a, __m256 b) { return _mm256_fmadd_ps(a, b, c); }
+  static __m256 splat(float x) { return _mm256_set1_ps(x); }
+  static __m256 add(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
+  static __m256 relu(__m256 x) { return _mm256_max_ps(x, _mm256_setzero_ps()); }  // NaN, -0 -> +0
 };
 
 }  // namespace

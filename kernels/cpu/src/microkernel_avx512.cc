@@ -28,6 +28,10 @@ struct Avx512 {
   static __m512 load_a_n(const float* p, __mmask16 t) { return _mm512_maskz_loadu_ps(t, p); }
   static __m512 broadcast_b(const float* p) { return _mm512_set1_ps(*p); }
   static __m512 fma(__m512 c, __m512 a, __m512 b) { return _mm512_fmadd_ps(a, b, c); }
+  static __m512 splat(float x) { return _mm512_set1_ps(x); }
+  static __m512 add(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
+  // NaN, -0 -> +0; the maskz form: GCC 12 warns on _mm512_max_ps's undefined pass-through
+  static __m512 relu(__m512 x) { return _mm512_maskz_max_ps(__mmask16(0xffff), x, _mm512_setzero_ps()); }
 };
 
 }  // namespace

@@ -38,6 +38,10 @@ struct Avx512Bf16 {
     return reinterpret_cast<__m512bh>(_mm512_set1_epi32(pair));
   }
   static __m512 fma(__m512 c, __m512bh a, __m512bh b) { return _mm512_dpbf16_ps(c, a, b); }
+  static __m512 splat(float x) { return _mm512_set1_ps(x); }
+  static __m512 add(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
+  // NaN, -0 -> +0; the maskz form: GCC 12 warns on _mm512_max_ps's undefined pass-through
+  static __m512 relu(__m512 x) { return _mm512_maskz_max_ps(__mmask16(0xffff), x, _mm512_setzero_ps()); }
 };
 
 }  // namespace

@@ -40,6 +40,12 @@ struct Generic {
   static v4 load_a_n(const float* p, int n) { return load_n(p, n); }
   static v4 broadcast_b(const float* p) { return v4{*p, *p, *p, *p}; }
   static v4 fma(v4 c, v4 a, v4 b) { return c + a * b; }
+  static v4 splat(float x) { return v4{x, x, x, x}; }
+  static v4 add(v4 x, v4 y) { return x + y; }
+  static v4 relu(v4 x) {  // NaN, -0 -> +0
+    for (int i = 0; i < 4; ++i) x[i] = x[i] > 0.f ? x[i] : 0.f;
+    return x;
+  }
 };
 
 }  // namespace

@@ -40,6 +40,11 @@ struct Neon {
   static float32x4_t fma(float32x4_t c, float32x4_t a, float32x4_t b) {
     return vfmaq_f32(c, a, b);
   }
+  static float32x4_t splat(float x) { return vdupq_n_f32(x); }
+  static float32x4_t add(float32x4_t x, float32x4_t y) { return vaddq_f32(x, y); }
+  static float32x4_t relu(float32x4_t x) {  // x > 0 ? x : +0 (NaN, -0 -> +0; vmaxq would keep NaN)
+    return vbslq_f32(vcgtq_f32(x, zero()), x, zero());
+  }
 };
 
 }  // namespace

@@ -15,7 +15,9 @@
 //
 // V provides: acc (f32 accumulator vector), avec/bvec (operand vectors), elem (input
 // element type), lanes, k_pack, tail_t, make_tail(n), zero(), load_c/load_c_n,
-// store_c/store_c_n, load_a/load_a_n, broadcast_b, fma(acc, a, b) -> acc + a*b.
+// store_c/store_c_n, load_a/load_a_n, broadcast_b, fma(acc, a, b) -> acc + a*b, and for the
+// epilogue splat(float) -> acc, add(acc, acc), relu(acc) (x > 0 ? x : +0, NaN -> +0: the
+// scalar definition's bits).
 #pragma once
 
 #include "microkernel.h"
@@ -78,15 +80,50 @@ void microkernel(const MicroArgs& p) {
     b_batch += p.b_batch;
   }
 
+  // Epilogue (the call that finishes the tile): bias, addend, then relu, on the registers.
+  if (p.bias_m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) {
+      const acc_t bias = (MASKED && v == MV - 1) ? V::load_c_n(p.bias_m + v * L, tail) : V::load_c(p.bias_m + v * L);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) acc[j][v] = V::add(acc[j][v], bias);
+    }
+  }
+  if (p.bias_n) {
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      const acc_t bias = V::splat(p.bias_n[j]);
+#pragma GCC unroll 4
+      for (int v = 0; v < MV; ++v) acc[j][v] = V::add(acc[j][v], bias);
+    }
+  }
+  if (p.addend) {
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      const float* r = p.addend + j * p.ld_addend;
+#pragma GCC unroll 4
+      for (int v = 0; v < MV; ++v)
+        acc[j][v] = V::add(acc[j][v], (MASKED && v == MV - 1) ? V::load_c_n(r + v * L, tail) : V::load_c(r + v * L));
+    }
+  }
+  if (p.relu) {
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 4
+      for (int v = 0; v < MV; ++v) acc[j][v] = V::relu(acc[j][v]);
+  }
+
+  float* const d_base = p.d ? p.d : c_base;
+  const int64_t ldd = p.d ? p.ldd : ldc;
 #pragma GCC unroll 16
   for (int j = 0; j < NR; ++j) {
 #pragma GCC unroll 4
     for (int v = 0; v < MV; ++v) {
-      float* c = c_base + j * ldc + v * L;
+      float* d = d_base + j * ldd + v * L;
       if (MASKED && v == MV - 1)
-        V::store_c_n(c, acc[j][v], tail);
+        V::store_c_n(d, acc[j][v], tail);
       else
-        V::store_c(c, acc[j][v]);
+        V::store_c(d, acc[j][v]);
     }
   }
 }

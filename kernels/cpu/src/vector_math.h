@@ -27,4 +27,8 @@ bool vector_unary_available(UnaryOp op);
 // y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(op).
 void vector_unary(UnaryOp op, const float* x, float* y, int64_t n);
 
+// z[i] = op(z[i]) for i < n (op not zero): relu as x > 0 ? x : 0, the vector path where there
+// is one, else the scalar definition. What Binary's post and the BRGEMM's epilogue apply.
+void unary_in_place(UnaryOp op, float* z, int64_t n);
+
 }  // namespace polyfuse::cpu::detail

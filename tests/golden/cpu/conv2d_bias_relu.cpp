@@ -18,6 +18,7 @@
 //     main S0: Y(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = I_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))
+//       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
 #include <algorithm>
 #include <cstdint>
@@ -47,7 +48,7 @@ struct FilterPanel {
 template <int64_t rows, int64_t cols>
 void stage1_block(const float* F, const float* bias, float* O, const float* I_padded, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: Y(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside
-  alignas(64) static thread_local float Y[rows * cols];
+  // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
@@ -56,6 +57,9 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
+      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
   // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -68,13 +72,9 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
     F_panel.origin = F_origin;
   }
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, Y, 3, 5, cols, 3, 15);
-  // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(Y, bias + k0, O + n * 315 + h * 35 + w0 * 5 + k0, cols, 1, 5);
+    if (r == 2) S0_finish(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 5, 5, 3, 15, EpilogueArgs{.bias = bias + k0});
+    else (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 5, 5, 3, 15);
+  // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k)) (done: the BRGEMM's epilogue)
 }
 
 }  // namespace

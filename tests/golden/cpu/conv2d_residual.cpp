@@ -18,6 +18,7 @@
 //     main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 3]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
+//       in S0's BRGEMM epilogue, before its store: + bias along n, then + X, then relu (Y's block is not read back)
 
 #include <algorithm>
 #include <cstdint>
@@ -47,7 +48,7 @@ struct FilterPanel {
 template <int64_t rows, int64_t cols>
 void stage1_block(const float* X, const float* F, const float* bias, float* O, const float* X_padded, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
-  alignas(64) static thread_local float Y[rows * cols];
+  // last touch S1 in the BRGEMM's epilogue (+ bias along n, + X, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 9 elements apart), 3 channels each; A's rows 3 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
@@ -56,6 +57,9 @@ void stage1_block(const float* X, const float* F, const float* bias, float* O, c
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
+      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .addend = true, .post = UnaryOp::relu}});
   // B: the block's panel of F (taps x 3 channels x cols, rows 3 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -68,18 +72,9 @@ void stage1_block(const float* X, const float* F, const float* bias, float* O, c
     F_panel.origin = F_origin;
   }
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, Y, 3, 3, cols, 3, 9);
-  // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
-  static const Binary S1_add({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_add(Y, bias + k0, O + n * 189 + h * 21 + w0 * 3 + k0, cols, 1, 3);
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(O + n * 189 + h * 21 + w0 * 3 + k0, X + n * 189 + h * 21 + w0 * 3 + k0, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3);
+    if (r == 2) S0_finish(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3, 3, 9, EpilogueArgs{.bias = bias + k0, .addend = X + n * 189 + h * 21 + w0 * 3 + k0, .ld_addend = 3});
+    else (r == 0 ? S0_main : S0_accumulate)(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3, 3, 9);
+  // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k)) (done: the BRGEMM's epilogue)
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f32: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: D(m, n) = relu(C(m, n) + bias(n))
+//       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (C's block is not read back)
 
 #include <cstdint>
 
@@ -30,18 +31,13 @@ using namespace polyfuse::cpu;
 template <int64_t rows, int64_t cols>
 void stage0_block(const float* A, const float* B, const float* bias, float* D, int64_t m0, int64_t n0) {
   // main S0: C(m, n) +=! A(m, k) * B(k, n)
-  alignas(64) static thread_local float C[rows * cols];
+  // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): C's block is D's
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false});
-  S0_main(A + m0 * 64, B + n0, C, 64, 64, cols);
-  // last touch S1: D(m, n) = relu(C(m, n) + bias(n))
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(C, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
+      .dtype = DType::f32, .accumulate = false, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
+  S0_main(A + m0 * 64, B + n0, D + m0 * 64 + n0, 64, 64, 64, 0, 0, EpilogueArgs{.bias = bias + n0});
+  // last touch S1: D(m, n) = relu(C(m, n) + bias(n)) (done: the BRGEMM's epilogue)
 }
 
 }  // namespace

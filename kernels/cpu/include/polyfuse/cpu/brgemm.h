@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "polyfuse/cpu/elementwise.h"
 #include "polyfuse/cpu/types.h"
 
 namespace polyfuse::cpu {
@@ -23,6 +24,36 @@ namespace polyfuse::cpu {
 // mc-kc-nc blocking). `automatic` packs when it pays: a row-major A (after C-layout
 // normalisation), a non-f32 dtype, or operands too large for L1/L2 reuse.
 enum class Packing { automatic, always, never };
+
+// Which way a bias vector runs: none, one value per row of C (bias[i], i < m) or one per
+// column (bias[j], j < n).
+enum class BiasAlong { none, m, n };
+
+// What a kernel does to each element of C after its last product, before the store: the
+// matmul's epilogue without a pass over C. The call stores D := post((C + bias) + R), where C
+// is the accumulated value (as without an epilogue), R a matrix in C's layout (a residual) and
+// D is C itself or the separate output of EpilogueArgs::d. The bias (f32, contiguous) and R are
+// added in registers and relu applied there; the other activations run on each register tile
+// just stored, while it is in L1. Every value is what Binary{add} passes (the last with
+// post = post) compute from the stored C, in that order, bit for bit.
+struct BrgemmEpilogue {
+  BiasAlong bias = BiasAlong::none;
+  bool addend = false;               // add the matrix R
+  UnaryOp post = UnaryOp::identity;  // zero is refused
+};
+
+// The run-time operands of an epilogue: the bias at the block's first row or column (required
+// when BrgemmEpilogue::bias is not none), R at the block (required with BrgemmEpilogue::addend;
+// it must not overlap C or D: a reduction in several passes stores partial sums before it reads
+// R), and an output D in C's layout (d null: C). With D, C is only read (accumulate = true;
+// unused when false) and D written, even when the reduction takes several passes.
+struct EpilogueArgs {
+  const float* bias = nullptr;
+  const float* addend = nullptr;
+  int64_t ld_addend = 0;
+  float* d = nullptr;
+  int64_t ld_d = 0;
+};
 
 struct BrgemmConfig {
   int64_t m = 0;      // rows of A and C
@@ -36,6 +67,7 @@ struct BrgemmConfig {
   bool accumulate = true;    // false: C = sum A_i B_i (fuses a zero first touch)
   Isa isa = Isa::native;
   Packing packing = Packing::automatic;
+  BrgemmEpilogue epilogue;   // none by default
 };
 
 // B packed once by Brgemm::pack_b, for calls that share it (PackedB{pointer}).
@@ -78,6 +110,9 @@ class Brgemm {
   // must be at least the row (col-major) or column (row-major) count.
   void operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b,
                   int64_t ld_c, int64_t stride_a = 0, int64_t stride_b = 0) const;
+  // The same with the epilogue's operands (BrgemmConfig::epilogue): the bias, and D.
+  void operator()(const void* a, const void* b, float* c, int64_t ld_a, int64_t ld_b, int64_t ld_c,
+                  int64_t stride_a, int64_t stride_b, const EpilogueArgs& epilogue) const;
 
   // B packed once, for many calls (the GotoBLAS order: one packed B, many row blocks
   // of A and C). Only for a kernel that packs (packs(); else ConfigError). The packed
@@ -89,6 +124,8 @@ class Brgemm {
   void pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed) const;
   void operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c,
                   int64_t stride_a = 0) const;
+  void operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c, int64_t stride_a,
+                  const EpilogueArgs& epilogue) const;
 
   const BrgemmConfig& config() const;
   // The ISA path the kernel runs (never Isa::native).
