@@ -50,6 +50,9 @@ std::vector<Case> cases() {
       {gemm_with(", f32(N) bias, f32(M, N) R", "f32", "C(m, n) + R(m, n) + bias(n)"), false, ""},  // order
       {gemm_with(", f32(N, M) R", "f32", "C(m, n) + R(n, m)"), false, ""},       // transposed
       {gemm_with(", f32(N) s", "f32", "C(m, n) * s(n)"), false, ""},             // not a sum
+      {"def g(bf16(M, K) A, bf16(K, N) B, f32(N) bias) -> (f32(M, N) D) {\n"
+       "  C(m, n) +=! A(m, k) * B(k, n)\n  D(m, n) = relu(C(m, n) + bias(n))\n}\n",
+       true, "n"},  // bf16 operands, packed (widened or bf16 pairs), an f32 result
       {gemm_with(", f32(N) bias", "f16", "relu(C(m, n) + bias(n))"), false, ""}, // f16 output
       {gemm_with(", f16(N) bias", "f32", "relu(C(m, n) + bias(n))"), false, ""}, // f16 bias
       {gemm_with(", f32(N) bias", "f32", "relu(C(m, n) + bias(n) + bias(n))"), false, ""},

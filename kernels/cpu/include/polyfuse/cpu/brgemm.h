@@ -116,8 +116,9 @@ class Brgemm {
 
   // B packed once, for many calls (the GotoBLAS order: one packed B, many row blocks
   // of A and C). Only for a kernel that packs (packs(); else ConfigError). The packed
-  // form depends on every field of the config but m, so kernels that differ only in m
-  // (a block and the block at the end of M) share it. pack_b writes packed_b_bytes()
+  // form depends on every field of the config but m and the epilogue, so kernels that
+  // differ only in those (a block and the block at the end of M; a kernel with an epilogue
+  // and the one that packed B without it) share it. pack_b writes packed_b_bytes()
   // bytes at `packed` (64-byte aligned); the call then reads B from there instead of
   // packing it: the same panels, so the same results, bit for bit.
   int64_t packed_b_bytes() const;
