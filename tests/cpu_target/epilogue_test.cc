@@ -77,10 +77,14 @@ TEST(CpuEpilogue, FusedWhereTheBrgemmCanFinishTheBlock) {
         EXPECT_EQ(epilogue->bias.has_value(), std::string(c.bias_along) != "") << to_string(plan);
         EXPECT_EQ(epilogue->addend.has_value(), c.addend) << to_string(plan);
         const std::string code = emit_cpu(plan, program);
-        if (*c.bias_along) EXPECT_NE(code.find(std::string("BiasAlong::") + c.bias_along), std::string::npos) << code;
+        if (*c.bias_along) {
+          EXPECT_NE(code.find(std::string("BiasAlong::") + c.bias_along), std::string::npos) << code;
+        }
         EXPECT_EQ(code.find(".addend = true") != std::string::npos, c.addend) << code;
         EXPECT_EQ(code.find("static const Binary"), std::string::npos) << code;
-        if (small) EXPECT_NE(code.find("S0_tail({"), std::string::npos) << code;
+        if (small) {
+          EXPECT_NE(code.find("S0_tail({"), std::string::npos) << code;
+        }
       }
       const RunReport report = run_program(program, request);
       EXPECT_TRUE(report.check.ok) << (small ? "small blocks: " : "") << report.check.to_string();

@@ -75,7 +75,9 @@ class BrgemmEpilogueTest : public ::testing::TestWithParam<Isa> {
                             .d = separate ? d.data() : nullptr, .ld_d = separate ? ldc : 0};
     fused(a.data(), b.data(), c.data(), lda, ldb, ldc, cfg.m * cfg.k, cfg.k * ldb, args);
     EXPECT_EQ(separate ? d : c, expected);
-    if (separate) EXPECT_EQ(c, c0.values) << "C must only be read when D is separate";
+    if (separate) {
+      EXPECT_EQ(c, c0.values) << "C must only be read when D is separate";
+    }
 
     if (cfg.packing == Packing::always) {  // the shared packed B: the same
       PackBuffer packed;
