@@ -97,8 +97,8 @@ class BlockEmitter {
     if (!variables_.packed_b.empty()) code.parameters.push_back("const char* " + variables_.packed_b);
     if (!variables_.filter_panel.empty()) {
       const CpuMatmul& conv = stage_.matmuls.front();
-      code.parameters.push_back("FilterPanel<" + cxx_element_type(plan_.tensor(conv.b.tensor).type) + ">& " +
-                                variables_.filter_panel);
+      code.parameters.push_back(std::string(conv.b_constant ? "ConstantPanels<" : "FilterPanel<") +
+                                cxx_element_type(plan_.tensor(conv.b.tensor).type) + ">& " + variables_.filter_panel);
     }
     code.body = body_;
     code.entry = entry_;
@@ -459,8 +459,7 @@ class BlockEmitter {
     std::int64_t ldb = 0;
     if (conv.panel_per_block) {
       PF_INTERNAL_CHECK(!variables_.filter_panel.empty(), "cpu block: no panel parameter for " + matmul.statement);
-      pack_panel(matmul, b_origin);
-      b_base = variables_.filter_panel + ".data";
+      b_base = pack_panel(matmul, b_origin);
       b_origin.clear();
       ldb = conv.filter_panel;
     } else if (conv.filter_panel > 0) {
@@ -494,7 +493,9 @@ class BlockEmitter {
   // The block's panel of the stored filter (CpuConvTaps::panel_per_block) into the thread's
   // buffer, unless it holds it: per tap, a (c x cols) Unary copy, a transposition when the
   // filter is contiguous along c. `origin` is the block's offset in the filter (" + n0 * 4608").
-  void pack_panel(const CpuMatmul& matmul, const std::string& origin) {
+  // A constant filter's panels are all kept, each packed unless this thread holds it from an
+  // earlier call. Returns the panel's pointer.
+  std::string pack_panel(const CpuMatmul& matmul, const std::string& origin) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& filter = plan_.tensor(matmul.b.tensor);
     const std::vector<std::int64_t> strides = strides_of(filter.shape);
@@ -503,10 +504,25 @@ class BlockEmitter {
     const std::string& panel = variables_.filter_panel;
     const std::string at = names_.variable(names_.tensor(filter.name) + "_origin");
     const std::string kernel = object_name(matmul.statement, "pack");
-    line("// B: the block's panel of " + names_.tensor(filter.name) + " (taps x " + std::to_string(matmul.k) +
-         " channels x cols, rows " + std::to_string(conv.filter_panel) + " apart), packed by this thread unless it holds it");
+    const std::string& filter_name = names_.tensor(filter.name);
+    line("// B: the block's panel of " + filter_name + " (taps x " + std::to_string(matmul.k) + " channels x cols, rows " +
+         std::to_string(conv.filter_panel) + " apart), packed by this thread unless it holds it" +
+         (matmul.b_constant ? " from this or an earlier call (" + filter_name + " is a constant input)" : ""));
     line("const int64_t " + at + " = " + (origin.empty() ? std::string("0") : origin.substr(3)) + ";");
-    line("if (" + panel + ".origin != " + at + ") {");
+    std::string data = panel + ".data";
+    std::int64_t panel_elements = matmul.k * conv.filter_panel;
+    for (const CpuConvTap& tap : conv.taps) panel_elements *= tap.extent;
+    const std::string index = names_.variable(filter_name + "_index");
+    if (matmul.b_constant) {
+      data = names_.variable(filter_name + "_block_panel");
+      line("const int64_t " + index + " = " + (variables_.n0.empty() ? std::string("0") : variables_.n0 + " / " +
+                                                 std::to_string(conv.filter_panel)) + ";");
+      line(cxx_element_type(filter.type) + "* const " + data + " = " + panel + ".data + " + index + " * " +
+           std::to_string(panel_elements) + ";");
+      line("if (!" + panel + ".from[" + index + "].holds(" + filter_name + ")) {");
+    } else {
+      line("if (" + panel + ".origin != " + at + ") {");
+    }
     line("  static const Unary " + kernel + "({.m = " + std::to_string(matmul.k) + ", .n = cols, .op = UnaryOp::identity,");
     line("      .in = {" + std::string(c_stride == 1 ? "Layout::col_major" : "Layout::row_major") + ", " +
          cxx_dtype(filter.type) + ", Broadcast::matrix},");
@@ -521,11 +537,15 @@ class BlockEmitter {
       from_terms.push_back(variable + " * " + std::to_string(tap.filter_stride));
       to_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
     }
-    line(indent + kernel + "(" + names_.tensor(filter.name) + " + " + sum_text(from_terms) + ", " + panel + ".data" +
+    line(indent + kernel + "(" + filter_name + " + " + sum_text(from_terms) + ", " + data +
          (to_terms.empty() ? "" : " + " + sum_text(to_terms)) + ", " +
          std::to_string(c_stride == 1 ? k_stride : c_stride) + ", " + std::to_string(conv.filter_panel) + ");");
-    line("  " + panel + ".origin = " + at + ";");
+    if (matmul.b_constant)
+      line("  " + panel + ".from[" + index + "] = PackedFrom::of(" + filter_name + ");");
+    else
+      line("  " + panel + ".origin = " + at + ";");
     line("}");
+    return data;
   }
 
   // The entry function's packing of B (at `b_pointer`, rows `ldb` and batch members `stride_b`
@@ -537,24 +557,40 @@ class BlockEmitter {
     const std::string buffer = names_.variable(variables_.packed_b + "_buffer");
     const std::int64_t blocks = variables_.n_extent / variables_.block_cols;
     const std::string bytes = kernel + ".packed_b_bytes()";
-    entry_ += "  // B of " + matmul.statement + " packed once per call (kernels/cpu's panels) and shared by every row block\n";
+    const std::string& b_name = names_.tensor(plan_.tensor(matmul.b.tensor).name);
+    entry_ += "  // B of " + matmul.statement + (matmul.b_constant
+                                                     ? " packed on the first call and kept (" + b_name +
+                                                           " is a constant input: packed again for another pointer)"
+                                                     : std::string(" packed once per call")) +
+              " (kernels/cpu's panels) and shared by every row block\n";
     entry_ += "  static const Brgemm " + kernel + "(" + config + ");\n";
     entry_ += "  static thread_local PackBuffer " + buffer + ";\n";
     entry_ += "  char* const " + variables_.packed_b + " = static_cast<char*>(" + buffer + ".get(" +
               (blocks > 1 ? std::to_string(blocks) + " * " : std::string()) + bytes + "));\n";
+    std::string indent = "  ";
+    const std::string from_variable = names_.variable(variables_.packed_b + "_from");
+    if (matmul.b_constant) {
+      entry_ += "  static thread_local PackedFrom " + from_variable + ";\n";
+      entry_ += "  if (!" + from_variable + ".holds(" + b_name + ")) {\n";
+      indent += "  ";
+    }
     // One column block: B from its start (n0 is the block function's, always 0 here).
-    const std::string from = blocks > 1 ? b_pointer : names_.tensor(plan_.tensor(matmul.b.tensor).name);
+    const std::string from = blocks > 1 ? b_pointer : b_name;
     const std::string pack = kernel + ".pack_b(" + from + ", " + std::to_string(ldb) + ", " +
                              std::to_string(stride_b) + ", " + variables_.packed_b;
     if (blocks > 1) {
       const std::string& n0 = variables_.n0;
       const std::string region = " + " + n0 + " / " + std::to_string(variables_.block_cols) + " * " + bytes;
-      entry_ += "  for (int64_t " + n0 + " = 0; " + n0 + " < " + std::to_string(variables_.n_extent) + "; " + n0 +
-                " += " + std::to_string(variables_.block_cols) + ")\n    " + pack + region + ");\n";
+      entry_ += indent + "for (int64_t " + n0 + " = 0; " + n0 + " < " + std::to_string(variables_.n_extent) + "; " + n0 +
+                " += " + std::to_string(variables_.block_cols) + ")\n" + indent + "  " + pack + region + ");\n";
       packed_b_argument_ = variables_.packed_b + region;
     } else {
-      entry_ += "  " + pack + ");\n";
+      entry_ += indent + pack + ");\n";
       packed_b_argument_ = variables_.packed_b;
+    }
+    if (matmul.b_constant) {
+      entry_ += indent + from_variable + " = PackedFrom::of(" + b_name + ");\n";
+      entry_ += "  }\n";
     }
   }
 
@@ -673,16 +709,6 @@ class BlockEmitter {
 };
 
 }  // namespace
-
-bool cpu_block_can_share_b(const CpuStage& stage, std::int64_t rows, std::int64_t cols) {
-  if (stage.matmuls.size() != 1 || stage.m_name.empty() || stage.n_name.empty() || stage.m_extent <= rows)
-    return false;
-  const CpuMatmul& matmul = stage.matmuls.front();
-  if (matmul.conv) return false;
-  for (CpuDim dim : matmul.b.dims)
-    if (dim == CpuDim::batch) return false;
-  return stage.n_extent % cols == 0;
-}
 
 CpuBlockCode emit_cpu_block(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,
                             const CpuStageVariables& variables) {

@@ -24,7 +24,9 @@ struct CpuStageVariables {
   std::int64_t block_rows = 0, block_cols = 0, n_extent = 0;
   // Set when the stage's convolution packs its filter per block (CpuConvTaps::panel_per_block):
   // the block function's parameter, the calling thread's `FilterPanel<T>&` (the generated
-  // code's struct: `data`, and `origin`, the filter element of the panel it holds, or -1).
+  // code's struct: `data`, and `origin`, the filter element of the panel it holds, or -1), or,
+  // for a constant filter (CpuMatmul::b_constant), its `ConstantPanels<T>&` (`data`: every
+  // panel, `from[p]`: what panel p was packed from, a PackedFrom).
   std::string filter_panel;
 };
 
@@ -38,10 +40,6 @@ struct CpuBlockCode {
   std::string entry, packed_b_argument;
 };
 
-// Whether the entry function can pack B of `stage`'s matmul once per call for blocks of
-// `cols` columns (of `n_extent`): one plain matmul whose B has no batch index, more than one
-// row block of `rows`, and every column block `cols` wide.
-bool cpu_block_can_share_b(const CpuStage& stage, std::int64_t rows, std::int64_t cols);
 
 // Lowers `stage` of `plan` to a block body.
 CpuBlockCode emit_cpu_block(const CpuPlan& plan, const CpuStage& stage, const CpuNames& names,

@@ -64,6 +64,37 @@ constexpr const char* kFilterPanel =
     "  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet\n"
     "};\n\n";
 
+// What a constant input's packed copy (CpuMatmul::b_constant) was made from.
+constexpr const char* kPackedFrom =
+    "// The generation of the constant inputs' packed copies: forget_constants() moves it on, so\n"
+    "// every copy made before is packed again on its next use.\n"
+    "std::atomic<std::uint64_t> constants_generation{0};\n\n"
+    "// What a constant input's packed copy was made from: the input's pointer, at a generation.\n"
+    "struct PackedFrom {\n"
+    "  const void* input = nullptr;\n"
+    "  std::uint64_t generation = 0;\n"
+    "  bool holds(const void* p) const {\n"
+    "    return input == p && generation == constants_generation.load(std::memory_order_acquire);\n"
+    "  }\n"
+    "  static PackedFrom of(const void* p) { return {p, constants_generation.load(std::memory_order_acquire)}; }\n"
+    "};\n\n";
+
+// A thread's panels of a constant convolution filter, every one it packed kept between calls.
+constexpr const char* kConstantPanels =
+    "// A thread's panels of a constant convolution filter, each packed once and kept between calls.\n"
+    "template <class T>\n"
+    "struct ConstantPanels {\n"
+    "  T* data;           // panel p at data + p * (its elements)\n"
+    "  PackedFrom* from;  // what panel p was packed from\n"
+    "};\n\n";
+
+bool has_constant_operand(const CpuPlan& plan) {
+  for (const CpuStage& stage : plan.stages)
+    for (const CpuMatmul& matmul : stage.matmuls)
+      if (matmul.b_constant) return true;
+  return false;
+}
+
 class Emitter {
  public:
   Emitter(const CpuPlan& plan, const Program& program) : plan_(plan), program_(program), names_(plan) {}
@@ -77,13 +108,16 @@ class Emitter {
     const bool pads = std::any_of(plan_.stages.begin(), plan_.stages.end(), [](const CpuStage& stage) {
       return stage.pad.has_value() || stage.permute.has_value();
     });
-    return header() + (pads ? "#include <algorithm>\n" : "") + (loop_nests ? "#include <cmath>\n" : "") +
+    const bool constants = has_constant_operand(plan_);
+    return header() + (pads ? "#include <algorithm>\n" : "") + (constants ? "#include <atomic>\n" : "") +
+           (loop_nests ? "#include <cmath>\n" : "") +
            "#include <cstdint>\n" + (needs_memory_ ? "#include <memory>\n" : "") +
            (needs_vector_ ? "#include <vector>\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
            "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") +
-           (needs_filter_panel_ ? kFilterPanel : "") + blocks +
+           (constants ? kPackedFrom : "") + (needs_filter_panel_ ? kFilterPanel : "") +
+           (needs_constant_panels_ ? kConstantPanels : "") + blocks +
            "}  // namespace\n\n" +
            entry_text;
   }
@@ -301,7 +335,7 @@ class Emitter {
     if (!variables.n0.empty()) loops.push_back(cols);
 
     // B packed once per call and shared by the row blocks (the GotoBLAS order), where it can be.
-    if (cpu_block_can_share_b(stage, rows.block, cols.block)) {
+    if (cpu_stage_shares_b(stage)) {
       variables.packed_b = names_.variable(stage.name + "_" + names_.tensor(stage.matmuls.front().b.tensor) + "_packed");
       variables.block_rows = rows.block;
       variables.block_cols = cols.block;
@@ -344,16 +378,31 @@ class Emitter {
       std::int64_t elements = per_block->k * per_block->conv->filter_panel;
       for (const CpuConvTap& tap : per_block->conv->taps) elements *= tap.extent;
       const std::string storage = variables.filter_panel + "_storage";
-      needs_vector_ = needs_alignment_ = needs_filter_panel_ = true;
+      needs_vector_ = needs_alignment_ = true;
       const bool region = depth > 0 && stage.parallel;
       if (region) text += indent + omp_parallel();
       text += indent + "{\n";
       indent += "  ";
-      text += indent + "// this thread's panel of " + names_.tensor(filter.name) +
-              " (B of the blocks at hand), kept between calls; which panel it holds, for this call\n";
-      text += indent + "static thread_local std::vector<" + type + "> " + storage + "(" + std::to_string(elements) +
-              " + " + std::to_string(64 / size_in_bytes(filter.type)) + ");\n";
-      text += indent + "FilterPanel<" + type + "> " + variables.filter_panel + "{line_aligned(" + storage + ".data())};\n";
+      const std::string padding = " + " + std::to_string(64 / size_in_bytes(filter.type));
+      if (per_block->b_constant) {  // every panel, each with what it was packed from
+        needs_constant_panels_ = true;
+        const std::int64_t panels = (stage.n_extent + per_block->conv->filter_panel - 1) / per_block->conv->filter_panel;
+        const std::string from = variables.filter_panel + "_from";
+        text += indent + "// this thread's panels of " + names_.tensor(filter.name) +
+                " (a constant input), each packed on its first use and kept between calls\n";
+        text += indent + "static thread_local std::vector<" + type + "> " + storage + "(" + std::to_string(panels) +
+                " * " + std::to_string(elements) + padding + ");\n";
+        text += indent + "static thread_local std::vector<PackedFrom> " + from + "(" + std::to_string(panels) + ");\n";
+        text += indent + "ConstantPanels<" + type + "> " + variables.filter_panel + "{line_aligned(" + storage +
+                ".data()), " + from + ".data()};\n";
+      } else {
+        needs_filter_panel_ = true;
+        text += indent + "// this thread's panel of " + names_.tensor(filter.name) +
+                " (B of the blocks at hand), kept between calls; which panel it holds, for this call\n";
+        text += indent + "static thread_local std::vector<" + type + "> " + storage + "(" + std::to_string(elements) +
+                padding + ");\n";
+        text += indent + "FilterPanel<" + type + "> " + variables.filter_panel + "{line_aligned(" + storage + ".data())};\n";
+      }
       if (region) text += indent + omp_for(depth, /*in_region=*/true);
     } else if (depth > 0 && stage.parallel) {
       text += indent + omp_for(depth);
@@ -454,6 +503,11 @@ class Emitter {
     }
     text += "extern \"C\" void " + name + "_buffers(void* const* buffers) {\n  " + name + "(" +
             join(arguments, ", ") + ");\n}\n";
+    if (has_constant_operand(plan_))
+      text += "\n// The constant inputs' values changed behind the same pointers: their packed copies are\n"
+              "// made again on the next call (by every thread).\n"
+              "extern \"C\" void " + name + "_forget_constants() {\n"
+              "  constants_generation.fetch_add(1, std::memory_order_acq_rel);\n}\n";
     return text;
   }
 
@@ -464,6 +518,7 @@ class Emitter {
   bool needs_memory_ = false;
   bool needs_alignment_ = false;
   bool needs_filter_panel_ = false;
+  bool needs_constant_panels_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/cpu_constants.h"
 #include "schedule/cpu_conv.h"
 #include "schedule/cpu_epilogue.h"
 #include "schedule/cpu_filter_panels.h"
@@ -140,6 +141,7 @@ class Planner {
     finish_filter_panels(plan_);
     assign_storage();
     fuse_epilogues(plan_);
+    mark_constant_inputs(program_, options_.constant_inputs, plan_);
     return plan_;
   }
 
@@ -590,6 +592,16 @@ const CpuTensor& CpuPlan::tensor(const std::string& name) const {
     if (t.name == name) return t;
   PF_INTERNAL_CHECK(false, "cpu plan: unknown tensor " + name);
   return tensors.front();
+}
+
+bool cpu_stage_shares_b(const CpuStage& stage) {
+  if (stage.matmuls.size() != 1 || stage.m_name.empty() || stage.n_name.empty()) return false;
+  const CpuMatmul& matmul = stage.matmuls.front();
+  if (matmul.conv || std::find(matmul.b.dims.begin(), matmul.b.dims.end(), CpuDim::batch) != matmul.b.dims.end())
+    return false;
+  const std::int64_t rows = std::min(stage.blocking.mc, stage.m_extent);
+  const std::int64_t cols = std::min(stage.blocking.nc, stage.n_extent);
+  return stage.n_extent % cols == 0 && (stage.m_extent > rows || matmul.b_constant);
 }
 
 CpuPlan plan_cpu(const Program& program, const CpuScheduleOptions& options) {

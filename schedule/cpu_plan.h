@@ -166,6 +166,9 @@ struct CpuMatmul {
   std::optional<CpuConvTaps> conv;
   // Set: the BRGEMM's last call also does this pointwise statement of the stage.
   std::optional<CpuEpilogue> epilogue;
+  // B is a constant input (CpuScheduleOptions::constant_inputs, schedule/cpu_constants.h): its
+  // packed form is kept between calls, packed again only for another pointer.
+  bool b_constant = false;
 };
 
 // One pointwise statement of a stage: write = expr on every element of the block.
@@ -217,6 +220,7 @@ struct CpuPlan {
   std::vector<CpuTensor> tensors;    // program tensors, then synthetic ones
   std::vector<CpuStage> stages;      // in execution order
   int threads = 0;                   // CpuScheduleOptions::threads
+  std::vector<std::string> constant_inputs;  // CpuScheduleOptions::constant_inputs
 
   // The tensor called `name` (checked).
   const CpuTensor& tensor(const std::string& name) const;
@@ -243,7 +247,19 @@ struct CpuScheduleOptions {
   // bench/results/2026-11-29-cpu-conv-panels.md), on 1 at 0.63x. 0: every stage with more than one block is parallel (tests of the
   // thread count use it at small sizes).
   std::int64_t min_parallel_flops = kCpuMinParallelFlops;
+  // Inputs whose values do not change between calls with the same pointer (a network's
+  // weights): the packed copy of such a matmul operand (a GEMM's shared packed B, a
+  // convolution's filter panels) is made on the first call and kept, per calling thread, until a
+  // call passes another pointer or polyfuse_<def>_forget_constants() is called (after the
+  // values behind the same pointer changed). schedule/cpu_constants.h says which operands.
+  std::vector<std::string> constant_inputs;
 };
+
+// Whether the entry function packs B of `stage`'s matmul once per call (kernels/cpu's
+// Brgemm::pack_b) and every row block reads those panels (the GotoBLAS order): one plain matmul
+// (not a convolution) with rows and columns, B following no batch index, every column block nc
+// wide, and more than one row block, or a constant B (CpuMatmul::b_constant: kept between calls).
+bool cpu_stage_shares_b(const CpuStage& stage);
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the
 // CPU target does not handle (a reduction that is not a matmul, an unbound size, a read

@@ -68,7 +68,11 @@ std::string to_string(const CpuPlan& plan) {
   for (const CpuTensor& tensor : plan.tensors) {
     text += "    " + tensor.name + ": " + std::string(to_string(tensor.role)) + " " +
             std::string(to_string(tensor.type)) + " " + shape_text(tensor.shape) + ", " +
-            std::string(to_string(tensor.storage)) + (tensor.synthetic ? " (prologue result)" : "") + "\n";
+            std::string(to_string(tensor.storage)) + (tensor.synthetic ? " (prologue result)" : "") +
+            (std::find(plan.constant_inputs.begin(), plan.constant_inputs.end(), tensor.name) != plan.constant_inputs.end()
+                 ? ", constant (the same values behind the same pointer)"
+                 : "") +
+            "\n";
   }
   for (const CpuStage& stage : plan.stages) {
     if (const std::optional<CpuLoopNest>& nest = stage.loop_nest) {
@@ -109,7 +113,8 @@ std::string to_string(const CpuPlan& plan) {
                 (!conv->filter_packed ? std::string(" (as stored)")
                  : conv->panel_per_block
                      ? " (packed by each thread, per column block, into a panel [taps, c, " +
-                           std::to_string(conv->filter_panel) + "])"
+                           std::to_string(conv->filter_panel) + "]" +
+                           (matmul.b_constant ? "; constant: every panel kept between calls" : "") + ")"
                      : " (" + conv->filter + " packed as [k / " + std::to_string(conv->filter_panel) + ", taps, c, " +
                            std::to_string(conv->filter_panel) + "])") +
                 ", k = " + std::to_string(matmul.k) + " channels, batch = " + std::to_string(matmul.reduce_batch) +
@@ -128,7 +133,8 @@ std::string to_string(const CpuPlan& plan) {
         text += "k = " + std::to_string(matmul.k) + " as batch = " + std::to_string(matmul.k_slices) +
                 " slice(s) of " + std::to_string(matmul.kc) +
                 (matmul.k_tail ? " + a tail of " + std::to_string(matmul.k_tail) : "");
-      text += matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n";
+      text += matmul.zero_init ? ", first touch: zero" : ", first touch: current C";
+      text += matmul.b_constant ? ", B packed on the first call and kept (a constant input)\n" : "\n";
     }
     for (const CpuPointwise& pointwise : stage.pointwise) {
       text += std::string(stage.matmuls.empty() ? "    pointwise " : "    last touch ") +

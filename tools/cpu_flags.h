@@ -1,9 +1,10 @@
-// The CPU target's options on the command line (--threads), shared by `compile` and `run`.
+// The CPU target's options on the command line (--threads, --constant), shared by `compile` and `run`.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "schedule/cpu_plan.h"
 
@@ -13,6 +14,8 @@ namespace polyfuse::tools {
 struct CpuFlags {
   int threads = 0;
   CLI::Option* threads_option = nullptr;
+  std::vector<std::string> constants;  // --constant NAME, repeated
+  CLI::Option* constants_option = nullptr;
 };
 
 // Registers the flags on `app`.
@@ -21,8 +24,8 @@ void add_cpu_flags(CLI::App* app, CpuFlags& flags);
 // The CPU schedule the flags select, for the CPU this runs on (detect_cpu_target()).
 CpuScheduleOptions cpu_schedule_options(const CpuFlags& flags);
 
-// Throws UserError when --threads was given although the CPU target does not run (`why`,
-// e.g. "the GPU target's threads are its blocks").
+// Throws UserError when --threads or --constant was given although the CPU target does not run
+// (`why`, e.g. "the GPU target's threads are its blocks").
 void refuse_cpu_flags(const CpuFlags& flags, const std::string& why);
 
 }  // namespace polyfuse::tools

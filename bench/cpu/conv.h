@@ -27,6 +27,7 @@ struct ConvRatio {
   bool fused = false;
   double vs_onednn = 0;
   double rsck_vs_onednn = 0;  // the filter declared RSCK
+  double const_vs_onednn = 0; // the KRSC filter a constant input (packed on the first call, kept)
   bool grouped = false;       // a grouped layer: its own summary ratios
 };
 

@@ -83,6 +83,7 @@ constexpr const char* kKernelsSystemLibraries = "";
 
 struct Loaded {
   void (*entry)(void* const*) = nullptr;
+  void (*forget_constants)() = nullptr;
   std::string path;
 };
 
@@ -111,6 +112,7 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
   const auto known = loaded.find(key + '\0' + entry);
   if (known != loaded.end()) {
     module.entry_ = known->second.entry;
+    module.forget_constants_ = known->second.forget_constants;
     module.path_ = known->second.path;
     module.from_cache_ = true;
     return module;
@@ -142,11 +144,13 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
   const std::string symbol = entry + "_buffers";
   module.entry_ = reinterpret_cast<void (*)(void* const*)>(::dlsym(handle, symbol.c_str()));
   if (!module.entry_) throw std::runtime_error(module.path_ + " has no entry point " + symbol);
+  // (only a def with constant inputs has it)
+  module.forget_constants_ = reinterpret_cast<void (*)()>(::dlsym(handle, (entry + "_forget_constants").c_str()));
   if (object.temporary) {
     std::error_code ec;
     fs::remove(object.path, ec);  // loaded; the cache is off
   }
-  loaded[key + '\0' + entry] = Loaded{module.entry_, module.path_};
+  loaded[key + '\0' + entry] = Loaded{module.entry_, module.forget_constants_, module.path_};
   return module;
 }
 

@@ -39,6 +39,12 @@ class CpuModule {
 
   // Calls the entry point with one pointer per tensor in signature order.
   void operator()(void* const* buffers) const { entry_(buffers); }
+  // Drops the packed copies of the constant inputs (CpuScheduleOptions::constant_inputs) after
+  // their values changed behind the same pointers: <entry>_forget_constants(). A library
+  // without constant inputs keeps nothing: nothing to do.
+  void forget_constants() const {
+    if (forget_constants_) forget_constants_();
+  }
 
   // The shared object on disk.
   const std::string& library_path() const { return path_; }
@@ -49,6 +55,7 @@ class CpuModule {
 
  private:
   void (*entry_)(void* const*) = nullptr;
+  void (*forget_constants_)() = nullptr;
   std::string path_;
   bool from_cache_ = false;
   double build_seconds_ = 0;
