@@ -443,6 +443,32 @@ TEST(CliCpu, ThreadsReachTheBlockLoops) {
                  "polyfuse: error: --threads: Value 0 not in range 1 to 4096\nRun 'polyfuse --help' for usage.\n");
 }
 
+// --constant: an input whose packed copy the generated code keeps between calls (CpuConstants.*
+// in cpu_target_tests); the schedule says so, the library exports forget_constants, the run
+// checks; an unknown name and the GPU path are refused.
+TEST(CliCpu, ConstantInputsReachTheScheduleAndTheCode) {
+  const std::string shape = "-D M=64 -D N=96 -D K=80";
+  const CliResult schedule =
+      run_cli("compile examples/gemm_bias_relu.tc " + shape + " --target=cpu --emit=schedule --constant B");
+  EXPECT_EQ(schedule.exit_code, 0) << schedule.err;
+  EXPECT_NE(schedule.out.find("B: input f16 [80, 96], parameter, constant"), std::string::npos) << schedule.out;
+  EXPECT_NE(schedule.out.find("B packed on the first call and kept (a constant input)"), std::string::npos)
+      << schedule.out;
+  const CliResult code = run_cli("compile examples/gemm_bias_relu.tc " + shape + " --emit=cpu --constant B");
+  EXPECT_NE(code.out.find("extern \"C\" void polyfuse_gemm_bias_relu_forget_constants()"), std::string::npos) << code.out;
+  const CliResult run = run_cli("run examples/gemm_bias_relu.tc " + shape + " --target=cpu --constant B --repeat 3");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("check: ok ("), std::string::npos) << run.out;
+  const CliResult unknown = run_cli("compile examples/gemm_bias_relu.tc " + shape + " --emit=cpu --constant W");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("constant input 'W': def 'gemm_bias_relu' has no input of that name (its inputs: A, B, bias)"),
+            std::string::npos)
+      << unknown.err;
+  expect_refused("compile examples/gemm.tc --emit=cuda --constant B",
+                 "polyfuse: error: --constant is an option of the CPU target (--target=cpu), but this compiles for "
+                 "the GPU (add --target=cpu)\n");
+}
+
 // The sm_90a persistent kernel's flags: --group reaches its tile scheduler (as it reaches the
 // mma.sync grid's block order: TileFlagsReachTheKernel); --sms sets the emulated GPU's SMs, so
 // that a block walks several tiles (12 tiles on 2 blocks), and is refused off the emulator.
