@@ -84,6 +84,9 @@ class CompiledKernel {
   // unless each passes its own workspace; on emu a host buffer per launch.
   // Throws ArgumentError (count, sizes), NoDeviceError, CudaError, EmulatorError.
   LaunchStats launch(const std::vector<Arg>& args, void* stream = nullptr, void* workspace = nullptr) const;
+  // Backend::cpu with CompileOptions::constant_inputs: the values behind a constant input's
+  // pointer changed; the next launch packs them again. Nothing to do for other kernels.
+  void forget_constants() const;
   LaunchStats launch(std::initializer_list<Arg> args, void* stream = nullptr, void* workspace = nullptr) const {
     return launch(std::vector<Arg>(args), stream, workspace);
   }

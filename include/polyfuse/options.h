@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "polyfuse/gpu_target.h"
 
@@ -54,6 +55,12 @@ struct CompileOptions {
   // every core, or OMP_NUM_THREADS. Threads split output blocks, never a reduction, so the
   // results do not depend on it. Refused on the GPU backends.
   std::optional<int> threads;
+  // Backend::cpu: inputs whose values do not change between launches with the same pointer (a
+  // network's weights), by name. The packed copy the generated code makes of one (a GEMM's B, a
+  // convolution's filter panels) is kept between launches and made again only for another
+  // pointer, or after CompiledKernel::forget_constants() (`polyfuse compile --constant`). A name
+  // that is not an input of the def is refused; so is the option on the GPU backends.
+  std::vector<std::string> constant_inputs;
   // Let the autotuner choose the tile options (polyfuse/autotune.h; TensorProgram::autotune
   // returns its report): compile() then compiles the winner. The tile options above must stay
   // unset (they are what it chooses); refused by Backend::cpu and for a def of several kernels.

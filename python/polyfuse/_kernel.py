@@ -67,6 +67,7 @@ def compile(
     line_info: bool = False,
     use_cache: bool = True,
     threads: Optional[int] = None,
+    constant_inputs: Sequence[str] = (),
     **sizes: int,
 ) -> "Kernel":
     """Compiles the def `def_` (default: the first) of the .tc text `source`.
@@ -82,7 +83,9 @@ def compile(
     autotune=True lets the autotuner choose them (polyfuse/autotune.h: timed on a GPU, a static
     ranking without one; the winner cached per program, sizes and GPU; refused beside them);
     threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
-    the GPU backends); name is the file name used in error messages. Raises SourceError (with file, line,
+    the GPU backends), and so is constant_inputs (names of inputs whose values do not change
+    between calls with the same array, e.g. weights: their packed copies are kept between calls
+    until another array is passed or Kernel.forget_constants() is called); name is the file name used in error messages. Raises SourceError (with file, line,
     column), CompileError.
     """
     if backend is None:
@@ -100,6 +103,7 @@ def compile(
     options.autotune = autotune
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
     options.threads = threads
+    options.constant_inputs = list(constant_inputs)
     return Kernel(source, name, def_, dict(sizes), options)
 
 
@@ -216,6 +220,12 @@ class Kernel:
         kernel.launch(buffers, self._stream(args, stream))
         self._last = kernel
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def forget_constants(self) -> None:
+        """The values of a constant input (compile's constant_inputs) changed in place: the next
+        call packs them again."""
+        for kernel in self._compiled.values():
+            kernel.forget_constants()
 
     def _label(self) -> str:
         return f"polyfuse kernel '{self._def or self._first_def()}'"

@@ -45,6 +45,7 @@ struct Options {
   bool use_cache = true;
   bool autotune = false;
   std::optional<int> threads;
+  std::vector<std::string> constant_inputs;
 };
 
 polyfuse::CompileOptions compile_options(const Options& o) {
@@ -65,6 +66,7 @@ polyfuse::CompileOptions compile_options(const Options& o) {
   options.use_cache = o.use_cache;
   options.autotune = o.autotune;
   options.threads = o.threads;
+  options.constant_inputs = o.constant_inputs;
   return options;
 }
 
@@ -140,7 +142,8 @@ NB_MODULE(_polyfuse, m) {
       .def_rw("line_info", &Options::line_info)
       .def_rw("use_cache", &Options::use_cache)
       .def_rw("autotune", &Options::autotune)
-      .def_rw("threads", &Options::threads);
+      .def_rw("threads", &Options::threads)
+      .def_rw("constant_inputs", &Options::constant_inputs);
 
   nb::class_<polyfuse::CompiledKernel>(m, "CompiledKernel")
       .def_prop_ro("backend", [](const polyfuse::CompiledKernel& k) { return polyfuse::to_string(k.backend()); })
@@ -155,6 +158,8 @@ NB_MODULE(_polyfuse, m) {
       .def_prop_ro("workspace_bytes", &polyfuse::CompiledKernel::workspace_bytes)
       .def_prop_ro("name", [](const polyfuse::CompiledKernel& k) { return k.info().name; })
       .def_prop_ro("parameters", [](const polyfuse::CompiledKernel& k) { return parameters_of(k.info().parameters); })
+      .def("forget_constants", &polyfuse::CompiledKernel::forget_constants,
+           "The constant inputs' values changed behind the same pointers: the next launch packs them again.")
       .def(
           "launch",
           [](const polyfuse::CompiledKernel& k, const std::vector<std::pair<std::uintptr_t, std::size_t>>& buffers,

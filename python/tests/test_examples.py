@@ -122,6 +122,22 @@ def test_cpu_backend_runs_the_cpu_target(example_source):
     assert_close(kernel(a, b), expected("gemm", [a, b])[0], "f16")
 
 
+def test_cpu_constant_inputs_are_kept_until_forgotten(example_source):
+    kernel = polyfuse.compile(example_source("gemm"), backend="cpu", constant_inputs=["B"], M=13, N=24, K=40)
+    a, b = inputs("gemm")
+    first = expected("gemm", [a, b])[0]
+    kernel.forget_constants()
+    assert_close(kernel(a, b), first, "f16")
+    saved = b.copy()
+    b[...] = -b  # other values in the same array: the kept packed copy is used
+    assert_close(kernel(a, b), first, "f16")
+    kernel.forget_constants()
+    assert_close(kernel(a, b), expected("gemm", [a, b])[0], "f16")
+    b[...] = saved
+    with pytest.raises(polyfuse.SourceError):
+        polyfuse.compile(example_source("gemm"), backend="cpu", constant_inputs=["W"], M=13, N=24, K=40)
+
+
 def test_read_only_inputs_are_accepted(example_source):
     kernel = polyfuse.compile(example_source("softmax"), backend="emu")
     (x,) = inputs("softmax")

@@ -222,6 +222,10 @@ std::string CompiledKernel::metadata_json() const {
   return sidecar.dump(2) + "\n";
 }
 
+void CompiledKernel::forget_constants() const {
+  if (impl_->cpu) impl_->cpu->forget_constants();
+}
+
 LaunchStats CompiledKernel::launch(const std::vector<Arg>& args, void* stream, void* workspace) const {
   if (!impl_->plan_kernels.empty()) return launch_plan(*impl_, args, stream, workspace);
   const api::PreparedLaunch launch = api::prepare_launch(impl_->metadata, impl_->bound_sizes, args);

@@ -186,6 +186,10 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
       throw UserError(fmt::format("CompileOptions::threads is an option of the CPU target (Backend::cpu), not of "
                                   "Backend::{}",
                                   to_string(options.backend)));
+    if (!options.constant_inputs.empty())
+      throw UserError(fmt::format("CompileOptions::constant_inputs is an option of the CPU target (Backend::cpu), "
+                                  "not of Backend::{}",
+                                  to_string(options.backend)));
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
     CudaEmitRequest request;
@@ -218,7 +222,8 @@ GeneratedKernel generate_cpu(const std::string& text, const std::string& name, c
     GeneratedKernel generated;
     generated.source = emit_cpu(program, CpuScheduleOptions{.target = detect_cpu_target(),
                                                              .blocking = {},
-                                                             .threads = options.threads.value_or(0)});
+                                                             .threads = options.threads.value_or(0),
+                                                             .constant_inputs = options.constant_inputs});
     generated.metadata.kernel = cpu_entry_name(program.name);
     generated.metadata.arch = "cpu";
     generated.metadata.parameters = kernel_parameters(program);

@@ -98,6 +98,38 @@ TEST(CpuBackend, ThreadsOptionSetsTheLoopsThreads) {
   }
 }
 
+// CompileOptions::constant_inputs: B's packed copy kept between launches (values changed behind
+// the same pointer are not seen until forget_constants), refused elsewhere and for an unknown name.
+TEST(CpuBackend, ConstantInputsAreKeptUntilForgotten) {
+  polyfuse::CompileOptions options = cpu_options();
+  options.constant_inputs = {"B"};
+  const int m = 16, n = 8, k = 16;
+  const polyfuse::TensorProgram program = example("gemm", {{"M", m}, {"N", n}, {"K", k}});
+  const polyfuse::CompiledKernel kernel = program.compile(options);
+  EXPECT_NE(kernel.source().find("polyfuse_gemm_forget_constants"), std::string::npos);
+  const std::vector<__half> a = pf_api_test::pattern(m * k, 1), b1 = pf_api_test::pattern(k * n, 2),
+                            b2 = pf_api_test::pattern(k * n, 3);
+  std::vector<__half> b = b1, c(m * n);
+  kernel.forget_constants();
+  kernel.run_on_host({a, b, c});
+  const std::vector<float> with_b1 = pf_api_test::gemm_reference(a, b1, m, n, k);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(float(c[i]), with_b1[i]) << i;
+  b = b2;  // the same pointer, other values: the kept copy of b1 is used
+  kernel.run_on_host({a, b, c});
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(float(c[i]), with_b1[i]) << "not kept, " << i;
+  kernel.forget_constants();
+  kernel.run_on_host({a, b, c});
+  const std::vector<float> with_b2 = pf_api_test::gemm_reference(a, b2, m, n, k);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(float(c[i]), with_b2[i]) << "forgotten, " << i;
+
+  options.constant_inputs = {"W"};
+  EXPECT_THROW((void)program.compile(options), polyfuse::SourceError);
+  polyfuse::CompileOptions emu;
+  emu.backend = polyfuse::Backend::emu;
+  emu.constant_inputs = {"B"};
+  EXPECT_THROW((void)program.compile(emu), polyfuse::SourceError);
+}
+
 TEST(CpuBackend, UnboundSizesAndRefusedDefsAreSourceErrors) {
   EXPECT_THROW((void)example("gemm", {{"M", 16}}).compile(cpu_options()), polyfuse::SourceError);
   try {
