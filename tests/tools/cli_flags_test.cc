@@ -32,9 +32,9 @@ const std::map<std::string, std::set<std::string>>& tested_flags() {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
     f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target",
-                    "--threads"};
+                    "--threads", "--constant"};
     f["run"] = {"-h", "--help", "-D", "--define", "--def", "--target", "--backend", "--seed", "--repeat", "--stats",
-                "--kernel-source", "--threads", "--sms"};
+                "--kernel-source", "--threads", "--constant", "--sms"};
     f["cache"] = {"-h", "--help"};
     for (const char* command : {"compile", "run"}) f[command].insert(gpu.begin(), gpu.end());
     return f;
