@@ -1,26 +1,17 @@
 #include "codegen/cpu_block.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
+#include "codegen/cpu_epilogue_code.h"
+#include "codegen/cpu_pointwise_calls.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
 namespace {
 
-// How a primitive sees one operand or result: kernels/cpu's Operand, plus the pointer
-// and leading dimension passed at the call.
-struct View {
-  std::string pointer;  // C++ expression
-  std::string ld = "1";
-  std::string layout = "Layout::row_major";
-  std::string broadcast = "Broadcast::matrix";
-  ElementType type = ElementType::f32;
-
-  std::string operand() const {
-    return "{" + layout + ", " + cxx_dtype(type) + ", " + broadcast + "}";
-  }
-};
+using View = CpuOperandView;
 
 std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> strides(shape.size(), 1);
@@ -28,37 +19,7 @@ std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
   return strides;
 }
 
-std::string unary_op(const Expr& expr) {
-  if (expr.kind == ExprKind::negate) return "neg";
-  return cpu_op_name(expr.function);  // relu sigmoid tanh gelu exp sqrt ... gelu_tanh
-}
-
-std::string binary_op(const Expr& expr) {
-  if (expr.kind == ExprKind::call) return cpu_op_name(expr.function);  // max min
-  switch (expr.op) {
-    case BinaryOp::add: return "add";
-    case BinaryOp::sub: return "sub";
-    case BinaryOp::mul: return "mul";
-    case BinaryOp::div: return "div";
-  }
-  return "?";
-}
-
-// A binary operation node: x + y, max(x, y).
-bool is_binary(const Expr& expr) {
-  return expr.kind == ExprKind::binary || (expr.kind == ExprKind::call && arity(expr.function) == 2);
-}
-
-bool is_leaf(const Expr& expr) {
-  return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
-}
-
-// How a BRGEMM's last call does the stage's epilogue (CpuMatmul::epilogue): the config's field
-// and the call's operands (empty: no operands, or no epilogue).
-struct EpilogueCode {
-  std::string config;  // ", .epilogue = {BiasAlong::n, UnaryOp::relu}"
-  std::string args;    // "EpilogueArgs{.bias = bias + n0}"
-};
+using EpilogueCode = CpuEpilogueCode;
 
 // The outer taps' iterations of a convolution (the loops around its BRGEMMs).
 std::int64_t outer_tap_iterations(const CpuConvTaps& conv) {
@@ -262,41 +223,16 @@ class BlockEmitter {
     written_.insert(epilogue.output.tensor);
     PF_INTERNAL_CHECK(out.type == ElementType::f32 && out.layout == "Layout::row_major",
                       "cpu block: an epilogue's output must be an f32 row-major block");
-    EpilogueCode code;
-    std::string added;  // for the comment: "+ bias along n, + R, "
-    std::vector<std::string> fields;
-    if (epilogue.bias) {
-      const View bias = view(*epilogue.bias);
-      PF_INTERNAL_CHECK(bias.ld == "1", "cpu block: an epilogue's bias must be contiguous");
-      const std::string along = bias.broadcast == "Broadcast::row_vector" ? "n" : "m";
-      fields.push_back(".bias = BiasAlong::" + along);
-      code.args = ".bias = " + bias.pointer;
-      added += "+ " + epilogue.bias->tensor + " along " + along + ", ";
-    }
-    if (epilogue.addend) {
-      const View addend = view(*epilogue.addend);
-      PF_INTERNAL_CHECK(addend.layout == "Layout::row_major" && addend.broadcast == "Broadcast::matrix",
-                        "cpu block: an epilogue's addend must be a row-major block");
-      fields.push_back(".addend = true");
-      code.args += std::string(code.args.empty() ? "" : ", ") + ".addend = " + addend.pointer + ", .ld_addend = " + addend.ld;
-      added += "+ " + epilogue.addend->tensor + ", ";
-    }
-    const std::string post = epilogue.post ? cpu_op_name(*epilogue.post) : "identity";
-    if (epilogue.post) fields.push_back(".post = UnaryOp::" + post);
-    std::string field_text;
-    for (const std::string& field : fields) field_text += (field_text.empty() ? "" : ", ") + field;
-    code.config = ", .epilogue = {" + field_text + "}";
     const CpuTensor& out_tensor = plan_.tensor(epilogue.output.tensor);
     const std::int64_t out_row_bytes = stride_of(epilogue.output, strides_of(out_tensor.shape), CpuDim::m) * 4;
     const bool buffered = matmul.conv && outer_tap_iterations(*matmul.conv) > 1 && out_row_bytes % 1024 == 0;
-    View c = out;
-    if (buffered) {
-      c = view(matmul.c);  // C's block buffer
-      code.args += std::string(code.args.empty() ? "" : ", ") + ".d = " + out.pointer + ", .ld_d = " + out.ld;
-    }
-    if (!code.args.empty()) code.args = "EpilogueArgs{" + code.args + "}";
+    const std::optional<View> bias = epilogue.bias ? std::optional<View>(view(*epilogue.bias)) : std::nullopt;
+    const std::optional<View> addend = epilogue.addend ? std::optional<View>(view(*epilogue.addend)) : std::nullopt;
+    const CpuEpilogueCode code =
+        cpu_epilogue_code(epilogue, bias ? &*bias : nullptr, addend ? &*addend : nullptr, buffered ? &out : nullptr);
+    const View c = buffered ? view(matmul.c) : out;  // C's block buffer, or the output's block
     const std::string& c_name = matmul.c.tensor;
-    line("// last touch " + epilogue.statement + " in the BRGEMM's epilogue (" + added + post +
+    line("// last touch " + epilogue.statement + " in the BRGEMM's epilogue (" + code.what +
          ", in registers before the store): " +
          c_name + "'s block " + (buffered ? "accumulates in a block buffer (output rows " + std::to_string(out_row_bytes) +
                                                 " bytes apart), the last call stores " + epilogue.output.tensor
@@ -594,25 +530,18 @@ class BlockEmitter {
     }
   }
 
-  void emit_unary(const std::string& statement, const std::string& what, const std::string& op,
-                  const View& in, const View& out) {
-    const std::string name = object_name(statement, what);
-    line("static const Unary " + name + "({.m = rows, .n = cols, .op = UnaryOp::" + op +
-         ",\n      .in = " + in.operand() + ",\n      .out = " + out.operand() + "});");
-    line(name + "(" + in.pointer + ", " + out.pointer + ", " + in.ld + ", " + out.ld + ");");
+  // The sinks through which codegen/cpu_pointwise_calls.h writes into this block function.
+  CpuCallSink call_sink() {
+    return {[this](const std::string& text) { line(text); },
+            [this](const std::string& statement, const std::string& what) { return object_name(statement, what); }};
   }
 
-  // out := in0 op in1, then `post` (a unary op: relu(C + bias) in one pass) when given.
-  void emit_binary(const std::string& statement, const std::string& op, const View& in0,
-                   const View& in1, const View& out, const std::string& post = "") {
-    const std::string name = object_name(statement, post.empty() ? op : op + "_" + post);
-    line("static const Binary " + name + "({.m = rows, .n = cols, .op = BinaryOp::" + op +
-         ",\n      .in0 = " + in0.operand() + ",\n      .in1 = " + in1.operand() +
-         ",\n      .out = " + out.operand() + (post.empty() ? std::string() : ", .post = UnaryOp::" + post) + "});");
-    line(name + "(" + in0.pointer + ", " + in1.pointer + ", " + out.pointer + ", " + in0.ld +
-         ", " + in1.ld + ", " + out.ld + ");");
+  void emit_unary(const std::string& statement, const std::string& what, const std::string& op, const View& in,
+                  const View& out) {
+    emit_unary_call(call_sink(), statement, what, op, in, out);
   }
 
+  // A fresh f32 block buffer for an intermediate value of `statement`.
   View scratch(const std::string& statement) {
     std::string base = statement;
     for (char& c : base)
@@ -622,61 +551,6 @@ class BlockEmitter {
                                 ElementType::f32);
     view.ld = "cols";
     return view;
-  }
-
-  // A leaf as an operand: a tensor access, or a literal as a broadcast scalar.
-  View leaf(const Expr& expr, const CpuPointwise& pointwise) {
-    if (expr.kind == ExprKind::read) return view(pointwise.reads.at(expr.read));
-    const std::string name = object_name(pointwise.statement, "c");
-    line("static constexpr float " + name + " = " + float_literal(expr.value) + ";");
-    View constant;
-    constant.pointer = "&" + name;
-    constant.broadcast = "Broadcast::scalar";
-    return constant;
-  }
-
-  // `expr` as an operand: a leaf directly, anything else evaluated into `spare` (when
-  // given) or a fresh scratch block.
-  View operand(const Expr& expr, const CpuPointwise& pointwise, const View* spare) {
-    if (is_leaf(expr)) return leaf(expr, pointwise);
-    const View target = spare ? *spare : scratch(pointwise.statement);
-    evaluate(expr, pointwise, target, true);
-    return target;
-  }
-
-  // Emits primitives computing `expr` into `target`; `target_is_scratch` says whether
-  // intermediate values may go there too.
-  void evaluate(const Expr& expr, const CpuPointwise& pointwise, const View& target,
-                bool target_is_scratch) {
-    const View* spare = target_is_scratch ? &target : nullptr;
-    switch (expr.kind) {
-      case ExprKind::read:
-      case ExprKind::constant:
-        emit_unary(pointwise.statement, "identity", "identity", leaf(expr, pointwise), target);
-        return;
-      case ExprKind::negate:
-      case ExprKind::call:
-        if (expr.kind == ExprKind::negate || arity(expr.function) == 1) {
-          const std::string op = unary_op(expr);
-          const Expr& inner = expr.operands[0];
-          if (is_binary(inner)) {  // op(x . y): one pass, the op applied before the store
-            const View left = operand(inner.operands[0], pointwise, spare);
-            const View right = operand(inner.operands[1], pointwise, nullptr);
-            emit_binary(pointwise.statement, binary_op(inner), left, right, target, op);
-            return;
-          }
-          emit_unary(pointwise.statement, op, op, operand(inner, pointwise, spare), target);
-          return;
-        }
-        [[fallthrough]];
-      case ExprKind::binary: {
-        const View left = operand(expr.operands[0], pointwise, spare);
-        const View right = operand(expr.operands[1], pointwise, nullptr);
-        emit_binary(pointwise.statement, binary_op(expr), left, right, target);
-        return;
-      }
-      default: PF_INTERNAL_CHECK(false, "cpu block: a condition or an index value (cpu_plan refuses them)");
-    }
   }
 
   void emit_pointwise(const CpuPointwise& pointwise) {
@@ -694,7 +568,11 @@ class BlockEmitter {
     // Intermediate values may be built in the target when it is f32 and not read.
     const bool target_is_scratch = target.type == ElementType::f32 &&
                                    !reads_tensor(pointwise.expr, pointwise, pointwise.write.tensor);
-    evaluate(pointwise.expr, pointwise, target, target_is_scratch);
+    CpuExpressionSink sink;
+    static_cast<CpuCallSink&>(sink) = call_sink();
+    sink.view = [this](const CpuAccess& access) { return view(access); };
+    sink.scratch = [this, &pointwise] { return scratch(pointwise.statement); };
+    emit_expression(sink, pointwise, target, target_is_scratch);
   }
 
   const CpuPlan& plan_;

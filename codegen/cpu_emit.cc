@@ -9,6 +9,7 @@
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
+#include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/diagnostics.h"
+#include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
 

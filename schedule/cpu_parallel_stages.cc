@@ -78,4 +78,14 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
   }
 }
 
+bool cpu_stage_shares_b(const CpuStage& stage) {
+  if (stage.matmuls.size() != 1 || stage.m_name.empty() || stage.n_name.empty()) return false;
+  const CpuMatmul& matmul = stage.matmuls.front();
+  if (matmul.conv || std::find(matmul.b.dims.begin(), matmul.b.dims.end(), CpuDim::batch) != matmul.b.dims.end())
+    return false;
+  const std::int64_t rows = std::min(stage.blocking.mc, stage.m_extent);
+  const std::int64_t cols = std::min(stage.blocking.nc, stage.n_extent);
+  return stage.n_extent % cols == 0 && (stage.m_extent > rows || matmul.b_constant);
+}
+
 }  // namespace polyfuse

@@ -26,6 +26,12 @@ std::int64_t stage_flops(const CpuStage& stage);
 // A copy stage (a padded input, a packed filter) counts one operation per element.
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops);
 
+// Whether the entry function packs B of `stage`'s matmul once per call (kernels/cpu's
+// Brgemm::pack_b) and every row block reads those panels (the GotoBLAS order): one plain matmul
+// (not a convolution) with rows and columns, B following no batch index, every column block nc
+// wide, and more than one row block, or a constant B (CpuMatmul::b_constant: kept between calls).
+bool cpu_stage_shares_b(const CpuStage& stage);
+
 // The output blocks of `stage`: the batch times ceil(M / mc) times ceil(N / nc).
 std::int64_t stage_blocks(const CpuStage& stage);
 

@@ -548,8 +548,7 @@ class Planner {
     return true;
   }
 
-  // Temporaries used by one stage only, and not as a matmul operand nor by a loop nest, live in
-  // blocks.
+  // Temporaries used by one stage only, not as a matmul operand nor by a loop nest: in blocks.
   void assign_storage() {
     std::map<std::string, std::set<std::size_t>> stages_of;
     std::set<std::string> operands;  // and what the loop nests touch: kept whole
@@ -592,16 +591,6 @@ const CpuTensor& CpuPlan::tensor(const std::string& name) const {
     if (t.name == name) return t;
   PF_INTERNAL_CHECK(false, "cpu plan: unknown tensor " + name);
   return tensors.front();
-}
-
-bool cpu_stage_shares_b(const CpuStage& stage) {
-  if (stage.matmuls.size() != 1 || stage.m_name.empty() || stage.n_name.empty()) return false;
-  const CpuMatmul& matmul = stage.matmuls.front();
-  if (matmul.conv || std::find(matmul.b.dims.begin(), matmul.b.dims.end(), CpuDim::batch) != matmul.b.dims.end())
-    return false;
-  const std::int64_t rows = std::min(stage.blocking.mc, stage.m_extent);
-  const std::int64_t cols = std::min(stage.blocking.nc, stage.n_extent);
-  return stage.n_extent % cols == 0 && (stage.m_extent > rows || matmul.b_constant);
 }
 
 CpuPlan plan_cpu(const Program& program, const CpuScheduleOptions& options) {

@@ -252,14 +252,8 @@ struct CpuScheduleOptions {
   // convolution's filter panels) is made on the first call and kept, per calling thread, until a
   // call passes another pointer or polyfuse_<def>_forget_constants() is called (after the
   // values behind the same pointer changed). schedule/cpu_constants.h says which operands.
-  std::vector<std::string> constant_inputs;
+  std::vector<std::string> constant_inputs = {};
 };
-
-// Whether the entry function packs B of `stage`'s matmul once per call (kernels/cpu's
-// Brgemm::pack_b) and every row block reads those panels (the GotoBLAS order): one plain matmul
-// (not a convolution) with rows and columns, B following no batch index, every column block nc
-// wide, and more than one row block, or a constant B (CpuMatmul::b_constant: kept between calls).
-bool cpu_stage_shares_b(const CpuStage& stage);
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the
 // CPU target does not handle (a reduction that is not a matmul, an unbound size, a read

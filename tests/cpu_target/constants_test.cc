@@ -27,7 +27,7 @@ const std::string kConv =
 struct Case {
   std::string name, text, constant;
   SizeBindings sizes;
-  CpuBlocking blocking;
+  CpuBlocking blocking = {};
   std::int64_t l2_bytes = 0;  // 0: the machine's
 };
 

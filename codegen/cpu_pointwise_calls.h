@@ -1,0 +1,55 @@
+// Pointwise work of a CPU block function as calls of kernels/cpu's Unary and Binary objects: one
+// call, and a pointwise statement's expression tree evaluated into its target by such calls
+// (intermediate values in the target when allowed, else in f32 scratch blocks; `u(x . y)` as one
+// Binary call with `post`). codegen/cpu_block.cc writes the block functions around them.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "frontend/element_type.h"
+#include "schedule/cpu_plan.h"
+
+namespace polyfuse {
+
+// How a primitive sees one operand or result: kernels/cpu's Operand, plus the pointer and
+// leading dimension passed at the call.
+struct CpuOperandView {
+  std::string pointer;  // C++ expression
+  std::string ld = "1";
+  std::string layout = "Layout::row_major";
+  std::string broadcast = "Broadcast::matrix";
+  ElementType type = ElementType::f32;
+
+  // "{Layout::row_major, DType::f32, Broadcast::matrix}"
+  std::string operand() const;
+};
+
+// What emitting calls needs from the block function being written.
+struct CpuCallSink {
+  std::function<void(const std::string&)> line;  // one statement line of the body
+  // A fresh name for a primitive object of statement `statement` doing `what`.
+  std::function<std::string(const std::string& statement, const std::string& what)> object_name;
+};
+
+// `out := op(in)` on the rows x cols block: a static Unary object and its call.
+void emit_unary_call(const CpuCallSink& sink, const std::string& statement, const std::string& what,
+                     const std::string& op, const CpuOperandView& in, const CpuOperandView& out);
+
+// `out := in0 op in1`, then `post` (a unary op: relu(C + bias) in one pass) when given.
+void emit_binary_call(const CpuCallSink& sink, const std::string& statement, const std::string& op,
+                      const CpuOperandView& in0, const CpuOperandView& in1, const CpuOperandView& out,
+                      const std::string& post = "");
+
+// Evaluating an expression also needs the views of its reads and scratch blocks.
+struct CpuExpressionSink : CpuCallSink {
+  std::function<CpuOperandView(const CpuAccess&)> view;  // a read of the block
+  std::function<CpuOperandView()> scratch;              // a fresh f32 block buffer
+};
+
+// Calls computing `pointwise.expr` into `target`; `target_is_scratch`: intermediate values may go
+// there too (an f32 target the expression does not read).
+void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwise, const CpuOperandView& target,
+                     bool target_is_scratch);
+
+}  // namespace polyfuse
