@@ -227,7 +227,7 @@ struct CpuPlan {
 };
 
 // The default of CpuScheduleOptions::min_parallel_flops.
-inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 25;
+inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 23;
 
 // Options of the CPU schedule.
 struct CpuScheduleOptions {
@@ -242,10 +242,13 @@ struct CpuScheduleOptions {
   // OpenBLAS does with small GEMMs: a parallel region costs a few microseconds on idle cores,
   // and whole scheduler time slices (milliseconds, measured: 10-20 ms a call at load 5-8 on
   // 2 cores) when a core is busy with something else, for a stage that takes under a
-  // millisecond on one core. The default, 2^25, keeps GEMMs below 256^3 (and 2048 x 256 x
-  // 31) on one thread: 256^3 itself runs on 2 threads at 1.4x OpenBLAS (quiet 2-core machine,
-  // bench/results/2026-11-29-cpu-conv-panels.md), on 1 at 0.63x. 0: every stage with more than one block is parallel (tests of the
-  // thread count use it at small sizes).
+  // millisecond on one core. The default, 2^23 (about 55 microseconds of one core's work),
+  // keeps GEMMs below 160^3 on one thread; above it a region's few microseconds on idle cores
+  // are under a tenth of the stage. 2^25 kept convolutions of 15-30 Mflop (ResNeXt's grouped
+  // 3x3 at batch 1, the bench's odd 3x3) on one thread while oneDNN ran them on two:
+  // 0.20 -> 0.37x and 0.55 -> 0.85x oneDNN on 2 threads (bench/results/2026-11-29-cpu-threshold.md).
+  // 0: every stage with more than one block is parallel (tests of the thread count use it at
+  // small sizes).
   std::int64_t min_parallel_flops = kCpuMinParallelFlops;
   // Inputs whose values do not change between calls with the same pointer (a network's
   // weights): the packed copy of such a matmul operand (a GEMM's shared packed B, a

@@ -418,7 +418,7 @@ TEST(CliRun, EmulatorAndCpuTargets) {
 // same results on any count: CpuThreads.* in cpu_target_tests); refused on the GPU path.
 TEST(CliCpu, ThreadsReachTheBlockLoops) {
   // several blocks of the Goto blocking in both dimensions (256 x 1024 for a 1 MiB L2), and more
-  // work than the parallel threshold (2^25 flops)
+  // work than the parallel threshold (2^23 flops)
   const std::string blocks = "-D M=512 -D N=2048 -D K=64";
   const CliResult three = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu --threads 3");
   EXPECT_EQ(three.exit_code, 0) << three.err;
