@@ -85,7 +85,7 @@ TEST(Unary, TranspositionOnEveryIsaPath) {
     if (!isa_supported(isa)) continue;
     ::setenv("POLYFUSE_CPU_ISA", to_string(isa), 1);
     for (Layout lin : {Layout::col_major, Layout::row_major})
-      for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{16, 16}, {8, 8}, {512, 32}, {33, 47}, {7, 100}, {64, 9}}) {
+      for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{16, 16}, {8, 8}, {512, 32}, {33, 47}, {7, 100}, {64, 9}, {28, 8}, {1, 5}, {17, 1}, {3, 3}}) {
         SCOPED_TRACE(std::string(to_string(isa)) + " " + to_string(lin) + " " + std::to_string(m) + "x" + std::to_string(n));
         const Layout lout = lin == Layout::col_major ? Layout::row_major : Layout::col_major;
         UnaryConfig cfg;
@@ -107,7 +107,9 @@ TEST(Unary, TranspositionOnEveryIsaPath) {
                 << "at " << r << "," << c;
           }
         for (size_t i = 0; i < out.size(); ++i)
-          if (!written[i]) ASSERT_EQ(out[i], -7.f) << "outside the matrix at " << i;
+          if (!written[i]) {
+            ASSERT_EQ(out[i], -7.f) << "outside the matrix at " << i;
+          }
       }
   }
   if (saved) ::setenv("POLYFUSE_CPU_ISA", restore.c_str(), 1);

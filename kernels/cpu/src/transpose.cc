@@ -3,6 +3,8 @@
 // with baseline code), and run only where isa_supported says the CPU has the ISA.
 #include "transpose.h"
 
+#include <algorithm>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -18,7 +20,7 @@ namespace polyfuse::cpu::detail {
 namespace {
 
 // The element-by-element path on the block [i0, i1) x [j0, j1), in 16 x 16 tiles so that the
-// 16 destination rows being written stay in L1.
+// 16 destination rows being written stay in L1 (no vector ISA).
 void transpose_scalar(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t i0, int64_t i1,
                       int64_t j0, int64_t j1) {
   constexpr int64_t tile = 16;
@@ -30,16 +32,17 @@ void transpose_scalar(const float* src, int64_t src_ld, float* dst, int64_t dst_
     }
 }
 
-// Full `size` x `size` tiles through `tile` (a register transposition), the edges element by
-// element. (`tile` is a call: its ISA's code is not inlined into this baseline function.)
+// `size` x `size` tiles through `tile` (a register transposition of the rows x cols at the
+// tile's origin, rows and cols <= size: the edges of the matrix are partial tiles, loaded and
+// stored under masks). (`tile` is a call: its ISA's code is not inlined into this baseline
+// function.)
 template <int size>
-void transpose_tiles(void (*tile)(const float*, int64_t, float*, int64_t), const float* src, int64_t src_ld,
-                     float* dst, int64_t dst_ld, int64_t rows, int64_t cols) {
-  const int64_t full_rows = rows / size * size, full_cols = cols / size * size;
-  for (int64_t i0 = 0; i0 < full_rows; i0 += size)
-    for (int64_t j0 = 0; j0 < full_cols; j0 += size) tile(src + i0 * src_ld + j0, src_ld, dst + j0 * dst_ld + i0, dst_ld);
-  transpose_scalar(src, src_ld, dst, dst_ld, 0, full_rows, full_cols, cols);
-  transpose_scalar(src, src_ld, dst, dst_ld, full_rows, rows, 0, cols);
+void transpose_tiles(void (*tile)(const float*, int64_t, float*, int64_t, int, int), const float* src,
+                     int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows, int64_t cols) {
+  for (int64_t i0 = 0; i0 < rows; i0 += size)
+    for (int64_t j0 = 0; j0 < cols; j0 += size)
+      tile(src + i0 * src_ld + j0, src_ld, dst + j0 * dst_ld + i0, dst_ld, static_cast<int>(std::min<int64_t>(size, rows - i0)),
+           static_cast<int>(std::min<int64_t>(size, cols - j0)));
 }
 
 #if defined(__x86_64__)
@@ -70,12 +73,22 @@ __attribute__((target("avx512f"))) inline void transpose_16x16(__m512* r) {
   }
 }
 
-// One 16 x 16 tile: dst[j * dst_ld + i] = src[i * src_ld + j] for i, j < 16.
-__attribute__((target("avx512f"))) void tile_avx512(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+// One tile of rows x cols <= 16 x 16: dst[j * dst_ld + i] = src[i * src_ld + j] for i < rows,
+// j < cols. A partial tile's loads and stores are masked (masked-off elements are neither
+// read nor written, so nothing outside the matrix is touched); missing rows are zeros.
+__attribute__((target("avx512f"))) void tile_avx512(const float* src, int64_t src_ld, float* dst, int64_t dst_ld,
+                                                   int rows, int cols) {
   __m512 r[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+  if (rows == 16 && cols == 16) {
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+    transpose_16x16(r);
+    for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + j * dst_ld, r[j]);
+    return;
+  }
+  const __mmask16 load = static_cast<__mmask16>((1u << cols) - 1), store = static_cast<__mmask16>((1u << rows) - 1);
+  for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_maskz_loadu_ps(load, src + i * src_ld) : _mm512_setzero_ps();
   transpose_16x16(r);
-  for (int j = 0; j < 16; ++j) _mm512_storeu_ps(dst + j * dst_ld, r[j]);
+  for (int j = 0; j < cols; ++j) _mm512_mask_storeu_ps(dst + j * dst_ld, store, r[j]);
 }
 
 // Transposes 8 rows of 8 in registers: r[i] holds row i, afterwards column i.
@@ -98,12 +111,25 @@ __attribute__((target("avx2"))) inline void transpose_8x8(__m256* r) {
   for (int j = 0; j < 8; ++j) r[j] = t[j];
 }
 
-// One 8 x 8 tile.
-__attribute__((target("avx2"))) void tile_avx2(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+// The lanes below `count` of an 8-lane mask for _mm256_maskload_ps / _mm256_maskstore_ps.
+__attribute__((target("avx2"))) inline __m256i first_lanes(int count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// One tile of rows x cols <= 8 x 8, partial ones under masks (as tile_avx512).
+__attribute__((target("avx2"))) void tile_avx2(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rows,
+                                              int cols) {
   __m256 r[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+  if (rows == 8 && cols == 8) {
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+    transpose_8x8(r);
+    for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + j * dst_ld, r[j]);
+    return;
+  }
+  const __m256i load = first_lanes(cols), store = first_lanes(rows);
+  for (int i = 0; i < 8; ++i) r[i] = i < rows ? _mm256_maskload_ps(src + i * src_ld, load) : _mm256_setzero_ps();
   transpose_8x8(r);
-  for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + j * dst_ld, r[j]);
+  for (int j = 0; j < cols; ++j) _mm256_maskstore_ps(dst + j * dst_ld, store, r[j]);
 }
 
 #endif

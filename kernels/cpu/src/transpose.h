@@ -1,7 +1,8 @@
 // Internal: f32 matrix transposition, the copy behind an identity Unary whose input and output
 // layouts differ (a convolution's filter reordered into BRGEMM panels, once per call).
 // AVX-512: 16 x 16 tiles through registers (unpack, shuffle, 128-bit lane shuffles); AVX2:
-// 8 x 8 tiles; elsewhere, and at the edges of a matrix, 16 x 16 tiles element by element.
+// 8 x 8 tiles, the edges of a matrix as partial tiles under masks; elsewhere 16 x 16 tiles
+// element by element.
 // The same values whatever the ISA: a copy.
 #pragma once
 
