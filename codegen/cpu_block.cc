@@ -13,14 +13,6 @@ namespace {
 
 using View = CpuOperandView;
 
-std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> strides(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
-  return strides;
-}
-
-using EpilogueCode = CpuEpilogueCode;
-
 // The outer taps' iterations of a convolution (the loops around its BRGEMMs).
 std::int64_t outer_tap_iterations(const CpuConvTaps& conv) {
   std::int64_t iterations = 1;
@@ -130,7 +122,7 @@ class BlockEmitter {
       return view;
     }
     used_.insert(tensor.name);
-    const std::vector<std::int64_t> strides = strides_of(tensor.shape);
+    const std::vector<std::int64_t> strides = row_major_strides(tensor.shape);
     view.pointer = names_.tensor(tensor.name) + offset(access, strides);
     int m_dim = -1, n_dim = -1;
     for (std::size_t d = 0; d < access.dims.size(); ++d) {
@@ -170,20 +162,24 @@ class BlockEmitter {
     View stored;
     const std::int64_t c_element_bytes = c_tensor.type == ElementType::f32 ? 4 : 2;
     const std::int64_t c_row_bytes =
-        matmul.conv ? stride_of(matmul.c, strides_of(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
+        matmul.conv ? stride_of(matmul.c, row_major_strides(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
     const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
+    // Pixels in vectors (CpuConvTaps::a_channel_stride): the block is column-major in its buffer.
+    const bool pixel_major = matmul.conv && matmul.conv->a_channel_stride > 0;
     if (matmul.epilogue) {
+      PF_INTERNAL_CHECK(!pixel_major, "cpu block: an epilogue on a pixel-major convolution");
       emit_matmul_with_epilogue(matmul);
       return;
     }
-    const bool through_buffer =
-        c_tensor.storage != CpuStorage::block_local && (c_tensor.type != ElementType::f32 || crowded);
+    const bool through_buffer = pixel_major || (c_tensor.storage != CpuStorage::block_local &&
+                                                (c_tensor.type != ElementType::f32 || crowded));
     if (through_buffer) {
       writing_ = &matmul.c;
       stored = view(matmul.c);
       writing_ = nullptr;
       c.pointer = block_buffer(names_.variable(names_.tensor(c_tensor.name) + "_f32"), ElementType::f32);
-      c.ld = "cols";
+      c.ld = pixel_major ? "rows" : "cols";
+      if (pixel_major) c.layout = "Layout::col_major";
     } else {
       PF_INTERNAL_CHECK(c_tensor.type == ElementType::f32, "cpu block: BRGEMM C must be f32");
       c = view(matmul.c);
@@ -204,7 +200,8 @@ class BlockEmitter {
       emit_main(matmul, c, {});
     if (through_buffer) {
       line("// last touch of " + matmul.statement + ": " +
-           (c_tensor.type == ElementType::f32 ? std::string("the block buffer")
+           (pixel_major                         ? std::string("the pixel-major block buffer transposed")
+            : c_tensor.type == ElementType::f32 ? std::string("the block buffer")
                                               : std::string("round to ") + std::string(to_string(c_tensor.type))) +
            " into " + c_tensor.name);
       emit_unary(matmul.statement, "store", "identity", c, stored);
@@ -224,7 +221,7 @@ class BlockEmitter {
     PF_INTERNAL_CHECK(out.type == ElementType::f32 && out.layout == "Layout::row_major",
                       "cpu block: an epilogue's output must be an f32 row-major block");
     const CpuTensor& out_tensor = plan_.tensor(epilogue.output.tensor);
-    const std::int64_t out_row_bytes = stride_of(epilogue.output, strides_of(out_tensor.shape), CpuDim::m) * 4;
+    const std::int64_t out_row_bytes = stride_of(epilogue.output, row_major_strides(out_tensor.shape), CpuDim::m) * 4;
     const bool buffered = matmul.conv && outer_tap_iterations(*matmul.conv) > 1 && out_row_bytes % 1024 == 0;
     const std::optional<View> bias = epilogue.bias ? std::optional<View>(view(*epilogue.bias)) : std::nullopt;
     const std::optional<View> addend = epilogue.addend ? std::optional<View>(view(*epilogue.addend)) : std::nullopt;
@@ -246,14 +243,14 @@ class BlockEmitter {
   }
 
   // The BRGEMM(s) of a matmul on the block, into `c`; the last call does `epilogue`.
-  void emit_main(const CpuMatmul& matmul, const View& c, const EpilogueCode& epilogue) {
+  void emit_main(const CpuMatmul& matmul, const View& c, const CpuEpilogueCode& epilogue) {
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
     const bool shared = !variables_.packed_b.empty();
     used_.insert(a_tensor.name);
     if (!shared || matmul.k_tail > 0) used_.insert(b_tensor.name);  // else the block reads only the packed B
-    const std::vector<std::int64_t> a_strides = strides_of(a_tensor.shape);
-    const std::vector<std::int64_t> b_strides = strides_of(b_tensor.shape);
+    const std::vector<std::int64_t> a_strides = row_major_strides(a_tensor.shape);
+    const std::vector<std::int64_t> b_strides = row_major_strides(b_tensor.shape);
     const bool a_rows = matmul.a_layout == MatrixLayout::row_major;
     const bool b_rows = matmul.b_layout == MatrixLayout::row_major;
     const std::string a_pointer = names_.tensor(a_tensor.name) + offset(matmul.a, a_strides);
@@ -337,17 +334,17 @@ class BlockEmitter {
   // f32 kernels never pack: B is already the packed [taps, c, k] filter, which the direct
   // driver streams (re-packing it per block costs more than it saves when a block is one
   // output row of 7 to 56 pixels); f16/bf16 must pack (kernels/cpu widens while packing).
-  void emit_taps(const CpuMatmul& matmul, const View& c, const EpilogueCode& epilogue) {
+  void emit_taps(const CpuMatmul& matmul, const View& c, const CpuEpilogueCode& epilogue) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
     const CpuTensor& b_tensor = plan_.tensor(matmul.b.tensor);
     used_.insert(a_tensor.name);
     used_.insert(b_tensor.name);
-    const std::vector<std::int64_t> b_strides = strides_of(b_tensor.shape);
+    const std::vector<std::int64_t> b_strides = row_major_strides(b_tensor.shape);
     std::vector<std::string> a_terms;
     for (std::size_t i = 0; i < conv.a_batch.size(); ++i)
       if (conv.a_batch[i] != 0) a_terms.push_back(variables_.batch.at(i) + " * " + std::to_string(conv.a_batch[i]));
-    a_terms.push_back(variables_.m0 + " * " + std::to_string(conv.lda));
+    a_terms.push_back(variables_.m0 + (conv.lda == 1 ? "" : " * " + std::to_string(conv.lda)));
     if (conv.a_origin != 0) a_terms.push_back(std::to_string(conv.a_origin));
     std::vector<std::string> b_terms;
     std::string first, last;  // every outer tap at 0, at its end
@@ -366,12 +363,18 @@ class BlockEmitter {
     const std::int64_t batch = conv.taps.empty() ? 1 : conv.taps.back().extent;
     const std::int64_t a_batch = conv.taps.empty() ? 0 : conv.taps.back().a_stride;
     const std::int64_t b_batch = conv.taps.empty() ? 0 : conv.taps.back().b_stride;
+    // Pixels in vectors: A and C column-major, A's channels a_channel_stride apart.
+    const bool pixel_major = conv.a_channel_stride > 0;
+    const std::int64_t lda = pixel_major ? conv.a_channel_stride : conv.lda;
+    const std::string major = pixel_major ? "Layout::col_major" : "Layout::row_major";
     line("// main: " + std::string(outer ? "per outer tap, " : "") + "one BRGEMM over " + std::to_string(batch) +
          " tap(s) (A " + std::to_string(a_batch) + ", B " + std::to_string(b_batch) + " elements apart), " +
-         std::to_string(matmul.k) + " channels each; A's rows " + std::to_string(conv.lda) + " elements apart");
+         std::to_string(matmul.k) + " channels each; " +
+         (pixel_major ? "pixel-major: A's channels " + std::to_string(lda) + " elements apart, the pixels in vectors"
+                      : "A's rows " + std::to_string(lda) + " elements apart"));
     const auto config = [&](bool accumulate, const std::string& finish) {
       return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
-             ",\n      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,"
+             ",\n      .a_layout = " + major + ", .b_layout = Layout::row_major, .c_layout = " + major + ","
              "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") +
              (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never" : "") + finish + "}";
     };
@@ -411,7 +414,7 @@ class BlockEmitter {
     }
     const std::string operands = "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " + b_base +
                                  b_origin + (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer +
-                                 ", " + std::to_string(conv.lda) + ", " + std::to_string(ldb) + ", " + c.ld + ", " +
+                                 ", " + std::to_string(lda) + ", " + std::to_string(ldb) + ", " + c.ld + ", " +
                                  std::to_string(a_batch) + ", " + std::to_string(b_batch);
     std::string indent;
     for (const std::string& loop : loops) {
@@ -434,7 +437,7 @@ class BlockEmitter {
   std::string pack_panel(const CpuMatmul& matmul, const std::string& origin) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& filter = plan_.tensor(matmul.b.tensor);
-    const std::vector<std::int64_t> strides = strides_of(filter.shape);
+    const std::vector<std::int64_t> strides = row_major_strides(filter.shape);
     const std::int64_t c_stride = stride_of(matmul.b, strides, CpuDim::k), k_stride = stride_of(matmul.b, strides, CpuDim::n);
     PF_INTERNAL_CHECK(c_stride == 1 || k_stride == 1, "cpu block: a panel copy of a filter contiguous along neither c nor k");
     const std::string& panel = variables_.filter_panel;

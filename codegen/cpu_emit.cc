@@ -190,10 +190,27 @@ class Emitter {
 
   // Row-major element strides of tensor `name`.
   std::vector<std::int64_t> strides_of(const std::string& name) const {
-    const std::vector<std::int64_t>& shape = plan_.tensor(name).shape;
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-    return strides;
+    return row_major_strides(plan_.tensor(name).shape);
+  }
+
+  // The loops of a copy stage (`stage.pad`) over the source's first `count` dimensions (one
+  // parallel, collapsed loop nest when the stage is parallel), appended to `text`; each loop's
+  // term of the source's and the copy's offsets. Returns the indentation inside them.
+  std::string copy_loops(const CpuStage& stage, std::size_t count, std::string& text, std::vector<std::string>& from_terms,
+                         std::vector<std::string>& to_terms) const {
+    const std::vector<std::int64_t>& from_shape = plan_.tensor(stage.pad->from).shape;
+    const std::vector<std::int64_t> from_strides = strides_of(stage.pad->from), to_strides = strides_of(stage.pad->to);
+    std::string indent = "  ";
+    if (count > 0 && stage.parallel) text += indent + omp_for(static_cast<int>(count));
+    for (std::size_t d = 0; d < count; ++d) {
+      const std::string variable = names_.variable(std::string("p").append(std::to_string(d)));
+      text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(from_shape[d]) +
+              "; ++" + variable + ")\n";
+      indent += "  ";
+      from_terms.push_back(variable + " * " + std::to_string(from_strides[d]));
+      to_terms.push_back(variable + " * " + std::to_string(to_strides[d]));
+    }
+    return indent;
   }
 
   // A zero-padded copy of a convolution's input: the temporary starts zeroed (std::vector),
@@ -201,6 +218,7 @@ class Emitter {
   // whole interior), one loop per dimension outside it.
   std::string pad_copy(const CpuStage& stage) const {
     const CpuPadCopy& pad = *stage.pad;
+    if (pad.innermost_dim) return pixel_column_copy(stage);
     const std::vector<std::int64_t>& from_shape = plan_.tensor(pad.from).shape;
     const std::size_t rank = from_shape.size();
     const std::vector<std::int64_t> from_strides = strides_of(pad.from), to_strides = strides_of(pad.to);
@@ -211,22 +229,41 @@ class Emitter {
     std::int64_t to_origin = 0;
     std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
                        " inside a border of zeros (its storage starts zeroed)\n";
-    std::string indent = "  ";
-    if (innermost > 0 && stage.parallel) text += indent + omp_for(static_cast<int>(innermost));
-    for (std::size_t d = 0; d < rank; ++d) {
-      to_origin += pad.before[d] * to_strides[d];
-      if (d >= innermost) continue;
-      const std::string variable = names_.variable(std::string("p").append(std::to_string(d)));
-      text += indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(from_shape[d]) +
-              "; ++" + variable + ")\n";
-      indent += "  ";
-      from_terms.push_back(variable + " * " + std::to_string(from_strides[d]));
-      to_terms.push_back(variable + " * " + std::to_string(to_strides[d]));
-    }
+    for (std::size_t d = 0; d < rank; ++d) to_origin += pad.before[d] * to_strides[d];
+    const std::string indent = copy_loops(stage, innermost, text, from_terms, to_terms);
     to_terms.push_back(std::to_string(to_origin));
     text += indent + "std::copy_n(" + names_.tensor(pad.from) + " + " + sum_text(from_terms) + ", " +
             std::to_string(from_shape[innermost] * from_strides[innermost]) + ", " + names_.tensor(pad.to) + " + " +
             sum_text(to_terms) + ");\n";
+    return text;
+  }
+
+  // A convolution's input with its pixel column innermost (CpuPadCopy::innermost_dim), inside a
+  // border of zeros: per index of the dimensions outside the column, the (columns x inner
+  // elements) row-major slab transposed through registers (an identity Unary) into the copy,
+  // where each inner element's columns are contiguous.
+  std::string pixel_column_copy(const CpuStage& stage) const {
+    const CpuPadCopy& pad = *stage.pad;
+    const std::size_t column = *pad.innermost_dim;
+    const std::vector<std::int64_t>& from_shape = plan_.tensor(pad.from).shape;
+    const std::vector<std::int64_t> from_strides = strides_of(pad.from), to_strides = strides_of(pad.to);
+    const std::int64_t rows = from_shape[column], cols = from_strides[column];
+    const std::int64_t to_ld = to_strides[to_strides.size() - 2];  // between the inner elements' columns
+    std::vector<std::string> from_terms, to_terms;
+    std::int64_t to_origin = pad.before[column];
+    std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
+                       " with its pixel column innermost, inside a border of zeros (its storage starts zeroed)\n";
+    const std::string object = names_.variable(stage.name + "_transpose");
+    text += "  static const Unary " + object + "({.m = " + std::to_string(rows) + ", .n = " + std::to_string(cols) +
+            ", .op = UnaryOp::identity,\n      .in = {Layout::row_major, " + cxx_dtype(plan_.tensor(pad.from).type) +
+            ", Broadcast::matrix},\n      .out = {Layout::col_major, " + cxx_dtype(plan_.tensor(pad.to).type) +
+            ", Broadcast::matrix}});\n";
+    for (std::size_t d = 0; d < column; ++d) to_origin += pad.before[d] * to_strides[d];
+    const std::string indent = copy_loops(stage, column, text, from_terms, to_terms);
+    if (to_origin != 0) to_terms.push_back(std::to_string(to_origin));
+    text += indent + object + "(" + names_.tensor(pad.from) + " + " + sum_text(from_terms) + ", " +
+            names_.tensor(pad.to) + " + " + sum_text(to_terms) + ", " + std::to_string(cols) + ", " +
+            std::to_string(to_ld) + ");\n";
     return text;
   }
 

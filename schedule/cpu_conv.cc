@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "schedule/cpu_plan.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -120,6 +121,49 @@ std::optional<ConvOverTaps> conv_over_taps(const Program& program, const Stateme
     return refuse(why, "the value read outside the input is not zero (the padded copy holds zeros)");
   if (why) why->clear();
   return conv;
+}
+
+std::optional<std::size_t> pixels_in_vectors_dim(const ConvOverTaps& conv, const Access& input,
+                                                 const std::map<std::string, std::int64_t>& extent, ElementType input_type,
+                                                 ElementType output_type, bool closed) {
+  if (!closed || input_type != ElementType::f32 || output_type != ElementType::f32) return std::nullopt;
+  if (extent.at(conv.channel_out) >= 16 || extent.at(conv.column) < 16) return std::nullopt;
+  std::optional<std::size_t> column_dim;
+  for (std::size_t d = 0; d < input.subscripts.size(); ++d) {
+    const std::int64_t coefficient = input.subscripts[d].coefficient(conv.column);
+    if (coefficient == 0) continue;
+    if (coefficient != 1 || column_dim) return std::nullopt;
+    column_dim = d;
+  }
+  if (!column_dim) return std::nullopt;
+  for (std::size_t d = *column_dim + 1; d < input.subscripts.size(); ++d)
+    if (conv.pad_before[d] > 0 || conv.pad_after[d] > 0) return std::nullopt;
+  return column_dim;
+}
+
+ConvInputLayout conv_input_layout(const ConvOverTaps& conv, const std::vector<std::int64_t>& input_shape,
+                                  ElementType type, std::optional<std::size_t> pixels_dim) {
+  ConvInputLayout layout;
+  layout.pad_after = conv.pad_after;
+  const std::int64_t element_bytes = type == ElementType::f32 ? 4 : 2;
+  const std::int64_t line = 64 / element_bytes;
+  const std::int64_t channels = input_shape.back();
+  if (conv.padded() && !pixels_dim && channels * element_bytes >= 1024) {
+    const std::int64_t lines = (channels + layout.pad_after.back() + line - 1) / line;
+    layout.pad_after.back() = (lines % 2 == 0 ? lines + 1 : lines) * line - channels;
+  }
+  std::vector<std::int64_t> padded = input_shape;
+  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += conv.pad_before[d] + layout.pad_after[d];
+  layout.copy_shape = padded;
+  layout.strides = row_major_strides(padded);
+  if (pixels_dim) {
+    const std::size_t moved = *pixels_dim;
+    layout.copy_shape.erase(layout.copy_shape.begin() + static_cast<std::ptrdiff_t>(moved));
+    layout.copy_shape.push_back(padded[moved]);
+    const std::vector<std::int64_t> copy_strides = row_major_strides(layout.copy_shape);
+    for (std::size_t d = 0; d < padded.size(); ++d) layout.strides[d] = d == moved ? 1 : copy_strides[d < moved ? d : d - 1];
+  }
+  return layout;
 }
 
 }  // namespace polyfuse

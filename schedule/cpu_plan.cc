@@ -382,12 +382,6 @@ class Planner {
     return {space, names};
   }
 
-  static std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
-    return strides;
-  }
-
   // A synthetic temporary of `type` and `shape`, named after `name`; returns its name.
   std::string add_synthetic(const std::string& name, ElementType type, std::vector<std::int64_t> shape) {
     CpuTensor result;
@@ -444,7 +438,7 @@ class Planner {
     const bool pack = packed_indices != filter.indices || extent.at(conv.channel_out) > nc;
     // Per block (CpuConvTaps::panel_per_block) unless the filter has batch indices (groups:
     // their blocks run inside the column blocks) or neither c nor k is contiguous in it.
-    const std::vector<std::int64_t> filter_strides = strides_of(tensor(filter.tensor).shape);
+    const std::vector<std::int64_t> filter_strides = row_major_strides(tensor(filter.tensor).shape);
     const auto filter_stride = [&](const std::string& index) {
       const auto found = std::find(filter.indices.begin(), filter.indices.end(), index);
       PF_INTERNAL_CHECK(found != filter.indices.end(), "cpu plan: the filter does not read " + index);
@@ -455,20 +449,14 @@ class Planner {
     // A: the input, or its zero-padded copy; the taps' and the block's strides in it.
     // (copies: add_synthetic below grows plan_.tensors, so no reference into it may be kept)
     const ElementType in_type = tensor(input.tensor).type;
-    std::vector<std::int64_t> a_shape = tensor(input.tensor).shape;
-    // The padded copy's pixels an odd number of cache lines apart when they span 16 lines or
-    // more (C = 256, 512 f32): the microkernel broadcasts from up to 12 pixels at once, which
-    // 1 or 2 KiB apart would crowd into two or four L1 sets; the channels added are zeros.
-    std::vector<std::int64_t> pad_after = conv.pad_after;
-    const std::int64_t element_bytes = tensor(input.tensor).type == ElementType::f32 ? 4 : 2;
-    const std::int64_t line = 64 / element_bytes;
-    const std::int64_t channels = tensor(input.tensor).shape.back();
-    if (conv.padded() && channels * element_bytes >= 1024) {
-      const std::int64_t lines = (channels + pad_after.back() + line - 1) / line;
-      pad_after.back() = (lines % 2 == 0 ? lines + 1 : lines) * line - channels;
-    }
-    for (std::size_t d = 0; d < a_shape.size(); ++d) a_shape[d] += conv.pad_before[d] + pad_after[d];
-    const std::vector<std::int64_t> a_strides = strides_of(a_shape);
+    std::vector<std::string> names = conv.batch;
+    names.push_back(conv.column);
+    names.push_back(conv.channel_out);
+    const bool closed = names != statement.write.indices;  // epilogues would see other roles
+    const std::optional<std::size_t> pixels_dim =
+        pixels_in_vectors_dim(conv, input, extent, in_type, tensor(statement.write.tensor).type, closed);
+    const ConvInputLayout layout = conv_input_layout(conv, tensor(input.tensor).shape, in_type, pixels_dim);
+    const std::vector<std::int64_t>& a_strides = layout.strides;
     const auto a_coefficient = [&](const std::string& index) {
       std::int64_t sum = 0;
       for (std::size_t d = 0; d < a_strides.size(); ++d) sum += a_strides[d] * input.subscripts[d].coefficient(index);
@@ -480,6 +468,7 @@ class Planner {
     taps.filter_packed = pack;
     taps.panel_per_block = per_block;
     taps.lda = a_coefficient(conv.column);
+    taps.a_channel_stride = pixels_dim ? a_coefficient(conv.channel_in) : 0;
     if (taps.lda <= 0) {
       why = "the input's rows (consecutive output columns) do not run forward";
       return false;
@@ -506,7 +495,7 @@ class Planner {
       builders_.push_back(std::move(builder));
     }
     const std::vector<std::int64_t> b_shape = tensor(b_tensor).shape;
-    const std::vector<std::int64_t> b_strides = strides_of(b_shape);
+    const std::vector<std::int64_t> b_strides = row_major_strides(b_shape);
     for (const std::string& tap : conv.taps) {
       const std::size_t position = static_cast<std::size_t>(
           std::find(packed_indices.begin(), packed_indices.end(), tap) - packed_indices.begin());
@@ -516,12 +505,12 @@ class Planner {
     }
 
     std::string a_tensor = input.tensor;
-    if (conv.padded()) {
-      a_tensor = add_synthetic(input.tensor + "_padded", in_type, a_shape);
+    if (conv.padded() || pixels_dim) {
+      a_tensor = add_synthetic(input.tensor + (pixels_dim ? "_pixels" : "_padded"), in_type, layout.copy_shape);
       StageBuilder builder;
       builder.written.insert(a_tensor);
       builder.read.insert(input.tensor);
-      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, pad_after};
+      builder.stage.pad = CpuPadCopy{input.tensor, a_tensor, conv.pad_before, layout.pad_after, pixels_dim};
       builders_.push_back(std::move(builder));
     }
 
@@ -538,9 +527,10 @@ class Planner {
     matmul.reduce_batch = taps.taps.empty() ? 1 : taps.taps.back().extent;
     matmul.conv = std::move(taps);
 
-    const auto [space, names] = block_space(conv.batch, conv.column, conv.channel_out, extent);
+    std::vector<std::int64_t> space;
+    for (const std::string& index : names) space.push_back(extent.at(index));
     StageBuilder& stage = new_stage(space, names);
-    stage.closed = names != statement.write.indices;  // epilogues would see other roles
+    stage.closed = closed;
     if (!blocks_set) stage.stage.blocking.nc = nc;
     stage.written.insert(matmul.c.tensor);
     stage.read.insert({a_tensor, b_tensor});

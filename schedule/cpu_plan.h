@@ -109,6 +109,11 @@ struct CpuConvTaps {
   // threads share one) and the blocks read it from L2, not the whole packed filter from memory.
   std::int64_t filter_panel = 0;
   bool panel_per_block = false;
+  // > 0: pixels in vectors (schedule/cpu_conv.h's pixels_in_vectors_dim): A is the input's copy
+  // with the pixel column innermost, so A is column-major, its rows (pixels) lda = 1 apart and
+  // its columns (channels) this many elements apart; the block accumulates column-major in a
+  // buffer that a transposition stores.
+  std::int64_t a_channel_stride = 0;
 };
 
 // A zero-padded copy of a convolution's input (schedule/cpu_conv.h): `to` is `from` with
@@ -116,6 +121,9 @@ struct CpuConvTaps {
 struct CpuPadCopy {
   std::string from, to;
   std::vector<std::int64_t> before, after;
+  // Set: `to` also has this dimension of `from` (the convolution's pixel column) moved innermost,
+  // the others in order (CpuConvTaps::a_channel_stride); the dimensions after it have no border.
+  std::optional<std::size_t> innermost_dim;
 };
 
 // A convolution's filter reordered into the BRGEMM's B (schedule/cpu_conv.h): `to` holds
@@ -213,6 +221,13 @@ struct CpuStage {
   std::optional<CpuPadCopy> pad;         // set: the stage is this padded copy instead
   std::optional<CpuPermuteCopy> permute; // set: the stage is this reordering copy instead
 };
+
+// The row-major element strides of a tensor of `shape`.
+inline std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
 
 // The CPU schedule of one def.
 struct CpuPlan {

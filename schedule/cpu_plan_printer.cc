@@ -81,7 +81,11 @@ std::string to_string(const CpuPlan& plan) {
       continue;
     }
     if (const std::optional<CpuPadCopy>& pad = stage.pad) {
-      text += "  " + stage.name + ": " + pad->to + " = " + pad->from + " with a border of zeros, before " +
+      const std::string moved =
+          pad->innermost_dim ? " with its dimension " + std::to_string(*pad->innermost_dim) +
+                                   " (the pixel column) innermost, so that pixels fill the vectors,"
+                             : std::string();
+      text += "  " + stage.name + ": " + pad->to + " = " + pad->from + moved + " with a border of zeros, before " +
               shape_text(pad->before) + " and after " + shape_text(pad->after) +
               " (the convolution's reads outside " + pad->from + ")" + copy_threads(stage) + "\n";
       continue;
@@ -92,7 +96,8 @@ std::string to_string(const CpuPlan& plan) {
     }
     if (stage.parallel)
       text += "  " + stage.name + ": parallel over " + loops_text(stage) +
-              (plan.threads > 0 ? " on " + std::to_string(plan.threads) + " threads" : std::string()) + " (" +
+              (plan.threads > 0 ? " on " + std::to_string(plan.threads) + (plan.threads == 1 ? " thread" : " threads")
+                                : std::string()) + " (" +
               to_string(stage.blocking) + ")\n";
     else
       text += "  " + stage.name + ": one thread over " + loops_text(stage) + " (" + to_string(stage.blocking) +
@@ -109,7 +114,12 @@ std::string to_string(const CpuPlan& plan) {
         for (std::size_t t = 0; t < conv->taps.size(); ++t)
           (t + 1 < conv->taps.size() ? outer : inner) += (t + 1 < conv->taps.size() && t ? ", " : "") + conv->taps[t].index;
         text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
-                matmul.a.tensor + " rows " + std::to_string(conv->lda) + " apart, B = " + matmul.b.tensor +
+                matmul.a.tensor +
+                (conv->a_channel_stride > 0
+                     ? " pixel-major (pixels in vectors: channels " + std::to_string(conv->a_channel_stride) +
+                           " apart; the block accumulates column-major and a transposition stores it)"
+                     : " rows " + std::to_string(conv->lda) + " apart") +
+                ", B = " + matmul.b.tensor +
                 (!conv->filter_packed ? std::string(" (as stored)")
                  : conv->panel_per_block
                      ? " (packed by each thread, per column block, into a panel [taps, c, " +

@@ -163,6 +163,37 @@ TEST(Binary, EveryOpWithBroadcastsAndLayouts) {
           }
 }
 
+// Rows that continue one another in every operand run as one long row: 32 rows of 8 (a grouped
+// convolution's block of groups x channels), contiguous or broadcast, the same bits as the same
+// operation on an output whose rows are apart (row by row); a row vector does not continue
+// itself and stays row by row.
+TEST(Binary, ContiguousRowsRunAsOneRow) {
+  const int64_t m = 32, n = 8;
+  for (Layout layout : {Layout::row_major, Layout::col_major})
+    for (Broadcast b1 : {Broadcast::matrix, Broadcast::scalar, Broadcast::row_vector, Broadcast::col_vector})
+      for (UnaryOp post : {UnaryOp::identity, UnaryOp::relu, UnaryOp::gelu}) {
+        SCOPED_TRACE(std::string(to_string(layout)) + " in1 " + std::to_string(int(b1)) + " " + to_string(post));
+        BinaryConfig cfg;
+        cfg.m = m, cfg.n = n, cfg.op = BinaryOp::add, cfg.post = post;
+        cfg.in0 = {layout, DType::f32, Broadcast::matrix};
+        cfg.in1 = {layout, DType::f32, b1};
+        cfg.out = {layout, DType::f32, Broadcast::matrix};
+        const int64_t ld = layout == Layout::row_major ? n : m;  // contiguous
+        const int64_t ld1 = b1 == Broadcast::matrix ? ld : 1;
+        std::mt19937 rng(7);
+        Buffer a = random_buffer(DType::f32, m * n, rng);
+        Buffer b = random_buffer(DType::f32, operand_extent(cfg.in1, m, n, ld1), rng);
+        std::vector<float> out(static_cast<size_t>(m * n), -7.f), apart(static_cast<size_t>(m * (n + 1) + n), -7.f);
+        Binary{cfg}(a.data(), b.data(), out.data(), ld, ld1, ld);
+        Binary{cfg}(a.data(), b.data(), apart.data(), ld, ld1, ld + 1);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < n; ++c)
+            ASSERT_EQ(out[static_cast<size_t>(index_of(layout, r, c, ld))],
+                      apart[static_cast<size_t>(index_of(layout, r, c, ld + 1))])
+                << r << "," << c;
+      }
+}
+
 // BinaryConfig::post: out := post(in0 op in1), in f32, rounded once to the output's dtype: the
 // same values as the binary op then the unary (an f32 output), on every post op, contiguous and
 // strided outputs (the staged path), and an f16 output rounded once (not after the sum too).

@@ -146,10 +146,17 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
          void* out, int64_t out_rs, int64_t out_cs, F f, UnaryOp post = UnaryOp::identity) {
   // Inner direction: the output's unit stride (rows of a column-major output).
   const bool inner_is_r = out_rs == 1 || (out_cs != 1 && out_rs <= out_cs);
-  const int64_t inner = inner_is_r ? m : n, outer = inner_is_r ? n : m;
+  int64_t inner = inner_is_r ? m : n, outer = inner_is_r ? n : m;
   const int64_t o_in = inner_is_r ? out_rs : out_cs, o_out = inner_is_r ? out_cs : out_rs;
   const int64_t a_in = inner_is_r ? in0.rs : in0.cs, a_out = inner_is_r ? in0.cs : in0.rs;
   const int64_t b_in = inner_is_r ? in1.rs : in1.cs, b_out = inner_is_r ? in1.cs : in1.rs;
+  // Rows that continue one another in every operand (each one's outer stride is inner times its
+  // inner stride: contiguous, or a broadcast scalar) are one long row: a block of 32 rows of 8
+  // channels is one row of 256, in whole vectors.
+  if (outer > 1 && o_out == inner * o_in && a_out == inner * a_in && b_out == inner * b_in) {
+    inner *= outer;
+    outer = 1;
+  }
   const bool fast = in0.dtype == DType::f32 && in1.dtype == DType::f32 &&
                     out_dtype == DType::f32 && o_in == 1 && (a_in == 0 || a_in == 1) &&
                     (b_in == 0 || b_in == 1);
