@@ -56,6 +56,7 @@ class BlockEmitter {
     code.body = body_;
     code.entry = entry_;
     code.packed_b_argument = packed_b_argument_;
+    code.pack_b = pack_;
     return code;
   }
 
@@ -506,30 +507,24 @@ class BlockEmitter {
     entry_ += "  static thread_local PackBuffer " + buffer + ";\n";
     entry_ += "  char* const " + variables_.packed_b + " = static_cast<char*>(" + buffer + ".get(" +
               (blocks > 1 ? std::to_string(blocks) + " * " : std::string()) + bytes + "));\n";
-    std::string indent = "  ";
-    const std::string from_variable = names_.variable(variables_.packed_b + "_from");
-    if (matmul.b_constant) {
+    if (matmul.b_constant) {  // whether to pack is decided here, before any region
+      const std::string from_variable = names_.variable(variables_.packed_b + "_from");
+      pack_.condition = names_.variable(variables_.packed_b + "_again");
       entry_ += "  static thread_local PackedFrom " + from_variable + ";\n";
-      entry_ += "  if (!" + from_variable + ".holds(" + b_name + ")) {\n";
-      indent += "  ";
+      entry_ += "  const bool " + pack_.condition + " = !" + from_variable + ".holds(" + b_name + ");\n";
+      entry_ += "  if (" + pack_.condition + ") " + from_variable + " = PackedFrom::of(" + b_name + ");\n";
     }
     // One column block: B from its start (n0 is the block function's, always 0 here).
-    const std::string from = blocks > 1 ? b_pointer : b_name;
-    const std::string pack = kernel + ".pack_b(" + from + ", " + std::to_string(ldb) + ", " +
-                             std::to_string(stride_b) + ", " + variables_.packed_b;
+    pack_.call = kernel + ".pack_b(" + (blocks > 1 ? b_pointer : b_name) + ", " + std::to_string(ldb) + ", " +
+                 std::to_string(stride_b) + ", " + variables_.packed_b;
+    packed_b_argument_ = variables_.packed_b;
     if (blocks > 1) {
       const std::string& n0 = variables_.n0;
       const std::string region = " + " + n0 + " / " + std::to_string(variables_.block_cols) + " * " + bytes;
-      entry_ += indent + "for (int64_t " + n0 + " = 0; " + n0 + " < " + std::to_string(variables_.n_extent) + "; " + n0 +
-                " += " + std::to_string(variables_.block_cols) + ")\n" + indent + "  " + pack + region + ");\n";
-      packed_b_argument_ = variables_.packed_b + region;
-    } else {
-      entry_ += indent + pack + ");\n";
-      packed_b_argument_ = variables_.packed_b;
-    }
-    if (matmul.b_constant) {
-      entry_ += indent + from_variable + " = PackedFrom::of(" + b_name + ");\n";
-      entry_ += "  }\n";
+      pack_.loop = "for (int64_t " + n0 + " = 0; " + n0 + " < " + std::to_string(variables_.n_extent) + "; " + n0 +
+                   " += " + std::to_string(variables_.block_cols) + ")";
+      pack_.call += region;
+      packed_b_argument_ += region;
     }
   }
 
@@ -584,6 +579,7 @@ class BlockEmitter {
   const CpuStageVariables& variables_;
   const CpuAccess* writing_ = nullptr;  // the access being viewed as a written block
   std::string body_, entry_, packed_b_argument_;
+  CpuSharedPack pack_;
   std::set<std::string> declared_, used_, written_;
   std::map<std::string, int> object_counts_;
   int scratch_count_ = 0;

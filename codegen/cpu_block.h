@@ -31,13 +31,22 @@ struct CpuStageVariables {
 };
 
 // The generated block function of one stage, in pieces.
+// The entry function's packing of a shared B (CpuStageVariables::packed_b): `call` without its
+// closing ");" (the caller adds a thread's part and share inside a parallel region), inside
+// `loop` (a for header over the column blocks) when set, done only when `condition` (a bool
+// variable of the entry) holds when set.
+struct CpuSharedPack {
+  std::string condition, loop, call;
+};
+
 struct CpuBlockCode {
   std::vector<std::string> tensors;     // tensors passed in, in plan order (identifiers)
   std::vector<std::string> parameters;  // "const uint16_t* A", then the loop variables
   std::string body;                     // statements, each line indented by two spaces
-  // With variables.packed_b: the entry function's statements packing B before the block
-  // loops (indented by two spaces) and the argument passing a block its panels.
+  // With variables.packed_b: the entry function's statements before the block loops (indented
+  // by two spaces), the packing of B, and the argument passing a block its panels.
   std::string entry, packed_b_argument;
+  CpuSharedPack pack_b;
 };
 
 

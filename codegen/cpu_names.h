@@ -45,5 +45,9 @@ std::string cpu_op_name(Function function);
 std::string float_literal(double value);
 // "a + b * 64 + c" from the terms, dropping empty ones; "0" if none.
 std::string sum_text(const std::vector<std::string>& terms);
+// The OpenMP pragma (and its newline) of `depth` nested parallel loops, collapsed, with `plan`'s
+// thread count; `in_region`: the loops of an enclosing parallel region (cpu_omp_parallel).
+std::string cpu_omp_for(const CpuPlan& plan, int depth, bool in_region = false);
+std::string cpu_omp_parallel(const CpuPlan& plan);
 
 }  // namespace polyfuse

@@ -55,7 +55,13 @@ TEST(CpuPlan, SmallStagesRunOnOneThread) {
   options.min_parallel_flops = plan.stages[0].flops;  // at the threshold: parallel
   plan = plan_cpu(program, options);
   EXPECT_TRUE(plan.stages[0].parallel);
-  EXPECT_NE(emit_cpu(plan, program).find("#pragma omp parallel for collapse(2)"), std::string::npos);
+  // (B shared by the row blocks: packed inside the region, each thread its share, then the loops)
+  const std::string code = emit_cpu(plan, program);
+  EXPECT_NE(code.find("#pragma omp parallel\n"), std::string::npos) << code;
+  EXPECT_NE(code.find(", omp_get_thread_num(), omp_get_num_threads());\n    #pragma omp barrier\n"
+                      "    #pragma omp for collapse(2) schedule(static)"),
+            std::string::npos)
+      << code;
 }
 
 // A parallel stage with fewer output blocks than its threads splits its column block, then its

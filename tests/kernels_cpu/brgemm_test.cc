@@ -164,6 +164,34 @@ TEST_P(BrgemmTest, SharedPackedBMatchesPackingPerCall) {
   EXPECT_THROW(Brgemm(direct).packed_b_bytes(), ConfigError);
 }
 
+// B packed in parts (pack_b's part of parts: threads packing together) writes the same bytes
+// as one pack_b: row- and column-major C (B' = B or A' = B^T), f32 and bf16, a batch of 2 and
+// K over several kc blocks, 1 to 5 parts (more parts than some regions have panels: empty
+// parts). A part outside [0, parts) is refused.
+TEST_P(BrgemmTest, SharedPackedBInPartsIsTheSame) {
+  for (DType dtype : {DType::f32, DType::bf16})
+    for (Layout lc : {Layout::row_major, Layout::col_major}) {
+      BrgemmConfig cfg;
+      cfg.m = 37, cfg.n = 29, cfg.k = 600 + 7, cfg.batch = 2, cfg.dtype = dtype, cfg.isa = GetParam();
+      cfg.a_layout = cfg.b_layout = Layout::row_major, cfg.c_layout = lc;
+      cfg.packing = Packing::always;
+      SCOPED_TRACE(std::string(to_string(dtype)) + " C " + to_string(lc));
+      const Brgemm kernel(cfg);
+      const int64_t ldb = cfg.n + 3, bytes = kernel.packed_b_bytes();
+      std::mt19937 rng(11);
+      const Buffer b = random_buffer(dtype, cfg.k * ldb * cfg.batch, rng);
+      std::vector<uint8_t> whole(static_cast<size_t>(bytes), 0xAB);
+      kernel.pack_b(b.data(), ldb, cfg.k * ldb, whole.data());
+      for (int64_t parts = 1; parts <= 5; ++parts) {
+        std::vector<uint8_t> shared(static_cast<size_t>(bytes), 0xAB);
+        for (int64_t part = parts; part-- > 0;) kernel.pack_b(b.data(), ldb, cfg.k * ldb, shared.data(), part, parts);
+        EXPECT_EQ(shared, whole) << parts << " parts";
+      }
+      EXPECT_THROW(kernel.pack_b(b.data(), ldb, cfg.k * ldb, whole.data(), 2, 2), ConfigError);
+      EXPECT_THROW(kernel.pack_b(b.data(), ldb, cfg.k * ldb, whole.data(), 0, 0), ConfigError);
+    }
+}
+
 TEST_P(BrgemmTest, ReportsTheForcedPathAndBlock) {
   BrgemmConfig cfg;
   cfg.m = cfg.n = cfg.k = 8;

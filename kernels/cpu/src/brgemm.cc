@@ -388,21 +388,35 @@ int64_t Brgemm::packed_b_bytes() const {
 }
 
 void Brgemm::pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed) const {
+  pack_b(b, ld_b, stride_b, packed, 0, 1);
+}
+
+void Brgemm::pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed, int64_t part, int64_t parts) const {
   const detail::BrgemmPlan& plan = *plan_;
   detail::require_packing(plan, "pack_b");
+  if (parts < 1 || part < 0 || part >= parts)
+    throw ConfigError("Brgemm::pack_b: part " + std::to_string(part) + " of " + std::to_string(parts) +
+                      " (must be 0 <= part < parts)");
   const int64_t kp = plan.family->k_pack;
   const int64_t K = plan.config.k;
   const detail::View vb = detail::matrix_view(b, plan.config.dtype, plan.config.b_layout, ld_b);
+  // Panels of B' (A' = B^T when swapped): `width` columns of B each, a region's panels in order.
+  const int64_t width = plan.swap ? plan.mr : plan.nr, extent = plan.swap ? plan.m : plan.n;
+  const int64_t panels = (extent + width - 1) / width;
+  const int64_t first = panels * part / parts, last = panels * (part + 1) / parts;
+  if (first == last) return;
+  const int64_t from = first * width, count = std::min(extent, last * width) - from;
   char* out = static_cast<char*>(packed);
   for (int64_t batch = 0; batch < plan.config.batch; ++batch)
     for (int64_t k0 = 0; k0 < K; k0 += plan.blocking.kc) {
       const int64_t kc = std::min(plan.blocking.kc, K - k0);
-      const int64_t at = batch * stride_b;
-      char* region = out + detail::shared_offset(plan, batch, k0);
+      const int64_t kc_padded = (kc + kp - 1) / kp * kp;
+      const int64_t at = batch * stride_b + k0 * vb.rs + from * vb.cs;  // B's column `from`
+      char* region = out + detail::shared_offset(plan, batch, k0) + from * kc_padded * detail::panel_bytes_of(plan);
       if (plan.swap)  // A' = B^T: panels of mr columns of B
-        detail::pack_a(detail::offset(detail::transposed(vb), at + k0 * vb.rs), plan.m, kc, plan.mr, kp, region);
+        detail::pack_a(detail::offset(detail::transposed(vb), at), count, kc, plan.mr, kp, region);
       else
-        detail::pack_b(detail::offset(vb, at + k0 * vb.rs), kc, plan.n, plan.nr, kp, region);
+        detail::pack_b(detail::offset(vb, at), kc, count, plan.nr, kp, region);
     }
 }
 

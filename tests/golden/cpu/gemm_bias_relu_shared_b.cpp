@@ -19,12 +19,22 @@
 
 #include <cstdint>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
+
+#if !defined(_OPENMP)
+// Without OpenMP a parallel region is the calling thread alone.
+int omp_get_thread_num() { return 0; }
+int omp_get_num_threads() { return 1; }
+#endif
 
 // stage0 (S0, S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
@@ -55,12 +65,17 @@ extern "C" void polyfuse_gemm_bias_relu(const uint16_t* A, const uint16_t* B, co
       .dtype = DType::f16, .accumulate = false, .packing = Packing::always});
   static thread_local PackBuffer stage0_B_packed_buffer;
   char* const stage0_B_packed = static_cast<char*>(stage0_B_packed_buffer.get(2 * S0_pack_b.packed_b_bytes()));
-  for (int64_t n0 = 0; n0 < 64; n0 += 32)
-    S0_pack_b.pack_b(B + n0, 64, 2048, stage0_B_packed + n0 / 32 * S0_pack_b.packed_b_bytes());
-  #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t m0 = 0; m0 < 64; m0 += 32)
+  #pragma omp parallel
+  {
+    // each thread packs its share of B's panels; every block reads them all
     for (int64_t n0 = 0; n0 < 64; n0 += 32)
-      stage0_block<32, 32>(A, bias, D, m0, n0, stage0_B_packed + n0 / 32 * S0_pack_b.packed_b_bytes());
+      S0_pack_b.pack_b(B + n0, 64, 2048, stage0_B_packed + n0 / 32 * S0_pack_b.packed_b_bytes(), omp_get_thread_num(), omp_get_num_threads());
+    #pragma omp barrier
+    #pragma omp for collapse(2) schedule(static)
+    for (int64_t m0 = 0; m0 < 64; m0 += 32)
+      for (int64_t n0 = 0; n0 < 64; n0 += 32)
+        stage0_block<32, 32>(A, bias, D, m0, n0, stage0_B_packed + n0 / 32 * S0_pack_b.packed_b_bytes());
+  }
 }
 
 extern "C" void polyfuse_gemm_bias_relu_buffers(void* const* buffers) {

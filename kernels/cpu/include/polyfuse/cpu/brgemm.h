@@ -123,6 +123,11 @@ class Brgemm {
   // packing it: the same panels, so the same results, bit for bit.
   int64_t packed_b_bytes() const;
   void pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed) const;
+  // Share `part` of `parts` (0 <= part < parts) of the same packing: a contiguous run of each
+  // region's panels, so that `parts` threads together write what pack_b writes (each calling
+  // with its own part, then a barrier before any call reads the panels). ConfigError for a
+  // part outside [0, parts).
+  void pack_b(const void* b, int64_t ld_b, int64_t stride_b, void* packed, int64_t part, int64_t parts) const;
   void operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c,
                   int64_t stride_a = 0) const;
   void operator()(const void* a, PackedB b, float* c, int64_t ld_a, int64_t ld_c, int64_t stride_a,
