@@ -250,9 +250,8 @@ class Emitter {
                                                            " flops, below the parallel threshold)"
                                                      : std::string()) +
                        "\n" + code.entry;
-    // A shared B is packed inside the blocks' region, each thread its share: a serial pack
-    // before the region would leave the other threads idle long enough to go to sleep, and
-    // waking them costs up to milliseconds on a virtual machine.
+    // A shared B is packed inside the blocks' region, each thread its share: packed before the
+    // region, the other threads would wait for it (0.4 ms of a 1024^3 GEMM's 8 ms on 2 threads).
     const bool pack_in_region = !code.pack_b.call.empty() && depth > 0 && stage.parallel;
     if (!code.pack_b.call.empty() && !pack_in_region) text += pack_text(code.pack_b, "  ", "");
     std::string indent = "  ";
