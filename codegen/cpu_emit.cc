@@ -105,6 +105,36 @@ bool has_constant_operand(const CpuPlan& plan) {
   return false;
 }
 
+// Whether the first stage of `plan` that touches temporary `tensor` overwrites all of it: a copy
+// stage writing it (CpuPermuteCopy: each element read is written), or a blocked stage whose first
+// matmul writes it from zero (`+=!`) over as many elements as it has (a convolution's output
+// read by a stage of its own). Its storage then needs no zeroing pass.
+bool first_touch_writes_all(const CpuPlan& plan, const CpuTensor& tensor) {
+  std::int64_t elements = 1;
+  for (std::int64_t extent : tensor.shape) elements *= extent;
+  for (const CpuStage& stage : plan.stages) {
+    if (stage.permute && stage.permute->to == tensor.name) return true;
+    bool touches = (stage.pad && (stage.pad->from == tensor.name || stage.pad->to == tensor.name)) ||
+                   (stage.permute && stage.permute->from == tensor.name) ||
+                   (stage.loop_nest && (stage.loop_nest->write == tensor.name ||
+                                        std::count(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end(), tensor.name)));
+    for (const CpuMatmul& matmul : stage.matmuls)
+      touches = touches || matmul.a.tensor == tensor.name || matmul.b.tensor == tensor.name || matmul.c.tensor == tensor.name;
+    for (const CpuPointwise& pointwise : stage.pointwise) {
+      touches = touches || pointwise.write.tensor == tensor.name;
+      for (const CpuAccess& read : pointwise.reads) touches = touches || read.tensor == tensor.name;
+    }
+    if (!touches) continue;
+    if (stage.pad || stage.permute || stage.loop_nest || stage.matmuls.empty()) return false;
+    const CpuMatmul& first = stage.matmuls.front();
+    std::int64_t covered = stage.m_extent * stage.n_extent;
+    for (std::int64_t extent : stage.batch_extents) covered *= extent;
+    return first.c.tensor == tensor.name && first.zero_init && first.a.tensor != tensor.name &&
+           first.b.tensor != tensor.name && covered == elements;
+  }
+  return false;
+}
+
 class Emitter {
  public:
   Emitter(const CpuPlan& plan, const Program& program) : plan_(plan), program_(program), names_(plan) {}
@@ -364,6 +394,11 @@ class Emitter {
     return text + indent + "}\n";
   }
 
+  bool is_copy_result(const CpuTensor& tensor) const {
+    return std::any_of(plan_.stages.begin(), plan_.stages.end(),
+                       [&](const CpuStage& stage) { return stage.permute && stage.permute->to == tensor.name; });
+  }
+
   std::string entry(const std::string& calls) {
     const std::string name = cpu_entry_name(plan_.name);
     std::string text = "extern \"C\" void " + name + "(" + signature() + ") {\n";
@@ -376,11 +411,9 @@ class Emitter {
       for (std::int64_t extent : tensor.shape) count *= extent;
       const std::string& id = names_.tensor(tensor.name);
       const std::string type = cxx_element_type(tensor.type);
-      // A reordering copy's destination is written where it is read: no zeroing pass (its
-      // rows' padding columns are never read).
-      const bool written_whole = std::any_of(plan_.stages.begin(), plan_.stages.end(), [&](const CpuStage& stage) {
-        return stage.permute && stage.permute->to == tensor.name;
-      });
+      // Written before it is read (a reordering copy's destination, whose rows' padding columns
+      // are never read; a matmul's result): no zeroing pass.
+      const bool written_whole = first_touch_writes_all(plan_, tensor);
       // One cache line longer, used from its first line boundary (line_aligned): the BRGEMM's
       // 64-byte loads of a packed panel's rows never straddle two lines.
       const std::string length = std::to_string(count) + " + " + std::to_string(64 / size_in_bytes(tensor.type));
@@ -388,7 +421,8 @@ class Emitter {
       if (written_whole) {
         needs_memory_ = true;
         text += "  std::unique_ptr<" + type + "[]> " + id + "_storage(new " + type + "[" + length +
-                "]);  // not zeroed: the copy writes every element read\n";
+                "]);  // not zeroed: " + (is_copy_result(tensor) ? "the copy writes every element read\n"
+                                                                   : "its first stage writes every element\n");
         text += "  " + type + "* const " + id + " = line_aligned(" + id + "_storage.get());\n";
         continue;
       }

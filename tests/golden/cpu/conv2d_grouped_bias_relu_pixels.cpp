@@ -77,8 +77,8 @@ void stage3_block(const float* bias, float* O, const float* Y, int64_t n, int64_
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> Y_storage(2394 + 16);
-  float* const Y = line_aligned(Y_storage.data());
+  std::unique_ptr<float[]> Y_storage(new float[2394 + 16]);  // not zeroed: its first stage writes every element
+  float* const Y = line_aligned(Y_storage.get());
   std::unique_ptr<float[]> F_packed_storage(new float[945 + 16]);  // not zeroed: the copy writes every element read
   float* const F_packed = line_aligned(F_packed_storage.get());
   std::vector<float> I_pixels_storage(3150 + 16);

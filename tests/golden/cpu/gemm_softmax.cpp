@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -81,8 +82,8 @@ void stage4_block(uint16_t* P, const float* e, const float* s, int64_t m0, int64
 
 extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint16_t* P) {
   // temporaries read by more than one stage
-  std::vector<float> C_storage(4096 + 16);
-  float* const C = line_aligned(C_storage.data());
+  std::unique_ptr<float[]> C_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const C = line_aligned(C_storage.get());
   std::vector<float> mx_storage(64 + 16);
   float* const mx = line_aligned(mx_storage.data());
   std::vector<float> e_storage(4096 + 16);

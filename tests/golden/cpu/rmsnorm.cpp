@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -84,8 +85,8 @@ void stage2_block(const uint16_t* gamma, uint16_t* Y, const float* C, const floa
 
 extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, const uint16_t* gamma, uint16_t* Y) {
   // temporaries read by more than one stage
-  std::vector<float> C_storage(4096 + 16);
-  float* const C = line_aligned(C_storage.data());
+  std::unique_ptr<float[]> C_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const C = line_aligned(C_storage.get());
   std::vector<float> ss_storage(64 + 16);
   float* const ss = line_aligned(ss_storage.data());
   // stage0: S0
