@@ -67,7 +67,7 @@ struct BrgemmConfig {
   bool accumulate = true;    // false: C = sum A_i B_i (fuses a zero first touch)
   Isa isa = Isa::native;
   Packing packing = Packing::automatic;
-  BrgemmEpilogue epilogue;   // none by default
+  BrgemmEpilogue epilogue = {};  // none by default (initialised: designated initialisers may omit it)
 };
 
 // B packed once by Brgemm::pack_b, for calls that share it (PackedB{pointer}).
