@@ -13,13 +13,6 @@ namespace {
 
 using View = CpuOperandView;
 
-// The outer taps' iterations of a convolution (the loops around its BRGEMMs).
-std::int64_t outer_tap_iterations(const CpuConvTaps& conv) {
-  std::int64_t iterations = 1;
-  for (std::size_t t = 0; t + 1 < conv.taps.size(); ++t) iterations *= conv.taps[t].extent;
-  return iterations;
-}
-
 bool reads_tensor(const Expr& expr, const CpuPointwise& pointwise, const std::string& tensor) {
   if (expr.kind == ExprKind::read) return pointwise.reads.at(expr.read).tensor == tensor;
   for (const Expr& operand : expr.operands)
@@ -166,9 +159,8 @@ class BlockEmitter {
         matmul.conv ? stride_of(matmul.c, row_major_strides(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
     const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
     // Pixels in vectors (CpuConvTaps::a_channel_stride): the block is column-major in its buffer.
-    const bool pixel_major = matmul.conv && matmul.conv->a_channel_stride > 0;
+    const bool pixel_major = matmul.pixels_in_vectors();
     if (matmul.epilogue) {
-      PF_INTERNAL_CHECK(!pixel_major, "cpu block: an epilogue on a pixel-major convolution");
       emit_matmul_with_epilogue(matmul);
       return;
     }
@@ -223,24 +215,35 @@ class BlockEmitter {
                       "cpu block: an epilogue's output must be an f32 row-major block");
     const CpuTensor& out_tensor = plan_.tensor(epilogue.output.tensor);
     const std::int64_t out_row_bytes = stride_of(epilogue.output, row_major_strides(out_tensor.shape), CpuDim::m) * 4;
-    const bool buffered = matmul.conv && outer_tap_iterations(*matmul.conv) > 1 && out_row_bytes % 1024 == 0;
+    // Pixels in vectors: the epilogue on C's column-major block buffer, then a transposition
+    // stores the output (fuse_epilogues takes no addend there).
+    const bool pixel_major = matmul.pixels_in_vectors();
+    const bool buffered =
+        !pixel_major && matmul.conv && matmul.conv->outer_iterations() > 1 && out_row_bytes % 1024 == 0;
     const std::optional<View> bias = epilogue.bias ? std::optional<View>(view(*epilogue.bias)) : std::nullopt;
     const std::optional<View> addend = epilogue.addend ? std::optional<View>(view(*epilogue.addend)) : std::nullopt;
     const CpuEpilogueCode code =
         cpu_epilogue_code(epilogue, bias ? &*bias : nullptr, addend ? &*addend : nullptr, buffered ? &out : nullptr);
-    const View c = buffered ? view(matmul.c) : out;  // C's block buffer, or the output's block
+    View c = buffered ? view(matmul.c) : out;  // C's block buffer, or the output's block
     const std::string& c_name = matmul.c.tensor;
+    if (pixel_major) {
+      c.pointer = block_buffer(names_.variable(names_.tensor(c_name) + "_f32"), ElementType::f32);
+      c.ld = "rows";
+      c.layout = "Layout::col_major";
+    }
     line("// last touch " + epilogue.statement + " in the BRGEMM's epilogue (" + code.what +
-         ", in registers before the store): " +
-         c_name + "'s block " + (buffered ? "accumulates in a block buffer (output rows " + std::to_string(out_row_bytes) +
-                                                " bytes apart), the last call stores " + epilogue.output.tensor
-                                          : "is " + epilogue.output.tensor + "'s"));
+         ", in registers before the store): " + c_name + "'s block " +
+         (pixel_major ? "is pixel-major in a block buffer, transposed into " + epilogue.output.tensor + "'s"
+          : buffered  ? "accumulates in a block buffer (output rows " + std::to_string(out_row_bytes) +
+                           " bytes apart), the last call stores " + epilogue.output.tensor
+                      : "is " + epilogue.output.tensor + "'s"));
     line("// first touch: " + c_name + (matmul.zero_init ? " := 0, fused into the BRGEMM (accumulate = false)"
                                                          : " (accumulate = true)"));
     if (matmul.conv)
       emit_taps(matmul, c, code);
     else
       emit_main(matmul, c, code);
+    if (pixel_major) emit_unary(epilogue.statement, "store", "identity", c, out);
   }
 
   // The BRGEMM(s) of a matmul on the block, into `c`; the last call does `epilogue`.
@@ -381,7 +384,7 @@ class BlockEmitter {
     };
     // With an epilogue, the last call (every outer tap at its end) is a kernel of its own, or
     // the only call's kernel has it when there is one call.
-    const bool one_call = outer_tap_iterations(conv) == 1;
+    const bool one_call = conv.outer_iterations() == 1;
     const std::string finishing = !epilogue.config.empty() && !one_call ? object_name(matmul.statement, "finish") : "";
     const std::string one_call_finish = one_call ? epilogue.config : "";
     const std::string overwrite = matmul.zero_init ? object_name(matmul.statement, "main") : "";

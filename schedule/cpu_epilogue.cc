@@ -103,7 +103,8 @@ void fuse_epilogues(CpuPlan& plan) {
                     [&](const CpuPointwise& later) { return reads_tensor(later, c.name); }))
       continue;
     std::optional<CpuEpilogue> epilogue = epilogue_of(first, plan, matmul);
-    if (!epilogue) continue;
+    // (pixels in vectors: the block is column-major, R is not)
+    if (!epilogue || (epilogue->addend && matmul.pixels_in_vectors())) continue;
     matmul.epilogue = std::move(epilogue);
     first.in_epilogue = true;
   }

@@ -12,6 +12,7 @@
 #include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
 #include "schedule/cpu_parallel_stages.h"
+#include "schedule/cpu_roles.h"
 
 namespace polyfuse {
 namespace {
@@ -35,38 +36,6 @@ std::int64_t bound(const Program& program, const Size& size) {
   return found->second;
 }
 
-// The role of every index of one statement in its stage.
-using Roles = std::map<std::string, std::pair<CpuDim, int>>;
-
-CpuAccess access_for(const std::string& tensor, const std::vector<std::string>& indices,
-                     const Roles& roles) {
-  CpuAccess access;
-  access.tensor = tensor;
-  for (const std::string& index : indices) {
-    const auto found = roles.find(index);
-    PF_INTERNAL_CHECK(found != roles.end(), "cpu plan: index without a role: " + index);
-    access.dims.push_back(found->second.first);
-    access.batch_positions.push_back(found->second.second);
-  }
-  return access;
-}
-
-// Roles of a pointwise statement from the indices it writes: batch.., m, n.
-Roles pointwise_roles(const std::vector<std::string>& written) {
-  Roles roles;
-  const std::size_t rank = written.size();
-  for (std::size_t i = 0; i < rank; ++i) {
-    if (i + 1 == rank) roles[written[i]] = {CpuDim::n, -1};
-    else if (i + 2 == rank) roles[written[i]] = {CpuDim::m, -1};
-    else roles[written[i]] = {CpuDim::batch, static_cast<int>(i)};
-  }
-  return roles;
-}
-
-bool same_element(const CpuAccess& x, const CpuAccess& y) {
-  return x.dims == y.dims && x.batch_positions == y.batch_positions;
-}
-
 // `expr` with each read node r renumbered to renumbered.at(r).
 Expr renumber_reads(const Expr& expr, const std::map<int, int>& renumbered) {
   Expr copy = expr;
@@ -80,7 +49,17 @@ struct StageBuilder {
   CpuStage stage;
   std::vector<std::int64_t> space;  // extents of batch.., m, n as written
   std::set<std::string> written, read;
-  bool closed = false;  // nothing joins it (a convolution whose output is not batch.., m, n)
+  // A convolution whose output is not batch.., m, n: only statements that write its indices
+  // join it, in its roles (add_pointwise).
+  bool closed = false;
+
+  // The block space's index names, outermost first.
+  std::vector<std::string> names() const {
+    std::vector<std::string> all = stage.batch_names;
+    if (!stage.m_name.empty()) all.push_back(stage.m_name);
+    if (!stage.n_name.empty()) all.push_back(stage.n_name);
+    return all;
+  }
 };
 
 class Planner {
@@ -148,11 +127,13 @@ class Planner {
  private:
   const CpuTensor& tensor(const std::string& name) const { return plan_.tensor(name); }
 
-  CpuPointwise pointwise_of(const Statement& statement) {
+  // `statement` as a pointwise statement, its indices in `names`'s roles (default: the order it
+  // writes them in).
+  CpuPointwise pointwise_of(const Statement& statement, const std::vector<std::string>* names = nullptr) {
     CpuPointwise pointwise;
     pointwise.statement = statement.id;
     pointwise.source = print_statement_source(statement);
-    const Roles roles = pointwise_roles(statement.write.indices);
+    const Roles roles = pointwise_roles(names ? *names : statement.write.indices);
     pointwise.write = access_for(statement.write.tensor, statement.write.indices, roles);
     for (const Access& read : statement.reads)
       pointwise.reads.push_back(access_for(read.tensor, read.indices, roles));
@@ -200,8 +181,25 @@ class Planner {
   }
 
   void add_pointwise(const Statement& statement, CpuPointwise pointwise) {
-    add_pointwise_with_space(std::move(pointwise), written_space(statement),
-                             statement.write.indices);
+    // After a convolution whose blocks run its indices in another order than it writes them (a
+    // grouped one: g before the output column), a statement writing the same indices over the
+    // same extents joins in the blocks' roles.
+    StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
+    if (last != nullptr && last->closed) {
+      const std::vector<std::string> names = last->names();
+      const std::vector<std::int64_t> space = written_space(statement);
+      bool same = std::is_permutation(names.begin(), names.end(), statement.write.indices.begin(),
+                                      statement.write.indices.end());
+      for (std::size_t i = 0; same && i < names.size(); ++i)
+        same = last->space[i] == space[static_cast<std::size_t>(
+                                     std::find(statement.write.indices.begin(), statement.write.indices.end(), names[i]) -
+                                     statement.write.indices.begin())];
+      if (same) {
+        add_pointwise_with_space(pointwise_of(statement, &names), last->space, names, /*in_closed=*/true);
+        return;
+      }
+    }
+    add_pointwise_with_space(std::move(pointwise), written_space(statement), statement.write.indices);
   }
 
   // Why an `other` statement is a loop nest: the idiom's own words, short.
@@ -225,10 +223,10 @@ class Planner {
   }
 
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
-                                const std::vector<std::string>& names) {
+                                const std::vector<std::string>& names, bool in_closed = false) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
     bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
-                !last->closed && last->space == space &&
+                (!last->closed || in_closed) && last->space == space &&
                 !last->written.count(pointwise.write.tensor) &&
                 !last->read.count(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads)

@@ -114,6 +114,13 @@ struct CpuConvTaps {
   // its columns (channels) this many elements apart; the block accumulates column-major in a
   // buffer that a transposition stores.
   std::int64_t a_channel_stride = 0;
+
+  // The outer taps' iterations: the loops around the BRGEMMs.
+  std::int64_t outer_iterations() const {
+    std::int64_t iterations = 1;
+    for (std::size_t t = 0; t + 1 < taps.size(); ++t) iterations *= taps[t].extent;
+    return iterations;
+  }
 };
 
 // A zero-padded copy of a convolution's input (schedule/cpu_conv.h): `to` is `from` with
@@ -177,6 +184,9 @@ struct CpuMatmul {
   // B is a constant input (CpuScheduleOptions::constant_inputs, schedule/cpu_constants.h): its
   // packed form is kept between calls, packed again only for another pointer.
   bool b_constant = false;
+
+  // A convolution with pixels in vectors (CpuConvTaps::a_channel_stride).
+  bool pixels_in_vectors() const { return conv && conv->a_channel_stride > 0; }
 };
 
 // One pointwise statement of a stage: write = expr on every element of the block.

@@ -11,7 +11,7 @@
 //     F: input f32 [2, 5, 3, 3, 3], parameter
 //     bias: input f32 [2, 5], parameter
 //     O: output f32 [2, 9, 7, 2, 5], parameter
-//     Y: temporary f32 [2, 9, 7, 2, 5], full temporary
+//     Y: temporary f32 [2, 9, 7, 2, 5], block local
 //     F_packed: temporary f32 [1, 2, 3, 3, 3, 5], full temporary (prologue result)
 //     I_padded: temporary f32 [2, 11, 9, 2, 3], full temporary (prologue result)
 //   stage0: reordering copy F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B, in panels of 5 output channels)
@@ -19,8 +19,8 @@
 //   stage2: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, g < 2, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
-//   stage3: parallel over n < 2, h < 9, w < 7, g < 2 in blocks of 2, k < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
-//     pointwise S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
+//     last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
+//       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
 #include <algorithm>
 #include <cstdint>
@@ -40,10 +40,11 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
-// stage2 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
+// stage2 (S0, S1): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
-void stage2_block(float* Y, const float* F_packed, const float* I_padded, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
+void stage2_block(const float* bias, float* O, const float* F_packed, const float* I_padded, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
   // main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
+  // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 6, B 15 elements apart), 3 channels each; A's rows 6 elements apart
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
@@ -52,27 +53,19 @@ void stage2_block(float* Y, const float* F_packed, const float* I_padded, int64_
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
+      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, Y + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
-}
-
-// stage3 (S1): one rows x cols block of the output at (n, h, w, g0, k0).
-template <int64_t rows, int64_t cols>
-void stage3_block(const float* bias, float* O, const float* Y, int64_t n, int64_t h, int64_t w, int64_t g0, int64_t k0) {
-  // S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(Y + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, bias + g0 * 5 + k0, O + n * 630 + h * 70 + w * 10 + g0 * 5 + k0, 5, 5, 5);
+    if (r == 2) S0_finish(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, O + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15, EpilogueArgs{.bias = bias + g * 5 + k0});
+    else (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, O + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
+  // last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k)) (done: the BRGEMM's epilogue)
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::unique_ptr<float[]> Y_storage(new float[1260 + 16]);  // not zeroed: its first stage writes every element
-  float* const Y = line_aligned(Y_storage.get());
   std::unique_ptr<float[]> F_packed_storage(new float[270 + 16]);  // not zeroed: the copy writes every element read
   float* const F_packed = line_aligned(F_packed_storage.get());
   std::vector<float> I_padded_storage(1188 + 16);
@@ -91,18 +84,12 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 9; ++p1)
       std::copy_n(I + p0 * 378 + p1 * 42, 42, I_padded + p0 * 594 + p1 * 54 + 60);
-  // stage2: S0
+  // stage2: S0, S1
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t n = 0; n < 2; ++n)
     for (int64_t h = 0; h < 9; ++h)
       for (int64_t g = 0; g < 2; ++g)
-        stage2_block<7, 5>(Y, F_packed, I_padded, n, h, g, 0, 0);
-  // stage3: S1
-  #pragma omp parallel for collapse(3) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 9; ++h)
-      for (int64_t w = 0; w < 7; ++w)
-        stage3_block<2, 5>(bias, O, Y, n, h, w, 0, 0);
+        stage2_block<7, 5>(bias, O, F_packed, I_padded, n, h, g, 0, 0);
 }
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu_buffers(void* const* buffers) {

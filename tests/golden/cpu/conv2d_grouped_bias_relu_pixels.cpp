@@ -11,7 +11,7 @@
 //     F: input f32 [3, 7, 3, 3, 5], parameter
 //     bias: input f32 [3, 7], parameter
 //     O: output f32 [2, 3, 19, 3, 7], parameter
-//     Y: temporary f32 [2, 3, 19, 3, 7], full temporary
+//     Y: temporary f32 [2, 3, 19, 3, 7], block local
 //     F_packed: temporary f32 [1, 3, 3, 3, 5, 7], full temporary (prologue result)
 //     I_pixels: temporary f32 [2, 5, 3, 5, 21], full temporary (prologue result)
 //   stage0: reordering copy F_packed(k / 7, g, r, s, c, k % 7) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B, in panels of 7 output channels)
@@ -19,8 +19,8 @@
 //   stage2: parallel over k < 7 in blocks of 7 (outermost: consecutive blocks share the filter's slice), n < 2, h < 3, g < 3, w < 19 in blocks of 19 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
 //       convolution as BRGEMM over the filter taps f32: A = I_pixels pixel-major (pixels in vectors: channels 21 apart; the block accumulates column-major and a transposition stores it), B = F_packed (F packed as [k / 7, taps, c, 7]), k = 5 channels, batch = 3 taps of s per loop over r, first touch: zero
-//   stage3: parallel over n < 2, h < 3, w < 19, g < 3 in blocks of 3, k < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
-//     pointwise S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
+//     last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
+//       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
 #include <algorithm>
 #include <cstdint>
@@ -40,11 +40,12 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
-// stage2 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
+// stage2 (S0, S1): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
-void stage2_block(float* Y, const float* F_packed, const float* I_pixels, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
+void stage2_block(const float* bias, float* O, const float* F_packed, const float* I_pixels, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
   // main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
   alignas(64) static thread_local float Y_f32[rows * cols];
+  // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is pixel-major in a block buffer, transposed into O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
   // main: per outer tap, one BRGEMM over 3 tap(s) (A 1, B 35 elements apart), 5 channels each; pixel-major: A's channels 21 elements apart, the pixels in vectors
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 5, .batch = 3,
@@ -53,32 +54,23 @@ void stage2_block(float* Y, const float* F_packed, const float* I_pixels, int64_
   static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 5, .batch = 3,
       .a_layout = Layout::col_major, .b_layout = Layout::row_major, .c_layout = Layout::col_major,
       .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
+  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 5, .batch = 3,
+      .a_layout = Layout::col_major, .b_layout = Layout::row_major, .c_layout = Layout::col_major,
+      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
   for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_pixels + n * 1575 + h * 315 + g * 105 + w0 + r * 315, F_packed + g * 315 + r * 105, Y_f32, 21, 7, rows, 1, 35);
-  // last touch of S0: the pixel-major block buffer transposed into Y
-  static const Unary S0_store({.m = rows, .n = cols, .op = UnaryOp::identity,
+    if (r == 2) S0_finish(I_pixels + n * 1575 + h * 315 + g * 105 + w0 + r * 315, F_packed + g * 315 + r * 105, Y_f32, 21, 7, rows, 1, 35, EpilogueArgs{.bias = bias + g * 7 + k0});
+    else (r == 0 ? S0_main : S0_accumulate)(I_pixels + n * 1575 + h * 315 + g * 105 + w0 + r * 315, F_packed + g * 315 + r * 105, Y_f32, 21, 7, rows, 1, 35);
+  static const Unary S1_store({.m = rows, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::col_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S0_store(Y_f32, Y + n * 1197 + h * 399 + w0 * 21 + g * 7 + k0, rows, 21);
-}
-
-// stage3 (S1): one rows x cols block of the output at (n, h, w, g0, k0).
-template <int64_t rows, int64_t cols>
-void stage3_block(const float* bias, float* O, const float* Y, int64_t n, int64_t h, int64_t w, int64_t g0, int64_t k0) {
-  // S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(Y + n * 1197 + h * 399 + w * 21 + g0 * 7 + k0, bias + g0 * 7 + k0, O + n * 1197 + h * 399 + w * 21 + g0 * 7 + k0, 7, 7, 7);
+  S1_store(Y_f32, O + n * 1197 + h * 399 + w0 * 21 + g * 7 + k0, rows, 21);
+  // last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k)) (done: the BRGEMM's epilogue)
 }
 
 }  // namespace
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::unique_ptr<float[]> Y_storage(new float[2394 + 16]);  // not zeroed: its first stage writes every element
-  float* const Y = line_aligned(Y_storage.get());
   std::unique_ptr<float[]> F_packed_storage(new float[945 + 16]);  // not zeroed: the copy writes every element read
   float* const F_packed = line_aligned(F_packed_storage.get());
   std::vector<float> I_pixels_storage(3150 + 16);
@@ -100,18 +92,12 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 3; ++p1)
       stage1_transpose(I + p0 * 855 + p1 * 285, I_pixels + p0 * 1575 + p1 * 315 + 316, 15, 21);
-  // stage2: S0
+  // stage2: S0, S1
   #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t n = 0; n < 2; ++n)
     for (int64_t h = 0; h < 3; ++h)
       for (int64_t g = 0; g < 3; ++g)
-        stage2_block<19, 7>(Y, F_packed, I_pixels, n, h, g, 0, 0);
-  // stage3: S1
-  #pragma omp parallel for collapse(3) schedule(static)
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t h = 0; h < 3; ++h)
-      for (int64_t w = 0; w < 19; ++w)
-        stage3_block<3, 7>(bias, O, Y, n, h, w, 0, 0);
+        stage2_block<19, 7>(bias, O, F_packed, I_pixels, n, h, g, 0, 0);
 }
 
 extern "C" void polyfuse_conv2d_grouped_bias_relu_buffers(void* const* buffers) {
