@@ -37,9 +37,10 @@ class CopyStageEmitter {
     return indent;
   }
 
-  // A zero-padded copy of a convolution's input: the temporary starts zeroed (std::vector),
-  // the input is copied in chunks that are contiguous in both (the innermost padded dimension's
-  // whole interior), one loop per dimension outside it.
+  // A zero-padded copy of a convolution's input. The temporary's storage is zeroed when the
+  // calling thread first uses it (a thread_local std::vector) and every call writes only its
+  // interior: the input in chunks that are contiguous in both (the innermost padded
+  // dimension's whole interior), one loop per dimension outside it.
   std::string pad_copy(const CpuStage& stage) const {
     const CpuPadCopy& pad = *stage.pad;
     if (pad.innermost_dim) return pixel_column_copy(stage);
@@ -52,7 +53,7 @@ class CopyStageEmitter {
     std::vector<std::string> from_terms, to_terms;
     std::int64_t to_origin = 0;
     std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
-                       " inside a border of zeros (its storage starts zeroed)\n";
+                       " inside a border of zeros (its storage's, zeroed when first used)\n";
     for (std::size_t d = 0; d < rank; ++d) to_origin += pad.before[d] * to_strides[d];
     const std::string indent = copy_loops(stage, innermost, text, from_terms, to_terms);
     to_terms.push_back(std::to_string(to_origin));
@@ -76,7 +77,7 @@ class CopyStageEmitter {
     std::vector<std::string> from_terms, to_terms;
     std::int64_t to_origin = pad.before[column];
     std::string text = "  // " + stage.name + ": " + names_.tensor(pad.to) + " = " + names_.tensor(pad.from) +
-                       " with its pixel column innermost, inside a border of zeros (its storage starts zeroed)\n";
+                       " with its pixel column innermost, inside a border of zeros (its storage's, zeroed when first used)\n";
     const std::string object = names_.variable(stage.name + "_transpose");
     text += "  static const Unary " + object + "({.m = " + std::to_string(rows) + ", .n = " + std::to_string(cols) +
             ", .op = UnaryOp::identity,\n      .in = {Layout::row_major, " + cxx_dtype(plan_.tensor(pad.from).type) +

@@ -54,10 +54,10 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
   constexpr std::int64_t smallest_block = 32;  // a multiple of every microkernel's width
   for (CpuStage& stage : plan.stages) {
     stage.flops = stage_flops(stage);
-    if (stage.pad || stage.permute) {  // a copy: one operation per element written
+    if (stage.pad || stage.permute) {  // a copy: kCpuCopyFlopsPerElement per element written
       std::int64_t elements = 1;
       for (std::int64_t extent : plan.tensor(stage.pad ? stage.pad->to : stage.permute->to).shape) elements *= extent;
-      stage.flops = elements;
+      stage.flops = elements * kCpuCopyFlopsPerElement;
     }
     stage.parallel = stage.flops >= min_parallel_flops;
     if (!stage.parallel || stage.matmuls.empty() || stage.loop_nest || stage.pad || stage.permute) continue;

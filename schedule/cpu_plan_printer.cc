@@ -34,7 +34,8 @@ std::string loops_text(const CpuStage& stage) {
 // A copy stage below the parallel threshold runs on the calling thread: say so.
 std::string copy_threads(const CpuStage& stage) {
   return stage.parallel ? std::string()
-                        : ", one thread (" + std::to_string(stage.flops) + " elements, below the parallel threshold)";
+                        : ", one thread (" + std::to_string(stage.flops / kCpuCopyFlopsPerElement) +
+                              " elements, below the parallel threshold)";
 }
 
 // A pointwise statement done by the BRGEMM's epilogue (schedule/cpu_epilogue.h).

@@ -7,6 +7,8 @@
 // channel blocks, wide channels, and the loop nest that a boundary value other than zero keeps.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "codegen/cpu_emit.h"
 #include "support/golden.h"
 #include "runtime/api/run_program.h"
@@ -118,6 +120,32 @@ TEST(ConvExampleCpuPlan, ResultsDoNotDependOnTheThreadCount) {
       EXPECT_TRUE(report.check.ok) << threads << " threads: " << report.check.to_string();
       if (!one_thread) one_thread = report.outputs;
       else EXPECT_TRUE(report.outputs == *one_thread) << "2 threads differ from 1";
+    }
+  }
+}
+
+// A padded copy's storage is kept by each calling thread, its border zeroed once: the second
+// call, on other inputs, is exact too (stride 2; bias + ReLU). Not vacuous: a planted write to
+// the border at the end of each call (after its use) fails the second call, not the first.
+TEST(ConvExampleCpuPlan, KeptPaddedCopiesAreRightOnEveryCall) {
+  for (const std::string example : {"conv2d_strided", "conv2d_bias_relu"}) {
+    const Program program = compile_text(example_text(example), first_sizes(example), example + ".tc");
+    const std::string code = emit_cpu(plan_cpu(program), program);
+    ASSERT_NE(code.find("static thread_local std::vector<float> I_padded_storage"), std::string::npos) << code;
+    std::string planted = code;
+    const std::size_t entry = planted.find("extern \"C\" void " + cpu_entry_name(program.name) + "(");
+    ASSERT_NE(entry, std::string::npos);
+    planted.insert(planted.find("\n}\n", entry) + 1, "  I_padded[0] = 1.0f;\n");
+    std::optional<reference::TensorData> first;
+    for (const std::uint64_t seed : {42u, 43u}) {
+      SCOPED_TRACE(example + " seed " + std::to_string(seed));
+      const RunReport report = run_program(program, cpu_run_request(seed));
+      EXPECT_TRUE(report.check.ok) << report.check.to_string();
+      if (!first) first = report.outputs;
+      else EXPECT_FALSE(report.outputs == *first) << "the inputs did not change";
+      RunRequest request = cpu_run_request(seed);
+      request.kernel_source = planted;
+      EXPECT_EQ(run_program(program, request).check.ok, seed == 42u);
     }
   }
 }

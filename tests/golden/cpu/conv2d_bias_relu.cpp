@@ -81,9 +81,10 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
 
 extern "C" void polyfuse_conv2d_bias_relu(const float* I, const float* F, const float* bias, float* O) {
   // temporaries read by more than one stage
-  std::vector<float> I_padded_storage(594 + 16);
+  // the border stays zero: zeroed once per calling thread, every call writes the interior
+  static thread_local std::vector<float> I_padded_storage(594 + 16);
   float* const I_padded = line_aligned(I_padded_storage.data());
-  // stage0: I_padded = I inside a border of zeros (its storage starts zeroed)
+  // stage0: I_padded = I inside a border of zeros (its storage's, zeroed when first used)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 9; ++p1)

@@ -68,7 +68,8 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
   // temporaries read by more than one stage
   std::unique_ptr<float[]> F_packed_storage(new float[270 + 16]);  // not zeroed: the copy writes every element read
   float* const F_packed = line_aligned(F_packed_storage.get());
-  std::vector<float> I_padded_storage(1188 + 16);
+  // the border stays zero: zeroed once per calling thread, every call writes the interior
+  static thread_local std::vector<float> I_padded_storage(1188 + 16);
   float* const I_padded = line_aligned(I_padded_storage.data());
   // stage0: F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B, in panels of 5 output channels)
   static const Unary stage0_panel({.m = 3, .n = 5, .op = UnaryOp::identity,
@@ -79,7 +80,7 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
         stage0_panel(F + g * 135 + r * 9 + s * 3, F_packed + g * 135 + r * 45 + s * 15, 27, 5);
-  // stage1: I_padded = I inside a border of zeros (its storage starts zeroed)
+  // stage1: I_padded = I inside a border of zeros (its storage's, zeroed when first used)
   #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t p0 = 0; p0 < 2; ++p0)
     for (int64_t p1 = 0; p1 < 9; ++p1)

@@ -73,7 +73,8 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
   // temporaries read by more than one stage
   std::unique_ptr<float[]> F_packed_storage(new float[945 + 16]);  // not zeroed: the copy writes every element read
   float* const F_packed = line_aligned(F_packed_storage.get());
-  std::vector<float> I_pixels_storage(3150 + 16);
+  // the border stays zero: zeroed once per calling thread, every call writes the interior
+  static thread_local std::vector<float> I_pixels_storage(3150 + 16);
   float* const I_pixels = line_aligned(I_pixels_storage.data());
   // stage0: F_packed(k / 7, g, r, s, c, k % 7) = F(g, k, r, s, c) (the filter packed as the BRGEMM's B, in panels of 7 output channels)
   static const Unary stage0_panel({.m = 5, .n = 7, .op = UnaryOp::identity,
@@ -84,7 +85,7 @@ extern "C" void polyfuse_conv2d_grouped_bias_relu(const float* I, const float* F
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
         stage0_panel(F + g * 315 + r * 15 + s * 5, F_packed + g * 315 + r * 105 + s * 35, 45, 7);
-  // stage1: I_pixels = I with its pixel column innermost, inside a border of zeros (its storage starts zeroed)
+  // stage1: I_pixels = I with its pixel column innermost, inside a border of zeros (its storage's, zeroed when first used)
   static const Unary stage1_transpose({.m = 19, .n = 15, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f32, Broadcast::matrix},
       .out = {Layout::col_major, DType::f32, Broadcast::matrix}});
