@@ -46,7 +46,7 @@ std::string step_code(const ContractionStep& step, const CpuScheduleOptions& opt
   try {
     return emit_cpu(*step.view, options);
   } catch (const UserError&) {
-    return emit_cpu_loop_nest(*step.view);
+    return emit_cpu_loop_nest(*step.view, options);
   }
 }
 

@@ -203,7 +203,7 @@ class Emitter {
   }
 
   // A statement's plain loop nest over the whole tensors, in the entry function.
-  std::string loop_nest(const CpuLoopNest& nest) const {
+  std::string loop_nest(const CpuLoopNest& nest, bool parallel) const {
     const Statement* statement = nullptr;
     for (const Statement& s : program_.statements)
       if (s.id == nest.statement) statement = &s;
@@ -213,7 +213,8 @@ class Emitter {
     names.stored_type = [this](const std::string& tensor) { return plan_.tensor(tensor).type; };
     names.index = [this](const std::string& index) { return names_.loop_variable(index); };
     names.accumulator = names_.variable("acc");
-    return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ") + "  }\n";
+    return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ", parallel ? omp_for(1) : "") +
+           "  }\n";
   }
 
   // The OpenMP pragma of `depth` nested parallel loops (collapsed), with the plan's thread count;
@@ -227,7 +228,7 @@ class Emitter {
       return;
     }
     if (stage.loop_nest) {
-      calls += "  // " + stage.name + ": " + stage.loop_nest->statement + ", a loop nest\n" + loop_nest(*stage.loop_nest);
+      calls += "  // " + stage.name + ": " + stage.loop_nest->statement + ", a loop nest\n" + loop_nest(*stage.loop_nest, stage.parallel);
       return;
     }
     CpuStageVariables variables;
@@ -483,7 +484,7 @@ std::string emit_cpu(const CpuPlan& plan, const Program& program) { return Emitt
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
   if (is_cpu_contraction(program) && program.parameters.empty()) return emit_cpu_contraction(program, options);
   if (needs_cpu_loop_nest(program, recognize_idioms(program)) || has_contraction_beside_other_statements(program))
-    return emit_cpu_loop_nest(program);
+    return emit_cpu_loop_nest(program, options);
   return emit_cpu(plan_cpu(program, options), program);
 }
 

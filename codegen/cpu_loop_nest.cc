@@ -10,6 +10,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/loop_nest_threads.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -31,18 +32,24 @@ LoopNestNames own_names(const Program& program) {
   return names;
 }
 
+// Whether `statement`'s outermost written loop runs on the threads.
+bool parallel(const Program& program, const Statement& statement, const CpuScheduleOptions& options) {
+  return loop_nest_serial_reason(statement).empty() && loop_nest_flops(program, statement) >= options.min_parallel_flops;
+}
+
 class LoopNestEmitter {
  public:
   LoopNestEmitter(const Program& program, LoopNestNames names) : program_(program), names_(std::move(names)) {}
 
-  std::string run() {
+  std::string run(const CpuScheduleOptions& options) {
     std::string body;
     for (const Tensor& tensor : program_.tensors) {
       if (tensor.role != TensorRole::temporary) continue;
       body += fmt::format("  std::vector<float> {0}_storage({1});\n  float* const {0} = {0}_storage.data();\n",
                           tensor_id(tensor.name), element_count(tensor));
     }
-    for (const Statement& statement : program_.statements) body += emit_statement(statement, "  ");
+    for (const Statement& statement : program_.statements)
+      body += emit_statement(statement, "  ", parallel(program_, statement, options) ? cpu_omp_for(options.threads, 1) : "");
     std::vector<std::string> parameters, arguments;
     for (const Tensor& tensor : program_.tensors) {
       if (tensor.role == TensorRole::temporary) continue;
@@ -68,7 +75,7 @@ class LoopNestEmitter {
 
  private:
   friend std::string polyfuse::emit_statement_loop_nest(const Program&, const Statement&, const LoopNestNames&,
-                                                        const std::string&);
+                                                        const std::string&, const std::string&);
 
   std::int64_t extent(const Size& size) const {
     const Size bound = bound_size(program_, size);
@@ -174,7 +181,9 @@ class LoopNestEmitter {
     return "";
   }
 
-  std::string emit_statement(const Statement& statement, const std::string& base_indent) const {
+  // `outer_pragma`: the OpenMP line before the outermost written loop (empty: none).
+  std::string emit_statement(const Statement& statement, const std::string& base_indent,
+                             const std::string& outer_pragma = "") const {
     std::string text = fmt::format("{}// {}: {}\n", base_indent, statement.id, print_statement_source(statement));
     std::size_t depth = 0;  // open scopes below base_indent
     std::string indent = base_indent;
@@ -190,6 +199,7 @@ class LoopNestEmitter {
     std::size_t written = 0;
     for (const IterationIndex& index : statement.indices)
       if (!index.is_reduction) {
+        if (written == 0 && !outer_pragma.empty()) text += indent + outer_pragma;
         open_loop(index);
         ++written;
       }
@@ -243,11 +253,32 @@ bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
   return other;
 }
 
-std::string emit_cpu_loop_nest(const Program& program) { return LoopNestEmitter(program, own_names(program)).run(); }
+std::string emit_cpu_loop_nest(const Program& program, const CpuScheduleOptions& options) {
+  return LoopNestEmitter(program, own_names(program)).run(options);
+}
+
+std::string cpu_loop_nest_schedule(const Program& program, const CpuScheduleOptions& options, const std::string& why) {
+  std::string text = "cpu schedule of def " + program.name + ": plain loop nests, one per statement in program order (" +
+                     why + ": not blocked; --emit=cpu shows them)\n";
+  for (const Statement& statement : program.statements) {
+    text += "  " + statement.id + ": " + print_statement_source(statement);
+    const std::string serial = loop_nest_serial_reason(statement);
+    if (parallel(program, statement, options))
+      text += "  (parallel over " + loop_nest_outer_index(statement) +
+              (options.threads > 0 ? " on " + std::to_string(options.threads) + (options.threads == 1 ? " thread)" : " threads)")
+                                   : ")");
+    else if (!serial.empty())
+      text += "  (one thread: " + serial + ")";
+    else
+      text += "  (one thread: " + std::to_string(loop_nest_flops(program, statement)) + " flops, below the parallel threshold)";
+    text += "\n";
+  }
+  return text;
+}
 
 std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
-                                     const std::string& indent) {
-  return LoopNestEmitter(program, names).emit_statement(statement, indent);
+                                     const std::string& indent, const std::string& outer_pragma) {
+  return LoopNestEmitter(program, names).emit_statement(statement, indent, outer_pragma);
 }
 
 }  // namespace polyfuse

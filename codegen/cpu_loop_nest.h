@@ -11,8 +11,11 @@
 //
 // Temporaries are f32 arrays (kept wider than their type, which the reference allows).
 // The entry function and its `_buffers` form take the def's inputs and outputs in
-// signature order, as cpu_emit.h's do. No blocking, no threads, no vectors: a correct
-// baseline until issue 20's kernel plans fuse these.
+// signature order, as cpu_emit.h's do. No blocking and no vectors (beyond the compiler's): a
+// correct baseline until kernel plans fuse these. A statement's outermost written loop runs on
+// the threads (`#pragma omp parallel for`, CpuScheduleOptions::threads) where
+// schedule/loop_nest_threads.h allows it and its work reaches min_parallel_flops: each
+// iteration computes as on one thread, so the results are the same bits.
 #pragma once
 
 #include <functional>
@@ -20,6 +23,7 @@
 
 #include "frontend/idioms.h"
 #include "frontend/program.h"
+#include "schedule/cpu_plan.h"
 
 namespace polyfuse {
 
@@ -34,7 +38,12 @@ bool has_integers(const Program& program);
 bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms);
 
 // The C++ of `program` as plain loop nests; every size must be bound (else a UserError).
-std::string emit_cpu_loop_nest(const Program& program);
+// `options`: threads and min_parallel_flops (its blocking and target do not apply).
+std::string emit_cpu_loop_nest(const Program& program, const CpuScheduleOptions& options);
+
+// `--emit=schedule --target=cpu` for such a def: a line saying why (`why`), then each statement
+// and whether its outer loop runs on the threads.
+std::string cpu_loop_nest_schedule(const Program& program, const CpuScheduleOptions& options, const std::string& why);
 
 // How the code around one statement's loop nest names what it touches (the blocked plan of
 // cpu_emit.h runs a row reduction after a matmul this way, on its whole tensors).
@@ -47,8 +56,9 @@ struct LoopNestNames {
 };
 
 // The loop nest of `statement` (of `program`, every size bound), each line indented by
-// `indent`, in a scope of its own.
+// `indent`, in a scope of its own; `outer_pragma` (an OpenMP line) before its outermost
+// written loop, if any.
 std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
-                                     const std::string& indent);
+                                     const std::string& indent, const std::string& outer_pragma = "");
 
 }  // namespace polyfuse

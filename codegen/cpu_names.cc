@@ -116,12 +116,14 @@ std::string sum_text(const std::vector<std::string>& terms) {
   return text.empty() ? "0" : text;
 }
 
-std::string cpu_omp_for(const CpuPlan& plan, int depth, bool in_region) {
+std::string cpu_omp_for(int threads, int depth, bool in_region) {
   std::string text = in_region ? "#pragma omp for " : "#pragma omp parallel for ";
   if (depth > 1) text += "collapse(" + std::to_string(depth) + ") ";
-  if (plan.threads > 0 && !in_region) text += "num_threads(" + std::to_string(plan.threads) + ") ";
+  if (threads > 0 && !in_region) text += "num_threads(" + std::to_string(threads) + ") ";
   return text + "schedule(static)\n";
 }
+
+std::string cpu_omp_for(const CpuPlan& plan, int depth, bool in_region) { return cpu_omp_for(plan.threads, depth, in_region); }
 
 std::string cpu_omp_parallel(const CpuPlan& plan) {
   return "#pragma omp parallel" + (plan.threads > 0 ? " num_threads(" + std::to_string(plan.threads) + ")" : std::string()) + "\n";

@@ -48,6 +48,8 @@ std::string sum_text(const std::vector<std::string>& terms);
 // The OpenMP pragma (and its newline) of `depth` nested parallel loops, collapsed, with `plan`'s
 // thread count; `in_region`: the loops of an enclosing parallel region (cpu_omp_parallel).
 std::string cpu_omp_for(const CpuPlan& plan, int depth, bool in_region = false);
+// The same for `threads` (0: OpenMP's default, no num_threads clause).
+std::string cpu_omp_for(int threads, int depth, bool in_region = false);
 std::string cpu_omp_parallel(const CpuPlan& plan);
 
 }  // namespace polyfuse

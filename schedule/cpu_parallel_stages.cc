@@ -3,14 +3,14 @@
 #include <algorithm>
 
 namespace polyfuse {
-namespace {
 
-// The operations of a pointwise expression: its nodes that are neither reads nor literals.
-std::int64_t operation_count(const Expr& expr) {
+std::int64_t expr_operation_count(const Expr& expr) {
   std::int64_t count = expr.kind == ExprKind::read || expr.kind == ExprKind::constant ? 0 : 1;
-  for (const Expr& operand : expr.operands) count += operation_count(operand);
+  for (const Expr& operand : expr.operands) count += expr_operation_count(operand);
   return count;
 }
+
+namespace {
 
 // Row blocks of one size (a stage of more than one): ceil(M / mc) blocks of ceil(M / blocks)
 // rows rather than full blocks and a short last one (M = 392: 196 + 196, not 256 + 136), and, when the thread count is known,
@@ -38,7 +38,8 @@ std::int64_t stage_flops(const CpuStage& stage) {
       for (std::size_t t = 0; t + 1 < matmul.conv->taps.size(); ++t) reduction *= matmul.conv->taps[t].extent;
     per_element += 2 * reduction;
   }
-  for (const CpuPointwise& pointwise : stage.pointwise) per_element += std::max<std::int64_t>(1, operation_count(pointwise.expr));
+  for (const CpuPointwise& pointwise : stage.pointwise) per_element += std::max<std::int64_t>(1, expr_operation_count(pointwise.expr));
+  if (stage.matmuls.empty()) per_element += kCpuFlopsPerElement;  // pointwise only: its elements' loads and stores
   return elements * per_element;
 }
 
@@ -54,12 +55,13 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
   constexpr std::int64_t smallest_block = 32;  // a multiple of every microkernel's width
   for (CpuStage& stage : plan.stages) {
     stage.flops = stage_flops(stage);
-    if (stage.pad || stage.permute) {  // a copy: kCpuCopyFlopsPerElement per element written
+    if (stage.pad || stage.permute) {  // a copy: kCpuFlopsPerElement per element written
       std::int64_t elements = 1;
       for (std::int64_t extent : plan.tensor(stage.pad ? stage.pad->to : stage.permute->to).shape) elements *= extent;
-      stage.flops = elements * kCpuCopyFlopsPerElement;
+      stage.flops = elements * kCpuFlopsPerElement;
     }
-    stage.parallel = stage.flops >= min_parallel_flops;
+    if (stage.loop_nest) stage.flops = stage.loop_nest->flops;
+    stage.parallel = stage.flops >= min_parallel_flops && (!stage.loop_nest || stage.loop_nest->serial.empty());
     if (!stage.parallel || stage.matmuls.empty() || stage.loop_nest || stage.pad || stage.permute) continue;
     CpuBlocking& b = stage.blocking;
     if (stage_blocks(stage) >= threads) {

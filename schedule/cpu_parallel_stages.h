@@ -10,8 +10,12 @@
 
 namespace polyfuse {
 
+// The operations of an expression: its nodes that are neither reads nor literals.
+std::int64_t expr_operation_count(const Expr& expr);
+
 // 2 M N K per matmul (K times its reduce-batch or the convolution's taps), one per element per
-// operation of each pointwise statement, all times the batch.
+// operation of each pointwise statement, plus kCpuFlopsPerElement per element for a stage
+// without a matmul, all times the batch.
 std::int64_t stage_flops(const CpuStage& stage);
 
 // Sets every stage's flops and whether it runs in parallel (flops >= min_parallel_flops). A
@@ -23,7 +27,8 @@ std::int64_t stage_flops(const CpuStage& stage);
 // a stage with several get one size, and their count a multiple of the threads where that takes
 // a few more (balance_row_blocks: M = 392 as 196 + 196, not 256 + 136). Blocks split the
 // output only, so the results are the same bits (each element's sum over k is unchanged).
-// A copy stage (a padded input, a packed filter) counts one operation per element.
+// A copy stage (a padded input, a packed filter) counts kCpuFlopsPerElement per element; a loop
+// nest its CpuLoopNest::flops, and it stays on one thread where CpuLoopNest::serial says why.
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops);
 
 // Whether the entry function packs B of `stage`'s matmul once per call (kernels/cpu's

@@ -8,6 +8,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_constants.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/loop_nest_threads.h"
 #include "schedule/cpu_epilogue.h"
 #include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
@@ -215,6 +216,9 @@ class Planner {
     nest.why = why;
     nest.write = statement.write.tensor;
     for (const Access& read : statement.reads) nest.reads.push_back(read.tensor);
+    nest.flops = loop_nest_flops(program_, statement);
+    nest.outer = loop_nest_outer_index(statement);
+    nest.serial = loop_nest_serial_reason(statement);
     StageBuilder builder;
     builder.written.insert(nest.write);
     builder.read.insert(nest.reads.begin(), nest.reads.end());

@@ -208,6 +208,9 @@ struct CpuLoopNest {
   std::string why;        // why not in a block ("a max reduction, not a matmul")
   std::string write;      // the tensor it writes
   std::vector<std::string> reads;
+  std::int64_t flops = 0;  // schedule/loop_nest_threads.h's loop_nest_flops
+  std::string outer;       // the outermost written index: the loop the threads split
+  std::string serial;      // why that loop stays on one thread (loop_nest_serial_reason); empty: it may split
 };
 
 // One blocked loop nest, or one statement's plain loop nest.
@@ -221,7 +224,8 @@ struct CpuStage {
   CpuBlocking blocking;                  // mc x nc blocks of the output space
   // Floating-point operations of one run of the stage: 2 M N K (times the batch and the
   // reduce-batch or the convolution's taps) per matmul, one per element per pointwise
-  // operation; a copy stage counts kCpuCopyFlopsPerElement per element written. Below
+  // operation; a stage without a matmul adds kCpuFlopsPerElement per element (a copy: per
+  // element written; a loop nest: per point, CpuLoopNest::flops). Below
   // CpuScheduleOptions::min_parallel_flops the block loops run on the calling thread (no
   // OpenMP region: `parallel` is false).
   std::int64_t flops = 0;
@@ -254,12 +258,12 @@ struct CpuPlan {
 
 // The default of CpuScheduleOptions::min_parallel_flops.
 inline constexpr std::int64_t kCpuMinParallelFlops = std::int64_t{1} << 23;
-// A copy stage's element against the threshold: a copied element (read, written, from and to
-// memory) takes about as long as 32 of a BRGEMM's flops on one core (ResNet-50's stride-2 3x3
-// at batch 2 on one AVX-512 core: its 831,744-element padded copy 0.14-0.25 ms, 0.17-0.30 ns an
-// element; the BRGEMM 150 GFLOP/s, 0.0067 ns a flop). Copies of 2^18 elements and more run
-// on every thread.
-inline constexpr std::int64_t kCpuCopyFlopsPerElement = 32;
+// An element that a stage without a matmul moves (a copy's, a pointwise stage's, a point of a
+// loop nest) against the threshold: a copied element (read, written, from and to memory) takes
+// about as long as 32 of a BRGEMM's flops on one core (ResNet-50's stride-2 3x3 at batch 2 on
+// one AVX-512 core: its 831,744-element padded copy 0.14-0.25 ms, 0.17-0.30 ns an element; the
+// BRGEMM 150 GFLOP/s, 0.0067 ns a flop). Copies of 2^18 elements and more run on every thread.
+inline constexpr std::int64_t kCpuFlopsPerElement = 32;
 
 // Options of the CPU schedule.
 struct CpuScheduleOptions {

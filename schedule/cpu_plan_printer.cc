@@ -34,8 +34,18 @@ std::string loops_text(const CpuStage& stage) {
 // A copy stage below the parallel threshold runs on the calling thread: say so.
 std::string copy_threads(const CpuStage& stage) {
   return stage.parallel ? std::string()
-                        : ", one thread (" + std::to_string(stage.flops / kCpuCopyFlopsPerElement) +
+                        : ", one thread (" + std::to_string(stage.flops / kCpuFlopsPerElement) +
                               " elements, below the parallel threshold)";
+}
+
+// Whether a loop nest splits its outermost written loop over the threads, or why not.
+std::string loop_nest_threads(const CpuPlan& plan, const CpuStage& stage) {
+  const CpuLoopNest& nest = *stage.loop_nest;
+  if (stage.parallel)
+    return ", parallel over " + nest.outer +
+           (plan.threads > 0 ? " on " + std::to_string(plan.threads) + (plan.threads == 1 ? " thread" : " threads") : "");
+  if (!nest.serial.empty()) return ", one thread (" + nest.serial + ")";
+  return ", one thread (" + std::to_string(nest.flops) + " flops, below the parallel threshold)";
 }
 
 // A pointwise statement done by the BRGEMM's epilogue (schedule/cpu_epilogue.h).
@@ -77,7 +87,7 @@ std::string to_string(const CpuPlan& plan) {
   }
   for (const CpuStage& stage : plan.stages) {
     if (const std::optional<CpuLoopNest>& nest = stage.loop_nest) {
-      text += "  " + stage.name + ": loop nest over whole tensors (" + nest->why + ")\n";
+      text += "  " + stage.name + ": loop nest over whole tensors (" + nest->why + ")" + loop_nest_threads(plan, stage) + "\n";
       text += "    " + nest->statement + ": " + nest->source + "\n";
       continue;
     }

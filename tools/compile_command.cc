@@ -114,11 +114,10 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
     } else if (options.emit == "schedule" && cpu && is_cpu_contraction(*program) && program->parameters.empty()) {
       text += cpu_contraction_schedule(*program, cpu_options);
     } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(*program, recognize_idioms(*program))) {
-      text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (no matmul: " +
-              "not blocked; --emit=cpu shows them)\n";
+      text += cpu_loop_nest_schedule(*program, cpu_options, "no matmul");
     } else if (options.emit == "schedule" && cpu && has_contraction_beside_other_statements(*program)) {
-      text += "cpu schedule of def " + program->name + ": plain loop nests, one per statement in program order (a " +
-              "general contraction beside statements that are not its epilogues: not blocked; --emit=cpu shows them)\n";
+      text += cpu_loop_nest_schedule(*program, cpu_options,
+                                     "a general contraction beside statements that are not its epilogues");
     } else if (options.emit == "schedule" && cpu) {
       text += to_string(plan_cpu(*program, cpu_options));
     } else if (options.emit == "cpu") {

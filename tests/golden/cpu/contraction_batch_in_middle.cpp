@@ -22,7 +22,7 @@ namespace batch_in_middle_step0 {
 //   tensors:
 //     X: input f16 [11, 3, 9], parameter
 //     O_A: output f16 [3, 9, 11], parameter
-//   stage0: one thread over b < 3, a < 9 in blocks of 9, k < 11 in blocks of 11 (mc=256 nc=1024 kc=512; 297 flops, below the parallel threshold)
+//   stage0: one thread over b < 3, a < 9 in blocks of 9, k < 11 in blocks of 11 (mc=256 nc=1024 kc=512; 9801 flops, below the parallel threshold)
 //     pointwise S0: O_A(b, a, k) = X(k, b, a)
 
 
@@ -44,7 +44,7 @@ void stage0_block(const uint16_t* X, uint16_t* O_A, int64_t b, int64_t a0, int64
 }  // namespace
 
 extern "C" void polyfuse_batch_in_middle_step0(const uint16_t* X, uint16_t* O_A) {
-  // stage0: S0 (one thread: 297 flops, below the parallel threshold)
+  // stage0: S0 (one thread: 9801 flops, below the parallel threshold)
   for (int64_t b = 0; b < 3; ++b)
     stage0_block<9, 11>(X, O_A, b, 0, 0);
 }
@@ -119,7 +119,7 @@ namespace batch_in_middle_step2 {
 //   tensors:
 //     O_gemm: input f32 [3, 9, 14], parameter
 //     O: output f16 [9, 3, 14], parameter
-//   stage0: one thread over a < 9, b < 3 in blocks of 3, c < 14 in blocks of 14 (mc=256 nc=1024 kc=512; 378 flops, below the parallel threshold)
+//   stage0: one thread over a < 9, b < 3 in blocks of 3, c < 14 in blocks of 14 (mc=256 nc=1024 kc=512; 12474 flops, below the parallel threshold)
 //     pointwise S0: O(a, b, c) = O_gemm(b, a, c)
 
 
@@ -141,7 +141,7 @@ void stage0_block(const float* O_gemm, uint16_t* O, int64_t a, int64_t b0, int64
 }  // namespace
 
 extern "C" void polyfuse_batch_in_middle_step2(const float* O_gemm, uint16_t* O) {
-  // stage0: S0 (one thread: 378 flops, below the parallel threshold)
+  // stage0: S0 (one thread: 12474 flops, below the parallel threshold)
   for (int64_t a = 0; a < 9; ++a)
     stage0_block<3, 14>(O_gemm, O, a, 0, 0);
 }

@@ -17,11 +17,11 @@
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
-//   stage1: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum)
+//   stage1: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum), parallel over m
 //     S1: mx(m) max=! C(m, n)
 //   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S2: e(m, n) = exp(C(m, n) - mx(m))
-//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
+//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
 //     S3: s(m) +=! e(m, n)
 //   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S4: P(m, n) = e(m, n) / s(m)
@@ -95,6 +95,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   // stage1: S1, a loop nest
   {  // not a matmul: it is a max reduction ('max=!'), not a sum
     // S1: mx(m) max=! C(m, n)
+    #pragma omp parallel for schedule(static)
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = -INFINITY;
@@ -110,6 +111,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   // stage3: S3, a loop nest
   {  // not a matmul: the right-hand side is not a product
     // S3: s(m) +=! e(m, n)
+    #pragma omp parallel for schedule(static)
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;

@@ -22,11 +22,11 @@
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: X(m, n) = C(m, n) + bias(n)
-//   stage1: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
+//   stage1: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
 //     S2: mean(m) +=! X(m, n) / 64
 //   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S3: d(m, n) = X(m, n) - mean(m)
-//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product)
+//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
 //     S4: var(m) +=! d(m, n) * d(m, n) / 64
 //   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
@@ -124,6 +124,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   // stage1: S2, a loop nest
   {  // not a matmul: the right-hand side is not a product
     // S2: mean(m) +=! X(m, n) / 64
+    #pragma omp parallel for schedule(static)
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
@@ -139,6 +140,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   // stage3: S4, a loop nest
   {  // not a matmul: the right-hand side is not a product
     // S4: var(m) +=! d(m, n) * d(m, n) / 64
+    #pragma omp parallel for schedule(static)
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;

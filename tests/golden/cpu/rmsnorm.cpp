@@ -16,7 +16,7 @@
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
-//   stage1: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions)
+//   stage1: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions), parallel over m
 //     S1: ss(m) +=! C(m, n) * C(m, n)
 //   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     pointwise S2: Y(m, n) = C(m, n) * rsqrt(ss(m) / 64 + 1e-06) * gamma(n)
@@ -94,6 +94,7 @@ extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, cons
   // stage1: S1, a loop nest
   {  // not a matmul: the result has fewer than two dimensions
     // S1: ss(m) +=! C(m, n) * C(m, n)
+    #pragma omp parallel for schedule(static)
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
