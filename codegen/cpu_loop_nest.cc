@@ -9,7 +9,6 @@
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
-#include "schedule/cpu_conv.h"
 #include "schedule/loop_nest_threads.h"
 #include "schedule/plan_from_program.h"
 
@@ -238,19 +237,8 @@ bool has_integers(const Program& program) {
                      [](const Tensor& tensor) { return is_integer(tensor.type); });
 }
 
-bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms) {
-  if (has_integers(program)) return true;  // integer tensors and gathers: loop nests only
-  bool other = false;
-  for (const StatementIdiom& idiom : idioms.statements) {
-    if (idiom.kind == IdiomKind::matmul || idiom.kind == IdiomKind::batch_reduce_matmul) return false;
-    // A convolution the blocked plan runs as BRGEMM over its taps (schedule/cpu_conv.h).
-    const Statement* statement = program.find_statement(idiom.statement);
-    if (idiom.kind == IdiomKind::other && statement && conv_over_taps(program, *statement, nullptr)) return false;
-    other = other || idiom.kind == IdiomKind::other;
-  }
-  for (const Statement& statement : program.statements)
-    other = other || contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index);
-  return other;
+bool needs_cpu_loop_nest(const Program& program, const Idioms&) {
+  return has_integers(program);  // integer tensors and gathers: loop nests only
 }
 
 std::string emit_cpu_loop_nest(const Program& program, const CpuScheduleOptions& options) {

@@ -1,7 +1,9 @@
-// The CPU target's code for a def with no matmul that the blocked plan (schedule/cpu_plan.h)
-// does not take: row reductions such as a standalone softmax. Every statement becomes a
-// plain loop nest over its domain, in program order and in lexicographic order within a
-// statement, exactly the semantics of the language (runtime/reference/evaluate.h):
+// The CPU target's plain loop nests: a statement that the blocked plan's primitives do not take
+// (a row reduction such as softmax's, a `?:`, an index value) is one, as a stage between the
+// plan's blocked ones (emit_statement_loop_nest); a def with integer tensors runs entirely as
+// loop nests (emit_cpu_loop_nest). Every statement becomes a plain loop nest over its domain,
+// in program order and in lexicographic order within a statement, exactly the semantics of the
+// language (runtime/reference/evaluate.h):
 //
 //   for m:                       // written indices, outermost first
 //     float acc = -INFINITY;     // op=!: the operator's identity; op=: the element
@@ -30,11 +32,11 @@ namespace polyfuse {
 // True when some tensor of `program` has an integer type (int32, int64, uint8).
 bool has_integers(const Program& program);
 
-// Whether `program` (with its `idioms`) takes this path: it has an integer tensor (integer
-// data and gathers run only as loop nests, matmuls included), or it has no matmul (or
-// batch-reduce matmul) and it has a reduction that is not one, a `?:` or an index used as a
-// value (which the block primitives of cpu_block.h do not take), and no convolution that
-// runs as BRGEMM over its taps (schedule/cpu_conv.h).
+// Whether `program` runs entirely as loop nests: it has an integer tensor (integer data and
+// gathers run only as loop nests, matmuls included). A def without a matmul takes the blocked
+// plan like the others: its pointwise statements on kernels/cpu's vectors, its other
+// statements as loop nests between them (softmax 2048 x 2048 f32 on one AVX-512 core: 29.5 ms
+// as loop nests only, 15.2 ms so).
 bool needs_cpu_loop_nest(const Program& program, const Idioms& idioms);
 
 // The C++ of `program` as plain loop nests; every size must be bound (else a UserError).

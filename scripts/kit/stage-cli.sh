@@ -55,9 +55,9 @@ for example in "$data"/examples/*.tc; do
     [[ $name == mlp ]] && plan_text='back-to-back matmuls in one kernel'
     expect "$name: plan" 0 "$plan_text" "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
     expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu
-    # Without a matmul the CPU target runs them as plain loop nests.
+    # Without a matmul the CPU target runs each reduction as a loop nest between blocked stages.
     if [[ $name == softmax || $name == cross_entropy || $name == layernorm_rows ]]; then
-      expect "$name: run on the CPU target (loop nests)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
+      expect "$name: run on the CPU target (loop-nest stages)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --target=cpu
     fi
     continue
   fi

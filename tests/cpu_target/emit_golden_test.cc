@@ -33,10 +33,12 @@ TEST_P(CpuGolden, ScheduleAndEmittedCode) {
 INSTANTIATE_TEST_SUITE_P(Examples, CpuGolden, ::testing::ValuesIn(example_names()),
                          [](const auto& info) { return info.param; });
 
-// The row reductions without a matmul: the plain loop nests (codegen/cpu_loop_nest.h).
+// The row reductions without a matmul: the blocked plan's stages (a plain loop nest per
+// reduction, codegen/cpu_loop_nest.h; the pointwise statements on vectors), schedule and code.
 TEST(CpuGoldenLoopNest, RowReductionsWithoutAMatmul) {
   for (const std::string& name : loop_nest_examples()) {
     const Program program = compile_text(example_text(name), {{"M", 64}, {"N", 64}}, "examples/" + name + ".tc");
+    EXPECT_TRUE(matches_golden(to_string(plan_cpu(program)), "cpu/" + name + ".schedule"));
     EXPECT_TRUE(matches_golden(emit_cpu(program), "cpu/" + name + ".cpp"));
   }
 }

@@ -90,8 +90,8 @@ TEST_P(RunExample, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Examples, RunExample, ::testing::ValuesIn(run_cases()),
                          [](const auto& info) { return case_name(info.param); });
 
-// The row reductions without a matmul, as plain loop nests: odd and larger shapes, every
-// element type.
+// The row reductions without a matmul (loop-nest stages between blocked pointwise ones): odd
+// and larger shapes, every element type.
 std::vector<RunCase> loop_nest_cases() {
   std::vector<RunCase> cases;
   for (const std::string& example : loop_nest_examples()) {

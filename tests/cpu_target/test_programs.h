@@ -15,8 +15,9 @@ namespace polyfuse::testing {
 // one of the lists here.
 const std::vector<std::string>& example_names();
 
-// The examples with row reductions and no matmul (softmax, LayerNorm, cross-entropy): the CPU target
-// runs them as plain loop nests (codegen/cpu_loop_nest.h), not through the blocked plan.
+// The examples with row reductions and no matmul (softmax, LayerNorm, cross-entropy): the CPU target's
+// blocked plan runs each reduction as a plain loop nest (codegen/cpu_loop_nest.h) between blocked
+// pointwise stages.
 const std::vector<std::string>& loop_nest_examples();
 
 // The convolutions (examples/conv2d*.tc, issue 24): BRGEMM over the filter taps on the CPU target,
