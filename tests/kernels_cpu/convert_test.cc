@@ -1,5 +1,5 @@
-// The bulk f16/bf16 -> f32 conversions of the packing routines (types.h): F16C and AVX2
-// where the CPU has them, bit-identical to the scalar conversions on every input.
+// The bulk f16/bf16 <-> f32 conversions of the packing routines and elementwise stores
+// (types.h): F16C and AVX2 where the CPU has them, bit-identical to the scalar conversions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,6 +49,56 @@ TEST(BulkConversion, F16MatchesTheScalarConversionOnEveryPattern) {
 TEST(BulkConversion, Bf16MatchesTheScalarConversionOnEveryPattern) {
   expect_bit_identical([](const uint16_t* s, int64_t n, float* d) { bf16_to_f32(s, n, d); },
                        [](uint16_t b) { return bf16_to_f32(b); }, "bf16");
+}
+
+// Narrowing (elementwise.h's stores): every f16 value and its neighbours one f32 ulp away, the
+// midpoints between f16 values (ties to even), overflow, subnormals and NaNs with payloads and
+// signs, and a spread of other patterns, in runs of every length 0..17 and as one long run:
+// the same bits as the scalar conversion.
+template <class Bulk, class Scalar>
+void expect_narrowing_bit_identical(Bulk bulk, Scalar scalar, const char* name) {
+  std::vector<float> values;
+  const auto from_bits = [](uint32_t bits) {
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  };
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t wide = bits_of(f16_to_f32(static_cast<uint16_t>(h)));
+    for (const uint32_t bits : {wide, wide + 1, wide - 1, wide + 0x1000, wide + 0xfff, wide + 0x1001}) values.push_back(from_bits(bits));
+  }
+  for (uint32_t bits = 0x7f800001u; bits < 0x7f800001u + 64; ++bits) {  // NaN payloads, both signs
+    values.push_back(from_bits(bits));
+    values.push_back(from_bits(bits | 0x80000000u));
+  }
+  values.push_back(from_bits(0x7fc12345u));
+  values.push_back(from_bits(0xffbfffffu));
+  uint32_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    values.push_back(from_bits(state));
+  }
+  std::vector<uint16_t> out(values.size() + 1, 0x5555);
+  bulk(values.data(), int64_t(values.size()), out.data());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ASSERT_EQ(out[i], scalar(values[i])) << name << " f32 bits 0x" << std::hex << bits_of(values[i]);
+  EXPECT_EQ(out.back(), 0x5555) << "wrote past n";
+  for (int64_t n = 0; n <= 17; ++n) {
+    std::vector<uint16_t> run(std::size_t(n) + 1, 0x5555);
+    bulk(values.data() + 0x7c00 * 6 - 3, n, run.data());
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(run[std::size_t(i)], scalar(values[std::size_t(0x7c00 * 6 - 3 + i)])) << name;
+    EXPECT_EQ(run[std::size_t(n)], 0x5555) << name << " wrote past n = " << n;
+  }
+}
+
+TEST(BulkConversion, NarrowingToF16MatchesTheScalarConversion) {
+  expect_narrowing_bit_identical([](const float* s, int64_t n, uint16_t* d) { f32_to_f16(s, n, d); },
+                                 [](float v) { return f32_to_f16(v); }, "f16");
+}
+
+TEST(BulkConversion, NarrowingToBf16MatchesTheScalarConversion) {
+  expect_narrowing_bit_identical([](const float* s, int64_t n, uint16_t* d) { f32_to_bf16(s, n, d); },
+                                 [](float v) { return f32_to_bf16(v); }, "bf16");
 }
 
 // Signalling NaNs widen to quiet NaNs with their payload (what vcvtph2ps does).

@@ -127,6 +127,21 @@ void store(DType dtype, void* base, int64_t i, float v) {
   }
 }
 
+// `len` elements of `in` from `at`, `step` apart, as f32: contiguous f16/bf16 by the bulk
+// conversions (F16C, AVX2), the same bits as load's.
+void load_row(const Strided& in, int64_t at, int64_t step, int64_t len, float* x) {
+  if (step == 1 && in.dtype == DType::f16) return f16_to_f32(static_cast<const uint16_t*>(in.base) + at, len, x);
+  if (step == 1 && in.dtype == DType::bf16) return bf16_to_f32(static_cast<const uint16_t*>(in.base) + at, len, x);
+  for (int64_t i = 0; i < len; ++i) x[i] = load(in.dtype, in.base, at + i * step);
+}
+
+// `len` results stored from `at`, `step` apart, as store does.
+void store_row(DType dtype, void* out, int64_t at, int64_t step, int64_t len, const float* z) {
+  if (step == 1 && dtype == DType::f16) return f32_to_f16(z, len, static_cast<uint16_t*>(out) + at);
+  if (step == 1 && dtype == DType::bf16) return f32_to_bf16(z, len, static_cast<uint16_t*>(out) + at);
+  for (int64_t i = 0; i < len; ++i) store(dtype, out, at + i * step, z[i]);
+}
+
 // A unary op applied to whole row pieces by vector_math.h rather than element by element.
 struct RowOp {
   UnaryOp op;
@@ -187,14 +202,14 @@ void run(int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out
           if (post != UnaryOp::identity) detail::unary_in_place(post, po, len);
           continue;
         }
-        for (int64_t i = 0; i < len; ++i) x[i] = load(in0.dtype, in0.base, ia + i * a_in);
-        for (int64_t i = 0; i < len; ++i) y[i] = load(in1.dtype, in1.base, ib + i * b_in);
+        load_row(in0, ia, a_in, len, x);
+        load_row(in1, ib, b_in, len, y);
         if constexpr (std::is_same_v<F, RowOp>)
           detail::vector_unary(f.op, x, z, len);
         else
           for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
         if (post != UnaryOp::identity) detail::unary_in_place(post, z, len);
-        for (int64_t i = 0; i < len; ++i) store(out_dtype, out, io + i * o_in, z[i]);
+        store_row(out_dtype, out, io, o_in, len, z);
       }
     }
   }

@@ -154,4 +154,18 @@ void bf16_to_f32(const uint16_t* src, int64_t n, float* dst) {
   for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(src[i]);
 }
 
+void f32_to_f16(const float* src, int64_t n, uint16_t* dst) {
+#if defined(__x86_64__)
+  if (bulk_conversions_vectorised()) return detail::f32_to_f16_f16c(src, n, dst);
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = f32_to_f16(src[i]);
+}
+
+void f32_to_bf16(const float* src, int64_t n, uint16_t* dst) {
+#if defined(__x86_64__)
+  if (bulk_conversions_vectorised()) return detail::f32_to_bf16_avx2(src, n, dst);
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = f32_to_bf16(src[i]);
+}
+
 }  // namespace polyfuse::cpu

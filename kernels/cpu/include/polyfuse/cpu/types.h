@@ -72,6 +72,10 @@ uint8_t f32_to_e5m2(float value);
 // CPU has them and the ISA cap (isa.h: POLYFUSE_CPU_ISA) allows AVX2, else scalar.
 void f16_to_f32(const uint16_t* src, int64_t n, float* dst);
 void bf16_to_f32(const uint16_t* src, int64_t n, float* dst);
+// ... and narrowing (elementwise.h's stores), bit-identical to f32_to_f16 / f32_to_bf16 above:
+// F16C's vcvtps2ph with its NaNs made the scalar conversion's (the sign and 0x7e00), and AVX2.
+void f32_to_f16(const float* src, int64_t n, uint16_t* dst);
+void f32_to_bf16(const float* src, int64_t n, uint16_t* dst);
 
 // True when the bulk conversions take the vector path on this CPU.
 bool bulk_conversions_vectorised();
