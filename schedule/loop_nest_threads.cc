@@ -25,10 +25,13 @@ std::string loop_nest_serial_reason(const Statement& statement) {
   if (outer.empty()) return "a scalar result";
   if (std::find(statement.write.indices.begin(), statement.write.indices.end(), outer) == statement.write.indices.end())
     return "its outer index " + outer + " is not a plain subscript of the write";
+  const auto gathers = [](const Access& access) {
+    return access.is_index || std::any_of(access.subscripts.begin(), access.subscripts.end(),
+                                          [](const AffineIndex& subscript) { return subscript.is_gather(); });
+  };
+  if (gathers(statement.write)) return "a gather (its range check throws)";
   for (const Access& read : statement.reads) {
-    if (read.is_index || std::any_of(read.subscripts.begin(), read.subscripts.end(),
-                                     [](const AffineIndex& subscript) { return subscript.is_gather(); }))
-      return "a gather (its range check throws)";
+    if (gathers(read)) return "a gather (its range check throws)";
     if (read.tensor == statement.write.tensor && (!read.is_plain() || read.indices != statement.write.indices))
       return "it reads " + read.tensor + " at another element than it writes";
   }
