@@ -30,8 +30,9 @@ struct Timed {
 };
 
 // Seconds per call of each of `runs`, interleaved: one warm-up call of each, then
-// `budget.batches` rounds, each timing one sample of every run in turn. Element i is the
-// median of run i's samples (wall clock).
+// `budget.batches` rounds, each timing one sample of every run in turn. A sample that
+// follows a settle starts with one untimed call (the settle left the cores idle). Element
+// i is the median of run i's samples (wall clock).
 std::vector<double> median_seconds(const std::vector<Timed>& runs, const Budget& budget);
 
 // `flops` / seconds, in GFLOP/s (0 for a time of 0).
