@@ -78,6 +78,19 @@ void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops) {
     }
     balance_row_blocks(stage, threads);
   }
+  // A copy below the threshold that a parallel stage reads: on the threads too, when it is not
+  // tiny (their region is a few microseconds, the threads already awake for the next stage, and
+  // each thread's rows go to its own cache).
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    CpuStage& copy = plan.stages[i];
+    if (copy.parallel || !(copy.pad || copy.permute) || copy.flops < kCpuMinParallelCopyElements * kCpuFlopsPerElement)
+      continue;
+    const std::string& to = copy.pad ? copy.pad->to : copy.permute->to;
+    for (std::size_t j = i + 1; j < plan.stages.size() && !copy.parallel; ++j)
+      if (plan.stages[j].parallel)
+        for (const CpuMatmul& matmul : plan.stages[j].matmuls)
+          if (matmul.a.tensor == to || matmul.b.tensor == to) copy.parallel = true;
+  }
 }
 
 bool cpu_stage_shares_b(const CpuStage& stage) {

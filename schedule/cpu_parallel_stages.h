@@ -27,7 +27,9 @@ std::int64_t stage_flops(const CpuStage& stage);
 // a stage with several get one size, and their count a multiple of the threads where that takes
 // a few more (balance_row_blocks: M = 392 as 196 + 196, not 256 + 136). Blocks split the
 // output only, so the results are the same bits (each element's sum over k is unchanged).
-// A copy stage (a padded input, a packed filter) counts kCpuFlopsPerElement per element; a loop
+// A copy stage (a padded input, a packed filter) counts kCpuFlopsPerElement per element, and
+// below the threshold still runs on the threads when a later parallel stage's matmul reads what
+// it writes and it has kCpuMinParallelCopyElements or more; a loop
 // nest its CpuLoopNest::flops, and it stays on one thread where CpuLoopNest::serial says why.
 void mark_parallel_stages(CpuPlan& plan, std::int64_t min_parallel_flops);
 

@@ -124,6 +124,34 @@ TEST(CpuPlan, RowBlocksBalancedForTheThreads) {
   EXPECT_EQ(code.substr(copy, blocks - copy).find("#pragma omp"), std::string::npos) << code.substr(copy, blocks - copy);
 }
 
+// A copy below the threshold that a parallel stage reads runs on the threads from
+// kCpuMinParallelCopyElements (ResNeXt-50's grouped 3x3 at 28 x 28: its padded input); a smaller
+// one (its packed filter), or one whose reader runs on one thread, stays on the calling thread.
+TEST(CpuPlan, CopiesThatAParallelStageReadsShareItsThreads) {
+  const std::string grouped =
+      "def conv(f32(N, H, W, G, C) I, f32(G, K, R, S, C) F) -> (f32(N, H, W, G, K) O) {\n"
+      "  O(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside\n}\n";
+  CpuScheduleOptions options;
+  options.threads = 2;
+  const CpuPlan plan = plan_cpu(
+      compile_text(grouped, {{"N", 1}, {"H", 28}, {"W", 28}, {"G", 32}, {"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}), options);
+  ASSERT_EQ(plan.stages.size(), 3u) << to_string(plan);
+  ASSERT_TRUE(plan.stages[0].permute) << to_string(plan);
+  ASSERT_TRUE(plan.stages[1].pad) << to_string(plan);
+  EXPECT_LT(plan.stages[1].flops, options.min_parallel_flops);  // 230,400 elements
+  EXPECT_TRUE(plan.stages[2].parallel);
+  EXPECT_TRUE(plan.stages[1].parallel) << to_string(plan);
+  EXPECT_FALSE(plan.stages[0].parallel) << to_string(plan);  // 18,432 elements
+  EXPECT_NE(to_string(plan).find("one thread (18432 elements, below the parallel threshold)"), std::string::npos)
+      << to_string(plan);
+  // the same copy before a convolution below the threshold: one thread
+  const CpuPlan small = plan_cpu(
+      compile_text(grouped, {{"N", 1}, {"H", 28}, {"W", 28}, {"G", 32}, {"C", 8}, {"K", 1}, {"R", 1}, {"S", 1}}), options);
+  ASSERT_TRUE(small.stages.size() >= 2u && small.stages[small.stages.size() - 2].pad) << to_string(small);
+  EXPECT_FALSE(small.stages.back().parallel) << to_string(small);
+  EXPECT_FALSE(small.stages[small.stages.size() - 2].parallel) << to_string(small);
+}
+
 TEST(CpuPlan, EpilogueFusesIntoTheMatmulStage) {
   const CpuPlan plan = plan_of(example_text("gemm_bias_relu"), k64);
   ASSERT_EQ(plan.stages.size(), 1u);
