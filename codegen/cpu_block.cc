@@ -333,11 +333,15 @@ class BlockEmitter {
     }
   }
 
-  // A convolution's main (schedule/cpu_conv.h): for each outer tap, one BRGEMM batched over
-  // the innermost tap; the first overwrites the block (unless `+=`), the others accumulate.
+  // A convolution's main (schedule/cpu_conv.h): one BRGEMM batched over the innermost tap, for
+  // each outer tap; the first overwrites the block (unless `+=`), the others accumulate.
   // f32 kernels never pack: B is already the packed [taps, c, k] filter, which the direct
   // driver streams (re-packing it per block costs more than it saves when a block is one
   // output row of 7 to 56 pixels); f16/bf16 must pack (kernels/cpu widens while packing).
+  // An f32 kernel takes the innermost outer tap too, as its outer batch (BrgemmConfig::
+  // outer_batch): a 3x3 filter is one call of 9 taps, the block in registers throughout (the
+  // same sums in the same order). ResNeXt-50's grouped 3x3 (28 x 8 blocks of 8 channels): the
+  // BRGEMMs 0.30 -> 0.23 ms on one core.
   void emit_taps(const CpuMatmul& matmul, const View& c, const CpuEpilogueCode& epilogue) {
     const CpuConvTaps& conv = *matmul.conv;
     const CpuTensor& a_tensor = plan_.tensor(matmul.a.tensor);
@@ -352,7 +356,9 @@ class BlockEmitter {
     if (conv.a_origin != 0) a_terms.push_back(std::to_string(conv.a_origin));
     std::vector<std::string> b_terms;
     std::string first, last;  // every outer tap at 0, at its end
-    const std::size_t outer = conv.taps.empty() ? 0 : conv.taps.size() - 1;
+    const std::size_t taps_outside = conv.taps.empty() ? 0 : conv.taps.size() - 1;
+    const bool fold = matmul.conv_outer_batch();
+    const std::size_t outer = fold ? taps_outside - 1 : taps_outside;  // the loops
     std::vector<std::string> loops;
     for (std::size_t t = 0; t < outer; ++t) {
       const CpuConvTap& tap = conv.taps[t];
@@ -367,24 +373,35 @@ class BlockEmitter {
     const std::int64_t batch = conv.taps.empty() ? 1 : conv.taps.back().extent;
     const std::int64_t a_batch = conv.taps.empty() ? 0 : conv.taps.back().a_stride;
     const std::int64_t b_batch = conv.taps.empty() ? 0 : conv.taps.back().b_stride;
+    const CpuConvTap* folded = fold ? &conv.taps[taps_outside - 1] : nullptr;
     // Pixels in vectors: A and C column-major, A's channels a_channel_stride apart.
     const bool pixel_major = conv.a_channel_stride > 0;
     const std::int64_t lda = pixel_major ? conv.a_channel_stride : conv.lda;
     const std::string major = pixel_major ? "Layout::col_major" : "Layout::row_major";
-    line("// main: " + std::string(outer ? "per outer tap, " : "") + "one BRGEMM over " + std::to_string(batch) +
-         " tap(s) (A " + std::to_string(a_batch) + ", B " + std::to_string(b_batch) + " elements apart), " +
+    const std::string inner = conv.taps.empty() ? std::string() : conv.taps.back().index;
+    const std::string taps =
+        folded ? std::to_string(folded->extent) + " x " + std::to_string(batch) + " taps, " + folded->index +
+                     " its outer batch (A " + std::to_string(folded->a_stride) + ", B " + std::to_string(folded->b_stride) +
+                     " elements apart) and " + inner + " its batch (A " + std::to_string(a_batch) + ", B " +
+                     std::to_string(b_batch) + " apart), "
+               : std::to_string(batch) + " tap(s) (A " + std::to_string(a_batch) + ", B " + std::to_string(b_batch) +
+                     " elements apart), ";
+    line("// main: " + std::string(outer ? "per outer tap, " : "") + "one BRGEMM over " + taps +
          std::to_string(matmul.k) + " channels each; " +
          (pixel_major ? "pixel-major: A's channels " + std::to_string(lda) + " elements apart, the pixels in vectors"
                       : "A's rows " + std::to_string(lda) + " elements apart"));
     const auto config = [&](bool accumulate, const std::string& finish) {
       return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
+             (folded ? ", .outer_batch = " + std::to_string(folded->extent) + ", .outer_stride_a = " +
+                           std::to_string(folded->a_stride) + ", .outer_stride_b = " + std::to_string(folded->b_stride)
+                     : std::string()) +
              ",\n      .a_layout = " + major + ", .b_layout = Layout::row_major, .c_layout = " + major + ","
              "\n      .dtype = " + cxx_dtype(matmul.dtype) + ", .accumulate = " + (accumulate ? "true" : "false") +
              (matmul.dtype == ElementType::f32 ? ", .packing = Packing::never" : "") + finish + "}";
     };
     // With an epilogue, the last call (every outer tap at its end) is a kernel of its own, or
     // the only call's kernel has it when there is one call.
-    const bool one_call = conv.outer_iterations() == 1;
+    const bool one_call = conv.outer_iterations() / (folded ? folded->extent : 1) == 1;
     const std::string finishing = !epilogue.config.empty() && !one_call ? object_name(matmul.statement, "finish") : "";
     const std::string one_call_finish = one_call ? epilogue.config : "";
     const std::string overwrite = matmul.zero_init ? object_name(matmul.statement, "main") : "";

@@ -187,6 +187,9 @@ struct CpuMatmul {
 
   // A convolution with pixels in vectors (CpuConvTaps::a_channel_stride).
   bool pixels_in_vectors() const { return conv && conv->a_channel_stride > 0; }
+  // A convolution whose innermost outer tap is its BRGEMM's outer batch (BrgemmConfig::
+  // outer_batch; an f32 kernel reads A and B in place): a 3x3 filter is one call of 9 taps.
+  bool conv_outer_batch() const { return conv && dtype == ElementType::f32 && conv->taps.size() >= 2; }
 };
 
 // One pointwise statement of a stage: write = expr on every element of the block.

@@ -122,8 +122,13 @@ std::string to_string(const CpuPlan& plan) {
       text += "    main " + matmul.statement + ": " + matmul.source + "\n";
       if (const std::optional<CpuConvTaps>& conv = matmul.conv) {
         std::string outer, inner;
+        std::string outer_batch;  // the innermost outer tap, when the BRGEMM takes it
+        const std::size_t loops = conv->taps.size() - (conv->taps.empty() ? 0 : matmul.conv_outer_batch() ? 2 : 1);
         for (std::size_t t = 0; t < conv->taps.size(); ++t)
-          (t + 1 < conv->taps.size() ? outer : inner) += (t + 1 < conv->taps.size() && t ? ", " : "") + conv->taps[t].index;
+          (t < loops ? outer : t + 1 < conv->taps.size() ? outer_batch : inner) += (t < loops && t ? ", " : "") +
+                                                                                    conv->taps[t].index;
+        if (!outer_batch.empty())
+          outer_batch = ", outer batch = " + std::to_string(conv->taps[loops].extent) + " taps of " + outer_batch;
         text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
                 matmul.a.tensor +
                 (conv->a_channel_stride > 0
@@ -139,7 +144,7 @@ std::string to_string(const CpuPlan& plan) {
                      : " (" + conv->filter + " packed as [k / " + std::to_string(conv->filter_panel) + ", taps, c, " +
                            std::to_string(conv->filter_panel) + "])") +
                 ", k = " + std::to_string(matmul.k) + " channels, batch = " + std::to_string(matmul.reduce_batch) +
-                (inner.empty() ? std::string(" (no taps)") : " taps of " + inner) +
+                (inner.empty() ? std::string(" (no taps)") : " taps of " + inner) + outer_batch +
                 (outer.empty() ? std::string() : " per loop over " + outer) +
                 (matmul.zero_init ? ", first touch: zero\n" : ", first touch: current C\n");
         continue;

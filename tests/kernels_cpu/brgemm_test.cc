@@ -88,6 +88,53 @@ TEST_P(BrgemmTest, F32BatchReduceWithStridesAndOverwrite) {
       }
 }
 
+// An outer batch (a convolution's outer filter taps) is the same as one call per outer entry,
+// the first overwriting when accumulate is false, bit for bit: the same sums in the same
+// order. C column-major (A read in place) and row-major (the swapped plan: B read in place).
+TEST_P(BrgemmTest, F32OuterBatchIsOneCallPerOuterEntry) {
+  for (Layout c_layout : {Layout::col_major, Layout::row_major})
+    for (bool accumulate : {true, false})
+      for (auto [m, n, k, batch, outer] : {std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>{28, 8, 8, 3, 3},
+                                           {37, 13, 5, 2, 4}, {16, 12, 1, 1, 2}, {5, 3, 7, 3, 1}}) {
+        BrgemmConfig cfg;
+        cfg.m = m, cfg.n = n, cfg.k = k, cfg.batch = batch, cfg.accumulate = accumulate;
+        cfg.c_layout = c_layout, cfg.packing = Packing::never, cfg.isa = GetParam();
+        // C row-major: the swapped plan reads B in place (row-major B); A row-major then.
+        cfg.a_layout = c_layout == Layout::col_major ? Layout::col_major : Layout::row_major;
+        cfg.b_layout = Layout::row_major;
+        SCOPED_TRACE(shape_name(m, n, k, batch) + " outer " + std::to_string(outer) + " C " + to_string(c_layout) +
+                     (accumulate ? " +=" : " ="));
+        const int64_t lda = (cfg.a_layout == Layout::col_major ? m : k) + 2, ldb = n + 1;
+        const int64_t ldc = (c_layout == Layout::col_major ? m : n) + 3;
+        const int64_t size_a = k * m + 2 * k + 2 * m + 5, size_b = k * ldb + 3;  // one batch member, with gaps
+        const int64_t outer_a = size_a * batch + 11, outer_b = size_b * batch + 7;
+        std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + outer));
+        Buffer a = random_buffer(DType::f32, outer_a * outer, rng), b = random_buffer(DType::f32, outer_b * outer, rng);
+        Buffer c = random_buffer(DType::f32, (c_layout == Layout::col_major ? n : m) * ldc, rng);
+        std::vector<float> expected = c.values, got = c.values;
+        BrgemmConfig plain = cfg;
+        const Brgemm first(plain);
+        plain.accumulate = true;
+        const Brgemm rest(plain);
+        for (int64_t o = 0; o < outer; ++o)
+          (o == 0 ? first : rest)(a.values.data() + o * outer_a, b.values.data() + o * outer_b, expected.data(), lda,
+                                  ldb, ldc, size_a, size_b);
+        cfg.outer_batch = outer, cfg.outer_stride_a = outer_a, cfg.outer_stride_b = outer_b;
+        const Brgemm kernel(cfg);
+        kernel(a.values.data(), b.values.data(), got.data(), lda, ldb, ldc, size_a, size_b);
+        EXPECT_EQ(got, expected);
+        std::vector<float> reference = c.values;  // and against the double-precision reference, per outer entry
+        for (int64_t o = 0; o < outer; ++o) {
+          BrgemmConfig one = cfg;
+          one.outer_batch = 1, one.accumulate = accumulate || o > 0;
+          std::vector<float> a_o(a.values.begin() + o * outer_a, a.values.begin() + (o + 1) * outer_a);
+          std::vector<float> b_o(b.values.begin() + o * outer_b, b.values.begin() + (o + 1) * outer_b);
+          reference_brgemm(one, a_o, b_o, reference, lda, ldb, ldc, size_a, size_b);
+        }
+        EXPECT_LE(max_abs_diff(got, reference), f32_tolerance(k * batch * outer));
+      }
+}
+
 TEST_P(BrgemmTest, F32SeedConfigurations) {
   // tensor-operation-backend §5.3: 32 x 32 x 32 blocks, batch 1 (gemm) and 8 (brgemm),
   // and the primitives seed's 16 x 6 x 1 / 16 x 6 x 64 microkernel settings.

@@ -114,6 +114,11 @@ TEST(Validation, BrgemmConfigErrors) {
   EXPECT_EQ(error_of(b), "BrgemmConfig.packing: never is impossible for a non-f32 dtype");
   b.dtype = DType::f32, b.a_layout = Layout::row_major;
   EXPECT_EQ(error_of(b), "BrgemmConfig.packing: never is impossible for this layout (A' would need transposing)");
+  b.a_layout = Layout::col_major, b.packing = Packing::always, b.outer_batch = 0;
+  EXPECT_EQ(error_of(b), "BrgemmConfig.outer_batch: must be > 0 (got 0)");
+  b.outer_batch = 3;
+  EXPECT_EQ(error_of(b), "BrgemmConfig.outer_batch: more than 1 only for a kernel that reads A and B in place (f32, "
+                         "packing = never)");
   for (Isa isa : {Isa::avx2, Isa::avx512, Isa::neon}) {
     if (isa_supported(isa)) continue;
     BrgemmConfig forced;

@@ -133,6 +133,9 @@ void run_direct(const BrgemmPlan& plan, const Operands& op) {
   args.batch = plan.config.batch;
   args.a_batch = op.stride_a;
   args.b_batch = op.stride_b;
+  args.outer = plan.config.outer_batch;  // normalised: a swapped plan's A' is B
+  args.a_outer = plan.swap ? plan.config.outer_stride_b : plan.config.outer_stride_a;
+  args.b_outer = plan.swap ? plan.config.outer_stride_a : plan.config.outer_stride_b;
   args.load_c = plan.config.accumulate;
   const float* a = static_cast<const float*>(op.a.base);
   const float* b = static_cast<const float*>(op.b.base);
@@ -250,6 +253,7 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
   detail::check_positive(config.n, "n");
   detail::check_positive(config.k, "k");
   detail::check_positive(config.batch, "batch");
+  detail::check_positive(config.outer_batch, "outer_batch");
   auto plan = std::make_unique<detail::BrgemmPlan>();
   plan->config = config;
   plan->isa = resolve_isa(config.isa, "BrgemmConfig.isa");
@@ -268,7 +272,7 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
   const detail::CacheSizes& caches = detail::cache_sizes();
   plan->blocking = detail::blocking_for(caches, plan->mr, plan->nr, plan->family->k_pack,
                                         native_bf16 ? 2 : 4);
-  const int64_t reduction = config.k * config.batch;
+  const int64_t reduction = config.k * config.batch * config.outer_batch;
   const bool a_outgrows_l2 = plan->m * reduction * 4 > caches.l2 / 2 && plan->n > plan->nr;
   const bool b_outgrows_l1 = reduction * plan->nr * 4 > caches.l1d / 2 && plan->m > plan->mr;
   const bool must_pack = !a_unit_m || config.dtype != DType::f32;
@@ -283,6 +287,9 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
       break;
     case Packing::automatic: plan->pack = must_pack || a_outgrows_l2 || b_outgrows_l1; break;
   }
+  if (config.outer_batch > 1 && plan->pack)
+    throw ConfigError("BrgemmConfig.outer_batch: more than 1 only for a kernel that reads A and B in place "
+                      "(f32, packing = never)");
   const BrgemmEpilogue& epilogue = config.epilogue;
   if (epilogue.post == UnaryOp::zero)
     throw ConfigError("BrgemmConfig.epilogue.post: zero is not an operation on a result");

@@ -24,6 +24,9 @@ struct MicroArgs {
   int64_t batch;
   int64_t a_batch;  // elements from A_i to A_{i+1}
   int64_t b_batch;
+  int64_t outer = 1;    // BrgemmConfig::outer_batch: the batch again this many times,
+  int64_t a_outer = 0;  // A_{o,0} to A_{o+1,0}
+  int64_t b_outer = 0;
   int m_tail;       // valid lanes of the last vector (masked kernels only), 1..lanes
   bool load_c;      // false: start from zero instead of C
   // The epilogue of the call that finishes the tile (BrgemmEpilogue), in registers before

@@ -28,42 +28,46 @@
 
 namespace polyfuse::cpu::detail::POLYFUSE_UKERNEL_NS {
 
-// The k steps of every batch entry: acc += A_i B_i. UNIT_B: B's columns are V::k_pack
-// elements apart (p.b_n is not read).
+// The k steps of every batch entry, for each outer batch entry: acc += A_{o,i} B_{o,i}.
+// UNIT_B: B's columns are V::k_pack elements apart (p.b_n is not read).
 template <class V, int MV, int NR, bool MASKED, bool UNIT_B>
 inline void accumulate(typename V::acc (&acc)[NR][MV], const MicroArgs& p, typename V::tail_t tail) {
   using elem = typename V::elem;
   constexpr int A_STEP = V::lanes * V::k_pack;  // elements of A per vector
-  const elem* a_batch = static_cast<const elem*>(p.a);
-  const elem* b_batch = static_cast<const elem*>(p.b);
+  const elem* a_outer = static_cast<const elem*>(p.a);
+  const elem* b_outer = static_cast<const elem*>(p.b);
   const int64_t b_n = UNIT_B ? V::k_pack : p.b_n;
   // Otherwise the columns are reached from one pointer per three columns, as
   // base + {0, 1, 2} * b_n (x86's scaled index): 4 pointers and the stride in registers.
   constexpr int G = 3, GROUPS = (NR + G - 1) / G;
-  for (int64_t i = 0; i < p.batch; ++i) {
-    const elem* a = a_batch;
-    const elem* bg[GROUPS];
+  for (int64_t o = 0; o < p.outer; ++o, a_outer += p.a_outer, b_outer += p.b_outer) {
+    const elem* a_batch = a_outer;
+    const elem* b_batch = b_outer;
+    for (int64_t i = 0; i < p.batch; ++i) {
+      const elem* a = a_batch;
+      const elem* bg[GROUPS];
 #pragma GCC unroll 8
-    for (int g = 0; g < GROUPS; ++g) bg[g] = b_batch + g * G * b_n;
+      for (int g = 0; g < GROUPS; ++g) bg[g] = b_batch + g * G * b_n;
 #pragma GCC unroll 4
-    for (int64_t step = 0; step < p.k; ++step) {
-      typename V::avec av[MV];
+      for (int64_t step = 0; step < p.k; ++step) {
+        typename V::avec av[MV];
 #pragma GCC unroll 4
-      for (int v = 0; v < MV; ++v)
-        av[v] = (MASKED && v == MV - 1) ? V::load_a_n(a + v * A_STEP, tail)
-                                        : V::load_a(a + v * A_STEP);
+        for (int v = 0; v < MV; ++v)
+          av[v] = (MASKED && v == MV - 1) ? V::load_a_n(a + v * A_STEP, tail)
+                                          : V::load_a(a + v * A_STEP);
 #pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j) {
-        const typename V::bvec bv = UNIT_B ? V::broadcast_b(bg[0] + j * b_n) : V::broadcast_b(bg[j / G] + (j % G) * b_n);
+        for (int j = 0; j < NR; ++j) {
+          const typename V::bvec bv = UNIT_B ? V::broadcast_b(bg[0] + j * b_n) : V::broadcast_b(bg[j / G] + (j % G) * b_n);
 #pragma GCC unroll 4
-        for (int v = 0; v < MV; ++v) acc[j][v] = V::fma(acc[j][v], av[v], bv);
-      }
-      a += p.a_k;
+          for (int v = 0; v < MV; ++v) acc[j][v] = V::fma(acc[j][v], av[v], bv);
+        }
+        a += p.a_k;
 #pragma GCC unroll 8
-      for (int g = 0; g < (UNIT_B ? 1 : GROUPS); ++g) bg[g] += p.b_k;
+        for (int g = 0; g < (UNIT_B ? 1 : GROUPS); ++g) bg[g] += p.b_k;
+      }
+      a_batch += p.a_batch;
+      b_batch += p.b_batch;
     }
-    a_batch += p.a_batch;
-    b_batch += p.b_batch;
   }
 }
 

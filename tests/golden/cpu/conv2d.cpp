@@ -12,7 +12,7 @@
 //     O: output f32 [2, 7, 5, 5], parameter
 //   stage0: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, h + r, w + s, c) * F(k, r, s, c)
-//       convolution as BRGEMM over the filter taps f32: A = I rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 
 #include <cstdint>
 #include <vector>
@@ -42,13 +42,10 @@ template <int64_t rows, int64_t cols>
 void stage0_block(const float* I, const float* F, float* O, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: O(n, h, w, k) +=! I(n, h + r, w + s, c) * F(k, r, s, c)
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 21, B 45 elements apart) and s its batch (A 3, B 15 apart), 3 channels each; A's rows 3 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 21, .outer_stride_b = 45,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -60,8 +57,7 @@ void stage0_block(const float* I, const float* F, float* O, int64_t n, int64_t h
         S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
     F_panel.origin = F_origin;
   }
-  for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I + n * 189 + h * 21 + w0 * 3 + r * 21, F_panel.data + r * 45, O + n * 175 + h * 25 + w0 * 5 + k0, 3, 5, 5, 3, 15);
+  S0_main(I + n * 189 + h * 21 + w0 * 3, F_panel.data, O + n * 175 + h * 25 + w0 * 5 + k0, 3, 5, 5, 3, 15);
 }
 
 }  // namespace

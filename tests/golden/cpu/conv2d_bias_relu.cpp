@@ -16,7 +16,7 @@
 //   stage0: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
 //   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k))
 //       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
@@ -50,16 +50,10 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
   // main S0: Y(n, h, w, k) +=! I(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where I = 0 outside
   // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 3 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 27, B 45 elements apart) and s its batch (A 3, B 15 apart), 3 channels each; A's rows 3 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 27, .outer_stride_b = 45,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
-  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
   // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -71,9 +65,7 @@ void stage1_block(const float* F, const float* bias, float* O, const float* I_pa
         S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
     F_panel.origin = F_origin;
   }
-  for (int64_t r = 0; r < 3; ++r)
-    if (r == 2) S0_finish(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 5, 5, 3, 15, EpilogueArgs{.bias = bias + k0});
-    else (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 45, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 5, 5, 3, 15);
+  S0_main(I_padded + n * 297 + h * 27 + w0 * 3, F_panel.data, O + n * 315 + h * 35 + w0 * 5 + k0, 3, 5, 5, 3, 15, EpilogueArgs{.bias = bias + k0});
   // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k)) (done: the BRGEMM's epilogue)
 }
 

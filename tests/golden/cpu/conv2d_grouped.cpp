@@ -14,7 +14,7 @@
 //   stage0: reordering copy F_packed(k / 5, g, r, s, c, k % 5) = F(g, k, r, s, c)  (the filter packed as the BRGEMM's B, in panels of 5 output channels)
 //   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 7, g < 2, w < 5 in blocks of 5 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, g, k) +=! I(n, h + r, w + s, g, c) * F(g, k, r, s, c)
-//       convolution as BRGEMM over the filter taps f32: A = I rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 
 #include <algorithm>
 #include <cstdint>
@@ -38,15 +38,11 @@ template <int64_t rows, int64_t cols>
 void stage1_block(const float* I, float* O, const float* F_packed, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
   // main S0: O(n, h, w, g, k) +=! I(n, h + r, w + s, g, c) * F(g, k, r, s, c)
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 6, B 15 elements apart), 3 channels each; A's rows 6 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 42, B 45 elements apart) and s its batch (A 6, B 15 apart), 3 channels each; A's rows 6 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 42, .outer_stride_b = 45,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
-  for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I + n * 378 + h * 42 + g * 3 + w0 * 6 + r * 42, F_packed + g * 135 + r * 45, O + n * 350 + h * 50 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
+  S0_main(I + n * 378 + h * 42 + g * 3 + w0 * 6, F_packed + g * 135, O + n * 350 + h * 50 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 //   stage1: I_padded = I with a border of zeros, before [0, 1, 1, 0, 0] and after [0, 1, 1, 0, 0] (the convolution's reads outside I)
 //   stage2: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, g < 2, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F_packed (F packed as [k / 5, taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 //     last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
 //       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
@@ -46,19 +46,11 @@ void stage2_block(const float* bias, float* O, const float* F_packed, const floa
   // main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
   // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 6, B 15 elements apart), 3 channels each; A's rows 6 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 54, B 45 elements apart) and s its batch (A 6, B 15 apart), 3 channels each; A's rows 6 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 54, .outer_stride_b = 45,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
-  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
-  for (int64_t r = 0; r < 3; ++r)
-    if (r == 2) S0_finish(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, O + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15, EpilogueArgs{.bias = bias + g * 5 + k0});
-    else (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6 + r * 54, F_packed + g * 135 + r * 45, O + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15);
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
+  S0_main(I_padded + n * 594 + h * 54 + g * 3 + w0 * 6, F_packed + g * 135, O + n * 630 + h * 70 + w0 * 10 + g * 5 + k0, 6, 5, 10, 6, 15, EpilogueArgs{.bias = bias + g * 5 + k0});
   // last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k)) (done: the BRGEMM's epilogue)
 }
 

@@ -18,7 +18,7 @@
 //   stage1: I_pixels = I with its dimension 2 (the pixel column) innermost, so that pixels fill the vectors, with a border of zeros, before [0, 1, 1, 0, 0] and after [0, 1, 1, 0, 0] (the convolution's reads outside I)
 //   stage2: parallel over k < 7 in blocks of 7 (outermost: consecutive blocks share the filter's slice), n < 2, h < 3, g < 3, w < 19 in blocks of 19 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_pixels pixel-major (pixels in vectors: channels 21 apart; the block accumulates column-major and a transposition stores it), B = F_packed (F packed as [k / 7, taps, c, 7]), k = 5 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_pixels pixel-major (pixels in vectors: channels 21 apart; the block accumulates column-major and a transposition stores it), B = F_packed (F packed as [k / 7, taps, c, 7]), k = 5 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 //     last touch S1: O(n, h, w, g, k) = relu(Y(n, h, w, g, k) + bias(g, k))
 //       in S0's BRGEMM epilogue, before its store: + bias along n, then relu (Y's block is not read back)
 
@@ -47,19 +47,11 @@ void stage2_block(const float* bias, float* O, const float* F_packed, const floa
   alignas(64) static thread_local float Y_f32[rows * cols];
   // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is pixel-major in a block buffer, transposed into O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 1, B 35 elements apart), 5 channels each; pixel-major: A's channels 21 elements apart, the pixels in vectors
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 5, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 315, B 105 elements apart) and s its batch (A 1, B 35 apart), 5 channels each; pixel-major: A's channels 21 elements apart, the pixels in vectors
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 5, .batch = 3, .outer_batch = 3, .outer_stride_a = 315, .outer_stride_b = 105,
       .a_layout = Layout::col_major, .b_layout = Layout::row_major, .c_layout = Layout::col_major,
-      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 5, .batch = 3,
-      .a_layout = Layout::col_major, .b_layout = Layout::row_major, .c_layout = Layout::col_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
-  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 5, .batch = 3,
-      .a_layout = Layout::col_major, .b_layout = Layout::row_major, .c_layout = Layout::col_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
-  for (int64_t r = 0; r < 3; ++r)
-    if (r == 2) S0_finish(I_pixels + n * 1575 + h * 315 + g * 105 + w0 + r * 315, F_packed + g * 315 + r * 105, Y_f32, 21, 7, rows, 1, 35, EpilogueArgs{.bias = bias + g * 7 + k0});
-    else (r == 0 ? S0_main : S0_accumulate)(I_pixels + n * 1575 + h * 315 + g * 105 + w0 + r * 315, F_packed + g * 315 + r * 105, Y_f32, 21, 7, rows, 1, 35);
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .post = UnaryOp::relu}});
+  S0_main(I_pixels + n * 1575 + h * 315 + g * 105 + w0, F_packed + g * 315, Y_f32, 21, 7, rows, 1, 35, EpilogueArgs{.bias = bias + g * 7 + k0});
   static const Unary S1_store({.m = rows, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::col_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});

@@ -16,7 +16,7 @@
 //   stage0: X_padded = X with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside X)
 //   stage1: parallel over k < 3 in blocks of 3 (outermost: consecutive blocks share the filter's slice), n < 2, h < 9, w < 7 in blocks of 7 (mc=256 nc=1024 kc=512)
 //     main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 3]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = X_padded rows 3 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 3]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 //     last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k))
 //       in S0's BRGEMM epilogue, before its store: + bias along n, then + X, then relu (Y's block is not read back)
 
@@ -50,16 +50,10 @@ void stage1_block(const float* X, const float* F, const float* bias, float* O, c
   // main S0: Y(n, h, w, k) +=! X(n, h + r - 1, w + s - 1, c) * F(k, r, s, c) where X = 0 outside
   // last touch S1 in the BRGEMM's epilogue (+ bias along n, + X, relu, in registers before the store): Y's block is O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 9 elements apart), 3 channels each; A's rows 3 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 27, B 27 elements apart) and s its batch (A 3, B 9 apart), 3 channels each; A's rows 3 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 27, .outer_stride_b = 27,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
-  static const Brgemm S0_finish({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .addend = true, .post = UnaryOp::relu}});
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never, .epilogue = {.bias = BiasAlong::n, .addend = true, .post = UnaryOp::relu}});
   // B: the block's panel of F (taps x 3 channels x cols, rows 3 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -71,9 +65,7 @@ void stage1_block(const float* X, const float* F, const float* bias, float* O, c
         S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 27 + s * 9, 27, 3);
     F_panel.origin = F_origin;
   }
-  for (int64_t r = 0; r < 3; ++r)
-    if (r == 2) S0_finish(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3, 3, 9, EpilogueArgs{.bias = bias + k0, .addend = X + n * 189 + h * 21 + w0 * 3 + k0, .ld_addend = 3});
-    else (r == 0 ? S0_main : S0_accumulate)(X_padded + n * 297 + h * 27 + w0 * 3 + r * 27, F_panel.data + r * 27, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3, 3, 9);
+  S0_main(X_padded + n * 297 + h * 27 + w0 * 3, F_panel.data, O + n * 189 + h * 21 + w0 * 3 + k0, 3, 3, 3, 3, 9, EpilogueArgs{.bias = bias + k0, .addend = X + n * 189 + h * 21 + w0 * 3 + k0, .ld_addend = 3});
   // last touch S1: O(n, h, w, k) = relu(Y(n, h, w, k) + bias(k) + X(n, h, w, k)) (done: the BRGEMM's epilogue)
 }
 

@@ -14,7 +14,7 @@
 //   stage0: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
 //   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 5, w < 4 in blocks of 4 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, c) * F(k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s per loop over r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
 
 #include <algorithm>
 #include <cstdint>
@@ -45,13 +45,10 @@ template <int64_t rows, int64_t cols>
 void stage1_block(const float* F, float* O, const float* I_padded, int64_t n, int64_t h, int64_t w0, int64_t k0, FilterPanel<float>& F_panel) {
   // main S0: O(n, h, w, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, c) * F(k, r, s, c) where I = 0 outside
   // first touch: O := 0, fused into the BRGEMM (accumulate = false)
-  // main: per outer tap, one BRGEMM over 3 tap(s) (A 3, B 15 elements apart), 3 channels each; A's rows 6 elements apart
-  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3,
+  // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 27, B 45 elements apart) and s its batch (A 3, B 15 apart), 3 channels each; A's rows 6 elements apart
+  static const Brgemm S0_main({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 3, .outer_stride_a = 27, .outer_stride_b = 45,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
-  static const Brgemm S0_accumulate({.m = rows, .n = cols, .k = 3, .batch = 3,
-      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
-      .dtype = DType::f32, .accumulate = true, .packing = Packing::never});
   // B: the block's panel of F (taps x 3 channels x cols, rows 5 apart), packed by this thread unless it holds it
   const int64_t F_origin = k0 * 27;
   if (F_panel.origin != F_origin) {
@@ -63,8 +60,7 @@ void stage1_block(const float* F, float* O, const float* I_padded, int64_t n, in
         S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
     F_panel.origin = F_origin;
   }
-  for (int64_t r = 0; r < 3; ++r)
-    (r == 0 ? S0_main : S0_accumulate)(I_padded + n * 297 + h * 54 + w0 * 6 + r * 27, F_panel.data + r * 45, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
+  S0_main(I_padded + n * 297 + h * 54 + w0 * 6, F_panel.data, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
 }
 
 }  // namespace

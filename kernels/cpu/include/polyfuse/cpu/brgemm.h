@@ -60,6 +60,13 @@ struct BrgemmConfig {
   int64_t n = 0;      // columns of B and C
   int64_t k = 0;      // columns of A, rows of B
   int64_t batch = 1;  // number of (A_i, B_i) pairs reduced into C
+  // An outer batch around it: C += sum_{o < outer_batch} sum_{i < batch} A_{o,i} B_{o,i} with
+  // A_{o,i} = a + o * outer_stride_a + i * stride_a (elements; B alike), all in registers, in
+  // that order (the same sums as outer_batch calls, bit for bit). A convolution's outer filter
+  // taps. Only for a kernel that reads A and B in place (f32, Packing::never; else ConfigError).
+  int64_t outer_batch = 1;
+  int64_t outer_stride_a = 0;
+  int64_t outer_stride_b = 0;
   Layout a_layout = Layout::col_major;
   Layout b_layout = Layout::col_major;
   Layout c_layout = Layout::col_major;
