@@ -155,7 +155,7 @@ class Emitter {
            (needs_vector_ ? "#include <vector>\n" : "") +
            (needs_thread_share_ ? "\n#if defined(_OPENMP)\n#include <omp.h>\n#endif\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
-           (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
+           (loop_nests ? "#include \"polyfuse/cpu/reduce.h\"\n#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
            "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") + (needs_thread_share_ ? kThreadShare : "") +
            (constants ? kPackedFrom : "") + (needs_filter_panel_ ? kFilterPanel : "") +
            (needs_constant_panels_ ? kConstantPanels : "") + blocks +

@@ -64,7 +64,7 @@ class LoopNestEmitter {
         "// Buffers in signature order, row-major and contiguous; f16 and bf16 elements are bit\n"
         "// patterns in uint16_t.\n"
         "#include <cmath>\n#include <cstdint>\n#include <vector>\n\n"
-        "#include \"polyfuse/cpu/elementwise.h\"\n{5}#include \"polyfuse/cpu/types.h\"\n\n"
+        "#include \"polyfuse/cpu/elementwise.h\"\n{5}#include \"polyfuse/cpu/reduce.h\"\n#include \"polyfuse/cpu/types.h\"\n\n"
         "using namespace polyfuse::cpu;\n\n"
         "extern \"C\" void {1}({2}) {{\n{3}}}\n\n"
         "extern \"C\" void {1}_buffers(void* const* buffers) {{\n  {1}({4});\n}}\n",
@@ -170,6 +170,44 @@ class LoopNestEmitter {
     return "";
   }
 
+  // The reduction index and the read of a statement that reduces one contiguous row of a
+  // tensor: `s(m) +=! e(m, n)`, `mx(m) max=! X(m, n)` (a sum, max or min over one index that
+  // is the last, plain subscript of its only read, and nowhere else in it; f32, f16 or bf16;
+  // no value outside). kernels/cpu's reduce_row takes the row (reduce.h: vectors, a fixed order).
+  const Access* reduced_row(const Statement& statement, std::string& index) const {
+    if (!statement.is_reduction() || statement.reduction == ReductionOp::product || statement.expr.kind != ExprKind::read)
+      return nullptr;
+    std::vector<std::string> reduced;
+    for (const IterationIndex& i : statement.indices)
+      if (i.is_reduction) reduced.push_back(i.name);
+    if (reduced.size() != 1) return nullptr;
+    const Access& read = statement.reads.at(static_cast<std::size_t>(statement.expr.read));
+    const ElementType type = names_.stored_type(read.tensor);
+    if (read.outside_value || read.is_index || !read.is_plain() || read.indices.empty() || read.indices.back() != reduced[0] ||
+        std::count(read.indices.begin(), read.indices.end(), reduced[0]) != 1 ||
+        (type != ElementType::f32 && type != ElementType::f16 && type != ElementType::bf16))
+      return nullptr;
+    index = reduced[0];
+    return &read;
+  }
+
+  // `acc` combined with reduce_row of the row `read` at the written indices (index at 0).
+  std::string row_reduction(const Statement& statement, const Access& read, const std::string& index) const {
+    const IndexName at_row_start = [&](const std::string& name) { return name == index ? std::string("0") : names_.index(name); };
+    std::string offset = row_major_offset(read, shape(*program_.find_tensor(read.tensor)), at_row_start);
+    if (offset.size() > 4 && offset.substr(offset.size() - 4) == " + 0") offset.resize(offset.size() - 4);
+    const std::string row = names_.tensor(read.tensor) + (offset == "0" ? std::string() : " + " + offset);
+    const IterationIndex& reduced = *std::find_if(statement.indices.begin(), statement.indices.end(),
+                                                  [&](const IterationIndex& i) { return i.name == index; });
+    const ElementType type = names_.stored_type(read.tensor);
+    const std::string op = statement.reduction == ReductionOp::sum ? "sum" : statement.reduction == ReductionOp::max ? "max" : "min";
+    const std::string value =
+        fmt::format("reduce_row(RowReduction::{}, {}{}, {})", op, row,
+                    type == ElementType::f32 ? std::string() : ", DType::" + std::string(to_string(type)),
+                    extent(reduced.extent));
+    return combine(statement.reduction, value) + "  // the row on vectors (kernels/cpu's reduce_row)";
+  }
+
   static std::string identity(ReductionOp op) {
     switch (op) {
       case ReductionOp::sum: return "0.0f";
@@ -211,6 +249,14 @@ class LoopNestEmitter {
       text += indent + "{\n";  // a scope for acc (a scalar result has no loop around it)
       indent = base_indent + std::string(2 * ++depth, ' ');
       text += fmt::format("{}float {} = {};\n", indent, names_.accumulator, initial);
+      std::string row_index;
+      if (const Access* row = reduced_row(statement, row_index)) {
+        text += indent + row_reduction(statement, *row, row_index) + "\n";
+        text += indent + store(statement.write, names_.accumulator, statement) + "\n";
+        close_loop();
+        for (std::size_t i = 0; i < written; ++i) close_loop();
+        return text;
+      }
       std::size_t reductions = 0;
       for (const IterationIndex& index : statement.indices)
         if (index.is_reduction) {

@@ -130,6 +130,17 @@ void store(DType dtype, void* base, int64_t i, float v) {
 // `len` elements of `in` from `at`, `step` apart, as f32: contiguous f16/bf16 by the bulk
 // conversions (F16C, AVX2), the same bits as load's.
 void load_row(const Strided& in, int64_t at, int64_t step, int64_t len, float* x) {
+  // A broadcast along the row (a bias per row, softmax's max) is one value: the per-element
+  // path took half of an f32 softmax's time.
+  if (step == 0) {
+    std::fill(x, x + len, load(in.dtype, in.base, at));
+    return;
+  }
+  if (step == 1 && in.dtype == DType::f32) {
+    const float* from = static_cast<const float*>(in.base) + at;
+    std::copy(from, from + len, x);
+    return;
+  }
   if (step == 1 && in.dtype == DType::f16) return f16_to_f32(static_cast<const uint16_t*>(in.base) + at, len, x);
   if (step == 1 && in.dtype == DType::bf16) return bf16_to_f32(static_cast<const uint16_t*>(in.base) + at, len, x);
   for (int64_t i = 0; i < len; ++i) x[i] = load(in.dtype, in.base, at + i * step);
@@ -137,6 +148,10 @@ void load_row(const Strided& in, int64_t at, int64_t step, int64_t len, float* x
 
 // `len` results stored from `at`, `step` apart, as store does.
 void store_row(DType dtype, void* out, int64_t at, int64_t step, int64_t len, const float* z) {
+  if (step == 1 && dtype == DType::f32) {
+    std::copy(z, z + len, static_cast<float*>(out) + at);
+    return;
+  }
   if (step == 1 && dtype == DType::f16) return f32_to_f16(z, len, static_cast<uint16_t*>(out) + at);
   if (step == 1 && dtype == DType::bf16) return f32_to_bf16(z, len, static_cast<uint16_t*>(out) + at);
   for (int64_t i = 0; i < len; ++i) store(dtype, out, at + i * step, z[i]);

@@ -28,6 +28,7 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/types.h"
 
 namespace {
@@ -72,9 +73,7 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = -INFINITY;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc = apply(BinaryOp::max, acc, X[m * 64 + n]);
-        }
+        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
         mx[m] = acc;
       }
     }

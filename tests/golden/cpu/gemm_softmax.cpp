@@ -33,6 +33,7 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/types.h"
 
 namespace {
@@ -99,9 +100,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = -INFINITY;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc = apply(BinaryOp::max, acc, C[m * 64 + n]);
-        }
+        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, C + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
         mx[m] = acc;
       }
     }
@@ -115,9 +114,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += e[m * 64 + n];
-        }
+        acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
         s[m] = acc;
       }
     }

@@ -29,6 +29,7 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/types.h"
 
 namespace {

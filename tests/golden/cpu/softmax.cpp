@@ -27,6 +27,7 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/types.h"
 
 namespace {
@@ -77,9 +78,7 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = -INFINITY;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc = apply(BinaryOp::max, acc, f16_to_f32(X[m * 64 + n]));
-        }
+        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, DType::f16, 64));  // the row on vectors (kernels/cpu's reduce_row)
         mx[m] = acc;
       }
     }
@@ -92,9 +91,7 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += e[m * 64 + n];
-        }
+        acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
         s[m] = acc;
       }
     }

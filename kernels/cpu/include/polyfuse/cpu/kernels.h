@@ -5,5 +5,6 @@
 #include "polyfuse/cpu/elementwise.h"
 #include "polyfuse/cpu/isa.h"
 #include "polyfuse/cpu/optimizer.h"
+#include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/tensor_operation.h"
 #include "polyfuse/cpu/types.h"

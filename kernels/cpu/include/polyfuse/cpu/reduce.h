@@ -1,0 +1,28 @@
+// Reductions of one contiguous row to a value: the CPU target's row statistics (softmax's max
+// and sum, a mean), which a scalar loop computes one dependent addition at a time.
+//
+// The order is fixed, and the same on every ISA path and thread count: element i goes to
+// partial j = i mod kRowPartials, each partial reduced in increasing i from the operation's
+// identity; then partial j combines with partial j + 16 (partial j the left operand), the
+// survivors with j + 8, + 4, + 2, + 1. Every path computes exactly these operations (the
+// vector ones keep one partial per lane), so results are bit-identical across paths. A sum's rounding differs
+// from a sequential sum's (within the usual bound); max and min ignore NaN operands, as the
+// reference does (std::max(acc, x)), and are exact.
+#pragma once
+
+#include <cstdint>
+
+#include "polyfuse/cpu/types.h"
+
+namespace polyfuse::cpu {
+
+enum class RowReduction { sum, max, min };
+
+constexpr int64_t kRowPartials = 32;
+
+// The reduction of x[0], ..., x[n - 1] (n >= 0; the identity for n = 0: 0, -inf, +inf).
+float reduce_row(RowReduction op, const float* x, int64_t n);
+// The same of f16 or bf16 bit patterns (`dtype`), each widened exactly to f32 first.
+float reduce_row(RowReduction op, const uint16_t* x, DType dtype, int64_t n);
+
+}  // namespace polyfuse::cpu

@@ -1,0 +1,106 @@
+// reduce_row against the order reduce.h documents, written out element by element here: equal
+// bits for every length around the partials' multiples, NaN and infinite operands, f16 and
+// bf16 rows; a sum within the bound of a sequential one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "polyfuse/cpu/reduce.h"
+
+namespace polyfuse::cpu::testing {
+namespace {
+
+float combine(RowReduction op, float acc, float x) {
+  switch (op) {
+    case RowReduction::sum: return acc + x;
+    case RowReduction::max: return x > acc ? x : acc;
+    case RowReduction::min: return x < acc ? x : acc;
+  }
+  return acc;
+}
+
+// reduce.h's order, one element at a time.
+float documented_order(RowReduction op, const std::vector<float>& x) {
+  const float identity = op == RowReduction::sum   ? 0.0f
+                         : op == RowReduction::max ? -std::numeric_limits<float>::infinity()
+                                                   : std::numeric_limits<float>::infinity();
+  std::vector<float> p(kRowPartials, identity);
+  for (std::size_t i = 0; i < x.size(); ++i) p[i % kRowPartials] = combine(op, p[i % kRowPartials], x[i]);
+  for (int64_t width = kRowPartials / 2; width >= 1; width /= 2)
+    for (int64_t j = 0; j < width; ++j) p[j] = combine(op, p[j], p[j + width]);
+  return p[0];
+}
+
+uint32_t bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  return b;
+}
+
+const RowReduction kOps[] = {RowReduction::sum, RowReduction::max, RowReduction::min};
+
+TEST(ReduceRow, F32FollowsTheDocumentedOrderBitForBit) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-100.f, 100.f);
+  for (int64_t n : {0, 1, 2, 7, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 4099}) {
+    std::vector<float> x(static_cast<std::size_t>(n));
+    for (float& v : x) v = value(rng);
+    for (RowReduction op : kOps)
+      EXPECT_EQ(bits(reduce_row(op, x.data(), n)), bits(documented_order(op, x))) << "n " << n << " op " << int(op);
+  }
+}
+
+TEST(ReduceRow, MaxAndMinIgnoreNaNAndKeepInfinities) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x(100, 1.f);
+  x[3] = nan, x[40] = 5.f, x[77] = -2.f, x[99] = nan;
+  EXPECT_EQ(reduce_row(RowReduction::max, x.data(), 100), 5.f);
+  EXPECT_EQ(reduce_row(RowReduction::min, x.data(), 100), -2.f);
+  EXPECT_TRUE(std::isnan(reduce_row(RowReduction::sum, x.data(), 100)));
+  std::vector<float> all_nan(40, nan);
+  EXPECT_EQ(reduce_row(RowReduction::max, all_nan.data(), 40), -inf);  // as std::max(-inf, NaN), the reference
+  std::vector<float> y = {-inf, -inf, -inf};
+  EXPECT_EQ(reduce_row(RowReduction::max, y.data(), 3), -inf);
+  y[1] = inf;
+  EXPECT_EQ(reduce_row(RowReduction::min, y.data(), 3), -inf);
+  EXPECT_EQ(reduce_row(RowReduction::max, y.data(), 3), inf);
+  EXPECT_EQ(reduce_row(RowReduction::sum, y.data(), 0), 0.f);
+}
+
+TEST(ReduceRow, SumIsWithinTheBoundOfASequentialSum) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(0.f, 1.f);
+  std::vector<float> x(100000);
+  double exact = 0;
+  for (float& v : x) exact += (v = value(rng));
+  const double got = reduce_row(RowReduction::sum, x.data(), int64_t(x.size()));
+  EXPECT_LE(std::fabs(got - exact), 1e-5 * exact);
+}
+
+TEST(ReduceRow, NarrowRowsAreTheirWidenedValuesReduced) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> pattern(0, 0xffff);
+  for (DType dtype : {DType::f16, DType::bf16})
+    for (int64_t n : {0, 5, 32, 255, 256, 257, 600}) {
+      std::vector<uint16_t> x(static_cast<std::size_t>(n));
+      std::vector<float> wide(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        x[i] = static_cast<uint16_t>(pattern(rng));
+        wide[i] = dtype == DType::f16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
+      }
+      for (RowReduction op : kOps) {
+        const float got = reduce_row(op, x.data(), dtype, n), want = documented_order(op, wide);
+        EXPECT_TRUE(bits(got) == bits(want) || (std::isnan(got) && std::isnan(want)))
+            << to_string(dtype) << " n " << n << " op " << int(op) << ": " << got << " vs " << want;
+      }
+    }
+  std::vector<uint16_t> x(4);
+  EXPECT_THROW(reduce_row(RowReduction::sum, x.data(), DType::e4m3, 4), ConfigError);
+}
+
+}  // namespace
+}  // namespace polyfuse::cpu::testing
