@@ -114,6 +114,7 @@ class LoopNestEmitter {
     std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
     const ElementType stored = names_.stored_type(access.tensor);
     if (is_integer(stored)) element = fmt::format("static_cast<float>({})", element);
+    else if (stored == ElementType::f16) element = fmt::format("f16_to_f32_inline({})", element);  // F16C where compiled for
     else if (stored != ElementType::f32) element = fmt::format("{}_to_f32({})", to_string(stored), element);
     const std::string inside = inside_condition(access, shape(tensor), names_.index);
     if (inside.empty()) return element;
@@ -208,6 +209,42 @@ class LoopNestEmitter {
     return combine(statement.reduction, value) + "  // the row on vectors (kernels/cpu's reduce_row)";
   }
 
+  // The one reduction index of a sum, max or min (empty: none, or several): its terms, whatever
+  // the right-hand side, are computed a chunk at a time into a buffer that kernels/cpu's
+  // RowReducer reduces on vectors (reduce.h's order; one dependent addition per term before).
+  static std::string chunked_row_index(const Statement& statement) {
+    if (!statement.is_reduction() || statement.reduction == ReductionOp::product) return "";
+    std::string index;
+    for (const IterationIndex& i : statement.indices)
+      if (i.is_reduction) {
+        if (!index.empty()) return "";
+        index = i.name;
+      }
+    return index;
+  }
+
+  // The reduction over `index` in chunks of its terms (chunked_row_index), combined into acc.
+  std::string chunked_row_reduction(const Statement& statement, const std::string& index, const std::string& value,
+                                    const std::string& indent) const {
+    const IterationIndex& reduced = *std::find_if(statement.indices.begin(), statement.indices.end(),
+                                                  [&](const IterationIndex& i) { return i.name == index; });
+    const std::int64_t n = extent(reduced.extent);
+    const std::int64_t chunk = std::min<std::int64_t>(256, (n + 31) / 32 * 32);
+    const std::string op = statement.reduction == ReductionOp::sum ? "sum" : statement.reduction == ReductionOp::max ? "max" : "min";
+    const std::string reducer = names_.variable("row"), terms = names_.variable("terms"), start = names_.variable("start"),
+                      count = names_.variable("count"), term = names_.variable("term"), var = names_.index(index);
+    std::string text = fmt::format("{}RowReducer {}(RowReduction::{});  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)\n",
+                                   indent, reducer, op);
+    text += fmt::format("{}alignas(64) float {}[{}];\n", indent, terms, chunk);
+    text += fmt::format("{0}for (int64_t {1} = 0; {1} < {2}; {1} += {3}) {{\n", indent, start, n, chunk);
+    text += fmt::format("{0}  const int64_t {1} = {2} - {3} < {4} ? {2} - {3} : {4};\n", indent, count, n, start, chunk);
+    text += fmt::format("{0}  for (int64_t {1} = 0; {1} < {2}; ++{1}) {{\n", indent, term, count);
+    text += fmt::format("{}    const int64_t {} = {} + {};\n", indent, var, start, term);
+    text += fmt::format("{}    {}[{}] = {};\n", indent, terms, term, value);
+    text += fmt::format("{0}  }}\n{0}  {1}.add({2}, {3});\n{0}}}\n", indent, reducer, terms, count);
+    return text + indent + combine(statement.reduction, reducer + ".finish()") + "\n";
+  }
+
   static std::string identity(ReductionOp op) {
     switch (op) {
       case ReductionOp::sum: return "0.0f";
@@ -252,6 +289,13 @@ class LoopNestEmitter {
       std::string row_index;
       if (const Access* row = reduced_row(statement, row_index)) {
         text += indent + row_reduction(statement, *row, row_index) + "\n";
+        text += indent + store(statement.write, names_.accumulator, statement) + "\n";
+        close_loop();
+        for (std::size_t i = 0; i < written; ++i) close_loop();
+        return text;
+      }
+      if (const std::string index = chunked_row_index(statement); !index.empty()) {
+        text += chunked_row_reduction(statement, index, value, indent);
         text += indent + store(statement.write, names_.accumulator, statement) + "\n";
         close_loop();
         for (std::size_t i = 0; i < written; ++i) close_loop();

@@ -55,6 +55,9 @@ struct LoopNestNames {
   std::function<ElementType(const std::string& tensor)> stored_type;
   std::function<std::string(const std::string& index)> index;    // a loop variable
   std::string accumulator = "acc";                                 // a local float
+  // A local of the generated code that no tensor or index name can be ("row" -> "row", or
+  // "row_1" where an index is called row); identity where those names carry prefixes.
+  std::function<std::string(const std::string& name)> variable = [](const std::string& name) { return name; };
 };
 
 // The loop nest of `statement` (of `program`, every size bound), each line indented by

@@ -3,6 +3,7 @@
 // bf16 rows; a sum within the bound of a sequential one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -52,6 +53,23 @@ TEST(ReduceRow, F32FollowsTheDocumentedOrderBitForBit) {
     for (RowReduction op : kOps)
       EXPECT_EQ(bits(reduce_row(op, x.data(), n)), bits(documented_order(op, x))) << "n " << n << " op " << int(op);
   }
+}
+
+// Pieces of multiples of kRowPartials, the last of any length: reduce_row's bits.
+TEST(ReduceRow, PiecesAreTheWholeRow) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-10.f, 10.f);
+  std::vector<float> x(1000);
+  for (float& v : x) v = value(rng);
+  for (RowReduction op : kOps)
+    for (int64_t piece : {32, 64, 256}) {
+      RowReducer reducer(op);
+      for (int64_t i = 0; i < 1000; i += piece) reducer.add(x.data() + i, std::min<int64_t>(piece, 1000 - i));
+      EXPECT_EQ(bits(reducer.finish()), bits(reduce_row(op, x.data(), 1000))) << "piece " << piece;
+    }
+  RowReducer reducer(RowReduction::sum);
+  reducer.add(x.data(), 33);
+  EXPECT_THROW(reducer.add(x.data(), 32), ConfigError);
 }
 
 TEST(ReduceRow, MaxAndMinIgnoreNaNAndKeepInfinities) {

@@ -101,5 +101,29 @@ TEST(VectorMath, AValueGivesTheSameBitsAnywhereInARow) {
   }
 }
 
+// sqrt, rsqrt and abs are exact IEEE operations: their rows have the scalar definition's bits
+// (apply), for every 61st f32 bit pattern, NaNs, infinities and negatives included.
+TEST(VectorMath, SqrtRsqrtAbsRowsAreTheScalarDefinitionBitForBit) {
+  std::vector<float> x;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 61) {
+    const uint32_t pattern = static_cast<uint32_t>(bits);
+    float v;
+    std::memcpy(&v, &pattern, sizeof v);
+    x.push_back(v);
+  }
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (UnaryOp op : {UnaryOp::sqrt, UnaryOp::rsqrt, UnaryOp::abs}) {
+    SCOPED_TRACE(to_string(op));
+    std::vector<float> y(x.size());
+    Unary({.m = 1, .n = n, .op = op, .in = {Layout::row_major}, .out = {Layout::row_major}})(x.data(), y.data(), n, n);
+    int64_t differing = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float want = apply(op, x[i]);
+      if (std::memcmp(&want, &y[i], sizeof want) != 0 && !(std::isnan(want) && std::isnan(y[i]))) ++differing;
+    }
+    EXPECT_EQ(differing, 0);
+  }
+}
+
 }  // namespace
 }  // namespace polyfuse::cpu::testing

@@ -37,7 +37,7 @@ template <RowReduction OP>
 }
 
 template <RowReduction OP>
-[[gnu::always_inline]] inline float finish(float* p) {
+[[gnu::always_inline]] inline float finish_partials(float* p) {
   for (int64_t width = kRowPartials / 2; width >= 1; width /= 2)
     for (int64_t j = 0; j < width; ++j) p[j] = combine<OP>(p[j], p[j + width]);
   return p[0];
@@ -48,7 +48,7 @@ template <RowReduction OP>
   alignas(64) float p[kRowPartials];
   for (float& partial : p) partial = identity<OP>();
   accumulate<OP>(p, x, n);
-  return finish<OP>(p);
+  return finish_partials<OP>(p);
 }
 
 // f16/bf16: widened in chunks of a multiple of kRowPartials, so a chunk starts at partial 0.
@@ -64,15 +64,19 @@ template <RowReduction OP>
     else bf16_to_f32(x + i, count, wide);
     accumulate<OP>(p, wide, count);
   }
-  return finish<OP>(p);
+  return finish_partials<OP>(p);
 }
 
+template <RowReduction OP>
+void accumulate_baseline(float* p, const float* x, int64_t n) { accumulate<OP>(p, x, n); }
 template <RowReduction OP>
 float reduce_f32_baseline(const float* x, int64_t n) { return reduce_f32<OP>(x, n); }
 template <RowReduction OP>
 float reduce_narrow_baseline(const uint16_t* x, DType dtype, int64_t n) { return reduce_narrow<OP>(x, dtype, n); }
 
 #if defined(__x86_64__)
+template <RowReduction OP>
+__attribute__((target("avx2"))) void accumulate_avx2(float* p, const float* x, int64_t n) { accumulate<OP>(p, x, n); }
 template <RowReduction OP>
 __attribute__((target("avx2"))) float reduce_f32_avx2(const float* x, int64_t n) { return reduce_f32<OP>(x, n); }
 template <RowReduction OP>
@@ -106,7 +110,43 @@ float dispatch(const uint16_t* x, DType dtype, int64_t n) {
   return reduce_narrow_baseline<OP>(x, dtype, n);
 }
 
+template <RowReduction OP>
+void dispatch_accumulate(float* p, const float* x, int64_t n) {
+#if defined(__x86_64__)
+  if (avx2_path()) return accumulate_avx2<OP>(p, x, n);
+#endif
+  accumulate_baseline<OP>(p, x, n);
+}
+
 }  // namespace
+
+RowReducer::RowReducer(RowReduction op) : op_(op) {
+  const float start = op == RowReduction::sum   ? identity<RowReduction::sum>()
+                      : op == RowReduction::max ? identity<RowReduction::max>()
+                                                : identity<RowReduction::min>();
+  for (float& partial : partials_) partial = start;
+}
+
+void RowReducer::add(const float* x, int64_t n) {
+  if (ended_)
+    throw ConfigError("RowReducer::add: only the row's last piece may have a length that is not a multiple of " +
+                      std::to_string(kRowPartials));
+  ended_ = n % kRowPartials != 0;
+  switch (op_) {
+    case RowReduction::sum: return dispatch_accumulate<RowReduction::sum>(partials_, x, n);
+    case RowReduction::max: return dispatch_accumulate<RowReduction::max>(partials_, x, n);
+    case RowReduction::min: return dispatch_accumulate<RowReduction::min>(partials_, x, n);
+  }
+}
+
+float RowReducer::finish() {
+  switch (op_) {
+    case RowReduction::sum: return finish_partials<RowReduction::sum>(partials_);
+    case RowReduction::max: return finish_partials<RowReduction::max>(partials_);
+    case RowReduction::min: return finish_partials<RowReduction::min>(partials_);
+  }
+  return 0;
+}
 
 float reduce_row(RowReduction op, const float* x, int64_t n) {
   switch (op) {

@@ -1,5 +1,6 @@
-// Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) on whole
-// vectors, for contiguous f32 rows. x86-64 with AVX2 + FMA: glibc's libmvec AVX2 variants
+// Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) and sqrt,
+// rsqrt (1 / sqrt), abs (exact IEEE operations: the scalar bits) on whole vectors, for
+// contiguous f32 rows. x86-64 with AVX2 + FMA: glibc's libmvec AVX2 variants
 // (_ZGVdN8v_expf, _tanhf, _erff), 8 lanes, composed exactly as the scalar definitions in
 // elementwise.cc compose expf, tanhf and erff (same operations, same order, no contraction);
 // elsewhere, or under POLYFUSE_CPU_ISA=generic, nothing is vectorised.

@@ -39,6 +39,9 @@ __m256 eval(UnaryOp op, __m256 x) {
       const __m256 t = _ZGVdN8v_tanhf(_mm256_mul_ps(splat(0.7978845608028654f), _mm256_add_ps(x, cube)));
       return _mm256_mul_ps(_mm256_mul_ps(splat(0.5f), x), _mm256_add_ps(one, t));
     }
+    case UnaryOp::sqrt: return _mm256_sqrt_ps(x);  // correctly rounded, as std::sqrt
+    case UnaryOp::rsqrt: return _mm256_div_ps(one, _mm256_sqrt_ps(x));  // 1 / sqrt(x), two roundings as the scalar
+    case UnaryOp::abs: return _mm256_andnot_ps(splat(-0.f), x);  // the sign bit cleared, as std::fabs
     default: return x;  // not vectorised (vector_unary_available says which are)
   }
 }
@@ -67,7 +70,10 @@ bool vector_unary_available(UnaryOp op) {
     case UnaryOp::sigmoid:
     case UnaryOp::silu:
     case UnaryOp::gelu:
-    case UnaryOp::gelu_tanh: return cpu;
+    case UnaryOp::gelu_tanh:
+    case UnaryOp::sqrt:
+    case UnaryOp::rsqrt:
+    case UnaryOp::abs: return cpu;
     default: return false;
   }
 }
@@ -80,6 +86,9 @@ void vector_unary(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::silu: return row<UnaryOp::silu>(x, y, n);
     case UnaryOp::gelu: return row<UnaryOp::gelu>(x, y, n);
     case UnaryOp::gelu_tanh: return row<UnaryOp::gelu_tanh>(x, y, n);
+    case UnaryOp::sqrt: return row<UnaryOp::sqrt>(x, y, n);
+    case UnaryOp::rsqrt: return row<UnaryOp::rsqrt>(x, y, n);
+    case UnaryOp::abs: return row<UnaryOp::abs>(x, y, n);
     default: return;
   }
 }

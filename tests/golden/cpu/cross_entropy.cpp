@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -65,8 +66,8 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const mx = line_aligned(mx_storage.data());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
-  std::vector<float> lse_storage(64 + 16);
-  float* const lse = line_aligned(lse_storage.data());
+  std::unique_ptr<float[]> lse_storage(new float[64 + 16]);  // not zeroed: its first stage writes every element
+  float* const lse = line_aligned(lse_storage.get());
   // stage0: S0, a loop nest
   {  // not a matmul: it is a max reduction ('max=!'), not a sum
     // S0: mx(m) max=! X(m, n)
@@ -84,9 +85,17 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += apply(UnaryOp::exp, (X[m * 64 + n] - mx[m]));
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = apply(UnaryOp::exp, (X[m * 64 + n] - mx[m]));
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         s[m] = acc;
       }
     }
@@ -99,9 +108,17 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += (T[m * 64 + n] * (lse[m] - X[m * 64 + n]));
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = (T[m * 64 + n] * (lse[m] - X[m * 64 + n]));
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         loss[m] = acc;
       }
     }

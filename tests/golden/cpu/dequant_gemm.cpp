@@ -21,7 +21,7 @@
 //       brgemm f32: A = S0_A (row-major), B = S0_B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -73,10 +73,10 @@ void stage1_block(uint16_t* C, const float* S0_A, const float* S0_B, int64_t m0,
 
 extern "C" void polyfuse_dequant_gemm(const uint16_t* A, const uint16_t* scale, const uint16_t* B, uint16_t* C) {
   // temporaries read by more than one stage
-  std::vector<float> S0_A_storage(4096 + 16);
-  float* const S0_A = line_aligned(S0_A_storage.data());
-  std::vector<float> S0_B_storage(4096 + 16);
-  float* const S0_B = line_aligned(S0_B_storage.data());
+  std::unique_ptr<float[]> S0_A_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const S0_A = line_aligned(S0_A_storage.get());
+  std::unique_ptr<float[]> S0_B_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const S0_B = line_aligned(S0_B_storage.get());
   // stage0: S0.A, S0.B
   stage0_block<64, 64>(A, scale, B, S0_A, S0_B, 0, 0);
   // stage1: S0

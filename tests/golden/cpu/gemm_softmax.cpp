@@ -87,8 +87,8 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   float* const C = line_aligned(C_storage.get());
   std::vector<float> mx_storage(64 + 16);
   float* const mx = line_aligned(mx_storage.data());
-  std::vector<float> e_storage(4096 + 16);
-  float* const e = line_aligned(e_storage.data());
+  std::unique_ptr<float[]> e_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const e = line_aligned(e_storage.get());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
   // stage0: S0

@@ -33,6 +33,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -116,8 +117,8 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   float* const X = line_aligned(X_storage.data());
   std::vector<float> mean_storage(64 + 16);
   float* const mean = line_aligned(mean_storage.data());
-  std::vector<float> d_storage(4096 + 16);
-  float* const d = line_aligned(d_storage.data());
+  std::unique_ptr<float[]> d_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const d = line_aligned(d_storage.get());
   std::vector<float> var_storage(64 + 16);
   float* const var = line_aligned(var_storage.data());
   // stage0: S0, S1
@@ -129,9 +130,17 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += (X[m * 64 + n] / 64.0f);
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = (X[m * 64 + n] / 64.0f);
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         mean[m] = acc;
       }
     }
@@ -145,9 +154,17 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         var[m] = acc;
       }
     }

@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -88,8 +89,8 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
   // temporaries read by more than one stage
   std::vector<float> mean_storage(64 + 16);
   float* const mean = line_aligned(mean_storage.data());
-  std::vector<float> d_storage(4096 + 16);
-  float* const d = line_aligned(d_storage.data());
+  std::unique_ptr<float[]> d_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
+  float* const d = line_aligned(d_storage.get());
   std::vector<float> var_storage(64 + 16);
   float* const var = line_aligned(var_storage.data());
   // stage0: S0, a loop nest
@@ -98,9 +99,17 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += (f16_to_f32(X[m * 64 + n]) / 64.0f);
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = (f16_to_f32_inline(X[m * 64 + n]) / 64.0f);
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         mean[m] = acc;
       }
     }
@@ -113,9 +122,17 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         var[m] = acc;
       }
     }

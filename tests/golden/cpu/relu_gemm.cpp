@@ -18,7 +18,7 @@
 //       brgemm f16: A = Ar (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -64,8 +64,8 @@ void stage1_block(const uint16_t* B, uint16_t* C, const uint16_t* Ar, int64_t m0
 
 extern "C" void polyfuse_relu_gemm(const uint16_t* A, const uint16_t* B, uint16_t* C) {
   // temporaries read by more than one stage
-  std::vector<uint16_t> Ar_storage(4096 + 32);
-  uint16_t* const Ar = line_aligned(Ar_storage.data());
+  std::unique_ptr<uint16_t[]> Ar_storage(new uint16_t[4096 + 32]);  // not zeroed: its first stage writes every element
+  uint16_t* const Ar = line_aligned(Ar_storage.get());
   // stage0: S0
   stage0_block<64, 64>(A, Ar, 0, 0);
   // stage1: S1

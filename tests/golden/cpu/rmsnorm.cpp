@@ -99,9 +99,17 @@ extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, cons
     for (int64_t m = 0; m < 64; ++m) {
       {
         float acc = 0.0f;
-        for (int64_t n = 0; n < 64; ++n) {
-          acc += (C[m * 64 + n] * C[m * 64 + n]);
+        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+        alignas(64) float terms[64];
+        for (int64_t start = 0; start < 64; start += 64) {
+          const int64_t count = 64 - start < 64 ? 64 - start : 64;
+          for (int64_t term = 0; term < count; ++term) {
+            const int64_t n = start + term;
+            terms[term] = (C[m * 64 + n] * C[m * 64 + n]);
+          }
+          row.add(terms, count);
         }
+        acc += row.finish();
         ss[m] = acc;
       }
     }

@@ -25,4 +25,19 @@ float reduce_row(RowReduction op, const float* x, int64_t n);
 // The same of f16 or bf16 bit patterns (`dtype`), each widened exactly to f32 first.
 float reduce_row(RowReduction op, const uint16_t* x, DType dtype, int64_t n);
 
+// The same reduction taken piece by piece (a row whose terms are computed in chunks): add()
+// the row's values in order, in pieces of a multiple of kRowPartials values but the last;
+// finish() is then reduce_row's result of the whole row, bit for bit.
+class RowReducer {
+ public:
+  explicit RowReducer(RowReduction op);
+  void add(const float* x, int64_t n);  // ConfigError after a piece that is not a multiple
+  float finish();
+
+ private:
+  RowReduction op_;
+  bool ended_ = false;  // a piece of another length came: the row's last
+  alignas(64) float partials_[kRowPartials];
+};
+
 }  // namespace polyfuse::cpu

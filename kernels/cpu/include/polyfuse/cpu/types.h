@@ -12,6 +12,10 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 namespace polyfuse::cpu {
 
 // Element type of a primitive's inputs. BRGEMM always accumulates (and stores C) in f32.
@@ -59,6 +63,18 @@ inline uint16_t f32_to_bf16(float value) {
 
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_f16(float value);
+
+// f16_to_f32 for the scalar loops of generated code, inline: F16C's vcvtph2ps where the
+// translation unit is compiled for it (the CPU target's -march=native; exact, NaNs quieted as
+// above: the same bits), else the function above. Internal linkage: translation units built
+// with and without F16C each keep their own.
+static inline float f16_to_f32_inline(uint16_t bits) {
+#if defined(__F16C__)
+  return _cvtsh_ss(bits);
+#else
+  return f16_to_f32(bits);
+#endif
+}
 
 // FP8 -> f32, exact (fp8.h's to_f32, by a 256-entry table); f32 -> FP8 as fp8.h's from_f32
 // (cvt.rn.satfinite: nearest even, saturating at the largest finite value).
