@@ -160,8 +160,19 @@ class LoopNestEmitter {
     PF_INTERNAL_CHECK(false, "unknown expression kind");
   }
 
-  std::string combine(ReductionOp op, const std::string& value) const {
-    const std::string& acc = names_.accumulator;
+  // A local of `statement`'s loop nest: names_.variable(wanted), with '_' appended while it is
+  // one of the statement's loop variables (an index may be called acc, row or count).
+  std::string local(const Statement& statement, const std::string& wanted) const {
+    std::string name = names_.variable(wanted);
+    const auto is_index = [&](const std::string& candidate) {
+      return std::any_of(statement.indices.begin(), statement.indices.end(),
+                         [&](const IterationIndex& index) { return names_.index(index.name) == candidate; });
+    };
+    while (is_index(name)) name = names_.variable(name + "_");
+    return name;
+  }
+
+  std::string combine(ReductionOp op, const std::string& value, const std::string& acc) const {
     switch (op) {
       case ReductionOp::sum: return fmt::format("{} += {};", acc, value);
       case ReductionOp::product: return fmt::format("{} *= {};", acc, value);
@@ -206,7 +217,8 @@ class LoopNestEmitter {
         fmt::format("reduce_row(RowReduction::{}, {}{}, {})", op, row,
                     type == ElementType::f32 ? std::string() : ", DType::" + std::string(to_string(type)),
                     extent(reduced.extent));
-    return combine(statement.reduction, value) + "  // the row on vectors (kernels/cpu's reduce_row)";
+    return combine(statement.reduction, value, local(statement, names_.accumulator)) +
+           "  // the row on vectors (kernels/cpu's reduce_row)";
   }
 
   // The one reduction index of a sum, max or min (empty: none, or several): its terms, whatever
@@ -231,8 +243,9 @@ class LoopNestEmitter {
     const std::int64_t n = extent(reduced.extent);
     const std::int64_t chunk = std::min<std::int64_t>(256, (n + 31) / 32 * 32);
     const std::string op = statement.reduction == ReductionOp::sum ? "sum" : statement.reduction == ReductionOp::max ? "max" : "min";
-    const std::string reducer = names_.variable("row"), terms = names_.variable("terms"), start = names_.variable("start"),
-                      count = names_.variable("count"), term = names_.variable("term"), var = names_.index(index);
+    const std::string reducer = local(statement, "row"), terms = local(statement, "terms"),
+                      start = local(statement, "start"), count = local(statement, "count"), term = local(statement, "term"),
+                      var = names_.index(index);
     std::string text = fmt::format("{}RowReducer {}(RowReduction::{});  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)\n",
                                    indent, reducer, op);
     text += fmt::format("{}alignas(64) float {}[{}];\n", indent, terms, chunk);
@@ -242,7 +255,7 @@ class LoopNestEmitter {
     text += fmt::format("{}    const int64_t {} = {} + {};\n", indent, var, start, term);
     text += fmt::format("{}    {}[{}] = {};\n", indent, terms, term, value);
     text += fmt::format("{0}  }}\n{0}  {1}.add({2}, {3});\n{0}}}\n", indent, reducer, terms, count);
-    return text + indent + combine(statement.reduction, reducer + ".finish()") + "\n";
+    return text + indent + combine(statement.reduction, reducer + ".finish()", local(statement, names_.accumulator)) + "\n";
   }
 
   static std::string identity(ReductionOp op) {
@@ -285,18 +298,19 @@ class LoopNestEmitter {
           statement.kind == StatementKind::reduce ? load(statement.write, statement) : identity(statement.reduction);
       text += indent + "{\n";  // a scope for acc (a scalar result has no loop around it)
       indent = base_indent + std::string(2 * ++depth, ' ');
-      text += fmt::format("{}float {} = {};\n", indent, names_.accumulator, initial);
+      const std::string acc = local(statement, names_.accumulator);
+      text += fmt::format("{}float {} = {};\n", indent, acc, initial);
       std::string row_index;
       if (const Access* row = reduced_row(statement, row_index)) {
         text += indent + row_reduction(statement, *row, row_index) + "\n";
-        text += indent + store(statement.write, names_.accumulator, statement) + "\n";
+        text += indent + store(statement.write, acc, statement) + "\n";
         close_loop();
         for (std::size_t i = 0; i < written; ++i) close_loop();
         return text;
       }
       if (const std::string index = chunked_row_index(statement); !index.empty()) {
         text += chunked_row_reduction(statement, index, value, indent);
-        text += indent + store(statement.write, names_.accumulator, statement) + "\n";
+        text += indent + store(statement.write, acc, statement) + "\n";
         close_loop();
         for (std::size_t i = 0; i < written; ++i) close_loop();
         return text;
@@ -307,9 +321,9 @@ class LoopNestEmitter {
           open_loop(index);
           ++reductions;
         }
-      text += indent + combine(statement.reduction, value) + "\n";
+      text += indent + combine(statement.reduction, value, acc) + "\n";
       for (std::size_t i = 0; i < reductions; ++i) close_loop();
-      text += indent + store(statement.write, names_.accumulator, statement) + "\n";
+      text += indent + store(statement.write, acc, statement) + "\n";
       close_loop();
     }
     for (std::size_t i = 0; i < written; ++i) close_loop();

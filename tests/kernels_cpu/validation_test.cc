@@ -119,6 +119,12 @@ TEST(Validation, BrgemmConfigErrors) {
   b.outer_batch = 3;
   EXPECT_EQ(error_of(b), "BrgemmConfig.outer_batch: more than 1 only for a kernel that reads A and B in place (f32, "
                          "packing = never)");
+  // automatic reads an outer batch in place even where it would pack for its size
+  BrgemmConfig large;
+  large.m = 300, large.n = 64, large.k = 2000, large.batch = 3;
+  EXPECT_TRUE(Brgemm(large).packs());
+  large.outer_batch = 3;
+  EXPECT_FALSE(Brgemm(large).packs());
   for (Isa isa : {Isa::avx2, Isa::avx512, Isa::neon}) {
     if (isa_supported(isa)) continue;
     BrgemmConfig forced;

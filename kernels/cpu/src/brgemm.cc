@@ -285,7 +285,9 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
                                                       : "this layout (A' would need transposing)"));
       plan->pack = false;
       break;
-    case Packing::automatic: plan->pack = must_pack || a_outgrows_l2 || b_outgrows_l1; break;
+    case Packing::automatic:  // an outer batch is read in place when it can be
+      plan->pack = must_pack || (config.outer_batch == 1 && (a_outgrows_l2 || b_outgrows_l1));
+      break;
   }
   if (config.outer_batch > 1 && plan->pack)
     throw ConfigError("BrgemmConfig.outer_batch: more than 1 only for a kernel that reads A and B in place "

@@ -63,7 +63,8 @@ struct BrgemmConfig {
   // An outer batch around it: C += sum_{o < outer_batch} sum_{i < batch} A_{o,i} B_{o,i} with
   // A_{o,i} = a + o * outer_stride_a + i * stride_a (elements; B alike), all in registers, in
   // that order (the same sums as outer_batch calls, bit for bit). A convolution's outer filter
-  // taps. Only for a kernel that reads A and B in place (f32, Packing::never; else ConfigError).
+  // taps. Only for a kernel that reads A and B in place (f32, a layout that allows it, packing
+  // never or automatic, which then reads in place; else ConfigError).
   int64_t outer_batch = 1;
   int64_t outer_stride_a = 0;
   int64_t outer_stride_b = 0;
