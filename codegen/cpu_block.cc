@@ -5,6 +5,7 @@
 #include <set>
 
 #include "codegen/cpu_epilogue_code.h"
+#include "codegen/cpu_filter_panel_code.h"
 #include "codegen/cpu_pointwise_calls.h"
 #include "frontend/diagnostics.h"
 
@@ -97,14 +98,6 @@ class BlockEmitter {
     return terms.empty() ? "" : " + " + sum_text(terms);
   }
 
-  static std::int64_t stride_of(const CpuAccess& access, const std::vector<std::int64_t>& strides,
-                                CpuDim dim) {
-    for (std::size_t d = 0; d < access.dims.size(); ++d)
-      if (access.dims[d] == dim) return strides[d];
-    PF_INTERNAL_CHECK(false, "cpu block: no such dimension in " + access.tensor);
-    return 0;
-  }
-
   // The view of a tensor access on the block (block-local buffers: the buffer itself).
   View view(const CpuAccess& access) {
     const CpuTensor& tensor = plan_.tensor(access.tensor);
@@ -156,7 +149,7 @@ class BlockEmitter {
     View stored;
     const std::int64_t c_element_bytes = c_tensor.type == ElementType::f32 ? 4 : 2;
     const std::int64_t c_row_bytes =
-        matmul.conv ? stride_of(matmul.c, row_major_strides(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
+        matmul.conv ? access_stride(matmul.c, row_major_strides(c_tensor.shape), CpuDim::m) * c_element_bytes : 0;
     const bool crowded = c_row_bytes > 0 && c_row_bytes % 1024 == 0;
     // Pixels in vectors (CpuConvTaps::a_channel_stride): the block is column-major in its buffer.
     const bool pixel_major = matmul.pixels_in_vectors();
@@ -214,7 +207,7 @@ class BlockEmitter {
     PF_INTERNAL_CHECK(out.type == ElementType::f32 && out.layout == "Layout::row_major",
                       "cpu block: an epilogue's output must be an f32 row-major block");
     const CpuTensor& out_tensor = plan_.tensor(epilogue.output.tensor);
-    const std::int64_t out_row_bytes = stride_of(epilogue.output, row_major_strides(out_tensor.shape), CpuDim::m) * 4;
+    const std::int64_t out_row_bytes = access_stride(epilogue.output, row_major_strides(out_tensor.shape), CpuDim::m) * 4;
     // Pixels in vectors: the epilogue on C's column-major block buffer, then a transposition
     // stores the output (fuse_epilogues takes no addend there).
     const bool pixel_major = matmul.pixels_in_vectors();
@@ -259,10 +252,10 @@ class BlockEmitter {
     const bool b_rows = matmul.b_layout == MatrixLayout::row_major;
     const std::string a_pointer = names_.tensor(a_tensor.name) + offset(matmul.a, a_strides);
     const std::string b_pointer = names_.tensor(b_tensor.name) + offset(matmul.b, b_strides);
-    const std::int64_t lda = stride_of(matmul.a, a_strides, a_rows ? CpuDim::m : CpuDim::k);
-    const std::int64_t ldb = stride_of(matmul.b, b_strides, b_rows ? CpuDim::k : CpuDim::n);
-    const std::int64_t a_k = stride_of(matmul.a, a_strides, CpuDim::k);
-    const std::int64_t b_k = stride_of(matmul.b, b_strides, CpuDim::k);
+    const std::int64_t lda = access_stride(matmul.a, a_strides, a_rows ? CpuDim::m : CpuDim::k);
+    const std::int64_t ldb = access_stride(matmul.b, b_strides, b_rows ? CpuDim::k : CpuDim::n);
+    const std::int64_t a_k = access_stride(matmul.a, a_strides, CpuDim::k);
+    const std::int64_t b_k = access_stride(matmul.b, b_strides, CpuDim::k);
 
     const auto config_of = [&](const std::string& rows, const std::string& cols, std::int64_t k, std::int64_t batch,
                                bool accumulate, bool always, const std::string& finish = "") {
@@ -284,8 +277,8 @@ class BlockEmitter {
     const std::string leading = ", " + c.pointer + ", " + std::to_string(lda) + ", " +
                                 std::to_string(ldb) + ", " + c.ld;
     if (matmul.reduce_batch > 1) {
-      const std::int64_t a_r = stride_of(matmul.a, a_strides, CpuDim::r);
-      const std::int64_t b_r = stride_of(matmul.b, b_strides, CpuDim::r);
+      const std::int64_t a_r = access_stride(matmul.a, a_strides, CpuDim::r);
+      const std::int64_t b_r = access_stride(matmul.b, b_strides, CpuDim::r);
       line("// main: one BRGEMM reduces all " + std::to_string(matmul.reduce_batch) +
            " (A, B) pairs of the batch-reduce index");
       const std::string name = object_name(matmul.statement, "main");
@@ -431,7 +424,7 @@ class BlockEmitter {
         b_origin += " + " + variables_.n0 + " / " + std::to_string(conv.filter_panel) + " * " + std::to_string(b_strides.front());
       ldb = conv.filter_panel;
     } else {
-      ldb = stride_of(matmul.b, b_strides, CpuDim::k);
+      ldb = access_stride(matmul.b, b_strides, CpuDim::k);
     }
     const std::string operands = "(" + names_.tensor(a_tensor.name) + " + " + sum_text(a_terms) + ", " + b_base +
                                  b_origin + (b_terms.empty() ? "" : " + " + sum_text(b_terms)) + ", " + c.pointer +
@@ -450,62 +443,13 @@ class BlockEmitter {
     }
   }
 
-  // The block's panel of the stored filter (CpuConvTaps::panel_per_block) into the thread's
-  // buffer, unless it holds it: per tap, a (c x cols) Unary copy, a transposition when the
-  // filter is contiguous along c. `origin` is the block's offset in the filter (" + n0 * 4608").
-  // A constant filter's panels are all kept, each packed unless this thread holds it from an
-  // earlier call. Returns the panel's pointer.
+  // The block's panel of the stored filter packed into the thread's buffer unless it holds it
+  // (codegen/cpu_filter_panel_code.h); returns the panel's pointer.
   std::string pack_panel(const CpuMatmul& matmul, const std::string& origin) {
-    const CpuConvTaps& conv = *matmul.conv;
-    const CpuTensor& filter = plan_.tensor(matmul.b.tensor);
-    const std::vector<std::int64_t> strides = row_major_strides(filter.shape);
-    const std::int64_t c_stride = stride_of(matmul.b, strides, CpuDim::k), k_stride = stride_of(matmul.b, strides, CpuDim::n);
-    PF_INTERNAL_CHECK(c_stride == 1 || k_stride == 1, "cpu block: a panel copy of a filter contiguous along neither c nor k");
-    const std::string& panel = variables_.filter_panel;
-    const std::string at = names_.variable(names_.tensor(filter.name) + "_origin");
-    const std::string kernel = object_name(matmul.statement, "pack");
-    const std::string& filter_name = names_.tensor(filter.name);
-    line("// B: the block's panel of " + filter_name + " (taps x " + std::to_string(matmul.k) + " channels x cols, rows " +
-         std::to_string(conv.filter_panel) + " apart), packed by this thread unless it holds it" +
-         (matmul.b_constant ? " from this or an earlier call (" + filter_name + " is a constant input)" : ""));
-    line("const int64_t " + at + " = " + (origin.empty() ? std::string("0") : origin.substr(3)) + ";");
-    std::string data = panel + ".data";
-    std::int64_t panel_elements = matmul.k * conv.filter_panel;
-    for (const CpuConvTap& tap : conv.taps) panel_elements *= tap.extent;
-    const std::string index = names_.variable(filter_name + "_index");
-    if (matmul.b_constant) {
-      data = names_.variable(filter_name + "_block_panel");
-      line("const int64_t " + index + " = " + (variables_.n0.empty() ? std::string("0") : variables_.n0 + " / " +
-                                                 std::to_string(conv.filter_panel)) + ";");
-      line(cxx_element_type(filter.type) + "* const " + data + " = " + panel + ".data + " + index + " * " +
-           std::to_string(panel_elements) + ";");
-      line("if (!" + panel + ".from[" + index + "].holds(" + filter_name + ")) {");
-    } else {
-      line("if (" + panel + ".origin != " + at + ") {");
-    }
-    line("  static const Unary " + kernel + "({.m = " + std::to_string(matmul.k) + ", .n = cols, .op = UnaryOp::identity,");
-    line("      .in = {" + std::string(c_stride == 1 ? "Layout::col_major" : "Layout::row_major") + ", " +
-         cxx_dtype(filter.type) + ", Broadcast::matrix},");
-    line("      .out = {Layout::row_major, " + cxx_dtype(filter.type) + ", Broadcast::matrix}});");
-    std::string indent = "  ";
-    std::vector<std::string> from_terms{at}, to_terms;
-    for (const CpuConvTap& tap : conv.taps) {
-      const std::string variable = names_.loop_variable(tap.index);
-      line(indent + "for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(tap.extent) + "; ++" +
-           variable + ")");
-      indent += "  ";
-      from_terms.push_back(variable + " * " + std::to_string(tap.filter_stride));
-      to_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
-    }
-    line(indent + kernel + "(" + filter_name + " + " + sum_text(from_terms) + ", " + data +
-         (to_terms.empty() ? "" : " + " + sum_text(to_terms)) + ", " +
-         std::to_string(c_stride == 1 ? k_stride : c_stride) + ", " + std::to_string(conv.filter_panel) + ");");
-    if (matmul.b_constant)
-      line("  " + panel + ".from[" + index + "] = PackedFrom::of(" + filter_name + ");");
-    else
-      line("  " + panel + ".origin = " + at + ";");
-    line("}");
-    return data;
+    const CpuFilterPanelCode code =
+        emit_filter_panel_pack(plan_, matmul, names_, variables_, object_name(matmul.statement, "pack"), origin);
+    body_ += code.lines;
+    return code.data;
   }
 
   // The entry function's packing of B (at `b_pointer`, rows `ldb` and batch members `stride_b`

@@ -16,6 +16,13 @@
 #include "schedule/cpu_roles.h"
 
 namespace polyfuse {
+
+std::int64_t access_stride(const CpuAccess& access, const std::vector<std::int64_t>& strides, CpuDim dim) {
+  for (std::size_t d = 0; d < access.dims.size(); ++d)
+    if (access.dims[d] == dim) return strides[d];
+  PF_INTERNAL_CHECK(false, "cpu plan: no such dimension in " + access.tensor);
+  return 0;
+}
 namespace {
 
 [[noreturn]] void unsupported(const Program& program, const Statement& statement,

@@ -240,6 +240,10 @@ struct CpuStage {
   std::optional<CpuPermuteCopy> permute; // set: the stage is this reordering copy instead
 };
 
+// The element stride of the tensor dimension that `access` indexes by `dim` (its first such
+// dimension), from the tensor's `strides`; an internal error when none does.
+std::int64_t access_stride(const CpuAccess& access, const std::vector<std::int64_t>& strides, CpuDim dim);
+
 // The row-major element strides of a tensor of `shape`.
 inline std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> strides(shape.size(), 1);
