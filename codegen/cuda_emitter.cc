@@ -89,10 +89,12 @@ Program mma_sync_program(const Program& program, KernelPlan& plan, const GpuOpti
 }
 
 // The kernel layout, with the warp tile shrunk (when options.choose_warp: halving N, then M,
-// as long as the block has at most the arch's threads) until the register model (codegen/register_model.h) fits the registers a thread of the
-// block may have; UserError when it doesn't. `stage_vectors`: the epilogue's vectors go
-// through shared memory (not beside a fused row chain, whose shared memory follows the
-// accumulator scratch).
+// as long as the block has at most the arch's threads) until the register model
+// (codegen/register_model.h) fits the registers a thread of the block may have; when no warp
+// tile of the block fits and the user chose neither tile, the block halved (N, then M, down to
+// 32) with its default warp tile, shrunk again; UserError when none fits. `stage_vectors`: the
+// epilogue's vectors go through shared memory (not beside a fused row chain, whose shared
+// memory follows the accumulator scratch).
 CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors) {
   auto make = [&] {
     CudaKernelLayout l = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
@@ -109,8 +111,23 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
     if (fits) o = next;
     return fits;
   };
+  // the next smaller block tile (N, then M, down to 32), with the default warp tile for it
+  auto halve_block = [&o] {
+    if (o.block.n >= o.block.m && o.block.n >= 64) o.block.n /= 2;
+    else if (o.block.m >= 64) o.block.m /= 2;
+    else return false;
+    o.warp.m = std::min(64, o.block.m);
+    o.warp.n = std::min(64, o.block.n);
+    return true;
+  };
   CudaKernelLayout layout = make();
   while (over(layout) > 0 && o.choose_warp && (o.warp.m > 16 || o.warp.n > 16) && halve()) layout = make();
+  // No warp tile of this block fits (several matmuls' accumulators over the block exceed the
+  // register file): a block the user did not choose shrinks, and its warp tile again.
+  while (over(layout) > 0 && o.choose_warp && !o.block_chosen && halve_block()) {
+    layout = make();
+    while (over(layout) > 0 && (o.warp.m > 16 || o.warp.n > 16) && halve()) layout = make();
+  }
   validate_gpu_options(o, layout.f32_operands ? 4 : 2);
   const int shared_limit = arch_limits(o.arch).max_shared_bytes_per_block;
   if (layout.shared_bytes > shared_limit)

@@ -46,6 +46,11 @@ Operand operand_of(const CudaStatementContext& c, const Statement& statement, co
                                              c.options.warp.m, fragment.m, grouped(fi));
     return {v, fmt::format("{} {};\n{}", c.layout.fragment_tile_type(), v, load), v + ".v[e]"};
   }
+  // A scalar (`alpha * C(m, n)`): one value for every element.
+  if (access.indices.empty()) {
+    std::string v = fmt::format("{}_value{}", access.tensor, read);
+    return {v, fmt::format("const float {} = pf::to_float(pf::ldg({}));", v, access.tensor), v};
+  }
   // An input tensor: its index of the fragment's first element, from the statement's.
   std::map<std::string, std::string> origin_of;
   for (size_t i = 0; i < dims.batch.size(); ++i) origin_of[dims.batch[i]] = args[2 + i];

@@ -87,6 +87,13 @@ class MemoryKernelEmitter {
     return c_expression(s.expr, [&](int read) { return load(s.reads.at(static_cast<std::size_t>(read)), s); }, index_id);
   }
 
+  // The value a pointwise statement stores: its expression, combined once with the element's
+  // current value for `op=` (`P(i, j) += X(i, j)`).
+  std::string pointwise_value(const Statement& s) const {
+    const std::string v = value(s);
+    return s.kind == StatementKind::reduce ? combine(s.reduction, load(s.write, s), v) : v;
+  }
+
   // Declarations of `names` (extents `extents`) decoded from the linear `linear`, innermost last.
   static std::string decode(const std::vector<std::string>& names, const std::vector<std::int64_t>& extents,
                             const std::string& linear, const std::string& indent) {
@@ -136,9 +143,7 @@ class MemoryKernelEmitter {
                         block_threads, elements);
     text += decode(first.index_names(), extents, "element", "    ");
     for (const Statement& s : program_.statements) {
-      std::string v = value(s);
-      if (s.kind == StatementKind::reduce) v = combine(s.reduction, load(s.write, s), v);  // `op=` once
-      text += "    " + store(s.write, v, true, s) + "\n";
+      text += "    " + store(s.write, pointwise_value(s), true, s) + "\n";
     }
     text += "  }\n";
     return text;
@@ -172,7 +177,7 @@ class MemoryKernelEmitter {
     text += decode(reduced, reduced_extents, "term", "      ");
     for (std::size_t i = 0; i + 1 < program_.statements.size(); ++i) {  // each element once, by the lane of its term
       const Statement& pointwise = program_.statements[i];
-      text += "      " + store(pointwise.write, value(pointwise), true, pointwise) + "\n";
+      text += "      " + store(pointwise.write, pointwise_value(pointwise), true, pointwise) + "\n";
     }
     text += fmt::format("      acc = {};\n", combine(s.reduction, "acc", value(s)));
     text += "    }\n  }\n";

@@ -341,6 +341,8 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
     text += "    }\n";
     return text;
   }
+  if (!mm.live_out)  // dead code: a result no statement reads and no output holds
+    return fmt::format("    // {} is read by nothing after this kernel: not stored\n", mm.c);
   // 16-byte stores when every row of C starts 16-byte aligned (N a multiple of 16 / element size)
   const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
   const std::string store = k.n % (16 / out_bytes) == 0 ? "store_wg_acc_staged<true>" : "store_wg_acc_staged";

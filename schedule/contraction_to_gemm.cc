@@ -397,6 +397,9 @@ std::set<std::string> kept_tensors(const Program& program, const Statement& s,
     for (const Statement& other : program.statements)
       if (!has(ids, other.id) && (other.write.tensor == tensor || reads_tensor(other, tensor))) kept.insert(tensor);
   }
+  // A result nobody reads (dead code) is still computed, as every path computes it: the
+  // contraction's own result goes to the workspace, so that its GEMM has an output.
+  if (kept.empty()) kept.insert(s.write.tensor);
   return kept;
 }
 

@@ -106,7 +106,17 @@ class Planner {
       switch (idiom->kind) {
         case IdiomKind::matmul:
         case IdiomKind::batch_reduce_matmul: add_matmul(statement, idiom->matmul); break;
-        case IdiomKind::pointwise: add_pointwise(statement, pointwise_of(statement)); break;
+        case IdiomKind::pointwise: {
+          // A read the block primitives do not take (a permutation of three or more indices):
+          // the statement runs as a loop nest between the blocked stages.
+          if (const std::string odd = read_outside_the_block(statement); !odd.empty()) {
+            add_loop_nest(statement, "its read of " + quote_name(odd) +
+                                         " is not an element, a row, a column or a scalar of the block it writes");
+            break;
+          }
+          add_pointwise(statement, pointwise_of(statement));
+          break;
+        }
         case IdiomKind::other: {
           std::string why;
           const std::optional<ConvOverTaps> conv = conv_over_taps(program_, statement, &why);
@@ -162,6 +172,14 @@ class Planner {
         unsupported(program_, statement, "it reads the tensor it writes at other elements");
     }
     return pointwise;
+  }
+
+  // The first tensor that pointwise `statement` reads in a shape no block primitive takes, or "".
+  std::string read_outside_the_block(const Statement& statement) const {
+    const Roles roles = pointwise_roles(statement.write.indices);
+    for (const Access& read : statement.reads)
+      if (read_shape(access_for(read.tensor, read.indices, roles)) == ReadShape::unsupported) return read.tensor;
+    return "";
   }
 
   enum class ReadShape { ok, unsupported };

@@ -306,8 +306,9 @@ struct CpuScheduleOptions {
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the
-// CPU target does not handle (a reduction that is not a matmul, an unbound size, a read
-// that is not a plain element, a row, a column or a scalar of the block).
+// CPU target does not handle (an unbound size, a matmul's operand or prologue read that is
+// not a plain element, a row, a column or a scalar of its block). Other statements whose
+// reads no block primitive takes run as loop-nest stages.
 CpuPlan plan_cpu(const Program& program, const CpuScheduleOptions& options = {});
 
 // Readable dump of `plan` (for --emit=schedule and golden tests).

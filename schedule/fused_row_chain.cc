@@ -102,9 +102,15 @@ std::optional<FusedRowChain> fused_row_chain(const Program& program) {
   }
   if (chain.empty()) return std::nullopt;
   if (!program.parameters.empty()) return std::nullopt;  // a row's length must be known
-  std::variant<FusedRowChain, std::string> fused = fused_row_chain_of(program, head, chain);
-  if (FusedRowChain* f = std::get_if<FusedRowChain>(&fused)) return std::move(*f);
-  return std::nullopt;
+  // The chain may begin with pointwise statements after the matmuls, where the matmul kernel
+  // does not take them as its epilogue (the planner's split then): from the latest split back.
+  while (true) {
+    std::variant<FusedRowChain, std::string> fused = fused_row_chain_of(program, head, chain);
+    if (FusedRowChain* f = std::get_if<FusedRowChain>(&fused)) return std::move(*f);
+    if (head.size() <= 1 || idioms.find(head.back())->kind != IdiomKind::pointwise) return std::nullopt;
+    chain.insert(chain.begin(), head.back());
+    head.pop_back();
+  }
 }
 
 Program head_program(const Program& program, const FusedRowChain& fused) { return with_statements(program, fused.head); }

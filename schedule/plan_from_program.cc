@@ -179,6 +179,15 @@ static void check_register_accesses(const Program& program, const Statement& sta
                 fmt::format("{} is already written by statement {}; on the GPU path a later statement may only update "
                             "it in place (an epilogue that reads it)",
                             statement.write.tensor, earlier->second));
+  // A matmul's operands are copied from memory into shared memory; a result of this kernel
+  // lives in registers (a chain of matmuls is two kernels, or one back-to-back kernel).
+  if (idiom.kind == IdiomKind::matmul)
+    for (const Access& read : statement.reads)
+      if (const auto producer = in_registers.find(read.tensor); producer != in_registers.end())
+        unsupported(program, statement,
+                    fmt::format("a matmul that reads {}, the result of statement {}, does not run in the kernel that "
+                                "computes it: its operands are read from memory",
+                                read.tensor, producer->second));
   if (idiom.kind != IdiomKind::pointwise) return;
   // The epilogue code writes the expression's value: it would drop an output's current
   // value (a wrong result), so neither `+=` nor a read of an output's initial value.
@@ -219,6 +228,11 @@ static void check_one_grid(const Program& program, const KernelPlan& plan) {
     return a == b || (!a.is_symbolic() && !b.is_symbolic());
   };
   for (const StatementDims& dims : plan.all_statements()) {
+    if (dims.batch_extents.size() != first.batch_extents.size())
+      unsupported(program, *program.find_statement(dims.statement),
+                  fmt::format("its output is {} but statement {}'s is {}: one kernel runs every statement over one grid "
+                              "of output tiles, with the same batch indices",
+                              output_extents(dims), first.statement, output_extents(first)));
     bool ok = comparable(dims.m_extent, first.m_extent) && comparable(dims.n_extent, first.n_extent);
     for (size_t i = 0; i < dims.batch_extents.size(); ++i) ok = ok && comparable(dims.batch_extents[i], first.batch_extents[i]);
     if (!ok)
@@ -310,6 +324,22 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
         std::vector<std::string> batch(names.begin(), names.end() - 2);
         PointwiseStage stage;
         stage.dims = dims_of(program, statement, batch, names[names.size() - 2], names.back(), nullptr);
+        // The epilogue loads an input's fragment values as a matrix of the result's rows and
+        // columns (those indices last, in that order) or as a vector along one of them
+        // (codegen/cuda_epilogue.cc); another read runs in a kernel of its own.
+        for (const Access& read : statement.reads) {
+          if (in_registers.count(read.tensor) || read.indices.empty()) continue;
+          const std::vector<std::string>& ix = read.indices;
+          const bool reads_m = std::find(ix.begin(), ix.end(), stage.dims.m) != ix.end();
+          const bool reads_n = std::find(ix.begin(), ix.end(), stage.dims.n) != ix.end();
+          const bool matrix = ix.size() >= 2 && ix.back() == stage.dims.n && ix[ix.size() - 2] == stage.dims.m;
+          if (!matrix && !(ix.back() == stage.dims.n && !reads_m) && !(ix.back() == stage.dims.m && !reads_n))
+            throw UserError({Diagnostic{program.file, read.location.line, read.location.col,
+                                        fmt::format("epilogue operand {}: an epilogue reads a tensor indexed by the "
+                                                    "result's row and column indices in that order (last), or a "
+                                                    "vector broadcast along one of them",
+                                                    read.tensor)}});
+        }
         stage.output = statement.write.tensor;
         stage.write_access = statement.write.relation;
         stage.live_out = written->role == TensorRole::output;

@@ -142,15 +142,18 @@ void place_temporaries(const Program& program, const std::vector<ContractionTemp
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role != TensorRole::temporary) continue;
     int kernels = 0;  // that read or write it
+    bool view_output = false;  // a view kernel's output parameter: in memory even when nobody reads it
     for (const PlannedKernel& kernel : plan.kernels) {
-      bool accessed = kernel.view && kernel.view->find_tensor(tensor.name);
+      const Tensor* in_view = kernel.view ? kernel.view->find_tensor(tensor.name) : nullptr;
+      bool accessed = in_view != nullptr;
+      view_output = view_output || (in_view && in_view->role == TensorRole::output);
       for (const std::string& id : kernel.statements) {
         const Statement& s = *program.find_statement(id);
         accessed = accessed || s.write.tensor == tensor.name || reads(s, tensor.name);
       }
       kernels += accessed ? 1 : 0;
     }
-    if (kernels < 2) continue;
+    if (kernels < 2 && !view_output) continue;
     PlanTemporary t;
     t.tensor = tensor.name;
     if (typed_by_conversion(program, tensor.name)) t.type = tensor.type;

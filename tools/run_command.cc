@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "polyfuse/device.h"
+#include "polyfuse/errors.h"
 #include "polyfuse_emu/emulator.h"
 #include "runtime/api/run_program.h"
 #include "runtime/reference/flops.h"
@@ -154,6 +155,13 @@ int run_run(const RunOptions& options) {
   } catch (const UserError& error) {
     input.print(error);
     return exit_user_error;
+  } catch (const CompileError& error) {
+    // polyfuse's own code that its compiler rejects (with diagnostics: not a missing
+    // compiler) is polyfuse's bug, not the input's: exit 4, as for an internal error.
+    if (!options.kernel_source.empty() || error.log().find("error:") == std::string::npos) throw;
+    std::cerr << "polyfuse: internal error: the generated code does not build (a bug in polyfuse):\n"
+              << error.what() << "\n";
+    return exit_internal_error;
   }
 }
 

@@ -119,6 +119,34 @@ TEST(ProgramPlan, Fp8OutsideOneGemmKernelIsRefusedWhereDeclared) {
             "");
 }
 
+// Found by scripts/random-programs: a matmul that reads another matmul's result (f32: no type
+// change splits them) was planned into the same kernel, whose code then read a tensor that
+// lived in registers; and a matmul with a batch index beside one without crashed the planner.
+// Both are two kernels now, the cut saying why.
+TEST(ProgramPlan, MatmulChainsAndBatchRanksAreSeparateKernels) {
+  const auto plan_of = [](const std::string& text, const SizeBindings& sizes) {
+    const Program program = compile_source(SourceFile{"p.tc", text}, sizes).programs.front();
+    return plan_program(program, recognize_idioms(program));
+  };
+  const ProgramPlan chain = plan_of("def c(f32(N, L) X, f32(M, N) Y, f32(M, N) W) -> (f32(L, N) Z) {\n"
+                                    "  T(l, i) +=! X(j, l) * Y(i, j)\n  Z(l, j) +=! T(l, i) * W(i, j)\n}\n",
+                                    {{"M", 13}, {"N", 20}, {"L", 9}});
+  ASSERT_EQ(chain.kernels.size(), 2u);
+  EXPECT_EQ(chain.kernels[0].cut,
+            "S1 (Z(l, j) +=! T(l, i) * W(i, j)) starts a new kernel: the matmul kernel does not take it: p.tc:3:3: "
+            "statement S1 of def 'c': a matmul that reads T, the result of statement S0, does not run in the kernel that "
+            "computes it: its operands are read from memory");
+  const ProgramPlan ranks = plan_of("def r(f32(M, K) A, f32(K, N) W, f32(B, M, K) X, f32(B, K, N) V) -> (f32(M, N) C, "
+                                    "f32(B, M, N) D) {\n  C(i, j) +=! A(i, k) * W(k, j)\n"
+                                    "  D(b, i, j) +=! X(b, i, k) * V(b, k, j)\n}\n",
+                                    {{"M", 12}, {"N", 35}, {"K", 24}, {"B", 3}});
+  ASSERT_EQ(ranks.kernels.size(), 2u);
+  EXPECT_NE(ranks.kernels[0].cut.find("its output is 3 x 12 x 35 but statement S0's is 12 x 35: one kernel runs every "
+                                      "statement over one grid of output tiles, with the same batch indices"),
+            std::string::npos)
+      << ranks.kernels[0].cut;
+}
+
 // A batch-reduce matmul of two reads is a contraction (a GEMM over grouped indices,
 // contraction_to_gemm_test.cc); one with a prologue is not, and stays the CPU path's.
 TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {
