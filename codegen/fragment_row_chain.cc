@@ -87,7 +87,7 @@ class FragmentRowChainEmitter {
   std::string inside(const Access& access) const {
     std::vector<std::string> conditions;
     for (const std::string& index : access.indices) conditions.push_back(fmt::format("{} < {}", index_id(index), extent(index)));
-    return fmt::format("{}", fmt::join(conditions, " && "));
+    return conditions.empty() ? "true" : fmt::format("{}", fmt::join(conditions, " && "));  // a scalar: always
   }
 
   std::string read(const Access& access, bool element) const {
