@@ -146,6 +146,18 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
   return layout;
 }
 
+// fitted_layout of `matmuls` (mma_sync_program of `program`); when it shrank the block, the plan
+// again for the new block (its matmuls' domains are padded to the block tile) and its layout.
+CudaKernelLayout fitted_plan_layout(const Program& program, KernelPlan& plan, Program& matmuls, GpuOptions& o,
+                                    bool stage_vectors) {
+  const TileShape block = o.block;
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, stage_vectors);
+  if (o.block == block) return layout;
+  plan = checked_plan(program, o);
+  matmuls = mma_sync_program(program, plan, o);
+  return fitted_layout(matmuls, plan, o, stage_vectors);
+}
+
 // The printer's hooks; with `grouped` the block's tile is the preamble's `tile`
 // (kernel_grid.h: the block order), not blockIdx itself. With a fragment pipeline
 // (codegen/fragment_pipeline.h) the k-step loops take it when `pipeline_loops`; the edge
@@ -459,8 +471,8 @@ EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& re
     }
     return emit_hopper_gemm(program, plan, request.options, choice, request.helpers);
   }
-  const Program matmuls = mma_sync_program(program, plan, o);
-  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
+  Program matmuls = mma_sync_program(program, plan, o);
+  CudaKernelLayout layout = fitted_plan_layout(program, plan, matmuls, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, request.dumps);
   KernelAst ast = build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o));
   const KernelGrid grid = kernel_grid(plan, o);
@@ -510,15 +522,16 @@ EmittedKernel emit_cuda(const Program& program, const CudaEmitRequest& request) 
 std::string emit_schedule_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  fitted_layout(mma_sync_program(program, plan, o), plan, o, !fused_row_chain(program));
+  Program matmuls = mma_sync_program(program, plan, o);
+  fitted_plan_layout(program, plan, matmuls, o, !fused_row_chain(program));
   return hopper_note(program, plan, o) + schedule_to_text(build_gpu_schedule(plan, o, dumps));
 }
 
 std::string emit_ast_text(const Program& program, const GpuOptions& options, const PassDumps& dumps) {
   GpuOptions o = kernel_options(program, options);
   KernelPlan plan = checked_plan(program, o);
-  const Program matmuls = mma_sync_program(program, plan, o);
-  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, !fused_row_chain(program));
+  Program matmuls = mma_sync_program(program, plan, o);
+  CudaKernelLayout layout = fitted_plan_layout(program, plan, matmuls, o, !fused_row_chain(program));
   isl::schedule schedule = build_gpu_schedule(plan, o, dumps);
   return hopper_note(program, plan, o) +
          kernel_ast_text(build_kernel_ast(schedule, plan, o, kernel_rewrites(matmuls, plan, layout, o)));
@@ -550,14 +563,18 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   if (choice.loop != MainLoop::tma_wgmma) {
     GpuOptions fitted = o;
     KernelPlan folded = plan;
-    const Program matmuls = mma_sync_program(program, folded, o);
-    const CudaKernelLayout layout = fitted_layout(matmuls, folded, fitted, !fused_row_chain(program));
+    Program matmuls = mma_sync_program(program, folded, o);
+    const CudaKernelLayout layout = fitted_plan_layout(program, folded, matmuls, fitted, !fused_row_chain(program));
     text += fmt::format("registers: {} per thread by the register model ({}{}); {} allows {} to each of {} threads{}\n",
                         layout.register_model.total(), layout.register_model.to_string(),
                         fused_row_chain(program) ? "; the fused row chain's not modelled" : "", to_string(o.arch), register_limit(o.arch, layout.threads),
                         layout.threads,
-                        fitted.warp == o.warp ? std::string() : fmt::format(" (warp tile {} shrunk to {} to fit)",
-                                                                            to_string(o.warp), to_string(fitted.warp)));
+                        fitted.block != o.block
+                            ? fmt::format(" (block tile {} shrunk to {}, warp tile {}, to fit)", to_string(o.block),
+                                          to_string(fitted.block), to_string(fitted.warp))
+                        : fitted.warp == o.warp ? std::string()
+                                                : fmt::format(" (warp tile {} shrunk to {} to fit)", to_string(o.warp),
+                                                              to_string(fitted.warp)));
     text += fmt::format("fragments: {}\n", layout.fragment_pipeline_why);
     if (folded.matmuls.size() == 2 && !folded.matmuls[1].accumulates_into.empty())
       text += fmt::format("accumulators: one for {} + {}, the k-steps of {} then {}'s into one f32 tile\n",
