@@ -188,8 +188,13 @@ std::string load_accumulators(const CudaStatementContext& c, const MatmulStage& 
   std::string load = fmt::format("pf::load_matrix<{}, {}>({}, {}, {}, {}, {});", check_argument(args.back()),
                                  row_width(c.program, mm.c), c.layout.registers.of(mm.c), address(mm.c, element_offset(origin, ext)),
                                  ext[r - 1], remaining(ext[r - 2], origin[r - 2]), remaining(ext[r - 1], origin[r - 1]));
-  // Under split-K only the first k-split starts from C; the others add to it.
-  return c.layout.split_k > 1 ? "if (warp_k == 0) " + load : load;
+  // Under split-K only the first k-split starts from C; the others start from zero (their
+  // tiles are not zero-filled at the kernel's start for a matmul that adds to C: without the
+  // fill they summed whatever the registers held, found by scripts/random-programs) and are
+  // added to it.
+  return c.layout.split_k > 1
+             ? fmt::format("if (warp_k == 0) {} else pf::tile::fill({}, 0.f);", load, c.layout.registers.of(mm.c))
+             : load;
 }
 
 // The k-splits' accumulators added into split 0's, before the epilogue (all warps call).

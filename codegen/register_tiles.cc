@@ -1,6 +1,7 @@
 #include "codegen/register_tiles.h"
 
 #include <algorithm>
+#include <set>
 
 #include "frontend/diagnostics.h"
 
@@ -25,7 +26,16 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
     tiles.declared.push_back(name);
     owner[name] = mm.c;
   }
+  // A live-out result keeps its tile: a kernel may store it after the epilogue (the implicit
+  // GEMM's store of the accumulators does), and an epilogue written over it would be stored in
+  // its place (found by scripts/random-programs: a convolution's output with a dead epilogue).
+  std::set<std::string> live_out;
+  for (const MatmulStage& mm : plan.matmuls)
+    if (mm.live_out) live_out.insert(mm.c);
+  for (const PointwiseStage& stage : plan.epilogue)
+    if (stage.live_out) live_out.insert(stage.output);
   auto read_later = [&](const std::string& tensor, size_t after) {
+    if (live_out.count(tensor)) return true;
     for (size_t s = after + 1; s < reads.size(); ++s)
       if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end()) return true;
     return false;
