@@ -35,7 +35,6 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
   for (const PointwiseStage& stage : plan.epilogue)
     if (stage.live_out) live_out.insert(stage.output);
   auto read_later = [&](const std::string& tensor, size_t after) {
-    if (live_out.count(tensor)) return true;
     for (size_t s = after + 1; s < reads.size(); ++s)
       if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end()) return true;
     return false;
@@ -44,7 +43,8 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
     const std::string& output = plan.epilogue[s].output;
     std::string chosen;
     for (const auto& [tile, tensor] : owner)
-      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() && !read_later(tensor, s)) {
+      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() && !read_later(tensor, s) &&
+          (!live_out.count(tensor) || tensor == output)) {  // a live-out result is overwritten only by its own update
         chosen = tile;
         break;
       }
