@@ -70,8 +70,18 @@ std::string prologue_functor(const Program& program, const MatmulStage& mm, char
 StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
                            int mn_extent, int k_extent, int box_inner, std::int64_t mn_size, std::int64_t k_size) {
   const std::string k0 = fmt::format("kb * {}", k_extent);
-  if (k_contiguous) return {name, copy, offset, k0, mn0, mn_extent, k_extent / box_inner, k_size, mn_size, "Major::k", ""};
-  return {name, copy, offset, mn0, k0, k_extent, mn_extent / box_inner, mn_size, k_size, "Major::mn", ""};
+  StageOperand o{name, copy, offset, mn0, k0, k_extent, mn_extent / box_inner, mn_size, k_size, "Major::mn",
+                 /*prologue=*/"", /*batched=*/false, /*multicast=*/false, box_inner, /*gather=*/""};
+  if (k_contiguous) {
+    o.inner0 = k0;
+    o.outer0 = mn0;
+    o.rows = mn_extent;
+    o.atoms = k_extent / box_inner;
+    o.extent_inner = k_size;
+    o.extent_outer = mn_size;
+    o.major = "Major::k";
+  }
+  return o;
 }
 
 // The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:

@@ -1,5 +1,5 @@
 // The registers per thread of an mma.sync kernel, modelled from the code the emitter writes:
-// what the warp-tile choice (codegen/cuda_emitter.cc's fitted_layout) compares with the
+// what the warp-tile choice (codegen/kernel_fit.h's fitted_layout) compares with the
 // registers a thread may have. The main loop and the epilogue are modelled apart, and the
 // kernel needs the larger of the two, not their sum: the epilogue runs after the last k-step,
 // so its operands are never live beside the main loop's fragments and copy addresses.

@@ -13,6 +13,7 @@
 #include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
 #include "schedule/cpu_parallel_stages.h"
+#include "schedule/cpu_pointwise.h"
 #include "schedule/cpu_roles.h"
 
 namespace polyfuse {
@@ -24,13 +25,6 @@ std::int64_t access_stride(const CpuAccess& access, const std::vector<std::int64
   return 0;
 }
 namespace {
-
-[[noreturn]] void unsupported(const Program& program, const Statement& statement,
-                              const std::string& reason) {
-  throw UserError({Diagnostic{program.file, statement.location.line, statement.location.col,
-                              "the CPU target does not support statement " + statement.id +
-                                  " '" + print_statement_source(statement) + "': " + reason}});
-}
 
 std::int64_t bound(const Program& program, const Size& size) {
   if (!size.is_symbolic()) return size.value;
@@ -97,7 +91,7 @@ class Planner {
       const bool matmul = idiom->kind == IdiomKind::matmul || idiom->kind == IdiomKind::batch_reduce_matmul;
       if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index)) {
         if (matmul)
-          unsupported(program_, statement,
+          refuse_on_cpu(program_, statement,
                       "a matmul's right-hand side with '?:' or index variables used as values is not supported yet "
                       "(the BRGEMM takes neither)");
         add_loop_nest(statement, "'?:' and index values are not block primitives");
@@ -114,7 +108,7 @@ class Planner {
                                          " is not an element, a row, a column or a scalar of the block it writes");
             break;
           }
-          add_pointwise(statement, pointwise_of(statement));
+          add_pointwise(statement, pointwise_of(program_, statement));
           break;
         }
         case IdiomKind::other: {
@@ -145,58 +139,6 @@ class Planner {
  private:
   const CpuTensor& tensor(const std::string& name) const { return plan_.tensor(name); }
 
-  // `statement` as a pointwise statement, its indices in `names`'s roles (default: the order it
-  // writes them in).
-  CpuPointwise pointwise_of(const Statement& statement, const std::vector<std::string>* names = nullptr) {
-    CpuPointwise pointwise;
-    pointwise.statement = statement.id;
-    pointwise.source = print_statement_source(statement);
-    const Roles roles = pointwise_roles(names ? *names : statement.write.indices);
-    pointwise.write = access_for(statement.write.tensor, statement.write.indices, roles);
-    for (const Access& read : statement.reads)
-      pointwise.reads.push_back(access_for(read.tensor, read.indices, roles));
-    pointwise.expr = statement.expr;
-    if (statement.kind == StatementKind::reduce) {  // `+=` without reduction index
-      pointwise.reads.push_back(pointwise.write);
-      pointwise.expr = Expr::binary_node(
-          BinaryOp::add,
-          Expr::read_node(static_cast<int>(pointwise.reads.size()) - 1, statement.location),
-          statement.expr, statement.location);
-    }
-    for (const CpuAccess& read : pointwise.reads) {
-      if (read_shape(read) == ReadShape::unsupported)
-        unsupported(program_, statement,
-                    "its read of " + quote_name(read.tensor) +
-                        " is not an element, a row, a column or a scalar of the block it writes");
-      if (read.tensor == pointwise.write.tensor && !same_element(read, pointwise.write))
-        unsupported(program_, statement, "it reads the tensor it writes at other elements");
-    }
-    return pointwise;
-  }
-
-  // The first tensor that pointwise `statement` reads in a shape no block primitive takes, or "".
-  std::string read_outside_the_block(const Statement& statement) const {
-    const Roles roles = pointwise_roles(statement.write.indices);
-    for (const Access& read : statement.reads)
-      if (read_shape(access_for(read.tensor, read.indices, roles)) == ReadShape::unsupported) return read.tensor;
-    return "";
-  }
-
-  enum class ReadShape { ok, unsupported };
-  static ReadShape read_shape(const CpuAccess& access) {
-    int m = 0, n = 0;
-    for (CpuDim dim : access.dims) {
-      m += dim == CpuDim::m;
-      n += dim == CpuDim::n;
-    }
-    if (m > 1 || n > 1) return ReadShape::unsupported;
-    if (m == 1 && n == 1) {  // a matrix: its contiguous dimension must be m or n
-      const CpuDim last = access.dims.back();
-      if (last != CpuDim::m && last != CpuDim::n) return ReadShape::unsupported;
-    }
-    return ReadShape::ok;
-  }
-
   // The extents of a pointwise statement's written indices, outermost first.
   std::vector<std::int64_t> written_space(const Statement& statement) {
     std::vector<std::int64_t> space;
@@ -221,7 +163,7 @@ class Planner {
                                      std::find(statement.write.indices.begin(), statement.write.indices.end(), names[i]) -
                                      statement.write.indices.begin())];
       if (same) {
-        add_pointwise_with_space(pointwise_of(statement, &names), last->space, names, /*in_closed=*/true);
+        add_pointwise_with_space(pointwise_of(program_, statement, &names), last->space, names, /*in_closed=*/true);
         return;
       }
     }
@@ -325,8 +267,8 @@ class Planner {
       if (renumbered.count(other)) continue;
       renumbered[other] = static_cast<int>(prologue.reads.size());
       prologue.reads.push_back(access_for(statement.reads[other].tensor, statement.reads[other].indices, roles));
-      if (read_shape(prologue.reads.back()) == ReadShape::unsupported)
-        unsupported(program_, statement,
+      if (!read_in_the_block(prologue.reads.back()))
+        refuse_on_cpu(program_, statement,
                     "its read of " + quote_name(statement.reads[other].tensor) + " in the prologue of " +
                         quote_name(read.tensor) + " is not an element, a row, a column or a scalar of its block");
     }

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "runtime/cache/cache_entry.h"
 #include "runtime/cache/content_hash.h"
@@ -87,6 +88,16 @@ void touch(const fs::path& path) {
 
 // The loadable object of an entry: <hash>.so beside <hash>.pfc.
 fs::path object_of(const fs::path& entry) { return fs::path(entry).replace_extension(".so"); }
+
+// A temporary file (temporary_beside) another process may still be writing, building or about to
+// rename into place: clear() and evict_to_fit() leave it alone unless it is an hour old (left over
+// from a process that died).
+bool in_progress(const fs::directory_entry& file) {
+  if (file.path().filename().string().find(".tmp.") == std::string::npos) return false;
+  std::error_code ec;
+  const fs::file_time_type written = file.last_write_time(ec);
+  return !ec && fs::file_time_type::clock::now() - written < std::chrono::hours(1);
+}
 
 }  // namespace
 
@@ -176,15 +187,19 @@ SharedObject ArtifactCache::shared_object(std::string_view kind, std::string_vie
   }
   result.outcome = cached.outcome == Outcome::rebuilt_corrupt ? Outcome::rebuilt_corrupt : Outcome::miss;
   std::optional<std::string> object = read_whole_file(output);
+  if (!object) throw std::runtime_error("polyfuse cache: the build of a " + std::string(kind) + " object reported "
+                                        "success but " + output.string() + " cannot be read");
   const fs::path path = object_of(cached.entry);
-  if (object) store(kind, key_text, {*object});
+  store(kind, key_text, {*object});
   // The object is used from its final name when it could be put there, else from the
   // private temporary file.
   if (std::rename(output.c_str(), path.c_str()) == 0) {
     result.path = path;
-  } else {
+  } else if (fs::exists(output, ec)) {
     result.path = output;
     result.temporary = true;
+  } else {
+    throw std::runtime_error("polyfuse cache: " + output.string() + " disappeared before it was put at " + path.string());
   }
   return result;
 }
@@ -222,7 +237,7 @@ std::uint64_t ArtifactCache::clear() {
     std::error_code ec;
     std::vector<fs::path> files;
     for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec)) files.push_back(it->path());
+      if (it->is_regular_file(ec) && !in_progress(*it)) files.push_back(it->path());
     for (const fs::path& file : files) {
       const std::uint64_t size = fs::file_size(file, ec);
       if (fs::remove(file, ec)) freed += size;
@@ -244,9 +259,14 @@ void ArtifactCache::evict_to_fit() {
   for (const char* kind : kinds) {
     std::error_code ec;
     for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
-      if (!it->is_regular_file(ec)) continue;
+      if (!it->is_regular_file(ec) || in_progress(*it)) continue;
       const fs::path& file = it->path();
       const std::string name = file.filename().string();
+      if (name.find(".tmp.") != std::string::npos) {  // a leftover of a process that died
+        std::error_code ignored;
+        fs::remove(file, ignored);
+        continue;
+      }
       Entry& entry = entries[file.parent_path() / name.substr(0, name.find('.'))];
       const std::uint64_t size = it->file_size(ec);
       entry.files.push_back(file);

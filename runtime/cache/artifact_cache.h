@@ -98,7 +98,8 @@ class ArtifactCache {
                              const std::function<void(const fs::path& output)>& build);
 
   CacheInfo info() const;
-  // Removes every entry (and stray temporary file); returns the bytes freed.
+  // Removes every entry (and temporary files over an hour old: a younger one may be another
+  // process's build in progress); returns the bytes freed.
   std::uint64_t clear();
   // Removes the least recently used entries until the cache holds at most max_bytes.
   void evict_to_fit();

@@ -123,6 +123,29 @@ TEST(ArtifactCache, EvictsLeastRecentlyUsedEntriesToFit) {
   EXPECT_LE(info.kinds[0].bytes, 250u * 1024);
 }
 
+// A temporary file another process is building (or about to rename into place) is no entry:
+// neither eviction nor clear() removes it while it is young (CI once lost a kernel's object this
+// way: "dlopen failed: <hash>.so.tmp.PID.N: No such file"); one an hour old is a leftover.
+TEST(ArtifactCache, LeavesOtherProcessesTemporaryFilesAlone) {
+  const fs::path root = fresh_root("in-progress");
+  ArtifactCache cache = cache_at(root, 150 * 1024);
+  const std::string blob(100 * 1024, 'x');
+  const fs::path building = root / "emu" / "0123456789abcdef0123456789abcdef.so.tmp.4242.0";
+  const fs::path leftover = root / "emu" / "fedcba9876543210fedcba9876543210.so.tmp.4141.0";
+  fs::create_directories(building.parent_path());
+  write(building, blob);
+  write(leftover, blob);
+  fs::last_write_time(leftover, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  cache.store("emu", "a", {blob});
+  cache.store("emu", "b", {blob});  // over the bound: "a" goes
+  EXPECT_EQ(cache.load("emu", "a").outcome, Outcome::miss);
+  EXPECT_EQ(cache.load("emu", "b").outcome, Outcome::hit);
+  EXPECT_TRUE(fs::exists(building));
+  cache.clear();
+  EXPECT_TRUE(fs::exists(building));
+  EXPECT_FALSE(fs::exists(leftover));
+}
+
 TEST(ArtifactCache, ClearRemovesEverything) {
   ArtifactCache cache = cache_at(fresh_root("clear"));
   cache.store("cuda", "a", {"x"});

@@ -124,3 +124,25 @@ TEST(EmuModule, CompileErrorsAreReported) {
 }
 
 }  // namespace
+
+// A register read before it is written holds a poison pattern (BuildOptions::poison_registers:
+// -ftrivial-auto-var-init=pattern), not what the fiber's stack held: a fresh stack holds zeros,
+// and a split-K accumulator never initialised summed to the right answer on it.
+TEST(EmuModule, RegistersReadBeforeTheyAreWrittenHoldPoison) {
+  const std::string source = std::string(polyfuse::cuda_helpers::amalgamation()) + R"(
+extern "C" __global__ void accumulate(float* y, int initialise) {
+  float acc[4];
+  if (initialise)
+    for (int e = 0; e < 4; ++e) acc[e] = 0.f;
+  for (int e = 0; e < 4; ++e) acc[e] += 1.f;
+  for (int e = 0; e < 4; ++e) pf::stg(y + 4 * threadIdx.x + e, acc[e]);
+}
+)";
+  const auto module = polyfuse::emu::Module::compile(source);
+  std::vector<float> y(128);
+  polyfuse::emu::ScopedBuffer by(y.data(), y.size() * 4, "y");
+  module.launch("accumulate", dim3(1), dim3(32), 0, {KernelArg::pointer(y.data()), KernelArg::i32(1)});
+  for (float v : y) EXPECT_EQ(v, 1.f);
+  module.launch("accumulate", dim3(1), dim3(32), 0, {KernelArg::pointer(y.data()), KernelArg::i32(0)});
+  for (float v : y) EXPECT_FALSE(v == 1.f) << "an accumulator never initialised read as zero";
+}

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -45,6 +47,18 @@ std::string own_library() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<const void*>(&find_kernel_names), &info) && info.dli_fname) return info.dli_fname;
   return {};
+}
+
+// Whether `compiler` takes -ftrivial-auto-var-init=pattern (GCC 12 and clang 8 on), asked once.
+bool takes_pattern_init(const std::string& compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = known.find(compiler);
+  if (found != known.end()) return found->second;
+  const std::string command =
+      shell_quote(compiler) + " -ftrivial-auto-var-init=pattern -x c++ -fsyntax-only /dev/null > /dev/null 2>&1";
+  return known[compiler] = std::system(command.c_str()) == 0;
 }
 
 // Where the emulation headers and the kernels/cuda helpers are (runtime/paths).
@@ -110,6 +124,8 @@ Module Module::compile(std::string_view source, const BuildOptions& options, std
   const std::string helpers_include = env_or("POLYFUSE_CUDA_HELPERS_DIR", (root / "kernels/cuda").string());
   // -g1: line tables, so that the emulator's errors name the kernel's source lines.
   std::string flags = "-std=c++20 -O2 -g1 -shared -fPIC -w -I" + quote(emu_include) + " -I" + quote(helpers_include);
+  if (options.poison_registers && env_or("POLYFUSE_EMU_POISON_REGISTERS", "1") != "0" && takes_pattern_init(compiler))
+    flags += " -ftrivial-auto-var-init=pattern";
   for (const std::string& f : options.extra_flags) flags += " " + quote(f);
   // POLYFUSE_EMU_CXXFLAGS: more flags for every build, e.g. -fsanitize=address (the
   // sanitizer stage of the tests builds the kernels it runs with it).

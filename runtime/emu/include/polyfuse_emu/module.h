@@ -48,6 +48,11 @@ struct BuildOptions {
                                           // (runtime/cache/artifact_cache.h)
   bool precompiled_header = true;         // cuda_emulation.h precompiled when the compiler is GCC
                                           // (runtime/emu/src/precompiled_header.h); $POLYFUSE_EMU_PCH=0: never
+  bool poison_registers = true;           // built with -ftrivial-auto-var-init=pattern (GCC 12, clang 8):
+                                          // a register (local variable) read before it is written holds
+                                          // 0xfe bytes (f16 NaN, f32 -1.7e38), not what the fiber's stack
+                                          // held (often zeros, which hid a split-K accumulator never
+                                          // initialised); $POLYFUSE_EMU_POISON_REGISTERS=0: never
 };
 
 class Module {
