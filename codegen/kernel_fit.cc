@@ -53,12 +53,23 @@ CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, G
                                 program.name, plan.matmuls.size(), o.stages, to_string(o.block),
                                 layout.staged_vectors.empty() ? "" : ", the epilogue's vectors", layout.shared_bytes,
                                 to_string(o.arch), shared_limit, layout.shared_bytes - shared_limit));
-  if (over(layout) > 0)
+  if (over(layout) > 0) {
+    // A smaller warp tile helps only while the block keeps within the arch's threads.
+    GpuOptions smaller = o;
+    if (smaller.warp.n > 16) smaller.warp.n /= 2;
+    else smaller.warp.m /= 2;
+    const bool warp_can_shrink = (o.warp.m > 16 || o.warp.n > 16) &&
+                                 threads_per_block(smaller) <= arch_limits(o.arch).max_threads_per_block;
     throw UserError(fmt::format("def '{}': warp tile {} needs {} registers per thread by the register model ({}); {} "
-                                "allows {} to each of the block's {} threads ({} over): use a smaller `warp`",
+                                "allows {} to each of the block's {} threads ({} over): {}",
                                 program.name, to_string(o.warp), layout.register_model.total(),
                                 layout.register_model.to_string(), to_string(o.arch), register_limit(o.arch, layout.threads),
-                                layout.threads, over(layout)));
+                                layout.threads, over(layout),
+                                warp_can_shrink ? "use a smaller `warp`"
+                                                : fmt::format("a smaller warp tile would give block tile {} more than {} "
+                                                              "threads; use a smaller `block`",
+                                                              to_string(o.block), arch_limits(o.arch).max_threads_per_block)));
+  }
   return layout;
 }
 

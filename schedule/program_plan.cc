@@ -217,9 +217,15 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
   const auto join_row_chain = [&](PlannedKernel& kernel, const Statement& s) -> std::string {
     std::vector<std::string> with = kernel.statements;
     with.push_back(s.id);
-    for (const std::string& id : with)
-      if (touches_integers(program, *program.find_statement(id)))
+    for (const std::string& id : with) {
+      const Statement& statement = *program.find_statement(id);
+      if (touches_integers(program, statement))
         return "integer tensors and gathers run in pointwise and row-reduction kernels, not in row chains";
+      // a row chain's code walks a row's elements without the chain's index variables
+      if (contains_kind(statement.expr, ExprKind::index))
+        return fmt::format("{} uses an index as a value, which pointwise and row-reduction kernels take, not row "
+                           "chains", id);
+    }
     const std::variant<RowChain, std::string> chain = row_chain_of(program, with);
     if (const std::string* why = std::get_if<std::string>(&chain)) return *why;
     kernel.kind = PlannedKernelKind::row_chain;
