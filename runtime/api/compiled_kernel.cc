@@ -133,7 +133,8 @@ void add_stats(LaunchStats& total, const LaunchStats& more) {
 }
 
 // The start of the workspace of a launch of plan `k`: `given`, or the plan's own (cuda), or
-// `host` resized (emu).
+// `host` resized (emu) and filled with 0xff bytes (NaN in every float type), as a GPU's
+// workspace holds what the last launch left: a temporary read before it is written fails.
 unsigned char* plan_workspace(const CompiledKernel::Impl& k, void* given, std::vector<unsigned char>& host) {
   if (given) {
     if (reinterpret_cast<std::uintptr_t>(given) % 256 != 0)
@@ -142,7 +143,7 @@ unsigned char* plan_workspace(const CompiledKernel::Impl& k, void* given, std::v
   }
   if (k.workspace_bytes == 0) return nullptr;
   if (k.backend == Backend::emu) {
-    host.resize(static_cast<std::size_t>(k.workspace_bytes) + 256);
+    host.assign(static_cast<std::size_t>(k.workspace_bytes) + 256, 0xff);
     const auto address = reinterpret_cast<std::uintptr_t>(host.data());
     return host.data() + (256 - address % 256) % 256;
   }
