@@ -7,6 +7,7 @@
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/hopper_epilogue.h"
+#include "codegen/hopper_stage_operand.h"
 #include "codegen/main_loop_choice.h"
 #include "codegen/mma_sync_loop.h"
 #include "frontend/diagnostics.h"
@@ -16,23 +17,6 @@
 namespace polyfuse {
 
 namespace {
-
-// What the generator writes about one operand's part of a stage.
-struct StageOperand {
-  std::string name;               // the tensor
-  OperandCopy copy;
-  int offset;                     // bytes from the stage's start
-  std::string inner0, outer0;     // its tile's origin: contiguous dimension, rows
-  int rows, atoms;                // the tile: `atoms` boxes of 64 x rows (128-byte swizzle)
-  std::int64_t extent_inner, extent_outer;  // the tensor as stored: rows of extent_inner elements
-  const char* major;              // the wgmma operand tile: "Major::k" (k contiguous) or "Major::mn"
-  std::string prologue;           // "" or the functor the copying threads apply to each element
-  bool batched = false;           // one matrix per batch element (matrix `batch`), or one for all
-  bool multicast = false;         // the cluster shares it: each block loads half, into both blocks
-  int box_inner = 64;             // elements of a box's 128-byte row
-  std::string gather;             // "" or the tensor its tile is gathered from (an implicit GEMM's A)
-  int bytes() const { return rows * atoms * 128; }
-};
 
 // The operand `operand` ('A' or 'B') of `mm` as its tiles are read: from the prologue's
 // source, transformed by the prologue's expression. A prologue that reads other tensors gets the
@@ -61,64 +45,6 @@ std::string prologue_functor(const Program& program, const MatmulStage& mm, char
   if (p->operands.empty()) return "[](float x) { return " + body + "; }";
   return fmt::format("pf::sm90::prologue_at([=](float x, int {}, int {}) {{ return {}; }})",
                      uses[0] ? "pf_outer" : "/*pf_outer*/", uses[1] ? "pf_inner" : "/*pf_inner*/", body);
-}
-
-// An operand of mn_extent x k_extent per block (the tile at mn0, k-block kb): with k contiguous
-// in memory (A(m, k), B(n, k)) a K-major tile of `atoms` = k_extent / box_inner boxes of
-// mn_extent rows, else an MN-major one of mn_extent / box_inner boxes of k_extent rows (A(k, m),
-// B(k, n)); a box's row is 128 bytes, box_inner elements.
-StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
-                           int mn_extent, int k_extent, int box_inner, std::int64_t mn_size, std::int64_t k_size) {
-  const std::string k0 = fmt::format("kb * {}", k_extent);
-  StageOperand o{name, copy, offset, mn0, k0, k_extent, mn_extent / box_inner, mn_size, k_size, "Major::mn",
-                 /*prologue=*/"", /*batched=*/false, /*multicast=*/false, box_inner, /*gather=*/""};
-  if (k_contiguous) {
-    o.inner0 = k0;
-    o.outer0 = mn0;
-    o.rows = mn_extent;
-    o.atoms = k_extent / box_inner;
-    o.extent_inner = k_size;
-    o.extent_outer = mn_size;
-    o.major = "Major::k";
-  }
-  return o;
-}
-
-// The widest group of 16-bit elements (8, 4, 2 or 1) a row of `extent_inner` elements allows:
-// rows start at multiples of its bytes (buffers are 256-byte aligned), groups never straddle a row.
-int vector_elements(std::int64_t extent_inner) {
-  int v = 8;
-  while (extent_inner % v != 0) v /= 2;
-  return v;
-}
-
-std::string tma_load(const StageOperand& o, const std::string& stage) {
-  if (o.multicast) {
-    // this block's half of the tile, multicast into both blocks of the cluster: half of its
-    // boxes, or (a tile one box wide) half of its rows
-    PF_INTERNAL_CHECK(!o.batched && (o.atoms == 1 || o.atoms % 2 == 0), "a multicast tile of one box or an even number");
-    const bool by_rows = o.atoms == 1;
-    const int atoms = by_rows ? 1 : o.atoms / 2, rows = by_rows ? o.rows / 2 : o.rows;
-    return fmt::format("tma_load_tile_multicast({} + {} + rank * {}, {}_map, {}{}, {}{}, {}, {}, Swizzle::b128, full + s, 0x3);\n",
-                       stage, o.offset, atoms * rows * 128, o.name, o.inner0,
-                       by_rows ? "" : fmt::format(" + rank * {}", atoms * o.box_inner), o.outer0,
-                       by_rows ? fmt::format(" + rank * {}", rows) : "", rows, atoms);
-  }
-  return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, full + s);\n",
-                     o.batched ? "tma_load_batched_tile" : "tma_load_tile", stage, o.offset ? fmt::format(" + {}", o.offset) : "",
-                     o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms);
-}
-
-std::string thread_load(const StageOperand& o, const std::string& stage) {
-  if (!o.gather.empty())
-    return fmt::format("gather_tile<{}>({}{}, {}_rows, {}_tap, {}_at, {}, threadIdx.x);\n", o.rows, stage,
-                       o.offset ? fmt::format(" + {}", o.offset) : "", o.gather, o.gather, o.gather, o.inner0);
-  const std::string source =
-      o.batched ? fmt::format("{} + static_cast<long long>(batch) * {}", o.name, o.extent_inner * o.extent_outer) : o.name;
-  return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",
-                     vector_elements(o.extent_inner), stage, o.offset ? fmt::format(" + {}", o.offset) : "", source,
-                     o.extent_inner, o.extent_outer, o.inner0, o.outer0, o.rows, o.atoms,
-                     o.prologue.empty() ? "" : ", prologue");
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the
@@ -261,15 +187,15 @@ std::string producer_branch(const KernelShape& k) {
     text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.t.stage_bytes());
     if (k.chain_k_blocks > 0) {  // the first matmul's k-blocks, then the second's, into the same slots
       text += fmt::format("          if (kb < {}) {{  // {}'s k-blocks\n", k.chain_k_blocks, k.operands[0].name);
-      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.a_of[0])], "stage");
-      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.b_of[0])], "stage");
+      text += "            " + stage_tma_load(k.operands[static_cast<std::size_t>(k.a_of[0])], "stage");
+      text += "            " + stage_tma_load(k.operands[static_cast<std::size_t>(k.b_of[0])], "stage");
       text += fmt::format("          }} else {{  // then {}'s, continuing the same sum\n",
                           k.operands[static_cast<std::size_t>(k.a_of[1])].name);
-      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.a_of[1])], "stage");
-      text += "            " + tma_load(k.operands[static_cast<std::size_t>(k.b_of[1])], "stage");
+      text += "            " + stage_tma_load(k.operands[static_cast<std::size_t>(k.a_of[1])], "stage");
+      text += "            " + stage_tma_load(k.operands[static_cast<std::size_t>(k.b_of[1])], "stage");
       text += "          }\n";
     } else {
-      for (const StageOperand& o : k.operands) text += "          " + tma_load(o, "stage");
+      for (const StageOperand& o : k.operands) text += "          " + stage_tma_load(o, "stage");
     }
     text += "        }\n      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
     return text;
@@ -297,9 +223,9 @@ std::string producer_branch(const KernelShape& k) {
   text += producer_loops(k, "    ");
   text += "        if (threadIdx.x == 0) {\n";
   text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
-  text += "          " + tma_load(k.by_tma, "stage");
+  text += "          " + stage_tma_load(k.by_tma, "stage");
   text += "        }\n";
-  text += "        " + thread_load(copied, "stage");
+  text += "        " + stage_thread_load(copied, "stage");
   text += "        fence_proxy_async();\n";
   text += "        mbarrier_arrive(full + s);\n";
   text += "      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
