@@ -90,11 +90,9 @@ class Planner {
       PF_INTERNAL_CHECK(idiom != nullptr, "cpu plan: no idiom for " + statement.id);
       const bool matmul = idiom->kind == IdiomKind::matmul || idiom->kind == IdiomKind::batch_reduce_matmul;
       if (contains_kind(statement.expr, ExprKind::select) || contains_kind(statement.expr, ExprKind::index)) {
-        if (matmul)
-          refuse_on_cpu(program_, statement,
-                      "a matmul's right-hand side with '?:' or index variables used as values is not supported yet "
-                      "(the BRGEMM takes neither)");
-        add_loop_nest(statement, "'?:' and index values are not block primitives");
+        add_loop_nest(statement, matmul ? "a matmul whose right-hand side has '?:' or an index value: the BRGEMM "
+                                          "takes neither"
+                                        : "'?:' and index values are not block primitives");
         continue;
       }
       switch (idiom->kind) {
