@@ -122,11 +122,6 @@ std::string pointwise_refusal(const Program& program, const PlannedKernel& kerne
 
 std::string describe(const Statement& s) { return fmt::format("{} ({})", s.id, print_statement_source(s)); }
 
-[[noreturn]] void refuse(const Program& program, const Statement& s, const std::string& why) {
-  throw UserError({Diagnostic{program.file, s.location.line, s.location.col,
-                              fmt::format("statement {} of def '{}': {}", s.id, program.name, why)}});
-}
-
 // Adds `t` (its tensor, type and dims set) at the workspace's end.
 void place(PlanTemporary t, ProgramPlan& plan) {
   t.bytes = size_in_bytes(t.type);
@@ -281,11 +276,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
         contraction_note = "a convolution (reads through index expressions) runs as a reduction kernel, one warp or "
                            "block per output element, not as an implicit GEMM on tensor cores: " +
                            grouping.why_not;
+      } else if (kind == IdiomKind::batch_reduce_matmul) {
+        contraction_note = "a reduction kernel, not tensor cores: the sum over several indices is not a GEMM over "
+                           "grouped indices (" + grouping.why_not + ")";
       }
     }
     switch (kind) {
-      case IdiomKind::batch_reduce_matmul:
-        refuse(program, s, "batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
       case IdiomKind::matmul: {
         if (last && last->kind == PlannedKernelKind::pointwise) {  // its prologues, fused into the copies
           std::vector<std::string> with = last->statements;
@@ -313,6 +309,9 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
         start(PlannedKernelKind::fused_matmul, s);
         break;
       }
+      // A sum over several indices no GEMM took (operands of two types, an integer tensor): a
+      // reduction kernel, like any other sum.
+      case IdiomKind::batch_reduce_matmul:
       case IdiomKind::other: {
         // The memory-bound kernel just before it, when they are one row chain.
         std::string chain_refusal;

@@ -148,12 +148,20 @@ TEST(ProgramPlan, MatmulChainsAndBatchRanksAreSeparateKernels) {
 }
 
 // A batch-reduce matmul of two reads is a contraction (a GEMM over grouped indices,
-// contraction_to_gemm_test.cc); one with a prologue is not, and stays the CPU path's.
-TEST(ProgramPlan, BatchReduceMatmulsWithAPrologueStayRefused) {
-  EXPECT_EQ(plan_error("def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) rowmax) {\n"
-                       "  C(m, n) +=! relu(A(r, m, k)) * B(r, k, n)\n  rowmax(m) max=! C(m, n)\n}\n",
-                       {{"M", 4}, {"N", 4}, {"K", 4}, {"R", 2}}),
-            "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (`target=cpu`)");
+// contraction_to_gemm_test.cc); one with a prologue is not: a sum like any other, in a
+// reduction kernel whose note says why (it was refused once).
+TEST(ProgramPlan, BatchReduceMatmulsNoGemmTakesAreReductionKernels) {
+  const Program program = compile_source(SourceFile{"p.tc",
+                                                    "def f(f16(R, M, K) A, f16(R, K, N) B) -> (f16(M, N) C, f32(M) rowmax) {\n"
+                                                    "  C(m, n) +=! relu(A(r, m, k)) * B(r, k, n)\n  rowmax(m) max=! C(m, n)\n}\n"},
+                                         {{"M", 4}, {"N", 4}, {"K", 4}, {"R", 2}})
+                              .programs.front();
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  ASSERT_EQ(plan.kernels.size(), 2u) << plan_text(program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::row_reduction);
+  EXPECT_EQ(plan.kernels[0].note,
+            "a reduction kernel, not tensor cores: the sum over several indices is not a GEMM over grouped indices "
+            "(its right-hand side is not a product of two tensor reads)");
 }
 
 // A matmul of f32 operands runs on tensor cores (TF32 or 3xTF32, the plan says which);
