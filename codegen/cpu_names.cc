@@ -42,10 +42,11 @@ bool generated_pattern(const std::string& name) {
 
 CpuNames::CpuNames(const CpuPlan& plan) {
   for (const CpuTensor& tensor : plan.tensors) {
-    std::string name = tensor.name;
-    // Synthetic prologue results are named after their statement ("S0_A") on purpose.
-    while ((!tensor.synthetic && generated_pattern(name)) || reserved().count(name) || taken(name))
-      name += "_";
+    // Synthetic prologue results are named after their statement ("S0_A") on purpose; a
+    // tensor of the def named like them ("S10", "stage1") gets a prefix (a suffix would keep
+    // the pattern).
+    std::string name = !tensor.synthetic && generated_pattern(tensor.name) ? "t_" + tensor.name : tensor.name;
+    while (reserved().count(name) || taken(name)) name += "_";
     tensors_[tensor.name] = name;
   }
 }
