@@ -11,6 +11,7 @@
 #include "codegen/memory_kernel_text.h"
 #include "codegen/row_chain_kernel.h"
 #include "frontend/diagnostics.h"
+#include "frontend/element_type.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
 
@@ -65,18 +66,23 @@ class MemoryKernelEmitter {
   }
 
   // The store of one element; in a loop body (`in_loop`) its value also stays in a local v_NAME,
-  // declared at the first write, for the statements after it (one element per thread).
+  // declared at the first write, for the statements after it (one element per thread). An
+  // integer tensor's local holds the value as stored (rounded, saturated): what a later read of
+  // the element sees (a float type's rounding is inside the reference's bound either way).
   std::string store(const Access& access, const std::string& value, bool in_loop, const Statement& s) const {
+    const Tensor& tensor = *program_.find_tensor(access.tensor);
     std::string text;
     std::string stored = value;
     if (in_loop || is_local(access.tensor)) {
+      const std::string kept = is_integer(tensor.type)
+                                   ? fmt::format("pf::to_float(pf::from_float<{}>({}))", cuda_type(tensor.type), value)
+                                   : value;
       text = fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
-                         value);
+                         kept);
       if (is_local(access.tensor)) return text;
       text += " ";
       stored = "v_" + access.tensor;
     }
-    const Tensor& tensor = *program_.find_tensor(access.tensor);
     const std::string id = tensor_id(access.tensor);
     if (tensor.type == ElementType::f32) return text + fmt::format("pf::stg(&{}[{}], {});", id, offset(access, s), stored);
     return text + fmt::format("pf::stg(&{}[{}], pf::from_float<{}>({}));", id, offset(access, s), cuda_type(tensor.type),
