@@ -274,12 +274,18 @@ class RowChainEmitter {
       }
     }
     reductions += static_cast<int>(reduced.size());
-    for (const Statement* s : reduced) {
-      const std::string& t = s->write.tensor;
-      if (s->kind == StatementKind::reduce)  // `op=`: from the tensor's value
-        text += fmt::format("  v_{} = {};\n", t, reduction_combine(s->reduction, global_load(s->write), "v_" + t));
-      if (is_output(t)) text += fmt::format("  if ({} == 0) {}\n", chain_.by_block ? "threadIdx.x" : "lane", store(s->write, "v_" + t));
-    }
+    bool updates = false;
+    for (const Statement* s : reduced)
+      if (s->kind == StatementKind::reduce) {  // `op=`: from the tensor's value
+        text += fmt::format("  v_{} = {};\n", s->write.tensor,
+                            reduction_combine(s->reduction, global_load(s->write), "v_" + s->write.tensor));
+        updates = true;
+      }
+    // Every thread of the row has read the old values before one of them stores the new ones.
+    if (updates) text += chain_.by_block ? "  __syncthreads();\n" : "  __syncwarp();\n";
+    for (const Statement* s : reduced)
+      if (is_output(s->write.tensor))
+        text += fmt::format("  if ({} == 0) {}\n", chain_.by_block ? "threadIdx.x" : "lane", store(s->write, "v_" + s->write.tensor));
     return text;
   }
 
