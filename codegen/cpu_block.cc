@@ -211,8 +211,10 @@ class BlockEmitter {
     // Pixels in vectors: the epilogue on C's column-major block buffer, then a transposition
     // stores the output (fuse_epilogues takes no addend there).
     const bool pixel_major = matmul.pixels_in_vectors();
-    const bool buffered =
-        !pixel_major && matmul.conv && matmul.conv->outer_iterations() > 1 && out_row_bytes % 1024 == 0;
+    // (In place, C is the output: no block buffer of its own.)
+    const bool in_place = matmul.c.tensor == epilogue.output.tensor;
+    const bool buffered = !pixel_major && !in_place && matmul.conv && matmul.conv->outer_iterations() > 1 &&
+                          out_row_bytes % 1024 == 0;
     const std::optional<View> bias = epilogue.bias ? std::optional<View>(view(*epilogue.bias)) : std::nullopt;
     const std::optional<View> addend = epilogue.addend ? std::optional<View>(view(*epilogue.addend)) : std::nullopt;
     const CpuEpilogueCode code =
@@ -229,6 +231,7 @@ class BlockEmitter {
          (pixel_major ? "is pixel-major in a block buffer, transposed into " + epilogue.output.tensor + "'s"
           : buffered  ? "accumulates in a block buffer (output rows " + std::to_string(out_row_bytes) +
                            " bytes apart), the last call stores " + epilogue.output.tensor
+          : in_place  ? std::string("is updated in place")
                       : "is " + epilogue.output.tensor + "'s"));
     line("// first touch: " + c_name + (matmul.zero_init ? " := 0, fused into the BRGEMM (accumulate = false)"
                                                          : " (accumulate = true)"));

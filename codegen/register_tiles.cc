@@ -39,17 +39,24 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
       if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end()) return true;
     return false;
   };
+  // An update in place (`C = C * 2`) may overwrite its own tile even when C is read later: a later
+  // read is of the new value.
   for (size_t s = 0; s < plan.epilogue.size(); ++s) {
     const std::string& output = plan.epilogue[s].output;
     std::string chosen;
     for (const auto& [tile, tensor] : owner)
-      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() && !read_later(tensor, s) &&
+      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() &&
+          (!read_later(tensor, s) || tensor == output) &&
           (!live_out.count(tensor) || tensor == output)) {  // a live-out result is overwritten only by its own update
         chosen = tile;
         break;
       }
     if (chosen.empty()) {
+      // A fresh tile; a tensor written twice gets a second one (found by scripts/random-programs:
+      // two updates of C, C read after them, declared C_tile twice).
       chosen = output + "_tile";
+      for (int n = 2; std::find(tiles.declared.begin(), tiles.declared.end(), chosen) != tiles.declared.end(); ++n)
+        chosen = output + "_tile" + std::to_string(n);
       tiles.declared.push_back(chosen);
     }
     tiles.storage[output] = chosen;

@@ -1,6 +1,9 @@
 #include "schedule/cpu_epilogue.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "schedule/cpu_roles.h"
 
 namespace polyfuse {
 namespace {
@@ -68,6 +71,14 @@ bool matches_sum(const Expr& sum, const CpuPointwise& pointwise, const CpuPlan& 
   return false;
 }
 
+// max(x, 0) (TC's `fmax(x, 0)`): the CPU's max is `x > y ? x : y`, so with y = +0 it is relu's
+// `x > 0 ? x : +0` bit for bit (NaN and -0 give +0). Not max(0, x), which keeps -0.
+bool is_relu(const Expr& expr) {
+  if (expr.kind != ExprKind::call || expr.function != Function::max) return false;
+  const Expr& zero = expr.operands[1];
+  return zero.kind == ExprKind::constant && zero.value == 0 && !std::signbit(zero.value);
+}
+
 // The epilogue `pointwise` is, when it is one: u(sum) or sum, sum as matches_sum takes it.
 std::optional<CpuEpilogue> epilogue_of(const CpuPointwise& pointwise, const CpuPlan& plan, const CpuMatmul& matmul) {
   CpuEpilogue epilogue;
@@ -76,6 +87,9 @@ std::optional<CpuEpilogue> epilogue_of(const CpuPointwise& pointwise, const CpuP
   const Expr* sum = &pointwise.expr;
   if (sum->kind == ExprKind::call && arity(sum->function) == 1) {
     epilogue.post = sum->function;
+    sum = &sum->operands[0];
+  } else if (is_relu(*sum)) {
+    epilogue.post = Function::relu;
     sum = &sum->operands[0];
   }
   if (!matches_sum(*sum, pointwise, plan, matmul, epilogue)) return std::nullopt;
@@ -96,11 +110,15 @@ void fuse_epilogues(CpuPlan& plan) {
     const CpuTensor& c = plan.tensor(matmul.c.tensor);
     CpuPointwise& first = stage.pointwise.front();
     const CpuTensor& output = plan.tensor(first.write.tensor);
-    if (c.storage != CpuStorage::block_local || output.type != ElementType::f32 || output.name == c.name ||
-        output.name == matmul.a.tensor || output.name == matmul.b.tensor)
+    if (output.type != ElementType::f32 || output.name == matmul.a.tensor || output.name == matmul.b.tensor) continue;
+    // In place (`C = u(C + v)`, C f32): the epilogue stores C's new value, what later reads see.
+    const bool in_place = output.name == c.name;
+    // (Pixels in vectors, the block accumulates in a buffer: from zero only.)
+    if (in_place ? !same_element(first.write, matmul.c) || (matmul.pixels_in_vectors() && !matmul.zero_init)
+                 : c.storage != CpuStorage::block_local)
       continue;
-    if (std::any_of(stage.pointwise.begin() + 1, stage.pointwise.end(),
-                    [&](const CpuPointwise& later) { return reads_tensor(later, c.name); }))
+    if (!in_place && std::any_of(stage.pointwise.begin() + 1, stage.pointwise.end(),
+                                 [&](const CpuPointwise& later) { return reads_tensor(later, c.name); }))
       continue;
     std::optional<CpuEpilogue> epilogue = epilogue_of(first, plan, matmul);
     // (pixels in vectors: the block is column-major, R is not)

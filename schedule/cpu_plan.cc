@@ -12,6 +12,7 @@
 #include "schedule/cpu_epilogue.h"
 #include "schedule/cpu_filter_panels.h"
 #include "schedule/cpu_fold.h"
+#include "schedule/cpu_in_place.h"
 #include "schedule/cpu_parallel_stages.h"
 #include "schedule/cpu_pointwise.h"
 #include "schedule/cpu_roles.h"
@@ -54,6 +55,24 @@ struct StageBuilder {
   // A convolution whose output is not batch.., m, n: only statements that write its indices
   // join it, in its roles (add_pointwise).
   bool closed = false;
+
+  // Whether the stage touches `tensor` only at the block's element `at`: no matmul reads it as
+  // an operand, and every matmul result, pointwise write and read of it is that element. A
+  // pointwise statement that updates such a tensor in place (`O(m, n) = O(m, n) + bias(n)` after
+  // `O(m, n) +=! ...`) may join: each block reads and writes its own elements only, in program
+  // order.
+  bool touches_only_at(const std::string& tensor, const CpuAccess& at) const {
+    for (const CpuMatmul& matmul : stage.matmuls) {
+      if (matmul.a.tensor == tensor || matmul.b.tensor == tensor) return false;
+      if (matmul.c.tensor == tensor && !same_element(matmul.c, at)) return false;
+    }
+    for (const CpuPointwise& pointwise : stage.pointwise) {
+      if (pointwise.write.tensor == tensor && !same_element(pointwise.write, at)) return false;
+      for (const CpuAccess& read : pointwise.reads)
+        if (read.tensor == tensor && !same_element(read, at)) return false;
+    }
+    return true;
+  }
 
   // The block space's index names, outermost first.
   std::vector<std::string> names() const {
@@ -129,6 +148,7 @@ class Planner {
     mark_parallel_stages(plan_, options_.min_parallel_flops);
     finish_filter_panels(plan_);
     assign_storage();
+    compose_in_place_updates(plan_);
     fuse_epilogues(plan_);
     mark_constant_inputs(program_, options_.constant_inputs, plan_);
     return plan_;
@@ -194,10 +214,11 @@ class Planner {
   void add_pointwise_with_space(CpuPointwise pointwise, const std::vector<std::int64_t>& space,
                                 const std::vector<std::string>& names, bool in_closed = false) {
     StageBuilder* last = builders_.empty() ? nullptr : &builders_.back();
+    const std::string& target = pointwise.write.tensor;
     bool join = last != nullptr && !last->stage.loop_nest && !last->stage.pad && !last->stage.permute &&
                 (!last->closed || in_closed) && last->space == space &&
-                !last->written.count(pointwise.write.tensor) &&
-                !last->read.count(pointwise.write.tensor);
+                ((!last->written.count(target) && !last->read.count(target)) ||
+                 last->touches_only_at(target, pointwise.write));
     for (const CpuAccess& read : pointwise.reads)
       if (join && last->written.count(read.tensor) && !same_element(read, pointwise.write))
         join = false;

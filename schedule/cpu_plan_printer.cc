@@ -60,7 +60,8 @@ std::string epilogue_text(const CpuMatmul& matmul) {
   if (epilogue.addend) what += (what.empty() ? "+ " : ", then + ") + epilogue.addend->tensor;
   if (epilogue.post) what += (what.empty() ? "" : ", then ") + std::string(to_string(*epilogue.post));
   return "      in " + matmul.statement + "'s BRGEMM epilogue, before its store" + (what.empty() ? "" : ": " + what) +
-         " (" + matmul.c.tensor + "'s block is not read back)\n";
+         " (" + matmul.c.tensor + "'s block " +
+         (matmul.c.tensor == epilogue.output.tensor ? "updated in place, stored once" : "is not read back") + ")\n";
 }
 
 }  // namespace
