@@ -22,13 +22,14 @@ Expr* added_node(const Statement& s, Expr& e, const std::string& first, const st
   return nullptr;
 }
 
-// The epilogue statement of `program` that adds the two results (nullptr when none, or when
-// either is read elsewhere or at other indices).
+// The epilogue statement of `program` that adds the two results (nullptr when none, when
+// either is read elsewhere or at other indices, or written again).
 Statement* adding_statement(Program& program, const KernelPlan& plan) {
   const std::string &first = plan.matmuls[0].c, &second = plan.matmuls[1].c;
   Statement* adding = nullptr;
   int reads_of_first = 0, reads_of_second = 0;
   for (const PointwiseStage& stage : plan.epilogue) {
+    if (stage.output == first || stage.output == second) return nullptr;  // an update: not the matmul's sum
     Statement& s = program.statements[program.statement_index(stage.dims.statement)];
     const Access* a = nullptr;
     const Access* b = nullptr;

@@ -10,7 +10,7 @@
 // matmul of K1 + K2 terms, which the reference check's tolerance covers (runtime/reference).
 //
 // Taken when: two `+=!` sum matmuls in k-loops of their own (no shared A tile), results that
-// are temporaries of the kernel (not stored), read by the epilogue exactly once each, both in
+// are temporaries of the kernel (not stored), read by the epilogue exactly once each and not written by it, both in
 // one `C1(...) + C2(...)` node at the same indices; no intra-block split-K (its reduction
 // reduces each accumulator on its own). SwiGLU's two matmuls are multiplied, not added: they
 // keep two accumulators (two 64x32 warp tiles, one 64x64's registers).

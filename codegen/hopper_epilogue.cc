@@ -1,6 +1,7 @@
 #include "codegen/hopper_epilogue.h"
 
 #include <algorithm>
+#include <map>
 #include <fmt/format.h>
 
 #include "codegen/cuda_expressions.h"
@@ -50,30 +51,45 @@ std::string element_address(const Program& program, const Access& access, const 
 }  // namespace
 
 std::string hopper_epilogue_element(const Program& program, const KernelPlan& plan) {
-  std::vector<std::string> computed;
+  // The variable holding each tensor's current value; a tensor written again (an update in
+  // place, `P = P + V`) gets a new one, `P_v2` (found by scripts/random-programs: `const float
+  // P_v` declared twice).
+  std::map<std::string, std::string> current;
+  std::map<std::string, int> versions;
+  auto define = [&](const std::string& tensor) {
+    const int version = ++versions[tensor];
+    return current[tensor] = version == 1 ? tensor + "_v" : fmt::format("{}_v{}", tensor, version);
+  };
+  // Only a tensor's last value is stored (each thread computes its elements' values in order).
+  auto written_later = [&](const std::string& tensor, std::size_t after) {
+    for (std::size_t s = after; s < plan.epilogue.size(); ++s)
+      if (plan.epilogue[s].output == tensor) return true;
+    return false;
+  };
   std::string text;
   for (const MatmulStage& mm : plan.matmuls) {
-    computed.push_back(mm.c);
+    const std::string value = define(mm.c);
     const std::int64_t m = bound_size(program, mm.dims.m_extent).value, n = bound_size(program, mm.dims.n_extent).value;
     const std::string batch_offset = mm.dims.batch.empty() ? "" : fmt::format("static_cast<long long>(batch) * {} + ", m * n);
-    if (mm.live_out)
-      text += fmt::format("      pf::stg_pred({} + (in ? {}static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}_v), in);\n",
-                          mm.c, batch_offset, n, cuda_type(program.find_tensor(mm.c)->type), mm.c);
+    if (mm.live_out && !written_later(mm.c, 0))
+      text += fmt::format("      pf::stg_pred({} + (in ? {}static_cast<long long>(pf_m) * {} + pf_n : 0), pf::from_float<{}>({}), in);\n",
+                          mm.c, batch_offset, n, cuda_type(program.find_tensor(mm.c)->type), value);
   }
-  for (const PointwiseStage& stage : plan.epilogue) {
+  for (std::size_t s = 0; s < plan.epilogue.size(); ++s) {
+    const PointwiseStage& stage = plan.epilogue[s];
     const Statement* statement = program.find_statement(stage.dims.statement);
     PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);
     const std::string value = c_expression(statement->expr, [&](int read) {
       const Access& access = statement->reads[static_cast<std::size_t>(read)];
-      if (std::find(computed.begin(), computed.end(), access.tensor) != computed.end()) return access.tensor + "_v";
+      if (const auto found = current.find(access.tensor); found != current.end()) return found->second;
       return fmt::format("pf::to_float(pf::ldg_pred({}, in))", element_address(program, access, stage.dims));
     });
-    text += fmt::format("      const float {}_v = {};  // {}\n", stage.output, value, print_statement_source(*statement));
-    computed.push_back(stage.output);
-    if (stage.live_out)
-      text += fmt::format("      pf::stg_pred({}, pf::from_float<{}>({}_v), in);\n",
+    const std::string variable = define(stage.output);
+    text += fmt::format("      const float {} = {};  // {}\n", variable, value, print_statement_source(*statement));
+    if (stage.live_out && !written_later(stage.output, s + 1))
+      text += fmt::format("      pf::stg_pred({}, pf::from_float<{}>({}), in);\n",
                           element_address(program, statement->write, stage.dims),
-                          cuda_type(program.find_tensor(stage.output)->type), stage.output);
+                          cuda_type(program.find_tensor(stage.output)->type), variable);
   }
   return text;
 }

@@ -34,29 +34,32 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
     if (mm.live_out) live_out.insert(mm.c);
   for (const PointwiseStage& stage : plan.epilogue)
     if (stage.live_out) live_out.insert(stage.output);
-  auto read_later = [&](const std::string& tensor, size_t after) {
+  // Every reference to a tensor names one tile for the whole kernel (the k-loop's MMAs, each
+  // statement's reads and writes), so a tensor written again (an update in place, `C = C * 2`)
+  // keeps its tile, and a tile passes to another result only from a tensor that no later
+  // statement reads or writes (found by scripts/random-programs: after `C5 = gelu(C5)`,
+  // `C5 = C3 + C5` took C3's accumulators, and C5's MMAs then summed into C3's tile).
+  auto touched_later = [&](const std::string& tensor, size_t after) {
     for (size_t s = after + 1; s < reads.size(); ++s)
-      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end()) return true;
+      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() || plan.epilogue[s].output == tensor)
+        return true;
     return false;
   };
-  // An update in place (`C = C * 2`) may overwrite its own tile even when C is read later: a later
-  // read is of the new value.
   for (size_t s = 0; s < plan.epilogue.size(); ++s) {
     const std::string& output = plan.epilogue[s].output;
     std::string chosen;
-    for (const auto& [tile, tensor] : owner)
-      if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() &&
-          (!read_later(tensor, s) || tensor == output) &&
-          (!live_out.count(tensor) || tensor == output)) {  // a live-out result is overwritten only by its own update
-        chosen = tile;
-        break;
-      }
+    if (const auto own = tiles.storage.find(output); own != tiles.storage.end()) {
+      chosen = own->second;  // an update in place: its own tile
+    } else {
+      for (const auto& [tile, tensor] : owner)
+        if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() && !touched_later(tensor, s) &&
+            !live_out.count(tensor)) {  // a live-out result is overwritten only by its own update
+          chosen = tile;
+          break;
+        }
+    }
     if (chosen.empty()) {
-      // A fresh tile; a tensor written twice gets a second one (found by scripts/random-programs:
-      // two updates of C, C read after them, declared C_tile twice).
       chosen = output + "_tile";
-      for (int n = 2; std::find(tiles.declared.begin(), tiles.declared.end(), chosen) != tiles.declared.end(); ++n)
-        chosen = output + "_tile" + std::to_string(n);
       tiles.declared.push_back(chosen);
     }
     tiles.storage[output] = chosen;
