@@ -1,5 +1,7 @@
 #include "codegen/implicit_gemm_kernel.h"
 
+#include "codegen/hopper_cluster_check.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -46,6 +48,11 @@ EmittedKernel emit_kernel(const Program& program, const PlannedKernel& planned, 
                                 block_k));
   PF_INTERNAL_CHECK(planned.view && !planned.statements.empty(), "an implicit GEMM kernel without its view");
   const MainLoopChoice choice = implicit_gemm_main_loop(program, planned, options);
+  if (!(options.cluster == ClusterShape{})) {  // refused: A is gathered by threads, or the mma.sync loop runs
+    Program named = *planned.view;             // (found by scripts/random-programs: an internal error before)
+    named.name = name;
+    check_hopper_cluster(named, plan_gpu_kernel(named, recognize_idioms(named), options.f32_matmul), options, choice);
+  }
   if (choice.loop == MainLoop::tma_wgmma) return emit_hopper_implicit_gemm(program, planned, options, choice);
   const Program& view = *planned.view;
   const Statement& conv = *program.find_statement(planned.statements.front());

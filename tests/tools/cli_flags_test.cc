@@ -576,6 +576,16 @@ TEST(CliRun, ClusterOfTheSm90aKernel) {
   expect_refused("run examples/gemm.tc " + sizes + " --arch sm_80 --backend=emu --cluster 1x2",
                  "polyfuse: error: --cluster 1x2: def 'gemm' on sm_80 runs the mma.sync main loop; only the sm_90a "
                  "warp-specialised TMA + wgmma kernel has thread-block clusters\n");
+  // A convolution's implicit GEMM gathers A by threads (an internal error before, found by
+  // scripts/random-programs, seed 21561).
+  const std::string conv =
+      "run tests/programs/conv2d_bias_relu_f16.tc -D N=1 -D H=5 -D W=5 -D C=8 -D K=16 -D R=1 -D S=3 --backend=emu";
+  expect_refused(conv + " --arch sm_90a --cluster 2x1",
+                 "polyfuse: error: --cluster 2x1: def 'conv2d_bias_relu_k0' on sm_90a: an operand of its matmul is copied "
+                 "by the producer's threads, not loaded by TMA, and a cluster shares its tiles by TMA multicast\n");
+  expect_refused(conv + " --cluster 1x2",
+                 "polyfuse: error: --cluster 1x2: def 'conv2d_bias_relu_k0' on sm_90 runs the mma.sync main loop; only the "
+                 "sm_90a warp-specialised TMA + wgmma kernel has thread-block clusters\n");
 }
 
 }  // namespace
