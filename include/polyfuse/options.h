@@ -2,6 +2,7 @@
 // choices of the GPU path, NVRTC flags and the cache.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,15 @@ struct CompileOptions {
   // pointer, or after CompiledKernel::forget_constants() (`polyfuse compile --constant`). A name
   // that is not an input of the def is refused; so is the option on the GPU backends.
   std::vector<std::string> constant_inputs;
+  // Backend::cpu: the blocks of every blocked stage, mc x nc x kc (mc x nc output blocks, what
+  // the threads split, and kc-deep slices of each block's reduction: one BRGEMM batch); unset:
+  // from the caches (`polyfuse compile --cpu-block`). A parallel stage still evens its row
+  // blocks out over the threads. Refused on the GPU backends.
+  std::optional<TileShape> cpu_block;
+  // Backend::cpu: a stage with fewer floating-point operations runs on the calling thread;
+  // unset: 2^23 (about 55 microseconds of one core); 0: every stage of more than one block runs
+  // on the threads (`--min-parallel-flops`). Refused on the GPU backends.
+  std::optional<std::int64_t> min_parallel_flops;
   // Let the autotuner choose the tile options (polyfuse/autotune.h; TensorProgram::autotune
   // returns its report): compile() then compiles the winner. The tile options above must stay
   // unset (they are what it chooses); refused by Backend::cpu and for a def of several kernels.

@@ -68,6 +68,8 @@ def compile(
     use_cache: bool = True,
     threads: Optional[int] = None,
     constant_inputs: Sequence[str] = (),
+    cpu_block: Optional[str] = None,
+    min_parallel_flops: Optional[int] = None,
     **sizes: int,
 ) -> "Kernel":
     """Compiles the def `def_` (default: the first) of the .tc text `source`.
@@ -85,7 +87,10 @@ def compile(
     threads is the CPU target's (OpenMP threads of its loops; default every core; refused on
     the GPU backends), and so is constant_inputs (names of inputs whose values do not change
     between calls with the same array, e.g. weights: their packed copies are kept between calls
-    until another array is passed or Kernel.forget_constants() is called); name is the file name used in error messages. Raises SourceError (with file, line,
+    until another array is passed or Kernel.forget_constants() is called), cpu_block ("64x256x256":
+    the mc x nc output blocks and kc-deep reduction slices of every blocked stage; default from
+    the caches) and min_parallel_flops (a stage with fewer flops runs on the calling thread;
+    default 2**23; 0: every stage of more than one block on the threads); name is the file name used in error messages. Raises SourceError (with file, line,
     column), CompileError.
     """
     if backend is None:
@@ -104,6 +109,7 @@ def compile(
     options.fast_math, options.line_info, options.use_cache = fast_math, line_info, use_cache
     options.threads = threads
     options.constant_inputs = list(constant_inputs)
+    options.cpu_block, options.min_parallel_flops = cpu_block, min_parallel_flops
     return Kernel(source, name, def_, dict(sizes), options)
 
 

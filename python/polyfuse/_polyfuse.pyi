@@ -19,6 +19,8 @@ class Options:
     autotune: bool
     threads: Optional[int]
     constant_inputs: List[str]
+    cpu_block: Optional[str]
+    min_parallel_flops: Optional[int]
     def __init__(self) -> None: ...
 
 class CompiledKernel:

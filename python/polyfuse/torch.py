@@ -35,10 +35,12 @@ _QUALNAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)$")
 _OPERATORS: "weakref.WeakSet[Op]" = weakref.WeakSet()
 atexit.register(lambda: [operator._kernels.clear() for operator in list(_OPERATORS)])
 
-# polyfuse.compile's options that are not sizes; those of the GPU path are left out on "cpu".
+# polyfuse.compile's options that are not sizes; those of the GPU path are left out on "cpu",
+# those of the CPU target on the GPU path.
 _GPU_OPTIONS = ("arch", "block", "warp", "mma", "split_k", "stages", "group", "consumer_schedule", "f32_matmul", "cluster",
                 "autotune")
-_OPTIONS = _GPU_OPTIONS + ("fast_math", "line_info", "use_cache", "threads")
+_CPU_OPTIONS = ("threads", "cpu_block", "min_parallel_flops")
+_OPTIONS = _GPU_OPTIONS + _CPU_OPTIONS + ("fast_math", "line_info", "use_cache")
 
 
 class Op:
@@ -76,7 +78,7 @@ class Op:
             if backend != "cuda":  # the GPU path's options do not apply to the host backends
                 options = {k: v for k, v in options.items() if k not in _GPU_OPTIONS}
             if backend != "cpu":  # nor the CPU target's to the GPU path
-                options.pop("threads", None)
+                options = {k: v for k, v in options.items() if k not in _CPU_OPTIONS}
             self._kernels[backend] = compile(self._source, backend=backend, def_=self._def, name=self._name,
                                              **options, **self._sizes)
         return self._kernels[backend]

@@ -46,6 +46,8 @@ struct Options {
   bool autotune = false;
   std::optional<int> threads;
   std::vector<std::string> constant_inputs;
+  std::optional<std::string> cpu_block;
+  std::optional<std::int64_t> min_parallel_flops;
 };
 
 polyfuse::CompileOptions compile_options(const Options& o) {
@@ -67,6 +69,8 @@ polyfuse::CompileOptions compile_options(const Options& o) {
   options.autotune = o.autotune;
   options.threads = o.threads;
   options.constant_inputs = o.constant_inputs;
+  if (o.cpu_block) options.cpu_block = polyfuse::tile_shape_from_string(*o.cpu_block);
+  options.min_parallel_flops = o.min_parallel_flops;
   return options;
 }
 
@@ -143,7 +147,9 @@ NB_MODULE(_polyfuse, m) {
       .def_rw("use_cache", &Options::use_cache)
       .def_rw("autotune", &Options::autotune)
       .def_rw("threads", &Options::threads)
-      .def_rw("constant_inputs", &Options::constant_inputs);
+      .def_rw("constant_inputs", &Options::constant_inputs)
+      .def_rw("cpu_block", &Options::cpu_block)
+      .def_rw("min_parallel_flops", &Options::min_parallel_flops);
 
   nb::class_<polyfuse::CompiledKernel>(m, "CompiledKernel")
       .def_prop_ro("backend", [](const polyfuse::CompiledKernel& k) { return polyfuse::to_string(k.backend()); })

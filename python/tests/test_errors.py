@@ -133,3 +133,17 @@ def test_cpu_backend_has_no_cuda_source():
     kernel = polyfuse.compile(GEMM, backend="cpu", M=16, N=16, K=16)
     with pytest.raises(polyfuse.Error, match='backend "cpu" generates C\\+\\+, not CUDA'):
         kernel.cuda_source
+
+
+def test_cpu_blocks_and_parallel_threshold_are_the_cpu_targets():
+    """cpu_block and min_parallel_flops reach the CPU target's schedule; refused on the GPU path."""
+    kernel = polyfuse.compile(GEMM, backend="cpu", cpu_block="5x7x3", min_parallel_flops=0, threads=3, M=13, N=24, K=40)
+    assert "(mc=5 nc=7 kc=3)" in kernel.source
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((13, 40)).astype(np.float16), rng.standard_normal((40, 24)).astype(np.float16)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(kernel(a, b).astype(np.float64), expected, rtol=2e-2, atol=2e-2)
+    with pytest.raises(polyfuse.SourceError, match="cpu_block is an option of the CPU target"):
+        polyfuse.compile(GEMM, backend="emu", cpu_block="8x8x8", M=64, N=64, K=64)
+    with pytest.raises(polyfuse.SourceError, match="min_parallel_flops = -1 must be at least 0"):
+        polyfuse.compile(GEMM, backend="cpu", min_parallel_flops=-1, M=64, N=64, K=64)

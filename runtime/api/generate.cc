@@ -190,6 +190,14 @@ GeneratedKernel generate_cuda(const std::string& text, const std::string& name, 
       throw UserError(fmt::format("CompileOptions::constant_inputs is an option of the CPU target (Backend::cpu), "
                                   "not of Backend::{}",
                                   to_string(options.backend)));
+    if (options.cpu_block)
+      throw UserError(fmt::format("CompileOptions::cpu_block is an option of the CPU target (Backend::cpu), not of "
+                                  "Backend::{}",
+                                  to_string(options.backend)));
+    if (options.min_parallel_flops)
+      throw UserError(fmt::format("CompileOptions::min_parallel_flops is an option of the CPU target (Backend::cpu), "
+                                  "not of Backend::{}",
+                                  to_string(options.backend)));
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
     CudaEmitRequest request;
@@ -217,13 +225,22 @@ GeneratedKernel generate_cpu(const std::string& text, const std::string& name, c
     if (options.threads && *options.threads < 1)
       throw UserError(fmt::format("CompileOptions::threads = {} must be at least 1 (unset: every core)",
                                   *options.threads));
+    if (options.cpu_block && (options.cpu_block->m < 1 || options.cpu_block->n < 1 || options.cpu_block->k < 1))
+      throw UserError(fmt::format("CompileOptions::cpu_block = {} must be three positive integers (unset: from the caches)",
+                                  to_string(*options.cpu_block)));
+    if (options.min_parallel_flops && *options.min_parallel_flops < 0)
+      throw UserError(fmt::format("CompileOptions::min_parallel_flops = {} must be at least 0 (unset: 2^23)",
+                                  *options.min_parallel_flops));
+    CpuScheduleOptions schedule{.target = detect_cpu_target(),
+                                .blocking = {},
+                                .threads = options.threads.value_or(0),
+                                .constant_inputs = options.constant_inputs};
+    if (options.cpu_block) schedule.blocking = CpuBlocking{options.cpu_block->m, options.cpu_block->n, options.cpu_block->k};
+    if (options.min_parallel_flops) schedule.min_parallel_flops = *options.min_parallel_flops;
     const FrontendResult result = compile_source(SourceFile{name, text}, to_bindings(sizes));
     const Program& program = select_def(result, def, name);
     GeneratedKernel generated;
-    generated.source = emit_cpu(program, CpuScheduleOptions{.target = detect_cpu_target(),
-                                                             .blocking = {},
-                                                             .threads = options.threads.value_or(0),
-                                                             .constant_inputs = options.constant_inputs});
+    generated.source = emit_cpu(program, schedule);
     generated.metadata.kernel = cpu_entry_name(program.name);
     generated.metadata.arch = "cpu";
     generated.metadata.parameters = kernel_parameters(program);

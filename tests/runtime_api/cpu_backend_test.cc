@@ -98,6 +98,40 @@ TEST(CpuBackend, ThreadsOptionSetsTheLoopsThreads) {
   }
 }
 
+// CompileOptions::cpu_block and min_parallel_flops: the CPU target's blocks and parallel
+// threshold reach the generated code (its schedule comment), and the kernel checks at odd
+// blocks; refused elsewhere and for values out of range.
+TEST(CpuBackend, BlockAndParallelThresholdOptionsReachTheSchedule) {
+  polyfuse::CompileOptions options = cpu_options();
+  options.cpu_block = polyfuse::TileShape{5, 7, 3};
+  options.min_parallel_flops = 0;
+  options.threads = 3;
+  const polyfuse::TensorProgram program = example("gemm", {{"M", 13}, {"N", 24}, {"K", 40}});
+  const polyfuse::CompiledKernel kernel = program.compile(options);
+  EXPECT_NE(kernel.source().find("(mc=5 nc=7 kc=3)"), std::string::npos) << kernel.source();
+  EXPECT_NE(kernel.source().find("num_threads(3)"), std::string::npos);
+  pf_api_test::expect_matches_reference(kernel, pf_api_test::reference_program("gemm", {{"M", 13}, {"N", 24}, {"K", 40}}));
+  options.cpu_block = polyfuse::TileShape{5, 0, 3};
+  EXPECT_THROW((void)program.compile(options), polyfuse::SourceError);
+  options.cpu_block.reset();
+  options.min_parallel_flops = -1;
+  EXPECT_THROW((void)program.compile(options), polyfuse::SourceError);
+  polyfuse::CompileOptions emu;
+  emu.backend = polyfuse::Backend::emu;
+  emu.cpu_block = polyfuse::TileShape{8, 8, 8};
+  try {
+    (void)program.compile(emu);
+    FAIL() << "cpu_block was accepted on the emulator";
+  } catch (const polyfuse::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("CompileOptions::cpu_block is an option of the CPU target (Backend::cpu)"),
+              std::string::npos)
+        << e.what();
+  }
+  emu.cpu_block.reset();
+  emu.min_parallel_flops = 0;
+  EXPECT_THROW((void)program.compile(emu), polyfuse::SourceError);
+}
+
 // CompileOptions::constant_inputs: B's packed copy kept between launches (values changed behind
 // the same pointer are not seen until forget_constants), refused elsewhere and for an unknown name.
 TEST(CpuBackend, ConstantInputsAreKeptUntilForgotten) {

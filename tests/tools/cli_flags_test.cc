@@ -32,9 +32,9 @@ const std::map<std::string, std::set<std::string>>& tested_flags() {
     std::map<std::string, std::set<std::string>> f;
     f[""] = {"-h", "--help"};
     f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target",
-                    "--threads", "--constant"};
+                    "--threads", "--constant", "--cpu-block", "--min-parallel-flops"};
     f["run"] = {"-h", "--help", "-D", "--define", "--def", "--target", "--backend", "--seed", "--repeat", "--stats",
-                "--kernel-source", "--threads", "--constant", "--sms"};
+                "--kernel-source", "--threads", "--constant", "--cpu-block", "--min-parallel-flops", "--sms"};
     f["cache"] = {"-h", "--help"};
     for (const char* command : {"compile", "run"}) f[command].insert(gpu.begin(), gpu.end());
     return f;
@@ -442,6 +442,43 @@ TEST(CliCpu, ThreadsReachTheBlockLoops) {
                  "kernel (add --target=cpu)\n");
   expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --threads 0",
                  "polyfuse: error: --threads: Value 0 not in range 1 to 4096\nRun 'polyfuse --help' for usage.\n");
+}
+
+// --cpu-block and --min-parallel-flops: the CPU target's blocks and parallel threshold (the
+// schedule prints both; the code runs and checks at odd blocks on more threads than blocks
+// in a row); refused on the GPU path and for malformed values.
+TEST(CliCpu, BlocksAndTheParallelThresholdReachTheSchedule) {
+  const std::string small = "-D M=30 -D N=30 -D K=100";
+  const CliResult blocked =
+      run_cli("compile examples/gemm_bias_relu.tc " + small + " --emit=schedule --target=cpu --cpu-block 8x16x24");
+  EXPECT_EQ(blocked.exit_code, 0) << blocked.err;
+  EXPECT_NE(blocked.out.find("one thread over m < 30 in blocks of 8, n < 30 in blocks of 16 (mc=8 nc=16 kc=24; "),
+            std::string::npos)
+      << blocked.out;
+  EXPECT_NE(blocked.out.find("k = 100 as batch = 4 slice(s) of 24 + a tail of 4"), std::string::npos) << blocked.out;
+  const CliResult parallel = run_cli("compile examples/gemm_bias_relu.tc " + small +
+                                     " --emit=schedule --target=cpu --cpu-block 8x16x24 --min-parallel-flops 0");
+  EXPECT_EQ(parallel.exit_code, 0) << parallel.err;
+  EXPECT_NE(parallel.out.find("parallel over m < 30 in blocks of 8, n < 30 in blocks of 16 (mc=8 nc=16 kc=24)"),
+            std::string::npos)
+      << parallel.out;
+  const CliResult run = run_cli("run examples/gemm_bias_relu.tc " + small +
+                                " --target=cpu --cpu-block 5x7x3 --min-parallel-flops 0 --threads 3 --repeat 1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << run.out;
+
+  expect_refused("compile examples/gemm.tc --emit=cuda --cpu-block 8x8x8",
+                 "polyfuse: error: --cpu-block is an option of the CPU target (--target=cpu), but this compiles for "
+                 "the GPU (add --target=cpu)\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --backend=emu --min-parallel-flops 0",
+                 "polyfuse: error: --min-parallel-flops is an option of the CPU target (--target=cpu), but this runs "
+                 "the GPU kernel (add --target=cpu)\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --cpu-block 8x0x8",
+                 "polyfuse: error: cpu-block: expected MxNxK with three positive integers (e.g. 128x128x32), got "
+                 "'8x0x8'\n");
+  expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --min-parallel-flops -1",
+                 "polyfuse: error: --min-parallel-flops: expected 0 or more, got -1\nRun 'polyfuse --help' for "
+                 "usage.\n");
 }
 
 // --constant: an input whose packed copy the generated code keeps between calls (CpuConstants.*
