@@ -171,7 +171,14 @@ class Emitter {
 
   std::string run() {
     std::string blocks, calls;
-    for (const CpuStage& stage : plan_.stages) emit_stage(stage, blocks, calls);
+    for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+      if (const std::optional<std::size_t> chain = plan_.stages[i].row_chain) {
+        emit_row_chain(plan_.row_chains.at(*chain), blocks, calls);
+        i = plan_.row_chains.at(*chain).last;
+        continue;
+      }
+      emit_stage(plan_.stages[i], blocks, calls);
+    }
     const std::string entry_text = entry(calls);  // decides needs_vector_ and needs_memory_
     const bool loop_nests = std::any_of(plan_.stages.begin(), plan_.stages.end(),
                                         [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
@@ -232,8 +239,10 @@ class Emitter {
            prefix_lines(to_string(plan_), "// ") + "\n";
   }
 
-  // A statement's plain loop nest over the whole tensors, in the entry function.
-  std::string loop_nest(const CpuLoopNest& nest, bool parallel) const {
+  // A statement's plain loop nest over the whole tensors, in the entry function at `indent`
+  // (`range`: its outer loop over a row chain's block).
+  std::string loop_nest(const CpuLoopNest& nest, bool parallel, const std::string& indent = "  ",
+                        const OuterLoopRange& range = {}) const {
     const Statement* statement = nullptr;
     for (const Statement& s : program_.statements)
       if (s.id == nest.statement) statement = &s;
@@ -244,8 +253,9 @@ class Emitter {
     names.index = [this](const std::string& index) { return names_.loop_variable(index); };
     names.accumulator = names_.variable("acc");
     names.variable = [this](const std::string& name) { return names_.variable(name); };
-    return "  {  // " + nest.why + "\n" + emit_statement_loop_nest(program_, *statement, names, "    ", parallel ? omp_for(1) : "") +
-           "  }\n";
+    return indent + "{  // " + nest.why + "\n" +
+           emit_statement_loop_nest(program_, *statement, names, indent + "  ", parallel ? omp_for(1) : "", range) +
+           indent + "}\n";
   }
 
   // The OpenMP pragma of `depth` nested parallel loops (collapsed), with the plan's thread count;
@@ -253,7 +263,44 @@ class Emitter {
   std::string omp_for(int depth, bool in_region = false) const { return cpu_omp_for(plan_, depth, in_region); }
   std::string omp_parallel() const { return cpu_omp_parallel(plan_); }
 
-  void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls) {
+  // One loop over a row chain's blocks (schedule/cpu_row_chains.h), each block through the
+  // chain's stages in turn: loop nests over the block's rows, blocked stages on its rows.
+  void emit_row_chain(const CpuRowChain& chain, std::string& blocks, std::string& calls) {
+    const std::string first = names_.loop_variable(chain.index + "0");
+    const std::string end = names_.variable(first + "_end");
+    const std::string rows = std::to_string(chain.rows), extent = std::to_string(chain.extent);
+    std::vector<std::string> statements;
+    for (std::size_t i = chain.first; i <= chain.last; ++i)
+      statements.push_back(plan_.stages[i].loop_nest ? plan_.stages[i].loop_nest->statement
+                                                     : statement_list(plan_.stages[i]));
+    calls += "  // " + plan_.stages[chain.first].name + ".." + plan_.stages[chain.last].name + ": a row chain (" +
+             join(statements, ", ") + "), each block of " + rows + " rows through every stage in turn" +
+             (chain.parallel ? std::string() : " (one thread: " + std::to_string(chain.flops) +
+                                                   " flops, below the parallel threshold)") + "\n";
+    if (chain.parallel) calls += "  " + omp_for(1);
+    calls += "  for (int64_t " + first + " = 0; " + first + " < " + extent + "; " + first + " += " + rows + ") {\n";
+    const bool nests = std::any_of(plan_.stages.begin() + std::ptrdiff_t(chain.first),
+                                   plan_.stages.begin() + std::ptrdiff_t(chain.last) + 1,
+                                   [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
+    if (nests)
+      calls += "    const int64_t " + end + " = " + first + " + " + rows + " < " + extent + " ? " + first + " + " + rows +
+               " : " + extent + ";\n";
+    for (std::size_t i = chain.first; i <= chain.last; ++i) {
+      const CpuStage& stage = plan_.stages[i];
+      if (stage.loop_nest) {
+        calls += "    // " + stage.name + ": " + stage.loop_nest->statement + ", a loop nest over the block's rows\n" +
+                 loop_nest(*stage.loop_nest, false, "    ", OuterLoopRange{first, end});
+        continue;
+      }
+      const BlockLoop block_rows{first, chain.extent, chain.rows};
+      emit_stage(stage, blocks, calls, &block_rows);
+    }
+    calls += "  }\n";
+  }
+
+  // `chain_rows` set: a blocked stage of a row chain, on the rows of the chain's block (that
+  // loop's variable), its column loop (if any) inside it.
+  void emit_stage(const CpuStage& stage, std::string& blocks, std::string& calls, const BlockLoop* chain_rows = nullptr) {
     if (stage.pad || stage.permute) {
       calls += emit_cpu_copy_stage(plan_, stage, names_);
       return;
@@ -268,7 +315,7 @@ class Emitter {
       variables.batch.push_back(names_.loop_variable(stage.batch_names[i]));
       loops.push_back({variables.batch.back(), stage.batch_extents[i], 1});
     }
-    if (!stage.m_name.empty()) variables.m0 = names_.loop_variable(stage.m_name + "0");
+    if (!stage.m_name.empty()) variables.m0 = chain_rows ? chain_rows->variable : names_.loop_variable(stage.m_name + "0");
     if (!stage.n_name.empty()) variables.n0 = names_.loop_variable(stage.n_name + "0");
     const BlockLoop rows{variables.m0, stage.m_extent, std::min(stage.blocking.mc, stage.m_extent)};
     const BlockLoop cols{variables.n0, stage.n_extent, std::min(stage.blocking.nc, stage.n_extent)};
@@ -307,6 +354,18 @@ class Emitter {
     if (!code.packed_b_argument.empty()) arguments.push_back(code.packed_b_argument);
     if (per_block) arguments.push_back(variables.filter_panel);
     if (is_conv_stage(stage) && !variables.n0.empty()) std::rotate(loops.begin(), loops.end() - 1, loops.end());
+    if (chain_rows) {  // in the chain's loop over row blocks: the column loop, then the call
+      std::string text = "    // " + stage.name + ": " + statement_list(stage) + " on the block's rows\n";
+      std::string indent = "    ";
+      for (const BlockLoop& loop : loops) {
+        if (!loop.loops() || loop.variable == chain_rows->variable) continue;
+        text += indent + "for (int64_t " + loop.variable + " = 0; " + loop.variable + " < " + std::to_string(loop.extent) +
+                "; " + loop.variable + " += " + std::to_string(loop.block) + ")\n";
+        indent += "  ";
+      }
+      calls += text + dispatch(function, arguments, rows, cols, indent);
+      return;
+    }
     std::string text = "  // " + stage.name + ": " + statement_list(stage) +
                        (depth > 0 && !stage.parallel ? " (one thread: " + std::to_string(stage.flops) +
                                                            " flops, below the parallel threshold)"

@@ -76,7 +76,7 @@ class LoopNestEmitter {
 
  private:
   friend std::string polyfuse::emit_statement_loop_nest(const Program&, const Statement&, const LoopNestNames&,
-                                                        const std::string&, const std::string&);
+                                                        const std::string&, const std::string&, const OuterLoopRange&);
 
   std::int64_t extent(const Size& size) const {
     const Size bound = bound_size(program_, size);
@@ -344,13 +344,15 @@ class LoopNestEmitter {
 
   // `outer_pragma`: the OpenMP line before the outermost written loop (empty: none).
   std::string emit_statement(const Statement& statement, const std::string& base_indent,
-                             const std::string& outer_pragma = "") const {
+                             const std::string& outer_pragma = "", const OuterLoopRange& outer_range = {}) const {
     std::string text = fmt::format("{}// {}: {}\n", base_indent, statement.id, print_statement_source(statement));
     std::size_t depth = 0;  // open scopes below base_indent
     std::string indent = base_indent;
-    const auto open_loop = [&](const IterationIndex& index) {
-      text += fmt::format("{0}for (int64_t {1} = 0; {1} < {2}; ++{1}) {{\n", indent, names_.index(index.name),
-                          extent(index.extent));
+    const auto open_loop = [&](const IterationIndex& index, bool outer = false) {
+      const bool range = outer && !outer_range.begin.empty();
+      text += fmt::format("{0}for (int64_t {1} = {3}; {1} < {2}; ++{1}) {{\n", indent, names_.index(index.name),
+                          range ? outer_range.end : std::to_string(extent(index.extent)),
+                          range ? outer_range.begin : std::string("0"));
       indent = base_indent + std::string(2 * ++depth, ' ');
     };
     const auto close_loop = [&] {
@@ -361,7 +363,7 @@ class LoopNestEmitter {
     for (const IterationIndex& index : statement.indices)
       if (!index.is_reduction) {
         if (written == 0 && !outer_pragma.empty()) text += indent + outer_pragma;
-        open_loop(index);
+        open_loop(index, written == 0);
         ++written;
       }
     const std::string value = expression(statement.expr, statement);
@@ -443,8 +445,9 @@ std::string cpu_loop_nest_schedule(const Program& program, const CpuScheduleOpti
 }
 
 std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
-                                     const std::string& indent, const std::string& outer_pragma) {
-  return LoopNestEmitter(program, names).emit_statement(statement, indent, outer_pragma);
+                                     const std::string& indent, const std::string& outer_pragma,
+                                     const OuterLoopRange& outer_range) {
+  return LoopNestEmitter(program, names).emit_statement(statement, indent, outer_pragma, outer_range);
 }
 
 }  // namespace polyfuse

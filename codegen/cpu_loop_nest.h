@@ -60,10 +60,17 @@ struct LoopNestNames {
   std::function<std::string(const std::string& name)> variable = [](const std::string& name) { return name; };
 };
 
+// Where the outermost written loop runs: [begin, end) as C++ expressions (a row chain's block,
+// schedule/cpu_row_chains.h); empty: the whole extent.
+struct OuterLoopRange {
+  std::string begin, end;
+};
+
 // The loop nest of `statement` (of `program`, every size bound), each line indented by
 // `indent`, in a scope of its own; `outer_pragma` (an OpenMP line) before its outermost
-// written loop, if any.
+// written loop, if any; `outer_range`: that loop over part of its extent.
 std::string emit_statement_loop_nest(const Program& program, const Statement& statement, const LoopNestNames& names,
-                                     const std::string& indent, const std::string& outer_pragma = "");
+                                     const std::string& indent, const std::string& outer_pragma = "",
+                                     const OuterLoopRange& outer_range = {});
 
 }  // namespace polyfuse

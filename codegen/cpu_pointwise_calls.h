@@ -32,14 +32,22 @@ struct CpuCallSink {
   std::function<std::string(const std::string& statement, const std::string& what)> object_name;
 };
 
-// `out := op(in)` on the rows x cols block: a static Unary object and its call.
+// The extents of a call as C++ expressions: the block ("rows" x "cols"), or one column of it
+// ("rows" x "1": a value per row) or one row ("1" x "cols").
+struct CpuCallShape {
+  std::string m = "rows";
+  std::string n = "cols";
+};
+
+// `out := op(in)` on the rows x cols block (or `shape`): a static Unary object and its call.
 void emit_unary_call(const CpuCallSink& sink, const std::string& statement, const std::string& what,
-                     const std::string& op, const CpuOperandView& in, const CpuOperandView& out);
+                     const std::string& op, const CpuOperandView& in, const CpuOperandView& out,
+                     const CpuCallShape& shape = {});
 
 // `out := in0 op in1`, then `post` (a unary op: relu(C + bias) in one pass) when given.
 void emit_binary_call(const CpuCallSink& sink, const std::string& statement, const std::string& op,
                       const CpuOperandView& in0, const CpuOperandView& in1, const CpuOperandView& out,
-                      const std::string& post = "");
+                      const std::string& post = "", const CpuCallShape& shape = {});
 
 // Evaluating an expression also needs the views of its reads and scratch blocks.
 struct CpuExpressionSink : CpuCallSink {
@@ -48,7 +56,10 @@ struct CpuExpressionSink : CpuCallSink {
 };
 
 // Calls computing `pointwise.expr` into `target`; `target_is_scratch`: intermediate values may go
-// there too (an f32 target the expression does not read).
+// there too (an f32 target the expression does not read). An operand that depends on the row
+// alone (`rsqrt(var(m) + 1e-5)` in a layer norm) or on the column alone is computed once per row
+// (column) into the first column (row) of a scratch block and read as a broadcast vector: the
+// same operations on the same values, rows (cols) times instead of rows x cols.
 void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwise, const CpuOperandView& target,
                      bool target_is_scratch);
 

@@ -14,6 +14,7 @@
 #include "schedule/cpu_fold.h"
 #include "schedule/cpu_in_place.h"
 #include "schedule/cpu_parallel_stages.h"
+#include "schedule/cpu_row_chains.h"
 #include "schedule/cpu_pointwise.h"
 #include "schedule/cpu_roles.h"
 
@@ -151,6 +152,7 @@ class Planner {
     compose_in_place_updates(plan_);
     fuse_epilogues(plan_);
     mark_constant_inputs(program_, options_.constant_inputs, plan_);
+    if (options_.row_chains) form_row_chains(plan_, program_, options_);
     return plan_;
   }
 

@@ -238,6 +238,25 @@ struct CpuStage {
   std::optional<CpuLoopNest> loop_nest;  // set: the stage is this statement's loop nest instead
   std::optional<CpuPadCopy> pad;         // set: the stage is this padded copy instead
   std::optional<CpuPermuteCopy> permute; // set: the stage is this reordering copy instead
+  // Set: the stage is one of a row chain's (CpuPlan::row_chains, that index): it runs inside the
+  // chain's loop over blocks of rows, on the block's rows only; its own `parallel`, and a blocked
+  // stage's mc, are the chain's.
+  std::optional<std::size_t> row_chain;
+};
+
+// Consecutive stages without matmuls — row reductions' loop nests (softmax's max and sum, a
+// norm's mean and variance) and blocked pointwise stages — that touch the tensors they write only
+// at the row they compute (schedule/cpu_row_chains.h): one loop over blocks of `rows` rows runs
+// each block through all of them in turn, so what one stage writes the next reads from L2
+// instead of memory.
+struct CpuRowChain {
+  std::size_t first = 0, last = 0;  // stages first..last (inclusive)
+  std::string index;                // the first stage's row index ("m"), for comments
+  std::int64_t extent = 0;          // rows
+  std::int64_t rows = 0;            // rows of a block
+  std::int64_t flops = 0;           // of its stages together
+  bool parallel = true;             // the blocks on the threads (flops >= min_parallel_flops)
+  std::int64_t row_bytes = 0;       // bytes of one row of every tensor it touches by rows
 };
 
 // The element stride of the tensor dimension that `access` indexes by `dim` (its first such
@@ -256,6 +275,7 @@ struct CpuPlan {
   std::string name;                  // the def
   std::vector<CpuTensor> tensors;    // program tensors, then synthetic ones
   std::vector<CpuStage> stages;      // in execution order
+  std::vector<CpuRowChain> row_chains;  // runs of stages in one loop over row blocks
   int threads = 0;                   // CpuScheduleOptions::threads
   std::vector<std::string> constant_inputs;  // CpuScheduleOptions::constant_inputs
 
@@ -303,6 +323,8 @@ struct CpuScheduleOptions {
   // call passes another pointer or polyfuse_<def>_forget_constants() is called (after the
   // values behind the same pointer changed). schedule/cpu_constants.h says which operands.
   std::vector<std::string> constant_inputs = {};
+  // Row chains (schedule/cpu_row_chains.h); off: every stage over whole tensors (tests compare).
+  bool row_chains = true;
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the

@@ -64,6 +64,19 @@ std::string epilogue_text(const CpuMatmul& matmul) {
          (matmul.c.tensor == epilogue.output.tensor ? "updated in place, stored once" : "is not read back") + ")\n";
 }
 
+// The line that opens a row chain (schedule/cpu_row_chains.h).
+std::string row_chain_text(const CpuPlan& plan, const CpuRowChain& chain) {
+  const std::string threads =
+      chain.parallel ? ", parallel over the blocks" + (plan.threads > 0 ? " on " + std::to_string(plan.threads) +
+                                                                              (plan.threads == 1 ? " thread" : " threads")
+                                                                        : std::string())
+                     : ", one thread (" + std::to_string(chain.flops) + " flops, below the parallel threshold)";
+  return "  row chain " + plan.stages[chain.first].name + ".." + plan.stages[chain.last].name + ": " + chain.index +
+         " < " + std::to_string(chain.extent) + " in blocks of " + std::to_string(chain.rows) +
+         " rows, each through every stage in turn (" + std::to_string(chain.row_bytes) +
+         " bytes a row: what a stage writes, the next reads from L2)" + threads + "\n";
+}
+
 }  // namespace
 
 std::string_view to_string(CpuStorage storage) {
@@ -87,6 +100,23 @@ std::string to_string(const CpuPlan& plan) {
             "\n";
   }
   for (const CpuStage& stage : plan.stages) {
+    if (stage.row_chain) {  // a stage of a row chain: on the chain's block of rows
+      const CpuRowChain& chain = plan.row_chains.at(*stage.row_chain);
+      if (&stage == &plan.stages[chain.first]) text += row_chain_text(plan, chain);
+      if (const std::optional<CpuLoopNest>& nest = stage.loop_nest) {
+        text += "    " + stage.name + ": loop nest over the block's rows (" + nest->why + ")\n";
+        text += "      " + nest->statement + ": " + nest->source + "\n";
+        continue;
+      }
+      text += "    " + stage.name + ": the block's rows, " +
+              (stage.n_name.empty() ? std::string("(no columns)")
+                                    : stage.n_name + " < " + std::to_string(stage.n_extent) + " in blocks of " +
+                                          std::to_string(std::min(stage.blocking.nc, stage.n_extent))) +
+              "\n";
+      for (const CpuPointwise& pointwise : stage.pointwise)
+        text += "      pointwise " + pointwise.statement + ": " + pointwise.source + "\n";
+      continue;
+    }
     if (const std::optional<CpuLoopNest>& nest = stage.loop_nest) {
       text += "  " + stage.name + ": loop nest over whole tensors (" + nest->why + ")" + loop_nest_threads(plan, stage) + "\n";
       text += "    " + nest->statement + ": " + nest->source + "\n";

@@ -12,6 +12,7 @@ const char* to_string(FusedEpilogue epilogue) {
     case FusedEpilogue::bias_gelu: return "bias_gelu";
     case FusedEpilogue::residual: return "residual";
     case FusedEpilogue::none: return "none";
+    case FusedEpilogue::bias: return "bias";
   }
   return "?";
 }
@@ -46,7 +47,8 @@ OnednnMatmul::OnednnMatmul(int64_t m, int64_t n, int64_t k, FusedEpilogue epilog
   if (epilogue == FusedEpilogue::residual) post_ops.append_sum(1.f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post_ops);
-  const bool bias = epilogue == FusedEpilogue::bias_relu || epilogue == FusedEpilogue::bias_gelu;
+  const bool bias = epilogue == FusedEpilogue::bias_relu || epilogue == FusedEpilogue::bias_gelu ||
+                    epilogue == FusedEpilogue::bias;
   const dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(s.a, s.b, s.bias, s.d) : dnnl::matmul::desc(s.a, s.b, s.d);
   s.primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, s.engine));
 }
@@ -62,7 +64,8 @@ void OnednnMatmul::operator()(int threads, const float* a, const float* b, const
       {DNNL_ARG_SRC, dnnl::memory(s.a, s.engine, const_cast<float*>(a))},
       {DNNL_ARG_WEIGHTS, dnnl::memory(s.b, s.engine, const_cast<float*>(b))},
       {DNNL_ARG_DST, dnnl::memory(s.d, s.engine, d)}};
-  if (s.epilogue == FusedEpilogue::bias_relu || s.epilogue == FusedEpilogue::bias_gelu)
+  if (s.epilogue == FusedEpilogue::bias_relu || s.epilogue == FusedEpilogue::bias_gelu ||
+      s.epilogue == FusedEpilogue::bias)
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(s.bias, s.engine, const_cast<float*>(bias)));
   s.primitive.execute(stream, args);
   stream.wait();

@@ -13,9 +13,10 @@ enum class FusedEpilogue {
   bias_gelu,  // gelu_erf(A B + bias)  matmul bias + eltwise_gelu_erf post-op
   residual,   // A B + R               sum post-op (D holds R before the call)
   none,       // A B                   no post-op (the batched GEMM's baseline)
+  bias,       // A B + bias            matmul bias, no post-op (an MLP's last layer: rows.h)
 };
 
-// "bias_relu", "bias_gelu", "residual" or "none".
+// "bias_relu", "bias_gelu", "residual", "none" or "bias".
 const char* to_string(FusedEpilogue epilogue);
 
 // One primitive for `batch` independent m x n x k matmuls (oneDNN's batched matmul when

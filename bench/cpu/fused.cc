@@ -31,7 +31,8 @@ std::string program_text(FusedEpilogue epilogue) {
     case FusedEpilogue::residual:
       return "def " + name + "(f32(M, K) A, f32(K, N) B, f32(M, N) R) -> (f32(M, N) D) {\n" + matmul +
              "  D(m, n) = C(m, n) + R(m, n)\n}\n";
-    case FusedEpilogue::none: break;  // batched.cc's plain batched GEMM
+    case FusedEpilogue::none:  // batched.cc's plain batched GEMM
+    case FusedEpilogue::bias: break;  // rows.cc's MLP
   }
   return "";
 }
@@ -53,6 +54,7 @@ void epilogue_pass(FusedEpilogue epilogue, int threads, int64_t m, int64_t n, co
         }
         case FusedEpilogue::residual: d[i * n + j] = x + operand[i * n + j]; break;
         case FusedEpilogue::none: d[i * n + j] = x; break;
+        case FusedEpilogue::bias: d[i * n + j] = x + operand[j]; break;
       }
     }
 }

@@ -8,7 +8,8 @@
 //   6. batched GEMM (examples/batched_gemm.tc in f32) against oneDNN's batched matmul and
 //   OpenBLAS sgemm looped over the batch (batched.h);  7. convolutions (ResNet-50's 3x3 and
 //   1x1 layers, odd shapes, ResNeXt-50's stage-3 grouped 3x3) against oneDNN's convolution, plain and with bias + ReLU
-//   (conv.h). `--conv` runs only section 7.
+//   (conv.h). `--conv` runs only section 7.  8. row reductions (softmax, layernorm) and matmul chains
+//   (GEMM + softmax, a two-layer MLP) against oneDNN's primitives (rows.h).
 // Method (measure.h): in every row polyfuse and its baselines are timed side by side, their
 // samples interleaved, and each one's time is the median of its samples; the FMA peak is
 // measured in the same run at each thread count (peak_gauge.h: no fraction above 1).
@@ -18,6 +19,7 @@
 //   summary: brgemm_vs_libxsmm=R1 gemm_vs_openblas=R2 peak_fraction=R3
 //            fused_vs_onednn_1thr=R4 fused_vs_openblas_pass_1thr=R5
 //            batched_vs_onednn_1thr=R6 batched_vs_openblas_loop_1thr=R7 (and _<N>thr)
+//            rows_vs_onednn_1thr=R10 gemm_softmax_vs_onednn_1thr=R11 mlp_vs_onednn_1thr=R12 (and _<N>thr)
 //            conv_vs_onednn_1thr=R8 conv_bias_relu_vs_onednn_1thr=R9 (and _<N>thr; conv_grouped.. apart)
 // (geomeans, n/a without rows: BRGEMM single thread vs libxsmm, GEMM 256..2048 single thread vs OpenBLAS,
 // BRGEMM single thread vs the single-thread FMA peak as it stands at the end of the run).
@@ -46,6 +48,7 @@
 #include "peak_gauge.h"
 #include "polyfuse/cpu/kernels.h"
 #include "report.h"
+#include "rows.h"
 #include "schedule/cpu_plan.h"
 
 namespace polyfuse::bench {
@@ -299,7 +302,7 @@ int main(int argc, char** argv) {
   bool quick = false, conv_only = false;
   std::string csv_path;
   std::set<std::string> only;  // --only: the sections to run (empty: all)
-  const std::set<std::string> sections = {"brgemm", "tensor_op", "gemm", "fused", "batched", "conv"};
+  const std::set<std::string> sections = {"brgemm", "tensor_op", "gemm", "fused", "batched", "rows", "conv"};
   const int all = thread_count();
   std::vector<int> thread_counts = {1};
   if (all > 1) thread_counts.push_back(all);
@@ -313,7 +316,7 @@ int main(int argc, char** argv) {
       std::printf("usage: polyfuse-bench-cpu [--quick] [--conv] [--only S[,S...]] [--threads N[,N...]] [--csv FILE]\n"
                   "  --quick            fewer sizes and shorter samples\n"
                   "  --conv             only the convolutions against oneDNN\n"
-                  "  --only LIST        only these sections: brgemm, tensor_op, gemm, fused, batched, conv\n"
+                  "  --only LIST        only these sections: brgemm, tensor_op, gemm, fused, batched, rows, conv\n"
                   "  --threads LIST     thread counts to measure at (default: 1,%d)\n"
                   "  --csv FILE         one line per problem x implementation x thread count\n",
                   all);
@@ -325,7 +328,7 @@ int main(int argc, char** argv) {
         std::stringstream list(value);
         for (std::string section; std::getline(list, section, ',');) {
           if (!sections.count(section))
-            return usage_error("--only '" + section + "': the sections are brgemm, tensor_op, gemm, fused, batched, conv");
+            return usage_error("--only '" + section + "': the sections are brgemm, tensor_op, gemm, fused, batched, rows, conv");
           only.insert(section);
         }
       } else if (arg == "--csv") {
@@ -413,6 +416,19 @@ int main(int argc, char** argv) {
     for (auto [batch, s] : batched)
       if (runs("batched")) bench_batched(batch, s, threads, budget, report);
 
+  if (runs("rows"))
+    std::printf("Row reductions and matmul chains (f32, row-major; polyfuse's CPU target, oneDNN's softmax, layer "
+                "normalisation and matmul primitives; rows at a nominal 5 or 8 operations an element):\n");
+  const std::vector<int64_t> row_counts = quick ? std::vector<int64_t>{1024} : std::vector<int64_t>{256, 1024, 4096};
+  const std::vector<int64_t> chain_sizes = quick ? std::vector<int64_t>{512} : std::vector<int64_t>{256, 512, 1024};
+  for (int threads : thread_counts) {
+    if (!runs("rows")) break;
+    for (RowOperation operation : {RowOperation::softmax, RowOperation::layernorm})
+      for (int64_t m : row_counts) bench_rows(operation, m, 1024, threads, budget, report);
+    for (int64_t s : chain_sizes) bench_gemm_softmax(s, threads, budget, report);
+    for (int64_t s : chain_sizes) bench_mlp(512, s, threads, budget, report);
+  }
+
   const std::string conv = runs("conv") ? bench_conv_section(quick, thread_counts, budget) : "";
 
   // Every fraction against the peak as it stands at the end of the run: none above 1.
@@ -438,11 +454,15 @@ int main(int argc, char** argv) {
               summary_ratio(report, "gemm", "openblas", 1, 256).c_str(), geomean_text(fractions).c_str());
   for (int t : thread_counts)
     std::printf(" fused_vs_onednn_%dthr=%s fused_vs_openblas_pass_%dthr=%s batched_vs_onednn_%dthr=%s"
-                " batched_vs_openblas_loop_%dthr=%s",
+                " batched_vs_openblas_loop_%dthr=%s rows_vs_onednn_%dthr=%s gemm_softmax_vs_onednn_%dthr=%s"
+                " mlp_vs_onednn_%dthr=%s",
                 t, summary_ratio(report, "fused_", "onednn", t).c_str(), t,
                 summary_ratio(report, "fused_", "openblas+pass", t).c_str(), t,
                 summary_ratio(report, "batched_gemm", "onednn", t).c_str(), t,
-                summary_ratio(report, "batched_gemm", "openblas_loop", t).c_str());
+                summary_ratio(report, "batched_gemm", "openblas_loop", t).c_str(), t,
+                summary_ratio(report, "rows_", "onednn", t).c_str(), t,
+                summary_ratio(report, "gemm_softmax", "onednn", t).c_str(), t,
+                summary_ratio(report, "mlp", "onednn", t).c_str());
   std::printf("%s\n", conv.c_str());
   return 0;
 }

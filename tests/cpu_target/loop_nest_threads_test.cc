@@ -57,8 +57,10 @@ TEST(LoopNestThreads, SameBitsOnOneAndThreeThreads) {
     for (const int threads : {1, 3}) {
       request.cpu_schedule.threads = threads;
       const std::string code = emit_cpu(program, request.cpu_schedule);
-      // a row reduction's loop nest (its comment, `// S1: mx(m) max=! C(m, n)`), then its split outer loop
-      const std::regex split("// S[0-9]+: [^\n]*=! [^\n]*\n *#pragma omp parallel for num_threads\\(" +
+      // a row reduction's loop nest (its comment, `// S1: mx(m) max=! C(m, n)`), or the row chain it is
+      // part of (schedule/cpu_row_chains.h), then its split outer loop
+      const std::regex split("(// S[0-9]+: [^\n]*=! [^\n]*|// stage[0-9]+\\.\\.stage[0-9]+: a row chain \\(S[^\n]*)\n "
+                             "*#pragma omp parallel for num_threads\\(" +
                              std::to_string(threads) + "\\) schedule\\(static\\)\n *for \\(");
       EXPECT_TRUE(std::regex_search(code, split)) << "no reduction's loop nest split:\n" << code;
       const RunReport report = run_program(program, request);

@@ -13,10 +13,11 @@
 //     mx: temporary f32 [64], full temporary
 //     s: temporary f32 [64], full temporary
 //     lse: temporary f32 [64], full temporary
-//   stage0: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum), one thread (131072 flops, below the parallel threshold)
-//     S0: mx(m) max=! X(m, n)
-//   stage1: loop nest over whole tensors (not a matmul: the right-hand side is not a product), one thread (139264 flops, below the parallel threshold)
-//     S1: s(m) +=! exp(X(m, n) - mx(m))
+//   row chain stage0..stage1: m < 64 in blocks of 64 rows, each through every stage in turn (264 bytes a row: what a stage writes, the next reads from L2), one thread (270336 flops, below the parallel threshold)
+//     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
+//       S0: mx(m) max=! X(m, n)
+//     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S1: s(m) +=! exp(X(m, n) - mx(m))
 //   stage2: one thread over (no rows) < 1 in blocks of 1, m < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 2176 flops, below the parallel threshold)
 //     pointwise S2: lse(m) = mx(m) + log(s(m))
 //   stage3: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions), one thread (139264 flops, below the parallel threshold)
@@ -47,15 +48,15 @@ template <int64_t rows, int64_t cols>
 void stage2_block(const float* mx, const float* s, float* lse, int64_t m0) {
   // S2: lse(m) = mx(m) + log(s(m))
   alignas(64) static thread_local float S2_t0[rows * cols];
-  static const Unary S2_log({.m = rows, .n = cols, .op = UnaryOp::log,
+  static const Unary S2_log({.m = 1, .n = cols, .op = UnaryOp::log,
       .in = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S2_log(s + m0, S2_t0, 1, cols);
   static const Binary S2_add({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_add(mx + m0, S2_t0, lse + m0, 1, cols, cols);
+  S2_add(mx + m0, S2_t0, lse + m0, 1, 1, cols);
 }
 
 }  // namespace
@@ -68,35 +69,39 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const s = line_aligned(s_storage.data());
   std::unique_ptr<float[]> lse_storage(new float[64 + 16]);  // not zeroed: its first stage writes every element
   float* const lse = line_aligned(lse_storage.get());
-  // stage0: S0, a loop nest
-  {  // not a matmul: it is a max reduction ('max=!'), not a sum
-    // S0: mx(m) max=! X(m, n)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = -INFINITY;
-        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
-        mx[m] = acc;
+  // stage0..stage1: a row chain (S0, S1), each block of 64 rows through every stage in turn (one thread: 270336 flops, below the parallel threshold)
+  for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
+    // stage0: S0, a loop nest over the block's rows
+    {  // not a matmul: it is a max reduction ('max=!'), not a sum
+      // S0: mx(m) max=! X(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = -INFINITY;
+          acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
+          mx[m] = acc;
+        }
       }
     }
-  }
-  // stage1: S1, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S1: s(m) +=! exp(X(m, n) - mx(m))
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = apply(UnaryOp::exp, (X[m * 64 + n] - mx[m]));
+    // stage1: S1, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S1: s(m) +=! exp(X(m, n) - mx(m))
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = apply(UnaryOp::exp, (X[m * 64 + n] - mx[m]));
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          s[m] = acc;
         }
-        acc += row.finish();
-        s[m] = acc;
       }
     }
   }

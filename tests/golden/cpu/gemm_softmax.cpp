@@ -17,14 +17,15 @@
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
-//   stage1: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum), parallel over m
-//     S1: mx(m) max=! C(m, n)
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
-//     pointwise S2: e(m, n) = exp(C(m, n) - mx(m))
-//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
-//     S3: s(m) +=! e(m, n)
-//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
-//     pointwise S4: P(m, n) = e(m, n) / s(m)
+//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
+//     stage1: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
+//       S1: mx(m) max=! C(m, n)
+//     stage2: the block's rows, n < 64 in blocks of 64
+//       pointwise S2: e(m, n) = exp(C(m, n) - mx(m))
+//     stage3: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S3: s(m) +=! e(m, n)
+//     stage4: the block's rows, n < 64 in blocks of 64
+//       pointwise S4: P(m, n) = e(m, n) / s(m)
 
 #include <cmath>
 #include <cstdint>
@@ -93,34 +94,37 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   float* const s = line_aligned(s_storage.data());
   // stage0: S0
   stage0_block<64, 64>(A, B, C, 0, 0);
-  // stage1: S1, a loop nest
-  {  // not a matmul: it is a max reduction ('max=!'), not a sum
-    // S1: mx(m) max=! C(m, n)
-    #pragma omp parallel for schedule(static)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = -INFINITY;
-        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, C + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
-        mx[m] = acc;
+  // stage1..stage4: a row chain (S1, S2, S3, S4), each block of 2 rows through every stage in turn
+  #pragma omp parallel for schedule(static)
+  for (int64_t m0 = 0; m0 < 64; m0 += 2) {
+    const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
+    // stage1: S1, a loop nest over the block's rows
+    {  // not a matmul: it is a max reduction ('max=!'), not a sum
+      // S1: mx(m) max=! C(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = -INFINITY;
+          acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, C + m * 64, 64));  // the row on vectors (kernels/cpu's reduce_row)
+          mx[m] = acc;
+        }
       }
     }
-  }
-  // stage2: S2
-  stage2_block<64, 64>(C, mx, e, 0, 0);
-  // stage3: S3, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S3: s(m) +=! e(m, n)
-    #pragma omp parallel for schedule(static)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
-        s[m] = acc;
+    // stage2: S2 on the block's rows
+    stage2_block<2, 64>(C, mx, e, m0, 0);
+    // stage3: S3, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S3: s(m) +=! e(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
+          s[m] = acc;
+        }
       }
     }
+    // stage4: S4 on the block's rows
+    stage4_block<2, 64>(P, e, s, m0, 0);
   }
-  // stage4: S4
-  stage4_block<64, 64>(P, e, s, 0, 0);
 }
 
 extern "C" void polyfuse_gemm_softmax_buffers(void* const* buffers) {

@@ -22,14 +22,15 @@
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: X(m, n) = C(m, n) + bias(n)
-//   stage1: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
-//     S2: mean(m) +=! X(m, n) / 64
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
-//     pointwise S3: d(m, n) = X(m, n) - mean(m)
-//   stage3: loop nest over whole tensors (not a matmul: the right-hand side is not a product), parallel over m
-//     S4: var(m) +=! d(m, n) * d(m, n) / 64
-//   stage4: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
-//     pointwise S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
+//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
+//     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S2: mean(m) +=! X(m, n) / 64
+//     stage2: the block's rows, n < 64 in blocks of 64
+//       pointwise S3: d(m, n) = X(m, n) - mean(m)
+//     stage3: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S4: var(m) +=! d(m, n) * d(m, n) / 64
+//     stage4: the block's rows, n < 64 in blocks of 64
+//       pointwise S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
 
 #include <cmath>
 #include <cstdint>
@@ -87,16 +88,16 @@ void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
   alignas(64) static thread_local float S5_t0[rows * cols];
   alignas(64) static thread_local float S5_t1[rows * cols];
   static constexpr float S5_c = 1e-05f;
-  static const Binary S5_add_rsqrt({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S5_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
-  S5_add_rsqrt(var + m0, &S5_c, S5_t1, 1, 1, cols);
+  S5_add_rsqrt(var + m0, &S5_c, S5_t1, 1, 1, 1);
   static const Binary S5_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S5_mul(d + m0 * 64 + n0, S5_t1, S5_t0, 64, cols, cols);
+  S5_mul(d + m0 * 64 + n0, S5_t1, S5_t0, 64, 1, cols);
   static const Binary S5_mul_2({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
@@ -123,54 +124,57 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   float* const var = line_aligned(var_storage.data());
   // stage0: S0, S1
   stage0_block<64, 64>(A, B, bias, X, 0, 0);
-  // stage1: S2, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S2: mean(m) +=! X(m, n) / 64
-    #pragma omp parallel for schedule(static)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = (X[m * 64 + n] / 64.0f);
+  // stage1..stage4: a row chain (S2, S3, S4, S5), each block of 2 rows through every stage in turn
+  #pragma omp parallel for schedule(static)
+  for (int64_t m0 = 0; m0 < 64; m0 += 2) {
+    const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
+    // stage1: S2, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S2: mean(m) +=! X(m, n) / 64
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = (X[m * 64 + n] / 64.0f);
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          mean[m] = acc;
         }
-        acc += row.finish();
-        mean[m] = acc;
       }
     }
-  }
-  // stage2: S3
-  stage2_block<64, 64>(X, mean, d, 0, 0);
-  // stage3: S4, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S4: var(m) +=! d(m, n) * d(m, n) / 64
-    #pragma omp parallel for schedule(static)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+    // stage2: S3 on the block's rows
+    stage2_block<2, 64>(X, mean, d, m0, 0);
+    // stage3: S4, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S4: var(m) +=! d(m, n) * d(m, n) / 64
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          var[m] = acc;
         }
-        acc += row.finish();
-        var[m] = acc;
       }
     }
+    // stage4: S5 on the block's rows
+    stage4_block<2, 64>(gamma, beta, Y, d, var, m0, 0);
   }
-  // stage4: S5
-  stage4_block<64, 64>(gamma, beta, Y, d, var, 0, 0);
 }
 
 extern "C" void polyfuse_gemm_layernorm_buffers(void* const* buffers) {

@@ -14,14 +14,15 @@
 //     mean: temporary f32 [64], full temporary
 //     d: temporary f32 [64, 64], full temporary
 //     var: temporary f32 [64], full temporary
-//   stage0: loop nest over whole tensors (not a matmul: the right-hand side is not a product), one thread (135168 flops, below the parallel threshold)
-//     S0: mean(m) +=! X(m, n) / 64
-//   stage1: one thread over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 135168 flops, below the parallel threshold)
-//     pointwise S1: d(m, n) = X(m, n) - mean(m)
-//   stage2: loop nest over whole tensors (not a matmul: the right-hand side is not a product), one thread (139264 flops, below the parallel threshold)
-//     S2: var(m) +=! d(m, n) * d(m, n) / 64
-//   stage3: one thread over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 151552 flops, below the parallel threshold)
-//     pointwise S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), one thread (561152 flops, below the parallel threshold)
+//     stage0: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S0: mean(m) +=! X(m, n) / 64
+//     stage1: the block's rows, n < 64 in blocks of 64
+//       pointwise S1: d(m, n) = X(m, n) - mean(m)
+//     stage2: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S2: var(m) +=! d(m, n) * d(m, n) / 64
+//     stage3: the block's rows, n < 64 in blocks of 64
+//       pointwise S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
 
 #include <cmath>
 #include <cstdint>
@@ -61,16 +62,16 @@ void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
   alignas(64) static thread_local float S3_t0[rows * cols];
   alignas(64) static thread_local float S3_t1[rows * cols];
   static constexpr float S3_c = 1e-05f;
-  static const Binary S3_add_rsqrt({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S3_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
-  S3_add_rsqrt(var + m0, &S3_c, S3_t1, 1, 1, cols);
+  S3_add_rsqrt(var + m0, &S3_c, S3_t1, 1, 1, 1);
   static const Binary S3_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S3_mul(d + m0 * 64 + n0, S3_t1, S3_t0, 64, cols, cols);
+  S3_mul(d + m0 * 64 + n0, S3_t1, S3_t0, 64, 1, cols);
   static const Binary S3_mul_2({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
@@ -93,52 +94,56 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
   float* const d = line_aligned(d_storage.get());
   std::vector<float> var_storage(64 + 16);
   float* const var = line_aligned(var_storage.data());
-  // stage0: S0, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S0: mean(m) +=! X(m, n) / 64
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = (f16_to_f32_inline(X[m * 64 + n]) / 64.0f);
+  // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 561152 flops, below the parallel threshold)
+  for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
+    // stage0: S0, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S0: mean(m) +=! X(m, n) / 64
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = (f16_to_f32_inline(X[m * 64 + n]) / 64.0f);
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          mean[m] = acc;
         }
-        acc += row.finish();
-        mean[m] = acc;
       }
     }
-  }
-  // stage1: S1
-  stage1_block<64, 64>(X, mean, d, 0, 0);
-  // stage2: S2, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S2: var(m) +=! d(m, n) * d(m, n) / 64
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+    // stage1: S1 on the block's rows
+    stage1_block<64, 64>(X, mean, d, 0, 0);
+    // stage2: S2, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S2: var(m) +=! d(m, n) * d(m, n) / 64
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          var[m] = acc;
         }
-        acc += row.finish();
-        var[m] = acc;
       }
     }
+    // stage3: S3 on the block's rows
+    stage3_block<64, 64>(gamma, beta, Y, d, var, 0, 0);
   }
-  // stage3: S3
-  stage3_block<64, 64>(gamma, beta, Y, d, var, 0, 0);
 }
 
 extern "C" void polyfuse_layernorm_rows_buffers(void* const* buffers) {

@@ -16,10 +16,11 @@
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
-//   stage1: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions), parallel over m
-//     S1: ss(m) +=! C(m, n) * C(m, n)
-//   stage2: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
-//     pointwise S2: Y(m, n) = C(m, n) * rsqrt(ss(m) / 64 + 1e-06) * gamma(n)
+//   row chain stage1..stage2: m < 64 in blocks of 2 rows, each through every stage in turn (520 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
+//     stage1: loop nest over the block's rows (not a matmul: the result has fewer than two dimensions)
+//       S1: ss(m) +=! C(m, n) * C(m, n)
+//     stage2: the block's rows, n < 64 in blocks of 64
+//       pointwise S2: Y(m, n) = C(m, n) * rsqrt(ss(m) / 64 + 1e-06) * gamma(n)
 
 #include <cmath>
 #include <cstdint>
@@ -59,22 +60,22 @@ void stage2_block(const uint16_t* gamma, uint16_t* Y, const float* C, const floa
   alignas(64) static thread_local float S2_t0[rows * cols];
   alignas(64) static thread_local float S2_t1[rows * cols];
   static constexpr float S2_c = 64.0f;
-  static const Binary S2_div({.m = rows, .n = cols, .op = BinaryOp::div,
+  static const Binary S2_div({.m = rows, .n = 1, .op = BinaryOp::div,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_div(ss + m0, &S2_c, S2_t1, 1, 1, cols);
+  S2_div(ss + m0, &S2_c, S2_t1, 1, 1, 1);
   static constexpr float S2_c_2 = 1e-06f;
-  static const Binary S2_add_rsqrt({.m = rows, .n = cols, .op = BinaryOp::add,
+  static const Binary S2_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
-  S2_add_rsqrt(S2_t1, &S2_c_2, S2_t1, cols, 1, cols);
+  S2_add_rsqrt(S2_t1, &S2_c_2, S2_t1, 1, 1, 1);
   static const Binary S2_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_mul(C + m0 * 64 + n0, S2_t1, S2_t0, 64, cols, cols);
+  S2_mul(C + m0 * 64 + n0, S2_t1, S2_t0, 64, 1, cols);
   static const Binary S2_mul_2({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
@@ -92,30 +93,34 @@ extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, cons
   float* const ss = line_aligned(ss_storage.data());
   // stage0: S0
   stage0_block<64, 64>(A, B, C, 0, 0);
-  // stage1: S1, a loop nest
-  {  // not a matmul: the result has fewer than two dimensions
-    // S1: ss(m) +=! C(m, n) * C(m, n)
-    #pragma omp parallel for schedule(static)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = (C[m * 64 + n] * C[m * 64 + n]);
+  // stage1..stage2: a row chain (S1, S2), each block of 2 rows through every stage in turn
+  #pragma omp parallel for schedule(static)
+  for (int64_t m0 = 0; m0 < 64; m0 += 2) {
+    const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
+    // stage1: S1, a loop nest over the block's rows
+    {  // not a matmul: the result has fewer than two dimensions
+      // S1: ss(m) +=! C(m, n) * C(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = (C[m * 64 + n] * C[m * 64 + n]);
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          ss[m] = acc;
         }
-        acc += row.finish();
-        ss[m] = acc;
       }
     }
+    // stage2: S2 on the block's rows
+    stage2_block<2, 64>(gamma, Y, C, ss, m0, 0);
   }
-  // stage2: S2
-  stage2_block<64, 64>(gamma, Y, C, ss, 0, 0);
 }
 
 extern "C" void polyfuse_gemm_rmsnorm_buffers(void* const* buffers) {

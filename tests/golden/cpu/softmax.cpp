@@ -12,14 +12,15 @@
 //     mx: temporary f32 [64], full temporary
 //     e: temporary f32 [64, 64], full temporary
 //     s: temporary f32 [64], full temporary
-//   stage0: loop nest over whole tensors (not a matmul: it is a max reduction ('max=!'), not a sum), one thread (131072 flops, below the parallel threshold)
-//     S0: mx(m) max=! X(m, n)
-//   stage1: one thread over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 139264 flops, below the parallel threshold)
-//     pointwise S1: e(m, n) = exp(X(m, n) - mx(m))
-//   stage2: loop nest over whole tensors (not a matmul: the right-hand side is not a product), one thread (131072 flops, below the parallel threshold)
-//     S2: s(m) +=! e(m, n)
-//   stage3: one thread over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 135168 flops, below the parallel threshold)
-//     pointwise S3: Y(m, n) = e(m, n) / s(m)
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), one thread (536576 flops, below the parallel threshold)
+//     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
+//       S0: mx(m) max=! X(m, n)
+//     stage1: the block's rows, n < 64 in blocks of 64
+//       pointwise S1: e(m, n) = exp(X(m, n) - mx(m))
+//     stage2: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S2: s(m) +=! e(m, n)
+//     stage3: the block's rows, n < 64 in blocks of 64
+//       pointwise S3: Y(m, n) = e(m, n) / s(m)
 
 #include <cmath>
 #include <cstdint>
@@ -73,32 +74,36 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
   float* const e = line_aligned(e_storage.get());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
-  // stage0: S0, a loop nest
-  {  // not a matmul: it is a max reduction ('max=!'), not a sum
-    // S0: mx(m) max=! X(m, n)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = -INFINITY;
-        acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, DType::f16, 64));  // the row on vectors (kernels/cpu's reduce_row)
-        mx[m] = acc;
+  // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 536576 flops, below the parallel threshold)
+  for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
+    // stage0: S0, a loop nest over the block's rows
+    {  // not a matmul: it is a max reduction ('max=!'), not a sum
+      // S0: mx(m) max=! X(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = -INFINITY;
+          acc = apply(BinaryOp::max, acc, reduce_row(RowReduction::max, X + m * 64, DType::f16, 64));  // the row on vectors (kernels/cpu's reduce_row)
+          mx[m] = acc;
+        }
       }
     }
-  }
-  // stage1: S1
-  stage1_block<64, 64>(X, mx, e, 0, 0);
-  // stage2: S2, a loop nest
-  {  // not a matmul: the right-hand side is not a product
-    // S2: s(m) +=! e(m, n)
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
-        s[m] = acc;
+    // stage1: S1 on the block's rows
+    stage1_block<64, 64>(X, mx, e, 0, 0);
+    // stage2: S2, a loop nest over the block's rows
+    {  // not a matmul: the right-hand side is not a product
+      // S2: s(m) +=! e(m, n)
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
+          s[m] = acc;
+        }
       }
     }
+    // stage3: S3 on the block's rows
+    stage3_block<64, 64>(Y, e, s, 0, 0);
   }
-  // stage3: S3
-  stage3_block<64, 64>(Y, e, s, 0, 0);
 }
 
 extern "C" void polyfuse_softmax_buffers(void* const* buffers) {

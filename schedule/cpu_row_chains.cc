@@ -1,0 +1,154 @@
+#include "schedule/cpu_row_chains.h"
+
+#include <algorithm>
+#include <set>
+
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+// The threads a chain's blocks are cut for when the plan's count is unset (OpenMP's default, not
+// known when the code is generated): the code stays the same on every machine.
+constexpr std::int64_t kUnknownThreads = 8;
+
+// One stage as the chain sees it: its statements' accesses, by tensor, with whether each is at
+// the stage's own row.
+struct RowAccesses {
+  std::int64_t extent = 0;                   // the stage's rows
+  std::set<std::string> written;             // tensors it writes, each at its row
+  std::set<std::string> at_row;              // tensors it reads at its row
+  std::set<std::string> elsewhere;           // tensors it reads (also) at other rows
+  std::set<std::string> touched;             // everything it reads or writes
+};
+
+const Statement* find_statement(const Program& program, const std::string& id) {
+  for (const Statement& statement : program.statements)
+    if (statement.id == id) return &statement;
+  return nullptr;
+}
+
+// A loop nest's accesses: its row is its outer written index, the write's first subscript.
+std::optional<RowAccesses> loop_nest_accesses(const Program& program, const CpuLoopNest& nest) {
+  const Statement* statement = find_statement(program, nest.statement);
+  if (statement == nullptr || !nest.serial.empty() || nest.outer.empty() || statement->write.indices.empty() ||
+      statement->write.indices.front() != nest.outer)
+    return std::nullopt;
+  RowAccesses accesses;
+  for (const IterationIndex& index : statement->indices)
+    if (index.name == nest.outer) accesses.extent = bound_size(program, index.extent).value;
+  accesses.written.insert(statement->write.tensor);
+  accesses.touched.insert(statement->write.tensor);
+  for (const Access& read : statement->reads) {
+    const bool at_row = !read.is_index && !read.subscripts.empty() && read.subscripts.front().plain_index() == nest.outer &&
+                        !read.outside_value;
+    (at_row ? accesses.at_row : accesses.elsewhere).insert(read.tensor);
+    accesses.touched.insert(read.tensor);
+  }
+  return accesses;
+}
+
+// A blocked stage's accesses: its row is the block's m; only stages of pointwise statements.
+std::optional<RowAccesses> blocked_accesses(const CpuStage& stage) {
+  if (!stage.matmuls.empty() || stage.pad || stage.permute || stage.loop_nest || !stage.batch_names.empty() ||
+      stage.m_name.empty() || stage.pointwise.empty())
+    return std::nullopt;
+  RowAccesses accesses;
+  accesses.extent = stage.m_extent;
+  for (const CpuPointwise& pointwise : stage.pointwise) {
+    if (pointwise.write.dims.empty() || pointwise.write.dims.front() != CpuDim::m) return std::nullopt;
+    accesses.written.insert(pointwise.write.tensor);
+    accesses.touched.insert(pointwise.write.tensor);
+    for (const CpuAccess& read : pointwise.reads) {
+      const bool at_row = !read.dims.empty() && read.dims.front() == CpuDim::m;
+      (at_row ? accesses.at_row : accesses.elsewhere).insert(read.tensor);
+      accesses.touched.insert(read.tensor);
+    }
+  }
+  return accesses;
+}
+
+std::optional<RowAccesses> row_accesses(const Program& program, const CpuStage& stage) {
+  if (stage.loop_nest) return loop_nest_accesses(program, *stage.loop_nest);
+  return blocked_accesses(stage);
+}
+
+// Whether stages with `accesses` run block by block: every tensor one of them writes is read by
+// none of them at another row, and has the chain's rows as its first dimension.
+bool chains(const CpuPlan& plan, const std::vector<RowAccesses>& accesses) {
+  std::set<std::string> written;
+  for (const RowAccesses& stage : accesses) written.insert(stage.written.begin(), stage.written.end());
+  for (const RowAccesses& stage : accesses) {
+    if (stage.extent != accesses.front().extent) return false;
+    for (const std::string& tensor : stage.elsewhere)
+      if (written.count(tensor)) return false;
+  }
+  for (const std::string& tensor : written) {
+    const std::vector<std::int64_t>& shape = plan.tensor(tensor).shape;
+    if (shape.empty() || shape.front() != accesses.front().extent) return false;
+  }
+  return true;
+}
+
+// The row block of `chain`: half of L2 holds a block of every tensor it touches by rows, and the
+// threads get 4 blocks each.
+std::int64_t chain_rows(const CpuPlan& plan, const std::vector<RowAccesses>& accesses, const CpuScheduleOptions& options,
+                        CpuRowChain& chain) {
+  std::set<std::string> touched;
+  for (const RowAccesses& stage : accesses) touched.insert(stage.touched.begin(), stage.touched.end());
+  for (const std::string& name : touched) {
+    const CpuTensor& tensor = plan.tensor(name);
+    if (tensor.shape.empty() || tensor.shape.front() != chain.extent) continue;
+    std::int64_t row = 4;  // f32 and wider-kept temporaries; f16 inputs overestimated
+    for (std::size_t d = 1; d < tensor.shape.size(); ++d) row *= tensor.shape[d];
+    chain.row_bytes += row;
+  }
+  std::int64_t rows = std::max<std::int64_t>(1, options.target.l2_bytes / 2 / std::max<std::int64_t>(1, chain.row_bytes));
+  if (chain.parallel) {
+    const std::int64_t threads = plan.threads > 0 ? plan.threads : kUnknownThreads;
+    rows = std::min(rows, std::max<std::int64_t>(1, chain.extent / (4 * threads)));
+  }
+  return std::min(rows, chain.extent);
+}
+
+}  // namespace
+
+void form_row_chains(CpuPlan& plan, const Program& program, const CpuScheduleOptions& options) {
+  std::size_t first = 0;
+  while (first < plan.stages.size()) {
+    std::vector<RowAccesses> accesses;
+    std::size_t last = first;
+    for (std::size_t i = first; i < plan.stages.size(); ++i) {
+      std::optional<RowAccesses> stage = row_accesses(program, plan.stages[i]);
+      if (!stage) break;
+      accesses.push_back(std::move(*stage));
+      if (!chains(plan, accesses)) {
+        accesses.pop_back();
+        break;
+      }
+      last = i;
+    }
+    if (accesses.size() < 2) {
+      ++first;
+      continue;
+    }
+    CpuRowChain chain;
+    chain.first = first, chain.last = last;
+    chain.extent = accesses.front().extent;
+    const CpuStage& head = plan.stages[first];
+    chain.index = head.loop_nest ? head.loop_nest->outer : head.m_name;
+    for (std::size_t i = first; i <= last; ++i) chain.flops += plan.stages[i].flops;
+    chain.parallel = chain.flops >= options.min_parallel_flops;
+    chain.rows = chain_rows(plan, accesses, options, chain);
+    for (std::size_t i = first; i <= last; ++i) {
+      CpuStage& stage = plan.stages[i];
+      stage.row_chain = plan.row_chains.size();
+      stage.parallel = chain.parallel;
+      if (!stage.loop_nest) stage.blocking.mc = chain.rows;
+    }
+    plan.row_chains.push_back(chain);
+    first = last + 1;
+  }
+}
+
+}  // namespace polyfuse

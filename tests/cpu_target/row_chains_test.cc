@@ -1,0 +1,109 @@
+// Row chains on the CPU target (schedule/cpu_row_chains.h): softmax, a layer norm and the like run
+// row block by row block through all of their stages. Which stages chain (a stage that reads what
+// the chain writes at another row ends it: a planted transposed read, a loop nest reading a row
+// statistic by column), the block size, and that a chain computes the same bits as the stages
+// one after the other, on 1 and 3 threads, against the reference.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "codegen/cpu_emit.h"
+#include "schedule/cpu_plan.h"
+#include "test_programs.h"
+
+namespace polyfuse::testing {
+namespace {
+
+// The outputs of `program` on the CPU target, checked against the reference.
+reference::TensorData run_checked(const Program& program, int threads, bool chains, std::int64_t rows_hint = 0) {
+  RunRequest request = cpu_run_request(7);
+  request.cpu_schedule.threads = threads;
+  request.cpu_schedule.min_parallel_flops = 0;
+  request.cpu_schedule.row_chains = chains;
+  if (rows_hint > 0) request.cpu_schedule.blocking = {rows_hint, 24, 32};
+  const RunReport report = run_program(program, request);
+  EXPECT_TRUE(report.check.ok) << threads << " threads, chains " << chains << ": " << report.check.to_string();
+  return report.outputs;
+}
+
+TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
+  const Program program = compile_text(example_text("softmax"), {{"M", 100}, {"N", 37}}, "softmax.tc");
+  CpuScheduleOptions options;
+  options.threads = 3;
+  options.min_parallel_flops = 0;
+  const CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  const CpuRowChain& chain = plan.row_chains.front();
+  EXPECT_EQ(chain.first, 0u);
+  EXPECT_EQ(chain.last, 3u);
+  EXPECT_EQ(chain.rows, 8) << "100 rows / (4 x 3 threads)";  // the L2 holds far more
+  EXPECT_NE(to_string(plan).find("row chain stage0..stage3: m < 100 in blocks of 8 rows"), std::string::npos)
+      << to_string(plan);
+  const std::string code = emit_cpu(plan, program);
+  EXPECT_NE(code.find("for (int64_t m0 = 0; m0 < 100; m0 += 8) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int64_t m = m0; m < m0_end; ++m) {"), std::string::npos) << code;
+  // the same bits as stage after stage, on 1 and 3 threads
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 1, true) == plain);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
+// Every example with row statistics, f16 and f32, odd sizes: chained, checked, the same bits.
+TEST(RowChains, ExamplesGiveTheBitsOfTheStagesOneAfterTheOther) {
+  for (const std::string example : {"softmax", "layernorm_rows", "gemm_softmax", "layernorm", "rmsnorm", "cross_entropy"}) {
+    SCOPED_TRACE(example);
+    const Program program = compile_text(example_text(example), {{"M", 37}, {"N", 53}, {"K", 20}}, example + ".tc");
+    CpuScheduleOptions options;
+    options.threads = 3;
+    options.min_parallel_flops = 0;
+    EXPECT_FALSE(plan_cpu(program, options).row_chains.empty()) << to_string(plan_cpu(program, options));
+    const reference::TensorData plain = run_checked(program, 1, false);
+    EXPECT_TRUE(run_checked(program, 3, true) == plain);
+    EXPECT_TRUE(run_checked(program, 2, true, 5) == plain) << "blocks of 5 rows";
+  }
+}
+
+// A pointwise statement reading e at another row (transposed) ends the chain before it: block by
+// block it would read rows of e that no block has written yet.
+TEST(RowChains, AReadOfTheChainsTensorAtAnotherRowEndsIt) {
+  const Program program = compile_text(R"(
+def t(f32(N, N) X) -> (f32(N, N) Y) {
+  mx(m) max=! X(m, n)
+  e(m, n) = exp(X(m, n) - mx(m))
+  Y(m, n) = e(n, m) * 2
+}
+)",
+                                       {{"N", 29}}, "t.tc");
+  CpuScheduleOptions options;
+  options.threads = 3;
+  options.min_parallel_flops = 0;
+  const CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().last, 1u) << to_string(plan);
+  EXPECT_FALSE(plan.stages.back().row_chain.has_value()) << to_string(plan);
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
+// A loop nest reading a row statistic along its columns (mx(n)) is not in the chain that writes it.
+TEST(RowChains, ALoopNestReadingTheChainsTensorByColumnIsNotInIt) {
+  const Program program = compile_text(R"(
+def t(f32(N, N) X) -> (f32(N) S) {
+  mx(m) max=! X(m, n)
+  e(m, n) = X(m, n) - mx(m)
+  S(m) +=! e(m, n) * mx(n)
+}
+)",
+                                       {{"N", 31}}, "t.tc");
+  CpuScheduleOptions options;
+  options.threads = 3;
+  options.min_parallel_flops = 0;
+  const CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().last, 1u) << to_string(plan);
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
+}  // namespace
+}  // namespace polyfuse::testing
