@@ -62,7 +62,7 @@ class Unary {
 
  private:
   UnaryConfig config_;
-  Isa isa_;  // the vector path of an f32 transposition (best_isa() when made)
+  Isa isa_;  // the vector path of an f32 transposition and of f32 rows (best_isa() when made)
 };
 
 struct BinaryConfig {
@@ -87,6 +87,7 @@ class Binary {
 
  private:
   BinaryConfig config_;
+  Isa isa_;  // the vector path of its f32 rows (best_isa() when made): the same bits on every path
 };
 
 }  // namespace polyfuse::cpu
