@@ -79,6 +79,8 @@ bool vector_unary_available(UnaryOp op) {
 }
 
 void vector_unary(UnaryOp op, const float* x, float* y, int64_t n) {
+  static const bool wide = best_isa() == Isa::avx512;
+  if (wide && vector_unary_avx512(op, x, y, n)) return;
   switch (op) {
     case UnaryOp::exp: return row<UnaryOp::exp>(x, y, n);
     case UnaryOp::tanh: return row<UnaryOp::tanh>(x, y, n);
