@@ -131,4 +131,10 @@ std::string cpu_omp_parallel(const CpuPlan& plan) {
   return "#pragma omp parallel" + (plan.threads > 0 ? " num_threads(" + std::to_string(plan.threads) + ")" : std::string()) + "\n";
 }
 
+std::string cpu_build_comment() {
+  return "// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp\n"
+         "//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]\n"
+         "//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]\n";
+}
+
 }  // namespace polyfuse

@@ -51,6 +51,21 @@ TEST(ConditionsCpu, IndexComparisonsAreIntegerComparisons) {
   }
 }
 
+// Zero-padded reads (`where X = 0 outside`) are conditional loads in the C++; GCC 12.2 at -O3
+// -march=native if-converted them into masked AVX-512 loads with wrong lanes (random program
+// 1479: 63 of 117 elements; tests/programs/found/stencil_padded_rows_cpu.tc), so generated code
+// is built with -fno-tree-loop-if-convert under GCC (runtime/cpu/cpu_module.cc). On an AVX-512
+// machine this fails without it; elsewhere it holds either way.
+TEST(ConditionsCpu, ZeroPaddedReadsOfShiftedRows) {
+  const std::string text = R"(def s(f32(N, M) X9) -> (f32(N, M) P10) {
+  P10(j, i) = X9(j - 2, i) * 0.5 + X9(j, i) - X9(j + 2, i) where X9 = 0 outside
+})";
+  for (const SizeBindings& sizes : {SizeBindings{{"N", 13}, {"M", 9}}, SizeBindings{{"N", 40}, {"M", 17}}}) {
+    const RunReport report = run_cpu(text, sizes);
+    EXPECT_TRUE(report.check.ok) << report.check.to_string();
+  }
+}
+
 TEST(ConditionsCpu, AMatmulWithThemInItsRightHandSideIsALoopNest) {
   // A prologue with '?:' or an index value inside the product: the BRGEMM takes neither, so
   // that matmul is a loop-nest stage (the plan says why); the statements around it stay blocked.

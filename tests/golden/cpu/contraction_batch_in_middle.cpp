@@ -2,6 +2,9 @@
 //
 // S0 as a GEMM over grouped indices: M=(a) N=(c) K=(k) batch=(b), in 3 steps.
 // Entry point: polyfuse_batch_in_middle(const uint16_t* X, const uint16_t* Y, uint16_t* O); buffers in signature order, row-major and contiguous.
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
+//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
@@ -17,6 +20,9 @@ namespace batch_in_middle_step0 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step0_buffers takes the same
 // pointers as an array.
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
+//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
 // cpu schedule of def batch_in_middle_step0
 //   tensors:
@@ -64,6 +70,9 @@ namespace batch_in_middle_step1 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step1_buffers takes the same
 // pointers as an array.
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
+//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
 // cpu schedule of def batch_in_middle_step1
 //   tensors:
@@ -114,6 +123,9 @@ namespace batch_in_middle_step2 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step2_buffers takes the same
 // pointers as an array.
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
+//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
 // cpu schedule of def batch_in_middle_step2
 //   tensors:
