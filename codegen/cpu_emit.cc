@@ -316,7 +316,8 @@ class Emitter {
       loops.push_back({variables.batch.back(), stage.batch_extents[i], 1});
     }
     if (!stage.m_name.empty()) variables.m0 = chain_rows ? chain_rows->variable : names_.loop_variable(stage.m_name + "0");
-    if (!stage.n_name.empty()) variables.n0 = names_.loop_variable(stage.n_name + "0");
+    if (!stage.n_name.empty())  // (a chain's stage without m: its n is the chain's row)
+      variables.n0 = chain_rows && stage.m_name.empty() ? chain_rows->variable : names_.loop_variable(stage.n_name + "0");
     const BlockLoop rows{variables.m0, stage.m_extent, std::min(stage.blocking.mc, stage.m_extent)};
     const BlockLoop cols{variables.n0, stage.n_extent, std::min(stage.blocking.nc, stage.n_extent)};
     if (!variables.m0.empty()) loops.push_back(rows);

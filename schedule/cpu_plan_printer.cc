@@ -108,10 +108,11 @@ std::string to_string(const CpuPlan& plan) {
         text += "      " + nest->statement + ": " + nest->source + "\n";
         continue;
       }
-      text += "    " + stage.name + ": the block's rows, " +
-              (stage.n_name.empty() ? std::string("(no columns)")
-                                    : stage.n_name + " < " + std::to_string(stage.n_extent) + " in blocks of " +
-                                          std::to_string(std::min(stage.blocking.nc, stage.n_extent))) +
+      text += "    " + stage.name + ": the block's rows" +
+              (stage.m_name.empty() || stage.n_name.empty()
+                   ? std::string(" (a value per row)")
+                   : ", " + stage.n_name + " < " + std::to_string(stage.n_extent) + " in blocks of " +
+                         std::to_string(std::min(stage.blocking.nc, stage.n_extent))) +
               "\n";
       for (const CpuPointwise& pointwise : stage.pointwise)
         text += "      pointwise " + pointwise.statement + ": " + pointwise.source + "\n";

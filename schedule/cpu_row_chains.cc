@@ -48,19 +48,22 @@ std::optional<RowAccesses> loop_nest_accesses(const Program& program, const CpuL
   return accesses;
 }
 
-// A blocked stage's accesses: its row is the block's m; only stages of pointwise statements.
+// A blocked stage's accesses: its row is the block's m, or its n when it has no m (a statement
+// writing one value per row, cross_entropy's lse(m) = mx(m) + log(s(m))); only stages of
+// pointwise statements.
 std::optional<RowAccesses> blocked_accesses(const CpuStage& stage) {
   if (!stage.matmuls.empty() || stage.pad || stage.permute || stage.loop_nest || !stage.batch_names.empty() ||
-      stage.m_name.empty() || stage.pointwise.empty())
+      (stage.m_name.empty() && stage.n_name.empty()) || stage.pointwise.empty())
     return std::nullopt;
+  const CpuDim row = stage.m_name.empty() ? CpuDim::n : CpuDim::m;
   RowAccesses accesses;
-  accesses.extent = stage.m_extent;
+  accesses.extent = row == CpuDim::m ? stage.m_extent : stage.n_extent;
   for (const CpuPointwise& pointwise : stage.pointwise) {
-    if (pointwise.write.dims.empty() || pointwise.write.dims.front() != CpuDim::m) return std::nullopt;
+    if (pointwise.write.dims.empty() || pointwise.write.dims.front() != row) return std::nullopt;
     accesses.written.insert(pointwise.write.tensor);
     accesses.touched.insert(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads) {
-      const bool at_row = !read.dims.empty() && read.dims.front() == CpuDim::m;
+      const bool at_row = !read.dims.empty() && read.dims.front() == row;
       (at_row ? accesses.at_row : accesses.elsewhere).insert(read.tensor);
       accesses.touched.insert(read.tensor);
     }
@@ -136,7 +139,7 @@ void form_row_chains(CpuPlan& plan, const Program& program, const CpuScheduleOpt
     chain.first = first, chain.last = last;
     chain.extent = accesses.front().extent;
     const CpuStage& head = plan.stages[first];
-    chain.index = head.loop_nest ? head.loop_nest->outer : head.m_name;
+    chain.index = head.loop_nest ? head.loop_nest->outer : head.m_name.empty() ? head.n_name : head.m_name;
     for (std::size_t i = first; i <= last; ++i) chain.flops += plan.stages[i].flops;
     chain.parallel = chain.flops >= options.min_parallel_flops;
     chain.rows = chain_rows(plan, accesses, options, chain);
@@ -144,7 +147,7 @@ void form_row_chains(CpuPlan& plan, const Program& program, const CpuScheduleOpt
       CpuStage& stage = plan.stages[i];
       stage.row_chain = plan.row_chains.size();
       stage.parallel = chain.parallel;
-      if (!stage.loop_nest) stage.blocking.mc = chain.rows;
+      if (!stage.loop_nest) (stage.m_name.empty() ? stage.blocking.nc : stage.blocking.mc) = chain.rows;
     }
     plan.row_chains.push_back(chain);
     first = last + 1;

@@ -6,7 +6,8 @@
 // 1024 f32 four passes over 4 MiB tensors, each from memory (0.36x oneDNN's softmax on one core).
 // Stages i..j form a chain when each one
 //   - is a loop nest whose outer loop may split over the threads (CpuLoopNest::serial empty), or
-//     a blocked stage with no matmul, no batch loop and rows (m), and
+//     a blocked stage with no matmul and no batch loop (its rows are its m, or its n when it has
+//     no m: a statement writing a value per row), and
 //   - runs over the same row extent M, and
 //   - touches every tensor some stage of the chain writes only at its own row: such a tensor is
 //     written with its first subscript the stage's row index (a loop nest's outer index, a blocked
@@ -29,7 +30,7 @@ namespace polyfuse {
 
 // Finds the chains of `plan` (of `program`), longest first from the first stage, and records
 // them (CpuPlan::row_chains, CpuStage::row_chain); a blocked stage of a chain gets the chain's
-// row block as its mc. After mark_parallel_stages and fuse_epilogues.
+// row block as its mc (nc when its rows are its n). After mark_parallel_stages and fuse_epilogues.
 void form_row_chains(CpuPlan& plan, const Program& program, const CpuScheduleOptions& options);
 
 }  // namespace polyfuse

@@ -63,6 +63,22 @@ TEST(RowChains, ExamplesGiveTheBitsOfTheStagesOneAfterTheOther) {
   }
 }
 
+// A pointwise statement writing one value per row (a stage whose only index is its n) is a stage
+// of the chain too: cross_entropy's max, sum, lse and loss are one chain.
+TEST(RowChains, AValuePerRowJoinsTheChain) {
+  const Program program = compile_text(example_text("cross_entropy"), {{"M", 100}, {"N", 37}}, "cross_entropy.tc");
+  CpuScheduleOptions options;
+  options.threads = 3;
+  options.min_parallel_flops = 0;
+  const CpuPlan plan = plan_cpu(program, options);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().first, 0u);
+  EXPECT_EQ(plan.row_chains.front().last, 3u) << to_string(plan);
+  EXPECT_NE(to_string(plan).find("stage2: the block's rows (a value per row)"), std::string::npos) << to_string(plan);
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
 // A pointwise statement reading e at another row (transposed) ends the chain before it: block by
 // block it would read rows of e that no block has written yet.
 TEST(RowChains, AReadOfTheChainsTensorAtAnotherRowEndsIt) {

@@ -16,15 +16,15 @@
 //     mx: temporary f32 [64], full temporary
 //     s: temporary f32 [64], full temporary
 //     lse: temporary f32 [64], full temporary
-//   row chain stage0..stage1: m < 64 in blocks of 64 rows, each through every stage in turn (264 bytes a row: what a stage writes, the next reads from L2), one thread (270336 flops, below the parallel threshold)
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (528 bytes a row: what a stage writes, the next reads from L2), one thread (411776 flops, below the parallel threshold)
 //     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S0: mx(m) max=! X(m, n)
 //     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
 //       S1: s(m) +=! exp(X(m, n) - mx(m))
-//   stage2: one thread over (no rows) < 1 in blocks of 1, m < 64 in blocks of 64 (mc=256 nc=1024 kc=512; 2176 flops, below the parallel threshold)
-//     pointwise S2: lse(m) = mx(m) + log(s(m))
-//   stage3: loop nest over whole tensors (not a matmul: the result has fewer than two dimensions), one thread (139264 flops, below the parallel threshold)
-//     S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
+//     stage2: the block's rows (a value per row)
+//       pointwise S2: lse(m) = mx(m) + log(s(m))
+//     stage3: loop nest over the block's rows (not a matmul: the result has fewer than two dimensions)
+//       S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
 
 #include <cmath>
 #include <cstdint>
@@ -72,7 +72,7 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const s = line_aligned(s_storage.data());
   std::unique_ptr<float[]> lse_storage(new float[64 + 16]);  // not zeroed: its first stage writes every element
   float* const lse = line_aligned(lse_storage.get());
-  // stage0..stage1: a row chain (S0, S1), each block of 64 rows through every stage in turn (one thread: 270336 flops, below the parallel threshold)
+  // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 411776 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
@@ -107,27 +107,27 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
         }
       }
     }
-  }
-  // stage2: S2
-  stage2_block<1, 64>(mx, s, lse, 0);
-  // stage3: S3, a loop nest
-  {  // not a matmul: the result has fewer than two dimensions
-    // S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
-    for (int64_t m = 0; m < 64; ++m) {
-      {
-        float acc = 0.0f;
-        RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-        alignas(64) float terms[64];
-        for (int64_t start = 0; start < 64; start += 64) {
-          const int64_t count = 64 - start < 64 ? 64 - start : 64;
-          for (int64_t term = 0; term < count; ++term) {
-            const int64_t n = start + term;
-            terms[term] = (T[m * 64 + n] * (lse[m] - X[m * 64 + n]));
+    // stage2: S2 on the block's rows
+    stage2_block<1, 64>(mx, s, lse, 0);
+    // stage3: S3, a loop nest over the block's rows
+    {  // not a matmul: the result has fewer than two dimensions
+      // S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
+      for (int64_t m = m0; m < m0_end; ++m) {
+        {
+          float acc = 0.0f;
+          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
+          alignas(64) float terms[64];
+          for (int64_t start = 0; start < 64; start += 64) {
+            const int64_t count = 64 - start < 64 ? 64 - start : 64;
+            for (int64_t term = 0; term < count; ++term) {
+              const int64_t n = start + term;
+              terms[term] = (T[m * 64 + n] * (lse[m] - X[m * 64 + n]));
+            }
+            row.add(terms, count);
           }
-          row.add(terms, count);
+          acc += row.finish();
+          loss[m] = acc;
         }
-        acc += row.finish();
-        loss[m] = acc;
       }
     }
   }
