@@ -266,7 +266,23 @@ class Emitter {
   // One loop over a row chain's blocks (schedule/cpu_row_chains.h), each block through the
   // chain's stages in turn: loop nests over the block's rows, blocked stages on its rows.
   void emit_row_chain(const CpuRowChain& chain, std::string& blocks, std::string& calls) {
-    const std::string first = names_.loop_variable(chain.index + "0");
+    // The block loop's variables: `m0` after the chain's first row index, unless a stage of the
+    // chain names one of its own loops so (a stage whose rows are another index of the same
+    // extent, whose columns are m: random program 31678 declared `int64_t i0` twice).
+    std::set<std::string> taken;
+    for (std::size_t i = chain.first; i <= chain.last; ++i) {
+      const CpuStage& stage = plan_.stages[i];
+      if (stage.loop_nest) {
+        for (const Statement& statement : program_.statements)
+          if (statement.id == stage.loop_nest->statement)
+            for (const IterationIndex& index : statement.indices) taken.insert(names_.loop_variable(index.name));
+        continue;
+      }
+      // (its row loop's variable is the chain's: only its columns' is its own)
+      if (!stage.m_name.empty() && !stage.n_name.empty()) taken.insert(names_.loop_variable(stage.n_name + "0"));
+    }
+    std::string first = names_.loop_variable(chain.index + "0");
+    while (taken.count(first) || taken.count(first + "_end")) first = names_.variable(first + "_");
     const std::string end = names_.variable(first + "_end");
     const std::string rows = std::to_string(chain.rows), extent = std::to_string(chain.extent);
     std::vector<std::string> statements;

@@ -79,6 +79,22 @@ TEST(RowChains, AValuePerRowJoinsTheChain) {
   EXPECT_TRUE(run_checked(program, 3, true) == plain);
 }
 
+// A stage whose rows are another index of the same extent joins a chain; its columns may be the
+// index the chain's block loop is named after (random program 31678: `int64_t i0` twice).
+TEST(RowChains, TheBlockVariableAvoidsTheStagesLoopVariables) {
+  const Program program = compile_text(R"(
+def t(f32(M, N) C, f32(K, M) A5, f32(K, N) W6) -> (f32(M, N) W4, f32(M, N) C7) {
+  W4(i, j) max=! C(i + r, j) where i in 0:M, j in 0:N, r in 0:3, C = 0 outside
+  C7(i, j) +=! relu(A5(k, i)) * W6(k, j)
+}
+)",
+                                       {{"K", 2}, {"M", 2}, {"N", 22}}, "t.tc");
+  const CpuPlan plan = plan_cpu(program, CpuScheduleOptions{});
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_NE(emit_cpu(plan, program).find("int64_t i0_, int64_t i0)"), std::string::npos) << emit_cpu(plan, program);
+  run_checked(program, 2, true);
+}
+
 // A pointwise statement reading e at another row (transposed) ends the chain before it: block by
 // block it would read rows of e that no block has written yet.
 TEST(RowChains, AReadOfTheChainsTensorAtAnotherRowEndsIt) {
