@@ -17,7 +17,6 @@ constexpr std::int64_t kUnknownThreads = 8;
 struct RowAccesses {
   std::int64_t extent = 0;                   // the stage's rows
   std::set<std::string> written;             // tensors it writes, each at its row
-  std::set<std::string> at_row;              // tensors it reads at its row
   std::set<std::string> elsewhere;           // tensors it reads (also) at other rows
   std::set<std::string> touched;             // everything it reads or writes
 };
@@ -42,7 +41,7 @@ std::optional<RowAccesses> loop_nest_accesses(const Program& program, const CpuL
   for (const Access& read : statement->reads) {
     const bool at_row = !read.is_index && !read.subscripts.empty() && read.subscripts.front().plain_index() == nest.outer &&
                         !read.outside_value;
-    (at_row ? accesses.at_row : accesses.elsewhere).insert(read.tensor);
+    if (!at_row) accesses.elsewhere.insert(read.tensor);
     accesses.touched.insert(read.tensor);
   }
   return accesses;
@@ -64,7 +63,7 @@ std::optional<RowAccesses> blocked_accesses(const CpuStage& stage) {
     accesses.touched.insert(pointwise.write.tensor);
     for (const CpuAccess& read : pointwise.reads) {
       const bool at_row = !read.dims.empty() && read.dims.front() == row;
-      (at_row ? accesses.at_row : accesses.elsewhere).insert(read.tensor);
+      if (!at_row) accesses.elsewhere.insert(read.tensor);
       accesses.touched.insert(read.tensor);
     }
   }
