@@ -26,12 +26,29 @@ reference::TensorData run_checked(const Program& program, int threads, bool chai
   return report.outputs;
 }
 
-TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
-  const Program program = compile_text(example_text("softmax"), {{"M", 100}, {"N", 37}}, "softmax.tc");
+// The plan of `program` on 3 threads, every stage of more than one block on them.
+CpuPlan plan_on_three_threads(const Program& program) {
   CpuScheduleOptions options;
   options.threads = 3;
   options.min_parallel_flops = 0;
-  const CpuPlan plan = plan_cpu(program, options);
+  return plan_cpu(program, options);
+}
+
+// A hazard after stages 0 and 1: they are the one chain, the rest not in it, and the results are
+// the bits of the stages one after the other (a chain over the hazard reads rows not yet written).
+void expect_a_chain_of_the_first_two_stages(const Program& program) {
+  const CpuPlan plan = plan_on_three_threads(program);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().first, 0u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().last, 1u) << to_string(plan);
+  EXPECT_FALSE(plan.stages.back().row_chain.has_value()) << to_string(plan);
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
+TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
+  const Program program = compile_text(example_text("softmax"), {{"M", 100}, {"N", 37}}, "softmax.tc");
+  const CpuPlan plan = plan_on_three_threads(program);
   ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
   const CpuRowChain& chain = plan.row_chains.front();
   EXPECT_EQ(chain.first, 0u);
@@ -53,10 +70,8 @@ TEST(RowChains, ExamplesGiveTheBitsOfTheStagesOneAfterTheOther) {
   for (const std::string example : {"softmax", "layernorm_rows", "gemm_softmax", "layernorm", "rmsnorm", "cross_entropy"}) {
     SCOPED_TRACE(example);
     const Program program = compile_text(example_text(example), {{"M", 37}, {"N", 53}, {"K", 20}}, example + ".tc");
-    CpuScheduleOptions options;
-    options.threads = 3;
-    options.min_parallel_flops = 0;
-    EXPECT_FALSE(plan_cpu(program, options).row_chains.empty()) << to_string(plan_cpu(program, options));
+    const CpuPlan plan = plan_on_three_threads(program);
+    EXPECT_FALSE(plan.row_chains.empty()) << to_string(plan);
     const reference::TensorData plain = run_checked(program, 1, false);
     EXPECT_TRUE(run_checked(program, 3, true) == plain);
     EXPECT_TRUE(run_checked(program, 2, true, 5) == plain) << "blocks of 5 rows";
@@ -67,10 +82,7 @@ TEST(RowChains, ExamplesGiveTheBitsOfTheStagesOneAfterTheOther) {
 // of the chain too: cross_entropy's max, sum, lse and loss are one chain.
 TEST(RowChains, AValuePerRowJoinsTheChain) {
   const Program program = compile_text(example_text("cross_entropy"), {{"M", 100}, {"N", 37}}, "cross_entropy.tc");
-  CpuScheduleOptions options;
-  options.threads = 3;
-  options.min_parallel_flops = 0;
-  const CpuPlan plan = plan_cpu(program, options);
+  const CpuPlan plan = plan_on_three_threads(program);
   ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
   EXPECT_EQ(plan.row_chains.front().first, 0u);
   EXPECT_EQ(plan.row_chains.front().last, 3u) << to_string(plan);
@@ -106,15 +118,7 @@ def t(f32(N, N) X) -> (f32(N, N) Y) {
 }
 )",
                                        {{"N", 29}}, "t.tc");
-  CpuScheduleOptions options;
-  options.threads = 3;
-  options.min_parallel_flops = 0;
-  const CpuPlan plan = plan_cpu(program, options);
-  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
-  EXPECT_EQ(plan.row_chains.front().last, 1u) << to_string(plan);
-  EXPECT_FALSE(plan.stages.back().row_chain.has_value()) << to_string(plan);
-  const reference::TensorData plain = run_checked(program, 1, false);
-  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+  expect_a_chain_of_the_first_two_stages(program);
 }
 
 // A loop nest reading a row statistic along its columns (mx(n)) is not in the chain that writes it.
@@ -127,14 +131,7 @@ def t(f32(N, N) X) -> (f32(N) S) {
 }
 )",
                                        {{"N", 31}}, "t.tc");
-  CpuScheduleOptions options;
-  options.threads = 3;
-  options.min_parallel_flops = 0;
-  const CpuPlan plan = plan_cpu(program, options);
-  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
-  EXPECT_EQ(plan.row_chains.front().last, 1u) << to_string(plan);
-  const reference::TensorData plain = run_checked(program, 1, false);
-  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+  expect_a_chain_of_the_first_two_stages(program);
 }
 
 }  // namespace

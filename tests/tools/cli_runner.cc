@@ -1,5 +1,7 @@
 #include "cli_runner.h"
 
+#include <gtest/gtest.h>
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +42,13 @@ fs::path write_temp_file(const std::string& name, const std::string& text) {
   fs::path path = cli_temp_dir() / name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+void expect_refused(const std::string& args, const std::string& message, bool part) {
+  const CliResult r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 1) << args;
+  if (part) EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  else EXPECT_EQ(r.err, message) << args;
 }
 
 }  // namespace polyfuse::testing

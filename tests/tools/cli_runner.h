@@ -19,6 +19,10 @@ std::filesystem::path cli_temp_dir();
 // Runs `polyfuse ARGS` (ARGS already shell-quoted; `env` is prepended, e.g. "X=1").
 CliResult run_cli(const std::string& args, const std::string& env = "");
 
+// `polyfuse ARGS` is refused: exit code 1, stderr `message` (or, with `part`, containing it);
+// gtest expectations.
+void expect_refused(const std::string& args, const std::string& message, bool part = false);
+
 // Writes `text` to a file `name` in cli_temp_dir() and returns its path.
 std::filesystem::path write_temp_file(const std::string& name, const std::string& text);
 
