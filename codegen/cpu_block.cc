@@ -537,7 +537,9 @@ class BlockEmitter {
     static_cast<CpuCallSink&>(sink) = call_sink();
     sink.view = [this](const CpuAccess& access) { return view(access); };
     sink.scratch = [this, &pointwise] { return scratch(pointwise.statement); };
-    emit_expression(sink, pointwise, target, target_is_scratch);
+    sink.variable = [this](const std::string& wanted) { return names_.variable(wanted); };
+    emit_expression(sink, pointwise, target, target_is_scratch,
+                    plan_.pointwise_loops && !reads_tensor(pointwise.expr, pointwise, pointwise.write.tensor));
   }
 
   const CpuPlan& plan_;

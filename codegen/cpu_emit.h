@@ -15,8 +15,9 @@
 // Both are safe to call from one thread at a time per output set; they run their own
 // OpenMP parallel loops. Temporaries are allocated inside the call.
 //
-// Compile with: c++ -std=c++20 -O3 -march=native -fopenmp -I<kernels/cpu/include> (and, with
-// GCC, -fno-tree-loop-if-convert: GCC 12.2 miscompiles zero-padded reads on AVX-512 without it),
+// Compile with: c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off -I<kernels/cpu/include>
+// (and, with GCC, -fno-tree-loop-if-convert: GCC 12.2 miscompiles zero-padded reads on AVX-512
+// without it),
 // link polyfuse_kernels_cpu (and -lmvec on x86-64; runtime/cpu does this).
 #pragma once
 

@@ -132,7 +132,7 @@ std::string cpu_omp_parallel(const CpuPlan& plan) {
 }
 
 std::string cpu_build_comment() {
-  return "// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp\n"
+  return "// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off\n"
          "//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]\n"
          "//   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]\n";
 }

@@ -53,7 +53,7 @@ std::string cpu_omp_for(int threads, int depth, bool in_region = false);
 std::string cpu_omp_parallel(const CpuPlan& plan);
 
 // The comment lines of a generated file that say how to build it (what runtime/cpu does), the
-// GCC workaround included (runtime/cpu/cpu_module.cc: compiler_workarounds).
+// flags every build gets included (runtime/cpu/cpu_module.cc: required_flags).
 std::string cpu_build_comment();
 
 }  // namespace polyfuse

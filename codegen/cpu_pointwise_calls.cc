@@ -1,5 +1,8 @@
 #include "codegen/cpu_pointwise_calls.h"
 
+#include <map>
+#include <set>
+
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
 
@@ -29,6 +32,25 @@ bool is_binary(const Expr& expr) {
 
 bool is_leaf(const Expr& expr) {
   return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
+}
+
+// An operation one generated loop can do itself, as kernels/cpu's Binary (and negation) do it:
+// one IEEE operation (the generated code is built with -ffp-contract=off).
+bool is_arithmetic(const Expr& expr) {
+  if (expr.kind == ExprKind::negate || expr.kind == ExprKind::binary) return true;
+  return expr.kind == ExprKind::call && (expr.function == Function::max || expr.function == Function::min);
+}
+
+// Element (i, j) of the block through `view` (a C++ expression; i and j are `row` and `col`).
+std::string element(const CpuOperandView& view, const std::string& row, const std::string& col) {
+  const bool identifier = view.pointer.find_first_of(" +-*&()[]") == std::string::npos;
+  const std::string base = identifier ? view.pointer : "(" + view.pointer + ")";
+  const auto times_ld = [&](const std::string& index) { return view.ld == "1" ? index : index + " * " + view.ld; };
+  if (view.broadcast == "Broadcast::scalar") return base + "[0]";
+  if (view.broadcast == "Broadcast::col_vector") return base + "[" + times_ld(row) + "]";
+  if (view.broadcast == "Broadcast::row_vector") return base + "[" + times_ld(col) + "]";
+  if (view.layout == "Layout::row_major") return base + "[" + times_ld(row) + " + " + col + "]";
+  return base + "[" + row + " + " + times_ld(col) + "]";
 }
 
 // What a value varies with over the block: nothing (a literal, a scalar), the row, the column, or both.
@@ -79,7 +101,124 @@ class ExpressionEmitter {
     }
   }
 
+  // Emits `expr` into `target` as one loop over the block when that saves passes: its arithmetic
+  // on values that vary with both the row and the column in one expression per element; every
+  // other part of the tree (a transcendental function, a value of the row or the column alone,
+  // an f16 or bf16 read) evaluated by calls first, into scratch blocks or vectors the loop reads,
+  // and an f16 or bf16 target rounded by a call after it. The same operations on the same values
+  // as the calls, so the same bits. False, emitting nothing, otherwise.
+  bool evaluate_as_loop(const Expr& expr, const CpuOperandView& target) {
+    if (!floating(target.type) || target.broadcast != "Broadcast::matrix") return false;
+    if (!in_loop(expr) || !loop_reads_floating(expr)) return false;
+    // Passes over the block: the calls make one an operation; the loop one, and one for each f16
+    // or bf16 block it reads (widened) and for a narrow target (rounded).
+    std::set<std::string> narrow_blocks;
+    narrow_block_reads(expr, narrow_blocks);
+    const int loop_passes = 1 + static_cast<int>(narrow_blocks.size()) + (target.type == ElementType::f32 ? 0 : 1);
+    if (loop_passes >= loop_operations(expr)) return false;
+    const std::string row = sink_.variable("row"), col = sink_.variable("col");
+    const std::string value = loop_term(expr, row, col);
+    // An f16 or bf16 target: the loop's f32 values in a scratch block, then rounded by one call.
+    const CpuOperandView f32_target = target.type == ElementType::f32 ? target : sink_.scratch();
+    const std::string written = element(at_block(f32_target, "float*"), row, col);
+    sink_.line("for (int64_t " + row + " = 0; " + row + " < rows; ++" + row + ")  // the arithmetic, one pass\n" +
+               "    for (int64_t " + col + " = 0; " + col + " < cols; ++" + col + ")\n" + "      " + written +
+               " = " + value + ";");
+    if (target.type != ElementType::f32)
+      emit_unary_call(sink_, pointwise_.statement, "store", "identity", f32_target, target);
+    return true;
+  }
+
  private:
+  // A node the loop computes: arithmetic on values varying with both the row and the column.
+  bool in_loop(const Expr& expr) { return is_arithmetic(expr) && varies(expr) == Varies::both; }
+
+  int loop_operations(const Expr& expr) {
+    if (!in_loop(expr)) return 0;
+    int count = 1;
+    for (const Expr& operand : expr.operands) count += loop_operations(operand);
+    return count;
+  }
+
+  static bool floating(ElementType type) {
+    return type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16;
+  }
+
+  // Whether the tensors the loop itself reads are f32, f16 or bf16 (the calls compute the rest).
+  bool loop_reads_floating(const Expr& expr) {
+    if (expr.kind == ExprKind::read) return floating(sink_.view(pointwise_.reads.at(expr.read)).type);
+    if (!in_loop(expr)) return true;
+    for (const Expr& operand : expr.operands)
+      if (!loop_reads_floating(operand)) return false;
+    return true;
+  }
+
+  // The f16 and bf16 blocks (reads varying with the row and the column) the loop reads.
+  void narrow_block_reads(const Expr& expr, std::set<std::string>& blocks) {
+    if (expr.kind == ExprKind::read) {
+      const CpuOperandView view = sink_.view(pointwise_.reads.at(expr.read));
+      if (view.type != ElementType::f32 && view.broadcast == "Broadcast::matrix") blocks.insert(view.pointer);
+      return;
+    }
+    if (!in_loop(expr)) return;
+    for (const Expr& operand : expr.operands) narrow_block_reads(operand, blocks);
+  }
+
+  // A read of f16 or bf16 values as f32 ones: widened (exactly) by one call into a scratch block,
+  // or its first column (row, element) for a value of the row (column, block).
+  CpuOperandView widened(const Expr& read) {
+    const CpuOperandView narrow = leaf(read);
+    const auto known = widened_.find(narrow.pointer + " " + narrow.broadcast);  // a read used twice: once
+    if (known != widened_.end()) return known->second;
+    CpuOperandView wide = sink_.scratch();
+    const Varies along = varies(read);
+    const CpuCallShape shape = along == Varies::both     ? CpuCallShape{}
+                               : along == Varies::row    ? CpuCallShape{"rows", "1"}
+                               : along == Varies::column ? CpuCallShape{"1", "cols"}
+                                                         : CpuCallShape{"1", "1"};
+    if (along == Varies::row) wide.ld = "1";
+    emit_unary_call(sink_, pointwise_.statement, "widen", "identity", narrow, wide, shape);
+    wide.ld = along == Varies::both ? "cols" : "1";
+    wide.broadcast = along == Varies::both     ? "Broadcast::matrix"
+                     : along == Varies::row    ? "Broadcast::col_vector"
+                     : along == Varies::column ? "Broadcast::row_vector"
+                                               : "Broadcast::scalar";
+    widened_.emplace(narrow.pointer + " " + narrow.broadcast, wide);
+    return wide;
+  }
+
+  // The loop's expression for `expr` at (row, col); what the loop does not compute is evaluated
+  // by calls now (operand()) and read there.
+  std::string loop_term(const Expr& expr, const std::string& row, const std::string& col) {
+    if (expr.kind == ExprKind::constant) return float_literal(expr.value);
+    if (expr.kind == ExprKind::read && sink_.view(pointwise_.reads.at(expr.read)).type != ElementType::f32)
+      return element(widened(expr), row, col);
+    if (!in_loop(expr)) return element(at_block(operand(expr, nullptr, CpuCallShape{}), "const float*"), row, col);
+    if (expr.kind == ExprKind::negate) return "(-" + loop_term(expr.operands[0], row, col) + ")";
+    const std::string left = loop_term(expr.operands[0], row, col), right = loop_term(expr.operands[1], row, col);
+    if (expr.kind == ExprKind::call) return std::string(expr.function == Function::max ? "binary_max(" : "binary_min(") + left + ", " + right + ")";
+    static const char* const kSymbols[] = {" + ", " - ", " * ", " / "};  // frontend's BinaryOp order
+    return "(" + left + kSymbols[static_cast<int>(expr.op)] + right + ")";
+  }
+
+  // `view` with its pointer a local of the loop's (`const float* const X_block = X + m0 * 64 + n0;`,
+  // declared once) when it is an expression, so that the loop reads `X_block[row * 64 + col]`.
+  CpuOperandView at_block(CpuOperandView view, const std::string& type) {
+    if (view.pointer.find_first_of(" +-*&()[]") == std::string::npos) return view;
+    auto [local, added] = block_pointers_.emplace(view.pointer, "");
+    if (added) {
+      const std::string tensor = view.pointer.substr(0, view.pointer.find_first_of(" +-*&()[]"));
+      std::string name = sink_.variable(tensor + "_block");
+      for (int count = 2; block_pointer_names_.count(name); ++count)
+        name = sink_.variable(tensor + "_block" + std::to_string(count));
+      block_pointer_names_.insert(name);
+      local->second = name;
+      sink_.line(type + " const " + name + " = " + view.pointer + ";");
+    }
+    view.pointer = local->second;
+    return view;
+  }
+
   // A leaf as an operand: a tensor access, or a literal as a broadcast scalar.
   CpuOperandView leaf(const Expr& expr) {
     if (expr.kind == ExprKind::read) return sink_.view(pointwise_.reads.at(expr.read));
@@ -129,6 +268,9 @@ class ExpressionEmitter {
 
   const CpuExpressionSink& sink_;
   const CpuPointwise& pointwise_;
+  std::map<std::string, std::string> block_pointers_;  // at_block's locals by the pointer they hold
+  std::set<std::string> block_pointer_names_;
+  std::map<std::string, CpuOperandView> widened_;  // widened()'s blocks by the read's pointer and broadcast
 };
 
 }  // namespace
@@ -158,8 +300,10 @@ void emit_binary_call(const CpuCallSink& sink, const std::string& statement, con
 }
 
 void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwise, const CpuOperandView& target,
-                     bool target_is_scratch) {
-  ExpressionEmitter(sink, pointwise).evaluate(pointwise.expr, target, target_is_scratch);
+                     bool target_is_scratch, bool loops) {
+  ExpressionEmitter emitter(sink, pointwise);
+  if (loops && emitter.evaluate_as_loop(pointwise.expr, target)) return;
+  emitter.evaluate(pointwise.expr, target, target_is_scratch);
 }
 
 }  // namespace polyfuse

@@ -1,7 +1,9 @@
 // Pointwise work of a CPU block function as calls of kernels/cpu's Unary and Binary objects: one
 // call, and a pointwise statement's expression tree evaluated into its target by such calls
 // (intermediate values in the target when allowed, else in f32 scratch blocks; `u(x . y)` as one
-// Binary call with `post`). codegen/cpu_block.cc writes the block functions around them.
+// Binary call with `post`) — or, for a tree with two or more arithmetic operations on whole
+// blocks, those in one loop of the generated code (emit_expression). codegen/cpu_block.cc writes
+// the block functions around them.
 #pragma once
 
 #include <functional>
@@ -53,14 +55,22 @@ void emit_binary_call(const CpuCallSink& sink, const std::string& statement, con
 struct CpuExpressionSink : CpuCallSink {
   std::function<CpuOperandView(const CpuAccess&)> view;  // a read of the block
   std::function<CpuOperandView()> scratch;              // a fresh f32 block buffer
+  std::function<std::string(const std::string&)> variable;  // a local name (CpuNames::variable)
 };
 
 // Calls computing `pointwise.expr` into `target`; `target_is_scratch`: intermediate values may go
 // there too (an f32 target the expression does not read). An operand that depends on the row
 // alone (`rsqrt(var(m) + 1e-5)` in a layer norm) or on the column alone is computed once per row
 // (column) into the first column (row) of a scratch block and read as a broadcast vector: the
-// same operations on the same values, rows (cols) times instead of rows x cols.
+// same operations on the same values, rows (cols) times instead of rows x cols. Arithmetic (+ - *
+// / max min, negation) on values that vary with both the row and the column is one loop over the
+// block instead of a pass per operation (`Y = d * r(m) * gamma(n) + beta(n)`: one pass, not
+// three) when that makes fewer passes: f16 and bf16 blocks read are widened and an f16 or bf16
+// target rounded by a call each (a pass each). The same IEEE operations, so the same bits, as the
+// generated code is built with -ffp-contract=off.
+// `loops`: the arithmetic may be one loop (CpuPlan::pointwise_loops, and the expression does not
+// read the target: the loop would write elements it reads elsewhere); false: calls only.
 void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwise, const CpuOperandView& target,
-                     bool target_is_scratch);
+                     bool target_is_scratch, bool loops = true);
 
 }  // namespace polyfuse

@@ -96,6 +96,7 @@ class Planner {
   CpuPlan run() {
     plan_.name = program_.name;
     plan_.threads = options_.threads;
+    plan_.pointwise_loops = options_.pointwise_loops;
     for (const Tensor& tensor : program_.tensors) {
       CpuTensor cpu;
       cpu.name = tensor.name;

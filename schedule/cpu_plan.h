@@ -277,6 +277,7 @@ struct CpuPlan {
   std::vector<CpuStage> stages;      // in execution order
   std::vector<CpuRowChain> row_chains;  // runs of stages in one loop over row blocks
   int threads = 0;                   // CpuScheduleOptions::threads
+  bool pointwise_loops = true;       // CpuScheduleOptions::pointwise_loops
   std::vector<std::string> constant_inputs;  // CpuScheduleOptions::constant_inputs
 
   // The tensor called `name` (checked).
@@ -325,6 +326,9 @@ struct CpuScheduleOptions {
   std::vector<std::string> constant_inputs = {};
   // Row chains (schedule/cpu_row_chains.h); off: every stage over whole tensors (tests compare).
   bool row_chains = true;
+  // A pointwise statement's arithmetic on whole blocks in one generated loop
+  // (codegen/cpu_pointwise_calls.h); off: a kernels/cpu call per operation (tests compare bits).
+  bool pointwise_loops = true;
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the

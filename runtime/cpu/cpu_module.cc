@@ -93,16 +93,20 @@ void* open_library(const std::string& path) {
   return handle;  // never closed: see the header
 }
 
-// Flags that keep GCC from miscompiling generated code. GCC 12.2's if-conversion at -O3
-// -march=native on an AVX-512 machine turns a zero-padded read inside a loop
-// (`0 <= j - 2 && j - 2 < 13 ? X[(j - 2) * 9 + i] : 0.0f`, a stencil's `where X = 0 outside`)
-// into masked vector loads with wrong lanes: 63 of 117 elements wrong (found by
-// scripts/random-programs, seed 1479; tests/programs/found/stencil_padded_rows_cpu.tc). Without
-// if-conversion such loops stay scalar; every loop without a condition still vectorises.
-std::vector<std::string> compiler_workarounds(const std::string& compiler) {
+// Flags every build of generated code gets, whatever `options.flags` say.
+// -ffp-contract=off: an expression of the generated code means its IEEE operations one at a
+// time, as kernels/cpu's Unary and Binary compute them and the reference does (a fused loop and
+// the calls it replaces give the same bits; GCC contracts `a * b + c` into an FMA by default).
+// -fno-tree-loop-if-convert, GCC only: GCC 12.2's if-conversion at -O3 -march=native on an
+// AVX-512 machine turns a zero-padded read inside a loop (`0 <= j - 2 && j - 2 < 13 ? X[(j - 2)
+// * 9 + i] : 0.0f`, a stencil's `where X = 0 outside`) into masked vector loads with wrong lanes:
+// 63 of 117 elements wrong (found by scripts/random-programs, seed 1479;
+// tests/programs/found/stencil_padded_rows_cpu.tc). Without if-conversion such loops stay
+// scalar; every loop without a condition still vectorises.
+std::vector<std::string> required_flags(const std::string& compiler) {
   const std::string identity = cache::compiler_identity(compiler);
-  if (identity.find("clang") != std::string::npos) return {};
-  return {"-fno-tree-loop-if-convert"};
+  if (identity.find("clang") != std::string::npos) return {"-ffp-contract=off"};
+  return {"-ffp-contract=off", "-fno-tree-loop-if-convert"};
 }
 
 }  // namespace
@@ -112,7 +116,7 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
   const std::string compiler = compiler_of(options);
   std::string flags;
   std::vector<std::string> all_flags = options.flags;
-  for (std::string& flag : compiler_workarounds(compiler)) all_flags.push_back(std::move(flag));
+  for (std::string& flag : required_flags(compiler)) all_flags.push_back(std::move(flag));
   for (const std::string& flag : all_flags) {
     flags += ' ';  // (not " " + quote(): GCC 12 warns falsely, -Wrestrict)
     flags += quote(flag);

@@ -1,7 +1,7 @@
 // Building generated C++ (codegen/cpu_emit.h) into a shared object with the system
 // compiler, caching it on disk, and loading it.
 //
-// Command: <compiler> -std=c++20 -O3 -march=native -fopenmp [-fno-tree-loop-if-convert: GCC]
+// Command: <compiler> -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off [-fno-tree-loop-if-convert: GCC]
 //          -shared -fPIC -I<kernels/cpu/include> source.cpp <libpolyfuse_kernels_cpu.a> [-lmvec: x86-64]
 //          -Wl,--exclude-libs,ALL -o <entry>.so
 // The kernels are linked statically into every shared object (the archive is built

@@ -20,8 +20,12 @@ TEST(LoopNestRows, RowsReduceOnVectorsAtEveryLength) {
       const Program program = compile_text(example_text(example), {{"M", 5}, {"N", n}}, example + ".tc");
       const RunRequest request = cpu_run_request(7);
       const std::string code = emit_cpu(program, request.cpu_schedule);
-      if (example == "softmax") EXPECT_NE(code.find("reduce_row(RowReduction::max, X + "), std::string::npos) << code;
-      if (example == "layernorm_rows") EXPECT_NE(code.find("RowReducer row(RowReduction::sum);"), std::string::npos) << code;
+      if (example == "softmax") {
+        EXPECT_NE(code.find("reduce_row(RowReduction::max, X + "), std::string::npos) << code;
+      }
+      if (example == "layernorm_rows") {
+        EXPECT_NE(code.find("RowReducer row(RowReduction::sum);"), std::string::npos) << code;
+      }
       const RunReport report = run_program(program, request);
       EXPECT_TRUE(report.check.ok) << report.check.to_string();
     }

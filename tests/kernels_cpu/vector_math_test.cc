@@ -46,14 +46,23 @@ double bound(UnaryOp op, double x, double y) {
   }
 }
 
-// Every `step`-th f32 bit pattern whose value is finite and inside the op's domain of
-// finite results (exp below 88.7, silu above -88: where 1 + exp(-x) stays finite).
-std::vector<float> sweep(UnaryOp op, uint32_t step) {
+// Every `step`-th f32 bit pattern (NaNs and infinities included).
+std::vector<float> every_bit_pattern(uint32_t step) {
   std::vector<float> values;
   for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += step) {
     const uint32_t pattern = static_cast<uint32_t>(bits);
     float x;
     std::memcpy(&x, &pattern, sizeof x);
+    values.push_back(x);
+  }
+  return values;
+}
+
+// Those whose value is finite and inside the op's domain of finite results (exp below 88.7, silu
+// above -88: where 1 + exp(-x) stays finite).
+std::vector<float> sweep(UnaryOp op, uint32_t step) {
+  std::vector<float> values;
+  for (const float x : every_bit_pattern(step)) {
     if (!std::isfinite(x)) continue;
     if (op == UnaryOp::exp && (x > 88.f || x < -87.f)) continue;
     if ((op == UnaryOp::silu || op == UnaryOp::sigmoid) && x < -87.f) continue;
@@ -101,16 +110,43 @@ TEST(VectorMath, AValueGivesTheSameBitsAnywhereInARow) {
   }
 }
 
+// exp is kernels/cpu's own polynomial on the vector paths (src/vector_exp.h): within 1.5 u of f64
+// libm over every 61st bit pattern of its finite range (subnormal results: half the smallest
+// subnormal step more), and the edges: overflow to infinity, underflow to zero, NaN kept.
+TEST(VectorMath, ExpIsWithinOneAndAHalfUlpsAndKeepsItsEdges) {
+  std::vector<float> x;
+  for (const float v : every_bit_pattern(61))
+    if (std::isfinite(v) && v > -104.f && v < 88.7f) x.push_back(v);
+  const std::vector<float> edges = {88.72f, 88.73f, 100.f, INFINITY, -104.f, -110.f, -INFINITY, NAN, -0.f, 0.f};
+  x.insert(x.end(), edges.begin(), edges.end());
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> y(x.size());
+  Unary({.m = 1, .n = n, .op = UnaryOp::exp, .in = {Layout::row_major}, .out = {Layout::row_major}})(x.data(), y.data(), n, n);
+  double worst = 0;
+  float worst_x = 0;
+  for (std::size_t i = 0; i + edges.size() < x.size(); ++i) {
+    const double t = std::exp(static_cast<double>(x[i]));
+    const double used = std::fabs(y[i] - t) / (1.5 * kU * t + 0x1p-150);
+    if (used > worst) worst = used, worst_x = x[i];
+  }
+  EXPECT_LE(worst, 1.0) << "worst at x = " << worst_x << " (" << std::hexfloat << worst_x << ")";
+  const float* edge = y.data() + (x.size() - edges.size());
+  EXPECT_EQ(edge[0], std::exp(88.72f));
+  EXPECT_EQ(edge[1], INFINITY);
+  EXPECT_EQ(edge[2], INFINITY);
+  EXPECT_EQ(edge[3], INFINITY);
+  EXPECT_EQ(edge[4], 0.f);  // e^-104 is under half the smallest subnormal
+  EXPECT_EQ(edge[5], 0.f);
+  EXPECT_EQ(edge[6], 0.f);
+  EXPECT_TRUE(std::isnan(edge[7]));
+  EXPECT_EQ(edge[8], 1.f);
+  EXPECT_EQ(edge[9], 1.f);
+}
+
 // sqrt, rsqrt and abs are exact IEEE operations: their rows have the scalar definition's bits
 // (apply), for every 61st f32 bit pattern, NaNs, infinities and negatives included.
 TEST(VectorMath, SqrtRsqrtAbsRowsAreTheScalarDefinitionBitForBit) {
-  std::vector<float> x;
-  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 61) {
-    const uint32_t pattern = static_cast<uint32_t>(bits);
-    float v;
-    std::memcpy(&v, &pattern, sizeof v);
-    x.push_back(v);
-  }
+  const std::vector<float> x = every_bit_pattern(61);
   const int64_t n = static_cast<int64_t>(x.size());
   for (UnaryOp op : {UnaryOp::sqrt, UnaryOp::rsqrt, UnaryOp::abs}) {
     SCOPED_TRACE(to_string(op));

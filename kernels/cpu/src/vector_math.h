@@ -1,13 +1,14 @@
 // Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) and sqrt,
 // rsqrt (1 / sqrt), abs (exact IEEE operations: the scalar bits) on whole vectors, for
-// contiguous f32 rows. x86-64 with AVX2 + FMA: glibc's libmvec AVX2 variants
-// (_ZGVdN8v_expf, _tanhf, _erff), 8 lanes, composed exactly as the scalar definitions in
-// elementwise.cc compose expf, tanhf and erff (same operations, same order, no contraction);
-// elsewhere, or under POLYFUSE_CPU_ISA=generic, nothing is vectorised.
+// contiguous f32 rows. x86-64 with AVX2 + FMA: exp is vector_exp.h's (polynomial, the same bits
+// on 8 and 16 lanes); tanh and erf glibc's libmvec AVX2 variants (_ZGVdN8v_tanhf, _erff), 8
+// lanes; composed exactly as the scalar definitions in elementwise.cc compose expf, tanhf and
+// erff (same operations, same order, no contraction); elsewhere, or under
+// POLYFUSE_CPU_ISA=generic, nothing is vectorised.
 //
 // Accuracy (tests/kernels_cpu/vector_math_test.cc sweeps every 61st f32 bit pattern against
 // f64 libm, and holds these bounds, u = 2^-24): erff within 1.3 u absolute, tanhf within 1.2 u
-// relative, expf within 3.6 u relative: inside the reference check's model of a function's
+// relative, exp within 1.4 u relative: inside the reference check's model of a function's
 // implementation (runtime/reference/error_bound.h: 4 u for exp and tanh, 4 u absolute for erf
 // in gelu_erf), so the check's bounds hold unchanged. (libmvec's AVX-512 erff errs by 4.0 u:
 // at the model's limit; the AVX2 variants run on AVX-512 machines too.)

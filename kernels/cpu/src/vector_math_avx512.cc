@@ -1,6 +1,6 @@
 // The 16-lane bodies of vector_math.h on AVX-512 machines: compiled with -mavx512f -mfma on x86-64
-// only (CMake); glibc's libmvec AVX-512 variants ('e': 16 floats in a zmm register) of expf and
-// tanhf, composed as vector_math_x86.cc composes the 8-lane ones. Only the ops whose 16-lane
+// only (CMake); vector_exp.h's exp (the 8-lane path's bits) and glibc's libmvec AVX-512 tanhf
+// ('e': 16 floats in a zmm register), composed as vector_math_x86.cc composes the 8-lane ones. Only the ops whose 16-lane
 // functions hold the same bounds (tests/kernels_cpu/vector_math_test.cc): exp, sigmoid, silu,
 // tanh, and the exact sqrt, rsqrt, abs; erf (gelu) stays 8 lanes wide (libmvec's 16-lane erff
 // errs by 4 u, past the model's bound).
@@ -8,11 +8,12 @@
 
 #include <algorithm>
 
+#include "vector_exp.h"
+
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
 
 extern "C" {
-__m512 _ZGVeN16v_expf(__m512);
 __m512 _ZGVeN16v_tanhf(__m512);
 }
 
@@ -21,16 +22,37 @@ namespace {
 
 __m512 splat(float value) { return _mm512_set1_ps(value); }
 
+// The operations of vector_exp.h on 16 lanes (those of vector_math_x86.cc's Lanes8, wider; the
+// zero-masked forms where GCC 12's plain ones warn of their own undefined register).
+struct Lanes16 {
+  using V = __m512;
+  using I = __m512i;
+  static V splat(float value) { return _mm512_set1_ps(value); }
+  static V min(V a, V b) { return _mm512_maskz_min_ps(0xffff, a, b); }
+  static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static V round(V a) { return _mm512_maskz_roundscale_ps(0xffff, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static I to_int(V a) { return _mm512_maskz_cvtps_epi32(0xffff, a); }
+  static I half(I a) { return _mm512_maskz_srai_epi32(0xffff, a, 1); }
+  static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
+  static V power_of_two(I e) { return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, _mm512_add_epi32(e, _mm512_set1_epi32(127)), 23)); }
+};
+
+__m512 exp16(__m512 x) { return exp_lanes<Lanes16>(x); }
+
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 template <UnaryOp op>
 __m512 eval(__m512 x) {
   const __m512 one = splat(1.f);
-  if constexpr (op == UnaryOp::exp) return _ZGVeN16v_expf(x);
+  if constexpr (op == UnaryOp::exp) return exp16(x);
   if constexpr (op == UnaryOp::tanh) return _ZGVeN16v_tanhf(x);
   if constexpr (op == UnaryOp::sigmoid)  // 1 / (1 + exp(-x))
-    return _mm512_div_ps(one, _mm512_add_ps(one, _ZGVeN16v_expf(_mm512_sub_ps(splat(0.f), x))));
+    return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(splat(0.f), x))));
   if constexpr (op == UnaryOp::silu)  // x / (1 + exp(-x))
-    return _mm512_div_ps(x, _mm512_add_ps(one, _ZGVeN16v_expf(_mm512_sub_ps(splat(0.f), x))));
+    return _mm512_div_ps(x, _mm512_add_ps(one, exp16(_mm512_sub_ps(splat(0.f), x))));
   // (the zero-masked forms: GCC 12's _mm512_sqrt_ps warns of its own undefined register)
   if constexpr (op == UnaryOp::sqrt) return _mm512_maskz_sqrt_ps(0xffff, x);  // correctly rounded, as std::sqrt
   if constexpr (op == UnaryOp::rsqrt)  // 1 / sqrt(x), two roundings as the scalar

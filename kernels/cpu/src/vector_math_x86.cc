@@ -1,8 +1,11 @@
 // The AVX2 bodies of vector_math.h: compiled with -mavx2 -mfma on x86-64 only (CMake); the
-// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register).
+// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register); exp is
+// vector_exp.h's.
 #include "vector_math.h"
 
 #include <algorithm>
+
+#include "vector_exp.h"
 
 #include "polyfuse/cpu/isa.h"
 
@@ -10,7 +13,6 @@
 #include <immintrin.h>
 
 extern "C" {
-__m256 _ZGVdN8v_expf(__m256);
 __m256 _ZGVdN8v_tanhf(__m256);
 __m256 _ZGVdN8v_erff(__m256);
 }
@@ -20,16 +22,36 @@ namespace {
 
 __m256 splat(float value) { return _mm256_set1_ps(value); }
 
+// The operations of vector_exp.h on 8 lanes.
+struct Lanes8 {
+  using V = __m256;
+  using I = __m256i;
+  static V splat(float value) { return _mm256_set1_ps(value); }
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static I to_int(V a) { return _mm256_cvtps_epi32(a); }
+  static I half(I a) { return _mm256_srai_epi32(a, 1); }
+  static I sub(I a, I b) { return _mm256_sub_epi32(a, b); }
+  static V power_of_two(I e) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23)); }
+};
+
+__m256 exp8(__m256 x) { return exp_lanes<Lanes8>(x); }
+
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 __m256 eval(UnaryOp op, __m256 x) {
   const __m256 one = splat(1.f);
   switch (op) {
-    case UnaryOp::exp: return _ZGVdN8v_expf(x);
+    case UnaryOp::exp: return exp8(x);
     case UnaryOp::tanh: return _ZGVdN8v_tanhf(x);
     case UnaryOp::sigmoid:  // 1 / (1 + exp(-x))
-      return _mm256_div_ps(one, _mm256_add_ps(one, _ZGVdN8v_expf(_mm256_sub_ps(splat(0.f), x))));
+      return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(splat(0.f), x))));
     case UnaryOp::silu:  // x / (1 + exp(-x))
-      return _mm256_div_ps(x, _mm256_add_ps(one, _ZGVdN8v_expf(_mm256_sub_ps(splat(0.f), x))));
+      return _mm256_div_ps(x, _mm256_add_ps(one, exp8(_mm256_sub_ps(splat(0.f), x))));
     case UnaryOp::gelu: {  // 0.5 x (1 + erf(x * 0.70710678))
       const __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(x, splat(0.70710678118654752f)));
       return _mm256_mul_ps(_mm256_mul_ps(splat(0.5f), x), _mm256_add_ps(one, e));

@@ -2,7 +2,7 @@
 //
 // S0 as a GEMM over grouped indices: M=(a) N=(c) K=(k) batch=(b), in 3 steps.
 // Entry point: polyfuse_batch_in_middle(const uint16_t* X, const uint16_t* Y, uint16_t* O); buffers in signature order, row-major and contiguous.
-// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 
@@ -20,7 +20,7 @@ namespace batch_in_middle_step0 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step0_buffers takes the same
 // pointers as an array.
-// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
@@ -70,7 +70,7 @@ namespace batch_in_middle_step1 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step1_buffers takes the same
 // pointers as an array.
-// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
@@ -123,7 +123,7 @@ namespace batch_in_middle_step2 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step2_buffers takes the same
 // pointers as an array.
-// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //

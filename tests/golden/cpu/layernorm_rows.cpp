@@ -4,7 +4,7 @@
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_layernorm_rows_buffers takes the same
 // pointers as an array.
-// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp
+// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
 //
@@ -62,29 +62,32 @@ void stage1_block(const uint16_t* X, const float* mean, float* d, int64_t m0, in
 template <int64_t rows, int64_t cols>
 void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* d, const float* var, int64_t m0, int64_t n0) {
   // S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
+  const float* const d_block = d + m0 * 64 + n0;
   alignas(64) static thread_local float S3_t0[rows * cols];
-  alignas(64) static thread_local float S3_t1[rows * cols];
   static constexpr float S3_c = 1e-05f;
   static const Binary S3_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
-  S3_add_rsqrt(var + m0, &S3_c, S3_t1, 1, 1, 1);
-  static const Binary S3_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
+  S3_add_rsqrt(var + m0, &S3_c, S3_t0, 1, 1, 1);
+  alignas(64) static thread_local float S3_t1[rows * cols];
+  static const Unary S3_widen({.m = 1, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S3_mul(d + m0 * 64 + n0, S3_t1, S3_t0, 64, 1, cols);
-  static const Binary S3_mul_2({.m = rows, .n = cols, .op = BinaryOp::mul,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
+  S3_widen(gamma + n0, S3_t1, 1, cols);
+  alignas(64) static thread_local float S3_t2[rows * cols];
+  static const Unary S3_widen_2({.m = 1, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S3_mul_2(S3_t0, gamma + n0, S3_t0, cols, 1, cols);
-  static const Binary S3_add({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
+  S3_widen_2(beta + n0, S3_t2, 1, cols);
+  alignas(64) static thread_local float S3_t3[rows * cols];
+  for (int64_t row = 0; row < rows; ++row)  // the arithmetic, one pass
+    for (int64_t col = 0; col < cols; ++col)
+      S3_t3[row * cols + col] = (((d_block[row * 64 + col] * S3_t0[row]) * S3_t1[col]) + S3_t2[col]);
+  static const Unary S3_store({.m = rows, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S3_add(S3_t0, beta + n0, Y + m0 * 64 + n0, cols, 1, 64);
+  S3_store(S3_t3, Y + m0 * 64 + n0, cols, 64);
 }
 
 }  // namespace

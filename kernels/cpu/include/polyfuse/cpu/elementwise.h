@@ -32,6 +32,11 @@ const char* to_string(BinaryOp op);
 float apply(UnaryOp op, float x);              // the scalar definition
 float apply(BinaryOp op, float x, float y);    // the scalar definition
 
+// Binary's max and min of one pair, for the generated code's own loops: x > y ? x : y (x < y ? x :
+// y; y when either is NaN), what every ISA path of Binary computes.
+inline float binary_max(float x, float y) { return x > y ? x : y; }
+inline float binary_min(float x, float y) { return x < y ? x : y; }
+
 // How an input operand covers the M x N iteration space. Element (m, n) is read at:
 //   matrix + col_major: p[m + n*ld]     matrix + row_major: p[m*ld + n]
 //   row_vector (one value per column, e.g. bias(n)):  p[n*ld]   (ld = 1 when contiguous)
