@@ -10,10 +10,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/isa.h"
 
 namespace polyfuse::cpu::testing {
 namespace {
@@ -141,6 +144,37 @@ TEST(VectorMath, ExpIsWithinOneAndAHalfUlpsAndKeepsItsEdges) {
   EXPECT_TRUE(std::isnan(edge[7]));
   EXPECT_EQ(edge[8], 1.f);
   EXPECT_EQ(edge[9], 1.f);
+}
+
+// exp and what is made of it (sigmoid, silu), sqrt, rsqrt and abs give the same bits 8 lanes wide
+// (AVX2) and 16 (AVX-512), whichever path the CPU runs (POLYFUSE_CPU_ISA when a Unary is made):
+// a row with a tail, NaN, infinities, subnormals, overflow and underflow.
+TEST(VectorMath, ExpAndTheExactOpsGiveTheSameBitsOnEveryVectorPath) {
+  const char* saved = std::getenv("POLYFUSE_CPU_ISA");
+  const std::string restore = saved ? saved : "";
+  std::vector<float> x;
+  for (int i = 0; i < 203; ++i) x.push_back(std::sin(float(i) * 0.77f) * 40.f);
+  for (const float v : {NAN, INFINITY, -INFINITY, -0.f, 1e-40f, -1e-40f, 88.7f, 88.8f, -87.5f, -103.f, -110.f})
+    x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::silu, UnaryOp::sqrt, UnaryOp::rsqrt, UnaryOp::abs}) {
+    SCOPED_TRACE(to_string(op));
+    std::vector<std::vector<uint32_t>> results;
+    for (Isa isa : {Isa::avx2, Isa::avx512}) {
+      if (!isa_supported(isa)) continue;
+      ::setenv("POLYFUSE_CPU_ISA", to_string(isa), 1);
+      std::vector<float> y(x.size(), -7.f);
+      Unary({.m = 1, .n = n, .op = op, .in = {Layout::row_major}, .out = {Layout::row_major}})(x.data(), y.data(), n, n);
+      std::vector<uint32_t> bits(y.size());
+      std::memcpy(bits.data(), y.data(), y.size() * sizeof(float));
+      if (!results.empty()) {
+        for (std::size_t i = 0; i < bits.size(); ++i) EXPECT_EQ(bits[i], results.front()[i]) << to_string(isa) << " at x = " << x[i];
+      }
+      results.push_back(std::move(bits));
+    }
+  }
+  if (saved) ::setenv("POLYFUSE_CPU_ISA", restore.c_str(), 1);
+  else ::unsetenv("POLYFUSE_CPU_ISA");
 }
 
 // sqrt, rsqrt and abs are exact IEEE operations: their rows have the scalar definition's bits

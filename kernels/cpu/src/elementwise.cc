@@ -229,10 +229,10 @@ void run(Isa isa, int64_t m, int64_t n, const Strided& in0, const Strided& in1, 
           if constexpr (std::is_same_v<F, RowOp>) {
             if (a_in == 0) {  // a broadcast value: computed once by the same code, then copied
               float value = 0.f;
-              detail::vector_unary(f.op, pa, &value, 1);
+              detail::vector_unary(isa, f.op, pa, &value, 1);
               std::fill_n(po, len, value);
             } else {
-              detail::vector_unary(f.op, pa, po, len);
+              detail::vector_unary(isa, f.op, pa, po, len);
             }
           } else if (a_in == 1 && b_in == 1) {
             f32_row<1, 1>(isa, pa, pb, po, len, f);
@@ -243,16 +243,16 @@ void run(Isa isa, int64_t m, int64_t n, const Strided& in0, const Strided& in1, 
           } else {
             f32_row<0, 0>(isa, pa, pb, po, len, f);
           }
-          if (post != UnaryOp::identity) detail::unary_in_place(post, po, len);
+          if (post != UnaryOp::identity) detail::unary_in_place(isa, post, po, len);
           continue;
         }
         load_row(in0, ia, a_in, len, x);
         load_row(in1, ib, b_in, len, y);
         if constexpr (std::is_same_v<F, RowOp>)
-          detail::vector_unary(f.op, x, z, len);
+          detail::vector_unary(isa, f.op, x, z, len);
         else
           for (int64_t i = 0; i < len; ++i) z[i] = f(x[i], y[i]);
-        if (post != UnaryOp::identity) detail::unary_in_place(post, z, len);
+        if (post != UnaryOp::identity) detail::unary_in_place(isa, post, z, len);
         store_row(out_dtype, out, io, o_in, len, z);
       }
     }
@@ -305,14 +305,14 @@ void with_binary(BinaryOp op, Visitor visit) {
 
 // A unary op applied to each result of a binary one before the store (BinaryConfig::post), on
 // the row piece just computed (in L1), and by the BRGEMM's epilogue on a tile just stored.
-void detail::unary_in_place(UnaryOp op, float* z, int64_t n) {
+void detail::unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n) {
   if (op == UnaryOp::identity) return;
   if (op == UnaryOp::relu) {  // (a loop the compiler vectorises)
     for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
     return;
   }
   if (detail::vector_unary_available(op)) {
-    detail::vector_unary(op, z, z, n);
+    detail::vector_unary(isa, op, z, z, n);
     return;
   }
   for (int64_t i = 0; i < n; ++i) z[i] = apply(op, z[i]);

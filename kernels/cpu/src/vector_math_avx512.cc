@@ -26,7 +26,6 @@ __m512 splat(float value) { return _mm512_set1_ps(value); }
 // zero-masked forms where GCC 12's plain ones warn of their own undefined register).
 struct Lanes16 {
   using V = __m512;
-  using I = __m512i;
   static V splat(float value) { return _mm512_set1_ps(value); }
   static V min(V a, V b) { return _mm512_maskz_min_ps(0xffff, a, b); }
   static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
@@ -35,10 +34,7 @@ struct Lanes16 {
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
   static V round(V a) { return _mm512_maskz_roundscale_ps(0xffff, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static I to_int(V a) { return _mm512_maskz_cvtps_epi32(0xffff, a); }
-  static I half(I a) { return _mm512_maskz_srai_epi32(0xffff, a, 1); }
-  static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
-  static V power_of_two(I e) { return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, _mm512_add_epi32(e, _mm512_set1_epi32(127)), 23)); }
+  static V scale(V p, V n) { return _mm512_maskz_scalef_ps(0xffff, p, n); }  // p 2^n, rounded once
 };
 
 __m512 exp16(__m512 x) { return exp_lanes<Lanes16>(x); }

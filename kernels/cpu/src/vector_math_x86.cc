@@ -34,9 +34,12 @@ struct Lanes8 {
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
   static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static I to_int(V a) { return _mm256_cvtps_epi32(a); }
-  static I half(I a) { return _mm256_srai_epi32(a, 1); }
-  static I sub(I a, I b) { return _mm256_sub_epi32(a, b); }
+  // p 2^n for n an integer in [-150, 128]: 2^n1 2^n2, n1 = n >> 1, each a normal float.
+  static V scale(V p, V n) {
+    const I n_all = _mm256_cvtps_epi32(n);
+    const I n1 = _mm256_srai_epi32(n_all, 1);
+    return mul(mul(p, power_of_two(n1)), power_of_two(_mm256_sub_epi32(n_all, n1)));
+  }
   static V power_of_two(I e) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23)); }
 };
 
@@ -100,9 +103,12 @@ bool vector_unary_available(UnaryOp op) {
   }
 }
 
-void vector_unary(UnaryOp op, const float* x, float* y, int64_t n) {
-  static const bool wide = best_isa() == Isa::avx512;
-  if (wide && vector_unary_avx512(op, x, y, n)) return;
+void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n) {
+  if (isa == Isa::avx512 && vector_unary_avx512(op, x, y, n)) return;
+  if (isa != Isa::avx512 && isa != Isa::avx2) {
+    for (int64_t i = 0; i < n; ++i) y[i] = apply(op, x[i]);
+    return;
+  }
   switch (op) {
     case UnaryOp::exp: return row<UnaryOp::exp>(x, y, n);
     case UnaryOp::tanh: return row<UnaryOp::tanh>(x, y, n);
@@ -124,7 +130,7 @@ void vector_unary(UnaryOp op, const float* x, float* y, int64_t n) {
 namespace polyfuse::cpu::detail {
 
 bool vector_unary_available(UnaryOp) { return false; }
-void vector_unary(UnaryOp, const float*, float*, int64_t) {}
+void vector_unary(Isa, UnaryOp, const float*, float*, int64_t) {}
 
 }  // namespace polyfuse::cpu::detail
 
