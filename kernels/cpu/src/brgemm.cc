@@ -38,6 +38,9 @@ struct BrgemmPlan {
   bool addend = false;
   bool relu = false;
   UnaryOp tile_post = UnaryOp::identity;
+  // The vector path of tile_post: the machine's (best_isa() when the kernel is made), whatever
+  // `isa` the microkernels take, so an epilogue has the bits of a Unary pass made beside it.
+  Isa post_isa = Isa::generic;
 };
 
 namespace {
@@ -117,7 +120,7 @@ void run_tile(const BrgemmPlan& plan, MicroArgs& args, int64_t rows, int64_t col
   args.m_tail = static_cast<int>(tail);
   family.fn[tail != lanes][vectors - 1][cols - 1](args);
   if (last && plan.tile_post != UnaryOp::identity)
-    for (int64_t j = 0; j < cols; ++j) unary_in_place(plan.isa, plan.tile_post, args.d + j * args.ldd, rows);
+    for (int64_t j = 0; j < cols; ++j) unary_in_place(plan.post_isa, plan.tile_post, args.d + j * args.ldd, rows);
 }
 
 // Direct driver: A' streamed in place (unit m stride), B' broadcast in place.
@@ -257,6 +260,7 @@ Brgemm::Brgemm(const BrgemmConfig& config) : plan_(nullptr) {
   auto plan = std::make_unique<detail::BrgemmPlan>();
   plan->config = config;
   plan->isa = resolve_isa(config.isa, "BrgemmConfig.isa");
+  plan->post_isa = best_isa();
   plan->swap = config.c_layout == Layout::row_major;
   plan->m = plan->swap ? config.n : config.m;
   plan->n = plan->swap ? config.m : config.n;

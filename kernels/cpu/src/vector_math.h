@@ -1,17 +1,17 @@
 // Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) and sqrt,
 // rsqrt (1 / sqrt), abs (exact IEEE operations: the scalar bits) on whole vectors, for
-// contiguous f32 rows. x86-64 with AVX2 + FMA: exp is vector_exp.h's (polynomial, the same bits
-// on 8 and 16 lanes); tanh and erf glibc's libmvec AVX2 variants (_ZGVdN8v_tanhf, _erff), 8
-// lanes; composed exactly as the scalar definitions in elementwise.cc compose expf, tanhf and
-// erff (same operations, same order, no contraction); elsewhere, or under
+// contiguous f32 rows. x86-64 with AVX2 + FMA: exp and erf are vector_exp.h's and vector_erf.h's
+// (polynomials, the same bits on 8 and 16 lanes); tanh glibc's libmvec (_ZGVdN8v_tanhf, 8 lanes;
+// _ZGVeN16v_tanhf, 16); composed exactly as the scalar definitions in elementwise.cc compose
+// expf, tanhf and erff (same operations, same order, no contraction); elsewhere, or under
 // POLYFUSE_CPU_ISA=generic, nothing is vectorised.
 //
 // Accuracy (tests/kernels_cpu/vector_math_test.cc sweeps every 61st f32 bit pattern against
-// f64 libm, and holds these bounds, u = 2^-24): erff within 1.3 u absolute, tanhf within 1.2 u
+// f64 libm, and holds these bounds, u = 2^-24): erf within 1.2 u absolute, tanhf within 1.2 u
 // relative, exp within 1.4 u relative: inside the reference check's model of a function's
 // implementation (runtime/reference/error_bound.h: 4 u for exp and tanh, 4 u absolute for erf
-// in gelu_erf), so the check's bounds hold unchanged. (libmvec's AVX-512 erff errs by 4.0 u:
-// at the model's limit; the AVX2 variants run on AVX-512 machines too.)
+// in gelu_erf), so the check's bounds hold unchanged. (libmvec's AVX-512 erff errs by 4.0 u: at
+// the model's limit, and not used.)
 // Every element of a row goes through the same vector code (the tail is padded), so a value
 // never depends on where a block or a row starts: results are identical for any blocking and
 // any thread count.

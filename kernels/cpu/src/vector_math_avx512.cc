@@ -1,14 +1,14 @@
 // The 16-lane bodies of vector_math.h on AVX-512 machines: compiled with -mavx512f -mfma on x86-64
-// only (CMake); vector_exp.h's exp (the 8-lane path's bits) and glibc's libmvec AVX-512 tanhf
-// ('e': 16 floats in a zmm register), composed as vector_math_x86.cc composes the 8-lane ones. Only the ops whose 16-lane
-// functions hold the same bounds (tests/kernels_cpu/vector_math_test.cc): exp, sigmoid, silu,
-// tanh, and the exact sqrt, rsqrt, abs; erf (gelu) stays 8 lanes wide (libmvec's 16-lane erff
-// errs by 4 u, past the model's bound).
+// only (CMake); vector_exp.h's exp and vector_erf.h's erf (the 8-lane path's bits) and glibc's
+// libmvec AVX-512 tanhf ('e': 16 floats in a zmm register), composed as vector_math_x86.cc
+// composes the 8-lane ones: exp, sigmoid, silu, gelu (erf form), tanh, and the exact sqrt, rsqrt,
+// abs (gelu_tanh stays 8 lanes wide). libmvec's 16-lane erff errs by 4 u, past the model's bound
+// (tests/kernels_cpu/vector_math_test.cc): erf is ours.
 #include "vector_math.h"
 
 #include <algorithm>
 
-#include "vector_exp.h"
+#include "vector_erf.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
@@ -31,6 +31,17 @@ struct Lanes16 {
   static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V abs(V a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
+  static V copy_sign(V magnitude, V sign) {  // |magnitude| with sign's sign bit
+    const __m512i bit = _mm512_set1_epi32(static_cast<int>(0x80000000u)), rest = _mm512_set1_epi32(0x7fffffff);
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(rest, _mm512_castps_si512(magnitude)),
+                                               _mm512_and_si512(bit, _mm512_castps_si512(sign))));
+  }
+  static V select_less(V a, V b, V if_less, V otherwise) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), otherwise, if_less);
+  }
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
   static V round(V a) { return _mm512_maskz_roundscale_ps(0xffff, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -38,6 +49,7 @@ struct Lanes16 {
 };
 
 __m512 exp16(__m512 x) { return exp_lanes<Lanes16>(x); }
+__m512 erf16(__m512 x) { return erf_lanes<Lanes16>(x); }
 
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 template <UnaryOp op>
@@ -49,6 +61,10 @@ __m512 eval(__m512 x) {
     return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(splat(0.f), x))));
   if constexpr (op == UnaryOp::silu)  // x / (1 + exp(-x))
     return _mm512_div_ps(x, _mm512_add_ps(one, exp16(_mm512_sub_ps(splat(0.f), x))));
+  if constexpr (op == UnaryOp::gelu) {  // 0.5 x (1 + erf(x * 0.70710678))
+    const __m512 e = erf16(_mm512_mul_ps(x, splat(0.70710678118654752f)));
+    return _mm512_mul_ps(_mm512_mul_ps(splat(0.5f), x), _mm512_add_ps(one, e));
+  }
   // (the zero-masked forms: GCC 12's _mm512_sqrt_ps warns of its own undefined register)
   if constexpr (op == UnaryOp::sqrt) return _mm512_maskz_sqrt_ps(0xffff, x);  // correctly rounded, as std::sqrt
   if constexpr (op == UnaryOp::rsqrt)  // 1 / sqrt(x), two roundings as the scalar
@@ -77,6 +93,7 @@ bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::tanh: row<UnaryOp::tanh>(x, y, n); return true;
     case UnaryOp::sigmoid: row<UnaryOp::sigmoid>(x, y, n); return true;
     case UnaryOp::silu: row<UnaryOp::silu>(x, y, n); return true;
+    case UnaryOp::gelu: row<UnaryOp::gelu>(x, y, n); return true;
     case UnaryOp::sqrt: row<UnaryOp::sqrt>(x, y, n); return true;
     case UnaryOp::rsqrt: row<UnaryOp::rsqrt>(x, y, n); return true;
     case UnaryOp::abs: row<UnaryOp::abs>(x, y, n); return true;

@@ -1,11 +1,11 @@
 // The AVX2 bodies of vector_math.h: compiled with -mavx2 -mfma on x86-64 only (CMake); the
-// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register); exp is
-// vector_exp.h's.
+// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register); exp and
+// erf are vector_exp.h's and vector_erf.h's.
 #include "vector_math.h"
 
 #include <algorithm>
 
-#include "vector_exp.h"
+#include "vector_erf.h"
 
 #include "polyfuse/cpu/isa.h"
 
@@ -14,7 +14,6 @@
 
 extern "C" {
 __m256 _ZGVdN8v_tanhf(__m256);
-__m256 _ZGVdN8v_erff(__m256);
 }
 
 namespace polyfuse::cpu::detail {
@@ -31,6 +30,16 @@ struct Lanes8 {
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), a); }
+  static V copy_sign(V magnitude, V sign) {  // |magnitude| with sign's sign bit
+    const V bit = _mm256_set1_ps(-0.f);
+    return _mm256_or_ps(_mm256_andnot_ps(bit, magnitude), _mm256_and_ps(bit, sign));
+  }
+  static V select_less(V a, V b, V if_less, V otherwise) {
+    return _mm256_blendv_ps(otherwise, if_less, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
   static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -44,6 +53,7 @@ struct Lanes8 {
 };
 
 __m256 exp8(__m256 x) { return exp_lanes<Lanes8>(x); }
+__m256 erf8(__m256 x) { return erf_lanes<Lanes8>(x); }
 
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 __m256 eval(UnaryOp op, __m256 x) {
@@ -56,7 +66,7 @@ __m256 eval(UnaryOp op, __m256 x) {
     case UnaryOp::silu:  // x / (1 + exp(-x))
       return _mm256_div_ps(x, _mm256_add_ps(one, exp8(_mm256_sub_ps(splat(0.f), x))));
     case UnaryOp::gelu: {  // 0.5 x (1 + erf(x * 0.70710678))
-      const __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(x, splat(0.70710678118654752f)));
+      const __m256 e = erf8(_mm256_mul_ps(x, splat(0.70710678118654752f)));
       return _mm256_mul_ps(_mm256_mul_ps(splat(0.5f), x), _mm256_add_ps(one, e));
     }
     case UnaryOp::gelu_tanh: {  // 0.5 x (1 + tanh(0.79788456 (x + 0.044715 x x x)))
