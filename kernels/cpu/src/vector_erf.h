@@ -22,27 +22,18 @@ template <class Lanes>
   const V one = L::splat(1.f);
   // |x| < 1
   const V z = L::mul(x, x);
-  V p = L::splat(0x1.496dd2p-14f);
-  p = L::fmadd(p, z, L::splat(-0x1.a3f87cp-11f));
-  p = L::fmadd(p, z, L::splat(0x1.5405eep-8f));
-  p = L::fmadd(p, z, L::splat(-0x1.b7f916p-6f));
-  p = L::fmadd(p, z, L::splat(0x1.ce2cf8p-4f));
-  p = L::fmadd(p, z, L::splat(-0x1.81273ep-2f));
+  static constexpr float kP1[] = {0x1.496dd2p-14f, -0x1.a3f87cp-11f, 0x1.5405eep-8f,
+                                  -0x1.b7f916p-6f, 0x1.ce2cf8p-4f,   -0x1.81273ep-2f};
+  const V p = horner<L>(z, kP1);
   // x c0 + x^3 P1(x^2) with c0 as two floats (one float's rounding of it errs by 1 u near |x| = 1)
-  const V small = L::fmadd(x, L::splat(0x1.20dd74p+0f), L::fmadd(L::mul(x, z), p, L::mul(x, L::splat(0x1.fcaaaap-25f))));
+  const V rest = L::fmadd(L::mul(x, z), p, L::mul(x, L::splat(0x1.fcaaaap-25f)));
+  const V small = L::fmadd(x, L::splat(0x1.20dd74p+0f), rest);
   // 1 <= |x| (NaN: min keeps it)
   const V a = L::min(L::splat(4.f), L::abs(x));
   const V u = L::div(one, a);
-  V q = L::splat(0x1.f73ed8p-6f);
-  q = L::fmadd(q, u, L::splat(-0x1.701234p-3f));
-  q = L::fmadd(q, u, L::splat(0x1.c0c802p-2f));
-  q = L::fmadd(q, u, L::splat(-0x1.12ef06p-1f));
-  q = L::fmadd(q, u, L::splat(0x1.e829b4p-3f));
-  q = L::fmadd(q, u, L::splat(0x1.d7d184p-3f));
-  q = L::fmadd(q, u, L::splat(-0x1.80e0d2p-2f));
-  q = L::fmadd(q, u, L::splat(0x1.50705cp-6f));
-  q = L::fmadd(q, u, L::splat(0x1.1fa012p-1f));
-  q = L::fmadd(q, u, L::splat(0x1.fbcd46p-14f));
+  static constexpr float kQ[] = {0x1.f73ed8p-6f,  -0x1.701234p-3f, 0x1.c0c802p-2f, -0x1.12ef06p-1f, 0x1.e829b4p-3f,
+                                 0x1.d7d184p-3f,  -0x1.80e0d2p-2f, 0x1.50705cp-6f, 0x1.1fa012p-1f,  0x1.fbcd46p-14f};
+  const V q = horner<L>(u, kQ);
   const V e = exp_lanes<L>(L::sub(L::splat(0.f), L::mul(a, a)));
   const V large = L::copy_sign(L::fnmadd(e, q, one), x);
   return L::select_less(L::abs(x), one, small, large);

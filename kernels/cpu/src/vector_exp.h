@@ -13,6 +13,14 @@
 
 namespace polyfuse::cpu::detail {
 
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule on FMAs.
+template <class Lanes, int N>
+[[gnu::always_inline]] inline typename Lanes::V horner(typename Lanes::V x, const float (&c)[N]) {
+  typename Lanes::V p = Lanes::splat(c[0]);
+  for (int i = 1; i < N; ++i) p = Lanes::fmadd(p, x, Lanes::splat(c[i]));
+  return p;
+}
+
 // `Lanes` gives the vector type V and the operations (see vector_math_*.cc).
 template <class Lanes>
 [[gnu::always_inline]] inline typename Lanes::V exp_lanes(typename Lanes::V x) {
@@ -21,13 +29,9 @@ template <class Lanes>
   const typename L::V n = L::round(L::mul(x, L::splat(1.44269504088896341f)));
   typename L::V r = L::fnmadd(n, L::splat(0x1.62e43p-1f), x);  // x - n ln2, ln2 = 0x1.62e43p-1 - 0x1.05c610p-29
   r = L::fnmadd(n, L::splat(-0x1.05c610p-29f), r);
-  typename L::V p = L::splat(1.9875691500e-4f);
-  p = L::fmadd(p, r, L::splat(1.3981999507e-3f));
-  p = L::fmadd(p, r, L::splat(8.3334519073e-3f));
-  p = L::fmadd(p, r, L::splat(4.1665795894e-2f));
-  p = L::fmadd(p, r, L::splat(1.6666665459e-1f));
-  p = L::fmadd(p, r, L::splat(5.0000001201e-1f));
-  p = L::add(L::fmadd(p, L::mul(r, r), r), L::splat(1.f));  // 1 + r + r^2 p(r)
+  static constexpr float kP[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+  const typename L::V p = L::add(L::fmadd(horner<L>(r, kP), L::mul(r, r), r), L::splat(1.f));  // 1 + r + r^2 P(r)
   return L::scale(p, n);  // p 2^n, rounded once
 }
 
