@@ -120,7 +120,7 @@ void run_tile(const BrgemmPlan& plan, MicroArgs& args, int64_t rows, int64_t col
   args.m_tail = static_cast<int>(tail);
   family.fn[tail != lanes][vectors - 1][cols - 1](args);
   if (last && plan.tile_post != UnaryOp::identity)
-    for (int64_t j = 0; j < cols; ++j) unary_in_place(plan.post_isa, plan.tile_post, args.d + j * args.ldd, rows);
+    unary_in_place(plan.post_isa, plan.tile_post, args.d, rows, cols, args.ldd);
 }
 
 // Direct driver: A' streamed in place (unit m stride), B' broadcast in place.

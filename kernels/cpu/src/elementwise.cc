@@ -305,17 +305,19 @@ void with_binary(BinaryOp op, Visitor visit) {
 
 // A unary op applied to each result of a binary one before the store (BinaryConfig::post), on
 // the row piece just computed (in L1), and by the BRGEMM's epilogue on a tile just stored.
-void detail::unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n) {
+void detail::unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n, int64_t count, int64_t ld) {
   if (op == UnaryOp::identity) return;
-  if (op == UnaryOp::relu) {  // (a loop the compiler vectorises)
-    for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
+  if (op != UnaryOp::relu && detail::vector_unary_available(op)) {
+    detail::vector_unary(isa, op, z, z, n, count, ld);
     return;
   }
-  if (detail::vector_unary_available(op)) {
-    detail::vector_unary(isa, op, z, z, n);
-    return;
+  for (int64_t r = 0; r < count; ++r, z += ld) {
+    if (op == UnaryOp::relu) {  // (a loop the compiler vectorises)
+      for (int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.f ? z[i] : 0.f;
+    } else {
+      for (int64_t i = 0; i < n; ++i) z[i] = apply(op, z[i]);
+    }
   }
-  for (int64_t i = 0; i < n; ++i) z[i] = apply(op, z[i]);
 }
 
 Unary::Unary(const UnaryConfig& config) : config_(config), isa_(best_isa()) {

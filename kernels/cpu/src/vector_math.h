@@ -30,15 +30,17 @@ bool vector_unary_available(UnaryOp op);
 // y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(op). With `isa`
 // avx512 (the caller's best_isa(), so POLYFUSE_CPU_ISA=avx2 keeps 8 lanes) exp, sigmoid, silu,
 // tanh, sqrt, rsqrt and abs run 16 lanes wide (vector_math_avx512.cc); with avx2 8 lanes; with
-// generic the scalar definition (apply).
-void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n);
+// generic the scalar definition (apply). With `count` > 1: that many rows of n elements, `ld`
+// apart (in x and y), in one call.
+void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int64_t count = 1, int64_t ld = 0);
 
 // The 16-lane path of vector_unary: false (nothing done) for an op it does not take, and
 // everywhere but x86-64 builds with AVX-512.
-bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n);
+bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_t count = 1, int64_t ld = 0);
 
 // z[i] = op(z[i]) for i < n (op not zero): relu as x > 0 ? x : 0, the vector path of `isa` where
-// there is one, else the scalar definition. What Binary's post and the BRGEMM's epilogue apply.
-void unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n);
+// there is one, else the scalar definition. What Binary's post and the BRGEMM's epilogue apply (on
+// a tile: `count` columns of n elements, `ld` apart).
+void unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n, int64_t count = 1, int64_t ld = 0);
 
 }  // namespace polyfuse::cpu::detail

@@ -74,29 +74,32 @@ __m512 eval(__m512 x) {
   return x;
 }
 
+// `count` rows of n elements, `ld` apart, in one loop (a BRGEMM tile's columns: no call per column).
 template <UnaryOp op>
-void row(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, eval<op>(_mm512_loadu_ps(x + i)));
-  if (i == n) return;
-  alignas(64) float tail[16] = {};
-  std::copy(x + i, x + n, tail);
-  _mm512_store_ps(tail, eval<op>(_mm512_load_ps(tail)));
-  std::copy(tail, tail + (n - i), y + i);
+void rows(const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
+  for (int64_t r = 0; r < count; ++r, x += ld, y += ld) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, eval<op>(_mm512_loadu_ps(x + i)));
+    if (i == n) continue;
+    alignas(64) float tail[16] = {};
+    std::copy(x + i, x + n, tail);
+    _mm512_store_ps(tail, eval<op>(_mm512_load_ps(tail)));
+    std::copy(tail, tail + (n - i), y + i);
+  }
 }
 
 }  // namespace
 
-bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n) {
+bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
   switch (op) {
-    case UnaryOp::exp: row<UnaryOp::exp>(x, y, n); return true;
-    case UnaryOp::tanh: row<UnaryOp::tanh>(x, y, n); return true;
-    case UnaryOp::sigmoid: row<UnaryOp::sigmoid>(x, y, n); return true;
-    case UnaryOp::silu: row<UnaryOp::silu>(x, y, n); return true;
-    case UnaryOp::gelu: row<UnaryOp::gelu>(x, y, n); return true;
-    case UnaryOp::sqrt: row<UnaryOp::sqrt>(x, y, n); return true;
-    case UnaryOp::rsqrt: row<UnaryOp::rsqrt>(x, y, n); return true;
-    case UnaryOp::abs: row<UnaryOp::abs>(x, y, n); return true;
+    case UnaryOp::exp: rows<UnaryOp::exp>(x, y, n, count, ld); return true;
+    case UnaryOp::tanh: rows<UnaryOp::tanh>(x, y, n, count, ld); return true;
+    case UnaryOp::sigmoid: rows<UnaryOp::sigmoid>(x, y, n, count, ld); return true;
+    case UnaryOp::silu: rows<UnaryOp::silu>(x, y, n, count, ld); return true;
+    case UnaryOp::gelu: rows<UnaryOp::gelu>(x, y, n, count, ld); return true;
+    case UnaryOp::sqrt: rows<UnaryOp::sqrt>(x, y, n, count, ld); return true;
+    case UnaryOp::rsqrt: rows<UnaryOp::rsqrt>(x, y, n, count, ld); return true;
+    case UnaryOp::abs: rows<UnaryOp::abs>(x, y, n, count, ld); return true;
     default: return false;
   }
 }
@@ -107,7 +110,7 @@ bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n) {
 
 namespace polyfuse::cpu::detail {
 
-bool vector_unary_avx512(UnaryOp, const float*, float*, int64_t) { return false; }
+bool vector_unary_avx512(UnaryOp, const float*, float*, int64_t, int64_t, int64_t) { return false; }
 
 }  // namespace polyfuse::cpu::detail
 

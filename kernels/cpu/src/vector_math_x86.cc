@@ -81,15 +81,18 @@ __m256 eval(UnaryOp op, __m256 x) {
   }
 }
 
+// `count` rows of n elements, `ld` apart, in one loop (a BRGEMM tile's columns: no call per column).
 template <UnaryOp op>
-void row(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, eval(op, _mm256_loadu_ps(x + i)));
-  if (i == n) return;
-  alignas(32) float tail[8] = {};
-  std::copy(x + i, x + n, tail);
-  _mm256_store_ps(tail, eval(op, _mm256_load_ps(tail)));
-  std::copy(tail, tail + (n - i), y + i);
+void rows(const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
+  for (int64_t r = 0; r < count; ++r, x += ld, y += ld) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, eval(op, _mm256_loadu_ps(x + i)));
+    if (i == n) continue;
+    alignas(32) float tail[8] = {};
+    std::copy(x + i, x + n, tail);
+    _mm256_store_ps(tail, eval(op, _mm256_load_ps(tail)));
+    std::copy(tail, tail + (n - i), y + i);
+  }
 }
 
 }  // namespace
@@ -113,22 +116,23 @@ bool vector_unary_available(UnaryOp op) {
   }
 }
 
-void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n) {
-  if (isa == Isa::avx512 && vector_unary_avx512(op, x, y, n)) return;
+void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
+  if (isa == Isa::avx512 && vector_unary_avx512(op, x, y, n, count, ld)) return;
   if (isa != Isa::avx512 && isa != Isa::avx2) {
-    for (int64_t i = 0; i < n; ++i) y[i] = apply(op, x[i]);
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t i = 0; i < n; ++i) y[r * ld + i] = apply(op, x[r * ld + i]);
     return;
   }
   switch (op) {
-    case UnaryOp::exp: return row<UnaryOp::exp>(x, y, n);
-    case UnaryOp::tanh: return row<UnaryOp::tanh>(x, y, n);
-    case UnaryOp::sigmoid: return row<UnaryOp::sigmoid>(x, y, n);
-    case UnaryOp::silu: return row<UnaryOp::silu>(x, y, n);
-    case UnaryOp::gelu: return row<UnaryOp::gelu>(x, y, n);
-    case UnaryOp::gelu_tanh: return row<UnaryOp::gelu_tanh>(x, y, n);
-    case UnaryOp::sqrt: return row<UnaryOp::sqrt>(x, y, n);
-    case UnaryOp::rsqrt: return row<UnaryOp::rsqrt>(x, y, n);
-    case UnaryOp::abs: return row<UnaryOp::abs>(x, y, n);
+    case UnaryOp::exp: return rows<UnaryOp::exp>(x, y, n, count, ld);
+    case UnaryOp::tanh: return rows<UnaryOp::tanh>(x, y, n, count, ld);
+    case UnaryOp::sigmoid: return rows<UnaryOp::sigmoid>(x, y, n, count, ld);
+    case UnaryOp::silu: return rows<UnaryOp::silu>(x, y, n, count, ld);
+    case UnaryOp::gelu: return rows<UnaryOp::gelu>(x, y, n, count, ld);
+    case UnaryOp::gelu_tanh: return rows<UnaryOp::gelu_tanh>(x, y, n, count, ld);
+    case UnaryOp::sqrt: return rows<UnaryOp::sqrt>(x, y, n, count, ld);
+    case UnaryOp::rsqrt: return rows<UnaryOp::rsqrt>(x, y, n, count, ld);
+    case UnaryOp::abs: return rows<UnaryOp::abs>(x, y, n, count, ld);
     default: return;
   }
 }
@@ -140,7 +144,7 @@ void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n) {
 namespace polyfuse::cpu::detail {
 
 bool vector_unary_available(UnaryOp) { return false; }
-void vector_unary(Isa, UnaryOp, const float*, float*, int64_t) {}
+void vector_unary(Isa, UnaryOp, const float*, float*, int64_t, int64_t, int64_t) {}
 
 }  // namespace polyfuse::cpu::detail
 
