@@ -1,7 +1,7 @@
 // Row reductions (reduce.h). One template computes the fixed order: kRowPartials partials, each
-// its own dependence chain, so the compiler vectorises the update of consecutive partials
-// without reassociating anything; compiled once for the baseline ISA and once for AVX2, the
-// two paths do the same operations on the same values (bit-identical), the second 8 lanes wide.
+// its own dependence chain, held as four 8-lane vectors (GCC's vector extensions), so nothing is
+// reassociated; compiled once for the baseline ISA and once for AVX2, the two paths do the same
+// operations on the same values (bit-identical), the second 8 lanes wide.
 #include "polyfuse/cpu/reduce.h"
 
 // Lanes8 values cross only always-inline functions: no ABI is involved.
