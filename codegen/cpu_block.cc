@@ -93,6 +93,8 @@ class BlockEmitter {
         case CpuDim::folded: break;  // a folded index moves with m0 (m's stride covers it)
       }
       if (variable.empty()) continue;
+      if (variable == variables_.chain_row && plan_.tensor(access.tensor).storage == CpuStorage::chain_local)
+        continue;  // the chain's block of the tensor starts at the block's first row
       terms.push_back(strides[d] == 1 ? variable : variable + " * " + std::to_string(strides[d]));
     }
     return terms.empty() ? "" : " + " + sum_text(terms);

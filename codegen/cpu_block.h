@@ -17,6 +17,9 @@ namespace polyfuse {
 struct CpuStageVariables {
   std::vector<std::string> batch;  // one per batch index
   std::string m0, n0;              // block origins ("" when the stage has no rows/columns)
+  // A row chain's block variable (m0, or n0 for a stage without m) when the stage is in one: its
+  // chain temporaries (CpuStorage::chain_local) hold the block's rows from there on.
+  std::string chain_row;
   // Set when B of the stage's matmul is packed once per call, in the entry function, and
   // shared by every row block (CpuBlockCode::entry): the block function's parameter holding
   // its column block's packed panels. The entry packs with the full block's shape.

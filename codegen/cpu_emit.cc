@@ -10,6 +10,7 @@
 #include "codegen/cpu_loop_nest.h"
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
+#include "schedule/cpu_first_touch.h"
 #include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
@@ -105,66 +106,6 @@ bool has_constant_operand(const CpuPlan& plan) {
   return false;
 }
 
-// Whether `write` (of `stage`'s output space) reaches every element of `tensor` once: each of its
-// dimensions is a distinct index of the space (batch, m or n) of the same extent, and the space
-// has no other.
-bool writes_every_element(const CpuStage& stage, const CpuAccess& write, const CpuTensor& tensor) {
-  const std::size_t space = stage.batch_extents.size() + (stage.m_name.empty() ? 0 : 1) + (stage.n_name.empty() ? 0 : 1);
-  if (write.dims.size() != tensor.shape.size() || write.dims.size() != space) return false;
-  std::set<int> seen;  // batch positions, m as -1, n as -2
-  for (std::size_t d = 0; d < write.dims.size(); ++d) {
-    const CpuDim dim = write.dims[d];
-    const int key = dim == CpuDim::m ? -1 : dim == CpuDim::n ? -2 : dim == CpuDim::batch ? write.batch_positions.at(d) : -3;
-    if (key == -3 || !seen.insert(key).second) return false;
-    const std::int64_t extent = dim == CpuDim::m   ? stage.m_extent
-                                : dim == CpuDim::n ? stage.n_extent
-                                                   : stage.batch_extents.at(static_cast<std::size_t>(key));
-    if (extent != tensor.shape[d]) return false;
-  }
-  return true;
-}
-
-// Whether the first stage of `plan` that touches temporary `tensor` overwrites all of it: a copy
-// stage writing it (CpuPermuteCopy: each element read is written), a blocked stage whose first
-// matmul writes it from zero (`+=!`) over as many elements as it has (a convolution's output
-// read by a stage of its own), or a pointwise stage whose first statement touching it writes
-// every element without reading it (softmax's e = exp(X - mx): 16 MB zeroed per call at 2048^2,
-// 11% of its time). Its storage then needs no zeroing pass.
-bool first_touch_writes_all(const CpuPlan& plan, const CpuTensor& tensor) {
-  std::int64_t elements = 1;
-  for (std::int64_t extent : tensor.shape) elements *= extent;
-  for (const CpuStage& stage : plan.stages) {
-    if (stage.permute && stage.permute->to == tensor.name) return true;
-    bool touches = (stage.pad && (stage.pad->from == tensor.name || stage.pad->to == tensor.name)) ||
-                   (stage.permute && stage.permute->from == tensor.name) ||
-                   (stage.loop_nest && (stage.loop_nest->write == tensor.name ||
-                                        std::count(stage.loop_nest->reads.begin(), stage.loop_nest->reads.end(), tensor.name)));
-    for (const CpuMatmul& matmul : stage.matmuls)
-      touches = touches || matmul.a.tensor == tensor.name || matmul.b.tensor == tensor.name || matmul.c.tensor == tensor.name;
-    for (const CpuPointwise& pointwise : stage.pointwise) {
-      touches = touches || pointwise.write.tensor == tensor.name;
-      for (const CpuAccess& read : pointwise.reads) touches = touches || read.tensor == tensor.name;
-    }
-    if (!touches) continue;
-    if (!stage.pad && !stage.permute && !stage.loop_nest && stage.matmuls.empty()) {
-      for (const CpuPointwise& pointwise : stage.pointwise) {
-        const bool reads = std::any_of(pointwise.reads.begin(), pointwise.reads.end(),
-                                       [&](const CpuAccess& read) { return read.tensor == tensor.name; });
-        if (pointwise.write.tensor == tensor.name) return !reads && writes_every_element(stage, pointwise.write, tensor);
-        if (reads) return false;
-      }
-      return false;
-    }
-    if (stage.pad || stage.permute || stage.loop_nest || stage.matmuls.empty()) return false;
-    const CpuMatmul& first = stage.matmuls.front();
-    std::int64_t covered = stage.m_extent * stage.n_extent;
-    for (std::int64_t extent : stage.batch_extents) covered *= extent;
-    return first.c.tensor == tensor.name && first.zero_init && first.a.tensor != tensor.name &&
-           first.b.tensor != tensor.name && covered == elements;
-  }
-  return false;
-}
-
 class Emitter {
  public:
   Emitter(const CpuPlan& plan, const Program& program) : plan_(plan), program_(program), names_(plan) {}
@@ -253,6 +194,10 @@ class Emitter {
     names.index = [this](const std::string& index) { return names_.loop_variable(index); };
     names.accumulator = names_.variable("acc");
     names.variable = [this](const std::string& name) { return names_.variable(name); };
+    if (!range.begin.empty())  // a row chain's temporaries hold its block's rows from range.begin on
+      names.row_origin = [this, origin = range.begin](const std::string& tensor) {
+        return plan_.tensor(tensor).storage == CpuStorage::chain_local ? origin : std::string();
+      };
     return indent + "{  // " + nest.why + "\n" +
            emit_statement_loop_nest(program_, *statement, names, indent + "  ", parallel ? omp_for(1) : "", range) +
            indent + "}\n";
@@ -295,6 +240,13 @@ class Emitter {
                                                    " flops, below the parallel threshold)") + "\n";
     if (chain.parallel) calls += "  " + omp_for(1);
     calls += "  for (int64_t " + first + " = 0; " + first + " < " + extent + "; " + first + " += " + rows + ") {\n";
+    for (const std::string& name : chain.temporaries) {  // each thread's block of them, from row `first` on
+      const CpuTensor& tensor = plan_.tensor(name);
+      std::int64_t row = 1;
+      for (std::size_t d = 1; d < tensor.shape.size(); ++d) row *= tensor.shape[d];
+      calls += "    alignas(64) static thread_local " + cxx_element_type(tensor.type) + " " + names_.tensor(name) + "[" +
+               rows + " * " + std::to_string(row) + "];  // rows " + first + ".. of " + name + "\n";
+    }
     const bool nests = std::any_of(plan_.stages.begin() + std::ptrdiff_t(chain.first),
                                    plan_.stages.begin() + std::ptrdiff_t(chain.last) + 1,
                                    [](const CpuStage& stage) { return stage.loop_nest.has_value(); });
@@ -308,7 +260,7 @@ class Emitter {
                  loop_nest(*stage.loop_nest, false, "    ", OuterLoopRange{first, end});
         continue;
       }
-      const BlockLoop block_rows{first, chain.extent, chain.rows};
+      const BlockLoop block_rows{first, chain.extent, chain.rows};  // (its temporaries from row `first` on)
       emit_stage(stage, blocks, calls, &block_rows);
     }
     calls += "  }\n";
@@ -331,6 +283,7 @@ class Emitter {
       variables.batch.push_back(names_.loop_variable(stage.batch_names[i]));
       loops.push_back({variables.batch.back(), stage.batch_extents[i], 1});
     }
+    if (chain_rows) variables.chain_row = chain_rows->variable;
     if (!stage.m_name.empty()) variables.m0 = chain_rows ? chain_rows->variable : names_.loop_variable(stage.m_name + "0");
     if (!stage.n_name.empty())  // (a chain's stage without m: its n is the chain's row)
       variables.n0 = chain_rows && stage.m_name.empty() ? chain_rows->variable : names_.loop_variable(stage.n_name + "0");

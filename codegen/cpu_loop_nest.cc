@@ -107,7 +107,18 @@ class LoopNestEmitter {
                                 const Access& index = statement.reads.at(static_cast<std::size_t>(read));
                                 return fmt::format("{}[{}]", names_.tensor(index.tensor), offset(index, statement));
                               }};
-    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), names_.index, &gather);
+    return row_major_offset(access, shape(*program_.find_tensor(access.tensor)), names_.index, &gather) +
+           origin_shift(access.tensor);
+  }
+
+  // " - m0 * 1024" when `tensor`'s buffer starts at row m0 (LoopNestNames::row_origin), else "".
+  std::string origin_shift(const std::string& tensor) const {
+    const std::string origin = names_.row_origin ? names_.row_origin(tensor) : std::string();
+    if (origin.empty()) return "";
+    const std::vector<std::int64_t> extents = shape(*program_.find_tensor(tensor));
+    std::int64_t stride = 1;
+    for (std::size_t d = 1; d < extents.size(); ++d) stride *= extents[d];
+    return " - " + origin + (stride == 1 ? std::string() : " * " + std::to_string(stride));
   }
 
   // The element read, or the stated value outside the tensor (`where I = 0 outside`).
@@ -282,6 +293,7 @@ class LoopNestEmitter {
     const IndexName at_row_start = [&](const std::string& name) { return name == index ? std::string("0") : names_.index(name); };
     std::string offset = row_major_offset(read, shape(*program_.find_tensor(read.tensor)), at_row_start);
     if (offset.size() > 4 && offset.substr(offset.size() - 4) == " + 0") offset.resize(offset.size() - 4);
+    offset += origin_shift(read.tensor);
     const std::string row = names_.tensor(read.tensor) + (offset == "0" ? std::string() : " + " + offset);
     const IterationIndex& reduced = *std::find_if(statement.indices.begin(), statement.indices.end(),
                                                   [&](const IterationIndex& i) { return i.name == index; });

@@ -58,6 +58,9 @@ struct LoopNestNames {
   // A local of the generated code that no tensor or index name can be ("row" -> "row", or
   // "row_1" where an index is called row); identity where those names carry prefixes.
   std::function<std::string(const std::string& name)> variable = [](const std::string& name) { return name; };
+  // Where a tensor's buffer starts along its first dimension (a row chain's temporary holds the
+  // chain block's rows: the block variable), "" for 0; unset: 0 for every tensor.
+  std::function<std::string(const std::string& tensor)> row_origin;
 };
 
 // Where the outermost written loop runs: [begin, end) as C++ expressions (a row chain's block,

@@ -51,9 +51,10 @@ enum class CpuStorage {
   parameter,       // an input or output: a pointer argument of the entry function
   full_temporary,  // a temporary read outside the stage that writes it: allocated whole
   block_local,     // a temporary used only inside one stage: one f32 block per thread
+  chain_local,     // a temporary only a row chain's stages touch: a block of its rows per thread
 };
 
-// "parameter", "full temporary", "block local".
+// "parameter", "full temporary", "block local", "chain temporary".
 std::string_view to_string(CpuStorage storage);
 
 // One tensor of the generated code.
@@ -257,6 +258,9 @@ struct CpuRowChain {
   std::int64_t flops = 0;           // of its stages together
   bool parallel = true;             // the blocks on the threads (flops >= min_parallel_flops)
   std::int64_t row_bytes = 0;       // bytes of one row of every tensor it touches by rows
+  // Its temporaries (CpuStorage::chain_local): each thread keeps a block of `rows` rows of each,
+  // indexed from the block's first row, not the whole tensor.
+  std::vector<std::string> temporaries;
 };
 
 // The element stride of the tensor dimension that `access` indexes by `dim` (its first such

@@ -71,10 +71,14 @@ std::string row_chain_text(const CpuPlan& plan, const CpuRowChain& chain) {
                                                                               (plan.threads == 1 ? " thread" : " threads")
                                                                         : std::string())
                      : ", one thread (" + std::to_string(chain.flops) + " flops, below the parallel threshold)";
+  std::string temporaries;  // "; e only a block of rows (per thread)"
+  for (const std::string& name : chain.temporaries) temporaries += (temporaries.empty() ? "; " : ", ") + name;
+  if (!temporaries.empty()) temporaries += " only a block of rows (per thread)";
   return "  row chain " + plan.stages[chain.first].name + ".." + plan.stages[chain.last].name + ": " + chain.index +
          " < " + std::to_string(chain.extent) + " in blocks of " + std::to_string(chain.rows) +
          " rows, each through every stage in turn (" + std::to_string(chain.row_bytes) +
-         " bytes a row: what a stage writes, the next reads from L2)" + threads + "\n";
+         " bytes a row: what a stage writes, the next reads from L2)" + threads +
+         temporaries + "\n";
 }
 
 }  // namespace
@@ -84,6 +88,7 @@ std::string_view to_string(CpuStorage storage) {
     case CpuStorage::parameter: return "parameter";
     case CpuStorage::full_temporary: return "full temporary";
     case CpuStorage::block_local: return "block local";
+    case CpuStorage::chain_local: return "chain temporary";
   }
   return "?";
 }

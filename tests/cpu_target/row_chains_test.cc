@@ -56,12 +56,39 @@ TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
   EXPECT_EQ(chain.rows, 8) << "100 rows / (4 x 3 threads)";  // the L2 holds far more
   EXPECT_NE(to_string(plan).find("row chain stage0..stage3: m < 100 in blocks of 8 rows"), std::string::npos)
       << to_string(plan);
+  // e, written and read only in the chain, is a block of 8 rows per thread, not 100 x 37
+  EXPECT_EQ(chain.temporaries, std::vector<std::string>{"e"});
+  EXPECT_EQ(plan.tensor("e").storage, CpuStorage::chain_local);
   const std::string code = emit_cpu(plan, program);
   EXPECT_NE(code.find("for (int64_t m0 = 0; m0 < 100; m0 += 8) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("alignas(64) static thread_local float e[8 * 37];"), std::string::npos) << code;
+  EXPECT_NE(code.find("reduce_row(RowReduction::sum, e + m * 37 - m0 * 37, 37)"), std::string::npos) << code;
   EXPECT_NE(code.find("for (int64_t m = m0; m < m0_end; ++m) {"), std::string::npos) << code;
   // the same bits as stage after stage, on 1 and 3 threads
   const reference::TensorData plain = run_checked(program, 1, false);
   EXPECT_TRUE(run_checked(program, 1, true) == plain);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+}
+
+// A temporary that a stage after the chain reads (here by column: the chain ends before it) stays
+// whole; the one only the chain touches is the chain's (checked: with `t` the chain's as well, the
+// stage after the chain has no `t` to read, and the generated code does not build).
+TEST(RowChains, ATemporaryReadAfterTheChainStaysWhole) {
+  const Program program = compile_text(R"(def f(f32(M, N) X) -> (f32(M, N) Y, f32(N, M) T) {
+  mx(m) max=! X(m, n)
+  t(m, n) = X(m, n) - mx(m)
+  e(m, n) = exp(t(m, n))
+  s(m) +=! e(m, n)
+  Y(m, n) = e(m, n) / s(m)
+  T(n, m) = t(m, n)
+})",
+                                       {{"M", 41}, {"N", 23}}, "after_the_chain.tc");
+  const CpuPlan plan = plan_on_three_threads(program);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().last, 3u) << to_string(plan);
+  EXPECT_EQ(plan.tensor("t").storage, CpuStorage::full_temporary) << to_string(plan);
+  EXPECT_EQ(plan.tensor("e").storage, CpuStorage::chain_local) << to_string(plan);
+  const reference::TensorData plain = run_checked(program, 1, false);
   EXPECT_TRUE(run_checked(program, 3, true) == plain);
 }
 

@@ -15,8 +15,8 @@
 //     loss: output f32 [64], parameter
 //     mx: temporary f32 [64], full temporary
 //     s: temporary f32 [64], full temporary
-//     lse: temporary f32 [64], full temporary
-//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (528 bytes a row: what a stage writes, the next reads from L2), one thread (411776 flops, below the parallel threshold)
+//     lse: temporary f32 [64], chain temporary
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (528 bytes a row: what a stage writes, the next reads from L2), one thread (411776 flops, below the parallel threshold); lse only a block of rows (per thread)
 //     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S0: mx(m) max=! X(m, n)
 //     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
@@ -28,7 +28,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -59,7 +58,7 @@ void stage2_block(const float* mx, const float* s, float* lse, int64_t m0) {
       .in0 = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S2_add(mx + m0, S2_t0, lse + m0, 1, 1, cols);
+  S2_add(mx + m0, S2_t0, lse, 1, 1, cols);
 }
 
 }  // namespace
@@ -70,10 +69,9 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const mx = line_aligned(mx_storage.data());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
-  std::unique_ptr<float[]> lse_storage(new float[64 + 16]);  // not zeroed: its first stage writes every element
-  float* const lse = line_aligned(lse_storage.get());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 411776 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    alignas(64) static thread_local float lse[64 * 1];  // rows m0.. of lse
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum
@@ -121,7 +119,7 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
             const int64_t count = 64 - start < 64 ? 64 - start : 64;
             for (int64_t term = 0; term < count; ++term) {
               const int64_t n = start + term;
-              terms[term] = (T[m * 64 + n] * (lse[m] - X[m * 64 + n]));
+              terms[term] = (T[m * 64 + n] * (lse[m - m0] - X[m * 64 + n]));
             }
             row.add(terms, count);
           }

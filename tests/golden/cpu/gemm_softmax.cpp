@@ -15,12 +15,12 @@
 //     P: output f16 [64, 64], parameter
 //     C: temporary f32 [64, 64], full temporary
 //     mx: temporary f32 [64], full temporary
-//     e: temporary f32 [64, 64], full temporary
+//     e: temporary f32 [64, 64], chain temporary
 //     s: temporary f32 [64], full temporary
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
-//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
+//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks; e only a block of rows (per thread)
 //     stage1: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S1: mx(m) max=! C(m, n)
 //     stage2: the block's rows, n < 64 in blocks of 64
@@ -69,7 +69,7 @@ void stage2_block(const float* C, const float* mx, float* e, int64_t m0, int64_t
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::exp});
-  S2_sub_exp(C + m0 * 64 + n0, mx + m0, e + m0 * 64 + n0, 64, 1, 64);
+  S2_sub_exp(C + m0 * 64 + n0, mx + m0, e + n0, 64, 1, 64);
 }
 
 // stage4 (S4): one rows x cols block of the output at (m0, n0).
@@ -80,7 +80,7 @@ void stage4_block(uint16_t* P, const float* e, const float* s, int64_t m0, int64
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S4_div(e + m0 * 64 + n0, s + m0, P + m0 * 64 + n0, 64, 1, 64);
+  S4_div(e + n0, s + m0, P + m0 * 64 + n0, 64, 1, 64);
 }
 
 }  // namespace
@@ -91,8 +91,6 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   float* const C = line_aligned(C_storage.get());
   std::vector<float> mx_storage(64 + 16);
   float* const mx = line_aligned(mx_storage.data());
-  std::unique_ptr<float[]> e_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
-  float* const e = line_aligned(e_storage.get());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
   // stage0: S0
@@ -100,6 +98,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   // stage1..stage4: a row chain (S1, S2, S3, S4), each block of 2 rows through every stage in turn
   #pragma omp parallel for schedule(static)
   for (int64_t m0 = 0; m0 < 64; m0 += 2) {
+    alignas(64) static thread_local float e[2 * 64];  // rows m0.. of e
     const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
     // stage1: S1, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum
@@ -120,7 +119,7 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
+          acc += reduce_row(RowReduction::sum, e + m * 64 - m0 * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
           s[m] = acc;
         }
       }

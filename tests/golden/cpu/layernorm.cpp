@@ -19,13 +19,13 @@
 //     C: temporary f32 [64, 64], block local
 //     X: temporary f32 [64, 64], full temporary
 //     mean: temporary f32 [64], full temporary
-//     d: temporary f32 [64, 64], full temporary
+//     d: temporary f32 [64, 64], chain temporary
 //     var: temporary f32 [64], full temporary
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: X(m, n) = C(m, n) + bias(n)
-//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
+//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks; d only a block of rows (per thread)
 //     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
 //       S2: mean(m) +=! X(m, n) / 64
 //     stage2: the block's rows, n < 64 in blocks of 64
@@ -37,7 +37,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -81,14 +80,14 @@ void stage2_block(const float* X, const float* mean, float* d, int64_t m0, int64
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S3_sub(X + m0 * 64 + n0, mean + m0, d + m0 * 64 + n0, 64, 1, 64);
+  S3_sub(X + m0 * 64 + n0, mean + m0, d + n0, 64, 1, 64);
 }
 
 // stage4 (S5): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* d, const float* var, int64_t m0, int64_t n0) {
   // S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
-  const float* const d_block = d + m0 * 64 + n0;
+  const float* const d_block = d + n0;
   alignas(64) static thread_local float S5_t0[rows * cols];
   static constexpr float S5_c = 1e-05f;
   static const Binary S5_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
@@ -124,8 +123,6 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   float* const X = line_aligned(X_storage.data());
   std::vector<float> mean_storage(64 + 16);
   float* const mean = line_aligned(mean_storage.data());
-  std::unique_ptr<float[]> d_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
-  float* const d = line_aligned(d_storage.get());
   std::vector<float> var_storage(64 + 16);
   float* const var = line_aligned(var_storage.data());
   // stage0: S0, S1
@@ -133,6 +130,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   // stage1..stage4: a row chain (S2, S3, S4, S5), each block of 2 rows through every stage in turn
   #pragma omp parallel for schedule(static)
   for (int64_t m0 = 0; m0 < 64; m0 += 2) {
+    alignas(64) static thread_local float d[2 * 64];  // rows m0.. of d
     const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
     // stage1: S2, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
@@ -169,7 +167,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
             const int64_t count = 64 - start < 64 ? 64 - start : 64;
             for (int64_t term = 0; term < count; ++term) {
               const int64_t n = start + term;
-              terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+              terms[term] = ((d[m * 64 + n - m0 * 64] * d[m * 64 + n - m0 * 64]) / 64.0f);
             }
             row.add(terms, count);
           }

@@ -15,9 +15,9 @@
 //     beta: input f16 [64], parameter
 //     Y: output f16 [64, 64], parameter
 //     mean: temporary f32 [64], full temporary
-//     d: temporary f32 [64, 64], full temporary
+//     d: temporary f32 [64, 64], chain temporary
 //     var: temporary f32 [64], full temporary
-//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), one thread (561152 flops, below the parallel threshold)
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), one thread (561152 flops, below the parallel threshold); d only a block of rows (per thread)
 //     stage0: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
 //       S0: mean(m) +=! X(m, n) / 64
 //     stage1: the block's rows, n < 64 in blocks of 64
@@ -29,7 +29,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -55,14 +54,14 @@ void stage1_block(const uint16_t* X, const float* mean, float* d, int64_t m0, in
       .in0 = {Layout::row_major, DType::f16, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_sub(X + m0 * 64 + n0, mean + m0, d + m0 * 64 + n0, 64, 1, 64);
+  S1_sub(X + m0 * 64 + n0, mean + m0, d + n0, 64, 1, 64);
 }
 
 // stage3 (S3): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* d, const float* var, int64_t m0, int64_t n0) {
   // S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
-  const float* const d_block = d + m0 * 64 + n0;
+  const float* const d_block = d + n0;
   alignas(64) static thread_local float S3_t0[rows * cols];
   static constexpr float S3_c = 1e-05f;
   static const Binary S3_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
@@ -96,12 +95,11 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
   // temporaries read by more than one stage
   std::vector<float> mean_storage(64 + 16);
   float* const mean = line_aligned(mean_storage.data());
-  std::unique_ptr<float[]> d_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
-  float* const d = line_aligned(d_storage.get());
   std::vector<float> var_storage(64 + 16);
   float* const var = line_aligned(var_storage.data());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 561152 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    alignas(64) static thread_local float d[64 * 64];  // rows m0.. of d
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
@@ -138,7 +136,7 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
             const int64_t count = 64 - start < 64 ? 64 - start : 64;
             for (int64_t term = 0; term < count; ++term) {
               const int64_t n = start + term;
-              terms[term] = ((d[m * 64 + n] * d[m * 64 + n]) / 64.0f);
+              terms[term] = ((d[m * 64 + n - m0 * 64] * d[m * 64 + n - m0 * 64]) / 64.0f);
             }
             row.add(terms, count);
           }

@@ -13,9 +13,9 @@
 //     X: input f16 [64, 64], parameter
 //     Y: output f16 [64, 64], parameter
 //     mx: temporary f32 [64], full temporary
-//     e: temporary f32 [64, 64], full temporary
+//     e: temporary f32 [64, 64], chain temporary
 //     s: temporary f32 [64], full temporary
-//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), one thread (536576 flops, below the parallel threshold)
+//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (776 bytes a row: what a stage writes, the next reads from L2), one thread (536576 flops, below the parallel threshold); e only a block of rows (per thread)
 //     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S0: mx(m) max=! X(m, n)
 //     stage1: the block's rows, n < 64 in blocks of 64
@@ -27,7 +27,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "polyfuse/cpu/brgemm.h"
@@ -53,7 +52,7 @@ void stage1_block(const uint16_t* X, const float* mx, float* e, int64_t m0, int6
       .in0 = {Layout::row_major, DType::f16, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::exp});
-  S1_sub_exp(X + m0 * 64 + n0, mx + m0, e + m0 * 64 + n0, 64, 1, 64);
+  S1_sub_exp(X + m0 * 64 + n0, mx + m0, e + n0, 64, 1, 64);
 }
 
 // stage3 (S3): one rows x cols block of the output at (m0, n0).
@@ -64,7 +63,7 @@ void stage3_block(uint16_t* Y, const float* e, const float* s, int64_t m0, int64
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
-  S3_div(e + m0 * 64 + n0, s + m0, Y + m0 * 64 + n0, 64, 1, 64);
+  S3_div(e + n0, s + m0, Y + m0 * 64 + n0, 64, 1, 64);
 }
 
 }  // namespace
@@ -73,12 +72,11 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
   // temporaries read by more than one stage
   std::vector<float> mx_storage(64 + 16);
   float* const mx = line_aligned(mx_storage.data());
-  std::unique_ptr<float[]> e_storage(new float[4096 + 16]);  // not zeroed: its first stage writes every element
-  float* const e = line_aligned(e_storage.get());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 536576 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
+    alignas(64) static thread_local float e[64 * 64];  // rows m0.. of e
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum
@@ -99,7 +97,7 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          acc += reduce_row(RowReduction::sum, e + m * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
+          acc += reduce_row(RowReduction::sum, e + m * 64 - m0 * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
           s[m] = acc;
         }
       }
