@@ -128,7 +128,7 @@ __attribute__((target("avx2"))) float reduce_narrow_avx2(const uint16_t* x, DTyp
 }
 #endif
 
-bool avx2_path() {
+[[maybe_unused]] bool avx2_path() {  // (only the x86-64 dispatch asks)
 #if defined(__x86_64__)
   static const bool avx2 = best_isa() == Isa::avx2 || best_isa() == Isa::avx512;
   return avx2;
