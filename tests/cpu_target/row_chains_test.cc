@@ -92,6 +92,27 @@ TEST(RowChains, ATemporaryReadAfterTheChainStaysWhole) {
   EXPECT_TRUE(run_checked(program, 3, true) == plain);
 }
 
+// Two chain temporaries (q, u), min and sum statistics between them, one-pass arithmetic (the
+// generated code's loops) on the chain's block, odd blocks and three threads: the same bits as
+// stage after stage.
+TEST(RowChains, TwoTemporariesBetweenStatistics) {
+  const Program program = compile_text(R"(def c(f32(M, N) X, f32(M, N) Z) -> (f32(M, N) Y) {
+  q(m, n) = X(m, n) * Z(m, n) + X(m, n)
+  r(m) min=! q(m, n)
+  u(m, n) = q(m, n) - r(m) * 2.0 + Z(m, n) / (1.0 + X(m, n) * X(m, n))
+  w(m) +=! u(m, n) * q(m, n)
+  Y(m, n) = u(m, n) * w(m) - q(m, n)
+})",
+                                       {{"M", 130}, {"N", 41}}, "two_temporaries.tc");
+  const CpuPlan plan = plan_on_three_threads(program);
+  ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+  EXPECT_EQ(plan.row_chains.front().temporaries, (std::vector<std::string>{"q", "u"})) << to_string(plan);
+  EXPECT_NE(emit_cpu(plan, program).find("// the arithmetic, one pass"), std::string::npos);
+  const reference::TensorData plain = run_checked(program, 1, false);
+  EXPECT_TRUE(run_checked(program, 3, true) == plain);
+  EXPECT_TRUE(run_checked(program, 2, true, 5) == plain);
+}
+
 // Every example with row statistics, f16 and f32, odd sizes: chained, checked, the same bits.
 TEST(RowChains, ExamplesGiveTheBitsOfTheStagesOneAfterTheOther) {
   for (const std::string example : {"softmax", "layernorm_rows", "gemm_softmax", "layernorm", "rmsnorm", "cross_entropy"}) {
