@@ -12,6 +12,7 @@
 namespace {
 
 using polyfuse::testing::CliResult;
+using polyfuse::testing::expect_checked_on_cpu;
 using polyfuse::testing::expect_refused;
 using polyfuse::testing::run_cli;
 
@@ -44,9 +45,8 @@ TEST(CliCpu, ThreadsReachTheBlockLoops) {
       << three.out;
   const CliResult all = run_cli("compile examples/gemm_bias_relu.tc " + blocks + " --emit=cpu");
   EXPECT_EQ(all.out.find(" num_threads("), std::string::npos) << "no --threads: OpenMP's default";
-  const CliResult run = run_cli("run examples/gemm_bias_relu.tc " + blocks + " --target=cpu --threads 2 --repeat 1");
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << run.out;
+  expect_checked_on_cpu("run examples/gemm_bias_relu.tc " + blocks + " --target=cpu --threads 2 --repeat 1",
+                        "gemm_bias_relu");
 
   expect_the_gpu_path_refuses("--threads 2");
   expect_refused("run examples/gemm.tc " + sizes + " --target=cpu --threads 0",
@@ -71,10 +71,9 @@ TEST(CliCpu, BlocksAndTheParallelThresholdReachTheSchedule) {
   EXPECT_NE(parallel.out.find("parallel over m < 30 in blocks of 8, n < 30 in blocks of 16 (mc=8 nc=16 kc=24)"),
             std::string::npos)
       << parallel.out;
-  const CliResult run = run_cli("run examples/gemm_bias_relu.tc " + small +
-                                " --target=cpu --cpu-block 5x7x3 --min-parallel-flops 0 --threads 3 --repeat 1");
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << run.out;
+  expect_checked_on_cpu("run examples/gemm_bias_relu.tc " + small +
+                            " --target=cpu --cpu-block 5x7x3 --min-parallel-flops 0 --threads 3 --repeat 1",
+                        "gemm_bias_relu");
 
   expect_the_gpu_path_refuses("--cpu-block 8x8x8");
   expect_the_gpu_path_refuses("--min-parallel-flops 0");

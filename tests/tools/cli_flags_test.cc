@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using polyfuse::testing::CliResult;
 using polyfuse::testing::cli_temp_dir;
+using polyfuse::testing::expect_checked_on_cpu;
 using polyfuse::testing::expect_refused;
 using polyfuse::testing::read_text_file;
 using polyfuse::testing::run_cli;
@@ -225,8 +226,7 @@ TEST(CliCompile, F32MatmulModes) {
 // tensor's place, exit code 1 (the input, not a bug).
 TEST(CliCompile, Fp8RunsOnTheCpuTargetAndSm90aAndIsRefusedElsewhere) {
   const std::string fp8_sizes = "-D M=7 -D N=33 -D K=100";
-  const CliResult cpu = run_cli("run examples/gemm_fp8.tc --target=cpu --repeat 1 " + fp8_sizes);
-  EXPECT_EQ(cpu.out.rfind("run: gemm_fp8 on cpu\ncheck: ok (", 0), 0u) << cpu.out << cpu.err;
+  expect_checked_on_cpu("run examples/gemm_fp8.tc --target=cpu --repeat 1 " + fp8_sizes, "gemm_fp8");
   const CliResult emu = run_cli("run examples/gemm_fp8.tc --backend=emu --arch sm_90a -D M=7 -D N=33 -D K=96");
   EXPECT_NE(emu.out.find("check: ok ("), std::string::npos) << emu.out << emu.err;
   for (const std::string arch : {"sm_80", "sm_90"})
@@ -402,9 +402,8 @@ TEST(CliRun, EmulatorAndCpuTargets) {
             std::string::npos)
       << stats.out;
 
-  const CliResult cpu = run_cli("run examples/gemm_bias_relu.tc " + sizes + " --target=cpu --repeat 3");
-  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
-  EXPECT_EQ(cpu.out.rfind("run: gemm_bias_relu on cpu\ncheck: ok (", 0), 0u) << cpu.out;
+  const CliResult cpu = expect_checked_on_cpu("run examples/gemm_bias_relu.tc " + sizes + " --target=cpu --repeat 3",
+                                              "gemm_bias_relu");
   EXPECT_NE(cpu.out.find("(median of 3 runs)"), std::string::npos) << cpu.out;
 }
 

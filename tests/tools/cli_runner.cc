@@ -44,6 +44,13 @@ fs::path write_temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
+CliResult expect_checked_on_cpu(const std::string& args, const std::string& def) {
+  const CliResult r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  EXPECT_EQ(r.out.rfind("run: " + def + " on cpu\ncheck: ok (", 0), 0u) << args << ": " << r.out << r.err;
+  return r;
+}
+
 void expect_refused(const std::string& args, const std::string& message, bool part) {
   const CliResult r = run_cli(args);
   EXPECT_EQ(r.exit_code, 1) << args;

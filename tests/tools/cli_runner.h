@@ -23,6 +23,10 @@ CliResult run_cli(const std::string& args, const std::string& env = "");
 // gtest expectations.
 void expect_refused(const std::string& args, const std::string& message, bool part = false);
 
+// `polyfuse ARGS` (a `run ... --target=cpu`) succeeds and its output starts with
+// "run: DEF on cpu\ncheck: ok ("; gtest expectations. Returns the result for further checks.
+CliResult expect_checked_on_cpu(const std::string& args, const std::string& def);
+
 // Writes `text` to a file `name` in cli_temp_dir() and returns its path.
 std::filesystem::path write_temp_file(const std::string& name, const std::string& text);
 
