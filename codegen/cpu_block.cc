@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "codegen/cpu_border_taps_code.h"
 #include "codegen/cpu_epilogue_code.h"
 #include "codegen/cpu_filter_panel_code.h"
 #include "codegen/cpu_pointwise_calls.h"
@@ -388,9 +389,10 @@ class BlockEmitter {
          std::to_string(matmul.k) + " channels each; " +
          (pixel_major ? "pixel-major: A's channels " + std::to_string(lda) + " elements apart, the pixels in vectors"
                       : "A's rows " + std::to_string(lda) + " elements apart"));
-    const auto config = [&](bool accumulate, const std::string& finish) {
+    const auto config = [&](bool accumulate, const std::string& finish, std::int64_t outer_batch = 0) {
       return "{.m = rows, .n = cols, .k = " + std::to_string(matmul.k) + ", .batch = " + std::to_string(batch) +
-             (folded ? ", .outer_batch = " + std::to_string(folded->extent) + ", .outer_stride_a = " +
+             (folded ? ", .outer_batch = " + std::to_string(outer_batch > 0 ? outer_batch : folded->extent) +
+                           ", .outer_stride_a = " +
                            std::to_string(folded->a_stride) + ", .outer_stride_b = " + std::to_string(folded->b_stride)
                      : std::string()) +
              ",\n      .a_layout = " + major + ", .b_layout = Layout::row_major, .c_layout = " + major + ","
@@ -407,9 +409,9 @@ class BlockEmitter {
     if (!overwrite.empty()) line("static const Brgemm " + overwrite + "(" + config(false, one_call_finish) + ");");
     if (!accumulate.empty()) line("static const Brgemm " + accumulate + "(" + config(true, one_call_finish) + ");");
     if (!finishing.empty()) line("static const Brgemm " + finishing + "(" + config(true, epilogue.config) + ");");
-    const std::string kernel = overwrite.empty() ? accumulate
-                               : accumulate.empty() ? overwrite
-                                                    : "(" + first + " ? " + overwrite + " : " + accumulate + ")";
+    std::string kernel = overwrite.empty() ? accumulate
+                         : accumulate.empty() ? overwrite
+                                              : "(" + first + " ? " + overwrite + " : " + accumulate + ")";
     // B at the block: in the stored filter, the access's offset; in panels, the block's panel
     // (n0 / panel: blocks are panels) and the access's offset inside it without n; packed per
     // block, the thread's panel, packed first when it holds another.
@@ -417,9 +419,21 @@ class BlockEmitter {
     std::int64_t ldb = 0;
     if (conv.panel_per_block) {
       PF_INTERNAL_CHECK(!variables_.filter_panel.empty(), "cpu block: no panel parameter for " + matmul.statement);
-      b_base = pack_panel(matmul, b_origin);
+      const CpuFilterPanelCode panel = pack_panel(matmul, b_origin);
+      b_base = panel.data;
       b_origin.clear();
       ldb = conv.filter_panel;
+      if (folded && folded->border) {  // one call (two taps): the kernel of the block's taps
+        PF_INTERNAL_CHECK(one_call && !panel.finite_taps.empty(), "cpu block: border taps of " + matmul.statement);
+        const CpuBorderTapsCode border = emit_border_taps(
+            *folded, variables_.batch.at(folded->border->batch), kernel,
+            [&](std::int64_t count) { return config(!matmul.zero_init, one_call_finish, count); }, panel.finite_taps,
+            [&](const std::string& what) { return object_name(matmul.statement, what); }, names_);
+        body_ += border.lines;
+        kernel = border.kernel;
+        a_terms.push_back(border.first + " * " + std::to_string(folded->a_stride));
+        b_terms.push_back(border.first + " * " + std::to_string(folded->b_stride));
+      }
     } else if (conv.filter_panel > 0) {
       const std::vector<std::int64_t> inside(b_strides.begin() + 1, b_strides.end());
       CpuAccess within = matmul.b;
@@ -449,12 +463,12 @@ class BlockEmitter {
   }
 
   // The block's panel of the stored filter packed into the thread's buffer unless it holds it
-  // (codegen/cpu_filter_panel_code.h); returns the panel's pointer.
-  std::string pack_panel(const CpuMatmul& matmul, const std::string& origin) {
+  // (codegen/cpu_filter_panel_code.h); returns its pointer and finite-tap bits.
+  CpuFilterPanelCode pack_panel(const CpuMatmul& matmul, const std::string& origin) {
     const CpuFilterPanelCode code =
         emit_filter_panel_pack(plan_, matmul, names_, variables_, object_name(matmul.statement, "pack"), origin);
     body_ += code.lines;
-    return code.data;
+    return code;
   }
 
   // The entry function's packing of B (at `b_pointer`, rows `ldb` and batch members `stride_b`

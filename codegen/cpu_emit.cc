@@ -66,14 +66,27 @@ constexpr const char* kThreadShare =
     "int omp_get_num_threads() { return 1; }\n"
     "#endif\n\n";
 
-// The state of a thread's packed panel of a convolution's filter (CpuConvTaps::panel_per_block).
-constexpr const char* kFilterPanel =
-    "// A thread's panel of a convolution's filter, packed for the blocks at hand.\n"
-    "template <class T>\n"
-    "struct FilterPanel {\n"
-    "  T* data;\n"
-    "  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet\n"
-    "};\n\n";
+// The state of a thread's packed panel of a convolution's filter (CpuConvTaps::panel_per_block),
+// with the bits of its finite taps when a tap has a border (schedule/cpu_conv_border.h).
+std::string filter_panel_struct(bool border) {
+  return std::string("// A thread's panel of a convolution's filter, packed for the blocks at hand.\n"
+                     "template <class T>\n"
+                     "struct FilterPanel {\n"
+                     "  T* data;\n"
+                     "  int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet\n") +
+         (border ? "  std::uint32_t finite_taps = 0;  // bit t: the panel's values at border tap t are finite\n" : "") +
+         "};\n\n";
+}
+
+// Whether a block may leave out a border tap's taps outside [first, last) (codegen/cpu_border_taps_code.h).
+constexpr const char* kFiniteOutside =
+    "// Whether a panel whose finite taps are the bits of `finite_taps` is finite at every tap\n"
+    "// outside [first, last) of `taps`: a block may then leave those taps out.\n"
+    "bool finite_outside(std::uint32_t finite_taps, int64_t first, int64_t last, int64_t taps) {\n"
+    "  for (int64_t t = 0; t < taps; ++t)\n"
+    "    if ((t < first || t >= last) && !(finite_taps >> t & 1u)) return false;\n"
+    "  return true;\n"
+    "}\n\n";
 
 // What a constant input's packed copy (CpuMatmul::b_constant) was made from.
 constexpr const char* kPackedFrom =
@@ -91,13 +104,25 @@ constexpr const char* kPackedFrom =
     "};\n\n";
 
 // A thread's panels of a constant convolution filter, every one it packed kept between calls.
-constexpr const char* kConstantPanels =
-    "// A thread's panels of a constant convolution filter, each packed once and kept between calls.\n"
-    "template <class T>\n"
-    "struct ConstantPanels {\n"
-    "  T* data;           // panel p at data + p * (its elements)\n"
-    "  PackedFrom* from;  // what panel p was packed from\n"
-    "};\n\n";
+std::string constant_panels_struct(bool border) {
+  return std::string("// A thread's panels of a constant convolution filter, each packed once and kept between calls.\n"
+                     "template <class T>\n"
+                     "struct ConstantPanels {\n"
+                     "  T* data;           // panel p at data + p * (its elements)\n"
+                     "  PackedFrom* from;  // what panel p was packed from\n") +
+         (border ? "  std::uint32_t* finite_taps;  // panel p's: bit t, its values at border tap t are finite\n" : "") +
+         "};\n\n";
+}
+
+// Whether a convolution of `plan` skips border taps (schedule/cpu_conv_border.h).
+bool has_border_tap(const CpuPlan& plan) {
+  for (const CpuStage& stage : plan.stages)
+    for (const CpuMatmul& matmul : stage.matmuls)
+      if (matmul.conv)
+        for (const CpuConvTap& tap : matmul.conv->taps)
+          if (tap.border) return true;
+  return false;
+}
 
 bool has_constant_operand(const CpuPlan& plan) {
   for (const CpuStage& stage : plan.stages)
@@ -127,16 +152,18 @@ class Emitter {
       return stage.pad.has_value() || stage.permute.has_value();
     });
     const bool constants = has_constant_operand(plan_);
+    const bool border = has_border_tap(plan_);
     return header() + (pads ? "#include <algorithm>\n" : "") + (constants ? "#include <atomic>\n" : "") +
            (loop_nests ? "#include <cmath>\n" : "") +
            "#include <cstdint>\n" + (needs_memory_ ? "#include <memory>\n" : "") +
            (needs_vector_ ? "#include <vector>\n" : "") +
            (needs_thread_share_ ? "\n#if defined(_OPENMP)\n#include <omp.h>\n#endif\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
-           (loop_nests ? "#include \"polyfuse/cpu/reduce.h\"\n#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
+           (loop_nests || border ? "#include \"polyfuse/cpu/reduce.h\"\n" : "") +
+           (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
            "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") + (needs_thread_share_ ? kThreadShare : "") +
-           (constants ? kPackedFrom : "") + (needs_filter_panel_ ? kFilterPanel : "") +
-           (needs_constant_panels_ ? kConstantPanels : "") + blocks +
+           (constants ? kPackedFrom : "") + (needs_filter_panel_ ? filter_panel_struct(border) : "") +
+           (needs_constant_panels_ ? constant_panels_struct(border) : "") + (border ? kFiniteOutside : "") + blocks +
            "}  // namespace\n\n" +
            entry_text;
   }
@@ -367,8 +394,13 @@ class Emitter {
         text += indent + "static thread_local std::vector<" + type + "> " + storage + "(" + std::to_string(panels) +
                 " * " + std::to_string(elements) + padding + ");\n";
         text += indent + "static thread_local std::vector<PackedFrom> " + from + "(" + std::to_string(panels) + ");\n";
+        const bool border = std::any_of(per_block->conv->taps.begin(), per_block->conv->taps.end(),
+                                        [](const CpuConvTap& tap) { return tap.border.has_value(); });
+        const std::string finite = variables.filter_panel + "_finite_taps";
+        if (border)
+          text += indent + "static thread_local std::vector<std::uint32_t> " + finite + "(" + std::to_string(panels) + ");\n";
         text += indent + "ConstantPanels<" + type + "> " + variables.filter_panel + "{line_aligned(" + storage +
-                ".data()), " + from + ".data()};\n";
+                ".data()), " + from + ".data()" + (border ? ", " + finite + ".data()" : "") + "};\n";
       } else {
         needs_filter_panel_ = true;
         text += indent + "// this thread's panel of " + names_.tensor(filter.name) +

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "codegen/cpu_border_taps_code.h"
 #include "frontend/diagnostics.h"
 
 namespace polyfuse {
@@ -65,6 +66,11 @@ CpuFilterPanelCode emit_filter_panel_pack(const CpuPlan& plan, const CpuMatmul& 
       line(indent + kernel + "(" + filter_name + " + " + sum_text(from_terms) + ", " + data +
            (to_terms.empty() ? "" : " + " + sum_text(to_terms)) + ", " +
            std::to_string(c_stride == 1 ? k_stride : c_stride) + ", " + std::to_string(conv.filter_panel) + ");");
+  for (const CpuConvTap& tap : conv.taps)
+    if (tap.border) {
+      code.finite_taps = panel + ".finite_taps" + (matmul.b_constant ? "[" + index + "]" : "");
+      code.lines += finite_taps_check(tap, data, code.finite_taps, "    ", names);
+    }
   if (matmul.b_constant)
     code.lines += line("  " + panel + ".from[" + index + "] = PackedFrom::of(" + filter_name + ");");
   else

@@ -16,6 +16,8 @@ namespace polyfuse {
 struct CpuFilterPanelCode {
   std::string lines;  // statements of the block function, each indented by two spaces
   std::string data;   // the panel's pointer, for the BRGEMM's B
+  // With a border tap (CpuTapBorder): the panel's finite-tap bits (bit t: finite at tap t).
+  std::string finite_taps;
 };
 
 // `matmul`'s panel (its b a filter packed per block) for the block whose offset in the filter is

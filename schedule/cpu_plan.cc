@@ -8,6 +8,7 @@
 #include "frontend/ir_printer.h"
 #include "schedule/cpu_constants.h"
 #include "schedule/cpu_conv.h"
+#include "schedule/cpu_conv_border.h"
 #include "schedule/loop_nest_threads.h"
 #include "schedule/cpu_epilogue.h"
 #include "schedule/cpu_filter_panels.h"
@@ -492,8 +493,14 @@ class Planner {
           std::find(packed_indices.begin(), packed_indices.end(), tap) - packed_indices.begin());
       // (b_stride: of the stored filter, or of the packed one until finish_filter_panels)
       const std::int64_t stored = filter_stride(tap);
-      taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), per_block ? stored : b_strides[position], stored});
+      taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), per_block ? stored : b_strides[position], stored, {}});
     }
+    // The BRGEMM's outer batch tap (two taps, f32) skips what reads only the zero border, where
+    // the thread's filter panel shows its values there finite (schedule/cpu_conv_border.h).
+    if (options_.skip_border_taps && conv.padded() && per_block && in_type == ElementType::f32 &&
+        taps.taps.size() == 2)
+      taps.taps.front().border =
+          conv_tap_border(input, tensor(input.tensor).shape, taps.taps.front().index, conv.batch, extent);
 
     std::string a_tensor = input.tensor;
     if (conv.padded() || pixels_dim) {

@@ -78,6 +78,24 @@ struct CpuAccess {
   std::vector<int> batch_positions;  // per tensor dimension: which batch index (batch only)
 };
 
+// Where a convolution's outer-batch tap reads only the zero border (CpuConvTap::border): the
+// input dimension it reads, batch_coefficient * (the stage's batch index `batch`) +
+// tap_coefficient * tap + constant, lies outside [0, input_extent) for some taps of some blocks
+// (`p + r - 1` at p = 0 and r = 0). A block skips those taps when its filter panel is finite there
+// (their products are zeros); `counts` are the numbers of taps left in some block, each below the
+// tap's extent and above 0, in increasing order; the extent is at most 32 (a bit per tap).
+struct CpuTapBorder {
+  std::size_t batch = 0;  // position among the stage's batch indices (CpuConvTaps::a_batch)
+  std::int64_t batch_coefficient = 1;
+  std::int64_t tap_coefficient = 1;
+  std::int64_t constant = 0;
+  std::int64_t input_extent = 0;
+  std::vector<std::int64_t> counts;
+  // Taps [inner_first, inner_last) read the input proper in every block that skips some: the
+  // panel's finiteness is checked at the others only.
+  std::int64_t inner_first = 0, inner_last = 0;
+};
+
 // One filter tap of a convolution's main (schedule/cpu_conv.h): a loop, or the BRGEMM batch.
 struct CpuConvTap {
   std::string index;          // the reduction index ("r")
@@ -85,6 +103,7 @@ struct CpuConvTap {
   std::int64_t a_stride = 0;  // elements of A between consecutive taps
   std::int64_t b_stride = 0;  // elements of B between consecutive taps (in panels when packed)
   std::int64_t filter_stride = 0;  // elements of the stored filter between consecutive taps
+  std::optional<CpuTapBorder> border;  // the BRGEMM's outer batch tap of some convolutions
 };
 
 // A convolution's main as BRGEMMs over its filter taps: in a block at (batch.., m0, n0) and at
@@ -333,6 +352,9 @@ struct CpuScheduleOptions {
   // A pointwise statement's arithmetic on whole blocks in one generated loop
   // (codegen/cpu_pointwise_calls.h); off: a kernels/cpu call per operation (tests compare bits).
   bool pointwise_loops = true;
+  // A convolution's taps that read only the zero border skipped per block where the filter is
+  // finite there (schedule/cpu_conv_border.h); off: every tap (tests compare).
+  bool skip_border_taps = true;
 };
 
 // The CPU schedule of `program`. Throws UserError naming the statement for what the

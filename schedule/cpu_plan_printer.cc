@@ -164,8 +164,16 @@ std::string to_string(const CpuPlan& plan) {
         for (std::size_t t = 0; t < conv->taps.size(); ++t)
           (t < loops ? outer : t + 1 < conv->taps.size() ? outer_batch : inner) += (t < loops && t ? ", " : "") +
                                                                                     conv->taps[t].index;
-        if (!outer_batch.empty())
-          outer_batch = ", outer batch = " + std::to_string(conv->taps[loops].extent) + " taps of " + outer_batch;
+        if (!outer_batch.empty()) {
+          const CpuConvTap& tap = conv->taps[loops];
+          outer_batch = ", outer batch = " + std::to_string(tap.extent) + " taps of " + outer_batch;
+          if (tap.border) {  // schedule/cpu_conv_border.h
+            std::string counts;
+            for (const std::int64_t count : tap.border->counts)
+              counts += (counts.empty() ? "" : " or ") + std::to_string(count);
+            outer_batch += " (" + counts + " where the others read only the zero border and the filter is finite there)";
+          }
+        }
         text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
                 matmul.a.tensor +
                 (conv->a_channel_stride > 0

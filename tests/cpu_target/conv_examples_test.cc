@@ -130,12 +130,17 @@ TEST(ConvExampleCpuPlan, ResultsDoNotDependOnTheThreadCount) {
 TEST(ConvExampleCpuPlan, KeptPaddedCopiesAreRightOnEveryCall) {
   for (const std::string example : {"conv2d_strided", "conv2d_bias_relu"}) {
     const Program program = compile_text(example_text(example), first_sizes(example), example + ".tc");
-    const std::string code = emit_cpu(plan_cpu(program), program);
+    const CpuPlan plan = plan_cpu(program);
+    const std::string code = emit_cpu(plan, program);
     ASSERT_NE(code.find("static thread_local std::vector<float> I_padded_storage"), std::string::npos) << code;
     std::string planted = code;
     const std::size_t entry = planted.find("extern \"C\" void " + cpu_entry_name(program.name) + "(");
     ASSERT_NE(entry, std::string::npos);
-    planted.insert(planted.find("\n}\n", entry) + 1, "  I_padded[0] = 1.0f;\n");
+    // The left border of the first row of pixels (the top border row is a tap the blocks skip:
+    // schedule/cpu_conv_border.h).
+    const std::vector<std::int64_t>& padded = plan.tensor("I_padded").shape;
+    planted.insert(planted.find("\n}\n", entry) + 1,
+                   "  I_padded[" + std::to_string(padded[2] * padded[3]) + "] = 1.0f;\n");
     std::optional<reference::TensorData> first;
     for (const std::uint64_t seed : {42u, 43u}) {
       SCOPED_TRACE(example + " seed " + std::to_string(seed));

@@ -120,5 +120,25 @@ TEST(ReduceRow, NarrowRowsAreTheirWidenedValuesReduced) {
   EXPECT_THROW(reduce_row(RowReduction::sum, x.data(), DType::e4m3, 4), ConfigError);
 }
 
+TEST(AllFinite, FindsOneInfinityOrNaNAnywhereAndNothingElse) {
+  std::vector<float> x(1000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = float(i) - 500.0f;
+  x[3] = std::numeric_limits<float>::max();
+  x[4] = -std::numeric_limits<float>::max();
+  x[5] = std::numeric_limits<float>::denorm_min();
+  x[6] = -0.0f;
+  EXPECT_TRUE(all_finite(x.data(), int64_t(x.size())));
+  EXPECT_TRUE(all_finite(x.data(), 0));
+  const float bad[] = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::signaling_NaN()};
+  for (const float value : bad)
+    for (const std::size_t at : {std::size_t{0}, std::size_t{17}, std::size_t{998}, std::size_t{999}}) {
+      std::vector<float> y = x;
+      y[at] = value;
+      EXPECT_FALSE(all_finite(y.data(), int64_t(y.size()))) << value << " at " << at;
+      EXPECT_EQ(all_finite(y.data(), int64_t(at)), true) << "only the first n count";
+    }
+}
+
 }  // namespace
 }  // namespace polyfuse::cpu::testing

@@ -17,7 +17,7 @@
 //   stage0: I_padded = I with a border of zeros, before [0, 1, 1, 0] and after [0, 1, 1, 0] (the convolution's reads outside I)
 //   stage1: parallel over k < 5 in blocks of 5 (outermost: consecutive blocks share the filter's slice), n < 2, h < 5, w < 4 in blocks of 4 (mc=256 nc=1024 kc=512)
 //     main S0: O(n, h, w, k) +=! I(n, 2*h + r - 1, 2*w + s - 1, c) * F(k, r, s, c) where I = 0 outside
-//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r, first touch: zero
+//       convolution as BRGEMM over the filter taps f32: A = I_padded rows 6 apart, B = F (packed by each thread, per column block, into a panel [taps, c, 5]), k = 3 channels, batch = 3 taps of s, outer batch = 3 taps of r (2 where the others read only the zero border and the filter is finite there), first touch: zero
 
 #include <algorithm>
 #include <cstdint>
@@ -25,6 +25,7 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/reduce.h"
 
 namespace {
 
@@ -41,7 +42,16 @@ template <class T>
 struct FilterPanel {
   T* data;
   int64_t origin = -1;  // the filter element of the panel's first output channel; -1: none yet
+  std::uint32_t finite_taps = 0;  // bit t: the panel's values at border tap t are finite
 };
+
+// Whether a panel whose finite taps are the bits of `finite_taps` is finite at every tap
+// outside [first, last) of `taps`: a block may then leave those taps out.
+bool finite_outside(std::uint32_t finite_taps, int64_t first, int64_t last, int64_t taps) {
+  for (int64_t t = 0; t < taps; ++t)
+    if ((t < first || t >= last) && !(finite_taps >> t & 1u)) return false;
+  return true;
+}
 
 // stage1 (S0): one rows x cols block of the output at (n, h, w0, k0).
 template <int64_t rows, int64_t cols>
@@ -61,9 +71,22 @@ void stage1_block(const float* F, float* O, const float* I_padded, int64_t n, in
     for (int64_t r = 0; r < 3; ++r)
       for (int64_t s = 0; s < 3; ++s)
         S0_pack(F + F_origin + r * 9 + s * 3, F_panel.data + r * 45 + s * 15, 27, 5);
+    F_panel.finite_taps = 0;  // which of r's taps a block may leave out are finite
+    for (int64_t r = 0; r < 3; ++r)
+      if ((r < 1 || r >= 2) && all_finite(F_panel.data + r * 45, 45)) F_panel.finite_taps |= std::uint32_t{1} << r;
     F_panel.origin = F_origin;
   }
-  S0_main(I_padded + n * 297 + h * 54 + w0 * 6, F_panel.data, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
+  // r's taps [r_first, r_last) read the input proper (its index 2 * h + r - 1 in [0, 9)); the others only the zero
+  // border, skipped when this thread's panel is finite there (the same sums: schedule/cpu_conv_border.h)
+  int64_t r_first = 0, r_last = 3;
+  while (r_first < r_last && 2 * h + r_first - 1 < 0) ++r_first;
+  while (r_last > r_first && 2 * h + (r_last - 1) - 1 >= 9) --r_last;
+  if (r_first == r_last || !finite_outside(F_panel.finite_taps, r_first, r_last, 3)) r_first = 0, r_last = 3;
+  static const Brgemm S0_taps_2({.m = rows, .n = cols, .k = 3, .batch = 3, .outer_batch = 2, .outer_stride_a = 27, .outer_stride_b = 45,
+      .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
+      .dtype = DType::f32, .accumulate = false, .packing = Packing::never});
+  const Brgemm& S0_kernel = r_last - r_first == 2 ? S0_taps_2 : S0_main;
+  S0_kernel(I_padded + n * 297 + h * 54 + w0 * 6 + r_first * 27, F_panel.data + r_first * 45, O + n * 100 + h * 20 + w0 * 5 + k0, 6, 5, 5, 3, 15);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "polyfuse/cpu/types.h"
 
@@ -24,6 +25,20 @@ constexpr int64_t kRowPartials = 32;
 float reduce_row(RowReduction op, const float* x, int64_t n);
 // The same of f16 or bf16 bit patterns (`dtype`), each widened exactly to f32 first.
 float reduce_row(RowReduction op, const uint16_t* x, DType dtype, int64_t n);
+
+// Whether none of x[0], ..., x[n - 1] is infinite or NaN (true for n = 0): a convolution's
+// check that its filter's products with a zero border are zeros, so that skipping them
+// changes no sum (codegen/cpu_border_taps_code.h). Inline: the caller's compiler vectorises the
+// loop for its target (generated code is built with -march=native: 16 lanes on AVX-512).
+inline bool all_finite(const float* x, int64_t n) {
+  std::uint32_t all_ones = 0;  // an exponent of all ones: infinite or NaN
+  for (int64_t i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    all_ones |= std::uint32_t((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return all_ones == 0;
+}
 
 // The same reduction taken piece by piece (a row whose terms are computed in chunks): add()
 // the row's values in order, in pieces of a multiple of kRowPartials values but the last;
