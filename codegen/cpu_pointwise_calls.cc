@@ -205,17 +205,7 @@ class ExpressionEmitter {
   // declared once) when it is an expression, so that the loop reads `X_block[row * 64 + col]`.
   CpuOperandView at_block(CpuOperandView view, const std::string& type) {
     if (view.pointer.find_first_of(" +-*&()[]") == std::string::npos) return view;
-    auto [local, added] = block_pointers_.emplace(view.pointer, "");
-    if (added) {
-      const std::string tensor = view.pointer.substr(0, view.pointer.find_first_of(" +-*&()[]"));
-      std::string name = sink_.variable(tensor + "_block");
-      for (int count = 2; block_pointer_names_.count(name); ++count)
-        name = sink_.variable(tensor + "_block" + std::to_string(count));
-      block_pointer_names_.insert(name);
-      local->second = name;
-      sink_.line(type + " const " + name + " = " + view.pointer + ";");
-    }
-    view.pointer = local->second;
+    view.pointer = sink_.block_pointer(view.pointer, type);
     return view;
   }
 
@@ -268,8 +258,6 @@ class ExpressionEmitter {
 
   const CpuExpressionSink& sink_;
   const CpuPointwise& pointwise_;
-  std::map<std::string, std::string> block_pointers_;  // at_block's locals by the pointer they hold
-  std::set<std::string> block_pointer_names_;
   std::map<std::string, CpuOperandView> widened_;  // widened()'s blocks by the read's pointer and broadcast
 };
 

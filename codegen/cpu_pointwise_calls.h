@@ -56,6 +56,10 @@ struct CpuExpressionSink : CpuCallSink {
   std::function<CpuOperandView(const CpuAccess&)> view;  // a read of the block
   std::function<CpuOperandView()> scratch;              // a fresh f32 block buffer
   std::function<std::string(const std::string&)> variable;  // a local name (CpuNames::variable)
+  // The local holding `pointer` (a C++ expression) in the block function's outermost scope, of
+  // `type` ("const float*" to read, "float*" to write): declared by the first statement to ask,
+  // shared by the others (a float* serves reads too), one name per pointer and type.
+  std::function<std::string(const std::string& pointer, const std::string& type)> block_pointer;
 };
 
 // Calls computing `pointwise.expr` into `target`; `target_is_scratch`: intermediate values may go

@@ -61,6 +61,27 @@ TEST(PointwiseLoops, EveryOperationGivesTheCallsBits) {
   expect_the_calls_bits(program);
 }
 
+// Two statements of one block function with loops: the second reads the first's target and the
+// same inputs through the pointers the first declared (it declared them again, and the generated
+// code did not build: random program 5498).
+TEST(PointwiseLoops, StatementsOfOneBlockShareTheirBlockPointers) {
+  const Program program = compile_text(R"(def f(f32(M, N) A, f32(M, N) B, f32(N) c) -> (f32(M, N) Y, f32(M, N) Z) {
+  Y(m, n) = A(m, n) * B(m, n) + c(n)
+  Z(m, n) = Y(m, n) * A(m, n) - B(m, n)
+})",
+                                       {{"M", 37}, {"N", 29}}, "two.tc");
+  const std::string code = emit_cpu(program, request_for(1, true).cpu_schedule);
+  for (const std::string declaration : {"float* const Y_block = ", "const float* const A_block = "}) {
+    const std::size_t first = code.find(declaration);
+    EXPECT_NE(first, std::string::npos) << code;
+    EXPECT_EQ(code.find(declaration, first + 1), std::string::npos) << "declared twice:\n" << code;
+  }
+  EXPECT_NE(code.find("Z_block[row * 29 + col] = ((Y_block[row * 29 + col] * A_block[row * 29 + col])"),
+            std::string::npos)
+      << code;
+  expect_the_calls_bits(program);
+}
+
 // Where the loop would not make fewer passes over the block, the calls stay: one operation (the
 // library's vector loop), or two with an f16 target (the loop and the rounding: two passes too).
 TEST(PointwiseLoops, WithoutFewerPassesTheCallsStay) {
