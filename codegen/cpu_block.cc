@@ -534,21 +534,6 @@ class BlockEmitter {
     return view;
   }
 
-  // The local holding `pointer` (CpuExpressionSink::block_pointer): a `float*` serves reads too; a
-  // write through a pointer declared for reads gets its own local.
-  std::string block_pointer(const std::string& pointer, const std::string& type) {
-    const auto found = block_pointers_.find(pointer);
-    if (found != block_pointers_.end() && (found->second.second == type || found->second.second == "float*"))
-      return found->second.first;
-    const std::string tensor = pointer.substr(0, pointer.find_first_of(" +-*&()[]"));
-    std::string name = names_.variable(tensor + "_block");
-    for (int count = 2; !block_pointer_names_.insert(name).second; ++count)
-      name = names_.variable(tensor + "_block" + std::to_string(count));
-    line(type + " const " + name + " = " + pointer + ";");
-    block_pointers_[pointer] = {name, type};
-    return name;
-  }
-
   void emit_pointwise(const CpuPointwise& pointwise) {
     if (pointwise.in_epilogue) {
       line("// last touch " + pointwise.statement + ": " + pointwise.source + " (done: the BRGEMM's epilogue)");
@@ -570,7 +555,7 @@ class BlockEmitter {
     sink.scratch = [this, &pointwise] { return scratch(pointwise.statement); };
     sink.variable = [this](const std::string& wanted) { return names_.variable(wanted); };
     sink.block_pointer = [this](const std::string& pointer, const std::string& type) {
-      return block_pointer(pointer, type);
+      return block_pointers_.local(pointer, type, names_, [this](const std::string& text) { line(text); });
     };
     emit_expression(sink, pointwise, target, target_is_scratch,
                     plan_.pointwise_loops && !reads_tensor(pointwise.expr, pointwise, pointwise.write.tensor));
@@ -581,10 +566,7 @@ class BlockEmitter {
   const CpuNames& names_;
   const CpuStageVariables& variables_;
   const CpuAccess* writing_ = nullptr;  // the access being viewed as a written block
-  // The pointwise statements' block pointers (CpuExpressionSink::block_pointer): by pointer, the
-  // local's name and type; and every name taken.
-  std::map<std::string, std::pair<std::string, std::string>> block_pointers_;
-  std::set<std::string> block_pointer_names_;
+  CpuBlockPointers block_pointers_;     // of the pointwise statements
   std::string body_, entry_, packed_b_argument_;
   CpuSharedPack pack_;
   std::set<std::string> declared_, used_, written_;

@@ -294,4 +294,17 @@ void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwis
   emitter.evaluate(pointwise.expr, target, target_is_scratch);
 }
 
+std::string CpuBlockPointers::local(const std::string& pointer, const std::string& type, const CpuNames& names,
+                                    const std::function<void(const std::string&)>& line) {
+  const auto found = by_pointer_.find(pointer);
+  if (found != by_pointer_.end() && (found->second.second == type || found->second.second == "float*"))
+    return found->second.first;
+  const std::string tensor = pointer.substr(0, pointer.find_first_of(" +-*&()[]"));
+  std::string name = names.variable(tensor + "_block");
+  for (int count = 2; !taken_.insert(name).second; ++count) name = names.variable(tensor + "_block" + std::to_string(count));
+  line(type + " const " + name + " = " + pointer + ";");
+  by_pointer_[pointer] = {name, type};
+  return name;
+}
+
 }  // namespace polyfuse

@@ -7,8 +7,12 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 
+#include "codegen/cpu_names.h"
 #include "frontend/element_type.h"
 #include "schedule/cpu_plan.h"
 
@@ -32,6 +36,19 @@ struct CpuCallSink {
   std::function<void(const std::string&)> line;  // one statement line of the body
   // A fresh name for a primitive object of statement `statement` doing `what`.
   std::function<std::string(const std::string& statement, const std::string& what)> object_name;
+};
+
+// The block pointers that a block function's pointwise statements declare in its outermost scope
+// (CpuExpressionSink::block_pointer), one local per pointer and type; a `float*` serves reads too.
+class CpuBlockPointers {
+ public:
+  // The local holding `pointer` as `type`; a new one's declaration goes to `line`.
+  std::string local(const std::string& pointer, const std::string& type, const CpuNames& names,
+                    const std::function<void(const std::string&)>& line);
+
+ private:
+  std::map<std::string, std::pair<std::string, std::string>> by_pointer_;  // the name and type
+  std::set<std::string> taken_;
 };
 
 // The extents of a call as C++ expressions: the block ("rows" x "cols"), or one column of it
