@@ -117,6 +117,44 @@ TEST(Unary, TranspositionOnEveryIsaPath) {
   else ::unsetenv("POLYFUSE_CPU_ISA");
 }
 
+// An identity of one layout is a copy of each row (column-major: column), bit for bit: NaN
+// payloads, -0 and subnormals as they are, f16 and bf16 patterns too, nothing outside the block.
+TEST(Unary, CopyOfOneLayoutKeepsTheBits) {
+  const std::vector<uint32_t> specials = {0x7fc00001u, 0xffa00000u, 0x80000000u, 0x00000001u, 0x7f800000u};
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+    for (Layout layout : {Layout::row_major, Layout::col_major})
+      for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{512, 32}, {7, 100}, {1, 5}, {17, 1}}) {
+        SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(layout) + " " + std::to_string(m) + "x" +
+                     std::to_string(n));
+        UnaryConfig cfg;
+        cfg.m = m, cfg.n = n, cfg.op = UnaryOp::identity;
+        cfg.in = {layout, dtype, Broadcast::matrix};
+        cfg.out = {layout, dtype, Broadcast::matrix};
+        const int64_t ld_in = (layout == Layout::col_major ? m : n) + 3;
+        const int64_t ld_out = (layout == Layout::col_major ? m : n) + 5;
+        const std::size_t size = static_cast<std::size_t>(dtype_size(dtype));
+        std::vector<unsigned char> in(static_cast<std::size_t>(operand_extent(cfg.in, m, n, ld_in)) * size);
+        std::mt19937 rng(static_cast<unsigned>(m * 5 + n));
+        for (unsigned char& byte : in) byte = static_cast<unsigned char>(rng());
+        for (std::size_t i = 0; i < specials.size() && (i + 1) * 4 <= in.size(); ++i)
+          std::memcpy(in.data() + i * 4, &specials[i], 4);
+        std::vector<unsigned char> out(static_cast<std::size_t>(operand_extent(cfg.out, m, n, ld_out)) * size, 0xa5);
+        Unary{cfg}(in.data(), out.data(), ld_in, ld_out);
+        std::vector<bool> written(out.size() / size, false);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < n; ++c) {
+            const std::size_t o = static_cast<std::size_t>(index_of(layout, r, c, ld_out));
+            written[o] = true;
+            ASSERT_EQ(std::memcmp(out.data() + o * size, in.data() + static_cast<std::size_t>(index_of(layout, r, c, ld_in)) * size, size), 0)
+                << "at " << r << "," << c;
+          }
+        for (std::size_t i = 0; i < written.size(); ++i)
+          if (!written[i]) {
+            for (std::size_t b = 0; b < size; ++b) ASSERT_EQ(out[i * size + b], 0xa5) << "outside the block at " << i;
+          }
+      }
+}
+
 // Binary's f32 rows run 4, 8 or 16 lanes wide (the baseline loop compiled for AVX2 and AVX-512):
 // every op, every broadcast of the second operand, a post op, rows with tails, and inputs with
 // NaN, infinities, -0 and subnormals give the same bits on every path the CPU runs.
