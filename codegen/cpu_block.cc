@@ -362,12 +362,16 @@ class BlockEmitter {
     for (std::size_t t = 0; t < outer; ++t) {
       const CpuConvTap& tap = conv.taps[t];
       const std::string variable = names_.loop_variable(tap.index);
-      loops.push_back("for (int64_t " + variable + " = 0; " + variable + " < " + std::to_string(tap.extent) + "; ++" +
-                      variable + ")");
+      // (a loop tap with a border runs over its taps [first, last): emit_border_range's names)
+      const std::string from = tap.border ? names_.variable(variable + "_first") : "0";
+      const std::string to = tap.border ? names_.variable(variable + "_last") : std::to_string(tap.extent);
+      loops.push_back("for (int64_t " + variable + " = " + from + "; " + variable + " < " + to + "; ++" + variable + ")");
       a_terms.push_back(variable + " * " + std::to_string(tap.a_stride));
       b_terms.push_back(variable + " * " + std::to_string(tap.b_stride));
-      first += (first.empty() ? "" : " && ") + variable + " == 0";
-      if (tap.extent > 1) last += (last.empty() ? "" : " && ") + variable + " == " + std::to_string(tap.extent - 1);
+      first += (first.empty() ? "" : " && ") + variable + " == " + from;
+      if (tap.extent > 1)
+        last += (last.empty() ? "" : " && ") + variable + " == " +
+                (tap.border ? to + " - 1" : std::to_string(tap.extent - 1));
     }
     const std::int64_t batch = conv.taps.empty() ? 1 : conv.taps.back().extent;
     const std::int64_t a_batch = conv.taps.empty() ? 0 : conv.taps.back().a_stride;
@@ -433,6 +437,11 @@ class BlockEmitter {
         kernel = border.kernel;
         a_terms.push_back(border.first + " * " + std::to_string(folded->a_stride));
         b_terms.push_back(border.first + " * " + std::to_string(folded->b_stride));
+      } else if (!fold && !conv.taps.empty() && conv.taps.front().border) {  // a loop of calls over the taps inside
+        PF_INTERNAL_CHECK(!panel.finite_taps.empty(), "cpu block: border taps of " + matmul.statement);
+        body_ += emit_border_range(conv.taps.front(), variables_.batch.at(conv.taps.front().border->batch),
+                                   panel.finite_taps, names_, finishing.empty() ? 1 : 2)
+                     .lines;
       }
     } else if (conv.filter_panel > 0) {
       const std::vector<std::int64_t> inside(b_strides.begin() + 1, b_strides.end());

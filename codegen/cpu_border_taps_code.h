@@ -20,7 +20,20 @@ struct CpuBorderTapsCode {
   std::string first;     // the variable of the first tap: A and B move on by it times the tap's strides
 };
 
-// `tap` (its border set) of the block whose batch index border->batch is `batch_variable`;
+// The statements that set the variables `first` and `last` ("r_first", "r_last") to the taps of
+// `tap` (its border set) that the block whose batch index border->batch is `batch_variable`
+// computes: those that read the input proper, or every tap where `finite_taps` (the panel's bits)
+// lacks one of the others, or fewer than `fewest` taps are left. A tap that is a loop of calls
+// (f16, bf16) runs from first to last (fewest 2 where its last call is a kernel of its own: the
+// first call must not be the last).
+struct CpuBorderRange {
+  std::string lines;  // two spaces indented
+  std::string first, last;
+};
+CpuBorderRange emit_border_range(const CpuConvTap& tap, const std::string& batch_variable,
+                                 const std::string& finite_taps, const CpuNames& names, std::int64_t fewest = 1);
+
+// `tap` (its border set), the BRGEMM's outer batch, of the block whose batch index border->batch is `batch_variable`;
 // `kernel` names the kernel of every tap, `config(count)` gives the configuration of a kernel of
 // `count` taps (its text in braces), `finite_taps` is the expression of the panel's bits (bit t:
 // finite at tap t), and `object_name(what)` names a kernel object.
@@ -31,8 +44,9 @@ CpuBorderTapsCode emit_border_taps(const CpuConvTap& tap, const std::string& bat
                                    const CpuNames& names);
 
 // The statements (indented by `indent`) that set `finite_taps`, the bits of a panel at `data`
-// whose tap t starts at data + t * tap.b_stride, for the taps a block may leave out.
-std::string finite_taps_check(const CpuConvTap& tap, const std::string& data, const std::string& finite_taps,
-                              const std::string& indent, const CpuNames& names);
+// (of `type`: f32, or f16/bf16 bit patterns) whose tap t starts at data + t * tap.b_stride, for
+// the taps a block may leave out.
+std::string finite_taps_check(const CpuConvTap& tap, const std::string& data, ElementType type,
+                              const std::string& finite_taps, const std::string& indent, const CpuNames& names);
 
 }  // namespace polyfuse

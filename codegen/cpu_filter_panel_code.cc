@@ -69,7 +69,7 @@ CpuFilterPanelCode emit_filter_panel_pack(const CpuPlan& plan, const CpuMatmul& 
   for (const CpuConvTap& tap : conv.taps)
     if (tap.border) {
       code.finite_taps = panel + ".finite_taps" + (matmul.b_constant ? "[" + index + "]" : "");
-      code.lines += finite_taps_check(tap, data, code.finite_taps, "    ", names);
+      code.lines += finite_taps_check(tap, data, filter.type, code.finite_taps, "    ", names);
     }
   if (matmul.b_constant)
     code.lines += line("  " + panel + ".from[" + index + "] = PackedFrom::of(" + filter_name + ");");

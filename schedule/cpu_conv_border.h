@@ -4,9 +4,10 @@
 // reads input row p + r - 1 = -1 at tap r = 0: a row of the padded copy's zeros, whose products
 // with the filter add nothing. oneDNN's direct convolutions skip such taps; on ResNet-50's last
 // 3x3 layer (7 x 7 pixels) they are 2 of every 21 rows of taps. The CPU target skips them for the
-// tap its BRGEMM takes as the outer batch (CpuConvTap::border): a block computes the taps in
-// [first, last) that read the input proper, by a kernel made for that many taps, when its filter
-// panel holds only finite values at the skipped taps. A product of zero and a finite value is a
+// outer of two taps (CpuConvTap::border): a block computes the taps in [first, last) that read the
+// input proper — f32: the BRGEMM's outer batch, by a kernel made for that many taps; f16 and bf16:
+// the loop of calls over that tap, from first to last — when its filter panel holds only finite
+// values at the skipped taps. A product of zero and a finite value is a
 // zero, and adding a zero leaves any sum but -0 as it was (-0 + 0 is +0: only the sign of a zero
 // result can differ), so the result is the same value. With an infinity or a NaN there the block
 // computes every tap, and 0 * inf is NaN, as the program says.

@@ -495,9 +495,11 @@ class Planner {
       const std::int64_t stored = filter_stride(tap);
       taps.taps.push_back({tap, extent.at(tap), a_coefficient(tap), per_block ? stored : b_strides[position], stored, {}});
     }
-    // The BRGEMM's outer batch tap (two taps, f32) skips what reads only the zero border, where
-    // the thread's filter panel shows its values there finite (schedule/cpu_conv_border.h).
-    if (options_.skip_border_taps && conv.padded() && per_block && in_type == ElementType::f32 &&
+    // The outer tap (two taps: the BRGEMM's outer batch for f32, a loop of calls for f16 and bf16)
+    // skips what reads only the zero border, where the thread's filter panel shows its values
+    // there finite (schedule/cpu_conv_border.h).
+    if (options_.skip_border_taps && conv.padded() && per_block &&
+        (in_type == ElementType::f32 || in_type == ElementType::f16 || in_type == ElementType::bf16) &&
         taps.taps.size() == 2)
       taps.taps.front().border =
           conv_tap_border(input, tensor(input.tensor).shape, taps.taps.front().index, conv.batch, extent);

@@ -78,7 +78,7 @@ struct CpuAccess {
   std::vector<int> batch_positions;  // per tensor dimension: which batch index (batch only)
 };
 
-// Where a convolution's outer-batch tap reads only the zero border (CpuConvTap::border): the
+// Where the outer of a convolution's two taps reads only the zero border (CpuConvTap::border): the
 // input dimension it reads, batch_coefficient * (the stage's batch index `batch`) +
 // tap_coefficient * tap + constant, lies outside [0, input_extent) for some taps of some blocks
 // (`p + r - 1` at p = 0 and r = 0). A block skips those taps when its filter panel is finite there
@@ -103,7 +103,7 @@ struct CpuConvTap {
   std::int64_t a_stride = 0;  // elements of A between consecutive taps
   std::int64_t b_stride = 0;  // elements of B between consecutive taps (in panels when packed)
   std::int64_t filter_stride = 0;  // elements of the stored filter between consecutive taps
-  std::optional<CpuTapBorder> border;  // the BRGEMM's outer batch tap of some convolutions
+  std::optional<CpuTapBorder> border;  // the outer of two taps of some convolutions
 };
 
 // A convolution's main as BRGEMMs over its filter taps: in a block at (batch.., m0, n0) and at

@@ -164,16 +164,17 @@ std::string to_string(const CpuPlan& plan) {
         for (std::size_t t = 0; t < conv->taps.size(); ++t)
           (t < loops ? outer : t + 1 < conv->taps.size() ? outer_batch : inner) += (t < loops && t ? ", " : "") +
                                                                                     conv->taps[t].index;
+        const auto border = [](const CpuConvTap& tap) {  // schedule/cpu_conv_border.h
+          if (!tap.border) return std::string();
+          std::string counts;
+          for (const std::int64_t count : tap.border->counts) counts += (counts.empty() ? "" : " or ") + std::to_string(count);
+          return " (" + counts + " where the others read only the zero border and the filter is finite there)";
+        };
         if (!outer_batch.empty()) {
           const CpuConvTap& tap = conv->taps[loops];
-          outer_batch = ", outer batch = " + std::to_string(tap.extent) + " taps of " + outer_batch;
-          if (tap.border) {  // schedule/cpu_conv_border.h
-            std::string counts;
-            for (const std::int64_t count : tap.border->counts)
-              counts += (counts.empty() ? "" : " or ") + std::to_string(count);
-            outer_batch += " (" + counts + " where the others read only the zero border and the filter is finite there)";
-          }
+          outer_batch = ", outer batch = " + std::to_string(tap.extent) + " taps of " + outer_batch + border(tap);
         }
+        if (loops == 1) outer += border(conv->taps.front());
         text += "      convolution as BRGEMM over the filter taps " + std::string(to_string(matmul.dtype)) + ": A = " +
                 matmul.a.tensor +
                 (conv->a_channel_stride > 0

@@ -1,7 +1,7 @@
 // A convolution's border taps on the CPU target (schedule/cpu_conv_border.h): which taps of
 // which blocks read only the zero border (the counts and the taps always kept, for padding,
 // stride, dilation and a 5x5 filter), that skipping them gives the bits of every tap computed
-// (1 and 3 threads, an epilogue, against the reference), and that an infinity or a NaN in the
+// (1 and 3 threads, an epilogue, f16 and bf16 inputs, against the reference), and that an infinity or a NaN in the
 // filter where a block would skip makes that block compute every tap: 0 * inf is NaN, as the
 // program says (also for a constant filter, after forget_constants).
 #include <gtest/gtest.h>
@@ -19,9 +19,10 @@
 namespace polyfuse::testing {
 namespace {
 
-// A convolution reading I(n, `row`, w + s - 1, c) with R x R taps of F; H x W input, P x W output.
-std::string conv_text(const std::string& row, bool bias_relu = false) {
-  return "def conv(f32(N, H, W, C) I, f32(K, R, R, C) F" + std::string(bias_relu ? ", f32(K) bias" : "") +
+// A convolution reading I(n, `row`, w + s - 1, c) with R x R taps of F; H x W input, P x W output;
+// I and F of type `in`.
+std::string conv_text(const std::string& row, bool bias_relu = false, const std::string& in = "f32") {
+  return "def conv(" + in + "(N, H, W, C) I, " + in + "(K, R, R, C) F" + std::string(bias_relu ? ", f32(K) bias" : "") +
          ") -> (f32(N, P, W, K) O) {\n"
          "  " + (bias_relu ? "Y" : "O") + "(n, h, w, k) +=! I(n, " + row +
          ", w + s - 1, c) * F(k, r, s, c) where h in 0:P, w in 0:W, I = 0 outside\n" +
@@ -126,6 +127,40 @@ TEST(BorderTaps, TheBitsOfEveryTap) {
         EXPECT_TRUE(skipped.outputs == all.outputs) << threads << " threads: not the bits of every tap";
       }
     }
+}
+
+// f16 and bf16 inputs: the tap is a loop of calls (the first overwrites, the last with bias + ReLU
+// is a kernel of its own), run over the taps inside; one output row reading a single tap (P = 1)
+// keeps every tap there, the first call not being the last.
+TEST(BorderTaps, NarrowInputsLoopOverTheTapsInside) {
+  struct Case {
+    std::string in, row;
+    SizeBindings bound;
+    bool bias_relu;
+  };
+  const std::vector<Case> cases = {{"f16", "h + r - 1", sizes(7, 7, 3), true},
+                                   {"bf16", "h + r - 2", sizes(7, 7, 5), false},
+                                   {"f16", "h + r - 1", sizes(1, 1, 3), true},
+                                   {"bf16", "h + r - 1", sizes(1, 1, 3), false}};
+  for (const auto& [in, row, bound, bias_relu] : cases) {
+        SCOPED_TRACE(in + " " + row + " P = " + std::to_string(bound.at("P")) + (bias_relu ? ", bias + relu" : ""));
+        const Program program = compile_text(conv_text(row, bias_relu, in), bound);
+        const std::optional<CpuConvTap> tap = outer_tap(program);
+        ASSERT_TRUE(tap && tap->border) << to_string(plan_cpu(program, options(1, true)));
+        const std::string code = emit_cpu(program, options(1, true));
+        EXPECT_NE(code.find("for (int64_t r = r_first; r < r_last; ++r)"), std::string::npos) << code;
+        EXPECT_NE(code.find(bias_relu ? "if (r_last - r_first < 2 ||" : "if (r_first == r_last ||"), std::string::npos)
+            << code;
+        RunRequest every = cpu_run_request(9);
+        every.cpu_schedule = options(1, false);
+        const RunReport all = run_program(program, every);
+        ASSERT_TRUE(all.check.ok) << all.check.to_string();
+        RunRequest skipping = cpu_run_request(9);
+        skipping.cpu_schedule = options(2, true);
+        const RunReport skipped = run_program(program, skipping);
+        EXPECT_TRUE(skipped.check.ok) << skipped.check.to_string();
+        EXPECT_TRUE(skipped.outputs == all.outputs) << "not the bits of every tap";
+      }
 }
 
 // The output of `module` on I, F (and a zero bias when the def has one).

@@ -120,6 +120,27 @@ TEST(ReduceRow, NarrowRowsAreTheirWidenedValuesReduced) {
   EXPECT_THROW(reduce_row(RowReduction::sum, x.data(), DType::e4m3, 4), ConfigError);
 }
 
+TEST(AllFinite, HalfAndBfloatPatterns) {
+  // f16: largest finite 0x7bff, infinity 0x7c00, NaN 0x7e01; bf16: 0x7f7f, 0x7f80, 0xffc1.
+  std::vector<uint16_t> f16(300, 0x3c00), bf16(300, 0x3f80);
+  f16[7] = 0x7bff, f16[8] = 0xfbff, f16[9] = 0x0001, f16[10] = 0x8000;
+  bf16[7] = 0x7f7f, bf16[8] = 0xff7f, bf16[9] = 0x0001;
+  EXPECT_TRUE(all_finite(f16.data(), DType::f16, 300));
+  EXPECT_TRUE(all_finite(bf16.data(), DType::bf16, 300));
+  EXPECT_FALSE(all_finite(f16.data(), DType::e4m3, 300)) << "another dtype: not known finite";
+  for (const uint16_t bad : {uint16_t{0x7c00}, uint16_t{0xfc00}, uint16_t{0x7e01}}) {
+    std::vector<uint16_t> x = f16;
+    x[299] = bad;
+    EXPECT_FALSE(all_finite(x.data(), DType::f16, 300)) << bad;
+    EXPECT_TRUE(all_finite(x.data(), DType::f16, 299));
+  }
+  for (const uint16_t bad : {uint16_t{0x7f80}, uint16_t{0xff80}, uint16_t{0xffc1}}) {
+    std::vector<uint16_t> x = bf16;
+    x[150] = bad;
+    EXPECT_FALSE(all_finite(x.data(), DType::bf16, 300)) << bad;
+  }
+}
+
 TEST(AllFinite, FindsOneInfinityOrNaNAnywhereAndNothingElse) {
   std::vector<float> x(1000);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = float(i) - 500.0f;

@@ -39,6 +39,14 @@ inline bool all_finite(const float* x, int64_t n) {
   }
   return all_ones == 0;
 }
+// The same of f16 or bf16 bit patterns (`dtype`; any other dtype: false).
+inline bool all_finite(const uint16_t* x, DType dtype, int64_t n) {
+  const uint16_t exponent = dtype == DType::f16 ? 0x7c00u : dtype == DType::bf16 ? 0x7f80u : 0;
+  if (exponent == 0) return false;
+  uint16_t all_ones = 0;
+  for (int64_t i = 0; i < n; ++i) all_ones |= uint16_t((x[i] & exponent) == exponent);
+  return all_ones == 0;
+}
 
 // The same reduction taken piece by piece (a row whose terms are computed in chunks): add()
 // the row's values in order, in pieces of a multiple of kRowPartials values but the last;
