@@ -16,6 +16,7 @@
 #include "codegen/kernel_ast.h"
 #include "codegen/kernel_fit.h"
 #include "codegen/hopper_cluster_check.h"
+#include "codegen/hopper_epilogue.h"
 #include "codegen/hopper_gemm_emit.h"
 #include "codegen/hopper_gemm_kernel.h"
 #include "codegen/kernel_grid.h"
@@ -543,6 +544,7 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         "runtime reads the device's SM count at launch (the emulator: --sms, default 132); no cluster "
                         "(--cluster 1x1, the default until GPU timings show a 2x1 or 1x2 cluster faster)\n",
                         m.grid[0].value, o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value);
+  if (choice.loop == MainLoop::tma_wgmma) text += fmt::format("epilogue: {}\n", describe_hopper_epilogue(program, plan));
   const std::string grid_x = m.persistent ? "min(SMs, " + m.grid[0].expression + ")" : m.grid[0].expression;
   text += fmt::format("launch: grid ({}{}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory{}\n", grid_x,
                       m.cluster_x > 1 ? fmt::format(" rounded down to a multiple of {}", m.cluster_x) : "",

@@ -262,19 +262,14 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
   const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
   if (!plan.epilogue.empty() || k.accumulators.size() > 1) {
     std::string text = fmt::format(
-        "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of\n"
-        "    // its 64 x {} tile; rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
+        "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on its 64 x {} tile;\n"
+        "    // rows and columns outside {} x {} are not read or written\n", t.bn, k.m, k.n);
     for (std::size_t i : k.accumulators)
       text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(k, plan, i),
                           i == 0 ? "" : fmt::format(" + {}", i * t.acc_staging_floats()));
-    text += fmt::format("    for (int e = thread_in_warpgroup(); e < {}; e += 128) {{\n", 64 * t.bn);
-    text += fmt::format("      const int pf_m = {} + e / {}, pf_n = n0 + e % {};\n", row0, t.bn, t.bn);
-    text += fmt::format("      const bool in = pf_m < {} && pf_n < {};\n", k.m, k.n);
-    for (std::size_t i : k.accumulators)
-      text += fmt::format("      const float {}_v = pf::lds(staging + {}e / {} * {} + e % {});\n", plan.matmuls[i].c,
-                          i == 0 ? "" : fmt::format("{} + ", i * t.acc_staging_floats()), t.bn, t.bn + 4, t.bn);
-    text += hopper_epilogue_element(program, plan);
-    text += "    }\n";
+    HopperEpilogueTile tile{row0, t.bn, t.bn + 4, k.m, k.n, {}};
+    for (std::size_t i : k.accumulators) tile.staged.emplace_back(plan.matmuls[i].c, static_cast<int>(i) * t.acc_staging_floats());
+    text += hopper_epilogue_tile(program, plan, tile);
     return text;
   }
   if (!mm.live_out)  // dead code: a result no statement reads and no output holds

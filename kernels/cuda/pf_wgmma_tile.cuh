@@ -112,12 +112,22 @@ PF_UNROLL
 
 namespace detail {
 // The E = 16 / sizeof(OutT) staged floats at `src` (16-byte aligned) as one 16-byte chunk of OutT.
+// For 16-bit OutT (two 16-byte halves, consecutive lanes' chunks 32 bytes apart) lanes 4..7 of
+// each quarter warp read their second half first, so that a quarter's loads hit each bank once
+// (pf::lds_chunk does the same).
 template <class OutT> PF_DEVICE Chunk16 staged_chunk(const float* src) {
-  const Chunk16 lo = lds128(src);
   if constexpr (sizeof(OutT) == 4) {
-    return lo;
+    return lds128(src);
   } else {
-    const Chunk16 hi = lds128(src + 4);
+    const bool second_first = (lane_id() >> 2) & 1u;
+    const Chunk16 first = lds128(src + (second_first ? 4 : 0));
+    const Chunk16 second = lds128(src + (second_first ? 0 : 4));
+    Chunk16 lo, hi;
+PF_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      lo.x[i] = second_first ? second.x[i] : first.x[i];
+      hi.x[i] = second_first ? first.x[i] : second.x[i];
+    }
     Chunk16 c;
 PF_UNROLL
     for (int i = 0; i < 2; ++i) {

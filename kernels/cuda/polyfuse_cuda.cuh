@@ -8,6 +8,7 @@
 //   Hopper (sm_90/sm_90a, pf::sm90): pf_sm90 (guards, warpgroups), pf_swizzle_sm90 (TMA/wgmma
 //                      swizzles, canonical tiles), pf_wgmma_desc, pf_wgmma_operands, pf_wgmma,
 //                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles),
+//                      pf_epilogue_chunk (the epilogue's 128-bit chunks of a row),
 //                      pf_thread_tile_sm90 (TMA's tiles written by threads, where TMA cannot).
 //                      Every wrapper guards its PTX by target (PF_SM90_PATH / PF_SM90A_PATH), so
 //                      sm_80 and sm_90 builds of kernels that do not call them are unaffected.
@@ -30,6 +31,7 @@
 #include "pf_pointwise_x2.cuh"
 #include "pf_row.cuh"
 #include "pf_epilogue_vector.cuh"
+#include "pf_epilogue_chunk.cuh"
 #include "pf_tile_order.cuh"
 #include "pf_sm90.cuh"
 #include "pf_swizzle_sm90.cuh"

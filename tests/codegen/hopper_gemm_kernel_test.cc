@@ -44,7 +44,7 @@ TEST(HopperGemmKernel, GemmF16WithBCopiedByThreadsGolden) {
                              "codegen/gemm_sm90a_tma_b_by_threads.cu"));
 }
 
-// gemm_bias_relu: the epilogue per element of the staged accumulators, only D stored.
+// gemm_bias_relu: the epilogue on the staged accumulators in chunks of 8 columns (hopper_epilogue.h), only D stored.
 TEST(HopperGemmKernel, GemmBiasReluGolden) {
   Program program = compile_program(example_source("gemm_bias_relu"), {{"M", 300}, {"N", 256}, {"K", 192}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
@@ -144,7 +144,7 @@ TEST(HopperGemmKernel, AddGemmsGolden) {
 }
 
 // examples/swiglu.tc, cooperative: X's tile loaded once per stage for both matmuls (a stage of X,
-// Wg and Wu), silu(G) * U per element; only H stored.
+// Wg and Wu), silu(G) * U in chunks of 8 columns; only H stored.
 TEST(HopperGemmKernel, SwigluGolden) {
   std::string text;
   const EmittedKernel kernel =

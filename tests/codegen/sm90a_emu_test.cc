@@ -53,7 +53,7 @@ TEST(Sm90aEmu, EveryLayoutTakesTmaWgmma) {
   check_sm90a("bf16", 67, 130, 128, true, true, false);   // neither: edge tiles in M and N
 }
 
-// Pointwise epilogues on the TMA + wgmma loop (per element of the staged accumulators): bias
+// Pointwise epilogues on the TMA + wgmma loop (on the staged accumulators, in chunks of a row): bias
 // along columns and rows, a full matrix, every activation, temporaries, the matmul result live
 // out too, f32 outputs, an operand copied by threads; odd shapes with edge tiles; cooperative and
 // ping-pong consumers.

@@ -128,6 +128,17 @@ TEST(CliCompile, EmitConfigNamesTheMainLoopAndWhy) {
                      "tile scheduler: persistent, 4 tiles in groups of 8 tile rows (--group), grid min(SMs, 4)"),
             std::string::npos)
       << tma;
+  EXPECT_NE(tma.find("epilogue: C stored from the staged accumulators, 16 bytes a store\n"), std::string::npos) << tma;
+  EXPECT_NE(b_by_threads.find("epilogue: C stored from the staged accumulators, element by element (rows not 16-byte "
+                              "aligned)\n"),
+            std::string::npos)
+      << b_by_threads;
+  const CliResult fused = run_cli("compile examples/gemm_fp8.tc --emit=config -D M=300 -D N=200 -D K=208 --arch sm_90a");
+  EXPECT_NE(fused.out.find("epilogue: on the staged accumulators in chunks of 8 columns of a row; stores D (128-bit); "
+                           "reads sa(m) (one value, each row), sb(n) (128-bit, once per tile), bias(n) (128-bit, once "
+                           "per tile)\n"),
+            std::string::npos)
+      << fused.out << fused.err;
   const std::string grouped = config("-D M=256 -D N=256 -D K=256 --arch sm_90a --group 2");
   EXPECT_NE(grouped.find("tile scheduler: persistent, 4 tiles in groups of 2 tile rows"), std::string::npos) << grouped;
   const std::string pingpong = config("-D M=256 -D N=256 -D K=256 --arch sm_90a --consumer-schedule pingpong");

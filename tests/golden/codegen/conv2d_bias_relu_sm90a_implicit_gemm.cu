@@ -130,15 +130,25 @@ extern "C" __global__ void __launch_bounds__(384, 1) conv2d_bias_relu_k0(const _
     mbarrier_arrive(empty + (it - 1) % 6);  // the tile's last k-block retired
     wgmma_fence_operand(acc);
     mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop
-    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of
-    // its 64 x 128 tile; rows and columns outside 126 x 24 are not read or written
+    // the accumulators staged in the warpgroup's shared memory, then the epilogue on its 64 x 128 tile;
+    // rows and columns outside 126 x 24 are not read or written
     stage_wg_acc(acc, staging, epilogue_sync);
-    for (int e = thread_in_warpgroup(); e < 8192; e += 128) {
-      const int pf_m = m0 + e / 128, pf_n = n0 + e % 128;
-      const bool in = pf_m < 126 && pf_n < 24;
-      const float Y_v = pf::lds(staging + e / 128 * 132 + e % 128);
-      const float O_v = pf::op::relu((Y_v + pf::to_float(pf::ldg_pred(bias + (in ? pf_n : 0), in))));  // O(m, n) = relu(Y(m, n) + bias(n))
-      pf::stg_pred(O + (in ? static_cast<long long>(pf_m) * 24 + pf_n : 0), pf::from_float<__half>(O_v), in);
+    // in chunks of 8 columns: thread t takes columns 8 (t % 16) .. + 7 of rows t / 16, t / 16 + 8, ...
+    {
+      const int chunk = thread_in_warpgroup() % 16, n_first = n0 + 8 * chunk;
+      const int cols = pf::imax(0, pf::imin(8, 24 - n_first));  // of the chunk inside C
+      float bias_c[8];  // bias(n), once per tile
+      pf::ldg_chunk(bias + (cols > 0 ? n_first : 0), bias_c, cols);
+      for (int r = thread_in_warpgroup() / 16; r < 64; r += 8) {
+        const int pf_m = m0 + r;
+        const int count = pf_m < 126 ? cols : 0;  // of the chunk inside C
+        float Y_v[8];
+        pf::lds_chunk(staging + r * 132 + 8 * chunk, Y_v);
+        float O_v[8];  // O(m, n) = relu(Y(m, n) + bias(n))
+        #pragma unroll
+        for (int j = 0; j < 8; ++j) O_v[j] = pf::op::relu((Y_v[j] + bias_c[j]));
+        pf::stg_chunk(O + (count > 0 ? static_cast<long long>(pf_m) * 24 + n_first : 0), O_v, count);
+      }
     }
     it += 3;  // the other consumer's tile
     ++turn;

@@ -82,15 +82,25 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
     mbarrier_arrive(empty + (it - 1) % 6);  // the tile's last k-block retired
     wgmma_fence_operand(acc);
     mbarrier_arrive(order + (1 - wg));  // the other consumer's turn at the main loop
-    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of
-    // its 64 x 128 tile; rows and columns outside 300 x 256 are not read or written
+    // the accumulators staged in the warpgroup's shared memory, then the epilogue on its 64 x 128 tile;
+    // rows and columns outside 300 x 256 are not read or written
     stage_wg_acc(acc, staging, epilogue_sync);
-    for (int e = thread_in_warpgroup(); e < 8192; e += 128) {
-      const int pf_m = m0 + e / 128, pf_n = n0 + e % 128;
-      const bool in = pf_m < 300 && pf_n < 256;
-      const float C_v = pf::lds(staging + e / 128 * 132 + e % 128);
-      const float D_v = pf::op::relu((C_v + pf::to_float(pf::ldg_pred(bias + (in ? pf_n : 0), in))));  // D(m, n) = relu(C(m, n) + bias(n))
-      pf::stg_pred(D + (in ? static_cast<long long>(pf_m) * 256 + pf_n : 0), pf::from_float<__half>(D_v), in);
+    // in chunks of 8 columns: thread t takes columns 8 (t % 16) .. + 7 of rows t / 16, t / 16 + 8, ...
+    {
+      const int chunk = thread_in_warpgroup() % 16, n_first = n0 + 8 * chunk;
+      const int cols = pf::imax(0, pf::imin(8, 256 - n_first));  // of the chunk inside C
+      float bias_c[8];  // bias(n), once per tile
+      pf::ldg_chunk(bias + (cols > 0 ? n_first : 0), bias_c, cols);
+      for (int r = thread_in_warpgroup() / 16; r < 64; r += 8) {
+        const int pf_m = m0 + r;
+        const int count = pf_m < 300 ? cols : 0;  // of the chunk inside C
+        float C_v[8];
+        pf::lds_chunk(staging + r * 132 + 8 * chunk, C_v);
+        float D_v[8];  // D(m, n) = relu(C(m, n) + bias(n))
+        #pragma unroll
+        for (int j = 0; j < 8; ++j) D_v[j] = pf::op::relu((C_v[j] + bias_c[j]));
+        pf::stg_chunk(D + (count > 0 ? static_cast<long long>(pf_m) * 256 + n_first : 0), D_v, count);
+      }
     }
     it += 3;  // the other consumer's tile
     ++turn;

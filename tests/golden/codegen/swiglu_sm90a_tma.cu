@@ -88,17 +88,26 @@ extern "C" __global__ void __launch_bounds__(384, 1) swiglu(const __grid_constan
     mbarrier_arrive(empty + (it - 1) % 4);  // the tile's last k-block retired
     wgmma_fence_operand(acc_G);
     wgmma_fence_operand(acc_U);
-    // the accumulators staged in the warpgroup's shared memory, then the epilogue on each element of
-    // its 64 x 64 tile; rows and columns outside 300 x 200 are not read or written
+    // the accumulators staged in the warpgroup's shared memory, then the epilogue on its 64 x 64 tile;
+    // rows and columns outside 300 x 200 are not read or written
     stage_wg_acc(acc_G, staging, epilogue_sync);
     stage_wg_acc(acc_U, staging + 4352, epilogue_sync);
-    for (int e = thread_in_warpgroup(); e < 4096; e += 128) {
-      const int pf_m = m0 + 64 * wg + e / 64, pf_n = n0 + e % 64;
-      const bool in = pf_m < 300 && pf_n < 200;
-      const float G_v = pf::lds(staging + e / 64 * 68 + e % 64);
-      const float U_v = pf::lds(staging + 4352 + e / 64 * 68 + e % 64);
-      const float H_v = (pf::op::silu(G_v) * U_v);  // H(m, n) = silu(G(m, n)) * U(m, n)
-      pf::stg_pred(H + (in ? static_cast<long long>(pf_m) * 200 + pf_n : 0), pf::from_float<__half>(H_v), in);
+    // in chunks of 8 columns: thread t takes columns 8 (t % 8) .. + 7 of rows t / 8, t / 8 + 16, ...
+    {
+      const int chunk = thread_in_warpgroup() % 8, n_first = n0 + 8 * chunk;
+      const int cols = pf::imax(0, pf::imin(8, 200 - n_first));  // of the chunk inside C
+      for (int r = thread_in_warpgroup() / 8; r < 64; r += 16) {
+        const int pf_m = m0 + 64 * wg + r;
+        const int count = pf_m < 300 ? cols : 0;  // of the chunk inside C
+        float G_v[8];
+        pf::lds_chunk(staging + r * 68 + 8 * chunk, G_v);
+        float U_v[8];
+        pf::lds_chunk(staging + 4352 + r * 68 + 8 * chunk, U_v);
+        float H_v[8];  // H(m, n) = silu(G(m, n)) * U(m, n)
+        #pragma unroll
+        for (int j = 0; j < 8; ++j) H_v[j] = (pf::op::silu(G_v[j]) * U_v[j]);
+        pf::stg_chunk(H + (count > 0 ? static_cast<long long>(pf_m) * 200 + n_first : 0), H_v, count);
+      }
     }
   }
 }
