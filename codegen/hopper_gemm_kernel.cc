@@ -21,14 +21,28 @@ namespace {
 // The operand `operand` ('A' or 'B') of `mm` as its tiles are read: from the prologue's
 // source, transformed by the prologue's expression. A prologue that reads other tensors gets the
 // element's coordinates in the source as stored (pf_outer: its row, pf_inner: its column) and
-// loads their elements there (prologue_at, pf_thread_tile_sm90.cuh).
+// loads their elements there (prologue_at, pf_thread_tile_sm90.cuh); those it reads by the
+// column alone (f32, f16, bf16: a dequantisation's scale(k)) are loaded 8 columns at a time,
+// once per chunk column a thread copies (prologue_columns), and reach the expression as
+// pf_column[i].
 std::string prologue_functor(const Program& program, const MatmulStage& mm, char operand) {
   const std::optional<OperandPrologue>& p = operand == 'A' ? mm.a_prologue : mm.b_prologue;
   if (!p) return "";
-  bool uses[2] = {false, false};  // pf_outer, pf_inner
+  const auto by_column = [&](const PrologueOperand& o) {
+    const ElementType type = program.find_tensor(o.tensor)->type;
+    return o.source_dims == std::vector<int>{1} &&
+           (type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16);
+  };
+  std::vector<std::string> columns;  // the column operands, in order: pf_column[i]
+  bool uses[2] = {false, false};     // pf_outer, pf_inner
   const std::string body = c_expression(p->expr, [&](int read) {
     if (read == 0) return std::string("x");
     const PrologueOperand& o = p->operands[static_cast<std::size_t>(read - 1)];
+    if (by_column(o)) {
+      auto at = std::find(columns.begin(), columns.end(), o.tensor);
+      if (at == columns.end()) at = columns.insert(columns.end(), o.tensor);
+      return fmt::format("pf_column[{}]", at - columns.begin());
+    }
     const Tensor* tensor = program.find_tensor(o.tensor);
     std::string offset;
     for (std::size_t d = 0; d < o.indices.size(); ++d) {
@@ -43,8 +57,17 @@ std::string prologue_functor(const Program& program, const MatmulStage& mm, char
     return fmt::format("pf::to_float(pf::ldg({} + {}))", o.tensor, offset.empty() ? "0" : offset);
   });
   if (p->operands.empty()) return "[](float x) { return " + body + "; }";
-  return fmt::format("pf::sm90::prologue_at([=](float x, int {}, int {}) {{ return {}; }})",
-                     uses[0] ? "pf_outer" : "/*pf_outer*/", uses[1] ? "pf_inner" : "/*pf_inner*/", body);
+  const std::string outer = uses[0] ? "pf_outer" : "/*pf_outer*/", inner = uses[1] ? "pf_inner" : "/*pf_inner*/";
+  if (columns.empty())
+    return fmt::format("pf::sm90::prologue_at([=](float x, int {}, int {}) {{ return {}; }})", outer, inner, body);
+  std::string loads;
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    loads += fmt::format(" pf::ldg_chunk({} + (count > 0 ? pf_inner : 0), pf_columns[{}], count);", columns[i], i);
+  return fmt::format(
+      "pf::sm90::prologue_columns<{}>(\n"
+      "        [=](int pf_inner, int count, float (&pf_columns)[{}][8]) {{{} }},\n"
+      "        [=](float x, int {}, int {}, const float (&pf_column)[{}]) {{ return {}; }})",
+      columns.size(), columns.size(), loads, outer, inner, columns.size(), body);
 }
 
 // The kernel's parameters, in launch_metadata's order (the program's inputs and outputs; the

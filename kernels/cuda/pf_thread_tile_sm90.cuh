@@ -16,7 +16,8 @@
 //       prologue(element), rounded to T (an operand prologue applied on the way to shared memory);
 //       with prologue_at(f) (f: (float element, int outer, int inner) -> float) as
 //       f(element, its row, its column): a prologue that reads other tensors at the element's
-//       coordinates (a dequantisation's scale(k)).
+//       coordinates; with prologue_columns<NC>(columns, f) those read by the column alone (a
+//       dequantisation's scale(k)) once per chunk column, 8 columns a load (see PrologueColumns).
 //
 //   gather_tile<ROWS>(tile, rows, tap_of, at, k0, thread)
 //       the K-major canonical tile (one 128-byte swizzle atom: 64 16-bit columns, ROWS rows) of an
@@ -71,11 +72,31 @@ template <class F> struct PrologueAt {
 };
 template <class F> PF_DEVICE PrologueAt<F> prologue_at(F f) { return PrologueAt<F>{f}; }
 
+// A prologue with NC operands read by the column alone (a dequantisation's scale(k) of A(m, k)),
+// loaded 8 columns at a time: columns(inner, count, v) fills v[i][0..7] with operand i's values
+// at columns inner .. inner + 7 (the first `count` inside; pf::ldg_chunk), once for each chunk
+// column a thread copies (not once per element: a thread's chunks of a tile share their
+// columns), and f(x, outer, inner, c) takes the element's values c[i] = v[i][its column - inner].
+template <int NC, class L, class F> struct PrologueColumns {
+  L columns;
+  F f;
+};
+template <int NC, class L, class F> PF_DEVICE PrologueColumns<NC, L, F> prologue_columns(L columns, F f) {
+  return PrologueColumns<NC, L, F>{columns, f};
+}
+
 namespace detail {
 template <class F> PF_DEVICE float apply_prologue(F& prologue, float x, int, int) { return prologue(x); }
 template <class F> PF_DEVICE float apply_prologue(PrologueAt<F>& prologue, float x, int outer, int inner) {
   return prologue.f(x, outer, inner);
 }
+// The number of column operands of a prologue (0 but for PrologueColumns).
+template <class F> struct ColumnOperands {
+  static constexpr int count = 0;
+};
+template <int NC, class L, class F> struct ColumnOperands<PrologueColumns<NC, L, F>> {
+  static constexpr int count = NC;
+};
 }  // namespace detail
 
 template <int V, class T, class F = NoPrologue>
@@ -85,17 +106,35 @@ PF_DEVICE void thread_load_tile(void* tile, const T* src, int extent_inner, int 
   const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);
   const int w = row_bytes(s), chunks_per_row = w / 16, chunks_per_atom = rows * chunks_per_row;
   const int chunks = atoms * chunks_per_atom;
+  constexpr int NC = detail::ColumnOperands<F>::count;
+  float columns[NC > 0 ? NC : 1][8];  // the column operands at the chunk column columns_at
+  int columns_at = -2147483647 - 1;
   for (int q = thread; q < chunks; q += threads) {
     const int j = q / chunks_per_atom, r = (q % chunks_per_atom) / chunks_per_row, c = q % chunks_per_row;
     const int outer = outer0 + r, inner = inner0 + j * (w / 2) + c * 8;
     const bool row_in = outer >= 0 && outer < extent_outer;
     const unsigned short* row = bits + static_cast<long long>(row_in ? outer : 0) * extent_inner;
+    if constexpr (NC > 0) {
+      if (inner != columns_at) {
+        prologue.columns(inner, imax(0, imin(8, extent_inner - inner)), columns);
+        columns_at = inner;
+      }
+    }
     Chunk16 chunk = {{0u, 0u, 0u, 0u}};
 PF_UNROLL
     for (int g = 0; g < 8; g += V) {
       const bool in = row_in && inner + g >= 0 && inner + g < extent_inner;
       detail::load_group<V>(chunk, g, row + (in ? inner + g : 0), in);
-      if constexpr (!IsSame<F, NoPrologue>::value) {
+      if constexpr (NC > 0) {
+        if (in)
+PF_UNROLL
+          for (int e = g; e < g + V; ++e) {
+            float at[NC];
+PF_UNROLL
+            for (int i = 0; i < NC; ++i) at[i] = columns[i][e];
+            chunk_set<T>(chunk, e, prologue.f(chunk_get<T>(chunk, e), outer, inner + e, at));
+          }
+      } else if constexpr (!IsSame<F, NoPrologue>::value) {
         if (in)  // elements outside the matrix stay zero (the prologue of 0 need not be)
 PF_UNROLL
           for (int e = g; e < g + V; ++e)

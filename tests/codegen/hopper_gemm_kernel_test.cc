@@ -155,12 +155,13 @@ TEST(HopperGemmKernel, SwigluGolden) {
 }
 
 // examples/dequant_gemm.tc: the producer warpgroup copies A through the prologue, loading
-// scale(k) at each element's column (prologue_at, declared before the loops); TMA loads B.
+// scale(k) 8 columns at a time for each chunk column it copies (prologue_columns, declared
+// before the loops); TMA loads B.
 TEST(HopperGemmKernel, DequantGemmGolden) {
   std::string text;
   const EmittedKernel kernel = hopper_example("dequant_gemm", {{"M", 300}, {"N", 256}, {"K", 200}}, &text);
   EXPECT_TRUE(kernel.metadata.parameters[0].tma_box.empty());  // A: copied by threads
-  EXPECT_NE(kernel.source.find("pf::ldg(scale + pf_inner)"), std::string::npos);
+  EXPECT_NE(kernel.source.find("pf::ldg_chunk(scale + (count > 0 ? pf_inner : 0), pf_columns[0], count)"), std::string::npos);
   EXPECT_TRUE(matches_golden(text, "codegen/dequant_gemm_sm90a_tma.cu"));
 }
 

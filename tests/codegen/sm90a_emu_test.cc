@@ -124,7 +124,7 @@ TEST(Sm90aEmu, ProloguesAreAppliedByTheCopyingThreads) {
 }
 
 // Prologues that read other tensors (issue 18 item 4): the copying threads load them at each
-// element's coordinates in the source as stored (prologue_at): a dequantisation's scale(k)
+// element's coordinates in the source as stored (prologue_at; the column operands below): a dequantisation's scale(k)
 // (examples/dequant_gemm.tc), a scale along the rows of A, a full matrix beside A, B's columns
 // scaled with B(n, k) stored column-major, A(k, m) scaled along k; edge tiles and K tails.
 TEST(Sm90aEmu, PrologueOperandsAreReadByTheCopyingThreads) {
@@ -138,6 +138,28 @@ TEST(Sm90aEmu, PrologueOperandsAreReadByTheCopyingThreads) {
       {"def f(f16(K, M) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! (A(k, m) * s(k)) * B(k, n)\n}\n",
        {{"M", 66}, {"N", 64}, {"K", 200}}},
   });
+}
+
+// Operands read by the column alone of the copied source (scale(k) of A(m, k), s(n) of B(k, n);
+// of the operand's type) are loaded 8 columns at a time, once per chunk column a thread copies
+// (prologue_columns); beside an operand read at both coordinates, two of them, edge tiles and K
+// tails (the last chunk partly outside).
+TEST(Sm90aEmu, ColumnOperandsOfAPrologueAreLoadedOncePerChunkColumn) {
+  expect_tma_wgmma_runs({
+      {"def f(f16(M, K) A, f16(K) zero, f16(K) scale, f16(M, K) Z, f16(K, N) B) -> (f16(M, N) C) {\n"
+       "  C(m, n) +=! ((A(m, k) - zero(k)) * scale(k) + Z(m, k)) * B(k, n)\n}\n", {{"M", 130}, {"N", 136}, {"K", 200}}},
+      {"def f(bf16(M, K) A, bf16(K) scale, bf16(K, N) B) -> (bf16(M, N) C) {\n  C(m, n) +=! A(m, k) * scale(k) * B(k, n)\n}\n",
+       {{"M", 67}, {"N", 72}, {"K", 61}}},
+      {"def f(f16(M, K) A, f16(K, N) B, f16(N) s) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * (B(k, n) * s(n))\n}\n",
+       {{"M", 129}, {"N", 66}, {"K", 136}}},
+  });
+  // 128 x 128 x 128: one 128 x 128 tile, two k-blocks of A (128 x 64) copied by the producer's
+  // 128 threads, 8 chunks each, all in the thread's chunk column: one 16-byte load of scale per
+  // thread and k-block (element by element: 128 x 64 x 2 bytes a k-block).
+  const Program program = compile_program(example_source("dequant_gemm"), {{"M", 128}, {"N", 128}, {"K", 128}});
+  const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
+  ASSERT_TRUE(run.check.ok) << run.check.to_string();
+  EXPECT_EQ(run.stats.buffer("scale")->bytes_loaded, 2u * 128 * 16) << run.stats.details();
 }
 
 TEST(Sm90aEmu, TwoUnalignedOperandsFallBackToMmaSync) {

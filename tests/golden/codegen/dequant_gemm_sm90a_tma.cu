@@ -39,7 +39,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) dequant_gemm(const __half* 
     // A through the prologue in the layout TMA would write, make it visible to wgmma (PTX ISA
     // 9.7.13.4 fence.proxy.async) and arrive on full[it % 5]
     setmaxnreg_dec<80>();
-    const auto prologue = pf::sm90::prologue_at([=](float x, int /*pf_outer*/, int pf_inner) { return (x * pf::to_float(pf::ldg(scale + pf_inner))); });
+    const auto prologue = pf::sm90::prologue_columns<1>(
+        [=](int pf_inner, int count, float (&pf_columns)[1][8]) { pf::ldg_chunk(scale + (count > 0 ? pf_inner : 0), pf_columns[0], count); },
+        [=](float x, int /*pf_outer*/, int /*pf_inner*/, const float (&pf_column)[1]) { return (x * pf_column[0]); });
     int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
     for (int tile = blockIdx.x; tile < 6; tile += gridDim.x) {
