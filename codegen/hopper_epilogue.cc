@@ -115,23 +115,23 @@ struct Writer {
 
   // The lines loading `r` for the chunk at columns n_first.. of row pf_m, where `count` (a C
   // variable) of its elements lie inside C.
-  std::string load(const EpilogueRead& r, const std::string& count, const std::string& indent) const {
-    const StatementDims& dims = r.dims;
+  // The lines loading `r` for the chunk at columns n_first.. of row pf_m, `count` of whose
+  // elements lie inside C: none, possibly, before the row loop (per tile), at least one in it.
+  std::string load(const EpilogueRead& r, const std::string& indent) const {
     const Tensor& tensor = *program.find_tensor(r.tensor);
-    const std::string source = print_read_source(r);
+    const std::string source = print_read_source(r), at = element_offset(program, tensor, r.indices, r.dims, "n_first");
+    const std::string base = r.per_tile ? fmt::format("{} + (count > 0 ? {} : 0)", r.tensor, at) : r.tensor + " + " + at;
     if (r.form == Form::scalar)
-      return fmt::format("{}const float {} = pf::to_float(pf::ldg_pred({} + ({} > 0 ? {} : 0), {} > 0));  // {}{}\n", indent,
-                         r.name, r.tensor, count, element_offset(program, tensor, r.indices, dims, "n_first"), count, source,
-                         r.per_tile ? ", once per tile" : "");
+      return r.per_tile ? fmt::format("{}const float {} = pf::to_float(pf::ldg_pred({}, count > 0));  // {}, once per tile\n",
+                                      indent, r.name, base, source)
+                        : fmt::format("{}const float {} = pf::to_float(pf::ldg({}));  // {}\n", indent, r.name, base, source);
     std::string text = fmt::format("{}float {}[{}];  // {}{}{}\n", indent, r.name, e, source,
                                    r.form == Form::chunk ? "" : ", element by element", r.per_tile ? ", once per tile" : "");
-    if (r.form == Form::chunk)
-      return text + fmt::format("{}pf::ldg_chunk({} + ({} > 0 ? {} : 0), {}, {});\n", indent, r.tensor, count,
-                                element_offset(program, tensor, r.indices, dims, "n_first"), r.name, count);
+    if (r.form == Form::chunk) return text + fmt::format("{}pf::ldg_chunk({}, {}, count);\n", indent, base, r.name);
     return text + fmt::format("{}#pragma unroll\n{}for (int j = 0; j < {}; ++j)\n"
-                              "{}  {}[j] = pf::to_float(pf::ldg_pred({} + (j < {} ? {} : 0), j < {}));\n",
-                              indent, indent, e, indent, r.name, r.tensor, count,
-                              element_offset(program, tensor, r.indices, dims, "(n_first + j)"), count);
+                              "{}  {}[j] = pf::to_float(pf::ldg_pred({} + (j < count ? {} : 0), j < count));\n",
+                              indent, indent, e, indent, r.name, r.tensor,
+                              element_offset(program, tensor, r.indices, r.dims, "(n_first + j)"));
   }
 
   std::string print_read_source(const EpilogueRead& r) const {
@@ -144,7 +144,7 @@ struct Writer {
   std::string store(const Tensor& tensor, const std::vector<std::string>& indices, const StatementDims& dims,
                     const std::string& values, const std::string& indent) const {
     if (moves_in_chunks(program, tensor, indices, dims))
-      return fmt::format("{}pf::stg_chunk({} + (count > 0 ? {} : 0), {}, count);\n", indent, tensor.name,
+      return fmt::format("{}pf::stg_chunk({} + {}, {}, count);\n", indent, tensor.name,
                          element_offset(program, tensor, indices, dims, "n_first"), values);
     return fmt::format("{}#pragma unroll\n{}for (int j = 0; j < {}; ++j)\n"
                        "{}  pf::stg_pred({} + (j < count ? {} : 0), pf::from_float<{}>({}[j]), j < count);\n",
@@ -228,19 +228,22 @@ std::string hopper_epilogue_tile(const Program& program, const KernelPlan& plan,
       chunks, e - 1, chunks, chunks, 128 / chunks);
   text += "    {\n";
   text += fmt::format("      const int chunk = thread_in_warpgroup() % {}, n_first = n0 + {} * chunk;\n", chunks, e);
-  text += fmt::format("      const int cols = pf::imax(0, pf::imin({}, {} - n_first));  // of the chunk inside C\n", e, tile.n);
+  text += fmt::format("      const int count = pf::imax(0, pf::imin({}, {} - n_first));  // columns of the chunk inside C\n", e,
+                      tile.n);
+  const bool sum = tile.row0.find(' ') != std::string::npos;
+  text += fmt::format("      const int rows = count > 0 ? pf::imin(64, {} - {}{}{}) : 0;  // rows of the tile inside C\n", tile.m,
+                      sum ? "(" : "", tile.row0, sum ? ")" : "");
   for (const EpilogueRead& r : w.reads)
-    if (r.per_tile) text += w.load(r, "cols", "      ");
-  text += fmt::format("      for (int r = thread_in_warpgroup() / {}; r < 64; r += {}) {{\n", chunks, 128 / chunks);
+    if (r.per_tile) text += w.load(r, "      ");
+  text += fmt::format("      for (int r = thread_in_warpgroup() / {}; r < rows; r += {}) {{\n", chunks, 128 / chunks);
   text += fmt::format("        const int pf_m = {} + r;\n", tile.row0);
-  text += fmt::format("        const int count = pf_m < {} ? cols : 0;  // of the chunk inside C\n", tile.m);
   for (const auto& [c, offset] : tile.staged) {
     text += fmt::format("{}float {}_v[{}];\n", in_row, c, e);
-    text += fmt::format("{}pf::lds_chunk(staging + {}r * {} + {} * chunk, {}_v);\n", in_row,
-                        offset ? fmt::format("{} + ", offset) : "", tile.pitch, e, c);
+    text += fmt::format("{}pf::lds_chunk(staging + {}wg_staged_offset({}, r, {} * chunk), {}_v);\n", in_row,
+                        offset ? fmt::format("{} + ", offset) : "", tile.bn, e, c);
   }
   for (const EpilogueRead& r : w.reads)
-    if (!r.per_tile) text += w.load(r, "count", in_row);
+    if (!r.per_tile) text += w.load(r, in_row);
   text += body;
   text += "      }\n    }\n";
   return text;

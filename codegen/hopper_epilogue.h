@@ -26,8 +26,7 @@ namespace polyfuse {
 
 struct HopperEpilogueTile {
   std::string row0;       // C expression: the first row of the warpgroup's 64-row tile ("m0", "m0 + 64 * wg")
-  int bn = 128;           // columns of the tile (its first: n0)
-  int pitch = 132;        // floats between the staged rows
+  int bn = 128;           // columns of the tile (its first: n0), staged at pf::sm90::wg_staged_offset(bn, row, col)
   std::int64_t m = 0, n = 0;  // C's extents
   // Each matmul's result C and the float offset of its staged tile from `staging`.
   std::vector<std::pair<std::string, int>> staged;

@@ -290,7 +290,7 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
     for (std::size_t i : k.accumulators)
       text += fmt::format("    stage_wg_acc({}, staging{}, epilogue_sync);\n", acc_name(k, plan, i),
                           i == 0 ? "" : fmt::format(" + {}", i * t.acc_staging_floats()));
-    HopperEpilogueTile tile{row0, t.bn, t.bn + 4, k.m, k.n, {}};
+    HopperEpilogueTile tile{row0, t.bn, k.m, k.n, {}};
     for (std::size_t i : k.accumulators) tile.staged.emplace_back(plan.matmuls[i].c, static_cast<int>(i) * t.acc_staging_floats());
     text += hopper_epilogue_tile(program, plan, tile);
     return text;

@@ -79,9 +79,9 @@ struct HopperGemmTiles {
   int b_bytes() const { return bk * bn * element_bytes; }  // one B tile (K- or N-major)
   int stage_bytes() const { return a_tiles * a_bytes() + matmuls * b_bytes(); }  // a multiple of 1024
   int ring_bytes() const { return stages * stage_bytes(); }
-  // Each consumer warpgroup stages its 64 x (bn + 4) f32 accumulators (one such area per
-  // matmul) after the ring.
-  int acc_staging_floats() const { return 64 * (bn + 4); }
+  // Each consumer warpgroup stages its 64 x bn f32 accumulators (one such area per matmul)
+  // after the ring, in swizzled 16-byte chunks (pf::sm90::wg_staged_offset).
+  int acc_staging_floats() const { return 64 * bn; }
   int wg_staging_floats() const { return matmuls * acc_staging_floats(); }
   int staging_bytes() const { return consumers() * wg_staging_floats() * 4; }
   int barrier_offset() const { return ring_bytes() + staging_bytes(); }

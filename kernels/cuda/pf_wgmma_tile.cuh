@@ -16,17 +16,17 @@
 //       the 64 x N accumulators to row-major global memory (out at the tile's (0, 0); rows
 //       >= m_valid and columns >= n_valid not written), pairs of adjacent columns per access.
 //   stage_wg_acc(acc, staging[, sync])
-//       a barrier, the warpgroup's 64 x N accumulators as f32 at staging[row * wg_staging_pitch(N)
-//       + col], a barrier (for epilogues that read them back). The barrier is `sync()`: by default
+//       a barrier, the warpgroup's 64 x N accumulators as f32 at staging[wg_staged_offset(N, row,
+//       col)] (64-bit stores, swizzled 16-byte chunks), a barrier (for epilogues that read them back). The barrier is `sync()`: by default
 //       BlockSync (__syncthreads: every thread of the block calls the helper), or a
 //       WarpgroupBarrier (pf_warpgroup_barrier.cuh) when only the warpgroup does.
 //   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid[, sync])
-//       the same through shared memory (64 x (N + 4) floats at `staging`; every thread of the
+//       the same through shared memory (64 x N floats at `staging`; every thread of the
 //       warpgroup has retired its wgmma): a barrier (the staging may overlay what the last wgmma
 //       read, or what the previous tile's stores still read), f32 stores of the accumulators, a barrier, then each row converted
 //       to OutT by consecutive threads: element by element, or (WIDE: `out` 16-byte aligned and
 //       ldo a multiple of 16 / sizeof(OutT) elements) in 16-byte chunks, each row's partial last
-//       chunk element by element. For 16-bit outputs: converting the accumulators in
+//       chunk element by element; what lies outside m_valid x n_valid is neither read nor stored. For 16-bit outputs: converting the accumulators in
 //       registers (cvt.rn.f16.f32 reading them) makes ptxas serialise the wgmma of the main
 //       loop (C7514), storing them does not.
 // An operand is a canonical tile at a shared-window address with its extents and the first
@@ -139,9 +139,14 @@ PF_UNROLL
 }
 }  // namespace detail
 
-// Floats between the rows of the staging: rows 4 banks apart, so the 8 rows of a store hit
-// different banks.
-PF_DEVICE constexpr int wg_staging_pitch(int n) { return n + 4; }
+// The staging of a 64 x n accumulator tile (n a multiple of 32): rows n floats apart, the
+// 16-byte chunks of row r swizzled by 2 (r & 3) (chunk c at c ^ 2 (r & 3)). A quarter of the
+// 64-bit accumulator stores (16 lanes: 4 rows, two chunks each, the same two) then hits every
+// bank once, and so do the 16-byte reads of 8 lanes in one row (pf::lds_chunk, staged_chunk)
+// and the 4-byte reads of a warp along a row; a chunk pair 2c, 2c + 1 stays adjacent.
+PF_DEVICE constexpr int wg_staged_offset(int n, int row, int col) {
+  return row * n + ((((col >> 2) ^ ((row & 3) << 1))) << 2) + (col & 3);
+}
 
 // The barrier of the epilogue helpers when every thread of the block runs them.
 struct BlockSync {
@@ -149,16 +154,16 @@ struct BlockSync {
 };
 
 template <int N, class Sync = BlockSync> PF_DEVICE void stage_wg_acc(WgAcc<N>& acc, float* staging, Sync&& sync = Sync()) {
-  constexpr int pitch = wg_staging_pitch(N);
+  static_assert(N % 32 == 0, "whole swizzled rows");
   const int t = static_cast<int>(thread_in_warpgroup());
   // The staging may overlay tiles the last wgmma read: a thread's wgmma.wait_group retires its
   // own warp's share of the warpgroup's wgmma only, so every warp must have waited first.
   sync();
 PF_UNROLL
-  for (int i = 0; i < N / 2; ++i) {
+  for (int i = 0; i < N / 2; i += 2) {  // accumulators i, i + 1: columns col, col + 1 of a row
     int row, col;
     WgAcc<N>::wg_coord(static_cast<unsigned>(t), i, row, col);
-    sts(staging + row * pitch + col, acc.v[i]);
+    sts64(staging + wg_staged_offset(N, row, col), __float_as_uint(acc.v[i]), __float_as_uint(acc.v[i + 1]));
   }
   sync();
 }
@@ -166,7 +171,6 @@ PF_UNROLL
 template <bool WIDE = false, class OutT, int N, class Sync = BlockSync>
 PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, long long ldo, int m_valid, int n_valid,
                                    Sync&& sync = Sync()) {
-  constexpr int pitch = wg_staging_pitch(N);
   const int t = static_cast<int>(thread_in_warpgroup());
   stage_wg_acc(acc, staging, sync);
   if constexpr (WIDE) {  // 16-byte chunks of E elements; element stores past n_valid only
@@ -174,18 +178,18 @@ PF_DEVICE void store_wg_acc_staged(WgAcc<N>& acc, float* staging, OutT* out, lon
     static_assert(N % E == 0, "whole chunks per row");
     for (int q = t; q < 64 * chunks; q += 128) {
       const int row = q / chunks, col = q % chunks * E;
-      const float* src = staging + row * pitch + col;
-      if (row < m_valid && col + E <= n_valid) {
+      const float* src = staging + wg_staged_offset(N, row, col);
+      if (row >= m_valid || col >= n_valid) continue;  // nothing of the chunk to store: nothing read
+      if (col + E <= n_valid) {
         stg128(out + row * ldo + col, detail::staged_chunk<OutT>(src));
       } else {
-        for (int e = 0; e < E; ++e)
-          stg_pred(out + row * ldo + col + e, from_float<OutT>(lds(src + e)), row < m_valid && col + e < n_valid);
+        for (int e = 0; e < n_valid - col; ++e) stg(out + row * ldo + col + e, from_float<OutT>(lds(src + e)));
       }
     }
   } else {
     for (int e = t; e < 64 * N; e += 128) {
       const int row = e / N, col = e % N;
-      stg_pred(out + row * ldo + col, from_float<OutT>(lds(staging + row * pitch + col)), row < m_valid && col < n_valid);
+      if (row < m_valid && col < n_valid) stg(out + row * ldo + col, from_float<OutT>(lds(staging + wg_staged_offset(N, row, col))));
     }
   }
 }

@@ -8,10 +8,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
   using namespace pf::sm90;
   PF_DYNAMIC_SHARED_SM90(smem);
   // shared memory: a ring of 6 stages of 24576 bytes (A: 64 x 64 K-major at +0, B: 64 x 128 N-major at +8192;
-  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8448 floats) from byte 147456, then the
-  // mbarriers from byte 215040: the stages' "full" and "empty", one per consumer warpgroup for its epilogue,
+  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8192 floats) from byte 147456, then the
+  // mbarriers from byte 212992: the stages' "full" and "empty", one per consumer warpgroup for its epilogue,
   // one per consumer for its turn at the main loop
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 215040);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 212992);
   unsigned long long* empty = full + 6;
   unsigned long long* epilogue_bar = empty + 6;
   unsigned long long* order = epilogue_bar + 2;  // consumer wg's turn at the main loop
@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
   // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue
   setmaxnreg_inc<232>();
   const int wg = warpgroup_index() - 1;  // the block's tiles wg, wg + 2, ... (ping-pong)
-  float* staging = reinterpret_cast<float*>(smem + 147456) + wg * 8448;  // the warpgroup's epilogue staging
+  float* staging = reinterpret_cast<float*>(smem + 147456) + wg * 8192;  // the warpgroup's epilogue staging
   WarpgroupBarrier epilogue_sync{epilogue_bar + wg};
   int it = wg * 3;  // k-blocks of the block's walk so far: the other consumer's tiles count too
   int turn = 0;  // this consumer's tiles so far
@@ -88,18 +88,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_bias_relu(const __grid
     // in chunks of 8 columns: thread t takes columns 8 (t % 16) .. + 7 of rows t / 16, t / 16 + 8, ...
     {
       const int chunk = thread_in_warpgroup() % 16, n_first = n0 + 8 * chunk;
-      const int cols = pf::imax(0, pf::imin(8, 256 - n_first));  // of the chunk inside C
+      const int count = pf::imax(0, pf::imin(8, 256 - n_first));  // columns of the chunk inside C
+      const int rows = count > 0 ? pf::imin(64, 300 - m0) : 0;  // rows of the tile inside C
       float bias_c[8];  // bias(n), once per tile
-      pf::ldg_chunk(bias + (cols > 0 ? n_first : 0), bias_c, cols);
-      for (int r = thread_in_warpgroup() / 16; r < 64; r += 8) {
+      pf::ldg_chunk(bias + (count > 0 ? n_first : 0), bias_c, count);
+      for (int r = thread_in_warpgroup() / 16; r < rows; r += 8) {
         const int pf_m = m0 + r;
-        const int count = pf_m < 300 ? cols : 0;  // of the chunk inside C
         float C_v[8];
-        pf::lds_chunk(staging + r * 132 + 8 * chunk, C_v);
+        pf::lds_chunk(staging + wg_staged_offset(128, r, 8 * chunk), C_v);
         float D_v[8];  // D(m, n) = relu(C(m, n) + bias(n))
         #pragma unroll
         for (int j = 0; j < 8; ++j) D_v[j] = pf::op::relu((C_v[j] + bias_c[j]));
-        pf::stg_chunk(D + (count > 0 ? static_cast<long long>(pf_m) * 256 + n_first : 0), D_v, count);
+        pf::stg_chunk(D + static_cast<long long>(pf_m) * 256 + n_first, D_v, count);
       }
     }
     it += 3;  // the other consumer's tile

@@ -7,9 +7,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   using namespace pf::sm90;
   PF_DYNAMIC_SHARED_SM90(smem);
   // shared memory: a ring of 5 stages of 32768 bytes (A: 128 x 64 M-major at +0, B: 64 x 128 K-major at +16384;
-  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8448 floats) from byte 163840, then the
-  // mbarriers from byte 231424: the stages' "full" and "empty", one per consumer warpgroup for its epilogue
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 231424);
+  // 128-byte swizzle), each consumer warpgroup's epilogue staging (8192 floats) from byte 163840, then the
+  // mbarriers from byte 229376: the stages' "full" and "empty", one per consumer warpgroup for its epilogue
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + 229376);
   unsigned long long* empty = full + 5;
   unsigned long long* epilogue_bar = empty + 5;
   if (threadIdx.x == 0) {
@@ -52,7 +52,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue
   setmaxnreg_inc<232>();
   const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each 128 x 128 tile
-  float* staging = reinterpret_cast<float*>(smem + 163840) + wg * 8448;  // the warpgroup's epilogue staging
+  float* staging = reinterpret_cast<float*>(smem + 163840) + wg * 8192;  // the warpgroup's epilogue staging
   WarpgroupBarrier epilogue_sync{epilogue_bar + wg};
   int it = 0;  // k-blocks consumed so far, over the tiles
 #pragma unroll 1
