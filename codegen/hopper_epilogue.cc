@@ -210,6 +210,10 @@ std::string hopper_epilogue_tile(const Program& program, const KernelPlan& plan,
     const PointwiseStage& stage = plan.epilogue[s];
     const Statement* statement = program.find_statement(stage.dims.statement);
     PF_INTERNAL_CHECK(statement != nullptr, "no statement " + stage.dims.statement);
+    // The statement's loads in the order of its reads (not of c_expression's calls below, whose
+    // order is the C++ compiler's order of evaluating function arguments).
+    for (const Access& access : statement->reads)
+      if (!current.count(access.tensor)) w.read_of(access, stage.dims);
     const std::string value = c_expression(statement->expr, [&](int read) {
       const Access& access = statement->reads[static_cast<std::size_t>(read)];
       if (const auto found = current.find(access.tensor); found != current.end()) return found->second + "[j]";

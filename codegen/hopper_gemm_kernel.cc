@@ -33,16 +33,17 @@ std::string prologue_functor(const Program& program, const MatmulStage& mm, char
     return o.source_dims == std::vector<int>{1} &&
            (type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16);
   };
-  std::vector<std::string> columns;  // the column operands, in order: pf_column[i]
-  bool uses[2] = {false, false};     // pf_outer, pf_inner
+  // The column operands in the order of the prologue's operands: pf_column[i] (not in the order
+  // of c_expression's calls, the C++ compiler's order of evaluating function arguments).
+  std::vector<std::string> columns;
+  for (const PrologueOperand& o : p->operands)
+    if (by_column(o) && std::find(columns.begin(), columns.end(), o.tensor) == columns.end()) columns.push_back(o.tensor);
+  bool uses[2] = {false, false};  // pf_outer, pf_inner
   const std::string body = c_expression(p->expr, [&](int read) {
     if (read == 0) return std::string("x");
     const PrologueOperand& o = p->operands[static_cast<std::size_t>(read - 1)];
-    if (by_column(o)) {
-      auto at = std::find(columns.begin(), columns.end(), o.tensor);
-      if (at == columns.end()) at = columns.insert(columns.end(), o.tensor);
-      return fmt::format("pf_column[{}]", at - columns.begin());
-    }
+    if (by_column(o))
+      return fmt::format("pf_column[{}]", std::find(columns.begin(), columns.end(), o.tensor) - columns.begin());
     const Tensor* tensor = program.find_tensor(o.tensor);
     std::string offset;
     for (std::size_t d = 0; d < o.indices.size(); ++d) {

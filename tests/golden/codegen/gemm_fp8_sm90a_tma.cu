@@ -100,10 +100,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm_fp8(const __grid_const
       const int chunk = thread_in_warpgroup() % 16, n_first = n0 + 8 * chunk;
       const int count = pf::imax(0, pf::imin(8, 200 - n_first));  // columns of the chunk inside C
       const int rows = count > 0 ? pf::imin(64, 300 - m0) : 0;  // rows of the tile inside C
-      float bias_c[8];  // bias(n), once per tile
-      pf::ldg_chunk(bias + (count > 0 ? n_first : 0), bias_c, count);
       float sb_c[8];  // sb(n), once per tile
       pf::ldg_chunk(sb + (count > 0 ? n_first : 0), sb_c, count);
+      float bias_c[8];  // bias(n), once per tile
+      pf::ldg_chunk(bias + (count > 0 ? n_first : 0), bias_c, count);
       for (int r = thread_in_warpgroup() / 16; r < rows; r += 8) {
         const int pf_m = m0 + r;
         float C_v[8];
