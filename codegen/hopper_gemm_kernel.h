@@ -90,13 +90,18 @@ struct HopperGemmTiles {
   int shared_bytes() const { return barrier_offset() + 16 * stages + 8 * consumers() + (pingpong() ? 16 : 0); }
 };
 
-// The register counts the warpgroups ask for with setmaxnreg (PTX ISA 9.7.17.1): 64K registers
-// per SM over the block's 128 (consumers + 1) threads. The producer keeps 40 when one thread
-// issues TMA, 80 when its warpgroup copies an operand (loads, the prologue); the consumers take
-// 232 (their 64 x 128 f32 accumulators are 64 registers), 216 beside a copying producer.
+// The register counts the warpgroups ask for with setmaxnreg (PTX ISA 9.7.17.1), within the
+// registers the block's 128 (consumers + 1) threads entered with. The producer keeps 40 when one
+// thread issues TMA, up to 80 when its warpgroup copies an operand (loads, the prologue: 80 beside
+// one consumer, 72 beside two); the consumers take 232 (their 64 x 128 f32 accumulators are 64
+// registers), 216 when two consumers share the pool with a copying producer.
 struct HopperRegisterSplit {
   int producer = 40, consumer = 232;
 };
+// The per-thread registers ptxas gives a block of `warpgroups` x 128 threads under
+// __launch_bounds__(threads, 1) at most: 168 for 384, 248 for 256 (in units of 8, at most 255).
+int hopper_launch_registers(int warpgroups);
+// The producer's and consumers' setmaxnreg counts; their sum fits the block's launch registers.
 HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies);
 
 // The persistent tile scheduler: output tiles in groups of `group` tile rows (along M), and the

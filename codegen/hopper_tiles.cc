@@ -33,10 +33,23 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int
   return t;
 }
 
+int hopper_launch_registers(int warpgroups) {
+  return std::min(255, 65536 / (128 * warpgroups)) / 8 * 8;
+}
+
+// setmaxnreg moves registers within the block's pool: what its threads entered with (PTX ISA
+// 9.7.17.1), 168 per thread for 384 threads under __launch_bounds__(384, 1), not the SM's 64K.
+// A producer that copies operands keeps up to 80 registers, what the consumers leave of the pool
+// (72 beside two consumers at 216: 80 + 2 x 216 hung an H200's consumers in setmaxnreg.inc).
 HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies) {
   HopperRegisterSplit r;
-  if (producer_copies) r = {80, tiles.consumers() > 1 ? 216 : 232};
-  PF_INTERNAL_CHECK(128 * (r.producer + tiles.consumers() * r.consumer) <= 65536, "the register split fits 64K");
+  const int consumers = tiles.consumers(), pool = (consumers + 1) * hopper_launch_registers(consumers + 1);
+  if (producer_copies) {
+    r.consumer = consumers > 1 ? 216 : 232;
+    r.producer = std::min(80, (pool - consumers * r.consumer) / 8 * 8);
+  }
+  PF_INTERNAL_CHECK(r.producer >= 24 && r.producer + consumers * r.consumer <= pool,
+                    "the register split fits the registers the block's threads enter with");
   return r;
 }
 

@@ -4,7 +4,8 @@
 // the kernel, the block and the thread:
 //   * warps of one warpgroup executing different setmaxnreg (.sync.aligned);
 //   * a warp of a warpgroup skipping the setmaxnreg the others execute;
-//   * final counts over the 64K registers of an SM at the launch's block size;
+//   * final counts over the block's registers at launch (384 threads x 168): a consumer asking
+//     for 248, and the split an H200 hung on (2026-11-30), a producer at 80 and consumers at 216;
 //   * a count that is not a multiple of 8 in 24 .. 256.
 #include "polyfuse_emu/cuda_emulation.h"
 #include "polyfuse_cuda.cuh"
@@ -16,7 +17,14 @@
 #include "error_of.h"
 #include "polyfuse_emu/emulator.h"
 
-enum class Plant { none, mismatched_count, skipped_by_a_warp, over_the_register_file, count_not_a_multiple_of_8 };
+enum class Plant {
+  none,
+  mismatched_count,
+  skipped_by_a_warp,
+  over_the_register_file,
+  count_not_a_multiple_of_8,
+  over_the_launch_registers
+};
 
 // 384 threads: warpgroup 0 decreases to 40, warpgroups 1 and 2 increase to 232 (40 + 2 x 232
 // = 504 of 512 per thread slot), as hopper_gemm_kernel's kernels do; `plant` breaks it.
@@ -25,10 +33,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) warp_specialised_registers(
   const Plant p = static_cast<Plant>(plant);
   if (warpgroup_index() == 0) {
     if (p == Plant::mismatched_count && warp_in_warpgroup() == 3) setmaxnreg_dec<48>();
+    else if (p == Plant::over_the_launch_registers) setmaxnreg_dec<80>();
     else if (p == Plant::skipped_by_a_warp && warp_in_warpgroup() == 2) {
     } else setmaxnreg_dec<40>();
   } else if (p == Plant::over_the_register_file) {
     setmaxnreg_inc<248>();
+  } else if (p == Plant::over_the_launch_registers) {
+    setmaxnreg_inc<216>();  // 80 + 2 x 216 = 512 per thread slot: 65536 > 384 x 168
   } else if (p == Plant::count_not_a_multiple_of_8) {
     ::pf_host::setmaxnreg(230, true);  // the wrapper's static_assert refuses it: the hook directly
   } else {
@@ -73,7 +84,17 @@ TEST(EmuHopperChecks, SetmaxnregSkippedByAWarpOfTheWarpgroup) {
 TEST(EmuHopperChecks, SetmaxnregOverTheRegisterFileOfTheBlock) {
   const std::string msg = error_of_plant(Plant::over_the_register_file);
   EXPECT_TRUE(mentions(msg, {"kernel 'warp_specialised_registers'", "block (0,0,0)", "setmaxnreg.inc 248",
-                             "registers", "65536"}))
+                             "registers", "block's pool of 64512", "168 per thread at launch"}))
+      << msg;
+}
+
+// The split of the sm_90a kernels with thread-copied operands before 2026-11-30: fine under the
+// SM's 64K, over the 64512 registers 384 threads enter with; their consumers hung on an H200.
+TEST(EmuHopperChecks, SetmaxnregOverTheRegistersOfTheLaunch) {
+  const std::string msg = error_of_plant(Plant::over_the_launch_registers);
+  EXPECT_TRUE(mentions(msg, {"setmaxnreg.inc 216", "kernel 'warp_specialised_registers'", "65536",
+                             "block's pool of 64512", "168 per thread at launch",
+                             "warpgroup 0: 80, warpgroup 1: 216, warpgroup 2: 216"}))
       << msg;
 }
 

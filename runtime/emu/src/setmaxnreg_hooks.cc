@@ -40,12 +40,13 @@ void check_final_register_counts(Launch& l) {
                          l.sites.describe(c.site) + " (.sync.aligned: all 128 threads of a warpgroup execute the same setmaxnreg)");
   }
   for (unsigned rank = 0; rank < l.cluster_blocks; ++rank)
-    if (const std::uint64_t total = pool.block_registers(pool.entry_count(), rank); total > kBlockRegisters)
+    if (const std::uint64_t total = pool.block_registers(pool.entry_count(), rank); total > pool.pool())
       throw EmulationError("polyfuse emu: setmaxnreg over the register file in " +
                            where(l, &l.threads[rank * l.block_threads]) + ": the final counts (" + counts_text(l) +
                            " registers per thread) need " + std::to_string(total) + " registers for " +
-                           std::to_string(l.block_threads) + " threads, more than the " + std::to_string(kBlockRegisters) +
-                           " of an SM (setmaxnreg.inc would wait forever)");
+                           std::to_string(l.block_threads) + " threads, more than the block's pool of " +
+                           std::to_string(pool.pool()) + " (" + std::to_string(pool.entry_count()) +
+                           " per thread at launch; setmaxnreg.inc would wait forever)");
 }
 
 }  // namespace polyfuse::emu
@@ -83,10 +84,11 @@ void setmaxnreg(unsigned count, bool increase) {
     return;
   }
   changes.push_back(emu::RegisterCountChange{count, increase, t->linear, call.site});
-  // The warpgroups without a setmaxnreg yet may still decrease to 24: over 64K even then is final.
-  if (const std::uint64_t least = pool.block_registers(24, t->rank); least > emu::kBlockRegisters)
-    throw EmulationError("polyfuse emu: " + op + " in " + emu::here(l, t, call.site) + " asks for more registers than an SM has: " +
-                         std::to_string(least) + " of " + std::to_string(emu::kBlockRegisters) +
+  // The warpgroups without a setmaxnreg yet may still decrease to 24: over the pool even then is final.
+  if (const std::uint64_t least = pool.block_registers(24, t->rank); least > pool.pool())
+    throw EmulationError("polyfuse emu: " + op + " in " + emu::here(l, t, call.site) +
+                         " asks for more registers than the block has: " + std::to_string(least) + " of the block's pool of " +
+                         std::to_string(pool.pool()) + " (" + std::to_string(pool.entry_count()) + " per thread at launch)" +
                          " for the block's " + std::to_string(l.block_threads) +
                          " threads even if every other warpgroup decreased to 24 (" + emu::counts_text(l) + ")");
 }

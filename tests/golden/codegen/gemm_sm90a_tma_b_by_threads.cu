@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     // loads A by TMA (PTX ISA 9.7.9.27) completing on full[it % 5], and all 128 threads copy
     // B in the layout TMA would write (TMA cannot load B: its rows are 514 bytes apart), make it
     // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % 5]
-    setmaxnreg_dec<80>();
+    setmaxnreg_dec<72>();
     int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
     for (int tile = blockIdx.x; tile < 9; tile += gridDim.x) {
