@@ -10,9 +10,8 @@
 // non-template ones trap, the templates (wgmma) refuse to compile when instantiated. The
 // emulator path (PF_HOST_PATH) reports every operation to kernels/cuda/host_hooks.h.
 //
-// Untested on hardware: no GPU has been available to this project; the device paths compile
-// for sm_90a (nvcc and NVRTC, tests/kernels_cuda) and the GPU test (tests/gpu_hopper) compares
-// them with the emulator where an H100 is lent.
+// Run on an H200 (2026-11-30): the GPU test (tests/gpu/gpu_hopper_test.cc) compares them with
+// the emulator: wgmma bit for bit, TMA loads and stores, mbarrier phases, the pipelined GEMM.
 #pragma once
 
 #include "pf_base.cuh"

@@ -4,7 +4,10 @@
 // GEMM on odd shapes. The GPU's outputs are checked against the scalar references
 // (hopper_reference.h) and compared with the emulator's (bit for bit where the kernel only
 // moves data). Skipped (exit 77) without a CUDA device, and on a GPU that is not sm_90.
-// Untested on hardware so far: no GPU has been lent to this project while it was written.
+// First run on an H200 on 2026-11-30: the wgmma probes passed; the TMA boxes then started at
+// (67, 34) and (-3, -2), which the GPU stops with an illegal instruction (the innermost coordinate
+// must be a multiple of 16 bytes, HopperTmaEmu.AnInnermostCoordinateOffA16ByteBoundaryIsReported),
+// and the error, sticky, failed the tests after it in the same process.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -112,7 +115,7 @@ TEST_F(GpuHopper, TmaLoadsAndStoresMatchTheEmulatorBitForBit) {
   ScopedBuffer bt(tensor.data(), tensor.size() * 2, "tensor");
   for (int mode = 0; mode < 4; ++mode) {
     const int inner = mode == 0 ? 24 : (16 << mode) / 2, outer = 16, box_bytes = inner * outer * 2;
-    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 5}, {67, 34}, {-3, -2}, {82, 0}}) {
+    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 5}, {64, 34}, {-8, -2}, {80, 0}}) {
       const std::string what = "mode " + std::to_string(mode) + " box at (" + std::to_string(c0) + ", " + std::to_string(c1) + ")";
       const auto request = [&](const void* base) {
         return tma::tiled_2d(tma::DataType::float16, base, 72, 37, 160, static_cast<std::uint32_t>(inner), outer,

@@ -5,7 +5,9 @@
 //   * hopper_tma_load_2d / _3d: boxes inside the tensor, across every edge, at negative
 //     coordinates and entirely outside it (zero-filled), every swizzle mode;
 //   * hopper_tma_store_2d: boxes inside and across the edges (elements outside not written);
-//   * the TMA counters (boxes and bytes).
+//   * the TMA counters (boxes and bytes);
+//   * an innermost coordinate off a 16-byte boundary, reported (an illegal instruction on an
+//     H200: the boxes above start at multiples of 8 f16 elements along dimension 0).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -81,9 +83,9 @@ TEST(HopperTmaEmu, LoadsBoxesInEverySwizzleWithZeroFillOutside) {
     const int inner = mode == 0 ? 24 : (16 << mode) / 2;  // swizzled: one span per row
     for (int rank : {2, 3}) {
       const int box[3] = {inner, 16, rank == 3 ? 3 : 1};
-      for (const auto& c : std::vector<std::array<int, 3>>{{0, 0, 0},       {8, 5, 1},        {72 - 5, 37 - 3, 4},
-                                                           {-3, -2, -1},    {72 + 10, 0, 0},  {0, -16, 0},
-                                                           {64, 30, 3},     {-inner + 1, 36, 2}})
+      for (const auto& c : std::vector<std::array<int, 3>>{{0, 0, 0},       {8, 5, 1},        {72 - 8, 37 - 3, 4},
+                                                           {-8, -2, -1},    {72 + 8, 0, 0},   {0, -16, 0},
+                                                           {64, 30, 3},     {-inner + 8, 36, 2}})
         cases.push_back(LoadCase{rank, mode, {box[0], box[1], box[2]}, {c[0], c[1], rank == 3 ? c[2] : 0}});
     }
   }
@@ -117,7 +119,7 @@ TEST(HopperTmaEmu, StoresBoxesAndLeavesTheOutsideAlone) {
   constexpr unsigned short kUntouched = 0x7777;
   for (int mode = 0; mode < 4; ++mode) {
     const int inner = mode == 0 ? 16 : (16 << mode) / 2, outer = 8, box_bytes = inner * outer * 2;
-    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 3}, {40 - 5, 20 - 2}, {-3, -5}, {-inner + 2, 19}}) {
+    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 3}, {40 - 8, 20 - 2}, {-8, -5}, {-inner + 8, 19}}) {
       std::vector<unsigned short> d(static_cast<std::size_t>(48) * 20, kUntouched);  // 40 x 20, pitch 48
       const auto in = pft_test::random_bits(static_cast<std::size_t>(inner) * outer, false, 9 + mode);
       ScopedBuffer bd(d.data(), d.size() * 2, "D"), bi(in.data(), in.size() * 2, "box");
@@ -146,6 +148,43 @@ TEST(HopperTmaEmu, StoresBoxesAndLeavesTheOutsideAlone) {
       EXPECT_EQ(s.tma_stores, 1u) << what;
     }
   }
+}
+
+// Seen on an H200 (2026-11-30): every tiled copy whose innermost coordinate is not a multiple of
+// 16 bytes stops with "an illegal instruction was encountered", whatever the swizzle.
+TEST(HopperTmaEmu, AnInnermostCoordinateOffA16ByteBoundaryIsReported) {
+  Tensor t(72, 37, 1, 80, 80 * 40);
+  ScopedBuffer bt(t.data.data(), t.data.size() * 2, "tensor");
+  const int box[3] = {24, 16, 1};
+  const tma::TensorMapBytes map = tma::encode_tiled(request(t, 2, 0, box), tma::Target::emulator);
+  for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{67, 34}, {4, 0}, {-3, 0}}) {
+    std::vector<unsigned char> out(24 * 16 * 2);
+    ScopedBuffer bo(out.data(), out.size(), "out");
+    const int c[3] = {c0, c1, 0};
+    std::string message;
+    try {
+      pfh_test::run_tma_load(map, 2, c, out.data(), static_cast<int>(out.size()), 64);
+    } catch (const polyfuse::emu::EmulationError& e) {
+      message = e.what();
+    }
+    const std::string coordinate = "the innermost coordinate " + std::to_string(c0) + " is " + std::to_string(2 * c0) + " bytes";
+    EXPECT_NE(message.find("TMA load (cp.async.bulk.tensor) at (" + std::to_string(c0) + ", " + std::to_string(c1) + ")"),
+              std::string::npos) << message;
+    EXPECT_NE(message.find(coordinate), std::string::npos) << message;
+    EXPECT_NE(message.find("not a multiple of 16"), std::string::npos) << message;
+  }
+  std::vector<unsigned short> d(static_cast<std::size_t>(48) * 20), in(16 * 8);
+  ScopedBuffer bd(d.data(), d.size() * 2, "D"), bi(in.data(), in.size() * 2, "box");
+  const tma::TensorMapBytes store_map = tma::encode_tiled(
+      tma::tiled_2d(tma::DataType::float16, d.data(), 40, 20, 48 * 2, 16, 8, tma::Swizzle::none), tma::Target::emulator);
+  std::string message;
+  try {
+    pfh_test::run_tma_store_2d(store_map, 35, 18, reinterpret_cast<const unsigned char*>(in.data()), 16 * 8 * 2);
+  } catch (const polyfuse::emu::EmulationError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("TMA store (cp.async.bulk.tensor) at (35, 18)"), std::string::npos) << message;
+  EXPECT_NE(message.find("the innermost coordinate 35 is 70 bytes"), std::string::npos) << message;
 }
 
 }  // namespace

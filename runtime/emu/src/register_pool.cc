@@ -21,7 +21,7 @@ std::uint64_t RegisterPool::block_registers(unsigned unknown, unsigned rank) con
   std::uint64_t total = 0;
   const unsigned first = rank * block_threads_, last = std::min(threads_, first + block_threads_);
   for (unsigned g = first / 128; g < changes_.size() && 128 * g < last; ++g) {
-    const unsigned threads = std::min(128u, last - 128 * g);
+    const unsigned threads = std::min(last, 128 * g + 128) - std::max(first, 128 * g);  // of this block
     total += static_cast<std::uint64_t>(changes_[g].empty() ? unknown : changes_[g].back().count) * threads;
   }
   return total;

@@ -91,6 +91,20 @@ EmuTensorMap checked_map(const Launch& l, const ThreadState* t, const void* map,
   return *m;
 }
 
+// The innermost coordinate of a tiled copy: a multiple of 16 bytes. Not among the documented
+// rules, but an H200 stops every other copy with "an illegal instruction was encountered" (the
+// loads of 2026-11-30, every swizzle mode: f16 coordinates 1, 3, 4, 60, 66, 67, 68, 71, 82 and -3
+// failed, 0, 8, 48, 56, 64, 72 and -8 ran; other coordinates need no alignment).
+void check_inner_coordinate(const Launch& l, const ThreadState* t, const EmuTensorMap& m, const int* coords,
+                            unsigned rank, const char* op, std::uint16_t site) {
+  const long long bytes = static_cast<long long>(coords[0]) * m.element_bytes;
+  if (bytes % 16 != 0)
+    throw EmulationError("polyfuse emu: " + std::string(op) + " at " + coords_text(coords, rank) + " in " +
+                         here(l, t, site) + ": the innermost coordinate " + std::to_string(coords[0]) + " is " +
+                         std::to_string(bytes) + " bytes from the row's start, not a multiple of 16 (a Hopper GPU "
+                         "stops the copy with an illegal instruction)");
+}
+
 // The shared offset of a box at `p`: inside the dynamic shared memory, 128-byte aligned, and
 // (swizzled) at a multiple of the swizzle pattern.
 std::size_t checked_box(const Launch& l, const ThreadState* t, const EmuTensorMap& m, const void* p, const char* what,
@@ -154,6 +168,7 @@ void issue_tma_load(void* dst, const void* tensor_map, const int* coords, unsign
   const std::uint16_t site = call.site;
   const char* op = mask ? "TMA multicast load (cp.async.bulk.tensor .multicast::cluster)" : "TMA load (cp.async.bulk.tensor)";
   const emu::EmuTensorMap m = emu::checked_map(l, t, tensor_map, rank, op, site);
+  emu::check_inner_coordinate(l, t, m, coords, rank, op, site);
   const std::size_t own_base = emu::block_base(l, t);
   const std::size_t own_bar = emu::checked_mbarrier(l, t, bar, op, site).offset - own_base;
   if (mask >> l.cluster_blocks)
@@ -254,6 +269,7 @@ void tma_store(const void* tensor_map, const int* coords, unsigned rank, const v
   const std::uint16_t site = call.site;
   const char* op = "TMA store (cp.async.bulk.tensor)";
   const emu::EmuTensorMap m = emu::checked_map(l, t, tensor_map, rank, op, site);
+  emu::check_inner_coordinate(l, t, m, coords, rank, op, site);
   const std::uint64_t bytes = emu::box_bytes(m);
   const std::size_t offset = emu::checked_box(l, t, m, src, "TMA store", site);
   emu::for_each_chunk(m, coords, offset, [&](const emu::Chunk& c) {
