@@ -30,11 +30,13 @@
 
 #define PF_DEVICE __device__ __forceinline__
 
-// Loop unrolling hint (device compilers only).
+// Loop unrolling hints (device compilers only): unroll fully, or keep the loop rolled.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define PF_UNROLL _Pragma("unroll")
+#define PF_NO_UNROLL _Pragma("unroll 1")
 #else
 #define PF_UNROLL
+#define PF_NO_UNROLL
 #endif
 
 // Dynamic shared memory, the only shared memory generated kernels use:
