@@ -24,7 +24,7 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
     accumulators += chained ? 0 : 1;
   }
   const HopperGemmTiles tiles =
-      hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_consumers_for(m_size, !plan.epilogue.empty())),
+      hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_default_consumers()),
                         size_in_bytes(program.find_tensor(mm.a)->type), accumulators, std::max(a_tiles, 1));
   const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group), o.cluster.m, o.cluster.n};
   EmittedKernel kernel;

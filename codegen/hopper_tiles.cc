@@ -11,9 +11,7 @@
 
 namespace polyfuse {
 
-ConsumerSchedule hopper_consumers_for(std::int64_t m, bool fused_epilogue) {
-  return fused_epilogue && m > 64 ? ConsumerSchedule::pingpong : ConsumerSchedule::cooperative;
-}
+ConsumerSchedule hopper_default_consumers() { return ConsumerSchedule::cooperative; }
 
 HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
   PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
@@ -39,14 +37,15 @@ int hopper_launch_registers(int warpgroups) {
 
 // setmaxnreg moves registers within the block's pool: what its threads entered with (PTX ISA
 // 9.7.17.1), 168 per thread for 384 threads under __launch_bounds__(384, 1), not the SM's 64K.
-// A producer that copies operands keeps up to 80 registers, what the consumers leave of the pool
-// (72 beside two consumers at 216: 80 + 2 x 216 hung an H200's consumers in setmaxnreg.inc).
+// A producer that copies operands keeps what the consumers leave of the pool, at most 88: 88
+// beside one consumer at 232, 88 beside two at 208 (504 = 3 x 168; 80 + 2 x 216 hung an H200's
+// consumers in setmaxnreg.inc, and 72 + 2 x 216 spilled the 128-row gather of a convolution).
 HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies) {
   HopperRegisterSplit r;
   const int consumers = tiles.consumers(), pool = (consumers + 1) * hopper_launch_registers(consumers + 1);
   if (producer_copies) {
-    r.consumer = consumers > 1 ? 216 : 232;
-    r.producer = std::min(80, (pool - consumers * r.consumer) / 8 * 8);
+    r.consumer = consumers > 1 ? 208 : 232;
+    r.producer = std::min(88, (pool - consumers * r.consumer) / 8 * 8);
   }
   PF_INTERNAL_CHECK(r.producer >= 24 && r.producer + consumers * r.consumer <= pool,
                     "the register split fits the registers the block's threads enter with");

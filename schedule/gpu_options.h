@@ -42,7 +42,7 @@ struct GpuOptions {
   // persistent kernel's tile scheduler walks its tiles in the same groups (unset: 8).
   std::optional<int> group;
   // The sm_90a warp-specialised kernel's consumer warpgroups: on each tile together or on
-  // alternate tiles. Unset: the rule (codegen/hopper_gemm_kernel.h's hopper_consumers_for).
+  // alternate tiles. Unset: cooperative (codegen/hopper_gemm_kernel.h's hopper_default_consumers).
   // Other kernels have no consumer warpgroups: set, it is refused there.
   std::optional<ConsumerSchedule> consumer_schedule;
   // The sm_90a warp-specialised kernel's thread-block cluster (codegen/hopper_gemm_kernel.h's

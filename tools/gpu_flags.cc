@@ -38,8 +38,7 @@ void add_gpu_flags(CLI::App* app, GpuFlags& flags) {
   flags.registered.push_back(flags.group_option);
   flags.registered.push_back(app->add_option("--consumer-schedule", flags.consumer_schedule,
                                              "sm_90a warp-specialised kernel: its two consumer warpgroups on each tile "
-                                             "together (cooperative) or on alternate tiles (pingpong); default: pingpong "
-                                             "for a fused epilogue with M > 64, else cooperative")
+                                             "together (cooperative) or on alternate tiles (pingpong); default: cooperative")
                                  ->type_name("cooperative|pingpong"));
   flags.registered.push_back(app->add_option("--cluster", flags.cluster,
                                              "sm_90a warp-specialised kernel: thread-block clusters of 2x1 output tiles "

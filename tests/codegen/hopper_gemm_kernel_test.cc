@@ -68,12 +68,10 @@ TEST(HopperGemmKernel, GemmBiasReluPingPongGolden) {
                              "codegen/gemm_bias_relu_sm90a_pingpong.cu"));
 }
 
-// The rule: ping-pong for a fused epilogue with M > 64, else cooperative; --consumer-schedule
-// overrides it, and is refused where the kernel has no consumer warpgroups.
+// The default: cooperative (faster than ping-pong on an H200); --consumer-schedule overrides it,
+// and is refused where the kernel has no consumer warpgroups.
 TEST(HopperGemmKernel, ConsumerScheduleRuleAndOption) {
-  EXPECT_EQ(hopper_consumers_for(300, true), ConsumerSchedule::pingpong);
-  EXPECT_EQ(hopper_consumers_for(64, true), ConsumerSchedule::cooperative);
-  EXPECT_EQ(hopper_consumers_for(4096, false), ConsumerSchedule::cooperative);
+  EXPECT_EQ(hopper_default_consumers(), ConsumerSchedule::cooperative);
   const auto options_of = [](const std::string& source, std::optional<ConsumerSchedule> schedule, Arch arch) {
     Program program = compile_program(source, {{"M", 300}, {"N", 256}, {"K", 192}});
     CudaEmitRequest request;
@@ -83,9 +81,13 @@ TEST(HopperGemmKernel, ConsumerScheduleRuleAndOption) {
     return emit_cuda(program, request).metadata.options;
   };
   const std::string fused = example_source("gemm_bias_relu"), plain = gemm_source("f16", true, true);
-  EXPECT_NE(options_of(fused, std::nullopt, Arch::sm_90a).find("warp-specialised, pingpong: a producer warpgroup (TMA, 40 "
-                                                              "registers) and two consumer warpgroups (232 registers) on "
-                                                              "alternate 64 x 128 tiles"),
+  EXPECT_NE(options_of(fused, std::nullopt, Arch::sm_90a).find("warp-specialised, cooperative: a producer warpgroup (TMA, "
+                                                              "40 registers) and two consumer warpgroups (232 registers) "
+                                                              "on each 128 x 128 tile"),
+            std::string::npos);
+  EXPECT_NE(options_of(fused, ConsumerSchedule::pingpong, Arch::sm_90a).find("warp-specialised, pingpong: a producer warpgroup "
+                                                                             "(TMA, 40 registers) and two consumer warpgroups "
+                                                                             "(232 registers) on alternate 64 x 128 tiles"),
             std::string::npos);
   EXPECT_NE(options_of(plain, std::nullopt, Arch::sm_90a).find("warp-specialised, cooperative"), std::string::npos);
   EXPECT_NE(options_of(fused, ConsumerSchedule::cooperative, Arch::sm_90a).find("block 128x128x64"), std::string::npos);
@@ -130,16 +132,16 @@ TEST(HopperGemmKernel, BatchedGemmGolden) {
   EXPECT_TRUE(matches_golden(text, "codegen/batched_gemm_sm90a_tma.cu"));
 }
 
-// examples/add_gemms.tc, ping-pong (the default for a fused epilogue): C1 + C2 chained into one
-// accumulator (codegen/added_matmuls.h) — the single GEMM's 64 x 128 tiles and 6 stages, each
+// examples/add_gemms.tc: C1 + C2 chained into one
+// accumulator (codegen/added_matmuls.h) — the single GEMM's 128 x 128 tiles and stages, each
 // stage A and B for the first 3 k-blocks, then E and F in the same slots for 3 more — the
 // epilogue reading the sum; only D stored. Edge tiles in M and N, a K tail for each matmul.
 TEST(HopperGemmKernel, AddGemmsGolden) {
   std::string text;
   const EmittedKernel kernel = hopper_example("add_gemms", {{"M", 300}, {"N", 200}, {"K", 136}}, &text);
-  EXPECT_NE(kernel.metadata.options.find("block 64x128x64 (wgmma m64n128k16), 6 stages"), std::string::npos) << kernel.metadata.options;
+  EXPECT_NE(kernel.metadata.options.find("block 128x128x64 (wgmma m64n128k16), 5 stages"), std::string::npos) << kernel.metadata.options;
   EXPECT_NE(kernel.source.find("if (kb < 3) {  // A's k-blocks"), std::string::npos);
-  EXPECT_NE(kernel.source.find("tma_load_tile(stage, E_map, (kb - 3) * 64, m0, 64, 1"), std::string::npos);
+  EXPECT_NE(kernel.source.find("tma_load_tile(stage, E_map, (kb - 3) * 64, m0, 128, 1"), std::string::npos);
   EXPECT_TRUE(matches_golden(text, "codegen/add_gemms_sm90a_tma.cu"));
 }
 
@@ -180,7 +182,7 @@ TEST(HopperGemmKernel, GemmFp8Golden) {
   request.options = default_gpu_options(Arch::sm_90a);
   request.helpers = CudaEmitRequest::Helpers::omit;
   const EmittedKernel kernel = emit_cuda(program, request);
-  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{128, 64}));  // A: ping-pong tiles of 64 rows
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{128, 128}));  // A: cooperative tiles of 128 rows
   EXPECT_EQ(kernel.metadata.parameters[1].tma_box, (std::vector<int>{128, 128}));
   EXPECT_TRUE(matches_golden("// The sm_90a main loop of def gemm_fp8 (M = 300, N = 200, K = 208)\n"
                              "#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source,

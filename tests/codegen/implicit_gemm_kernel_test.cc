@@ -34,13 +34,13 @@ TEST(ImplicitGemmKernel, ConvBiasReluGolden) {
 }
 
 // The same convolution for sm_90a: the TMA + wgmma kernel whose producer threads gather A
-// (codegen/hopper_implicit_gemm.h); a persistent grid of the 2 output tiles of 64 x 128
-// (ping-pong: a fused epilogue, M > 64), 384 threads, F a tensor map (boxes of 64 x 128 rows).
+// (codegen/hopper_implicit_gemm.h); a persistent grid of the one output tile of 128 x 128
+// (cooperative), 384 threads, F a tensor map (boxes of 64 x 128 rows).
 TEST(ImplicitGemmKernel, ConvBiasReluSm90aGolden) {
   const EmittedPlan plan = emit_conv(default_gpu_options(Arch::sm_90a));
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_TRUE(plan.kernels[0].persistent);
-  EXPECT_EQ(plan.kernels[0].grid[0].value, 2);
+  EXPECT_EQ(plan.kernels[0].grid[0].value, 1);
   EXPECT_EQ(plan.kernels[0].block[0], 384);
   for (const KernelParameter& p : plan.kernels[0].parameters) {
     const std::vector<int> box = p.name == "F" ? std::vector<int>{64, 128} : std::vector<int>{};

@@ -27,24 +27,25 @@ Program typed_example(const std::string& example, const std::string& type, const
 GpuOptions sm90a() { return default_gpu_options(Arch::sm_90a); }
 
 // The plan's kernels' CUDA text for sm_90a.
-std::string sm90a_text(const Program& program) {
+std::string sm90a_text(const Program& program, const GpuOptions& options = sm90a()) {
   CudaEmitRequest request;
-  request.options = sm90a();
+  request.options = options;
   return emit_cuda_plan(program, plan_program(program, recognize_idioms(program)), request).source;
 }
 
 // Runs `program` (one implicit-GEMM kernel) on sm_90a: the reference check, the TMA + wgmma loop
 // (wgmma and TMA counted) and only `stored` bytes written.
-void expect_wgmma_ok(const Program& program, std::uint64_t stored, const std::string& what) {
+void expect_wgmma_ok(const Program& program, std::uint64_t stored, const std::string& what,
+                     const GpuOptions& options = sm90a()) {
   SCOPED_TRACE(what);
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
   EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
-  const std::string text = sm90a_text(program);
+  const std::string text = sm90a_text(program, options);
   EXPECT_NE(text.find("A copied by threads (the im2col matrix of"), std::string::npos) << text;
   EXPECT_NE(text.find("gather_tile<"), std::string::npos) << text;
   const EmulatedSms sms(2);  // few blocks: each walks several tiles, the ring's parities carry over
-  const EmuRun run = run_on_emulator(program, sm90a());
+  const EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
   EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u);
   EXPECT_GT(run.stats.counter("tma_bytes"), 0u);
@@ -70,10 +71,14 @@ TEST(Sm90aImplicitGemmEmu, ConvolutionsAtOddShapes) {
 }
 
 TEST(Sm90aImplicitGemmEmu, FusedEpiloguesOnBothConsumerSchedules) {
-  // bias + ReLU, M = 126 > 64: ping-pong by the rule; the residual (a ResNet block's tail)
+  // bias + ReLU, M = 126 > 64: cooperative by default, and ping-pong; the residual (a ResNet block's tail)
   const Program bias_relu = typed_example("conv2d_bias_relu", "f16", with(image, {{"C", 16}, {"K", 24}, {"R", 3}, {"S", 3}}));
-  EXPECT_NE(sm90a_text(bias_relu).find("pingpong"), std::string::npos);
+  GpuOptions pingpong = sm90a();
+  pingpong.consumer_schedule = ConsumerSchedule::pingpong;
+  EXPECT_NE(sm90a_text(bias_relu).find("cooperative"), std::string::npos);
+  EXPECT_NE(sm90a_text(bias_relu, pingpong).find("pingpong"), std::string::npos);
   expect_wgmma_ok(bias_relu, 126 * 24 * 2, "bias_relu");
+  expect_wgmma_ok(bias_relu, 126 * 24 * 2, "bias_relu, ping-pong", pingpong);
   expect_wgmma_ok(typed_example("conv2d_residual", "bf16", {{"N", 1}, {"H", 5}, {"W", 11}, {"C", 16}, {"R", 3}, {"S", 3}}),
                   55 * 16 * 2, "residual");
   // one output row of 7 pixels (M = 7 < 64): cooperative, one consumer
@@ -123,7 +128,7 @@ TEST(Sm90aImplicitGemmEmu, PlantedGatherBugsAreCaught) {
   const std::vector<std::pair<std::string, std::string>> edits = {
       {"if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;", ""},
       {"fence_proxy_async();\n        mbarrier_arrive(full + s);", "mbarrier_arrive(full + s);"},
-      {"gather_tile<64>(stage, I_rows, I_tap, I_at, kb * 64, threadIdx.x);", ""},
+      {"gather_tile<128>(stage, I_rows, I_tap, I_at, kb * 64, threadIdx.x);", ""},
   };
   for (const auto& [line, replacement] : edits) {
     SCOPED_TRACE(line);

@@ -4,7 +4,8 @@
 // "swizzle modes" of the CUDA programming guide's TMA section):
 //   * hopper_tma_load_2d / _3d: boxes inside the tensor, across every edge, at negative
 //     coordinates and entirely outside it (zero-filled), every swizzle mode;
-//   * hopper_tma_store_2d: boxes inside and across the edges (elements outside not written);
+//   * hopper_tma_store_2d: boxes inside and across the far edges (elements outside not
+//     written); a box starting before the tensor is reported (an illegal instruction on an H200);
 //   * the TMA counters (boxes and bytes);
 //   * an innermost coordinate off a 16-byte boundary, reported (an illegal instruction on an
 //     H200: the boxes above start at multiples of 8 f16 elements along dimension 0).
@@ -119,7 +120,7 @@ TEST(HopperTmaEmu, StoresBoxesAndLeavesTheOutsideAlone) {
   constexpr unsigned short kUntouched = 0x7777;
   for (int mode = 0; mode < 4; ++mode) {
     const int inner = mode == 0 ? 16 : (16 << mode) / 2, outer = 8, box_bytes = inner * outer * 2;
-    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 3}, {40 - 8, 20 - 2}, {-8, -5}, {-inner + 8, 19}}) {
+    for (const auto& [c0, c1] : std::vector<std::pair<int, int>>{{0, 0}, {8, 3}, {40 - 8, 20 - 2}, {16, 19}, {24, 15}}) {
       std::vector<unsigned short> d(static_cast<std::size_t>(48) * 20, kUntouched);  // 40 x 20, pitch 48
       const auto in = pft_test::random_bits(static_cast<std::size_t>(inner) * outer, false, 9 + mode);
       ScopedBuffer bd(d.data(), d.size() * 2, "D"), bi(in.data(), in.size() * 2, "box");
@@ -151,8 +152,9 @@ TEST(HopperTmaEmu, StoresBoxesAndLeavesTheOutsideAlone) {
 }
 
 // Seen on an H200 (2026-11-30): every tiled copy whose innermost coordinate is not a multiple of
-// 16 bytes stops with "an illegal instruction was encountered", whatever the swizzle.
-TEST(HopperTmaEmu, AnInnermostCoordinateOffA16ByteBoundaryIsReported) {
+// 16 bytes stops with "an illegal instruction was encountered", whatever the swizzle, and so
+// does a store at a negative innermost coordinate.
+TEST(HopperTmaEmu, CoordinatesAHopperGpuStopsAreReported) {
   Tensor t(72, 37, 1, 80, 80 * 40);
   ScopedBuffer bt(t.data.data(), t.data.size() * 2, "tensor");
   const int box[3] = {24, 16, 1};
@@ -185,6 +187,14 @@ TEST(HopperTmaEmu, AnInnermostCoordinateOffA16ByteBoundaryIsReported) {
   }
   EXPECT_NE(message.find("TMA store (cp.async.bulk.tensor) at (35, 18)"), std::string::npos) << message;
   EXPECT_NE(message.find("the innermost coordinate 35 is 70 bytes"), std::string::npos) << message;
+  message.clear();
+  try {  // aligned, but before the tensor: loads there zero-fill, stores stop
+    pfh_test::run_tma_store_2d(store_map, -8, 0, reinterpret_cast<const unsigned char*>(in.data()), 16 * 8 * 2);
+  } catch (const polyfuse::emu::EmulationError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("TMA store (cp.async.bulk.tensor) at (-8, 0)"), std::string::npos) << message;
+  EXPECT_NE(message.find("coordinate 0 is negative"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -105,6 +105,18 @@ void check_inner_coordinate(const Launch& l, const ThreadState* t, const EmuTens
                          "stops the copy with an illegal instruction)");
 }
 
+// A TMA store's box starts inside the tensor's lower bounds: an H200 stopped stores at innermost
+// coordinates -3 and -8 with an illegal instruction (2026-11-30; loads there run and zero-fill).
+// Negative outer coordinates were not tried: refused alike, until a GPU says otherwise.
+void check_store_origin(const Launch& l, const ThreadState* t, const int* coords, unsigned rank, const char* op,
+                        std::uint16_t site) {
+  for (unsigned i = 0; i < rank; ++i)
+    if (coords[i] < 0)
+      throw EmulationError("polyfuse emu: " + std::string(op) + " at " + coords_text(coords, rank) + " in " +
+                           here(l, t, site) + ": coordinate " + std::to_string(i) + " is negative (a Hopper GPU stops a "
+                           "TMA store whose box starts before the tensor with an illegal instruction)");
+}
+
 // The shared offset of a box at `p`: inside the dynamic shared memory, 128-byte aligned, and
 // (swizzled) at a multiple of the swizzle pattern.
 std::size_t checked_box(const Launch& l, const ThreadState* t, const EmuTensorMap& m, const void* p, const char* what,
@@ -270,6 +282,7 @@ void tma_store(const void* tensor_map, const int* coords, unsigned rank, const v
   const char* op = "TMA store (cp.async.bulk.tensor)";
   const emu::EmuTensorMap m = emu::checked_map(l, t, tensor_map, rank, op, site);
   emu::check_inner_coordinate(l, t, m, coords, rank, op, site);
+  emu::check_store_origin(l, t, coords, rank, op, site);
   const std::uint64_t bytes = emu::box_bytes(m);
   const std::size_t offset = emu::checked_box(l, t, m, src, "TMA store", site);
   emu::for_each_chunk(m, coords, offset, [&](const emu::Chunk& c) {

@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     // loads A by TMA (PTX ISA 9.7.9.27) completing on full[it % 5], and all 128 threads copy
     // B in the layout TMA would write (TMA cannot load B: its rows are 514 bytes apart), make it
     // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % 5]
-    setmaxnreg_dec<72>();
+    setmaxnreg_dec<88>();
     int it = 0;  // k-blocks loaded so far, over the tiles
 #pragma unroll 1
     for (int tile = blockIdx.x; tile < 9; tile += gridDim.x) {
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   }
   // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's
   // stage, wgmma (PTX ISA 9.7.15) from it, release the previous one; the epilogue
-  setmaxnreg_inc<216>();
+  setmaxnreg_inc<208>();
   const int wg = warpgroup_index() - 1;  // rows 64 wg .. 64 wg + 63 of each 128 x 128 tile
   float* staging = reinterpret_cast<float*>(smem + 163840) + wg * 8192;  // the warpgroup's epilogue staging
   WarpgroupBarrier epilogue_sync{epilogue_bar + wg};
