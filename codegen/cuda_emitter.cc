@@ -497,6 +497,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         choice.any_thread_copy()
                             ? fmt::format(", {} copied by threads ({})", choice.a_copy == OperandCopy::threads ? "A" : "B",
                                           choice.thread_copy_reason)
+                        : choice.any_prologue_in_place()
+                            ? fmt::format(", {}'s prologue applied by the producer's threads where TMA loaded it",
+                                          choice.a_copy == OperandCopy::tma_prologue ? "A" : "B")
                             : "");
   else if (has_wgmma(o.arch))
     text += fmt::format("main loop: {}, the sm_80 path ({})\n", to_string(choice.loop), choice.fallback_reason);

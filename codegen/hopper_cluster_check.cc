@@ -19,6 +19,10 @@ void check_hopper_cluster(const Program& program, const KernelPlan& plan, const 
     throw UserError(fmt::format("{}: an operand of its matmul is copied by the producer's threads, not loaded by TMA, "
                                 "and a cluster shares its tiles by TMA multicast",
                                 what));
+  if (choice.any_prologue_in_place())
+    throw UserError(fmt::format("{}: the producer's threads apply an operand's prologue in the block's shared memory, "
+                                "and a cluster's TMA multicast is not done for such tiles yet",
+                                what));
   if (plan.matmuls.size() != 1 || !plan.matmuls[0].dims.batch.empty())
     throw UserError(fmt::format("{}: clusters are done for one unbatched matmul per kernel (not yet for {})", what,
                                 plan.matmuls.size() != 1 ? "two matmuls in one k-loop" : "a batched matmul"));

@@ -85,7 +85,7 @@ std::string parameters(const Program& program, const std::vector<StageOperand>& 
       continue;
     }
     const bool map = std::any_of(operands.begin(), operands.end(), [&](const StageOperand& o) {
-      return o.name == tensor.name && o.copy == OperandCopy::tma;
+      return o.name == tensor.name && o.copy != OperandCopy::threads;
     });
     if (map) list.push_back(fmt::format("const __grid_constant__ pf::sm90::TensorMap {}_map", tensor.name));
     else list.push_back(fmt::format("{}{}* __restrict__ {}", tensor.role == TensorRole::input ? "const " : "",
@@ -137,7 +137,8 @@ std::string cluster_tile_loop(const KernelShape& k, const std::string& indent, b
 // `for (tile ...)` over the block's tiles with m0 and n0 (and batch), at `indent`: every tile of
 // the block's walk, or (`alternate`) the ping-pong consumer wg's half of them. Batched, tile
 // numbers run over batch x tiles: batch tile / (tiles_m tiles_n), then the grouped (m, n) tile.
-std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false) {
+// `origin` ("m0" or "n0", not clustered): that origin alone, for a loop that reads no other.
+std::string tile_loop(const KernelShape& k, const std::string& indent, bool alternate = false, const char* origin = nullptr) {
   std::string text = "#pragma unroll 1\n";
   if (k.schedule.clustered()) return text + cluster_tile_loop(k, indent, alternate);
   const std::int64_t per_batch = k.tiles_m * k.tiles_n;
@@ -146,6 +147,15 @@ std::string tile_loop(const KernelShape& k, const std::string& indent, bool alte
                         per_batch * k.batches);
   else
     text += fmt::format("{}for (int tile = blockIdx.x; tile < {}; tile += gridDim.x) {{\n", indent, per_batch * k.batches);
+  if (origin) {  // the tile's origin alone: no batch (a loop that reads neither the batch nor the other origin)
+    PF_INTERNAL_CHECK(!alternate, "every tile of the walk");
+    if (per_batch == 1) return text + fmt::format("{}  const int {} = 0;\n", indent, origin);
+    const std::string tile = k.batched ? fmt::format("tile % {}", per_batch) : "tile";
+    text += fmt::format("{}  const pf::Tile c = pf::grouped_tile_at({}, {}, {}, {});\n", indent, tile, k.tiles_n, k.tiles_m,
+                        k.schedule.group);
+    return text + fmt::format("{}  const int {} = c.{} * {};\n", indent, origin, origin[0] == 'm' ? "row" : "col",
+                              origin[0] == 'm' ? k.t.bm : k.t.bn);
+  }
   if (k.batched && per_batch == 1) {  // one tile per batch element
     text += fmt::format("{}  const int batch = tile;  // the linearised batch element\n", indent);
     text += fmt::format("{}  const pf::Tile c = {{0, 0}};\n", indent);
@@ -198,8 +208,49 @@ std::string producer_loops(const KernelShape& k, const std::string& indent) {
   return text;
 }
 
-std::string producer_branch(const KernelShape& k) {
+// The producer when an operand's prologue applies where TMA loaded it (OperandCopy::
+// tma_prologue): thread 0 runs ahead loading the stages by TMA onto "loaded", warps 1 .. 3 follow,
+// transforming each stage's tile once its bytes landed, then arrive on "full". The ring's depth
+// is how far the loads run ahead of the transforms.
+std::string producer_in_place_branch(const KernelShape& k, const std::string& type) {
   const int s = k.t.stages;
+  const StageOperand& transformed = k.a.copy == OperandCopy::tma_prologue ? k.a : k.b;
+  std::string text = "  if (warpgroup_index() == 0) {\n";
+  text += fmt::format(
+      "    // the producer warpgroup: its registers to the consumers; thread 0 loads every k-block of the\n"
+      "    // block's tiles by TMA (PTX ISA 9.7.9.27) into the ring, stage it % {}, completing on loaded[it % {}],\n"
+      "    // once the consumers released the stage's previous fill on empty[it % {}]; warps 1 .. 3 wait for\n"
+      "    // each stage's bytes, apply the prologue to {}'s tile where it landed, make it visible to wgmma\n"
+      "    // (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
+      s, s, s, transformed.name, s);
+  text += fmt::format("    setmaxnreg_dec<{}>();\n", k.registers.producer);
+  text += "    if (threadIdx.x == 0) {\n";
+  text += producer_loops(k, "      ");
+  text += fmt::format("          mbarrier_arrive_expect_tx(loaded + s, {});\n", k.t.stage_bytes());
+  for (const StageOperand& o : k.operands) text += "          " + stage_tma_load(o, "stage", "loaded + s");
+  text += "        }\n      }\n";
+  text += "    } else if (threadIdx.x >= 32) {\n";
+  // before the loops, whose names would shadow the tensors it reads
+  std::string prologue = transformed.prologue;  // written for the copying producer's indentation: two more
+  for (std::size_t at = prologue.find('\n'); at != std::string::npos; at = prologue.find('\n', at + 1)) prologue.insert(at + 1, "  ");
+  text += fmt::format("      const auto prologue = {};\n", prologue);
+  text += "      int it = 0;  // k-blocks transformed so far, over the tiles\n";
+  text += tile_loop(k, "      ", false, &transformed == &k.a ? "m0" : "n0");
+  text += "#pragma unroll 1\n";
+  text += fmt::format("        for (int kb = 0; kb < {}; ++kb, ++it) {{\n", k.k_blocks);
+  text += fmt::format("          const int s = it % {};\n", s);
+  text += fmt::format("          mbarrier_wait(loaded + s, static_cast<unsigned>(it / {}) & 1u);\n", s);
+  text += fmt::format("          unsigned char* stage = smem + s * {};\n", k.t.stage_bytes());
+  text += "          " + stage_transform(transformed, "stage", type, "threadIdx.x - 32", 96);
+  text += "          fence_proxy_async();\n";
+  text += "          mbarrier_arrive(full + s);\n";
+  text += "        }\n      }\n    }\n    return;\n  }\n";
+  return text;
+}
+
+std::string producer_branch(const KernelShape& k, const std::string& type) {
+  const int s = k.t.stages;
+  if (k.t.prologue_in_place) return producer_in_place_branch(k, type);
   std::string text = "  if (warpgroup_index() == 0) {\n";
   if (!k.by_threads) {
     text += fmt::format("    // the producer warpgroup: its registers to the consumers, then one thread loads every k-block\n"
@@ -466,14 +517,20 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   PF_INTERNAL_CHECK(offset == t.stage_bytes(), "the stage holds every operand's tile");
   const StageOperand& a = operands[0];
   const StageOperand& b = operands[static_cast<std::size_t>(b_of[0])];
-  PF_INTERNAL_CHECK((a.prologue.empty() || a.copy == OperandCopy::threads) && (b.prologue.empty() || b.copy == OperandCopy::threads),
-                    "an operand with a prologue is copied by the threads");
+  PF_INTERNAL_CHECK((a.prologue.empty() || a.copy != OperandCopy::tma) && (b.prologue.empty() || b.copy != OperandCopy::tma),
+                    "an operand with a prologue is copied by the threads or transformed where TMA loaded it");
+  PF_INTERNAL_CHECK(t.prologue_in_place == choice.any_prologue_in_place() &&
+                        (!t.prologue_in_place || (!choice.any_thread_copy() && !schedule.clustered() && t.matmuls == 1 &&
+                                                  !chain && !t.fp8())),
+                    "a prologue applied in place: the tiles' third mbarrier, one matmul whose operands TMA loads, no "
+                    "cluster");
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
   std::int64_t batches = 1;
   for (const Size& e : mm.dims.batch_extents) batches *= bound_size(program, e).value;
   const KernelShape shape{t, schedule, m, n, first_k_blocks + (k_second + t.bk - 1) / t.bk, (m + t.bm - 1) / t.bm,
                           (n + t.bn - 1) / t.bn, batches, !mm.dims.batch.empty(), operands, a_of, b_of, a, b,
-                          a.copy == OperandCopy::tma ? a : b, by_threads, hopper_register_split(t, by_threads != nullptr),
+                          a.copy != OperandCopy::threads ? a : b, by_threads,
+                          hopper_register_split(t, choice.producer_threads_work()),
                           gather, chain ? first_k_blocks : 0, accumulators};
 
   std::string text = fmt::format("extern \"C\" __global__ void __launch_bounds__({}, 1) {}({}) {{\n", t.threads(), program.name,
@@ -485,7 +542,8 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
       "  // mbarriers from byte {}: the stages' \"full\" and \"empty\", one per consumer warpgroup for its epilogue{}\n",
       s, t.stage_bytes(), stage_text(shape, plan.matmuls.size() > 1), t.wg_staging_floats(),
       t.matmuls > 1 ? fmt::format(", {} per accumulator", t.acc_staging_floats()) : "", t.ring_bytes(), t.barrier_offset(),
-      t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "");
+      std::string(t.pingpong() ? ",\n  // one per consumer for its turn at the main loop" : "") +
+          (t.prologue_in_place ? ",\n  // and the stages' \"loaded\" (their TMA bytes landed, the prologue not yet applied)" : ""));
   if (t.fp8())
     text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",
                         to_string(program.find_tensor(mm.a)->type), to_string(program.find_tensor(mm.b)->type), t.bk);
@@ -493,12 +551,18 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);
   if (t.pingpong()) text += "  unsigned long long* order = epilogue_bar + 2;  // consumer wg's turn at the main loop\n";
+  if (t.prologue_in_place)
+    text += fmt::format("  unsigned long long* loaded = epilogue_bar + {};  // the stages' TMA bytes landed\n",
+                        t.consumers() + (t.pingpong() ? 2 : 0));
   text += "  if (threadIdx.x == 0) {\n";
   text += fmt::format("    for (int s = 0; s < {}; ++s) {{\n", s);
   if (schedule.clustered())
     text += fmt::format("      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx of the whole stage, then the\n"
                         "                                      // bytes: its own and the peer's multicast half of {}\n",
                         schedule.cluster_m > 1 ? "B" : "A");
+  else if (t.prologue_in_place)
+    text += "      mbarrier_init(loaded + s, 1);   // the producer's arrive_expect_tx, then the bytes\n"
+            "      mbarrier_init(full + s, 96);    // every thread of warps 1 .. 3 once it applied the prologue\n";
   else if (!by_threads)
     text += "      mbarrier_init(full + s, 1);     // the producer's arrive_expect_tx, then the bytes\n";
   else
@@ -539,7 +603,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                         t.bm, t.bn, shape.tiles_m, shape.tiles_n,
                         shape.batched ? fmt::format(" of each of {} batch elements,\n  // numbered batch-major", batches) : "",
                         schedule.group, s, s);
-  text += producer_branch(shape);
+  text += producer_branch(shape, in);
   text += consumer_branch(program, plan, shape, in);
   text += "}\n";
   return text;

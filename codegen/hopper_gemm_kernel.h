@@ -65,6 +65,9 @@ struct HopperGemmTiles {
   // one 64 x bn accumulator per matmul, and a stage holds a_tiles A tiles (1 when the matmuls
   // share A, as SwiGLU's do) and one B tile per matmul.
   int matmuls = 1, a_tiles = 1;
+  // An operand's prologue applied by the producer's threads where TMA loaded it (OperandCopy::
+  // tma_prologue): the TMA loads complete on a third mbarrier per stage, "loaded".
+  bool prologue_in_place = false;
 
   bool fp8() const { return element_bytes == 1; }
   int box_inner() const { return 128 / element_bytes; }  // a TMA box's row: 128 bytes
@@ -85,14 +88,18 @@ struct HopperGemmTiles {
   int wg_staging_floats() const { return matmuls * acc_staging_floats(); }
   int staging_bytes() const { return consumers() * wg_staging_floats() * 4; }
   int barrier_offset() const { return ring_bytes() + staging_bytes(); }
-  // + the stages' full and empty mbarriers, one per consumer warpgroup for its epilogue, and
-  // (ping-pong) one per consumer for its turn at the main loop
-  int shared_bytes() const { return barrier_offset() + 16 * stages + 8 * consumers() + (pingpong() ? 16 : 0); }
+  // + the stages' full and empty (and loaded) mbarriers, one per consumer warpgroup for its
+  // epilogue, and (ping-pong) one per consumer for its turn at the main loop
+  int stage_barriers() const { return prologue_in_place ? 3 : 2; }
+  int shared_bytes() const {
+    return barrier_offset() + 8 * stage_barriers() * stages + 8 * consumers() + (pingpong() ? 16 : 0);
+  }
 };
 
 // The register counts the warpgroups ask for with setmaxnreg (PTX ISA 9.7.17.1), within the
 // registers the block's 128 (consumers + 1) threads entered with. The producer keeps 40 when one
-// thread issues TMA, 88 when its warpgroup copies an operand (loads, the prologue, a gather); the
+// thread issues TMA, 88 when its warpgroup copies an operand (loads, the prologue, a gather) or
+// applies a prologue to a tile TMA loaded; the
 // consumers take 232 (their 64 x 128 f32 accumulators are 64 registers), 208 when two consumers
 // share the pool with a copying producer.
 struct HopperRegisterSplit {
@@ -102,7 +109,7 @@ struct HopperRegisterSplit {
 // __launch_bounds__(threads, 1) at most: 168 for 384, 248 for 256 (in units of 8, at most 255).
 int hopper_launch_registers(int warpgroups);
 // The producer's and consumers' setmaxnreg counts; their sum fits the block's launch registers.
-HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies);
+HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_threads_work);
 
 // The persistent tile scheduler: output tiles in groups of `group` tile rows (along M), and the
 // thread-block cluster (--cluster MxN): 1x1 (none), 2x1 (two blocks on vertically adjacent
@@ -156,7 +163,7 @@ std::int64_t hopper_walk_blocks(const HopperGemmTiles& tiles, const HopperTileSc
 // warpgroups (232 registers) on each 128 x 128 tile; persistent: 6 tiles in groups of 8 tile
 // rows over min(SMs, 6) blocks" — what --emit=config and the kernel's header say (`batches`:
 // the tiles of that many batch elements, "6 tiles (3 batch elements of 2)").
-std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, bool producer_copies,
+std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileSchedule& schedule, const MainLoopChoice& choice,
                                  std::int64_t m, std::int64_t n, std::int64_t batches = 1);
 
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`

@@ -38,21 +38,29 @@ StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset
   return o;
 }
 
-std::string stage_tma_load(const StageOperand& o, const std::string& stage) {
+std::string stage_tma_load(const StageOperand& o, const std::string& stage, const std::string& barrier) {
   if (o.multicast) {
     // this block's half of the tile, multicast into both blocks of the cluster: half of its
     // boxes, or (a tile one box wide) half of its rows
     PF_INTERNAL_CHECK(!o.batched && (o.atoms == 1 || o.atoms % 2 == 0), "a multicast tile of one box or an even number");
     const bool by_rows = o.atoms == 1;
     const int atoms = by_rows ? 1 : o.atoms / 2, rows = by_rows ? o.rows / 2 : o.rows;
-    return fmt::format("tma_load_tile_multicast({} + {} + rank * {}, {}_map, {}{}, {}{}, {}, {}, Swizzle::b128, full + s, 0x3);\n",
+    return fmt::format("tma_load_tile_multicast({} + {} + rank * {}, {}_map, {}{}, {}{}, {}, {}, Swizzle::b128, {}, 0x3);\n",
                        stage, o.offset, atoms * rows * 128, o.name, o.inner0,
                        by_rows ? "" : fmt::format(" + rank * {}", atoms * o.box_inner), o.outer0,
-                       by_rows ? fmt::format(" + rank * {}", rows) : "", rows, atoms);
+                       by_rows ? fmt::format(" + rank * {}", rows) : "", rows, atoms, barrier);
   }
-  return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, full + s);\n",
+  return fmt::format("{}({}{}, {}_map, {}, {}, {}{}, {}, Swizzle::b128, {});\n",
                      o.batched ? "tma_load_batched_tile" : "tma_load_tile", stage, o.offset ? fmt::format(" + {}", o.offset) : "",
-                     o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms);
+                     o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms, barrier);
+}
+
+std::string stage_transform(const StageOperand& o, const std::string& stage, const std::string& type,
+                            const std::string& thread, int threads) {
+  PF_INTERNAL_CHECK(!o.prologue.empty() && !o.multicast, "a prologue applied in place to its block's tile");
+  return fmt::format("transform_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, Swizzle::b128, {}, {}, prologue);\n", type, stage,
+                     o.offset ? fmt::format(" + {}", o.offset) : "", o.extent_inner, o.extent_outer, o.inner0, o.outer0,
+                     o.rows, o.atoms, thread, threads);
 }
 
 std::string stage_thread_load(const StageOperand& o, const std::string& stage) {

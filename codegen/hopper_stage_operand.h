@@ -37,9 +37,16 @@ struct StageOperand {
 StageOperand stage_operand(const std::string& name, OperandCopy copy, int offset, bool k_contiguous, const char* mn0,
                            int mn_extent, int k_extent, int box_inner, std::int64_t mn_size, std::int64_t k_size);
 
-// The producer's TMA load of `o` into stage `stage` (an expression), completing on `full + s`;
-// a multicast operand loads this block's half into both blocks of the cluster.
-std::string stage_tma_load(const StageOperand& o, const std::string& stage);
+// The producer's TMA load of `o` into stage `stage` (an expression), completing on `barrier`
+// (an expression: `full + s`, or `loaded + s` before a prologue applies in place); a multicast
+// operand loads this block's half into both blocks of the cluster.
+std::string stage_tma_load(const StageOperand& o, const std::string& stage, const std::string& barrier = "full + s");
+
+// The producer threads' prologue on `o`'s tile where TMA loaded it in stage `stage`: threads
+// `thread` of `threads` (expressions), elements of `type` (a CUDA type) transformed in place
+// (pf::sm90::transform_tile; the functor `prologue`).
+std::string stage_transform(const StageOperand& o, const std::string& stage, const std::string& type,
+                            const std::string& thread, int threads);
 
 // The copying threads' load of `o` into stage `stage`: vectorised, swizzled like TMA, with the
 // operand's prologue applied, or gathered (an implicit GEMM's A).

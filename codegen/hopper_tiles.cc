@@ -25,7 +25,8 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int
   t.bk = t.box_inner();
   t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;
-  t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 16 * kMaxStages - 8 * t.consumers()) / t.stage_bytes(), 2,
+  // (room for three mbarriers a stage: a prologue applied in place adds "loaded")
+  t.stages = std::clamp((kSharedBudget - t.staging_bytes() - 24 * kMaxStages - 16 - 8 * t.consumers()) / t.stage_bytes(), 2,
                         kMaxStages);
   PF_INTERNAL_CHECK(t.shared_bytes() <= kSharedBudget, "the ring, the staging and the mbarriers fit 227 KB");
   return t;
@@ -40,10 +41,10 @@ int hopper_launch_registers(int warpgroups) {
 // A producer that copies operands keeps what the consumers leave of the pool, at most 88: 88
 // beside one consumer at 232, 88 beside two at 208 (504 = 3 x 168; 80 + 2 x 216 hung an H200's
 // consumers in setmaxnreg.inc, and 72 + 2 x 216 spilled the 128-row gather of a convolution).
-HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_copies) {
+HopperRegisterSplit hopper_register_split(const HopperGemmTiles& tiles, bool producer_threads_work) {
   HopperRegisterSplit r;
   const int consumers = tiles.consumers(), pool = (consumers + 1) * hopper_launch_registers(consumers + 1);
-  if (producer_copies) {
+  if (producer_threads_work) {
     r.consumer = consumers > 1 ? 208 : 232;
     r.producer = std::min(88, (pool - consumers * r.consumer) / 8 * 8);
   }
@@ -70,9 +71,12 @@ int hopper_box_rows(const HopperGemmTiles& t, const HopperTileSchedule& schedule
   return shared && atoms == 1 ? rows / 2 : rows;
 }
 
-std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, bool producer_copies,
+std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSchedule& schedule, const MainLoopChoice& choice,
                                  std::int64_t m, std::int64_t n, std::int64_t batches) {
-  const HopperRegisterSplit r = hopper_register_split(t, producer_copies);
+  const HopperRegisterSplit r = hopper_register_split(t, choice.producer_threads_work());
+  const char* producer = choice.any_thread_copy()         ? "TMA and thread copies"
+                         : choice.any_prologue_in_place() ? "TMA, the prologue applied by its threads in shared memory"
+                                                          : "TMA";
   const std::int64_t tiles = batches * hopper_tile_count(t, m, n);
   const std::string of_batches =
       batches > 1 ? fmt::format(" ({} batch elements of {})", batches, hopper_tile_count(t, m, n)) : "";
@@ -85,7 +89,7 @@ std::string hopper_schedule_text(const HopperGemmTiles& t, const HopperTileSched
           : fmt::format(" in groups of {} tile rows over min(SMs, {}) blocks", schedule.group, tiles);
   return fmt::format("warp-specialised, {}: a producer warpgroup ({}, {} registers) and {} consumer warpgroup{} "
                      "({} registers) on {} {} x {} tile{}; persistent: {} tiles{}{}",
-                     to_string(t.schedule), producer_copies ? "TMA and thread copies" : "TMA", r.producer,
+                     to_string(t.schedule), producer, r.producer,
                      t.consumers() == 1 ? "one" : "two", t.consumers() == 1 ? "" : "s", r.consumer,
                      t.pingpong() ? "alternate" : "each", t.bm, t.bn, t.pingpong() ? "s" : "", tiles, of_batches, walk);
 }

@@ -211,17 +211,29 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
   }
   const ElementType type = program.find_tensor(operand_source(mm, 'A'))->type;
   // The tensors as stored: A(m, k) or A(k, m), B(k, n) or B(n, k); rows of the second extent.
-  // An operand with a prologue is transformed on its way to shared memory, by the threads.
-  const auto refusal_of = [&](const MatmulStage& each, char operand) -> std::string {
+  // An operand with a prologue: its source as stored (the prologue applies in shared memory).
+  const auto tma_refusal_of = [&](const MatmulStage& each, char operand) -> std::string {
     const bool is_a = operand == 'A';
-    if (is_a ? each.a_prologue : each.b_prologue) return std::string(1, operand) + " has a prologue";
-    const std::string& name = is_a ? each.a : each.b;
+    const std::string& name = operand_source(each, operand);
     const std::int64_t mn = is_a ? m.value : n.value;
     // k contiguous: A(m, k) or B(n, k), rows along m or n; else rows along k
     const bool k_contiguous = is_a == ((is_a ? each.a_layout : each.b_layout) == OperandLayout::row_major);
     return tma_refusal(name, type, k_contiguous ? mn : k.value, k_contiguous ? k.value : mn, operand_batches(program, name));
   };
-  const std::string a_refusal = refusal_of(mm, 'A'), b_refusal = refusal_of(mm, 'B');
+  // An operand with a prologue is transformed by the producer's threads: in shared memory where
+  // TMA loads its source and the other operand (one kind of thread work per producer), else on
+  // its way there as they copy it.
+  const auto refusal_of = [&](const MatmulStage& each, char operand) -> std::string {
+    if (!(operand == 'A' ? each.a_prologue : each.b_prologue)) return tma_refusal_of(each, operand);
+    const std::string why = tma_refusal_of(each, operand);
+    return std::string(1, operand) + " has a prologue" + (why.empty() ? "" : " and " + why);
+  };
+  std::string a_refusal = refusal_of(mm, 'A'), b_refusal = refusal_of(mm, 'B');
+  const bool fp8 = is_fp8(type);  // the transform moves 16-bit elements
+  if (!fp8 && plan.matmuls.size() == 1 && mm.a_prologue && tma_refusal_of(mm, 'A').empty() && b_refusal.empty())
+    a_refusal.clear();
+  if (!fp8 && plan.matmuls.size() == 1 && mm.b_prologue && tma_refusal_of(mm, 'B').empty() && a_refusal.empty())
+    b_refusal.clear();
   // Several matmuls in one k-loop: every operand by TMA (the producer's copying threads serve one).
   if (plan.matmuls.size() > 1)
     for (const MatmulStage& each : plan.matmuls)
@@ -242,13 +254,18 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
   choice.loop = MainLoop::tma_wgmma;
   choice.chained = chained;
   if (!a_refusal.empty()) choice.a_copy = OperandCopy::threads;
+  else if (mm.a_prologue) choice.a_copy = OperandCopy::tma_prologue;
   if (!b_refusal.empty()) choice.b_copy = OperandCopy::threads;
+  else if (mm.b_prologue) choice.b_copy = OperandCopy::tma_prologue;
   choice.thread_copy_reason = a_refusal + b_refusal;
   return choice;
 }
 
 std::string main_loop_comment(const MainLoopChoice& choice, Arch arch) {
   if (!has_wgmma(arch)) return "";
+  if (choice.loop == MainLoop::tma_wgmma && choice.any_prologue_in_place())
+    return fmt::format("// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25); {}'s prologue applied where TMA loaded it.\n",
+                       choice.a_copy == OperandCopy::tma_prologue ? "A" : "B");
   if (choice.loop == MainLoop::tma_wgmma && !choice.any_thread_copy())
     return "// Main loop: TMA + wgmma (PTX ISA 9.7.15, 9.7.9.25).\n";
   if (choice.loop == MainLoop::tma_wgmma)

@@ -43,6 +43,9 @@ enum class OperandCopy {
   tma,      // TMA boxes completing on the stage's "full" mbarrier (transaction bytes)
   threads,  // every thread: ordinary loads and stores (pf_thread_tile_sm90.cuh), fence.proxy.async,
             // then an arrive on the stage's "full" mbarrier
+  tma_prologue,  // the prologue's source by TMA, completing on the stage's "loaded" mbarrier; the
+                 // producer's other warps apply the prologue to the tile where it landed
+                 // (pf::sm90::transform_tile), fence.proxy.async, then arrive on "full"
 };
 
 struct MainLoopChoice {
@@ -56,6 +59,12 @@ struct MainLoopChoice {
   // into one accumulator: the first one's k-blocks, then the second's (their K may differ).
   bool chained = false;
   bool any_thread_copy() const { return a_copy == OperandCopy::threads || b_copy == OperandCopy::threads; }
+  // An operand whose prologue the producer's threads apply in shared memory after TMA loaded it.
+  bool any_prologue_in_place() const {
+    return a_copy == OperandCopy::tma_prologue || b_copy == OperandCopy::tma_prologue;
+  }
+  // The producer's threads work on tiles (copy or transform): the register split gives them more.
+  bool producer_threads_work() const { return any_thread_copy() || any_prologue_in_place(); }
 };
 
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
@@ -64,7 +73,8 @@ struct MainLoopChoice {
 // each), or two over the same output tiles and K without prologues whose four (or, sharing A,
 // three) operands TMA loads, in one k-loop (`+=!`, batched or not: each operand indexed by all
 // of C's batch indices first or by none; pointwise epilogues on its (b.., m, n) elements; a prologue on one
-// operand, applied by the threads that copy it); f16 or bf16 operands (A(m, k) or A(k, m),
+// operand: where TMA can load its source and the other operand, the producer's threads apply it
+// to the tile TMA loaded (tma_prologue), else the threads that copy it apply it on the way); f16 or bf16 operands (A(m, k) or A(k, m),
 // B(k, n) or B(n, k)), or FP8 ones (e4m3/e5m2, A(m, k) and B(n, k), both loaded by TMA); the default tile options (--block, --warp, --mma, --split-k and
 // --stages are the mma.sync loop's); bound sizes; and a tensor map of A or of B that
 // cuTensorMapEncodeTiled accepts

@@ -20,6 +20,14 @@
 //       coordinates; with prologue_columns<NC>(columns, f) those read by the column alone (a
 //       dequantisation's scale(k)) once per chunk column, 8 columns a load (see PrologueColumns).
 //
+//   transform_tile<T>(tile, extent_inner, extent_outer, inner0, outer0, rows, atoms, s, thread,
+//                     threads, prologue)
+//       the same prologue applied in place to the canonical tile of T (16-bit) that TMA loaded
+//       from such a matrix (boxes as above): every element inside the matrix becomes
+//       prologue(element) rounded to T, the zeros TMA wrote outside it stay. Thread `thread` of
+//       `threads` reads and writes every threads-th 16-byte chunk, kTransformBatch chunks' reads
+//       before the first write; chunks wholly outside the matrix are not touched.
+//
 //   gather_tile<ROWS>(tile, rows, tap_of, at, k0, thread)
 //       the K-major canonical tile (one 128-byte swizzle atom: 64 16-bit columns, ROWS rows) of an
 //       implicit GEMM's A, gathered by the 128 threads of a warpgroup as pf_gather_copy.cuh's
@@ -98,13 +106,41 @@ template <class F> struct ColumnOperands {
 template <int NC, class L, class F> struct ColumnOperands<PrologueColumns<NC, L, F>> {
   static constexpr int count = NC;
 };
+
+// The prologue on the 8 elements of `chunk` (16-bit T) of row `outer`, columns inner ..
+// inner + 7, those with in(e) only: elements outside the matrix stay zero (the prologue of 0 need
+// not be). A PrologueColumns loads its column operands into `columns` when the chunk column
+// differs from columns_at.
+template <class T, class F, int NC, class In>
+PF_DEVICE void apply_to_chunk(Chunk16& chunk, F& prologue, float (&columns)[NC][8], int& columns_at, int outer, int inner,
+                              int extent_inner, const In& in) {
+  if constexpr (ColumnOperands<F>::count > 0) {
+    if (inner != columns_at) {
+      prologue.columns(inner, imax(0, imin(8, extent_inner - inner)), columns);
+      columns_at = inner;
+    }
+  }
+PF_UNROLL
+  for (int e = 0; e < 8; ++e) {
+    if constexpr (ColumnOperands<F>::count > 0) {
+      if (in(e)) {
+        float at[NC];
+PF_UNROLL
+        for (int i = 0; i < NC; ++i) at[i] = columns[i][e];
+        chunk_set<T>(chunk, e, prologue.f(chunk_get<T>(chunk, e), outer, inner + e, at));
+      }
+    } else if constexpr (!IsSame<F, NoPrologue>::value) {
+      if (in(e)) chunk_set<T>(chunk, e, apply_prologue(prologue, chunk_get<T>(chunk, e), outer, inner + e));
+    }
+  }
+}
 }  // namespace detail
 
 // A thread's chunks go in batches of kThreadLoadBatch: every load of a batch is issued before the
 // first is transformed and stored, so a thread waits for global memory once a batch instead of
 // once a chunk (the loads are volatile asm: the compiler does not reorder them). One chunk at a
 // time, the producer of examples/relu_gemm.tc took 2.15 ms at 4096^3 on an H200, 10x cuBLAS.
-constexpr int kThreadLoadBatch = 8;
+enum : int { kThreadLoadBatch = 8 };  // (an enumerator: kernels that copy nothing do not warn of it)
 
 template <int V, class T, class F = NoPrologue>
 PF_DEVICE void thread_load_tile(void* tile, const T* src, int extent_inner, int extent_outer, int inner0, int outer0,
@@ -150,30 +186,57 @@ PF_UNROLL
       where(q, j, r, c, outer, inner);
       const bool row_in = outer >= 0 && outer < extent_outer;
       Chunk16& chunk = batch[b];
-      if constexpr (NC > 0) {
-        if (inner != columns_at) {
-          prologue.columns(inner, imax(0, imin(8, extent_inner - inner)), columns);
-          columns_at = inner;
-        }
-      }
-PF_UNROLL
-      for (int e = 0; e < 8; ++e) {
-        const int g = e / V * V;  // the element's load group: inside or outside as a whole
-        const bool in = row_in && inner + g >= 0 && inner + g < extent_inner;
-        if constexpr (NC > 0) {
-          if (in) {
-            float at[NC];
-PF_UNROLL
-            for (int i = 0; i < NC; ++i) at[i] = columns[i][e];
-            chunk_set<T>(chunk, e, prologue.f(chunk_get<T>(chunk, e), outer, inner + e, at));
-          }
-        } else if constexpr (!IsSame<F, NoPrologue>::value) {
-          if (in)  // elements outside the matrix stay zero (the prologue of 0 need not be)
-            chunk_set<T>(chunk, e, detail::apply_prologue(prologue, chunk_get<T>(chunk, e), outer, inner + e));
-        }
-      }
+      // an element's load group is inside or outside as a whole
+      detail::apply_to_chunk<T>(chunk, prologue, columns, columns_at, outer, inner, extent_inner,
+                                [&](int e) { return row_in && inner + e / V * V >= 0 && inner + e / V * V < extent_inner; });
       const unsigned logical = atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16);
       sts128(static_cast<unsigned char*>(tile) + swizzle_offset(s, logical), chunk);
+    }
+  }
+}
+
+// Chunks a thread of transform_tile reads before it writes the first.
+enum : int { kTransformBatch = 4 };
+
+template <class T, class F>
+PF_DEVICE void transform_tile(void* tile, int extent_inner, int extent_outer, int inner0, int outer0, int rows, int atoms,
+                              Swizzle s, int thread, int threads, F prologue) {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  const int w = row_bytes(s), chunks_per_row = w / 16, chunks_per_atom = rows * chunks_per_row;
+  const int chunks = atoms * chunks_per_atom;
+  constexpr int NC = detail::ColumnOperands<F>::count;
+  float columns[NC > 0 ? NC : 1][8];  // the column operands at the chunk column columns_at
+  int columns_at = -2147483647 - 1;
+  unsigned char* base = static_cast<unsigned char*>(tile);
+  // Chunk q: atom j, row r, 16-byte column c of the atom's rows; its first element's row and
+  // column in the matrix, and its swizzled byte offset in the tile.
+  const auto where = [&](int q, int& outer, int& inner) {
+    const int j = q / chunks_per_atom, r = (q % chunks_per_atom) / chunks_per_row, c = q % chunks_per_row;
+    outer = outer0 + r;
+    inner = inner0 + j * (w / 2) + c * 8;
+    return swizzle_offset(s, atom_column_offset(s, rows, j) + static_cast<unsigned>(r * w + c * 16));
+  };
+PF_NO_UNROLL
+  for (int q0 = thread; q0 < chunks; q0 += kTransformBatch * threads) {
+    Chunk16 batch[kTransformBatch];
+PF_UNROLL
+    for (int b = 0; b < kTransformBatch; ++b) {
+      const int q = q0 + b * threads;
+      int outer, inner;
+      const unsigned at = q < chunks ? where(q, outer, inner) : 0u;
+      const bool touched = q < chunks && outer >= 0 && outer < extent_outer && inner + 8 > 0 && inner < extent_inner;
+      batch[b] = touched ? lds128(base + at) : Chunk16{{0u, 0u, 0u, 0u}};
+    }
+PF_UNROLL
+    for (int b = 0; b < kTransformBatch; ++b) {
+      const int q = q0 + b * threads;
+      if (q >= chunks) continue;
+      int outer, inner;
+      const unsigned at = where(q, outer, inner);
+      if (outer < 0 || outer >= extent_outer || inner + 8 <= 0 || inner >= extent_inner) continue;
+      detail::apply_to_chunk<T>(batch[b], prologue, columns, columns_at, outer, inner, extent_inner,
+                                [&](int e) { return inner + e >= 0 && inner + e < extent_inner; });
+      sts128(base + at, batch[b]);
     }
   }
 }

@@ -69,6 +69,7 @@ struct Kernel {
   Launcher launch;
   HopperGemmTiles tiles;
   bool a_by_threads = false, b_by_threads = false;
+  bool relu_a = false;  // C = relu(A) B: A's prologue, applied where TMA loaded it or by the copying threads
 };
 
 const dim3 kGoldenBlock(static_cast<unsigned>(kGoldenTiles.threads()));
@@ -125,6 +126,8 @@ void check_generated_gemm(const Kernel& kernel, bool bf16, int m, int n, int k, 
   const dim3 grid(static_cast<unsigned>(std::min<std::uint64_t>(sms, tiles)));  // blocks walk the tiles
   const emu::Stats stats = kernel.launch(grid, operands, c.data());
 
+  if (kernel.relu_a)
+    for (float& x : af) x = std::max(x, 0.0f);
   const std::vector<float> ref = reference_gemm(af, bf, m, n, k, true, true);
   int bad = 0;
   for (int i = 0; i < m && bad < 5; ++i)
@@ -157,15 +160,21 @@ TEST(HopperGemmEmu, GeneratedKernelWithBCopiedByThreadsMatchesTheReference) {
     check_generated_gemm(compiled_kernel(generated_gemm_b_by_threads), false, 300, 257, 128, schedule);
 }
 
+std::string replaced(std::string text, const std::string& from, const std::string& to);
+
 // The kernel hopper_gemm_kernel generates for `type` and the sizes, built by the emulator;
 // `edit` may change its source first (a planted error).
+// With relu_a, C = relu(A) B (A's prologue).
 Kernel generated_kernel(const std::string& type, int m, int n, int k,
                         const std::function<std::string(std::string)>& edit = nullptr, int group = 8,
-                        ConsumerSchedule consumers = ConsumerSchedule::cooperative) {
-  Program program = compile_program(gemm_source(type, true, true), {{"M", m}, {"N", n}, {"K", k}});
+                        ConsumerSchedule consumers = ConsumerSchedule::cooperative, bool relu_a = false) {
+  std::string gemm = gemm_source(type, true, true);
+  if (relu_a) gemm = replaced(gemm, "A(m, k)", "relu(A(m, k))");
+  Program program = compile_program(gemm, {{"M", m}, {"N", n}, {"K", k}});
   KernelPlan plan = plan_gpu_kernel(program, recognize_idioms(program));
   const MainLoopChoice choice = choose_main_loop(program, plan, default_gpu_options(Arch::sm_90a));
-  const HopperGemmTiles tiles = hopper_gemm_tiles(m, consumers);
+  HopperGemmTiles tiles = hopper_gemm_tiles(m, consumers);
+  tiles.prologue_in_place = choice.any_prologue_in_place();
   std::string source = "#include \"polyfuse_cuda.cuh\"\n" + hopper_gemm_kernel(program, plan, choice, tiles, {group});
   if (edit) source = edit(source);
   auto module = std::make_shared<emu::Module>(emu::Module::compile(source, {}, {"gemm"}));
@@ -178,7 +187,7 @@ Kernel generated_kernel(const std::string& type, int m, int n, int k,
                                   {argument(o.map_a, o.a, o.a_by_threads), argument(o.map_b, o.b, o.b_by_threads),
                                    emu::KernelArg::pointer(c)});
           },
-          tiles, choice.a_copy == OperandCopy::threads, choice.b_copy == OperandCopy::threads};
+          tiles, choice.a_copy == OperandCopy::threads, choice.b_copy == OperandCopy::threads, relu_a};
 }
 
 TEST(HopperGemmEmu, GeneratedKernelsOfOddShapesMatchTheReference) {
@@ -240,10 +249,10 @@ bool reports(const std::string& message, const std::string& alternatives) {
 
 // Each plant, in a kernel of `type` and the sizes run on `sms` SMs, is reported, never passes.
 void expect_reported(const std::vector<Plant>& plants, const std::string& type, int m, int n, int k, unsigned sms,
-                     ConsumerSchedule consumers = ConsumerSchedule::cooperative) {
+                     ConsumerSchedule consumers = ConsumerSchedule::cooperative, bool relu_a = false) {
   for (const Plant& p : plants) {
     const Kernel kernel = generated_kernel(
-        type, m, n, k, [&](std::string source) { return replaced(source, p.from, p.to); }, 8, consumers);
+        type, m, n, k, [&](std::string source) { return replaced(source, p.from, p.to); }, 8, consumers, relu_a);
     try {
       check_generated_gemm(kernel, type == "bf16", m, n, k, "random:3", sms);
       ADD_FAILURE() << p.what << ": not reported";
@@ -265,6 +274,49 @@ TEST(HopperGemmEmu, PlantedErrorsOfTheThreadCopiesAreReported) {
        "race"},
   };
   expect_reported(plants, "f16", 70, 257, 640, kDefaultSms);
+}
+
+// A prologue on A (relu): where TMA can load A (K a multiple of 8) the producer's thread 0 runs
+// ahead loading stages onto "loaded" while its warps 1 .. 3 apply the prologue where the tiles
+// landed; else its 128 threads copy A through it. Blocks walk several tiles (--sms 2, 3), so
+// stages and all three mbarriers' phases carry over; edge tiles, K tails that TMA zero-fills (the
+// prologue is not applied there), one consumer and two, both consumer schedules.
+TEST(HopperGemmEmu, PrologueAppliedWhereTmaLoadedTheTileMatchesTheReference) {
+  struct Case {
+    const char* type;
+    int m, n, k;
+    unsigned sms;
+    ConsumerSchedule consumers;
+    bool a_by_threads;
+  };
+  const ConsumerSchedule cooperative = ConsumerSchedule::cooperative, pingpong = ConsumerSchedule::pingpong;
+  for (const Case& c : {Case{"f16", 300, 256, 200, 2, cooperative, false}, Case{"bf16", 64, 264, 456, 2, cooperative, false},
+                        Case{"f16", 130, 136, 72, 3, pingpong, false}, Case{"bf16", 67, 136, 37, 2, cooperative, true}}) {
+    const Kernel kernel = generated_kernel(c.type, c.m, c.n, c.k, nullptr, 2, c.consumers, true);
+    EXPECT_EQ(kernel.a_by_threads, c.a_by_threads) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(kernel.tiles.prologue_in_place, !c.a_by_threads);
+    for (const char* schedule : {"round_robin", "random:17"})
+      check_generated_gemm(kernel, std::string(c.type) == "bf16", c.m, c.n, c.k, schedule, c.sms);
+    if (HasFailure()) return;
+  }
+}
+
+// Planted errors of the prologue applied in place (8 k-blocks in 5 stages, 2 x 2 tiles on 2
+// blocks): each is reported, never passes.
+TEST(HopperGemmEmu, PlantedErrorsOfThePrologueInPlaceAreReported) {
+  const std::vector<Plant> plants = {
+      {"the transform does not wait for the TMA bytes", "          mbarrier_wait(loaded + s, static_cast<unsigned>(it / 5) & 1u);\n",
+       "", "race|still in flight|before"},
+      {"the transform waits on the wrong parity", "mbarrier_wait(loaded + s, static_cast<unsigned>(it / 5) & 1u)",
+       "mbarrier_wait(loaded + s, static_cast<unsigned>(it / 5 + 1) & 1u)", "race|still in flight|deadlock"},
+      {"fence.proxy.async removed", "          fence_proxy_async();\n", "", "missing fence.proxy.async"},
+      {"no arrive after the transform", "          mbarrier_arrive(full + s);\n", "", "deadlock"},
+      {"full counts one transforming thread", "mbarrier_init(full + s, 96)", "mbarrier_init(full + s, 1)",
+       "more often than its expected 1 arrivals|missing fence.proxy.async|race"},
+      {"the loads skip waiting for the stage", "          if (it >= 5) mbarrier_wait(empty", "          if (false) mbarrier_wait(empty",
+       "race|more often than its expected 1 arrivals"},
+  };
+  expect_reported(plants, "f16", 256, 256, 512, 2, ConsumerSchedule::cooperative, true);
 }
 
 // The persistent tile scheduler: fewer blocks than tiles (--sms 2 or 3), so each block walks

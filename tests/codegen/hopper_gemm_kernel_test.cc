@@ -156,15 +156,30 @@ TEST(HopperGemmKernel, SwigluGolden) {
   EXPECT_TRUE(matches_golden(text, "codegen/swiglu_sm90a_tma.cu"));
 }
 
-// examples/dequant_gemm.tc: the producer warpgroup copies A through the prologue, loading
-// scale(k) 8 columns at a time for each chunk column it copies (prologue_columns, declared
-// before the loops); TMA loads B.
+// examples/dequant_gemm.tc: the producer's thread 0 loads A and B by TMA onto the stages'
+// "loaded" mbarriers; warps 1 .. 3 apply the prologue to A's tile where it landed, loading
+// scale(k) 8 columns at a time for each chunk column they transform (prologue_columns, declared
+// before their loops), and arrive on "full".
 TEST(HopperGemmKernel, DequantGemmGolden) {
   std::string text;
   const EmittedKernel kernel = hopper_example("dequant_gemm", {{"M", 300}, {"N", 256}, {"K", 200}}, &text);
-  EXPECT_TRUE(kernel.metadata.parameters[0].tma_box.empty());  // A: copied by threads
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{64, 128}));  // A: by TMA
+  EXPECT_NE(kernel.source.find("transform_tile<__half>(stage, 200, 300, kb * 64, m0, 128, 1, Swizzle::b128, "
+                               "threadIdx.x - 32, 96, prologue);"),
+            std::string::npos);
   EXPECT_NE(kernel.source.find("pf::ldg_chunk(scale + (count > 0 ? pf_inner : 0), pf_columns[0], count)"), std::string::npos);
   EXPECT_TRUE(matches_golden(text, "codegen/dequant_gemm_sm90a_tma.cu"));
+}
+
+// examples/relu_gemm.tc with K = 130: TMA cannot load A (rows of 260 bytes), so the producer's
+// 128 threads copy it through the prologue (thread_load_tile, 2-element loads) beside thread
+// 0's TMA loads of B, all arriving on "full".
+TEST(HopperGemmKernel, ReluGemmCopiedThroughThePrologueGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("relu_gemm", {{"M", 300}, {"N", 256}, {"K", 130}}, &text);
+  EXPECT_TRUE(kernel.metadata.parameters[0].tma_box.empty());  // A: copied by threads
+  EXPECT_EQ(kernel.source.find("loaded + s"), std::string::npos);  // no "loaded" mbarriers
+  EXPECT_TRUE(matches_golden(text, "codegen/relu_gemm_sm90a_threads.cu"));
 }
 
 // A(k, m) and B(n, k): an M-major A tile, a K-major B tile.

@@ -129,23 +129,33 @@ TEST(MainLoopChoice, TwoMatmulsTakeTmaWgmmaWhenTheyShareTilesAndK) {
             0u);
 }
 
-// A prologue that reads other tensors (a dequantisation's scale(k)): the threads copy the operand
-// through it, loading scale at each element's coordinates; TMA loads the other operand.
-TEST(MainLoopChoice, APrologueWithOperandsIsAppliedByTheCopyingThreads) {
+// A prologue that reads other tensors (a dequantisation's scale(k)): TMA loads the operand's
+// source, the producer's threads apply the prologue where it landed, loading scale at each
+// element's column.
+TEST(MainLoopChoice, APrologueWithOperandsIsAppliedWhereTmaLoadedTheOperand) {
   MainLoopChoice c = choice_for(example_source("dequant_gemm"), mnk(256, 256, 128));
   EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << c.fallback_reason;
-  EXPECT_EQ(c.a_copy, OperandCopy::threads);
-  EXPECT_EQ(c.thread_copy_reason, "A has a prologue");
+  EXPECT_EQ(c.a_copy, OperandCopy::tma_prologue);
+  EXPECT_EQ(c.b_copy, OperandCopy::tma);
+  EXPECT_EQ(c.thread_copy_reason, "");
+  EXPECT_TRUE(c.any_prologue_in_place() && c.producer_threads_work() && !c.any_thread_copy());
 }
 
-// The threads copy an operand with a prologue through it; TMA loads the other.
-TEST(MainLoopChoice, APrologueIsAppliedByTheCopyingThreads) {
+// TMA loads an operand's prologue's source and the producer's threads transform the tile in
+// shared memory; where TMA cannot load the source (K = 129: rows of 258 bytes) the threads copy
+// it through the prologue; where TMA cannot load the other operand either, mma.sync.
+TEST(MainLoopChoice, APrologueIsAppliedWhereTmaLoadedTheOperand) {
   MainLoopChoice c = choice_for(example_source("relu_gemm"), mnk(256, 256, 128));
   EXPECT_EQ(c.loop, MainLoop::tma_wgmma) << c.fallback_reason;
-  EXPECT_EQ(c.a_copy, OperandCopy::threads);
+  EXPECT_EQ(c.a_copy, OperandCopy::tma_prologue);
   EXPECT_EQ(c.b_copy, OperandCopy::tma);
-  EXPECT_EQ(c.thread_copy_reason, "A has a prologue");
-  // ... unless TMA cannot load the other one either.
+  EXPECT_EQ(c.thread_copy_reason, "");
+  MainLoopChoice odd_k = choice_for(example_source("relu_gemm"), mnk(256, 256, 129));
+  EXPECT_EQ(odd_k.loop, MainLoop::tma_wgmma) << odd_k.fallback_reason;
+  EXPECT_EQ(odd_k.a_copy, OperandCopy::threads);
+  EXPECT_EQ(odd_k.thread_copy_reason.rfind("A has a prologue and TMA cannot load A: globalStrides[0] = 258 bytes", 0), 0u)
+      << odd_k.thread_copy_reason;
+  // ... and unless TMA cannot load the other one either.
   MainLoopChoice both = choice_for(example_source("relu_gemm"), mnk(256, 257, 128));
   EXPECT_EQ(both.loop, MainLoop::mma_sync);
   EXPECT_NE(both.fallback_reason.find("A has a prologue; TMA cannot load B"), std::string::npos) << both.fallback_reason;
@@ -164,12 +174,18 @@ TEST(MainLoopChoice, BatchedMatmulsTakeTmaWgmma) {
   MainLoopChoice odd = choice_for(example_source("batched_gemm"), {{"B", 3}, {"M", 67}, {"N", 130}, {"K", 200}});
   EXPECT_EQ(odd.loop, MainLoop::tma_wgmma);
   EXPECT_EQ(odd.b_copy, OperandCopy::threads);
-  // A prologue on a batched operand: the threads copy it through the prologue; one that reads
-  // other tensors keeps the mma.sync loop.
+  // A prologue on a batched operand: applied where TMA loaded the batch element's tile (where
+  // TMA cannot load it, N = 130 for B, by the copying threads); one that reads other tensors keeps
+  // the mma.sync loop.
   MainLoopChoice prologue = choice_for(
       "def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n", sizes);
   EXPECT_EQ(prologue.loop, MainLoop::tma_wgmma) << prologue.fallback_reason;
-  EXPECT_EQ(prologue.a_copy, OperandCopy::threads);
+  EXPECT_EQ(prologue.a_copy, OperandCopy::tma_prologue);
+  MainLoopChoice odd_prologue = choice_for(
+      "def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! A(b, m, k) * relu(W(b, k, n))\n}\n",
+      {{"B", 3}, {"M", 67}, {"N", 130}, {"K", 200}});
+  EXPECT_EQ(odd_prologue.loop, MainLoop::tma_wgmma) << odd_prologue.fallback_reason;
+  EXPECT_EQ(odd_prologue.b_copy, OperandCopy::threads);
   MainLoopChoice with_operand = choice_for(
       "def f(f16(B, M, K) A, f16(K) g, f16(B, K, N) W) -> (f16(B, M, N) C) {\n"
       "  C(b, m, n) +=! (A(b, m, k) * g(k)) * W(b, k, n)\n}\n",

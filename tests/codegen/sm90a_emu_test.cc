@@ -9,8 +9,11 @@
 
 #include <array>
 
+#include "codegen/main_loop_choice.h"
 #include "emu_harness.h"
+#include "frontend/idioms.h"
 #include "gemm_programs.h"
+#include "schedule/plan_from_program.h"
 
 namespace polyfuse {
 namespace {
@@ -108,10 +111,11 @@ void expect_tma_wgmma_runs(const std::vector<ProgramCase>& cases) {
   }
 }
 
-// Operand prologues on the TMA + wgmma loop: the threads copy the operand through the prologue
-// (TMA loads the other); elements past the matrix stay zero (exp(0) = 1 must not leak into
-// the K tail); A or B, both layouts, f16 and bf16.
-TEST(Sm90aEmu, ProloguesAreAppliedByTheCopyingThreads) {
+// Operand prologues on the TMA + wgmma loop: applied by the producer's threads where TMA loaded
+// the operand (relu_gemm: K = 72, the last case: K = 136), or, where TMA cannot load it (K = 37,
+// N = 130), by the threads that copy it (TMA loads the other); elements past the matrix stay
+// zero (exp(0) = 1 must not leak into the K tail); A or B, both layouts, f16 and bf16.
+TEST(Sm90aEmu, ProloguesAreAppliedInPlaceOrByTheCopyingThreads) {
   expect_tma_wgmma_runs({
       {example_source("relu_gemm"), {{"M", 130}, {"N", 136}, {"K", 72}}},
       {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
@@ -120,7 +124,19 @@ TEST(Sm90aEmu, ProloguesAreAppliedByTheCopyingThreads) {
        "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 130}, {"K", 200}}},
       {"def f(f16(M, K) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n  R(m, k) = relu(A(m, k))\n"
        "  C(m, n) +=! R(m, k) * B(n, k)\n  D(m, n) = C(m, n) + bias(n)\n}\n", {{"M", 129}, {"N", 72}, {"K", 136}}},
+      // in place on MN-major tiles: B(k, n) of two 64-column boxes, A(k, m) scaled along its rows (k)
+      {"def f(bf16(K, M) A, bf16(K, N) B) -> (bf16(M, N) C) {\n  S(k, n) = sigmoid(B(k, n))\n"
+       "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 136}, {"K", 200}}},
+      {"def f(f16(K, M) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! (A(k, m) * s(k)) * B(k, n)\n}\n",
+       {{"M", 136}, {"N", 64}, {"K", 200}}},
   });
+  // which way each went
+  const auto copy_of = [](const std::string& source, const SizeBindings& sizes) {
+    const Program program = compile_program(source, sizes);
+    return choose_main_loop(program, plan_gpu_kernel(program, recognize_idioms(program)), default_gpu_options(Arch::sm_90a));
+  };
+  EXPECT_EQ(copy_of(example_source("relu_gemm"), {{"M", 130}, {"N", 136}, {"K", 72}}).a_copy, OperandCopy::tma_prologue);
+  EXPECT_EQ(copy_of(example_source("relu_gemm"), {{"M", 130}, {"N", 136}, {"K", 37}}).a_copy, OperandCopy::threads);
 }
 
 // Prologues that read other tensors (issue 18 item 4): the copying threads load them at each
@@ -153,13 +169,23 @@ TEST(Sm90aEmu, ColumnOperandsOfAPrologueAreLoadedOncePerChunkColumn) {
       {"def f(f16(M, K) A, f16(K, N) B, f16(N) s) -> (f16(M, N) C) {\n  C(m, n) +=! A(m, k) * (B(k, n) * s(n))\n}\n",
        {{"M", 129}, {"N", 66}, {"K", 136}}},
   });
-  // 128 x 128 x 128: one 128 x 128 tile, two k-blocks of A (128 x 64) copied by the producer's
-  // 128 threads, 8 chunks each, all in the thread's chunk column: one 16-byte load of scale per
-  // thread and k-block (element by element: 128 x 64 x 2 bytes a k-block).
+  // 128 x 128 x 128: one 128 x 128 tile, two k-blocks of A (128 x 64) loaded by TMA and
+  // transformed by the producer's 96 threads of warps 1 .. 3, 10 or 11 chunks each, all in the
+  // thread's chunk column: one 16-byte load of scale per thread and k-block (element by element:
+  // 128 x 64 x 2 bytes a k-block).
   const Program program = compile_program(example_source("dequant_gemm"), {{"M", 128}, {"N", 128}, {"K", 128}});
   const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_90a));
   ASSERT_TRUE(run.check.ok) << run.check.to_string();
-  EXPECT_EQ(run.stats.buffer("scale")->bytes_loaded, 2u * 128 * 16) << run.stats.details();
+  EXPECT_EQ(run.stats.buffer("scale")->bytes_loaded, 2u * 96 * 16) << run.stats.details();
+  EXPECT_EQ(run.stats.counter("tma_bytes"), 2u * (128 * 64 + 64 * 128) * 2) << "A and B by TMA: " << run.stats.details();
+  // K = 130 (rows of 260 bytes): TMA cannot load A, the producer's 128 threads copy it through
+  // the prologue, the same one load of scale per thread and k-block; in the third k-block only
+  // the 16 threads of chunk column 128 load, its 2 columns inside K.
+  const Program odd = compile_program(example_source("dequant_gemm"), {{"M", 128}, {"N", 128}, {"K", 130}});
+  const EmuRun odd_run = run_on_emulator(odd, default_gpu_options(Arch::sm_90a));
+  ASSERT_TRUE(odd_run.check.ok) << odd_run.check.to_string();
+  EXPECT_EQ(odd_run.stats.buffer("scale")->bytes_loaded, 2u * 128 * 16 + 16 * 2 * 2) << odd_run.stats.details();
+  EXPECT_EQ(odd_run.stats.counter("tma_bytes"), 3u * 64 * 128 * 2) << "B alone by TMA: " << odd_run.stats.details();
 }
 
 TEST(Sm90aEmu, TwoUnalignedOperandsFallBackToMmaSync) {
