@@ -32,7 +32,8 @@ struct Timed {
 // Seconds per call of each of `runs`, interleaved: one warm-up call of each, then
 // `budget.batches` rounds, each timing one sample of every run in turn. A sample that
 // follows a settle starts with one untimed call (the settle left the cores idle). Element
-// i is the median of run i's samples (wall clock).
+// i is the median of run i's samples (wall clock). The clock is read once per group of
+// calls that took at least 20 us in the warm-up (each run's own count), not after every call.
 std::vector<double> median_seconds(const std::vector<Timed>& runs, const Budget& budget);
 
 // `flops` / seconds, in GFLOP/s (0 for a time of 0).
