@@ -9,6 +9,9 @@
 # polyfuse-bench --autotune on GEMM and GEMM + bias + ReLU at 4096^3, f16, for --arch sm_80 (the
 # mma.sync path) and --arch sm_90a (the TMA + wgmma path): default, best and autotuned side by
 # side, their rows in the CSV too (its arch column tells the paths apart), a sixth of the time.
+# Before it, the issues' large problems (issues 18 and 19's goals): GEMM, GEMM + bias + ReLU,
+# ReLU + GEMM and SwiGLU at 4096^3 and 8192^3, f16, the default kernels (--no-tune) of both paths
+# (--arch sm_90a, --arch sm_80), a sixth of the time; their geomeans join the summary's notes.
 # Problems that do not fit the stage's time are left out, and the summaries say so.
 set -uo pipefail
 # shellcheck source=lib.sh
@@ -25,13 +28,15 @@ limit=$((STAGE_SECONDS - 90))  # room for the problem under way, the plot, PyTor
 ((limit < 30)) && limit=30
 conv_limit=$((limit / 3))
 tune_limit=$((limit / 6))
+large_limit=$((limit / 6))
 # --no-tune: one kernel per problem. Sweeping the candidate set per problem took 25 s a problem on
 # an H200 (2026-11-30): the stage's time went on 4 problems; the autotuned runs below tune 4096^3.
-run_boxed $((STAGE_SECONDS - 15 - conv_limit - tune_limit - 20)) "$log" "$KIT/bin/polyfuse-bench" --quick --no-tune --csv "$csv" \
-  --summary "$WORK/bench-summary.txt" --time-limit $((limit - conv_limit - tune_limit))
+run_boxed $((STAGE_SECONDS - 15 - conv_limit - tune_limit - large_limit - 20)) "$log" "$KIT/bin/polyfuse-bench" --quick \
+  --no-tune --csv "$csv" --summary "$WORK/bench-summary.txt" --time-limit $((limit - conv_limit - tune_limit - large_limit))
 status=$?
 # The convolutions (issue 24): their rows join the CSV, their summary the GEMMs'.
-run_boxed $((STAGE_SECONDS - ($(now) - start) - tune_limit - 40)) "$log" "$KIT/bin/polyfuse-bench" --conv --quick --dtype f16 \
+run_boxed $((STAGE_SECONDS - ($(now) - start) - tune_limit - large_limit - 40)) "$log" "$KIT/bin/polyfuse-bench" --conv \
+  --quick --dtype f16 \
   --csv "$WORK/conv.csv" --summary "$WORK/conv-summary.txt" --time-limit "$conv_limit"
 conv_status=$?
 ((status == 0)) && status=$conv_status
@@ -41,6 +46,31 @@ if [[ -s "$WORK/conv.csv" ]]; then
   if [[ -s "$csv" ]]; then tail -n +2 "$WORK/conv.csv" >>"$csv"; else cp "$WORK/conv.csv" "$csv"; fi
 fi
 [[ -f "$WORK/conv-summary.txt" ]] && cat "$WORK/conv-summary.txt" >>"$WORK/bench-summary.txt"
+# The large problems on both paths: rows into the CSV, each path's geomeans into large-notes.txt.
+large_rows=0
+: >"$WORK/large-notes.txt"
+for arch in sm_90a sm_80; do
+  left=$(((STAGE_SECONDS - ($(now) - start) - tune_limit - 40) / 2))
+  [[ $arch == sm_80 ]] && left=$((STAGE_SECONDS - ($(now) - start) - tune_limit - 40))
+  ((left < 20)) && break
+  run_boxed "$left" "$log" "$KIT/bin/polyfuse-bench" --no-tune --arch "$arch" --size 4096x4096x4096 --size 8192x8192x8192 \
+    --idiom gemm --idiom gemm_bias_relu --idiom relu_gemm --idiom swiglu --dtype f16 --csv "$WORK/large-$arch.csv" \
+    --summary "$WORK/large-$arch-summary.txt" --time-limit $((large_limit / 2))
+  large_status=$?
+  ((status == 0)) && status=$large_status
+  if [[ -s "$WORK/large-$arch.csv" ]]; then
+    large_rows=$((large_rows + $(wc -l <"$WORK/large-$arch.csv") - 1))
+    if [[ -s "$csv" ]]; then tail -n +2 "$WORK/large-$arch.csv" >>"$csv"; else cp "$WORK/large-$arch.csv" "$csv"; fi
+  fi
+  [[ -f "$WORK/large-$arch-summary.txt" ]] &&
+    awk -v arch="$arch" '$3 == "polyfuse_best" && $4 == "vs" && $5 ~ /^cublas/ {
+           baseline = $5; sub(":", "", baseline)
+           for (i = 6; i < NF; i++) if ($i == "geomean") { value = $(i + 1); break }
+           line[baseline] = line[baseline] " " $1 "/" $2 " " value
+         }
+         END { for (b in line) print "4096/8192^3 " arch " vs " b ":" line[b] }' "$WORK/large-$arch-summary.txt" |
+    sort | fold -s -w 96 >>"$WORK/large-notes.txt"
+done
 # The autotuner on both paths (its summaries are in speed.log).
 tuned_rows=0
 archs=(sm_80 sm_90a)
@@ -90,7 +120,7 @@ plot="$plot$torch_line"
 
 rows=$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1))
 case "$status" in
-  0) record speed ok "$rows problems ($conv_rows convolutions, $tuned_rows autotuned) in $seconds s; $plot" ;;
+  0) record speed ok "$rows problems ($conv_rows convolutions, $large_rows large, $tuned_rows autotuned) in $seconds s; $plot" ;;
   1) record speed FAILED "a variant failed its correctness check ($rows problems, $seconds s; $plot)" ;;
   124 | 137) record speed FAILED "polyfuse-bench ran out of time after $seconds s ($rows problems in bench.csv; $plot)" ;;
   *) record speed FAILED "polyfuse-bench exited with status $status after $seconds s ($rows problems; $plot; speed.log)" ;;
@@ -108,4 +138,5 @@ if [[ -f "$WORK/bench-summary.txt" ]]; then
   grep -E 'stopped at the time limit|CHECK FAILURES|RUN ABORTED' "$WORK/bench-summary.txt" | cut -c1-110 >>"$WORK/speed-notes.txt"
   add_notes "$WORK/speed-notes.txt"
 fi
+[[ -s "$WORK/large-notes.txt" ]] && add_notes "$WORK/large-notes.txt"
 [[ -s "$WORK/torch-notes.txt" ]] && add_notes "$WORK/torch-notes.txt"
