@@ -281,9 +281,11 @@ std::string producer_branch(const KernelShape& k, const std::string& type) {
                       "    // loads {} by TMA (PTX ISA 9.7.9.27) completing on full[it % {}], and all 128 threads copy\n",
                       s, k.by_tma.name, s);
   if (!copied.gather.empty())
-    text += fmt::format("    // A, gathered from {} (the im2col matrix is never in memory), in the layout TMA would write,\n"
-                        "    // make it visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
-                        copied.gather, s);
+    text += fmt::format("    // A, gathered from {} (the im2col matrix is never in memory) in the layout TMA would write, by\n"
+                        "    // cp.async (PTX ISA 9.7.9.8), {} k-blocks' copies in flight behind the newest; once a k-block's\n"
+                        "    // copies landed (cp.async.wait_group), make them visible to wgmma (PTX ISA 9.7.13.4\n"
+                        "    // fence.proxy.async) and arrive on its full mbarrier\n",
+                        copied.gather, std::max(1, s - 2));
   else if (copied.prologue.empty())
     text += fmt::format("    // {} in the layout TMA would write (TMA cannot load {}: its rows are {} bytes apart), make it\n"
                         "    // visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % {}]\n",
@@ -300,10 +302,28 @@ std::string producer_branch(const KernelShape& k, const std::string& type) {
   text += fmt::format("          mbarrier_arrive_expect_tx(full + s, {});\n", k.by_tma.bytes());
   text += "          " + stage_tma_load(k.by_tma, "stage");
   text += "        }\n";
-  text += "        " + stage_thread_load(copied, "stage");
-  text += "        fence_proxy_async();\n";
-  text += "        mbarrier_arrive(full + s);\n";
-  text += "      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
+  if (copied.gather.empty()) {
+    text += "        " + stage_thread_load(copied, "stage");
+    text += "        fence_proxy_async();\n";
+    text += "        mbarrier_arrive(full + s);\n";
+    text += "      }\n    }\n" + cluster_exit(k, "    ") + "    return;\n  }\n";
+    return text;
+  }
+  // The gather by cp.async: each thread keeps `lag` k-blocks' copies in flight behind the newest
+  // and arrives on a stage once its copies there landed (fewer than the ring's stages, so the
+  // stage a thread refills was released by the consumers after its own arrive there).
+  const int lag = std::max(1, s - 2);
+  text += "        " + stage_gather_async(copied, "stage");
+  text += "        pf::cp_async_commit();\n";
+  text += fmt::format("        if (it >= {0}) {{  // k-block it - {0}'s copies landed: visible to wgmma, then its arrive\n", lag);
+  text += fmt::format("          pf::cp_async_wait<{}>();\n", lag);
+  text += "          fence_proxy_async();\n";
+  text += fmt::format("          mbarrier_arrive(full + (it - {}) % {});\n", lag, s);
+  text += "        }\n      }\n    }\n";
+  text += fmt::format("    // the last {} k-blocks' copies\n", lag);
+  text += "    pf::cp_async_wait_all();\n    fence_proxy_async();\n";
+  text += fmt::format("    for (int j = it > {0} ? it - {0} : 0; j < it; ++j) mbarrier_arrive(full + j % {1});\n", lag, s);
+  text += cluster_exit(k, "    ") + "    return;\n  }\n";
   return text;
 }
 

@@ -55,6 +55,12 @@ std::string stage_tma_load(const StageOperand& o, const std::string& stage, cons
                      o.name, o.inner0, o.outer0, o.batched ? "batch, " : "", o.rows, o.atoms, barrier);
 }
 
+std::string stage_gather_async(const StageOperand& o, const std::string& stage) {
+  PF_INTERNAL_CHECK(!o.gather.empty(), "a gathered operand");
+  return fmt::format("cp_async_gather_tile<{}>({}{}, {}_rows, {}_tap, {}_at, {}, {}, threadIdx.x);\n", o.rows, stage,
+                     o.offset ? fmt::format(" + {}", o.offset) : "", o.gather, o.gather, o.gather, o.inner0, o.gather);
+}
+
 std::string stage_transform(const StageOperand& o, const std::string& stage, const std::string& type,
                             const std::string& thread, int threads) {
   PF_INTERNAL_CHECK(!o.prologue.empty() && !o.multicast, "a prologue applied in place to its block's tile");
@@ -64,9 +70,7 @@ std::string stage_transform(const StageOperand& o, const std::string& stage, con
 }
 
 std::string stage_thread_load(const StageOperand& o, const std::string& stage) {
-  if (!o.gather.empty())
-    return fmt::format("gather_tile<{}>({}{}, {}_rows, {}_tap, {}_at, {}, threadIdx.x);\n", o.rows, stage,
-                       o.offset ? fmt::format(" + {}", o.offset) : "", o.gather, o.gather, o.gather, o.inner0);
+  PF_INTERNAL_CHECK(o.gather.empty(), "a gathered operand comes by cp.async (stage_gather_async)");
   const std::string source =
       o.batched ? fmt::format("{} + static_cast<long long>(batch) * {}", o.name, o.extent_inner * o.extent_outer) : o.name;
   return fmt::format("thread_load_tile<{}>({}{}, {}, {}, {}, {}, {}, {}, {}, Swizzle::b128, threadIdx.x, 128{});\n",

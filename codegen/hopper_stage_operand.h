@@ -49,7 +49,11 @@ std::string stage_transform(const StageOperand& o, const std::string& stage, con
                             const std::string& thread, int threads);
 
 // The copying threads' load of `o` into stage `stage`: vectorised, swizzled like TMA, with the
-// operand's prologue applied, or gathered (an implicit GEMM's A).
+// operand's prologue applied (not a gathered operand: stage_gather_async).
 std::string stage_thread_load(const StageOperand& o, const std::string& stage);
+
+// A gathered operand's copy into stage `stage` by cp.async, asynchronous (pf::sm90::
+// cp_async_gather_tile; zeros from the gather's input pointer as the unread source).
+std::string stage_gather_async(const StageOperand& o, const std::string& stage);
 
 }  // namespace polyfuse

@@ -28,14 +28,19 @@
 //       `threads` reads and writes every threads-th 16-byte chunk, kTransformBatch chunks' reads
 //       before the first write; chunks wholly outside the matrix are not touched.
 //
-//   gather_tile<ROWS>(tile, rows, tap_of, at, k0, thread)
+//   cp_async_gather_tile<ROWS>(tile, rows, tap_of, at, k0, zero_src, thread)
 //       the K-major canonical tile (one 128-byte swizzle atom: 64 16-bit columns, ROWS rows) of an
 //       implicit GEMM's A, gathered by the 128 threads of a warpgroup as pf_gather_copy.cuh's
 //       cp_async_gather_tile gathers the sm_80 tile: thread `thread` copies the same rows of every
 //       tile (rows = pf::gather_rows<ROWS, 64, 128>(row_of, m0, thread), decomposed once a tile)
 //       at one column, its k-block's tap decomposed once (tap_of(k0 + column)); at(row, tap) the
 //       16-byte aligned address of the chunk's 8 channels, or nullptr for zeros (padding, past
-//       the GEMM's end). Every chunk is loaded before the first is stored.
+//       the GEMM's end: cp.async's zero-fill, source size 0, the 16-byte aligned `zero_src` never
+//       read). The copies land in the background, so a thread can have several k-blocks' gathers
+//       in flight: it commits each k-block's as a group and, before the consumers may read the
+//       stage, waits for that group (cp_async_wait), fences it for the async proxy and arrives
+//       (the copies are the thread's generic writes).
+//
 // The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
 // writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
 // readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
@@ -242,20 +247,18 @@ PF_UNROLL
 }
 
 template <int ROWS, class Rows, class TapOf, class At>
-PF_DEVICE void gather_tile(void* tile, const Rows& rows, const TapOf& tap_of, const At& at, int k0, int thread) {
+PF_DEVICE void cp_async_gather_tile(void* tile, const Rows& rows, const TapOf& tap_of, const At& at, int k0,
+                                    const void* zero_src, int thread) {
   using G = GatherThread<ROWS, 64, 128, 2>;
   const int column = G::column(thread);
   const auto tap = tap_of(k0 + column);  // this k-block's filter tap and channel: once for all the rows
-  Chunk16 chunks[G::rows];
-PF_UNROLL
-  for (int i = 0; i < G::rows; ++i) {
-    const void* src = at(rows.row[i], tap);
-    chunks[i] = ldg128_pred(src, src != nullptr);
-  }
 PF_UNROLL
   for (int i = 0; i < G::rows; ++i) {
     const unsigned logical = static_cast<unsigned>(G::row(thread, i) * 128 + 2 * column);
-    sts128(static_cast<unsigned char*>(tile) + swizzle_offset(Swizzle::b128, logical), chunks[i]);
+    unsigned char* dst = static_cast<unsigned char*>(tile) + swizzle_offset(Swizzle::b128, logical);
+    const void* src = at(rows.row[i], tap);
+    if (src) cp_async16(dst, src, 16);
+    else cp_async16(dst, pf::detail::align_down16(zero_src), 0);
   }
 }
 

@@ -1,7 +1,7 @@
 // Convolutions as implicit GEMMs on sm_90a's TMA + wgmma kernel (codegen/hopper_implicit_gemm.h):
-// the producer warpgroup's threads gather A (the input's im2col matrix) into the 128-byte-swizzled
-// K-major stages, TMA loads the filter, the consumers run wgmma and the fused epilogues. On the
-// emulator against the exact reference, f16 and bf16, at odd shapes (M, the output channels and
+// the producer warpgroup's threads gather A (the input's im2col matrix) by cp.async into the
+// 128-byte-swizzled K-major stages, several k-blocks in flight, TMA loads the filter, the consumers
+// run wgmma and the fused epilogues. On the emulator against the exact reference, f16 and bf16, at odd shapes (M, the output channels and
 // R*S*C multiples of none of the 128 x 128 x 64 tiles; padding; stride 2; a dilated RSCK filter),
 // both consumer schedules, few SMs (each block walks several tiles); only the output is stored.
 // What stays on the mma.sync implicit-GEMM kernel says why; planted bugs in the gather fail.
@@ -43,7 +43,7 @@ void expect_wgmma_ok(const Program& program, std::uint64_t stored, const std::st
   EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::implicit_gemm) << to_string(plan, program);
   const std::string text = sm90a_text(program, options);
   EXPECT_NE(text.find("A copied by threads (the im2col matrix of"), std::string::npos) << text;
-  EXPECT_NE(text.find("gather_tile<"), std::string::npos) << text;
+  EXPECT_NE(text.find("cp_async_gather_tile<"), std::string::npos) << text;
   const EmulatedSms sms(2);  // few blocks: each walks several tiles, the ring's parities carry over
   const EmuRun run = run_on_emulator(program, options);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
@@ -120,15 +120,23 @@ TEST(Sm90aImplicitGemmEmu, WhatStaysOnMmaSyncSaysWhy) {
   }
 }
 
-// Planted bugs: the gather's padding test, the proxy fence before the arrive, and the producer
-// threads' arrive itself each removed; every one must fail the run (wrong values, a read outside
-// I, an async-proxy read of generic writes not fenced, or a consumer that never sees its stage).
+// Planted bugs: the gather's padding test, the proxy fence before the arrive, the gather itself,
+// the wait for a k-block's copies before its arrive, the last k-blocks' arrives, each removed; every
+// one must fail the run (wrong values, a read outside I, an async-proxy read of generic writes not
+// fenced, a stage read while cp.async still writes it, or a consumer that never sees its stage).
+// N = 4 and C = 32 with a 3 x 3 filter: 252 rows (two tiles) of 288 columns (five k-blocks) on one
+// SM, so one block walks ten k-blocks through the 5 stages and arrives on most of them in the loop
+// (three k-blocks behind its copies), on the last three after it, across the tiles.
 TEST(Sm90aImplicitGemmEmu, PlantedGatherBugsAreCaught) {
-  const Program program = typed_example("conv2d_bias_relu", "f16", with(image, {{"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}}));
+  const Program program =
+      typed_example("conv2d_bias_relu", "f16", with(image, {{"N", 4}, {"C", 32}, {"K", 8}, {"R", 3}, {"S", 3}}));
+  const EmulatedSms sms(1);
   const std::vector<std::pair<std::string, std::string>> edits = {
       {"if (in1 < 0 || in1 >= 9 || in2 < 0 || in2 >= 7) return nullptr;", ""},
-      {"fence_proxy_async();\n        mbarrier_arrive(full + s);", "mbarrier_arrive(full + s);"},
-      {"gather_tile<128>(stage, I_rows, I_tap, I_at, kb * 64, threadIdx.x);", ""},
+      {"          fence_proxy_async();\n          mbarrier_arrive(full + (it - 3) % 5);", "          mbarrier_arrive(full + (it - 3) % 5);"},
+      {"cp_async_gather_tile<128>(stage, I_rows, I_tap, I_at, kb * 64, I, threadIdx.x);", ""},
+      {"          pf::cp_async_wait<3>();\n", ""},
+      {"    for (int j = it > 3 ? it - 3 : 0; j < it; ++j) mbarrier_arrive(full + j % 5);\n", ""},
   };
   for (const auto& [line, replacement] : edits) {
     SCOPED_TRACE(line);

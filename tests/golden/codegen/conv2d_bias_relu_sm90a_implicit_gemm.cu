@@ -48,8 +48,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) conv2d_bias_relu_k0(const _
     // the producer warpgroup: its registers to the consumers, then for every k-block of the block's
     // tiles, once the consumers released the stage's previous fill on empty[it % 5]: thread 0
     // loads F by TMA (PTX ISA 9.7.9.27) completing on full[it % 5], and all 128 threads copy
-    // A, gathered from I (the im2col matrix is never in memory), in the layout TMA would write,
-    // make it visible to wgmma (PTX ISA 9.7.13.4 fence.proxy.async) and arrive on full[it % 5]
+    // A, gathered from I (the im2col matrix is never in memory) in the layout TMA would write, by
+    // cp.async (PTX ISA 9.7.9.8), 3 k-blocks' copies in flight behind the newest; once a k-block's
+    // copies landed (cp.async.wait_group), make them visible to wgmma (PTX ISA 9.7.13.4
+    // fence.proxy.async) and arrive on its full mbarrier
     setmaxnreg_dec<88>();
     // A (126 x 144: M = (n, h, w), K = (r, s, c)) is I's im2col matrix, gathered here and never in memory: row m is
     // the output pixel (n, h, w), column kk the filter tap and channel (r, s, c); the element is I(n, h + r - 1, w + s - 1, c).
@@ -90,11 +92,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) conv2d_bias_relu_k0(const _
           mbarrier_arrive_expect_tx(full + s, 16384);
           tma_load_tile(stage + 16384, F_map, kb * 64, n0, 128, 1, Swizzle::b128, full + s);
         }
-        gather_tile<128>(stage, I_rows, I_tap, I_at, kb * 64, threadIdx.x);
-        fence_proxy_async();
-        mbarrier_arrive(full + s);
+        cp_async_gather_tile<128>(stage, I_rows, I_tap, I_at, kb * 64, I, threadIdx.x);
+        pf::cp_async_commit();
+        if (it >= 3) {  // k-block it - 3's copies landed: visible to wgmma, then its arrive
+          pf::cp_async_wait<3>();
+          fence_proxy_async();
+          mbarrier_arrive(full + (it - 3) % 5);
+        }
       }
     }
+    // the last 3 k-blocks' copies
+    pf::cp_async_wait_all();
+    fence_proxy_async();
+    for (int j = it > 3 ? it - 3 : 0; j < it; ++j) mbarrier_arrive(full + j % 5);
     return;
   }
   // the consumer warpgroups: registers from the producer, then per tile: wait for each k-block's
