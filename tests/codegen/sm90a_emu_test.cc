@@ -129,6 +129,11 @@ TEST(Sm90aEmu, ProloguesAreAppliedInPlaceOrByTheCopyingThreads) {
        "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 136}, {"K", 200}}},
       {"def f(f16(K, M) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! (A(k, m) * s(k)) * B(k, n)\n}\n",
        {{"M", 136}, {"N", 64}, {"K", 200}}},
+      // batched: the batch element's tile by a 3-d TMA box, transformed where it landed
+      {"def f(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! relu(A(b, m, k)) * W(b, k, n)\n}\n",
+       {{"B", 3}, {"M", 67}, {"N", 136}, {"K", 200}}},
+      {"def f(f16(K, M) A, f16(B, K, N) W) -> (f16(B, M, N) C) {\n  C(b, m, n) +=! A(k, m) * sigmoid(W(b, k, n))\n}\n",
+       {{"B", 3}, {"M", 72}, {"N", 136}, {"K", 200}}},
   });
   // which way each went
   const auto copy_of = [](const std::string& source, const SizeBindings& sizes) {
