@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stage "profile" of gpu-kit/check: Nsight Compute on polyfuse's default 4096^3 f16 GEMM
-# and on a fused kernel (GEMM + bias + ReLU), one launch each, through polyfuse-bench
+# and on two fused kernels (GEMM + bias + ReLU, ReLU + GEMM), one launch each, through polyfuse-bench
 # (which checks the output first). The key metrics per kernel go to the summary; ncu's
 # details page to profile.txt. The clocks are left as they are (--clock-control none).
 set -uo pipefail
@@ -20,7 +20,7 @@ size=4096
 flops=$((2 * size * size * size))
 start=$(now)
 failed=0
-kernels=(gemm gemm_bias_relu)
+kernels=(gemm gemm_bias_relu relu_gemm)  # relu_gemm: the prologue transformed in shared memory (2026-12-01)
 for i in "${!kernels[@]}"; do
   kernel=${kernels[i]}
   report="$WORK/profile-$kernel"

@@ -57,7 +57,7 @@ expect_line "$summary" '^ *4096/8192\^3 sm_80 vs cublaslt: gemm/f16 0.912x gemm/
 expect_line "$summary" 'best vs cublaslt: gemm/f16 0.912x gemm/bf16 0.950x'
 expect_line "$summary" 'best vs cudnn_fused: conv_bias_relu/f16 0.500x'
 expect_line "$summary" '^python +SKIPPED +no /nonexistent/python3: the extension cannot be built here'
-expect_line "$summary" '^profile +ok +gemm gemm_bias_relu, f16 4096\^3'
+expect_line "$summary" '^profile +ok +gemm gemm_bias_relu relu_gemm, f16 4096\^3'
 expect_line "$summary" 'gemm: 1.25 msecond, 110.0 TFLOP/s; grid 1,024 x 256 threads, 168 registers/thread'
 expect_line "$summary" 'tensor pipe: pipe_tensor_op_hmma_cycles_active 71.5%; occupancy 12.4%'
 expect_line "$summary" 'stalls \(cycles per issued instruction\): long_scoreboard 1.92, barrier 0.84'
