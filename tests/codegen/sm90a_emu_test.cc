@@ -124,11 +124,13 @@ TEST(Sm90aEmu, ProloguesAreAppliedInPlaceOrByTheCopyingThreads) {
        "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 130}, {"K", 200}}},
       {"def f(f16(M, K) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n  R(m, k) = relu(A(m, k))\n"
        "  C(m, n) +=! R(m, k) * B(n, k)\n  D(m, n) = C(m, n) + bias(n)\n}\n", {{"M", 129}, {"N", 72}, {"K", 136}}},
-      // in place with exp(0) = 1 where TMA zero-filled the K tail (K = 36 and 200: 36 and 8 columns of the last k-block)
+      // in place beside the K tail TMA zero-filled (K = 200: 8 columns of the last k-block), which
+      // the transform leaves alone: exp(0) = 1 there would not show (B's tail is zero too), but
+      // 1 / 0 would (inf x 0: NaN), K = 40
       {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
        "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 200}}},
-      {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
-       "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 36}}},
+      {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = 1 / A(m, k)\n"
+       "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 40}}},
       // in place on MN-major tiles: B(k, n) of two 64-column boxes, A(k, m) scaled along its rows (k)
       {"def f(bf16(K, M) A, bf16(K, N) B) -> (bf16(M, N) C) {\n  S(k, n) = sigmoid(B(k, n))\n"
        "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 136}, {"K", 200}}},
