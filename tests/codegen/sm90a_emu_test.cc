@@ -111,6 +111,12 @@ void expect_tma_wgmma_runs(const std::vector<ProgramCase>& cases) {
   }
 }
 
+// exp on A(m, k), and sigmoid on B(k, n) beside an M-major A: prologues whose value at 0 is not 0.
+const char* const kExpOfA =
+    "def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n  C(m, n) +=! E(m, k) * B(k, n)\n}\n";
+const char* const kSigmoidOfB =
+    "def f(bf16(K, M) A, bf16(K, N) B) -> (bf16(M, N) C) {\n  S(k, n) = sigmoid(B(k, n))\n  C(m, n) +=! A(k, m) * S(k, n)\n}\n";
+
 // Operand prologues on the TMA + wgmma loop: applied by the producer's threads where TMA loaded
 // the operand (relu_gemm: K = 72, the last case: K = 136), or, where TMA cannot load it (K = 37,
 // N = 130), by the threads that copy it (TMA loads the other); elements past the matrix stay
@@ -118,22 +124,18 @@ void expect_tma_wgmma_runs(const std::vector<ProgramCase>& cases) {
 TEST(Sm90aEmu, ProloguesAreAppliedInPlaceOrByTheCopyingThreads) {
   expect_tma_wgmma_runs({
       {example_source("relu_gemm"), {{"M", 130}, {"N", 136}, {"K", 72}}},
-      {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
-       "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 37}}},
-      {"def f(bf16(K, M) A, bf16(K, N) B) -> (bf16(M, N) C) {\n  S(k, n) = sigmoid(B(k, n))\n"
-       "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 130}, {"K", 200}}},
+      {kExpOfA, {{"M", 67}, {"N", 64}, {"K", 37}}},
+      {kSigmoidOfB, {{"M", 64}, {"N", 130}, {"K", 200}}},
       {"def f(f16(M, K) A, f16(N, K) B, f16(N) bias) -> (f16(M, N) D) {\n  R(m, k) = relu(A(m, k))\n"
        "  C(m, n) +=! R(m, k) * B(n, k)\n  D(m, n) = C(m, n) + bias(n)\n}\n", {{"M", 129}, {"N", 72}, {"K", 136}}},
       // in place beside the K tail TMA zero-filled (K = 200: 8 columns of the last k-block), which
       // the transform leaves alone: exp(0) = 1 there would not show (B's tail is zero too), but
       // 1 / 0 would (inf x 0: NaN), K = 40
-      {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = exp(A(m, k) * 0.5)\n"
-       "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 200}}},
+      {kExpOfA, {{"M", 67}, {"N", 64}, {"K", 200}}},
       {"def f(f16(M, K) A, f16(K, N) B) -> (f16(M, N) C) {\n  E(m, k) = 1 / A(m, k)\n"
        "  C(m, n) +=! E(m, k) * B(k, n)\n}\n", {{"M", 67}, {"N", 64}, {"K", 40}}},
       // in place on MN-major tiles: B(k, n) of two 64-column boxes, A(k, m) scaled along its rows (k)
-      {"def f(bf16(K, M) A, bf16(K, N) B) -> (bf16(M, N) C) {\n  S(k, n) = sigmoid(B(k, n))\n"
-       "  C(m, n) +=! A(k, m) * S(k, n)\n}\n", {{"M", 64}, {"N", 136}, {"K", 200}}},
+      {kSigmoidOfB, {{"M", 64}, {"N", 136}, {"K", 200}}},
       {"def f(f16(K, M) A, f16(K) s, f16(K, N) B) -> (f16(M, N) C) {\n  C(m, n) +=! (A(k, m) * s(k)) * B(k, n)\n}\n",
        {{"M", 136}, {"N", 64}, {"K", 200}}},
       // batched: the batch element's tile by a 3-d TMA box, transformed where it landed
