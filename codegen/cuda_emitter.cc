@@ -95,11 +95,11 @@ Program mma_sync_program(const Program& program, KernelPlan& plan, const GpuOpti
 CudaKernelLayout fitted_plan_layout(const Program& program, KernelPlan& plan, Program& matmuls, GpuOptions& o,
                                     bool stage_vectors) {
   const TileShape block = o.block;
-  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, stage_vectors);
+  CudaKernelLayout layout = fitted_layout(matmuls, plan, o, stage_vectors, fused_chain_reads(program));
   if (o.block == block) return layout;
   plan = checked_plan(program, o);
   matmuls = mma_sync_program(program, plan, o);
-  return fitted_layout(matmuls, plan, o, stage_vectors);
+  return fitted_layout(matmuls, plan, o, stage_vectors, fused_chain_reads(program));
 }
 
 // The printer's hooks; with `grouped` the block's tile is the preamble's `tile`
@@ -303,12 +303,21 @@ std::string kernel_preamble(const Program& program, const KernelPlan& plan, cons
 
 }  // namespace
 
-std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan) {
-  std::vector<std::vector<std::string>> reads;
+EpilogueReads epilogue_reads(const Program& program, const KernelPlan& plan, const std::vector<std::string>& chain_reads) {
+  EpilogueReads reads{{}, chain_reads};
   for (const PointwiseStage& pw : plan.epilogue) {
-    reads.emplace_back();
-    for (const Access& access : program.find_statement(pw.dims.statement)->reads) reads.back().push_back(access.tensor);
+    reads.by_statement.emplace_back();
+    for (const Access& access : program.find_statement(pw.dims.statement)->reads)
+      reads.by_statement.back().push_back(access.tensor);
   }
+  return reads;
+}
+
+std::vector<std::string> fused_chain_reads(const Program& whole) {
+  std::vector<std::string> reads;
+  if (const std::optional<FusedRowChain> fused = fused_row_chain(whole))
+    for (const std::string& id : fused->chain)
+      for (const Access& access : whole.find_statement(id)->reads) reads.push_back(access.tensor);
   return reads;
 }
 
@@ -405,7 +414,7 @@ EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& re
   if (choice.loop == MainLoop::tma_wgmma) {
     if (request.dumps.out != nullptr && !request.dumps.after.empty()) {  // --dump-after: the trees, with the note
       *request.dumps.out << hopper_note(program, plan, o);
-      fitted_layout(program, plan, o, !fused_row_chain(program));
+      fitted_layout(program, plan, o, !fused_row_chain(program), fused_chain_reads(program));
       build_gpu_schedule(plan, o, request.dumps);
     }
     if (choice.chained) {  // the two added matmuls into one accumulator (codegen/added_matmuls.h)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codegen/launch_metadata.h"
+#include "codegen/register_tiles.h"
 #include "frontend/program.h"
 #include "schedule/gpu_options.h"
 #include "schedule/gpu_pipeline.h"
@@ -41,8 +42,13 @@ std::string cuda_helpers_text(CudaEmitRequest::Helpers helpers);
 // `program` (signature order), then an int per unbound size.
 std::vector<KernelParameter> kernel_parameters(const Program& program);
 
-// The tensors each epilogue statement of `plan` reads, in plan order (for the register tiles).
-std::vector<std::vector<std::string>> epilogue_reads(const Program& program, const KernelPlan& plan);
+// The tensors each epilogue statement of `plan` reads, in plan order, and `chain_reads` (for the
+// register tiles).
+EpilogueReads epilogue_reads(const Program& program, const KernelPlan& plan, const std::vector<std::string>& chain_reads);
+
+// The tensors the row chain fused into the matmul kernel of `whole` (fused_row_chain) reads;
+// none without one.
+std::vector<std::string> fused_chain_reads(const Program& whole);
 
 // The host launcher `m.launcher` of kernel `m.kernel` (raising its dynamic shared memory
 // limit when it needs more than 48 KiB), under `#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)`.

@@ -102,7 +102,7 @@ static int chunks_per_thread(const SharedTile& tile, int threads) {
 
 // The register model of `layout` (codegen/register_model.h): its tiles, fragments and copies.
 static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o, const CudaKernelLayout& layout,
-                                     const std::vector<std::vector<std::string>>& epilogue_reads) {
+                                     const EpilogueReads& epilogue_reads) {
   RegisterModel model;
   const int per_tile = layout.fragments_m * layout.fragments_n * layout.values_per_fragment;
   // fragments of one k-slice: A (16x16) and B (16x8) of m16n8k16, in 32-bit registers
@@ -154,7 +154,7 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
       model.edge = 16;
   model.tiles = static_cast<int>(layout.registers.declared.size()) * per_tile;
   // the epilogue's reads of tensors no register tile holds: a fragment's values and an address
-  for (const std::vector<std::string>& reads : epilogue_reads)
+  for (const std::vector<std::string>& reads : epilogue_reads.by_statement)
     for (const std::string& tensor : reads)
       if (!layout.registers.storage.count(tensor)) model.epilogue_operands += layout.values_per_fragment + 2;
   // software-pipelined fragments where the loop's shape allows them and they fit
@@ -166,8 +166,7 @@ static RegisterModel model_registers(const KernelPlan& plan, const GpuOptions& o
   return model;
 }
 
-CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
-                                    const std::vector<std::vector<std::string>>& epilogue_reads) {
+CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o, const EpilogueReads& epilogue_reads) {
   CudaKernelLayout layout;
   layout.warps_y = o.block.m / o.warp.m;
   layout.warps_x = o.block.n / o.warp.n;

@@ -87,9 +87,9 @@ struct CudaKernelLayout {
 };
 
 // The layout of the kernel of `plan` with `options` (16-bit or f32 operands); `epilogue_reads`
-// lists the tensors each epilogue statement reads (for the register tiles).
-CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options,
-                                    const std::vector<std::vector<std::string>>& epilogue_reads);
+// lists the tensors each epilogue statement, and a row chain fused after it, reads (for the
+// register tiles).
+CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& options, const EpilogueReads& epilogue_reads);
 
 // The name of a prologue operand's element in the prologue's lambda: "scale_k" for scale(k).
 std::string prologue_operand_value(const PrologueOperand& operand);

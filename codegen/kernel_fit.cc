@@ -11,9 +11,10 @@
 
 namespace polyfuse {
 
-CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors) {
+CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors,
+                               const std::vector<std::string>& chain_reads) {
   auto make = [&] {
-    CudaKernelLayout l = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+    CudaKernelLayout l = cuda_kernel_layout(plan, o, epilogue_reads(program, plan, chain_reads));
     if (stage_vectors) stage_epilogue_vectors(program, plan, o, l);
     return l;
   };

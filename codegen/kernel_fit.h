@@ -2,9 +2,12 @@
 // (and, when the user chose neither tile, the block tile) shrunk until the register model
 // (codegen/register_model.h) fits.
 //
-//   CudaKernelLayout layout = fitted_layout(matmuls, plan, options, /*stage_vectors=*/true);
+//   CudaKernelLayout layout = fitted_layout(matmuls, plan, options, /*stage_vectors=*/true, /*chain_reads=*/{});
 //   // options.warp / options.block now say the tiles the layout was made for
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "codegen/cuda_kernel_layout.h"
 #include "frontend/program.h"
@@ -19,7 +22,9 @@ namespace polyfuse {
 // tile of the block fits and the user chose neither tile, the block halved (N, then M, down to
 // 32) with its default warp tile, shrunk again; UserError when none fits. `stage_vectors`: the
 // epilogue's vectors go through shared memory (not beside a fused row chain, whose shared
-// memory follows the accumulator scratch).
-CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors);
+// memory follows the accumulator scratch). `chain_reads`: the tensors a row chain fused after
+// the epilogue reads (fused_chain_reads of the whole def; no epilogue result takes their tiles).
+CudaKernelLayout fitted_layout(const Program& program, const KernelPlan& plan, GpuOptions& o, bool stage_vectors,
+                               const std::vector<std::string>& chain_reads);
 
 }  // namespace polyfuse

@@ -8,7 +8,7 @@
 namespace polyfuse {
 
 CudaKernelLayout half_layout(const Program& program, const KernelPlan& plan, const GpuOptions& o) {
-  CudaKernelLayout layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan));
+  CudaKernelLayout layout = cuda_kernel_layout(plan, o, epilogue_reads(program, plan, {}));
   const std::string acc = "acc_" + plan.matmuls[0].c;
   for (auto& entry : layout.registers.storage)
     if (entry.second == "acc") entry.second = acc;

@@ -13,7 +13,8 @@ const std::string& RegisterTiles::of(const std::string& tensor) const {
   return found->second;
 }
 
-RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std::vector<std::string>>& reads) {
+RegisterTiles plan_register_tiles(const KernelPlan& plan, const EpilogueReads& epilogue_reads) {
+  const std::vector<std::vector<std::string>>& reads = epilogue_reads.by_statement;
   RegisterTiles tiles;
   std::map<std::string, std::string> owner;  // tile -> the tensor it holds now
   for (const MatmulStage& mm : plan.matmuls) {
@@ -39,7 +40,12 @@ RegisterTiles plan_register_tiles(const KernelPlan& plan, const std::vector<std:
   // keeps its tile, and a tile passes to another result only from a tensor that no later
   // statement reads or writes (found by scripts/random-programs: after `C5 = gelu(C5)`,
   // `C5 = C3 + C5` took C3's accumulators, and C5's MMAs then summed into C3's tile).
+  // A row chain fused after the epilogue reads its tensors from their tiles too (found by
+  // scripts/random-programs: `P5 = C3 * 2` took C3's accumulators, and the chain's
+  // `S6 +=! C3`, `E7 = C3 - S6` then read P5).
+  const std::vector<std::string>& chain = epilogue_reads.after_epilogue;
   auto touched_later = [&](const std::string& tensor, size_t after) {
+    if (std::find(chain.begin(), chain.end(), tensor) != chain.end()) return true;
     for (size_t s = after + 1; s < reads.size(); ++s)
       if (std::find(reads[s].begin(), reads[s].end(), tensor) != reads[s].end() || plan.epilogue[s].output == tensor)
         return true;
