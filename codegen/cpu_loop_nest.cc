@@ -308,9 +308,9 @@ class LoopNestEmitter {
   }
 
   // The one reduction index of a sum, max or min (empty: none, or several): its terms, whatever
-  // the right-hand side, are computed a chunk at a time into a buffer that kernels/cpu's
-  // RowReducer reduces on vectors (reduce.h's order; one dependent addition per term before).
-  static std::string chunked_row_index(const Statement& statement) {
+  // the right-hand side, are reduced where they are computed by kernels/cpu's reduce_terms
+  // (reduce.h's order on vectors; one dependent addition per term before).
+  static std::string row_terms_index(const Statement& statement) {
     if (!statement.is_reduction() || statement.reduction == ReductionOp::product) return "";
     std::string index;
     for (const IterationIndex& i : statement.indices)
@@ -321,27 +321,16 @@ class LoopNestEmitter {
     return index;
   }
 
-  // The reduction over `index` in chunks of its terms (chunked_row_index), combined into acc.
-  std::string chunked_row_reduction(const Statement& statement, const std::string& index, const std::string& value,
-                                    const std::string& indent) const {
+  // The reduction over `index` of the terms `value` (row_terms_index), combined into acc: one
+  // reduce_terms call, the term a lambda of the index.
+  std::string row_terms_reduction(const Statement& statement, const std::string& index, const std::string& value) const {
     const IterationIndex& reduced = *std::find_if(statement.indices.begin(), statement.indices.end(),
                                                   [&](const IterationIndex& i) { return i.name == index; });
-    const std::int64_t n = extent(reduced.extent);
-    const std::int64_t chunk = std::min<std::int64_t>(256, (n + 31) / 32 * 32);
     const std::string op = statement.reduction == ReductionOp::sum ? "sum" : statement.reduction == ReductionOp::max ? "max" : "min";
-    const std::string reducer = local(statement, "row"), terms = local(statement, "terms"),
-                      start = local(statement, "start"), count = local(statement, "count"), term = local(statement, "term"),
-                      var = names_.index(index);
-    std::string text = fmt::format("{}RowReducer {}(RowReduction::{});  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)\n",
-                                   indent, reducer, op);
-    text += fmt::format("{}alignas(64) float {}[{}];\n", indent, terms, chunk);
-    text += fmt::format("{0}for (int64_t {1} = 0; {1} < {2}; {1} += {3}) {{\n", indent, start, n, chunk);
-    text += fmt::format("{0}  const int64_t {1} = {2} - {3} < {4} ? {2} - {3} : {4};\n", indent, count, n, start, chunk);
-    text += fmt::format("{0}  for (int64_t {1} = 0; {1} < {2}; ++{1}) {{\n", indent, term, count);
-    text += fmt::format("{}    const int64_t {} = {} + {};\n", indent, var, start, term);
-    text += fmt::format("{}    {}[{}] = {};\n", indent, terms, term, value);
-    text += fmt::format("{0}  }}\n{0}  {1}.add({2}, {3});\n{0}}}\n", indent, reducer, terms, count);
-    return text + indent + combine(statement.reduction, reducer + ".finish()", local(statement, names_.accumulator)) + "\n";
+    const std::string reduced_value = fmt::format("reduce_terms<RowReduction::{}>({}, [&](int64_t {}) {{ return {}; }})", op,
+                                                  extent(reduced.extent), names_.index(index), value);
+    return combine(statement.reduction, reduced_value, local(statement, names_.accumulator)) +
+           "  // reduced where computed, on vectors (kernels/cpu's reduce_terms)";
   }
 
   static std::string identity(ReductionOp op) {
@@ -396,8 +385,8 @@ class LoopNestEmitter {
         for (std::size_t i = 0; i < written; ++i) close_loop();
         return text;
       }
-      if (const std::string index = chunked_row_index(statement); !index.empty()) {
-        text += chunked_row_reduction(statement, index, value, indent);
+      if (const std::string index = row_terms_index(statement); !index.empty()) {
+        text += indent + row_terms_reduction(statement, index, value) + "\n";
         text += indent + store(statement.write, acc, statement) + "\n";
         close_loop();
         for (std::size_t i = 0; i < written; ++i) close_loop();

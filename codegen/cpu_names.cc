@@ -27,7 +27,7 @@ const std::set<std::string>& reserved() {
       // names the generated code uses
       "rows", "cols", "buffers", "std", "polyfuse", "int64_t", "uint16_t", "size_t", "main",
       "Brgemm", "Unary", "Binary", "Layout", "DType", "Broadcast", "UnaryOp", "BinaryOp",
-      "Operand", "BrgemmConfig", "UnaryConfig", "BinaryConfig", "RowReducer", "RowReduction", "reduce_row",
+      "Operand", "BrgemmConfig", "UnaryConfig", "BinaryConfig", "reduce_terms", "RowReduction", "reduce_row",
       "f16_to_f32_inline"};
   return names;
 }

@@ -2,6 +2,7 @@
 // (incl. transposition), broadcasts, padded leading dimensions, dtype conversions.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -156,8 +157,9 @@ TEST(Unary, CopyOfOneLayoutKeepsTheBits) {
 }
 
 // Binary's f32 rows run 4, 8 or 16 lanes wide (the baseline loop compiled for AVX2 and AVX-512):
-// every op, every broadcast of the second operand, a post op, rows with tails, and inputs with
-// NaN, infinities, -0 and subnormals give the same bits on every path the CPU runs.
+// every op, every broadcast of the second operand (and a broadcast first one), post ops (on
+// AVX-512 the transcendental ones run in the binary operation's pass), rows with tails, and
+// inputs with NaN, infinities, -0 and subnormals give the same bits on every path the CPU runs.
 TEST(Binary, EveryIsaPathGivesTheSameBits) {
   const char* saved = std::getenv("POLYFUSE_CPU_ISA");
   const std::string restore = saved ? saved : "";
@@ -170,21 +172,38 @@ TEST(Binary, EveryIsaPathGivesTheSameBits) {
   const float specials[] = {NAN, INFINITY, -INFINITY, -0.f, 0.f, 1e-40f, -1e-40f, 3.4e38f};
   for (size_t i = 0; i < 8; ++i) x[i * 11] = specials[i], y[i * 13 + 3] = specials[(i + 3) % 8];
   for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div, BinaryOp::max, BinaryOp::min})
-    for (Broadcast broadcast : {Broadcast::matrix, Broadcast::row_vector, Broadcast::col_vector, Broadcast::scalar})
-      for (UnaryOp post : {UnaryOp::identity, UnaryOp::relu}) {
-        SCOPED_TRACE(std::string(to_string(op)) + " " + std::to_string(int(broadcast)) + " " + to_string(post));
+    for (auto [first, second] : {std::pair{Broadcast::matrix, Broadcast::matrix}, {Broadcast::matrix, Broadcast::row_vector},
+                                 {Broadcast::matrix, Broadcast::col_vector}, {Broadcast::matrix, Broadcast::scalar},
+                                 {Broadcast::col_vector, Broadcast::matrix}})
+      for (UnaryOp post : {UnaryOp::identity, UnaryOp::relu, UnaryOp::exp, UnaryOp::tanh, UnaryOp::gelu,
+                           UnaryOp::sigmoid, UnaryOp::rsqrt}) {
+        SCOPED_TRACE(std::string(to_string(op)) + " " + std::to_string(int(first)) + " " + std::to_string(int(second)) +
+                     " " + to_string(post));
         BinaryConfig cfg;
         cfg.m = m, cfg.n = n, cfg.op = op, cfg.post = post;
-        cfg.in0 = {Layout::row_major, DType::f32, Broadcast::matrix};
-        cfg.in1 = {Layout::row_major, DType::f32, broadcast};
+        cfg.in0 = {Layout::row_major, DType::f32, first};
+        cfg.in1 = {Layout::row_major, DType::f32, second};
         cfg.out = {Layout::row_major, DType::f32, Broadcast::matrix};
-        const int64_t ld1 = broadcast == Broadcast::matrix ? n : 1;
+        const int64_t ld0 = first == Broadcast::matrix ? n : 1, ld1 = second == Broadcast::matrix ? n : 1;
         std::vector<std::vector<uint32_t>> results;
+        // (exp, gelu, sigmoid: vector_math.h's functions on AVX2 and AVX-512, the same bits on both;
+        // the generic path's libm differs from them by design, and tanh is libmvec's 8- and 16-lane
+        // functions: compared only with the two passes on the same path below)
+        const bool transcendental = post != UnaryOp::identity && post != UnaryOp::relu && post != UnaryOp::rsqrt;
         for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512, Isa::neon}) {
           if (!isa_supported(isa)) continue;
           ::setenv("POLYFUSE_CPU_ISA", to_string(isa), 1);
           std::vector<float> out(x.size(), -7.f);
-          Binary{cfg}(x.data(), y.data(), out.data(), n, ld1, n);
+          Binary{cfg}(x.data(), y.data(), out.data(), ld0, ld1, n);
+          BinaryConfig without_post = cfg;  // the same path in two passes: the operation, then post
+          without_post.post = UnaryOp::identity;
+          std::vector<float> two_passes(x.size(), -7.f);
+          Binary{without_post}(x.data(), y.data(), two_passes.data(), ld0, ld1, n);
+          Unary{{.m = m, .n = n, .op = post, .in = cfg.out, .out = cfg.out}}(two_passes.data(), two_passes.data(), n, n);
+          for (size_t i = 0; i < out.size(); ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(two_passes[i]))
+                << to_string(isa) << " at " << i << ": " << out[i] << " vs " << two_passes[i] << " in two passes";
+          if (post == UnaryOp::tanh || (transcendental && isa != Isa::avx2 && isa != Isa::avx512)) continue;
           std::vector<uint32_t> bits(out.size());
           std::memcpy(bits.data(), out.data(), out.size() * sizeof(float));
           if (!results.empty()) {

@@ -55,21 +55,35 @@ TEST(ReduceRow, F32FollowsTheDocumentedOrderBitForBit) {
   }
 }
 
-// Pieces of multiples of kRowPartials, the last of any length: reduce_row's bits.
-TEST(ReduceRow, PiecesAreTheWholeRow) {
+// reduce_terms of a row's elements: reduce_row's bits at every length around the partials'
+// multiples, with NaN and infinite terms among them; the terms computed once each, in order.
+TEST(ReduceRow, TermsReducedWhereComputedAreTheRow) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> value(-10.f, 10.f);
   std::vector<float> x(1000);
   for (float& v : x) v = value(rng);
-  for (RowReduction op : kOps)
-    for (int64_t piece : {32, 64, 256}) {
-      RowReducer reducer(op);
-      for (int64_t i = 0; i < 1000; i += piece) reducer.add(x.data() + i, std::min<int64_t>(piece, 1000 - i));
-      EXPECT_EQ(bits(reducer.finish()), bits(reduce_row(op, x.data(), 1000))) << "piece " << piece;
+  x[100] = std::numeric_limits<float>::quiet_NaN(), x[500] = std::numeric_limits<float>::infinity(), x[900] = -x[500];
+  for (int64_t n : {0, 1, 31, 32, 33, 64, 95, 101, 256, 501, 1000}) {
+    for (RowReduction op : kOps) {
+      std::vector<int64_t> asked;
+      const auto term = [&](int64_t i) {
+        asked.push_back(i);
+        return x[static_cast<std::size_t>(i)] * 0.5f;
+      };
+      float terms = 0.f;
+      switch (op) {
+        case RowReduction::sum: terms = reduce_terms<RowReduction::sum>(n, term); break;
+        case RowReduction::max: terms = reduce_terms<RowReduction::max>(n, term); break;
+        case RowReduction::min: terms = reduce_terms<RowReduction::min>(n, term); break;
+      }
+      std::vector<float> halves(x.begin(), x.begin() + n);
+      for (float& h : halves) h *= 0.5f;
+      EXPECT_EQ(bits(terms), bits(reduce_row(op, halves.data(), n))) << "n " << n << " op " << int(op);
+      EXPECT_EQ(bits(terms), bits(documented_order(op, halves))) << "n " << n << " op " << int(op);
+      ASSERT_EQ(asked.size(), static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < asked.size(); ++i) EXPECT_EQ(asked[i], static_cast<int64_t>(i));
     }
-  RowReducer reducer(RowReduction::sum);
-  reducer.add(x.data(), 33);
-  EXPECT_THROW(reducer.add(x.data(), 32), ConfigError);
+  }
 }
 
 TEST(ReduceRow, MaxAndMinIgnoreNaNAndKeepInfinities) {

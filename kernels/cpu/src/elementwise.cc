@@ -196,9 +196,12 @@ void f32_row(Isa isa, const float* x, const float* y, float* out, int64_t n, F f
   f32_row_baseline<S0, S1>(x, y, out, n, f);
 }
 
+// `binary`: the operation f computes, where f is a BinaryOp's (its post may then run in the same
+// pass: detail::vector_binary_unary_avx512).
 template <class F>
 void run(Isa isa, int64_t m, int64_t n, const Strided& in0, const Strided& in1, DType out_dtype,
-         void* out, int64_t out_rs, int64_t out_cs, F f, UnaryOp post = UnaryOp::identity) {
+         void* out, int64_t out_rs, int64_t out_cs, F f, UnaryOp post = UnaryOp::identity,
+         const BinaryOp* binary = nullptr) {
   // Inner direction: the output's unit stride (rows of a column-major output).
   const bool inner_is_r = out_rs == 1 || (out_cs != 1 && out_rs <= out_cs);
   int64_t inner = inner_is_r ? m : n, outer = inner_is_r ? n : m;
@@ -235,6 +238,9 @@ void run(Isa isa, int64_t m, int64_t n, const Strided& in0, const Strided& in1, 
             } else {
               detail::vector_unary(isa, f.op, pa, po, len);
             }
+          } else if (binary && isa == Isa::avx512 && detail::vector_unary_available(isa, post) &&
+                     detail::vector_binary_unary_avx512(*binary, post, pa, a_in, pb, b_in, po, len)) {
+            continue;  // the operation and post in one pass
           } else if (a_in == 1 && b_in == 1) {
             f32_row<1, 1>(isa, pa, pb, po, len, f);
           } else if (a_in == 1) {
@@ -275,14 +281,14 @@ void check_output(const char* who, const Operand& out) {
 const float kZero = 0.f;
 
 template <class Visitor>
-void with_unary(UnaryOp op, Visitor visit) {
+void with_unary(Isa isa, UnaryOp op, Visitor visit) {
   switch (op) {
     case UnaryOp::zero: visit([](float, float) { return 0.f; }); break;
     case UnaryOp::identity: visit([](float x, float) { return x; }); break;
     case UnaryOp::relu: visit([](float x, float) { return x > 0.f ? x : 0.f; }); break;
     case UnaryOp::neg: visit([](float x, float) { return -x; }); break;
     default:
-      if (detail::vector_unary_available(op))
+      if (detail::vector_unary_available(isa, op))
         visit(RowOp{op});
       else
         visit([op](float x, float) { return apply(op, x); });
@@ -308,7 +314,7 @@ void with_binary(BinaryOp op, Visitor visit) {
 // the row piece just computed (in L1), and by the BRGEMM's epilogue on a tile just stored.
 void detail::unary_in_place(Isa isa, UnaryOp op, float* z, int64_t n, int64_t count, int64_t ld) {
   if (op == UnaryOp::identity) return;
-  if (op != UnaryOp::relu && detail::vector_unary_available(op)) {
+  if (op != UnaryOp::relu && detail::vector_unary_available(isa, op)) {
     detail::vector_unary(isa, op, z, z, n, count, ld);
     return;
   }
@@ -353,7 +359,7 @@ void Unary::operator()(const void* in, void* out, int64_t ld_in, int64_t ld_out)
   Strided a = c.op == UnaryOp::zero ? Strided{&kZero, DType::f32, 0, 0}
                                     : strided(c.in, in, ld_in);
   const Strided none{&kZero, DType::f32, 0, 0};
-  with_unary(c.op, [&](auto f) { run(isa_, c.m, c.n, a, none, c.out.dtype, out, o.rs, o.cs, f); });
+  with_unary(isa_, c.op, [&](auto f) { run(isa_, c.m, c.n, a, none, c.out.dtype, out, o.rs, o.cs, f); });
 }
 
 Binary::Binary(const BinaryConfig& config) : config_(config), isa_(best_isa()) {
@@ -367,7 +373,7 @@ void Binary::operator()(const void* in0, const void* in1, void* out, int64_t ld_
   const BinaryConfig& c = config_;
   const Strided o = strided(c.out, out, ld_out);
   const Strided a = strided(c.in0, in0, ld_in0), b = strided(c.in1, in1, ld_in1);
-  with_binary(c.op, [&](auto f) { run(isa_, c.m, c.n, a, b, c.out.dtype, out, o.rs, o.cs, f, c.post); });
+  with_binary(c.op, [&](auto f) { run(isa_, c.m, c.n, a, b, c.out.dtype, out, o.rs, o.cs, f, c.post, &c.op); });
 }
 
 }  // namespace polyfuse::cpu

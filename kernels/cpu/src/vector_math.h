@@ -24,10 +24,11 @@
 
 namespace polyfuse::cpu::detail {
 
-// Whether `op` has a vector path on this machine (CPU, build and POLYFUSE_CPU_ISA cap).
-bool vector_unary_available(UnaryOp op);
+// Whether `op` has a vector path on `isa` (the caller's best_isa(): CPU, build and
+// POLYFUSE_CPU_ISA cap, as the caller saw them).
+bool vector_unary_available(Isa isa, UnaryOp op);
 
-// y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(op). With `isa`
+// y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(isa, op). With `isa`
 // avx512 (the caller's best_isa(), so POLYFUSE_CPU_ISA=avx2 keeps 8 lanes) exp, sigmoid, silu,
 // tanh, sqrt, rsqrt and abs run 16 lanes wide (vector_math_avx512.cc); with avx2 8 lanes; with
 // generic the scalar definition (apply). With `count` > 1: that many rows of n elements, `ld`
@@ -37,6 +38,14 @@ void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int6
 // The 16-lane path of vector_unary: false (nothing done) for an op it does not take, and
 // everywhere but x86-64 builds with AVX-512.
 bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_t count = 1, int64_t ld = 0);
+
+// y[i] = post(a[i a_step] op b[i b_step]) for i < n (steps 1, or 0: a broadcast value), the
+// operation and post on 16 lanes in one pass, with the bits of op's scalar lambda and then
+// vector_unary's post: false (nothing done) where it does not take op (max, min) or post, and
+// everywhere but x86-64 builds with AVX-512. (Binary's post on AVX-512: no store and reload
+// of the row between the two.)
+bool vector_binary_unary_avx512(BinaryOp op, UnaryOp post, const float* a, int64_t a_step, const float* b,
+                                int64_t b_step, float* y, int64_t n);
 
 // z[i] = op(z[i]) for i < n (op not zero): relu as x > 0 ? x : 0, the vector path of `isa` where
 // there is one, else the scalar definition. What Binary's post and the BRGEMM's epilogue apply (on

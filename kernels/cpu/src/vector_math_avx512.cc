@@ -88,7 +88,50 @@ void rows(const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
   }
 }
 
+// y[i] = post(a[i] op b[i]) for i < n, a broadcast operand read once (a_step or b_step 0): the
+// binary operation (one IEEE operation a lane) and post in registers, one pass.
+template <UnaryOp post, class Op>
+void binary_rows(const float* a, int64_t a_step, const float* b, int64_t b_step, float* y, int64_t n, Op op) {
+  const __m512 a_value = _mm512_set1_ps(*a), b_value = _mm512_set1_ps(*b);
+  const auto at = [](const float* p, int64_t step, int64_t i, __m512 value) {
+    return step == 0 ? value : _mm512_loadu_ps(p + i);
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, eval<post>(op(at(a, a_step, i, a_value), at(b, b_step, i, b_value))));
+  if (i == n) return;
+  alignas(64) float x[16] = {}, z[16] = {};
+  for (int64_t j = 0; i + j < n; ++j) x[j] = a[(i + j) * a_step], z[j] = b[(i + j) * b_step];
+  _mm512_store_ps(x, eval<post>(op(_mm512_load_ps(x), _mm512_load_ps(z))));
+  std::copy(x, x + (n - i), y + i);
+}
+
+template <UnaryOp post>
+bool binary_rows(BinaryOp op, const float* a, int64_t a_step, const float* b, int64_t b_step, float* y, int64_t n) {
+  switch (op) {
+    case BinaryOp::add: binary_rows<post>(a, a_step, b, b_step, y, n, [](__m512 x, __m512 z) { return _mm512_add_ps(x, z); }); return true;
+    case BinaryOp::sub: binary_rows<post>(a, a_step, b, b_step, y, n, [](__m512 x, __m512 z) { return _mm512_sub_ps(x, z); }); return true;
+    case BinaryOp::mul: binary_rows<post>(a, a_step, b, b_step, y, n, [](__m512 x, __m512 z) { return _mm512_mul_ps(x, z); }); return true;
+    case BinaryOp::div: binary_rows<post>(a, a_step, b, b_step, y, n, [](__m512 x, __m512 z) { return _mm512_div_ps(x, z); }); return true;
+    default: return false;  // max and min: their scalar NaN rules stay with the scalar code
+  }
+}
+
 }  // namespace
+
+bool vector_binary_unary_avx512(BinaryOp op, UnaryOp post, const float* a, int64_t a_step, const float* b,
+                                int64_t b_step, float* y, int64_t n) {
+  switch (post) {
+    case UnaryOp::exp: return binary_rows<UnaryOp::exp>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::tanh: return binary_rows<UnaryOp::tanh>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::sigmoid: return binary_rows<UnaryOp::sigmoid>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::silu: return binary_rows<UnaryOp::silu>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::gelu: return binary_rows<UnaryOp::gelu>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::sqrt: return binary_rows<UnaryOp::sqrt>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::rsqrt: return binary_rows<UnaryOp::rsqrt>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::abs: return binary_rows<UnaryOp::abs>(op, a, a_step, b, b_step, y, n);
+    default: return false;
+  }
+}
 
 bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
   switch (op) {
@@ -111,6 +154,9 @@ bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_
 namespace polyfuse::cpu::detail {
 
 bool vector_unary_avx512(UnaryOp, const float*, float*, int64_t, int64_t, int64_t) { return false; }
+bool vector_binary_unary_avx512(BinaryOp, UnaryOp, const float*, int64_t, const float*, int64_t, float*, int64_t) {
+  return false;
+}
 
 }  // namespace polyfuse::cpu::detail
 

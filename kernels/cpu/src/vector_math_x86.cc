@@ -97,11 +97,8 @@ void rows(const float* x, float* y, int64_t n, int64_t count, int64_t ld) {
 
 }  // namespace
 
-bool vector_unary_available(UnaryOp op) {
-  static const bool cpu = [] {
-    const Isa isa = best_isa();
-    return isa == Isa::avx2 || isa == Isa::avx512;
-  }();
+bool vector_unary_available(Isa isa, UnaryOp op) {
+  const bool cpu = isa == Isa::avx2 || isa == Isa::avx512;
   switch (op) {
     case UnaryOp::exp:
     case UnaryOp::tanh:
@@ -143,7 +140,7 @@ void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int6
 
 namespace polyfuse::cpu::detail {
 
-bool vector_unary_available(UnaryOp) { return false; }
+bool vector_unary_available(Isa, UnaryOp) { return false; }
 void vector_unary(Isa, UnaryOp, const float*, float*, int64_t, int64_t, int64_t) {}
 
 }  // namespace polyfuse::cpu::detail

@@ -90,17 +90,7 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-          alignas(64) float terms[64];
-          for (int64_t start = 0; start < 64; start += 64) {
-            const int64_t count = 64 - start < 64 ? 64 - start : 64;
-            for (int64_t term = 0; term < count; ++term) {
-              const int64_t n = start + term;
-              terms[term] = apply(UnaryOp::exp, (X[m * 64 + n] - mx[m]));
-            }
-            row.add(terms, count);
-          }
-          acc += row.finish();
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return apply(UnaryOp::exp, (X[m * 64 + n] - mx[m])); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           s[m] = acc;
         }
       }
@@ -113,17 +103,7 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-          alignas(64) float terms[64];
-          for (int64_t start = 0; start < 64; start += 64) {
-            const int64_t count = 64 - start < 64 ? 64 - start : 64;
-            for (int64_t term = 0; term < count; ++term) {
-              const int64_t n = start + term;
-              terms[term] = (T[m * 64 + n] * (lse[m - m0] - X[m * 64 + n]));
-            }
-            row.add(terms, count);
-          }
-          acc += row.finish();
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (T[m * 64 + n] * (lse[m - m0] - X[m * 64 + n])); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           loss[m] = acc;
         }
       }

@@ -138,17 +138,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-          alignas(64) float terms[64];
-          for (int64_t start = 0; start < 64; start += 64) {
-            const int64_t count = 64 - start < 64 ? 64 - start : 64;
-            for (int64_t term = 0; term < count; ++term) {
-              const int64_t n = start + term;
-              terms[term] = (X[m * 64 + n] / 64.0f);
-            }
-            row.add(terms, count);
-          }
-          acc += row.finish();
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (X[m * 64 + n] / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           mean[m] = acc;
         }
       }
@@ -161,17 +151,7 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-          alignas(64) float terms[64];
-          for (int64_t start = 0; start < 64; start += 64) {
-            const int64_t count = 64 - start < 64 ? 64 - start : 64;
-            for (int64_t term = 0; term < count; ++term) {
-              const int64_t n = start + term;
-              terms[term] = ((d[m * 64 + n - m0 * 64] * d[m * 64 + n - m0 * 64]) / 64.0f);
-            }
-            row.add(terms, count);
-          }
-          acc += row.finish();
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return ((d[m * 64 + n - m0 * 64] * d[m * 64 + n - m0 * 64]) / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           var[m] = acc;
         }
       }

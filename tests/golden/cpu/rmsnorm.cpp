@@ -106,17 +106,7 @@ extern "C" void polyfuse_gemm_rmsnorm(const uint16_t* A, const uint16_t* B, cons
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          RowReducer row(RowReduction::sum);  // the terms in chunks, reduced on vectors (kernels/cpu's reduce.h)
-          alignas(64) float terms[64];
-          for (int64_t start = 0; start < 64; start += 64) {
-            const int64_t count = 64 - start < 64 ? 64 - start : 64;
-            for (int64_t term = 0; term < count; ++term) {
-              const int64_t n = start + term;
-              terms[term] = (C[m * 64 + n] * C[m * 64 + n]);
-            }
-            row.add(terms, count);
-          }
-          acc += row.finish();
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (C[m * 64 + n] * C[m * 64 + n]); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           ss[m] = acc;
         }
       }

@@ -48,19 +48,78 @@ inline bool all_finite(const uint16_t* x, DType dtype, int64_t n) {
   return all_ones == 0;
 }
 
-// The same reduction taken piece by piece (a row whose terms are computed in chunks): add()
-// the row's values in order, in pieces of a multiple of kRowPartials values but the last;
-// finish() is then reduce_row's result of the whole row, bit for bit.
-class RowReducer {
- public:
-  explicit RowReducer(RowReduction op);
-  void add(const float* x, int64_t n);  // ConfigError after a piece that is not a multiple
-  float finish();
+// The same reduction of term(0), ..., term(n - 1) (n >= 0), each term computed where it is
+// reduced: a row statistic of an expression (`mean(m) +=! X(m, n) / N`, `var(m) +=! d * d / N`)
+// with no buffer of its terms. Inline, for the caller's compiler: the terms are computed
+// kRowPartials at a time (a loop it vectorises for its target when term allows), the partials
+// stay in registers; the operations and their order are reduce_row's, so the bits are.
+template <RowReduction OP, class Term>
+[[gnu::always_inline]] inline float reduce_terms(int64_t n, Term term);
 
- private:
-  RowReduction op_;
-  bool ended_ = false;  // a piece of another length came: the row's last
-  alignas(64) float partials_[kRowPartials];
-};
+namespace detail {
+// Eight or four consecutive partials as one value (GCC's vector extensions), as in reduce.cc;
+// they cross functions by reference only (no ABI, and no -Wpsabi, is involved).
+using RowLanes8 = float __attribute__((vector_size(32)));
+using RowLanes4 = float __attribute__((vector_size(16)));
+
+template <class V>
+[[gnu::always_inline]] inline void load_lanes(V& v, const float* p) {
+  std::memcpy(&v, p, sizeof v);
+}
+
+// acc = reduce.h's combine of acc and x (acc the left operand; max and min keep acc when x is NaN).
+template <RowReduction OP, class V>
+[[gnu::always_inline]] inline void combine_row(V& acc, const V& x) {
+  if constexpr (OP == RowReduction::sum) acc = acc + x;
+  else if constexpr (OP == RowReduction::max) acc = x > acc ? x : acc;
+  else acc = x < acc ? x : acc;
+}
+
+template <RowReduction OP>
+constexpr float row_identity() {
+  return OP == RowReduction::sum ? 0.0f : OP == RowReduction::max ? -__builtin_inff() : __builtin_inff();
+}
+
+// The tree of the partials p[0..kRowPartials) (clobbered): partial j with j + 16 (widths 16 and 8
+// on RowLanes8, 4 on RowLanes4), the survivors with + 8, + 4, + 2, + 1 (scalars).
+template <RowReduction OP>
+[[gnu::always_inline]] inline float finish_row_partials(float* p) {
+  static_assert(kRowPartials == 32, "the partials are four RowLanes8");
+  RowLanes8 low, high, x;
+  load_lanes(low, p), load_lanes(x, p + 16), combine_row<OP>(low, x);
+  load_lanes(high, p + 8), load_lanes(x, p + 24), combine_row<OP>(high, x);
+  combine_row<OP>(low, high);
+  std::memcpy(p, &low, sizeof low);
+  RowLanes4 w4, upper;
+  load_lanes(w4, p), load_lanes(upper, p + 4), combine_row<OP>(w4, upper);
+  float even = w4[0], odd = w4[1];
+  const float even_x = w4[2], odd_x = w4[3];
+  combine_row<OP>(even, even_x), combine_row<OP>(odd, odd_x), combine_row<OP>(even, odd);
+  return even;
+}
+}  // namespace detail
+
+template <RowReduction OP, class Term>
+[[gnu::always_inline]] inline float reduce_terms(int64_t n, Term term) {
+  using detail::combine_row, detail::load_lanes, detail::RowLanes8;
+  constexpr float identity = detail::row_identity<OP>();
+  RowLanes8 q0 = {identity, identity, identity, identity, identity, identity, identity, identity};
+  RowLanes8 q1 = q0, q2 = q0, q3 = q0, x;
+  alignas(64) float terms[kRowPartials];
+  int64_t base = 0;
+  for (; base + kRowPartials <= n; base += kRowPartials) {  // term base + j to partial j
+    for (int64_t j = 0; j < kRowPartials; ++j) terms[j] = term(base + j);
+    load_lanes(x, terms), combine_row<OP>(q0, x), load_lanes(x, terms + 8), combine_row<OP>(q1, x);
+    load_lanes(x, terms + 16), combine_row<OP>(q2, x), load_lanes(x, terms + 24), combine_row<OP>(q3, x);
+  }
+  alignas(64) float p[kRowPartials];
+  std::memcpy(p, &q0, sizeof q0), std::memcpy(p + 8, &q1, sizeof q1);
+  std::memcpy(p + 16, &q2, sizeof q2), std::memcpy(p + 24, &q3, sizeof q3);
+  for (int64_t j = 0; base + j < n; ++j) {
+    const float t = term(base + j);
+    combine_row<OP>(p[j], t);
+  }
+  return detail::finish_row_partials<OP>(p);
+}
 
 }  // namespace polyfuse::cpu
