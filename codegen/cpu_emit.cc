@@ -11,6 +11,7 @@
 #include "codegen/cpu_names.h"
 #include "frontend/diagnostics.h"
 #include "schedule/cpu_first_touch.h"
+#include "schedule/cpu_inline.h"
 #include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
@@ -573,7 +574,12 @@ std::string cpu_entry_name(const std::string& def) { return "polyfuse_" + def; }
 
 std::string emit_cpu(const CpuPlan& plan, const Program& program) { return Emitter(plan, program).run(); }
 
-std::string emit_cpu(const Program& program, const CpuScheduleOptions& options) {
+Program cpu_program(const Program& program, const CpuScheduleOptions& options) {
+  return options.inline_temporaries ? inline_cheap_temporaries(program) : program;
+}
+
+std::string emit_cpu(const Program& source, const CpuScheduleOptions& options) {
+  const Program program = cpu_program(source, options);
   if (is_cpu_contraction(program) && program.parameters.empty()) return emit_cpu_contraction(program, options);
   if (needs_cpu_loop_nest(program, recognize_idioms(program)) || has_contraction_beside_other_statements(program))
     return emit_cpu_loop_nest(program, options);

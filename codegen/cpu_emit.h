@@ -35,6 +35,11 @@ std::string cpu_entry_name(const std::string& def);
 // does not handle (see plan_cpu) and for unbound sizes.
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options = {});
 
+// The program the CPU target compiles for `program`: its cheap temporaries inlined
+// (schedule/cpu_inline.h) unless options.inline_temporaries is off. emit_cpu(program, options)
+// and `--emit=schedule --target=cpu` start from it.
+Program cpu_program(const Program& program, const CpuScheduleOptions& options);
+
 // The C++ source of an already built CPU schedule of `program` (its loop-nest stages are
 // emitted from the program's statements).
 std::string emit_cpu(const CpuPlan& plan, const Program& program);

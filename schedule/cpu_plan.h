@@ -352,6 +352,9 @@ struct CpuScheduleOptions {
   // A pointwise statement's arithmetic on whole blocks in one generated loop
   // (codegen/cpu_pointwise_calls.h); off: a kernels/cpu call per operation (tests compare bits).
   bool pointwise_loops = true;
+  // Cheap f32 temporaries computed where they are read (schedule/cpu_inline.h: a layer norm's
+  // d = X - mean); off: stored and read back (tests compare bits).
+  bool inline_temporaries = true;
   // A convolution's taps that read only the zero border skipped per block where the filter is
   // finite there (schedule/cpu_conv_border.h); off: every tap (tests compare).
   bool skip_border_taps = true;

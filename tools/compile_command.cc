@@ -111,15 +111,17 @@ std::string emit_stage(const std::vector<const Program*>& programs, const Compil
                                                 : flagged;
     if (options.emit == "ir") {
       text += (text.empty() ? "" : "\n") + print_program(*program);
-    } else if (options.emit == "schedule" && cpu && is_cpu_contraction(*program) && program->parameters.empty()) {
-      text += cpu_contraction_schedule(*program, cpu_options);
-    } else if (options.emit == "schedule" && cpu && needs_cpu_loop_nest(*program, recognize_idioms(*program))) {
-      text += cpu_loop_nest_schedule(*program, cpu_options, "no matmul");
-    } else if (options.emit == "schedule" && cpu && has_contraction_beside_other_statements(*program)) {
-      text += cpu_loop_nest_schedule(*program, cpu_options,
-                                     "a general contraction beside statements that are not its epilogues");
-    } else if (options.emit == "schedule" && cpu) {
-      text += to_string(plan_cpu(*program, cpu_options));
+    } else if (options.emit == "schedule" && cpu) {  // the program emit_cpu compiles (cpu_program)
+      const Program compiled = cpu_program(*program, cpu_options);
+      if (is_cpu_contraction(compiled) && compiled.parameters.empty())
+        text += cpu_contraction_schedule(compiled, cpu_options);
+      else if (needs_cpu_loop_nest(compiled, recognize_idioms(compiled)))
+        text += cpu_loop_nest_schedule(compiled, cpu_options, "no matmul");
+      else if (has_contraction_beside_other_statements(compiled))
+        text += cpu_loop_nest_schedule(compiled, cpu_options,
+                                       "a general contraction beside statements that are not its epilogues");
+      else
+        text += to_string(plan_cpu(compiled, cpu_options));
     } else if (options.emit == "cpu") {
       text += emit_cpu(*program, cpu_options);
     } else if (options.emit == "plan") {

@@ -19,21 +19,18 @@
 //     C: temporary f32 [64, 64], block local
 //     X: temporary f32 [64, 64], full temporary
 //     mean: temporary f32 [64], full temporary
-//     d: temporary f32 [64, 64], chain temporary
 //     var: temporary f32 [64], full temporary
 //   stage0: parallel over m < 64 in blocks of 64, n < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
 //     main S0: C(m, n) +=! A(m, k) * B(k, n)
 //       brgemm f16: A = A (row-major), B = B (row-major), k = 64 as batch = 1 slice(s) of 64, first touch: zero
 //     last touch S1: X(m, n) = C(m, n) + bias(n)
-//   row chain stage1..stage4: m < 64 in blocks of 2 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks; d only a block of rows (per thread)
+//   row chain stage1..stage3: m < 64 in blocks of 2 rows, each through every stage in turn (528 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
 //     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
 //       S2: mean(m) +=! X(m, n) / 64
-//     stage2: the block's rows, n < 64 in blocks of 64
-//       pointwise S3: d(m, n) = X(m, n) - mean(m)
-//     stage3: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
-//       S4: var(m) +=! d(m, n) * d(m, n) / 64
-//     stage4: the block's rows, n < 64 in blocks of 64
-//       pointwise S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
+//     stage2: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S4: var(m) +=! (X(m, n) - mean(m)) * (X(m, n) - mean(m)) / 64
+//     stage3: the block's rows, n < 64 in blocks of 64
+//       pointwise S5: Y(m, n) = (X(m, n) - mean(m)) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
 
 #include <cmath>
 #include <cstdint>
@@ -72,22 +69,12 @@ void stage0_block(const uint16_t* A, const uint16_t* B, const uint16_t* bias, fl
   S1_add(C, bias + n0, X + m0 * 64 + n0, cols, 1, 64);
 }
 
-// stage2 (S3): one rows x cols block of the output at (m0, n0).
+// stage3 (S5): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
-void stage2_block(const float* X, const float* mean, float* d, int64_t m0, int64_t n0) {
-  // S3: d(m, n) = X(m, n) - mean(m)
-  static const Binary S3_sub({.m = rows, .n = cols, .op = BinaryOp::sub,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S3_sub(X + m0 * 64 + n0, mean + m0, d + n0, 64, 1, 64);
-}
-
-// stage4 (S5): one rows x cols block of the output at (m0, n0).
-template <int64_t rows, int64_t cols>
-void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* d, const float* var, int64_t m0, int64_t n0) {
-  // S5: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
-  const float* const d_block = d + n0;
+void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* X, const float* mean, const float* var, int64_t m0, int64_t n0) {
+  // S5: Y(m, n) = (X(m, n) - mean(m)) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
+  const float* const X_block = X + m0 * 64 + n0;
+  const float* const mean_block = mean + m0;
   alignas(64) static thread_local float S5_t0[rows * cols];
   static constexpr float S5_c = 1e-05f;
   static const Binary S5_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
@@ -108,7 +95,7 @@ void stage4_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
   alignas(64) static thread_local float S5_t3[rows * cols];
   for (int64_t row = 0; row < rows; ++row)  // the arithmetic, one pass
     for (int64_t col = 0; col < cols; ++col)
-      S5_t3[row * cols + col] = (((d_block[row * 64 + col] * S5_t0[row]) * S5_t1[col]) + S5_t2[col]);
+      S5_t3[row * cols + col] = ((((X_block[row * 64 + col] - mean_block[row]) * S5_t0[row]) * S5_t1[col]) + S5_t2[col]);
   static const Unary S5_store({.m = rows, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
@@ -127,10 +114,9 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
   float* const var = line_aligned(var_storage.data());
   // stage0: S0, S1
   stage0_block<64, 64>(A, B, bias, X, 0, 0);
-  // stage1..stage4: a row chain (S2, S3, S4, S5), each block of 2 rows through every stage in turn
+  // stage1..stage3: a row chain (S2, S4, S5), each block of 2 rows through every stage in turn
   #pragma omp parallel for schedule(static)
   for (int64_t m0 = 0; m0 < 64; m0 += 2) {
-    alignas(64) static thread_local float d[2 * 64];  // rows m0.. of d
     const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
     // stage1: S2, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
@@ -143,21 +129,19 @@ extern "C" void polyfuse_gemm_layernorm(const uint16_t* A, const uint16_t* B, co
         }
       }
     }
-    // stage2: S3 on the block's rows
-    stage2_block<2, 64>(X, mean, d, m0, 0);
-    // stage3: S4, a loop nest over the block's rows
+    // stage2: S4, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
-      // S4: var(m) +=! d(m, n) * d(m, n) / 64
+      // S4: var(m) +=! (X(m, n) - mean(m)) * (X(m, n) - mean(m)) / 64
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return ((d[m * 64 + n - m0 * 64] * d[m * 64 + n - m0 * 64]) / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (((X[m * 64 + n] - mean[m]) * (X[m * 64 + n] - mean[m])) / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           var[m] = acc;
         }
       }
     }
-    // stage4: S5 on the block's rows
-    stage4_block<2, 64>(gamma, beta, Y, d, var, m0, 0);
+    // stage3: S5 on the block's rows
+    stage3_block<2, 64>(gamma, beta, Y, X, mean, var, m0, 0);
   }
 }
 
