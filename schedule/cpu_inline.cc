@@ -80,6 +80,7 @@ bool inlinable(const Program& program, std::size_t p) {
   if (producer.write.indices.size() != producer.indices.size() || t->rank() != producer.indices.size()) return false;
   for (std::size_t d = 0; d < t->rank(); ++d)
     if (producer.write.indices[d] != producer.indices[d].name || !(producer.indices[d].extent == t->dims[d])) return false;
+  if (!producer.write.relation.range().is_equal(t->extent)) return false;  // every element (no condition on P's domain)
   std::set<std::string> sources;  // what P reads
   for (const Access& read : producer.reads) {
     const Tensor* source = program.find_tensor(read.tensor);
