@@ -1,5 +1,7 @@
 #include "test_programs.h"
 
+#include <gtest/gtest.h>
+
 #include <regex>
 
 #include "schedule/cpu_target.h"
@@ -51,6 +53,23 @@ RunRequest cpu_run_request(std::uint64_t seed) {
   request.repeats = 0;
   request.seed = seed;
   return request;
+}
+
+void expect_option_keeps_the_bits(const Program& program, bool CpuScheduleOptions::*option, std::uint64_t seed) {
+  const auto request = [&](int threads, bool on) {
+    RunRequest r = cpu_run_request(seed);
+    r.cpu_schedule.threads = threads;
+    r.cpu_schedule.min_parallel_flops = 0;
+    r.cpu_schedule.*option = on;
+    return r;
+  };
+  const RunReport off = run_program(program, request(1, false));
+  ASSERT_TRUE(off.check.ok) << "off: " << off.check.to_string();
+  for (const int threads : {1, 3}) {
+    const RunReport on = run_program(program, request(threads, true));
+    EXPECT_TRUE(on.check.ok) << threads << " threads: " << on.check.to_string();
+    EXPECT_TRUE(on.outputs == off.outputs) << threads << " threads: not the bits without the option";
+  }
 }
 
 RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file) {

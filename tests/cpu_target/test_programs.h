@@ -41,6 +41,12 @@ Program compile_text(const std::string& text, const SizeBindings& sizes,
 // checked against the exact reference.
 RunRequest cpu_run_request(std::uint64_t seed = 1);
 
+// A CPU schedule switch that must not change the bits (CpuScheduleOptions::pointwise_loops,
+// ::inline_temporaries): `program`'s outputs with `option` on, on 1 and 3 threads (every stage of
+// more than one block on them), equal those with it off on 1 thread, bit for bit; every run is
+// checked against the exact reference (gtest expectations; inputs from `seed`).
+void expect_option_keeps_the_bits(const Program& program, bool CpuScheduleOptions::*option, std::uint64_t seed);
+
 // compile_text's program run once on the CPU target (the default CPU, no timed repeats),
 // checked against the exact reference.
 RunReport run_text_on_cpu(const std::string& text, const SizeBindings& sizes, const std::string& file = "test.tc");
