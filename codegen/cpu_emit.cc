@@ -204,7 +204,8 @@ class Emitter {
            ". Do not edit.\n//\n// Entry point: " + entry_name + "(" + signature() +
            ")\n// Buffers in signature order, row-major and contiguous at the sizes below; f16 and"
            "\n// bf16 elements are bit patterns in uint16_t. " + entry_name +
-           "_buffers takes the same\n// pointers as an array.\n" + cpu_build_comment() + "//\n" +
+           "_buffers takes the same\n// pointers as an array.\n" + cpu_threads_line(plan_.threads) + "\n" +
+           cpu_build_comment() + "//\n" +
            prefix_lines(to_string(plan_), "// ") + "\n";
   }
 

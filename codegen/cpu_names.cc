@@ -131,6 +131,11 @@ std::string cpu_omp_parallel(const CpuPlan& plan) {
   return "#pragma omp parallel" + (plan.threads > 0 ? " num_threads(" + std::to_string(plan.threads) + ")" : std::string()) + "\n";
 }
 
+std::string cpu_threads_line(int threads) {
+  if (threads > 0) return "// Threads: " + std::to_string(threads) + " (num_threads clauses)";
+  return "// Threads: OpenMP's default (every core, or OMP_NUM_THREADS)";
+}
+
 std::string cpu_build_comment() {
   return "// Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off\n"
          "//   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]\n"

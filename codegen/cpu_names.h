@@ -52,6 +52,11 @@ std::string cpu_omp_for(const CpuPlan& plan, int depth, bool in_region = false);
 std::string cpu_omp_for(int threads, int depth, bool in_region = false);
 std::string cpu_omp_parallel(const CpuPlan& plan);
 
+// The comment line of a generated file that says on how many threads it runs: "// Threads: 1
+// (num_threads clauses)" for `threads` > 0, "// Threads: OpenMP's default ..." for 0. `polyfuse run
+// --kernel-source` refuses a file whose line differs from its own run's (runtime/api/run_program.cc).
+std::string cpu_threads_line(int threads);
+
 // The comment lines of a generated file that say how to build it (what runtime/cpu does), the
 // flags every build gets included (runtime/cpu/cpu_module.cc: required_flags).
 std::string cpu_build_comment();

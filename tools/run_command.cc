@@ -196,8 +196,9 @@ Command add_run_command(CLI::App& parent) {
                 "bytes of each tensor");
   app->add_option("--kernel-source", options->kernel_source,
                   "Run this file (an edited copy of what 'compile --emit=cuda -o' wrote for the same -D and tile "
-                  "options, or of --emit=cpu with --target=cpu) in place of the generated code: same launch, inputs, "
-                  "reference check and emulator checks")
+                  "options, or of --emit=cpu with --target=cpu and the same --threads) in place of the generated code: "
+                  "same launch, inputs, reference check and emulator checks; refused when made for another launch "
+                  "or thread count")
       ->type_name("FILE");
   app->add_option("--sms", options->sms,
                   "Emulator (--backend=emu): the SMs of the emulated GPU, so that a persistent sm_90a kernel launches "

@@ -34,8 +34,9 @@ std::string line_starting(const std::string& source, const std::string& prefix) 
 }
 
 // The source to build: the generated one, or the request's edited copy of it, which must
-// be code for the request's target, define `entry` and (CUDA) be for the same launch
-// configuration (its "// Launch:" line); then the request's edit, if any.
+// be code for the request's target, define `entry` and be for the same launch configuration
+// (CUDA: its "// Launch:" line) or thread count (CPU: its "// Threads:" line); then the
+// request's edit, if any.
 std::string source_to_run(const RunRequest& request, const std::string& generated, const std::string& entry) {
   std::string source = generated;
   if (!request.kernel_source.empty()) {
@@ -52,6 +53,14 @@ std::string source_to_run(const RunRequest& request, const std::string& generate
       throw UserError(fmt::format("{} was generated for another launch configuration:\n  it says   {}\n  this run: {}\n"
                                   "compile and run with the same sizes and tile options",
                                   name, given, launch));
+    // The CPU target's thread count is in the code (num_threads clauses, blocks evened out over
+    // the threads): a file made for another count would run on it, not on this run's.
+    const std::string threads = line_starting(generated, "// Threads:");
+    const std::string given_threads = line_starting(request.kernel_source, "// Threads:");
+    if (request.target == Target::cpu && !given_threads.empty() && given_threads != threads)
+      throw UserError(fmt::format("{} was generated for another thread count:\n  it says   {}\n  this run: {}\n"
+                                  "compile and run with the same --threads",
+                                  name, given_threads, threads));
     if (request.kernel_source.find(" " + entry + "(") == std::string::npos)
       throw UserError(fmt::format("{} defines no kernel '{}' (the def's kernel)", name, entry));
     source = request.kernel_source;

@@ -187,6 +187,29 @@ TEST(Cli, RunsAnEditedKernelSource) {
       << cpu.err;
 }
 
+// The CPU target's thread count is in its code (num_threads clauses): `run --threads 1` of a
+// file compiled for every core would run on every core, so it is refused; the same count runs.
+TEST(Cli, RunsACpuKernelSourceOnlyAtItsThreadCount) {
+  const std::string sizes = "-D M=40 -D N=24 -D K=16 --target=cpu";
+  fs::path every_core = temp_dir() / "every_core.cpp", one = temp_dir() / "one_thread.cpp";
+  ASSERT_EQ(run("compile examples/gemm_bias_relu.tc " + sizes + " --emit=cpu -o '" + every_core.string() + "'").exit_code, 0);
+  ASSERT_EQ(run("compile examples/gemm_bias_relu.tc " + sizes + " --threads 1 --emit=cpu -o '" + one.string() + "'").exit_code,
+            0);
+  EXPECT_NE(polyfuse::testing::read_text_file(one.string()).find("\n// Threads: 1 (num_threads clauses)\n"),
+            std::string::npos);
+
+  Result same = run("run examples/gemm_bias_relu.tc " + sizes + " --threads 1 --kernel-source '" + one.string() + "'");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("check: ok"), std::string::npos) << same.out;
+  Result other = run("run examples/gemm_bias_relu.tc " + sizes + " --threads 1 --kernel-source '" + every_core.string() + "'");
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_NE(other.err.find("every_core.cpp was generated for another thread count:\n"
+                           "  it says   // Threads: OpenMP's default (every core, or OMP_NUM_THREADS)\n"
+                           "  this run: // Threads: 1 (num_threads clauses)\ncompile and run with the same --threads"),
+            std::string::npos)
+      << other.err;
+}
+
 // (The test's environment points POLYFUSE_CACHE_DIR into the build tree: tests/tools/CMakeLists.txt.)
 TEST(Cli, CacheInfoAndClear) {
   ASSERT_NE(std::getenv("POLYFUSE_CACHE_DIR"), nullptr) << "never clear the user's own cache";

@@ -20,6 +20,7 @@ namespace batch_in_middle_step0 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step0_buffers takes the same
 // pointers as an array.
+// Threads: OpenMP's default (every core, or OMP_NUM_THREADS)
 // Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
@@ -70,6 +71,7 @@ namespace batch_in_middle_step1 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step1_buffers takes the same
 // pointers as an array.
+// Threads: OpenMP's default (every core, or OMP_NUM_THREADS)
 // Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
@@ -123,6 +125,7 @@ namespace batch_in_middle_step2 {
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_batch_in_middle_step2_buffers takes the same
 // pointers as an array.
+// Threads: OpenMP's default (every core, or OMP_NUM_THREADS)
 // Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
