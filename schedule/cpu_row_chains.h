@@ -20,7 +20,9 @@
 //
 // The block: as many rows as fit half of L2 with a row of every tensor the chain touches by
 // rows (CpuRowChain::row_bytes), and at most M / (4 x threads) rows (the threads get 4 blocks
-// each; as for 8 threads when the plan's count is unset, so the code is the same on every machine).
+// each; as for 8 threads when the plan's count is unset, so the code is the same on every machine);
+// then evened out: the fewest rows that make a count of blocks that is a multiple of the threads,
+// so that each thread runs as many blocks.
 // A temporary that only the chain's stages touch, and that the first of them to touch it writes
 // whole, is a chain temporary (CpuStorage::chain_local, CpuRowChain::temporaries): each thread
 // keeps one block of its rows, indexed from the block's first row (softmax's e, a layer norm's d),

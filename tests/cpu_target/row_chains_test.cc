@@ -53,15 +53,17 @@ TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
   const CpuRowChain& chain = plan.row_chains.front();
   EXPECT_EQ(chain.first, 0u);
   EXPECT_EQ(chain.last, 3u);
-  EXPECT_EQ(chain.rows, 8) << "100 rows / (4 x 3 threads)";  // the L2 holds far more
-  EXPECT_NE(to_string(plan).find("row chain stage0..stage3: m < 100 in blocks of 8 rows"), std::string::npos)
+  // 100 rows / (4 x 3 threads) = 8 (the L2 holds far more): 13 blocks, evened out to 15 (5 a
+  // thread) of 7 rows
+  EXPECT_EQ(chain.rows, 7) << to_string(plan);
+  EXPECT_NE(to_string(plan).find("row chain stage0..stage3: m < 100 in blocks of 7 rows"), std::string::npos)
       << to_string(plan);
-  // e, written and read only in the chain, is a block of 8 rows per thread, not 100 x 37
+  // e, written and read only in the chain, is a block of 7 rows per thread, not 100 x 37
   EXPECT_EQ(chain.temporaries, std::vector<std::string>{"e"});
   EXPECT_EQ(plan.tensor("e").storage, CpuStorage::chain_local);
   const std::string code = emit_cpu(plan, program);
-  EXPECT_NE(code.find("for (int64_t m0 = 0; m0 < 100; m0 += 8) {"), std::string::npos) << code;
-  EXPECT_NE(code.find("alignas(64) static thread_local float e[8 * 37];"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int64_t m0 = 0; m0 < 100; m0 += 7) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("alignas(64) static thread_local float e[7 * 37];"), std::string::npos) << code;
   EXPECT_NE(code.find("reduce_row(RowReduction::sum, e + m * 37 - m0 * 37, 37)"), std::string::npos) << code;
   EXPECT_NE(code.find("for (int64_t m = m0; m < m0_end; ++m) {"), std::string::npos) << code;
   // the same bits as stage after stage, on 1 and 3 threads
@@ -73,6 +75,31 @@ TEST(RowChains, SoftmaxRunsRowBlockByRowBlockWithTheSameBits) {
 // A temporary that a stage after the chain reads (here by column: the chain ends before it) stays
 // whole; the one only the chain touches is the chain's (checked: with `t` the chain's as well, the
 // stage after the chain has no `t` to read, and the generated code does not build).
+// The blocks are evened out over the threads: each thread runs as many blocks of as many rows
+// (a layer norm at 1024 x 1024 on 2 threads: 63 rows fit half of L2, 17 blocks would give one
+// thread 567 rows and the other 457; 18 blocks of 57 rows give them 513 and 511).
+TEST(RowChains, BlocksAreEvenedOutOverTheThreads) {
+  const Program program = compile_text(
+      "def layernorm_rows(f32(M, N) X, f32(N) gamma, f32(N) beta) -> (f32(M, N) Y) {\n"
+      "  mean(m) +=! X(m, n) / N\n"
+      "  d(m, n) = X(m, n) - mean(m)\n"
+      "  var(m) +=! d(m, n) * d(m, n) / N\n"
+      "  Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n) + beta(n)\n}\n",
+      {{"M", 1024}, {"N", 1024}}, "layernorm_f32.tc");
+  for (int threads : {1, 2, 3, 4}) {
+    CpuScheduleOptions options;
+    options.threads = threads;
+    options.target.l2_bytes = 1 << 20;
+    const CpuPlan plan = plan_cpu(cpu_program(program, options), options);  // d inlined, as the bench's
+    ASSERT_EQ(plan.row_chains.size(), 1u) << to_string(plan);
+    const std::int64_t rows = plan.row_chains.front().rows, blocks = (1024 + rows - 1) / rows;
+    EXPECT_EQ(blocks % threads, 0) << threads << " threads, blocks of " << rows << " rows";
+    EXPECT_GE(rows * blocks, 1024);
+    EXPECT_LT(rows * (blocks - 1), 1024) << "every block has rows";
+    if (threads == 2) EXPECT_EQ(rows, 57) << to_string(plan);
+  }
+}
+
 TEST(RowChains, ATemporaryReadAfterTheChainStaysWhole) {
   const Program program = compile_text(R"(def f(f32(M, N) X) -> (f32(M, N) Y, f32(N, M) T) {
   mx(m) max=! X(m, n)

@@ -4,6 +4,7 @@
 // Buffers in signature order, row-major and contiguous at the sizes below; f16 and
 // bf16 elements are bit patterns in uint16_t. polyfuse_fcrelu_buffers takes the same
 // pointers as an array.
+// Threads: OpenMP's default (every core, or OMP_NUM_THREADS)
 // Build (as polyfuse run --target=cpu does): c++ -std=c++20 -O3 -march=native -fopenmp -ffp-contract=off
 //   [GCC: -fno-tree-loop-if-convert, else GCC 12.2 miscompiles zero-padded reads on AVX-512]
 //   -shared -fPIC -I<kernels/cpu/include> FILE.cpp libpolyfuse_kernels_cpu.a [-lmvec: x86-64]
