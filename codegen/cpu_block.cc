@@ -52,17 +52,23 @@ class BlockEmitter {
     code.entry = entry_;
     code.packed_b_argument = packed_b_argument_;
     code.pack_b = pack_;
+    code.thread_buffers = thread_buffers_;
     return code;
   }
 
  private:
   void line(const std::string& text) { body_ += "  " + text + "\n"; }
 
-  // A per-thread block buffer of `rows` x `cols` elements of `type`, declared once.
+  // A per-thread block buffer of `rows` x `cols` elements of `type`, declared once, and the
+  // pointer to it that the code uses, kept (cpu_emit.cc's `kept`: not the thread_local's address
+  // recomputed in every loop iteration).
   std::string block_buffer(const std::string& name, ElementType type) {
-    if (declared_.insert(name).second)
-      line("alignas(64) static thread_local " + cxx_element_type(type) + " " + name +
-           "[rows * cols];");
+    if (declared_.insert(name).second) {
+      const std::string storage = names_.variable(name + "_storage");
+      line("alignas(64) static thread_local " + cxx_element_type(type) + " " + storage + "[rows * cols];");
+      line(cxx_element_type(type) + "* const " + name + " = kept(" + storage + ");");
+      thread_buffers_ = true;
+    }
     return name;
   }
 
@@ -579,6 +585,7 @@ class BlockEmitter {
   std::string body_, entry_, packed_b_argument_;
   CpuSharedPack pack_;
   std::set<std::string> declared_, used_, written_;
+  bool thread_buffers_ = false;
   std::map<std::string, int> object_counts_;
   int scratch_count_ = 0;
 };

@@ -50,6 +50,7 @@ struct CpuBlockCode {
   // by two spaces), the packing of B, and the argument passing a block its panels.
   std::string entry, packed_b_argument;
   CpuSharedPack pack_b;
+  bool thread_buffers = false;  // per-thread block buffers, addressed through `kept` (cpu_emit.cc)
 };
 
 

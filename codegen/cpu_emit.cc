@@ -59,6 +59,19 @@ constexpr const char* kLineAligned =
     "  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});\n"
     "}\n\n";
 
+// The helper of per-thread buffers: a thread_local array's address is a call of __tls_get_addr in
+// a shared library, which GCC 12 makes again in every iteration of a loop that reads the array
+// (an f16 layer norm's one-pass arithmetic called it for every vector of 16 results), even through
+// a pointer initialised from it; a pointer the compiler cannot see through is computed once.
+constexpr const char* kKept =
+    "// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local\n"
+    "// array is a call in a shared library, otherwise made again in every loop iteration using it.\n"
+    "template <class T>\n"
+    "T* kept(T* p) {\n"
+    "  asm(\"\" : \"+r\"(p));\n"
+    "  return p;\n"
+    "}\n\n";
+
 // A thread's share of a parallel region, also without OpenMP (its pragmas then ignored).
 constexpr const char* kThreadShare =
     "#if !defined(_OPENMP)\n"
@@ -162,7 +175,8 @@ class Emitter {
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
            (loop_nests || border ? "#include \"polyfuse/cpu/reduce.h\"\n" : "") +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
-           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") + (needs_thread_share_ ? kThreadShare : "") +
+           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? kLineAligned : "") + (needs_kept_ ? kKept : "") +
+           (needs_thread_share_ ? kThreadShare : "") +
            (constants ? kPackedFrom : "") + (needs_filter_panel_ ? filter_panel_struct(border) : "") +
            (needs_constant_panels_ ? constant_panels_struct(border) : "") + (border ? kFiniteOutside : "") + blocks +
            "}  // namespace\n\n" +
@@ -273,8 +287,12 @@ class Emitter {
       const CpuTensor& tensor = plan_.tensor(name);
       std::int64_t row = 1;
       for (std::size_t d = 1; d < tensor.shape.size(); ++d) row *= tensor.shape[d];
-      calls += "    alignas(64) static thread_local " + cxx_element_type(tensor.type) + " " + names_.tensor(name) + "[" +
-               rows + " * " + std::to_string(row) + "];  // rows " + first + ".. of " + name + "\n";
+      // (the stages use a pointer, computed once: kKept)
+      const std::string storage = names_.variable(names_.tensor(name) + "_storage");
+      calls += "    alignas(64) static thread_local " + cxx_element_type(tensor.type) + " " + storage + "[" + rows + " * " +
+               std::to_string(row) + "];  // rows " + first + ".. of " + name + "\n";
+      calls += "    " + cxx_element_type(tensor.type) + "* const " + names_.tensor(name) + " = kept(" + storage + ");\n";
+      needs_kept_ = true;
     }
     const bool nests = std::any_of(plan_.stages.begin() + std::ptrdiff_t(chain.first),
                                    plan_.stages.begin() + std::ptrdiff_t(chain.last) + 1,
@@ -334,6 +352,7 @@ class Emitter {
       if (matmul.conv && matmul.conv->panel_per_block) per_block = &matmul;
     if (per_block) variables.filter_panel = names_.variable(names_.tensor(per_block->b.tensor) + "_panel");
     const CpuBlockCode code = emit_cpu_block(plan_, stage, names_, variables);
+    needs_kept_ = needs_kept_ || code.thread_buffers;
     const std::string function = stage.name + "_block";
     blocks += "// " + stage.name + " (" + statement_list(stage) +
               "): one rows x cols block of the output at (" +
@@ -565,6 +584,7 @@ class Emitter {
   bool needs_thread_share_ = false;
   bool needs_memory_ = false;
   bool needs_alignment_ = false;
+  bool needs_kept_ = false;  // per-thread buffers (kKept)
   bool needs_filter_panel_ = false;
   bool needs_constant_panels_ = false;
 };

@@ -128,7 +128,8 @@ class LoopNestEmitter {
     std::string element = fmt::format("{}[{}]", names_.tensor(access.tensor), offset(access, statement));
     const ElementType stored = names_.stored_type(access.tensor);
     if (is_integer(stored)) element = fmt::format("static_cast<float>({})", element);
-    else if (stored == ElementType::f16) element = fmt::format("f16_to_f32_inline({})", element);  // F16C where compiled for
+    else if (stored == ElementType::f16)  // F16C where compiled for; in vectorised terms, lanes
+      element = fmt::format("{}({})", vector_terms_ ? "f16_to_f32_lanes" : "f16_to_f32_inline", element);
     else if (stored != ElementType::f32) element = fmt::format("{}_to_f32({})", to_string(stored), element);
     const std::string inside = inside_condition(access, shape(tensor), names_.index);
     if (inside.empty()) return element;
@@ -387,7 +388,10 @@ class LoopNestEmitter {
         return text;
       }
       if (const std::string index = row_terms_index(statement); !index.empty()) {
-        text += indent + row_terms_reduction(statement, index, value) + "\n";
+        vector_terms_ = true;  // the terms: a loop the compiler vectorises
+        const std::string terms = expression(statement.expr, statement);
+        vector_terms_ = false;
+        text += indent + row_terms_reduction(statement, index, terms) + "\n";
         text += indent + store(statement.write, acc, statement) + "\n";
         close_loop();
         for (std::size_t i = 0; i < written; ++i) close_loop();
@@ -410,6 +414,9 @@ class LoopNestEmitter {
 
   const Program& program_;
   LoopNestNames names_;
+  // While the terms of a reduce_terms call are written: f16 reads by f16_to_f32_lanes, which the
+  // compiler vectorises (elsewhere F16C's one-element conversion is the cheaper).
+  mutable bool vector_terms_ = false;
 };
 
 }  // namespace

@@ -101,6 +101,32 @@ TEST(BulkConversion, NarrowingToBf16MatchesTheScalarConversion) {
                                  [](float v) { return f32_to_bf16(v); }, "bf16");
 }
 
+// f16_to_f32_lanes (the conversion of generated code's vectorised terms) in a loop the compiler
+// may vectorise, and one call at a time: the scalar conversion's bits for every pattern; and so
+// with denormal operands read as zero (x86-64's MXCSR.DAZ, as a host that flushes denormals sets
+// it): subnormal f16 values come out right, no subnormal f32 is an operand.
+TEST(BulkConversion, LanesConversionIsTheScalarConversionOnEveryPattern) {
+  const auto check = [](const char* how) {
+    std::vector<float> out(0x10000);
+    for (uint32_t i = 0; i < 0x10000; ++i) out[i] = f16_to_f32_lanes(static_cast<uint16_t>(i));
+    int differing = 0;
+    for (uint32_t i = 0; i < 0x10000; ++i) {
+      const float one = f16_to_f32_lanes(static_cast<uint16_t>(i)), scalar = f16_to_f32(static_cast<uint16_t>(i));
+      differing += bits_of(out[i]) != bits_of(scalar) || bits_of(one) != bits_of(scalar);
+    }
+    EXPECT_EQ(differing, 0) << how;
+  };
+  check("default floating-point environment");
+#if defined(__x86_64__) || defined(__i386__)
+  const unsigned saved = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(saved | 0x8040u);  // DAZ and FTZ
+  check("denormals as zero");
+  __builtin_ia32_ldmxcsr(saved);
+#endif
+  EXPECT_EQ(bits_of(f16_to_f32_lanes(uint16_t{0x0001})), 0x33800000u) << "the smallest subnormal, 2^-24";
+  EXPECT_EQ(bits_of(f16_to_f32_lanes(uint16_t{0xfc01})), 0xffc02000u) << "a signalling NaN, quieted";
+}
+
 // Signalling NaNs widen to quiet NaNs with their payload (what vcvtph2ps does).
 TEST(BulkConversion, WidenedNansAreQuietWithTheirPayload) {
   EXPECT_EQ(bits_of(f16_to_f32(uint16_t{0x7c01})), 0x7fc02000u);

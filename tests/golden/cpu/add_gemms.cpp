@@ -34,18 +34,28 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0, S1, S2): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, const uint16_t* E, const uint16_t* F, uint16_t* D, int64_t m0, int64_t n0) {
   // main S0: C1(m, n) +=! A(m, k) * B(k, n)
-  alignas(64) static thread_local float C1[rows * cols];
+  alignas(64) static thread_local float C1_storage[rows * cols];
+  float* const C1 = kept(C1_storage);
   // first touch: C1 := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f16, .accumulate = false});
   S0_main(A + m0 * 64, B + n0, C1, 64, 64, cols);
   // main S1: C2(m, n) +=! E(m, k) * F(k, n)
-  alignas(64) static thread_local float C2[rows * cols];
+  alignas(64) static thread_local float C2_storage[rows * cols];
+  float* const C2 = kept(C2_storage);
   // first touch: C2 := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S1_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,

@@ -44,11 +44,20 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage2 (S0, S1): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>
 void stage2_block(const float* bias, float* O, const float* F_packed, const float* I_pixels, int64_t n, int64_t h, int64_t g, int64_t w0, int64_t k0) {
   // main S0: Y(n, h, w, g, k) +=! I(n, h + r - 1, w + s - 1, g, c) * F(g, k, r, s, c) where I = 0 outside
-  alignas(64) static thread_local float Y_f32[rows * cols];
+  alignas(64) static thread_local float Y_f32_storage[rows * cols];
+  float* const Y_f32 = kept(Y_f32_storage);
   // last touch S1 in the BRGEMM's epilogue (+ bias along n, relu, in registers before the store): Y's block is pixel-major in a block buffer, transposed into O's
   // first touch: Y := 0, fused into the BRGEMM (accumulate = false)
   // main: one BRGEMM over 3 x 3 taps, r its outer batch (A 315, B 105 elements apart) and s its batch (A 1, B 35 apart), 5 channels each; pixel-major: A's channels 21 elements apart, the pixels in vectors

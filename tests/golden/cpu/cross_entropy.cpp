@@ -46,11 +46,20 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage2 (S2): one rows x cols block of the output at (m0).
 template <int64_t rows, int64_t cols>
 void stage2_block(const float* mx, const float* s, float* lse, int64_t m0) {
   // S2: lse(m) = mx(m) + log(s(m))
-  alignas(64) static thread_local float S2_t0[rows * cols];
+  alignas(64) static thread_local float S2_t0_storage[rows * cols];
+  float* const S2_t0 = kept(S2_t0_storage);
   static const Unary S2_log({.m = 1, .n = cols, .op = UnaryOp::log,
       .in = {Layout::row_major, DType::f32, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
@@ -72,7 +81,8 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const s = line_aligned(s_storage.data());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 411776 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
-    alignas(64) static thread_local float lse[64 * 1];  // rows m0.. of lse
+    alignas(64) static thread_local float lse_storage[64 * 1];  // rows m0.. of lse
+    float* const lse = kept(lse_storage);
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum

@@ -40,6 +40,14 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0.A, S0.B): one rows x cols block of the output at (m0, k0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* scale, const uint16_t* B, float* S0_A, float* S0_B, int64_t m0, int64_t k0) {
@@ -60,7 +68,8 @@ void stage0_block(const uint16_t* A, const uint16_t* scale, const uint16_t* B, f
 template <int64_t rows, int64_t cols>
 void stage1_block(uint16_t* C, const float* S0_A, const float* S0_B, int64_t m0, int64_t n0) {
   // main S0: C(m, n) +=! A(m, k) * scale(k) * B(k, n)
-  alignas(64) static thread_local float C_f32[rows * cols];
+  alignas(64) static thread_local float C_f32_storage[rows * cols];
+  float* const C_f32 = kept(C_f32_storage);
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,

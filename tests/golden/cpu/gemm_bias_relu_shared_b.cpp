@@ -34,6 +34,14 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 #if !defined(_OPENMP)
 // Without OpenMP a parallel region is the calling thread alone.
 int omp_get_thread_num() { return 0; }
@@ -44,7 +52,8 @@ int omp_get_num_threads() { return 1; }
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* bias, uint16_t* D, int64_t m0, int64_t n0, const char* stage0_B_packed) {
   // main S0: C(m, n) +=! A(m, k) * B(k, n)
-  alignas(64) static thread_local float C[rows * cols];
+  alignas(64) static thread_local float C_storage[rows * cols];
+  float* const C = kept(C_storage);
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   // main: the reduction in 2 slices of kc = 32, the BRGEMM batch
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 32, .batch = 2,

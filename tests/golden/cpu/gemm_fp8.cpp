@@ -32,18 +32,28 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0, S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint8_t* A, const uint8_t* B, const float* sa, const float* sb, const uint16_t* bias, uint16_t* D, int64_t m0, int64_t n0) {
   // main S0: C(m, n) +=! A(m, k) * B(n, k)
-  alignas(64) static thread_local float C[rows * cols];
+  alignas(64) static thread_local float C_storage[rows * cols];
+  float* const C = kept(C_storage);
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::col_major, .c_layout = Layout::row_major,
       .dtype = DType::e4m3, .accumulate = false});
   S0_main(A + m0 * 64, B + n0 * 64, C, 64, 64, cols);
   // last touch S1: D(m, n) = relu(C(m, n) * sa(m) * sb(n) + bias(n))
-  alignas(64) static thread_local float S1_t0[rows * cols];
+  alignas(64) static thread_local float S1_t0_storage[rows * cols];
+  float* const S1_t0 = kept(S1_t0_storage);
   static const Binary S1_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},

@@ -51,6 +51,14 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, int64_t n0) {
@@ -99,7 +107,8 @@ extern "C" void polyfuse_gemm_softmax(const uint16_t* A, const uint16_t* B, uint
   // stage1..stage4: a row chain (S1, S2, S3, S4), each block of 2 rows through every stage in turn
   #pragma omp parallel for schedule(static)
   for (int64_t m0 = 0; m0 < 64; m0 += 2) {
-    alignas(64) static thread_local float e[2 * 64];  // rows m0.. of e
+    alignas(64) static thread_local float e_storage[2 * 64];  // rows m0.. of e
+    float* const e = kept(e_storage);
     const int64_t m0_end = m0 + 2 < 64 ? m0 + 2 : 64;
     // stage1: S1, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum

@@ -52,11 +52,20 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0, S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, const uint16_t* bias, float* X, int64_t m0, int64_t n0) {
   // main S0: C(m, n) +=! A(m, k) * B(k, n)
-  alignas(64) static thread_local float C[rows * cols];
+  alignas(64) static thread_local float C_storage[rows * cols];
+  float* const C = kept(C_storage);
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
@@ -76,24 +85,28 @@ void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, cons
   // S5: Y(m, n) = (X(m, n) - mean(m)) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
   const float* const X_block = X + m0 * 64 + n0;
   const float* const mean_block = mean + m0;
-  alignas(64) static thread_local float S5_t0[rows * cols];
+  alignas(64) static thread_local float S5_t0_storage[rows * cols];
+  float* const S5_t0 = kept(S5_t0_storage);
   static constexpr float S5_c = 1e-05f;
   static const Binary S5_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
   S5_add_rsqrt(var + m0, &S5_c, S5_t0, 1, 1, 1);
-  alignas(64) static thread_local float S5_t1[rows * cols];
+  alignas(64) static thread_local float S5_t1_storage[rows * cols];
+  float* const S5_t1 = kept(S5_t1_storage);
   static const Unary S5_widen({.m = 1, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S5_widen(gamma + n0, S5_t1, 1, cols);
-  alignas(64) static thread_local float S5_t2[rows * cols];
+  alignas(64) static thread_local float S5_t2_storage[rows * cols];
+  float* const S5_t2 = kept(S5_t2_storage);
   static const Unary S5_widen_2({.m = 1, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S5_widen_2(beta + n0, S5_t2, 1, cols);
-  alignas(64) static thread_local float S5_t3[rows * cols];
+  alignas(64) static thread_local float S5_t3_storage[rows * cols];
+  float* const S5_t3 = kept(S5_t3_storage);
   for (int64_t row = 0; row < rows; ++row)  // the arithmetic, one pass
     for (int64_t col = 0; col < cols; ++col)
       S5_t3[row * cols + col] = ((((X_block[row * 64 + col] - mean_block[row]) * S5_t0[row]) * S5_t1[col]) + S5_t2[col]);

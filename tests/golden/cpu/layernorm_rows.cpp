@@ -47,6 +47,14 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage1 (S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage1_block(const uint16_t* X, const float* mean, float* d, int64_t m0, int64_t n0) {
@@ -63,24 +71,28 @@ template <int64_t rows, int64_t cols>
 void stage3_block(const uint16_t* gamma, const uint16_t* beta, uint16_t* Y, const float* d, const float* var, int64_t m0, int64_t n0) {
   // S3: Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-05) * gamma(n) + beta(n)
   const float* const d_block = d + n0;
-  alignas(64) static thread_local float S3_t0[rows * cols];
+  alignas(64) static thread_local float S3_t0_storage[rows * cols];
+  float* const S3_t0 = kept(S3_t0_storage);
   static constexpr float S3_c = 1e-05f;
   static const Binary S3_add_rsqrt({.m = rows, .n = 1, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},
       .in1 = {Layout::row_major, DType::f32, Broadcast::scalar},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::rsqrt});
   S3_add_rsqrt(var + m0, &S3_c, S3_t0, 1, 1, 1);
-  alignas(64) static thread_local float S3_t1[rows * cols];
+  alignas(64) static thread_local float S3_t1_storage[rows * cols];
+  float* const S3_t1 = kept(S3_t1_storage);
   static const Unary S3_widen({.m = 1, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S3_widen(gamma + n0, S3_t1, 1, cols);
-  alignas(64) static thread_local float S3_t2[rows * cols];
+  alignas(64) static thread_local float S3_t2_storage[rows * cols];
+  float* const S3_t2 = kept(S3_t2_storage);
   static const Unary S3_widen_2({.m = 1, .n = cols, .op = UnaryOp::identity,
       .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
   S3_widen_2(beta + n0, S3_t2, 1, cols);
-  alignas(64) static thread_local float S3_t3[rows * cols];
+  alignas(64) static thread_local float S3_t3_storage[rows * cols];
+  float* const S3_t3 = kept(S3_t3_storage);
   for (int64_t row = 0; row < rows; ++row)  // the arithmetic, one pass
     for (int64_t col = 0; col < cols; ++col)
       S3_t3[row * cols + col] = (((d_block[row * 64 + col] * S3_t0[row]) * S3_t1[col]) + S3_t2[col]);
@@ -100,7 +112,8 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
   float* const var = line_aligned(var_storage.data());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 561152 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
-    alignas(64) static thread_local float d[64 * 64];  // rows m0.. of d
+    alignas(64) static thread_local float d_storage[64 * 64];  // rows m0.. of d
+    float* const d = kept(d_storage);
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
@@ -108,7 +121,7 @@ extern "C" void polyfuse_layernorm_rows(const uint16_t* X, const uint16_t* gamma
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (f16_to_f32_inline(X[m * 64 + n]) / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
+          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return (f16_to_f32_lanes(X[m * 64 + n]) / 64.0f); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
           mean[m] = acc;
         }
       }

@@ -45,18 +45,28 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0, S1): one rows x cols block of the output at (m0, h0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* X, const uint16_t* W1, const uint16_t* b1, uint16_t* A, int64_t m0, int64_t h0) {
   // main S0: T(m, h) +=! X(m, k) * W1(k, h)
-  alignas(64) static thread_local float T[rows * cols];
+  alignas(64) static thread_local float T_storage[rows * cols];
+  float* const T = kept(T_storage);
   // first touch: T := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f16, .accumulate = false});
   S0_main(X + m0 * 64, W1 + h0, T, 64, 2, cols);
   // last touch S1: A(m, h) = f16(relu(T(m, h) + b1(h)))
-  alignas(64) static thread_local float S1_t0[rows * cols];
+  alignas(64) static thread_local float S1_t0_storage[rows * cols];
+  float* const S1_t0 = kept(S1_t0_storage);
   static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
       .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
       .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
@@ -72,7 +82,8 @@ void stage0_block(const uint16_t* X, const uint16_t* W1, const uint16_t* b1, uin
 template <int64_t rows, int64_t cols>
 void stage1_block(const uint16_t* W2, const uint16_t* b2, uint16_t* Y, const uint16_t* A, int64_t m0, int64_t n0) {
   // main S2: Z(m, n) +=! A(m, h) * W2(h, n)
-  alignas(64) static thread_local float Z[rows * cols];
+  alignas(64) static thread_local float Z_storage[rows * cols];
+  float* const Z = kept(Z_storage);
   // first touch: Z := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S2_main({.m = rows, .n = cols, .k = 2,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,

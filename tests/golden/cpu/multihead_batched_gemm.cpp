@@ -27,11 +27,20 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0): one rows x cols block of the output at (b, h, m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* Q, const uint16_t* W, uint16_t* C, int64_t b, int64_t h, int64_t m0, int64_t n0) {
   // main S0: C(b, h, m, n) +=! Q(b, h, m, k) * W(b, h, k, n)
-  alignas(64) static thread_local float C_f32[rows * cols];
+  alignas(64) static thread_local float C_f32_storage[rows * cols];
+  float* const C_f32 = kept(C_f32_storage);
   // first touch: C := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,

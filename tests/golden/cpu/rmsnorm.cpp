@@ -46,6 +46,14 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, int64_t n0) {
@@ -61,8 +69,10 @@ void stage0_block(const uint16_t* A, const uint16_t* B, float* C, int64_t m0, in
 template <int64_t rows, int64_t cols>
 void stage2_block(const uint16_t* gamma, uint16_t* Y, const float* C, const float* ss, int64_t m0, int64_t n0) {
   // S2: Y(m, n) = C(m, n) * rsqrt(ss(m) / 64 + 1e-06) * gamma(n)
-  alignas(64) static thread_local float S2_t0[rows * cols];
-  alignas(64) static thread_local float S2_t1[rows * cols];
+  alignas(64) static thread_local float S2_t0_storage[rows * cols];
+  float* const S2_t0 = kept(S2_t0_storage);
+  alignas(64) static thread_local float S2_t1_storage[rows * cols];
+  float* const S2_t1 = kept(S2_t1_storage);
   static constexpr float S2_c = 64.0f;
   static const Binary S2_div({.m = rows, .n = 1, .op = BinaryOp::div,
       .in0 = {Layout::row_major, DType::f32, Broadcast::col_vector},

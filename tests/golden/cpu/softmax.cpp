@@ -45,6 +45,14 @@ T* line_aligned(T* p) {
   return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage1 (S1): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage1_block(const uint16_t* X, const float* mx, float* e, int64_t m0, int64_t n0) {
@@ -77,7 +85,8 @@ extern "C" void polyfuse_softmax(const uint16_t* X, uint16_t* Y) {
   float* const s = line_aligned(s_storage.data());
   // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 536576 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
-    alignas(64) static thread_local float e[64 * 64];  // rows m0.. of e
+    alignas(64) static thread_local float e_storage[64 * 64];  // rows m0.. of e
+    float* const e = kept(e_storage);
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum

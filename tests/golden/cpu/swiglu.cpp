@@ -33,25 +33,36 @@ namespace {
 
 using namespace polyfuse::cpu;
 
+// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
+// array is a call in a shared library, otherwise made again in every loop iteration using it.
+template <class T>
+T* kept(T* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 // stage0 (S0, S1, S2): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
 void stage0_block(const uint16_t* X, const uint16_t* Wg, const uint16_t* Wu, uint16_t* H, int64_t m0, int64_t n0) {
   // main S0: G(m, n) +=! X(m, k) * Wg(k, n)
-  alignas(64) static thread_local float G[rows * cols];
+  alignas(64) static thread_local float G_storage[rows * cols];
+  float* const G = kept(G_storage);
   // first touch: G := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S0_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f16, .accumulate = false});
   S0_main(X + m0 * 64, Wg + n0, G, 64, 64, cols);
   // main S1: U(m, n) +=! X(m, k) * Wu(k, n)
-  alignas(64) static thread_local float U[rows * cols];
+  alignas(64) static thread_local float U_storage[rows * cols];
+  float* const U = kept(U_storage);
   // first touch: U := 0, fused into the BRGEMM (accumulate = false)
   static const Brgemm S1_main({.m = rows, .n = cols, .k = 64,
       .a_layout = Layout::row_major, .b_layout = Layout::row_major, .c_layout = Layout::row_major,
       .dtype = DType::f16, .accumulate = false});
   S1_main(X + m0 * 64, Wu + n0, U, 64, 64, cols);
   // last touch S2: H(m, n) = silu(G(m, n)) * U(m, n)
-  alignas(64) static thread_local float S2_t0[rows * cols];
+  alignas(64) static thread_local float S2_t0_storage[rows * cols];
+  float* const S2_t0 = kept(S2_t0_storage);
   static const Unary S2_silu({.m = rows, .n = cols, .op = UnaryOp::silu,
       .in = {Layout::row_major, DType::f32, Broadcast::matrix},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});

@@ -76,6 +76,29 @@ static inline float f16_to_f32_inline(uint16_t bits) {
 #endif
 }
 
+// f16_to_f32 again, in integer and f32 operations with no branch and no select: for loops the
+// compiler vectorises (generated code's reduce_terms, 32 terms a loop), where _cvtsh_ss is one
+// element a conversion: an f16 layer norm's mean(m) +=! X(m, n) / N at 1024 x 1024 on one AVX-512
+// core 0.37 -> 0.13 ms. (Masks, not `?:`: generated code is built with -fno-tree-loop-if-convert.)
+// Normal: the exponent rebiased by 112; subnormal (exponent 0, zero too): the mantissa converted
+// exactly and scaled by 2^-24 (no subnormal f32 operand, so DAZ cannot change it); infinity and
+// NaN: quieted as above. Checked against f16_to_f32 for all 65,536 patterns (tests/kernels_cpu).
+static inline float f16_to_f32_lanes(uint16_t bits) {
+  const uint32_t h = bits, sign = (h & 0x8000u) << 16, magnitude = h & 0x7fffu, exponent = magnitude >> 10;
+  const uint32_t normal = (magnitude << 13) + (112u << 23);
+  const float subnormal = static_cast<float>(static_cast<int32_t>(magnitude)) * 0x1p-24f;
+  uint32_t subnormal_bits;
+  std::memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
+  const uint32_t special = (magnitude << 13) | 0x7f800000u | (static_cast<uint32_t>((magnitude & 0x3ffu) != 0) << 22);
+  const uint32_t is_subnormal = 0u - static_cast<uint32_t>(exponent == 0);
+  const uint32_t is_special = 0u - static_cast<uint32_t>(exponent == 31);
+  const uint32_t out =
+      (subnormal_bits & is_subnormal) | (special & is_special) | (normal & ~(is_subnormal | is_special)) | sign;
+  float value;
+  std::memcpy(&value, &out, sizeof value);
+  return value;
+}
+
 // FP8 -> f32, exact (fp8.h's to_f32, by a 256-entry table); f32 -> FP8 as fp8.h's from_f32
 // (cvt.rn.satfinite: nearest even, saturating at the largest finite value).
 float e4m3_to_f32(uint8_t code);
