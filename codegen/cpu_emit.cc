@@ -12,6 +12,7 @@
 #include "frontend/diagnostics.h"
 #include "schedule/cpu_first_touch.h"
 #include "schedule/cpu_inline.h"
+#include "schedule/cpu_outline.h"
 #include "schedule/cpu_parallel_stages.h"
 
 namespace polyfuse {
@@ -596,7 +597,8 @@ std::string cpu_entry_name(const std::string& def) { return "polyfuse_" + def; }
 std::string emit_cpu(const CpuPlan& plan, const Program& program) { return Emitter(plan, program).run(); }
 
 Program cpu_program(const Program& program, const CpuScheduleOptions& options) {
-  return options.inline_temporaries ? inline_cheap_temporaries(program) : program;
+  const Program inlined = options.inline_temporaries ? inline_cheap_temporaries(program) : program;
+  return options.outline_transcendental_terms ? outline_transcendental_terms(inlined) : inlined;
 }
 
 std::string emit_cpu(const Program& source, const CpuScheduleOptions& options) {

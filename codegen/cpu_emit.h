@@ -36,7 +36,9 @@ std::string cpu_entry_name(const std::string& def);
 std::string emit_cpu(const Program& program, const CpuScheduleOptions& options = {});
 
 // The program the CPU target compiles for `program`: its cheap temporaries inlined
-// (schedule/cpu_inline.h) unless options.inline_temporaries is off. emit_cpu(program, options)
+// (schedule/cpu_inline.h) unless options.inline_temporaries is off, then the transcendental
+// terms of its row reductions outlined (schedule/cpu_outline.h) unless
+// options.outline_transcendental_terms is off. emit_cpu(program, options)
 // and `--emit=schedule --target=cpu` start from it.
 Program cpu_program(const Program& program, const CpuScheduleOptions& options);
 

@@ -355,6 +355,9 @@ struct CpuScheduleOptions {
   // Cheap f32 temporaries computed where they are read (schedule/cpu_inline.h: a layer norm's
   // d = X - mean); off: stored and read back (tests compare bits).
   bool inline_temporaries = true;
+  // Transcendental terms of row reductions computed on vectors first (schedule/cpu_outline.h:
+  // a log-sum-exp's exp(X - mx)); off: the scalar function in the reduction's loop (tests compare).
+  bool outline_transcendental_terms = true;
   // A convolution's taps that read only the zero border skipped per block where the filter is
   // finite there (schedule/cpu_conv_border.h); off: every tap (tests compare).
   bool skip_border_taps = true;

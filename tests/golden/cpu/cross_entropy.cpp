@@ -17,14 +17,17 @@
 //     mx: temporary f32 [64], full temporary
 //     s: temporary f32 [64], full temporary
 //     lse: temporary f32 [64], chain temporary
-//   row chain stage0..stage3: m < 64 in blocks of 64 rows, each through every stage in turn (528 bytes a row: what a stage writes, the next reads from L2), one thread (411776 flops, below the parallel threshold); lse only a block of rows (per thread)
+//     S1_exp: temporary f32 [64, 64], chain temporary
+//   row chain stage0..stage4: m < 64 in blocks of 64 rows, each through every stage in turn (784 bytes a row: what a stage writes, the next reads from L2), one thread (542848 flops, below the parallel threshold); lse, S1_exp only a block of rows (per thread)
 //     stage0: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S0: mx(m) max=! X(m, n)
-//     stage1: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
-//       S1: s(m) +=! exp(X(m, n) - mx(m))
-//     stage2: the block's rows (a value per row)
+//     stage1: the block's rows, n < 64 in blocks of 64
+//       pointwise S1_exp: S1_exp(m, n) = exp(X(m, n) - mx(m))
+//     stage2: loop nest over the block's rows (not a matmul: the right-hand side is not a product)
+//       S1: s(m) +=! S1_exp(m, n)
+//     stage3: the block's rows (a value per row)
 //       pointwise S2: lse(m) = mx(m) + log(s(m))
-//     stage3: loop nest over the block's rows (not a matmul: the result has fewer than two dimensions)
+//     stage4: loop nest over the block's rows (not a matmul: the result has fewer than two dimensions)
 //       S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
 
 #include <cmath>
@@ -54,9 +57,20 @@ T* kept(T* p) {
   return p;
 }
 
-// stage2 (S2): one rows x cols block of the output at (m0).
+// stage1 (S1_exp): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>
-void stage2_block(const float* mx, const float* s, float* lse, int64_t m0) {
+void stage1_block(const float* X, const float* mx, float* t_S1_exp, int64_t m0, int64_t n0) {
+  // S1_exp: S1_exp(m, n) = exp(X(m, n) - mx(m))
+  static const Binary S1_exp_sub_exp({.m = rows, .n = cols, .op = BinaryOp::sub,
+      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
+      .out = {Layout::row_major, DType::f32, Broadcast::matrix}, .post = UnaryOp::exp});
+  S1_exp_sub_exp(X + m0 * 64 + n0, mx + m0, t_S1_exp + n0, 64, 1, 64);
+}
+
+// stage3 (S2): one rows x cols block of the output at (m0).
+template <int64_t rows, int64_t cols>
+void stage3_block(const float* mx, const float* s, float* lse, int64_t m0) {
   // S2: lse(m) = mx(m) + log(s(m))
   alignas(64) static thread_local float S2_t0_storage[rows * cols];
   float* const S2_t0 = kept(S2_t0_storage);
@@ -79,10 +93,12 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
   float* const mx = line_aligned(mx_storage.data());
   std::vector<float> s_storage(64 + 16);
   float* const s = line_aligned(s_storage.data());
-  // stage0..stage3: a row chain (S0, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 411776 flops, below the parallel threshold)
+  // stage0..stage4: a row chain (S0, S1_exp, S1, S2, S3), each block of 64 rows through every stage in turn (one thread: 542848 flops, below the parallel threshold)
   for (int64_t m0 = 0; m0 < 64; m0 += 64) {
     alignas(64) static thread_local float lse_storage[64 * 1];  // rows m0.. of lse
     float* const lse = kept(lse_storage);
+    alignas(64) static thread_local float t_S1_exp_storage[64 * 64];  // rows m0.. of S1_exp
+    float* const t_S1_exp = kept(t_S1_exp_storage);
     const int64_t m0_end = m0 + 64 < 64 ? m0 + 64 : 64;
     // stage0: S0, a loop nest over the block's rows
     {  // not a matmul: it is a max reduction ('max=!'), not a sum
@@ -95,20 +111,22 @@ extern "C" void polyfuse_cross_entropy(const float* X, const float* T, float* lo
         }
       }
     }
-    // stage1: S1, a loop nest over the block's rows
+    // stage1: S1_exp on the block's rows
+    stage1_block<64, 64>(X, mx, t_S1_exp, 0, 0);
+    // stage2: S1, a loop nest over the block's rows
     {  // not a matmul: the right-hand side is not a product
-      // S1: s(m) +=! exp(X(m, n) - mx(m))
+      // S1: s(m) +=! S1_exp(m, n)
       for (int64_t m = m0; m < m0_end; ++m) {
         {
           float acc = 0.0f;
-          acc += reduce_terms<RowReduction::sum>(64, [&](int64_t n) { return apply(UnaryOp::exp, (X[m * 64 + n] - mx[m])); });  // reduced where computed, on vectors (kernels/cpu's reduce_terms)
+          acc += reduce_row(RowReduction::sum, t_S1_exp + m * 64 - m0 * 64, 64);  // the row on vectors (kernels/cpu's reduce_row)
           s[m] = acc;
         }
       }
     }
-    // stage2: S2 on the block's rows
-    stage2_block<1, 64>(mx, s, lse, 0);
-    // stage3: S3, a loop nest over the block's rows
+    // stage3: S2 on the block's rows
+    stage3_block<1, 64>(mx, s, lse, 0);
+    // stage4: S3, a loop nest over the block's rows
     {  // not a matmul: the result has fewer than two dimensions
       // S3: loss(m) +=! T(m, n) * (lse(m) - X(m, n))
       for (int64_t m = m0; m < m0_end; ++m) {
