@@ -163,6 +163,24 @@ void store_row(DType dtype, void* out, int64_t at, int64_t step, int64_t len, co
   for (int64_t i = 0; i < len; ++i) store(dtype, out, at + i * step, z[i]);
 }
 
+// Whether types.h converts `from` to `to` in bulk (f32 to and from f16 and bf16).
+bool bulk_conversion(DType from, DType to) {
+  const auto narrow = [](DType t) { return t == DType::f16 || t == DType::bf16; };
+  return (from == DType::f32 && narrow(to)) || (narrow(from) && to == DType::f32);
+}
+
+// `n` contiguous elements of `from` (dtype `from_type`) converted into `to` (bulk_conversion).
+void convert_line(DType from_type, const void* from, DType to_type, void* to, int64_t n) {
+  if (to_type == DType::f32) {
+    const auto* bits = static_cast<const uint16_t*>(from);
+    if (from_type == DType::f16) f16_to_f32(bits, n, static_cast<float*>(to));
+    else bf16_to_f32(bits, n, static_cast<float*>(to));
+    return;
+  }
+  if (to_type == DType::f16) f32_to_f16(static_cast<const float*>(from), n, static_cast<uint16_t*>(to));
+  else f32_to_bf16(static_cast<const float*>(from), n, static_cast<uint16_t*>(to));
+}
+
 // A unary op applied to whole row pieces by vector_math.h rather than element by element.
 struct RowOp {
   UnaryOp op;
@@ -348,6 +366,15 @@ void Unary::operator()(const void* in, void* out, int64_t ld_in, int64_t ld_out)
     const std::size_t out_step = static_cast<std::size_t>(ld_out * dtype_size(c.out.dtype));
     for (int64_t line = 0; line < lines; ++line)
       std::memmove(static_cast<char*>(out) + line * out_step, static_cast<const char*>(in) + line * in_step, bytes);
+    return;
+  }
+  if (c.op == UnaryOp::identity && c.in.broadcast == Broadcast::matrix && c.in.layout == c.out.layout &&
+      bulk_conversion(c.in.dtype, c.out.dtype)) {  // a conversion: line by line, no copy between
+    const bool rows = c.in.layout == Layout::row_major;
+    const int64_t lines = rows ? c.m : c.n, length = rows ? c.n : c.m;
+    for (int64_t line = 0; line < lines; ++line)
+      convert_line(c.in.dtype, static_cast<const char*>(in) + line * ld_in * dtype_size(c.in.dtype), c.out.dtype,
+                   static_cast<char*>(out) + line * ld_out * dtype_size(c.out.dtype), length);
     return;
   }
   const Strided o = strided(c.out, out, ld_out);
