@@ -216,6 +216,44 @@ TEST(Binary, EveryIsaPathGivesTheSameBits) {
   else ::unsetenv("POLYFUSE_CPU_ISA");
 }
 
+// f16 and bf16 operands and outputs run the f32 rows' code on the widened operands (converted
+// once, then the same vector path, the post in the same pass): the bits of the f32 Binary on the
+// widened values, rounded once to the output's dtype.
+TEST(Binary, NarrowOperandsGiveTheF32PathsBitsRoundedOnce) {
+  const int64_t m = 5, n = 45;
+  std::mt19937 rng(11);
+  for (DType narrow : {DType::f16, DType::bf16})
+    for (BinaryOp op : {BinaryOp::sub, BinaryOp::div, BinaryOp::max})
+      for (Broadcast second : {Broadcast::matrix, Broadcast::col_vector, Broadcast::row_vector})
+        for (UnaryOp post : {UnaryOp::identity, UnaryOp::exp, UnaryOp::gelu})
+          for (DType out_type : {DType::f32, narrow}) {
+            SCOPED_TRACE(std::string(to_string(narrow)) + " " + to_string(op) + " " + std::to_string(int(second)) + " " +
+                         to_string(post) + " -> " + to_string(out_type));
+            BinaryConfig cfg;
+            cfg.m = m, cfg.n = n, cfg.op = op, cfg.post = post;
+            cfg.in0 = {Layout::row_major, narrow, Broadcast::matrix};
+            cfg.in1 = {Layout::row_major, DType::f32, second};
+            cfg.out = {Layout::row_major, out_type, Broadcast::matrix};
+            const int64_t ld1 = second == Broadcast::matrix ? n : 1;
+            Buffer x = random_buffer(narrow, m * n, rng);
+            Buffer y = random_buffer(DType::f32, second == Broadcast::matrix ? m * n : second == Broadcast::col_vector ? m : n, rng);
+            Buffer got = random_buffer(out_type, m * n, rng);
+            Binary{cfg}(x.data(), y.data(), got.data(), n, ld1, n);
+            BinaryConfig wide = cfg;  // the same operation on the widened values, into f32
+            wide.in0.dtype = DType::f32, wide.out.dtype = DType::f32;
+            std::vector<float> want(static_cast<size_t>(m * n));
+            Binary{wide}(x.values.data(), y.data(), want.data(), n, ld1, n);
+            for (size_t i = 0; i < want.size(); ++i) {
+              const float rounded = out_type == DType::f32 ? want[i]
+                                    : out_type == DType::f16 ? f16_to_f32(f32_to_f16(want[i]))
+                                                             : bf16_to_f32(f32_to_bf16(want[i]));
+              ASSERT_EQ(std::bit_cast<uint32_t>(stored_value(out_type, got.data(), static_cast<int64_t>(i))),
+                        std::bit_cast<uint32_t>(rounded))
+                  << "at " << i;
+            }
+          }
+}
+
 TEST(Unary, InPlaceReluOnABlock) {
   UnaryConfig cfg;
   cfg.m = 32, cfg.n = 32, cfg.op = UnaryOp::relu;
