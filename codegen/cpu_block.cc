@@ -60,7 +60,7 @@ class BlockEmitter {
   void line(const std::string& text) { body_ += "  " + text + "\n"; }
 
   // A per-thread block buffer of `rows` x `cols` elements of `type`, declared once, and the
-  // pointer to it that the code uses, kept (cpu_emit.cc's `kept`: not the thread_local's address
+  // pointer to it that the code uses, kept (cpu_helpers.h's `kept`: not the thread_local's address
   // recomputed in every loop iteration).
   std::string block_buffer(const std::string& name, ElementType type) {
     if (declared_.insert(name).second) {
