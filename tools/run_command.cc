@@ -32,6 +32,7 @@ struct RunOptions {
   std::string def;
   std::string backend = "auto";
   std::uint64_t seed = 1;
+  std::vector<std::string> input_ranges;  // --input-range NAME=LOW:HIGH
   int repeat = 20;
   bool stats = false;
   std::string kernel_source;  // --kernel-source FILE
@@ -99,9 +100,43 @@ class EmulatorProgress {
   EmulatorProgress& operator=(const EmulatorProgress&) = delete;
 };
 
+// --input-range NAME=LOW:HIGH, each: the interval of NAME's random values.
+reference::ValueRanges parse_input_ranges(const std::vector<std::string>& specs) {
+  reference::ValueRanges ranges;
+  for (const std::string& spec : specs) {
+    const std::size_t equals = spec.find('='), colon = spec.find(':', equals == std::string::npos ? 0 : equals);
+    reference::ValueRange range;
+    char* end = nullptr;
+    bool ok = equals != std::string::npos && equals > 0 && colon != std::string::npos;
+    if (ok) {
+      const std::string low = spec.substr(equals + 1, colon - equals - 1), high = spec.substr(colon + 1);
+      range.low = std::strtod(low.c_str(), &end);
+      ok = !low.empty() && *end == '\0';
+      range.high = std::strtod(high.c_str(), &end);
+      ok = ok && !high.empty() && *end == '\0';
+    }
+    if (!ok) throw UserError(fmt::format("--input-range {}: expected NAME=LOW:HIGH (e.g. P=0.01:1)", spec));
+    if (!ranges.emplace(spec.substr(0, equals), range).second)
+      throw UserError(fmt::format("--input-range {}: '{}' has a range already", spec, spec.substr(0, equals)));
+  }
+  return ranges;
+}
+
+// The ranges of `ranges` that name tensors of `program` (a file's other defs may have the rest);
+// a name no def of the file has is refused before anything runs.
+reference::ValueRanges ranges_for(const Program& program, const reference::ValueRanges& ranges) {
+  reference::ValueRanges own;
+  for (const auto& [name, range] : ranges)
+    if (program.find_tensor(name) != nullptr) own.emplace(name, range);
+  return own;
+}
+
 void print_report(const Program& program, const RunRequest& request, const RunReport& report, bool stats) {
   const std::string where = request.target == Target::cpu ? "cpu" : to_string(request.backend);
   std::cout << fmt::format("run: {} on {}\n{}\n", program.name, where, report.check.to_string());
+  if (report.check.unchecked() > 0)
+    std::cout << "note: the random inputs leave a function's domain (those without --input-range are uniform in "
+                 "[-1, 1)); to check those elements, give an input a range inside it: --input-range NAME=LOW:HIGH\n";
   if (report.timed_runs > 0) {
     const double rate = report.flops_per_second();
     std::cout << fmt::format("time: {:.4f} ms (median of {} runs){}\n", report.median_ms, report.timed_runs,
@@ -142,8 +177,17 @@ int run_run(const RunOptions& options) {
       request.kernel_source_name = options.kernel_source;
     }
     EmulatedSms sms(options.sms);
+    const reference::ValueRanges ranges = parse_input_ranges(options.input_ranges);
+    const std::vector<const Program*> defs = input.defs(options.def);
+    for (const auto& [name, range] : ranges) {
+      bool named = false;
+      for (const Program* program : defs) named = named || program->find_tensor(name) != nullptr;
+      if (!named && defs.size() == 1) reference::random_tensors(*defs.front(), 0, {{name, range}});  // its error
+      if (!named) throw UserError(fmt::format("--input-range {}=...: no def run here has a tensor '{}'", name, name));
+    }
     bool all_ok = true;
-    for (const Program* program : input.defs(options.def)) {
+    for (const Program* program : defs) {
+      request.input_ranges = ranges_for(*program, ranges);
       if (options.gpu.autotune && request.target == Target::gpu)
         request.options = autotuned_gpu_options(options.gpu, input, *program, std::cout);
       EmulatorProgress progress(*program, request.target == Target::gpu && request.backend == Backend::emu);
@@ -186,6 +230,12 @@ Command add_run_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "cuda", "emu"}))
       ->capture_default_str();
   app->add_option("--seed", options->seed, "Seed of the random inputs")->capture_default_str();
+  app->add_option("--input-range", options->input_ranges,
+                  "The random values of a floating-point input (or output: its initial values) uniform in "
+                  "[LOW, HIGH) instead of [-1, 1): for a program whose functions need it (log of a positive input); "
+                  "repeatable")
+      ->allow_extra_args(false)
+      ->type_name("NAME=LOW:HIGH");
   app->add_option("--repeat", options->repeat,
                   "Timed runs after the checked one, on a GPU or the CPU target (the median is printed; the emulator "
                   "runs once, untimed)")

@@ -199,7 +199,7 @@ RunReport run_program(const Program& program, const RunRequest& request) {
   if (!program.parameters.empty())
     throw UserError(fmt::format("def '{}': run needs every size bound; add `sizes` for {}", program.name,
                                 fmt::join(program.parameters, ", ")));
-  const TensorData inputs = reference::random_tensors(program, request.seed);
+  const TensorData inputs = reference::random_tensors(program, request.seed, request.input_ranges);
   Execution run = request.target == Target::cpu ? run_cpu(program, request, inputs) : run_gpu(program, request, inputs);
   RunReport report;
   report.stats = std::move(run.stats);

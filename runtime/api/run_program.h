@@ -42,6 +42,7 @@ struct RunRequest {
   CpuScheduleOptions cpu_schedule{.target = detect_cpu_target(), .blocking = {}};  // cpu
   cpu_runtime::CpuBuildOptions cpu_build;                                          // cpu
   std::uint64_t seed = 1;          // of the random inputs
+  reference::ValueRanges input_ranges;  // tensors drawn from another interval than [-1, 1)
   int repeats = 20;                // timed runs after the checked one (GPU and CPU; 0: none);
                                    // the emulator runs once, untimed
   // When not empty: the source to run in place of the generated one — an edited copy of

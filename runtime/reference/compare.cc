@@ -47,12 +47,16 @@ struct ElementPlace {
 void check_element(CheckReport& report, double actual, double expected, double allowed, double relative_floor,
                    const ElementPlace& place) {
   ++report.compared;
-  if (std::isinf(allowed) && std::isfinite(expected)) return;
+  if (std::isinf(allowed) && std::isfinite(expected)) {
+    ++report.unbounded;
+    return;
+  }
   bool pass;
   double error = 0;
   if (std::isnan(expected) || std::isnan(actual)) {
     pass = std::isnan(expected) && std::isnan(actual);
     error = pass ? 0 : INFINITY;
+    if (pass) ++report.nan_in_both;
   } else if (std::isinf(expected) || std::isinf(actual)) {
     pass = actual == expected;
     error = pass ? 0 : INFINITY;
@@ -142,8 +146,13 @@ std::int64_t reduction_length(const Program& program) {
 }
 
 std::string CheckReport::to_string() const {
-  const std::string errors =
-      "max abs err " + format_error(max_abs_err) + ", max rel err " + format_error(max_rel_err);
+  std::string errors = "max abs err " + format_error(max_abs_err) + ", max rel err " + format_error(max_rel_err);
+  if (unchecked() > 0) {
+    errors += "; " + std::to_string(unchecked()) + " of " + std::to_string(compared) + " elements not checked: ";
+    if (nan_in_both > 0) errors += std::to_string(nan_in_both) + " NaN as in the reference";
+    if (nan_in_both > 0 && unbounded > 0) errors += ", ";
+    if (unbounded > 0) errors += std::to_string(unbounded) + " without an error bound (an operand may leave a function's domain)";
+  }
   if (ok) return "check: ok (" + errors + ")";
   return "check: FAILED (" + std::to_string(failures) + " of " + std::to_string(compared) +
          " elements out of tolerance, first " + first_failure + "; " + errors + ")";
@@ -157,6 +166,8 @@ void CheckReport::merge(const CheckReport& other) {
   max_tolerance_used = std::max(max_tolerance_used, other.max_tolerance_used);
   compared += other.compared;
   failures += other.failures;
+  nan_in_both += other.nan_in_both;
+  unbounded += other.unbounded;
 }
 
 CheckReport compare(std::span<const float> actual, std::span<const float> expected,

@@ -85,13 +85,21 @@ struct CheckReport {
   double max_rel_err = 0;    // |actual - e| / |e| over elements with |e| > their tolerance
   std::int64_t compared = 0;  // elements compared
   std::int64_t failures = 0;  // elements out of tolerance
+  // Compared elements whose value the check cannot judge: NaN in the reference and here (an
+  // input outside a function's domain: log or sqrt of a negative number), or with no error
+  // bound (an operand's bound reaches outside a function's domain: the backend may get NaN).
+  std::int64_t nan_in_both = 0;
+  std::int64_t unbounded = 0;
   std::string first_failure;  // "D[3, 5] = 1.5 expected 1.25 tolerance 0.0039", or empty
   // The largest |actual - e| / tolerance over the elements with a finite, nonzero
   // tolerance: how much of the bound the run used (above 1 for a failure).
   double max_tolerance_used = 0;
 
-  // "check: ok (max abs err E, max rel err R)" or "check: FAILED (...)", no newline.
+  // "check: ok (max abs err E, max rel err R)" or "check: FAILED (...)", no newline; when
+  // some elements were not judged, their counts too ("; 1024 of 1024 elements not checked:
+  // 1024 NaN as in the reference").
   std::string to_string() const;
+  std::int64_t unchecked() const { return nan_in_both + unbounded; }
   // Adds `other`'s elements to this report (the first failure stays the first).
   void merge(const CheckReport& other);
 };

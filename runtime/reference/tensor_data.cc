@@ -1,6 +1,11 @@
 #include "runtime/reference/tensor_data.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "frontend/diagnostics.h"
@@ -80,15 +85,46 @@ std::int64_t integer_limit(const Program& program, const Tensor& tensor) {
   return limit == 0 ? 4 : limit;
 }
 
+// Throws UserError unless `range` suits `name`: a floating-point input or output of `program`,
+// low < high, both finite and within the type's finite values.
+void check_range(const Program& program, const std::string& name, const ValueRange& range) {
+  const Tensor* tensor = program.find_tensor(name);
+  const std::string where = fmt::format("input range of '{}' ({}:{}): ", name, range.low, range.high);
+  auto refuse = [&](const std::string& rule) {
+    throw UserError({Diagnostic{program.file, program.location.line, program.location.col, where + rule}});
+  };
+  if (tensor == nullptr || tensor->role == TensorRole::temporary) {
+    std::vector<std::string> names;
+    for (const Tensor& t : program.tensors)
+      if (t.role != TensorRole::temporary && !is_integer(t.type)) names.push_back(t.name);
+    refuse(fmt::format("def '{}' has no input or output of that name (its floating-point tensors: {})", program.name,
+                       fmt::join(names, ", ")));
+  }
+  if (is_integer(tensor->type))
+    refuse(fmt::format("'{}' is {}: integer tensors get integers below the extent they index", name,
+                       to_string(tensor->type)));
+  if (!std::isfinite(range.low) || !std::isfinite(range.high) || !(range.low < range.high))
+    refuse("the range must be LOW:HIGH with finite LOW < HIGH");
+  const double largest = tensor->type == ElementType::f16    ? 65504.0
+                         : tensor->type == ElementType::bf16 ? 0x1.fep127
+                         : is_fp8(tensor->type) ? round_to(tensor->type, std::numeric_limits<float>::max())  // saturates
+                                                : std::numeric_limits<float>::max();
+  if (std::fabs(range.low) > largest || std::fabs(range.high) > largest)
+    refuse(fmt::format("{} holds finite values up to {:g} in magnitude", to_string(tensor->type), largest));
+}
+
 }  // namespace
 
-std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed) {
+std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed, ValueRange range) {
   std::vector<float> values(static_cast<std::size_t>(count));
   std::uint64_t state = seed;
+  const bool standard = range.low == -1 && range.high == 1;
   for (float& value : values) {
     // The top 24 bits give a uniform f32 in [0, 1).
     const float unit = static_cast<float>(next_random(state) >> 40) * (1.0f / 16777216.0f);
-    value = round_to(type, 2.0f * unit - 1.0f);
+    // (The default range in f32 arithmetic: the values every earlier run drew.)
+    value = round_to(type, standard ? 2.0f * unit - 1.0f
+                                    : static_cast<float>(range.low + (range.high - range.low) * unit));
   }
   return values;
 }
@@ -100,15 +136,18 @@ std::vector<float> random_integers(std::int64_t count, std::int64_t limit, std::
   return values;
 }
 
-TensorData random_tensors(const Program& program, std::uint64_t seed) {
+TensorData random_tensors(const Program& program, std::uint64_t seed, const ValueRanges& ranges) {
+  for (const auto& [name, range] : ranges) check_range(program, name, range);
   TensorData data;
   std::uint64_t position = 0;
   for (const Tensor& tensor : program.tensors) {
     if (tensor.role == TensorRole::temporary) continue;
     const std::uint64_t stream = seed * 1000003ull + position;
+    const auto range = ranges.find(tensor.name);
     data[tensor.name] = is_integer(tensor.type)
                             ? random_integers(element_count(program, tensor), integer_limit(program, tensor), stream)
-                            : random_values(element_count(program, tensor), tensor.type, stream);
+                            : random_values(element_count(program, tensor), tensor.type, stream,
+                                            range == ranges.end() ? ValueRange{} : range->second);
     ++position;
   }
   return data;

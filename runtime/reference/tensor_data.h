@@ -34,10 +34,18 @@ std::int64_t element_count(const Program& program, const Tensor& tensor);
 std::vector<std::int64_t> checked_element_counts(const Program& program, const TensorData& tensors,
                                                  const std::string& who);
 
-// Values uniform in [-1, 1], rounded to `type`, from a fixed generator (a 64-bit
-// SplitMix stream seeded with `seed`): the same on every machine and compiler.
-// The range keeps sums of products well-conditioned for f16 outputs (|a*b| <= 1).
-std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed);
+// The interval a tensor's random values are drawn from: [low, high).
+struct ValueRange {
+  double low = -1;
+  double high = 1;
+};
+// Tensor name -> its range (`polyfuse run --input-range`); a tensor not named keeps [-1, 1).
+using ValueRanges = std::map<std::string, ValueRange>;
+
+// Values uniform in `range` (by default [-1, 1)), rounded to `type`, from a fixed generator
+// (a 64-bit SplitMix stream seeded with `seed`): the same on every machine and compiler.
+// The default keeps sums of products well-conditioned for f16 outputs (|a*b| <= 1).
+std::vector<float> random_values(std::int64_t count, ElementType type, std::uint64_t seed, ValueRange range = {});
 
 // Integers uniform in [0, limit), from the same generator as random_values.
 std::vector<float> random_integers(std::int64_t count, std::int64_t limit, std::uint64_t seed);
@@ -47,7 +55,10 @@ std::vector<float> random_integers(std::int64_t count, std::int64_t limit, std::
 // indexes none): the
 // i-th tensor in signature order uses seed `seed * 1000003 + i`. Outputs get random
 // values too, so code that skips a zero-initialisation (`+=!`) is caught, and `+=`
-// starts from known values.
-TensorData random_tensors(const Program& program, std::uint64_t seed);
+// starts from known values. `ranges` gives some floating-point tensors another interval (for
+// a program whose functions need one: log of a positive input); a name that is no input or
+// output of `program`, an integer tensor, or a range that is empty, not finite or beyond
+// the type's finite values throws UserError naming it.
+TensorData random_tensors(const Program& program, std::uint64_t seed, const ValueRanges& ranges = {});
 
 }  // namespace polyfuse::reference

@@ -97,7 +97,9 @@ TEST(RowChains, BlocksAreEvenedOutOverTheThreads) {
     EXPECT_EQ(blocks % threads, 0) << threads << " threads, blocks of " << rows << " rows";
     EXPECT_GE(rows * blocks, 1024);
     EXPECT_LT(rows * (blocks - 1), 1024) << "every block has rows";
-    if (threads == 2) EXPECT_EQ(rows, 57) << to_string(plan);
+    if (threads == 2) {
+      EXPECT_EQ(rows, 57) << to_string(plan);
+    }
   }
 }
 

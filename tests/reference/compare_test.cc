@@ -134,6 +134,26 @@ TEST(CompareExact, FailureNamesExactValueAndBound) {
   EXPECT_FALSE(compare(std::vector<float>{1e30f, 1}, unbounded).ok);
 }
 
+// Elements the check cannot judge are counted and said: a program whose results are all NaN
+// (log of the random inputs in [-1, 1)) does not read as checked.
+TEST(CompareExact, ElementsNotJudgedAreCountedAndSaid) {
+  const ExactTensor exact{{1.0, INFINITY}, {NAN, 0}, {NAN, 0}, {2.0, 0.5}};
+  const CheckReport report = compare(std::vector<float>{7.0f, NAN, NAN, 2.25f}, exact);
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.compared, 4);
+  EXPECT_EQ(report.nan_in_both, 2);
+  EXPECT_EQ(report.unbounded, 1);
+  EXPECT_EQ(report.to_string(),
+            "check: ok (max abs err 2.5e-01, max rel err 1.2e-01; 3 of 4 elements not checked: 2 NaN as in the "
+            "reference, 1 without an error bound (an operand may leave a function's domain))");
+  CheckReport merged = report;
+  merged.merge(report);
+  EXPECT_EQ(merged.unchecked(), 6);
+  const CheckReport judged = compare(std::vector<float>{2.25f}, ExactTensor{{2.0, 0.5}});
+  EXPECT_EQ(judged.unchecked(), 0);
+  EXPECT_EQ(judged.to_string(), "check: ok (max abs err 2.5e-01, max rel err 1.2e-01)");
+}
+
 TEST(Compare, ReductionLengthOfABatchReduce) {
   const Program program = compile_source(SourceFile{"t.tc", R"(
 def brgemm(f32(R, M, K) A, f32(R, K, N) B) -> (f32(M, N) C) {

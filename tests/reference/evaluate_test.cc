@@ -1,6 +1,7 @@
 // The reference evaluator on tiny programs whose results are computed by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -164,6 +165,48 @@ def g(f16(M, K) A, bf16(K, N) B) -> (f32(M, N) C) {
   EXPECT_LT(std::fabs(sum / 192), 0.2);  // roughly centred
   // Fixed values: the stream is part of the contract (the same on every machine).
   EXPECT_EQ(random_values(3, ElementType::f32, 1), random_values(3, ElementType::f32, 1));
+}
+
+TEST(RandomTensors, ARangeMovesOneTensorsValues) {
+  const Program program = compile(R"(
+def g(f16(M) X, f32(M) Z, int32(M) I) -> (f32(M) Y) {
+  Y(m) = sqrt(X(m)) + log(Z(m)) + I(m)
+})", {{"M", 4096}});
+  const TensorData plain = random_tensors(program, 3);
+  const TensorData ranged = random_tensors(program, 3, {{"Z", {0.5, 2.0}}});
+  EXPECT_EQ(plain.at("X"), ranged.at("X"));  // the others keep their values
+  EXPECT_EQ(plain.at("Y"), ranged.at("Y"));
+  float low = 2, high = 0;
+  for (float v : ranged.at("Z")) {
+    low = std::min(low, v);
+    high = std::max(high, v);
+  }
+  EXPECT_GE(low, 0.5f);
+  EXPECT_LT(low, 0.51f);
+  EXPECT_LT(high, 2.0f);
+  EXPECT_GT(high, 1.99f);
+  const TensorData wide = random_tensors(program, 3, {{"X", {0, 1000}}});
+  for (float v : wide.at("X")) {
+    EXPECT_GE(v, 0.0f);
+    EXPECT_EQ(v, round_to(ElementType::f16, v));
+  }
+  // Refused, each naming the tensor and the rule.
+  const std::pair<ValueRanges, const char*> refused[] = {
+      {{{"Q", {0, 1}}}, "no input or output of that name (its floating-point tensors: X, Z, Y)"},
+      {{{"I", {0, 1}}}, "'I' is int32: integer tensors get integers"},
+      {{{"Z", {1, 1}}}, "finite LOW < HIGH"},
+      {{{"Z", {0, INFINITY}}}, "finite LOW < HIGH"},
+      {{{"X", {0, 70000}}}, "f16 holds finite values up to 65504"},
+  };
+  for (const auto& [ranges, rule] : refused) {
+    try {
+      random_tensors(program, 3, ranges);
+      ADD_FAILURE() << "accepted: " << rule;
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find(rule), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("input range of '" + ranges.begin()->first + "'"), std::string::npos);
+    }
+  }
 }
 
 }  // namespace
