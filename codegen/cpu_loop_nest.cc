@@ -175,10 +175,20 @@ class LoopNestEmitter {
         return fmt::format("({} ? {} : {})", expression(e.operands[0], statement), expression(e.operands[1], statement),
                            expression(e.operands[2], statement));
       case ExprKind::call: {
+        // The exact operations inline, as kernels/cpu defines them (a call of apply per term
+        // kept a row's max of abs(X) at 1.4 ns an element); the rest through apply.
+        const std::string x = expression(e.operands[0], statement);
+        switch (e.function) {
+          case Function::relu: return fmt::format("binary_max({}, 0.0f)", x);  // x > 0 ? x : 0
+          case Function::abs: return fmt::format("std::fabs({})", x);
+          case Function::max: return fmt::format("binary_max({}, {})", x, expression(e.operands[1], statement));
+          case Function::min: return fmt::format("binary_min({}, {})", x, expression(e.operands[1], statement));
+          default: break;
+        }
         if (arity(e.function) == 2)
-          return fmt::format("apply(BinaryOp::{}, {}, {})", cpu_op_name(e.function),
-                             expression(e.operands[0], statement), expression(e.operands[1], statement));
-        return fmt::format("apply(UnaryOp::{}, {})", cpu_op_name(e.function), expression(e.operands[0], statement));
+          return fmt::format("apply(BinaryOp::{}, {}, {})", cpu_op_name(e.function), x,
+                             expression(e.operands[1], statement));
+        return fmt::format("apply(UnaryOp::{}, {})", cpu_op_name(e.function), x);
       }
     }
     PF_INTERNAL_CHECK(false, "unknown expression kind");

@@ -11,10 +11,21 @@
 namespace polyfuse {
 namespace {
 
-// The functions kernels/cpu computes on vectors (vector_math.h).
+// The functions kernels/cpu computes on vectors (vector_math.h), but for abs (a scalar
+// operation as cheap as a read).
 bool has_vector_code(Function function) {
-  return function == Function::exp || function == Function::tanh || function == Function::sigmoid ||
-         function == Function::silu || function == Function::gelu_erf;
+  switch (function) {
+    case Function::exp:
+    case Function::tanh:
+    case Function::sigmoid:
+    case Function::silu:
+    case Function::gelu_erf:
+    case Function::gelu_tanh:
+    case Function::log:
+    case Function::sqrt:
+    case Function::rsqrt: return true;
+    default: return false;
+  }
 }
 
 // Whether `expr` is arithmetic a pointwise stage computes: reads, literals, + - * /, negation, calls.
@@ -112,7 +123,8 @@ Access plain_access(const std::string& tensor, const std::vector<std::string>& i
                     SourceLocation location) {
   std::vector<AffineIndex> subscripts;
   for (const std::string& index : indices) subscripts.push_back(AffineIndex::plain(index));
-  return Access{tensor, indices, access_relation(domain, indices, tensor, subscripts), location, subscripts};
+  return Access{tensor, indices, access_relation(domain, indices, tensor, subscripts), location, subscripts,
+                std::nullopt, false};
 }
 
 }  // namespace

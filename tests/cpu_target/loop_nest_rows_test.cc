@@ -32,6 +32,25 @@ TEST(LoopNestRows, RowsReduceOnVectorsAtEveryLength) {
   }
 }
 
+// relu, abs, max and min in a loop nest's terms are written inline as kernels/cpu defines them
+// (binary_max, binary_min, std::fabs: no call of apply per term), and keep the reference's values.
+TEST(LoopNestRows, ExactOperationsAreWrittenInline) {
+  const Program program = compile_text(R"(def f(f32(M, N) X, f32(M, N) Y) -> (f32(M) a, f32(M) r, f32(M) c) {
+  a(m) max=! abs(X(m, n))
+  r(m) +=! relu(X(m, n) - 0.25) * Y(m, n)
+  c(m) min=! max(X(m, n), Y(m, n)) + min(X(m, n), 0.5)
+})",
+                                       {{"M", 6}, {"N", 45}}, "exact.tc");
+  const RunRequest request = cpu_run_request(5);
+  const std::string code = emit_cpu(program, request.cpu_schedule);
+  for (const char* inline_text : {"std::fabs(X[", "binary_max((X[", "binary_max(X[", "binary_min(X["})
+    EXPECT_NE(code.find(inline_text), std::string::npos) << inline_text << " missing:\n" << code;
+  EXPECT_EQ(code.find("apply(UnaryOp::"), std::string::npos) << code;
+  const RunReport report = run_program(program, request);
+  EXPECT_TRUE(report.check.ok) << report.check.to_string();
+  EXPECT_EQ(report.check.unchecked(), 0);
+}
+
 TEST(LoopNestRows, LocalsNeverTakeAnIndexName) {
   const std::vector<std::string> programs = {
       // through the blocked plan: a loop nest stage (no matmul), and after a BRGEMM stage

@@ -36,7 +36,8 @@ const std::map<std::string, std::set<std::string>>& tested_flags() {
     f["compile"] = {"-h", "--help", "-D", "--define", "--emit", "-o", "--output", "--cubin", "--def", "--target",
                     "--threads", "--constant", "--cpu-block", "--min-parallel-flops"};
     f["run"] = {"-h", "--help", "-D", "--define", "--def", "--target", "--backend", "--seed", "--repeat", "--stats",
-                "--kernel-source", "--threads", "--constant", "--cpu-block", "--min-parallel-flops", "--sms"};
+                "--kernel-source", "--threads", "--constant", "--cpu-block", "--min-parallel-flops", "--sms",
+                "--input-range"};
     f["cache"] = {"-h", "--help"};
     for (const char* command : {"compile", "run"}) f[command].insert(gpu.begin(), gpu.end());
     return f;
@@ -421,6 +422,33 @@ TEST(CliRun, EmulatorAndCpuTargets) {
 // The sm_90a persistent kernel's flags: --group reaches its tile scheduler (as it reaches the
 // mma.sync grid's block order: TileFlagsReachTheKernel); --sms sets the emulated GPU's SMs, so
 // that a block walks several tiles (12 tiles on 2 blocks), and is refused off the emulator.
+// log of inputs in [-1, 1): every result NaN, as in the reference; the check says so and points
+// at --input-range, with which every element is checked.
+TEST(CliRun, InputRangeAndTheElementsTheCheckCouldNotJudge) {
+  fs::path file = polyfuse::testing::write_temp_file(
+      "entropy.tc", "def entropy(f32(M, N) P) -> (f32(M) H) {\n  H(m) +=! -P(m, n) * log(P(m, n))\n}\n");
+  const std::string run_it = "run '" + file.string() + "' -D M=12 -D N=40 --target=cpu --threads 1 --repeat 1";
+  CliResult plain = run_cli(run_it);
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("; 12 of 12 elements not checked: 12 NaN as in the reference)\n"
+                           "note: the random inputs leave a function's domain"),
+            std::string::npos)
+      << plain.out;
+  CliResult ranged = run_cli(run_it + " --input-range P=0.001:1");
+  EXPECT_EQ(ranged.exit_code, 0) << ranged.err;
+  EXPECT_NE(ranged.out.find("check: ok (max abs err "), std::string::npos) << ranged.out;
+  EXPECT_EQ(ranged.out.find("not checked"), std::string::npos) << ranged.out;
+  EXPECT_EQ(ranged.out.find("note:"), std::string::npos) << ranged.out;
+  for (const auto& [range, message] : std::vector<std::pair<std::string, std::string>>{
+           {"P=1", "--input-range P=1: expected NAME=LOW:HIGH"},
+           {"P=2:1", "input range of 'P' (2:1): the range must be LOW:HIGH with finite LOW < HIGH"},
+           {"X=0:1", "def 'entropy' has no input or output of that name (its floating-point tensors: P, H)"}}) {
+    CliResult refused = run_cli(run_it + " --input-range " + range);
+    EXPECT_EQ(refused.exit_code, 1) << range;
+    EXPECT_NE(refused.err.find(message), std::string::npos) << refused.err;
+  }
+}
+
 TEST(CliRun, PersistentSm90aKernelOnFewerSmsThanTiles) {
   const std::string shape = "-D M=512 -D N=384 -D K=192 --arch sm_90a --backend=emu";
   const CliResult r = run_cli("run examples/gemm_bias_relu.tc " + shape + " --sms 2 --group 2 --stats");

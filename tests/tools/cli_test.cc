@@ -210,32 +210,6 @@ TEST(Cli, RunsACpuKernelSourceOnlyAtItsThreadCount) {
       << other.err;
 }
 
-// log of inputs in [-1, 1): every result NaN, as in the reference; the check says so and points
-// at --input-range, with which every element is checked.
-TEST(Cli, RunSaysWhatItCouldNotCheckAndTakesInputRanges) {
-  fs::path file = write_temp("entropy.tc", "def entropy(f32(M, N) P) -> (f32(M) H) {\n  H(m) +=! -P(m, n) * log(P(m, n))\n}\n");
-  const std::string run_it = "run '" + file.string() + "' -D M=12 -D N=40 --target=cpu --threads 1 --repeat 1";
-  Result plain = run(run_it);
-  EXPECT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_NE(plain.out.find("; 12 of 12 elements not checked: 12 NaN as in the reference)\n"
-                           "note: the random inputs leave a function's domain"),
-            std::string::npos)
-      << plain.out;
-  Result ranged = run(run_it + " --input-range P=0.001:1");
-  EXPECT_EQ(ranged.exit_code, 0) << ranged.err;
-  EXPECT_NE(ranged.out.find("check: ok (max abs err "), std::string::npos) << ranged.out;
-  EXPECT_EQ(ranged.out.find("not checked"), std::string::npos) << ranged.out;
-  EXPECT_EQ(ranged.out.find("note:"), std::string::npos) << ranged.out;
-  for (const auto& [range, message] : std::vector<std::pair<std::string, std::string>>{
-           {"P=1", "--input-range P=1: expected NAME=LOW:HIGH"},
-           {"P=2:1", "input range of 'P' (2:1): the range must be LOW:HIGH with finite LOW < HIGH"},
-           {"X=0:1", "def 'entropy' has no input or output of that name (its floating-point tensors: P, H)"}}) {
-    Result refused = run(run_it + " --input-range " + range);
-    EXPECT_EQ(refused.exit_code, 1) << range;
-    EXPECT_NE(refused.err.find(message), std::string::npos) << refused.err;
-  }
-}
-
 // (The test's environment points POLYFUSE_CACHE_DIR into the build tree: tests/tools/CMakeLists.txt.)
 TEST(Cli, CacheInfoAndClear) {
   ASSERT_NE(std::getenv("POLYFUSE_CACHE_DIR"), nullptr) << "never clear the user's own cache";

@@ -1,15 +1,15 @@
-// Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh) and sqrt,
-// rsqrt (1 / sqrt), abs (exact IEEE operations: the scalar bits) on whole vectors, for
-// contiguous f32 rows. x86-64 with AVX2 + FMA: exp and erf are vector_exp.h's and vector_erf.h's
-// (polynomials, the same bits on 8 and 16 lanes); tanh glibc's libmvec (_ZGVdN8v_tanhf, 8 lanes;
+// Internal: the transcendental unary ops (exp, tanh, sigmoid, silu, gelu, gelu_tanh, log) and
+// sqrt, rsqrt (1 / sqrt), abs (exact IEEE operations: the scalar bits) on whole vectors, for
+// contiguous f32 rows. x86-64 with AVX2 + FMA: exp, erf and log are vector_exp.h's,
+// vector_erf.h's and vector_log.h's (polynomials, the same bits on 8 and 16 lanes); tanh glibc's libmvec (_ZGVdN8v_tanhf, 8 lanes;
 // _ZGVeN16v_tanhf, 16); composed exactly as the scalar definitions in elementwise.cc compose
 // expf, tanhf and erff (same operations, same order, no contraction); elsewhere, or under
 // POLYFUSE_CPU_ISA=generic, nothing is vectorised.
 //
 // Accuracy (tests/kernels_cpu/vector_math_test.cc sweeps every 61st f32 bit pattern against
 // f64 libm, and holds these bounds, u = 2^-24): erf within 1.2 u absolute, tanhf within 1.2 u
-// relative, exp within 1.4 u relative: inside the reference check's model of a function's
-// implementation (runtime/reference/error_bound.h: 4 u for exp and tanh, 4 u absolute for erf
+// relative, exp and log within 1.4 u relative: inside the reference check's model of a function's
+// implementation (runtime/reference/error_bound.h: 4 u for exp, tanh and log, 4 u absolute for erf
 // in gelu_erf), so the check's bounds hold unchanged. (libmvec's AVX-512 erff errs by 4.0 u: at
 // the model's limit, and not used.)
 // Every element of a row goes through the same vector code (the tail is padded), so a value
@@ -30,7 +30,7 @@ bool vector_unary_available(Isa isa, UnaryOp op);
 
 // y[i] = op(x[i]) for i < n; x == y allowed. Only where vector_unary_available(isa, op). With `isa`
 // avx512 (the caller's best_isa(), so POLYFUSE_CPU_ISA=avx2 keeps 8 lanes) exp, sigmoid, silu,
-// tanh, sqrt, rsqrt and abs run 16 lanes wide (vector_math_avx512.cc); with avx2 8 lanes; with
+// tanh, log, sqrt, rsqrt and abs run 16 lanes wide (vector_math_avx512.cc); with avx2 8 lanes; with
 // generic the scalar definition (apply). With `count` > 1: that many rows of n elements, `ld`
 // apart (in x and y), in one call.
 void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int64_t count = 1, int64_t ld = 0);

@@ -1,14 +1,15 @@
 // The 16-lane bodies of vector_math.h on AVX-512 machines: compiled with -mavx512f -mfma on x86-64
-// only (CMake); vector_exp.h's exp and vector_erf.h's erf (the 8-lane path's bits) and glibc's
-// libmvec AVX-512 tanhf ('e': 16 floats in a zmm register), composed as vector_math_x86.cc
-// composes the 8-lane ones: exp, sigmoid, silu, gelu (erf form), tanh, and the exact sqrt, rsqrt,
-// abs (gelu_tanh stays 8 lanes wide). libmvec's 16-lane erff errs by 4 u, past the model's bound
+// only (CMake); vector_exp.h's exp, vector_erf.h's erf and vector_log.h's log (the 8-lane path's
+// bits) and glibc's libmvec AVX-512 tanhf ('e': 16 floats in a zmm register), composed as
+// vector_math_x86.cc composes the 8-lane ones: exp, sigmoid, silu, gelu (erf form), tanh, log, and
+// the exact sqrt, rsqrt, abs (gelu_tanh stays 8 lanes wide). libmvec's 16-lane erff errs by 4 u, past the model's bound
 // (tests/kernels_cpu/vector_math_test.cc): erf is ours.
 #include "vector_math.h"
 
 #include <algorithm>
 
 #include "vector_erf.h"
+#include "vector_log.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
@@ -26,6 +27,7 @@ __m512 splat(float value) { return _mm512_set1_ps(value); }
 // zero-masked forms where GCC 12's plain ones warn of their own undefined register).
 struct Lanes16 {
   using V = __m512;
+  using I = __m512i;
   static V splat(float value) { return _mm512_set1_ps(value); }
   static V min(V a, V b) { return _mm512_maskz_min_ps(0xffff, a, b); }
   static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
@@ -46,10 +48,20 @@ struct Lanes16 {
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
   static V round(V a) { return _mm512_maskz_roundscale_ps(0xffff, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V scale(V p, V n) { return _mm512_maskz_scalef_ps(0xffff, p, n); }  // p 2^n, rounded once
+  // vector_log.h's bit operations.
+  static I splat_i(int value) { return _mm512_set1_epi32(value); }
+  static I bits(V a) { return _mm512_castps_si512(a); }
+  static V from_bits(I a) { return _mm512_castsi512_ps(a); }
+  static I add_i(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I sub_i(I a, I b) { return _mm512_sub_epi32(a, b); }
+  static I and_i(I a, I b) { return _mm512_and_si512(a, b); }
+  static I shift_right_23(I a) { return _mm512_maskz_srai_epi32(0xffff, a, 23); }  // arithmetic
+  static V to_float(I a) { return _mm512_maskz_cvtepi32_ps(0xffff, a); }
 };
 
 __m512 exp16(__m512 x) { return exp_lanes<Lanes16>(x); }
 __m512 erf16(__m512 x) { return erf_lanes<Lanes16>(x); }
+__m512 log16(__m512 x) { return log_lanes<Lanes16>(x); }
 
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 template <UnaryOp op>
@@ -69,6 +81,7 @@ __m512 eval(__m512 x) {
   if constexpr (op == UnaryOp::sqrt) return _mm512_maskz_sqrt_ps(0xffff, x);  // correctly rounded, as std::sqrt
   if constexpr (op == UnaryOp::rsqrt)  // 1 / sqrt(x), two roundings as the scalar
     return _mm512_div_ps(one, _mm512_maskz_sqrt_ps(0xffff, x));
+  if constexpr (op == UnaryOp::log) return log16(x);
   if constexpr (op == UnaryOp::abs)  // the sign bit cleared, as std::fabs
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff)));
   return x;
@@ -129,6 +142,7 @@ bool vector_binary_unary_avx512(BinaryOp op, UnaryOp post, const float* a, int64
     case UnaryOp::sqrt: return binary_rows<UnaryOp::sqrt>(op, a, a_step, b, b_step, y, n);
     case UnaryOp::rsqrt: return binary_rows<UnaryOp::rsqrt>(op, a, a_step, b, b_step, y, n);
     case UnaryOp::abs: return binary_rows<UnaryOp::abs>(op, a, a_step, b, b_step, y, n);
+    case UnaryOp::log: return binary_rows<UnaryOp::log>(op, a, a_step, b, b_step, y, n);
     default: return false;
   }
 }
@@ -143,6 +157,7 @@ bool vector_unary_avx512(UnaryOp op, const float* x, float* y, int64_t n, int64_
     case UnaryOp::sqrt: rows<UnaryOp::sqrt>(x, y, n, count, ld); return true;
     case UnaryOp::rsqrt: rows<UnaryOp::rsqrt>(x, y, n, count, ld); return true;
     case UnaryOp::abs: rows<UnaryOp::abs>(x, y, n, count, ld); return true;
+    case UnaryOp::log: rows<UnaryOp::log>(x, y, n, count, ld); return true;
     default: return false;
   }
 }

@@ -1,11 +1,12 @@
 // The AVX2 bodies of vector_math.h: compiled with -mavx2 -mfma on x86-64 only (CMake); the
-// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register); exp and
-// erf are vector_exp.h's and vector_erf.h's.
+// libmvec functions follow the x86-64 vector ABI ('d': AVX2, 8 floats in a ymm register); exp,
+// erf and log are vector_exp.h's, vector_erf.h's and vector_log.h's.
 #include "vector_math.h"
 
 #include <algorithm>
 
 #include "vector_erf.h"
+#include "vector_log.h"
 
 #include "polyfuse/cpu/isa.h"
 
@@ -50,10 +51,20 @@ struct Lanes8 {
     return mul(mul(p, power_of_two(n1)), power_of_two(_mm256_sub_epi32(n_all, n1)));
   }
   static V power_of_two(I e) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, _mm256_set1_epi32(127)), 23)); }
+  // vector_log.h's bit operations.
+  static I splat_i(int value) { return _mm256_set1_epi32(value); }
+  static I bits(V a) { return _mm256_castps_si256(a); }
+  static V from_bits(I a) { return _mm256_castsi256_ps(a); }
+  static I add_i(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I sub_i(I a, I b) { return _mm256_sub_epi32(a, b); }
+  static I and_i(I a, I b) { return _mm256_and_si256(a, b); }
+  static I shift_right_23(I a) { return _mm256_srai_epi32(a, 23); }  // arithmetic
+  static V to_float(I a) { return _mm256_cvtepi32_ps(a); }
 };
 
 __m256 exp8(__m256 x) { return exp_lanes<Lanes8>(x); }
 __m256 erf8(__m256 x) { return erf_lanes<Lanes8>(x); }
+__m256 log8(__m256 x) { return log_lanes<Lanes8>(x); }
 
 // The scalar definitions of elementwise.cc (apply), operation by operation.
 __m256 eval(UnaryOp op, __m256 x) {
@@ -77,6 +88,7 @@ __m256 eval(UnaryOp op, __m256 x) {
     case UnaryOp::sqrt: return _mm256_sqrt_ps(x);  // correctly rounded, as std::sqrt
     case UnaryOp::rsqrt: return _mm256_div_ps(one, _mm256_sqrt_ps(x));  // 1 / sqrt(x), two roundings as the scalar
     case UnaryOp::abs: return _mm256_andnot_ps(splat(-0.f), x);  // the sign bit cleared, as std::fabs
+    case UnaryOp::log: return log8(x);
     default: return x;  // not vectorised (vector_unary_available says which are)
   }
 }
@@ -108,7 +120,8 @@ bool vector_unary_available(Isa isa, UnaryOp op) {
     case UnaryOp::gelu_tanh:
     case UnaryOp::sqrt:
     case UnaryOp::rsqrt:
-    case UnaryOp::abs: return cpu;
+    case UnaryOp::abs:
+    case UnaryOp::log: return cpu;
     default: return false;
   }
 }
@@ -130,6 +143,7 @@ void vector_unary(Isa isa, UnaryOp op, const float* x, float* y, int64_t n, int6
     case UnaryOp::sqrt: return rows<UnaryOp::sqrt>(x, y, n, count, ld);
     case UnaryOp::rsqrt: return rows<UnaryOp::rsqrt>(x, y, n, count, ld);
     case UnaryOp::abs: return rows<UnaryOp::abs>(x, y, n, count, ld);
+    case UnaryOp::log: return rows<UnaryOp::log>(x, y, n, count, ld);
     default: return;
   }
 }
