@@ -180,7 +180,7 @@ class LoopNestEmitter {
         const std::string x = expression(e.operands[0], statement);
         switch (e.function) {
           case Function::relu: return fmt::format("binary_max({}, 0.0f)", x);  // x > 0 ? x : 0
-          case Function::abs: return fmt::format("std::fabs({})", x);
+          case Function::abs: return fmt::format("unary_abs({})", x);
           case Function::max: return fmt::format("binary_max({}, {})", x, expression(e.operands[1], statement));
           case Function::min: return fmt::format("binary_min({}, {})", x, expression(e.operands[1], statement));
           default: break;

@@ -29,7 +29,8 @@ const std::set<std::string>& reserved() {
       "Brgemm", "Unary", "Binary", "Layout", "DType", "Broadcast", "UnaryOp", "BinaryOp",
       "Operand", "BrgemmConfig", "UnaryConfig", "BinaryConfig", "reduce_terms", "RowReduction", "reduce_row",
       "f16_to_f32_inline", "f16_to_f32_lanes", "f16_to_f32", "bf16_to_f32", "f32_to_f16", "f32_to_bf16",
-      "e4m3_to_f32", "e5m2_to_f32", "f32_to_e4m3", "f32_to_e5m2", "apply", "binary_max", "binary_min", "all_finite",
+      "e4m3_to_f32", "e5m2_to_f32", "f32_to_e4m3", "f32_to_e5m2", "apply", "binary_max", "binary_min", "unary_abs",
+      "all_finite",
       "EpilogueArgs", "BiasAlong", "Packing", "PackedB", "PackBuffer", "uint8_t", "uint32_t", "int32_t", "uintptr_t",
       "omp_get_thread_num", "omp_get_num_threads", "INFINITY", "NAN",
       // the helpers the generated code defines (cpu_emit.cc)

@@ -34,11 +34,14 @@ bool is_leaf(const Expr& expr) {
   return expr.kind == ExprKind::read || expr.kind == ExprKind::constant;
 }
 
-// An operation one generated loop can do itself, as kernels/cpu's Binary (and negation) do it:
-// one IEEE operation (the generated code is built with -ffp-contract=off).
+// An operation one generated loop can do itself, as kernels/cpu's Binary and Unary (and negation)
+// do it: one IEEE operation (the generated code is built with -ffp-contract=off), or relu and abs
+// (exact: a select and a cleared sign bit).
 bool is_arithmetic(const Expr& expr) {
   if (expr.kind == ExprKind::negate || expr.kind == ExprKind::binary) return true;
-  return expr.kind == ExprKind::call && (expr.function == Function::max || expr.function == Function::min);
+  if (expr.kind != ExprKind::call) return false;
+  return expr.function == Function::max || expr.function == Function::min || expr.function == Function::relu ||
+         expr.function == Function::abs;
 }
 
 // Element (i, j) of the block through `view` (a C++ expression; i and j are `row` and `col`).
@@ -64,7 +67,9 @@ Varies combined(Varies a, Varies b) {
 
 class ExpressionEmitter {
  public:
-  ExpressionEmitter(const CpuExpressionSink& sink, const CpuPointwise& pointwise) : sink_(sink), pointwise_(pointwise) {}
+  // `loops`: whether a loop of the generated code may compute arithmetic (evaluate_as_loop).
+  ExpressionEmitter(const CpuExpressionSink& sink, const CpuPointwise& pointwise, bool loops)
+      : sink_(sink), pointwise_(pointwise), loops_(loops) {}
 
   // Emits calls computing `expr` into `target` over `shape`; `target_is_scratch` says whether
   // intermediate values may go there too.
@@ -81,6 +86,7 @@ class ExpressionEmitter {
         if (expr.kind == ExprKind::negate || arity(expr.function) == 1) {
           const std::string op = unary_op(expr);
           const Expr& inner = expr.operands[0];
+          if (evaluate_call_of_loop(op, inner, target, target_is_scratch, shape)) return;
           if (is_binary(inner)) {  // op(x . y): one pass, the op applied before the store
             const CpuOperandView left = operand(inner.operands[0], spare, shape);
             const CpuOperandView right = operand(inner.operands[1], nullptr, shape);
@@ -109,13 +115,7 @@ class ExpressionEmitter {
   // as the calls, so the same bits. False, emitting nothing, otherwise.
   bool evaluate_as_loop(const Expr& expr, const CpuOperandView& target) {
     if (!floating(target.type) || target.broadcast != "Broadcast::matrix") return false;
-    if (!in_loop(expr) || !loop_reads_floating(expr)) return false;
-    // Passes over the block: the calls make one an operation; the loop one, and one for each f16
-    // or bf16 block it reads (widened) and for a narrow target (rounded).
-    std::set<std::string> narrow_blocks;
-    narrow_block_reads(expr, narrow_blocks);
-    const int loop_passes = 1 + static_cast<int>(narrow_blocks.size()) + (target.type == ElementType::f32 ? 0 : 1);
-    if (loop_passes >= loop_operations(expr)) return false;
+    if (loop_passes(expr, target.type) >= call_passes(expr)) return false;
     const std::string row = sink_.variable("row"), col = sink_.variable("col");
     const std::string value = loop_term(expr, row, col);
     // An f16 or bf16 target: the loop's f32 values in a scratch block, then rounded by one call.
@@ -133,10 +133,39 @@ class ExpressionEmitter {
   // A node the loop computes: arithmetic on values varying with both the row and the column.
   bool in_loop(const Expr& expr) { return is_arithmetic(expr) && varies(expr) == Varies::both; }
 
-  int loop_operations(const Expr& expr) {
+  // Passes over the block of `expr` as a loop into a `target_type` block: one, and one for each
+  // f16 or bf16 block it reads (widened) and for a narrow target (rounded); a large number where
+  // the loop cannot compute it (against call_passes).
+  int loop_passes(const Expr& expr, ElementType target_type) {
+    if (!in_loop(expr) || !loop_reads_floating(expr)) return 1 << 20;
+    std::set<std::string> narrow_blocks;
+    narrow_block_reads(expr, narrow_blocks);
+    return 1 + static_cast<int>(narrow_blocks.size()) + (target_type == ElementType::f32 ? 0 : 1);
+  }
+
+  // op(x), x arithmetic the loop computes in fewer passes than the calls with op fused into the
+  // last (log(0.001 + 0.998 * abs(P)): abs, *, then + and log, three; the loop and log, two):
+  // x by one loop into the target (when intermediate values may go there) or a scratch block,
+  // then op by one call from it. False, emitting nothing, otherwise.
+  bool evaluate_call_of_loop(const std::string& op, const Expr& x, const CpuOperandView& target,
+                             bool target_is_scratch, const CpuCallShape& shape) {
+    if (!loops_ || shape.m != "rows" || shape.n != "cols" || target.broadcast != "Broadcast::matrix") return false;
+    if (loop_passes(x, ElementType::f32) + 1 >= call_passes(x) + (is_binary(x) ? 0 : 1)) return false;
+    const CpuOperandView staged = target_is_scratch ? target : sink_.scratch();
+    const bool looped = evaluate_as_loop(x, staged);
+    PF_INTERNAL_CHECK(looped, "cpu block: a loop the pass count allowed was not emitted");
+    emit_unary_call(sink_, pointwise_.statement, op, op, staged, target, shape);
+    return true;
+  }
+
+  // Passes the calls make over the block for the part of `expr` the loop would compute: one an
+  // operation, but for a unary operation on a binary one (relu(x + y), -(x * y): Binary's post,
+  // in the same pass).
+  int call_passes(const Expr& expr) {
     if (!in_loop(expr)) return 0;
-    int count = 1;
-    for (const Expr& operand : expr.operands) count += loop_operations(operand);
+    const bool post = expr.operands.size() == 1 && is_binary(expr.operands[0]);
+    int count = post ? 0 : 1;
+    for (const Expr& operand : expr.operands) count += call_passes(operand);
     return count;
   }
 
@@ -195,7 +224,10 @@ class ExpressionEmitter {
       return element(widened(expr), row, col);
     if (!in_loop(expr)) return element(at_block(operand(expr, nullptr, CpuCallShape{}), "const float*"), row, col);
     if (expr.kind == ExprKind::negate) return "(-" + loop_term(expr.operands[0], row, col) + ")";
-    const std::string left = loop_term(expr.operands[0], row, col), right = loop_term(expr.operands[1], row, col);
+    const std::string left = loop_term(expr.operands[0], row, col);
+    if (expr.kind == ExprKind::call && expr.function == Function::relu) return "binary_max(" + left + ", 0.0f)";
+    if (expr.kind == ExprKind::call && expr.function == Function::abs) return "unary_abs(" + left + ")";
+    const std::string right = loop_term(expr.operands[1], row, col);
     if (expr.kind == ExprKind::call) return std::string(expr.function == Function::max ? "binary_max(" : "binary_min(") + left + ", " + right + ")";
     static const char* const kSymbols[] = {" + ", " - ", " * ", " / "};  // frontend's BinaryOp order
     return "(" + left + kSymbols[static_cast<int>(expr.op)] + right + ")";
@@ -258,6 +290,7 @@ class ExpressionEmitter {
 
   const CpuExpressionSink& sink_;
   const CpuPointwise& pointwise_;
+  const bool loops_;
   std::map<std::string, CpuOperandView> widened_;  // widened()'s blocks by the read's pointer and broadcast
 };
 
@@ -289,7 +322,7 @@ void emit_binary_call(const CpuCallSink& sink, const std::string& statement, con
 
 void emit_expression(const CpuExpressionSink& sink, const CpuPointwise& pointwise, const CpuOperandView& target,
                      bool target_is_scratch, bool loops) {
-  ExpressionEmitter emitter(sink, pointwise);
+  ExpressionEmitter emitter(sink, pointwise, loops);
   if (loops && emitter.evaluate_as_loop(pointwise.expr, target)) return;
   emitter.evaluate(pointwise.expr, target, target_is_scratch);
 }

@@ -132,12 +132,14 @@ Access plain_access(const std::string& tensor, const std::vector<std::string>& i
 Program outline_transcendental_terms(const Program& program) {
   Program result = program;
   const Idioms idioms = recognize_idioms(program);
-  for (std::size_t s = 0; s < result.statements.size(); ++s) {
+  for (std::size_t s = 0; s < result.statements.size();) {
     const Statement reduction = result.statements[s];
     std::string r;
-    if (!candidate(result, idioms, reduction, r)) continue;
-    const Expr* call = outlinable_call(reduction, reduction.expr, r);
-    if (!call) continue;
+    const Expr* call = candidate(result, idioms, reduction, r) ? outlinable_call(reduction, reduction.expr, r) : nullptr;
+    if (!call) {
+      ++s;
+      continue;
+    }
     const std::vector<std::string> names = reduction.index_names();
 
     Tensor terms;  // the temporary, S's indices in order
@@ -168,7 +170,7 @@ Program outline_transcendental_terms(const Program& program) {
     result.tensors.push_back(std::move(terms));
     result.statements[s] = std::move(reader);
     result.statements.insert(result.statements.begin() + static_cast<std::ptrdiff_t>(s), std::move(writer));
-    ++s;  // past the writer, to the reduction (now without the call: not outlined again)
+    ++s;  // past the writer, to the reduction again: its next call, if it has one (this one is a read now)
   }
   return result;
 }

@@ -19,7 +19,9 @@
 //     with vector code, but abs: as cheap as a read) in its right-hand side depends on r (reads an element at r), and its argument is arithmetic (reads,
 //     literals, + - * /, negation, calls: no `?:`, index value or comparison) over plain reads
 //     (no boundary value, no gather) whose last subscript is r (rows, not columns, streamed).
-// The outermost such call becomes the temporary (f32, S's indices in order); the values are
+// Each outermost such call becomes a temporary of its own (f32, S's indices in order, named
+// S_function, with `_` appended while the name is taken: a KL divergence's two logs are S0_log
+// and S0_log_); the values are
 // the vector code's (within its documented error of the scalar function: kernels/cpu's
 // vector_math.h), not the scalar function's.
 #pragma once

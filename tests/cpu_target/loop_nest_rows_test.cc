@@ -33,7 +33,7 @@ TEST(LoopNestRows, RowsReduceOnVectorsAtEveryLength) {
 }
 
 // relu, abs, max and min in a loop nest's terms are written inline as kernels/cpu defines them
-// (binary_max, binary_min, std::fabs: no call of apply per term), and keep the reference's values.
+// (binary_max, binary_min, unary_abs: no call of apply per term), and keep the reference's values.
 TEST(LoopNestRows, ExactOperationsAreWrittenInline) {
   const Program program = compile_text(R"(def f(f32(M, N) X, f32(M, N) Y) -> (f32(M) a, f32(M) r, f32(M) c) {
   a(m) max=! abs(X(m, n))
@@ -43,7 +43,7 @@ TEST(LoopNestRows, ExactOperationsAreWrittenInline) {
                                        {{"M", 6}, {"N", 45}}, "exact.tc");
   const RunRequest request = cpu_run_request(5);
   const std::string code = emit_cpu(program, request.cpu_schedule);
-  for (const char* inline_text : {"std::fabs(X[", "binary_max((X[", "binary_max(X[", "binary_min(X["})
+  for (const char* inline_text : {"unary_abs(X[", "binary_max((X[", "binary_max(X[", "binary_min(X["})
     EXPECT_NE(code.find(inline_text), std::string::npos) << inline_text << " missing:\n" << code;
   EXPECT_EQ(code.find("apply(UnaryOp::"), std::string::npos) << code;
   const RunReport report = run_program(program, request);

@@ -59,13 +59,14 @@ TEST(CpuOutline, TermsOfEveryVectorFunction) {
 })",
                                        {{"M", 19}, {"N", 45}}, "functions.tc");
   const Program outlined = outline_transcendental_terms(program);
-  ASSERT_EQ(outlined.statements.size(), 6u);
+  ASSERT_EQ(outlined.statements.size(), 7u);
   EXPECT_EQ(print_statement_source(outlined.statements[0]), "S0_sigmoid(m, n) = sigmoid(X(m, n) + b(n))");
   EXPECT_EQ(print_statement_source(outlined.statements[1]), "a(m) +=! S1_tanh(m, n) * S0_sigmoid(m, n) / 45");
   EXPECT_EQ(print_statement_source(outlined.statements[2]), "S1_tanh_(m, n) = tanh(X(m, n) * 0.5 - S1_tanh(m, n))");
   EXPECT_EQ(print_statement_source(outlined.statements[4]), "S2_gelu_erf(m, n) = gelu_erf(X(m, n))")
-      << "the first of two calls; the other stays in the loop";
-  EXPECT_EQ(print_statement_source(outlined.statements[5]), "d(m) min=! S2_gelu_erf(m, n) + silu(b(n) - X(m, n))");
+      << "the first of two calls, then the other";
+  EXPECT_EQ(print_statement_source(outlined.statements[5]), "S2_silu(m, n) = silu(b(n) - X(m, n))");
+  EXPECT_EQ(print_statement_source(outlined.statements[6]), "d(m) min=! S2_gelu_erf(m, n) + S2_silu(m, n)");
   expect_runs_either_way(program);
 
   // An entropy's log; sqrt, rsqrt and gelu_tanh (their arguments positive where they must be).
@@ -76,13 +77,27 @@ TEST(CpuOutline, TermsOfEveryVectorFunction) {
 })",
                                     {{"M", 7}, {"N", 53}}, "more.tc");
   const Program more_outlined = outline_transcendental_terms(more);
-  ASSERT_EQ(more_outlined.statements.size(), 6u);
+  ASSERT_EQ(more_outlined.statements.size(), 7u);
   EXPECT_EQ(print_statement_source(more_outlined.statements[0]), "S0_log(m, n) = log(abs(X(m, n)) + 0.001)");
   EXPECT_EQ(print_statement_source(more_outlined.statements[1]), "h(m) +=! -abs(X(m, n)) * S0_log(m, n)");
   EXPECT_EQ(print_statement_source(more_outlined.statements[2]), "S1_sqrt(m, n) = sqrt(1 + X(m, n) * X(m, n))");
-  EXPECT_EQ(print_statement_source(more_outlined.statements[3]), "r(m) +=! S1_sqrt(m, n) - rsqrt(2 + X(m, n))");
-  EXPECT_EQ(print_statement_source(more_outlined.statements[4]), "S2_gelu_tanh(m, n) = gelu_tanh(X(m, n) * 3)");
-  EXPECT_EQ(print_statement_source(more_outlined.statements[5]), "g(m) max=! S2_gelu_tanh(m, n)");
+  EXPECT_EQ(print_statement_source(more_outlined.statements[3]), "S1_rsqrt(m, n) = rsqrt(2 + X(m, n))");
+  EXPECT_EQ(print_statement_source(more_outlined.statements[4]), "r(m) +=! S1_sqrt(m, n) - S1_rsqrt(m, n)");
+  EXPECT_EQ(print_statement_source(more_outlined.statements[5]), "S2_gelu_tanh(m, n) = gelu_tanh(X(m, n) * 3)");
+  EXPECT_EQ(print_statement_source(more_outlined.statements[6]), "g(m) max=! S2_gelu_tanh(m, n)");
+
+  // A KL divergence's two logs: two temporaries, the second name taken once.
+  const Program kl = compile_text(R"(def kl(f32(M, N) P, f32(M, N) Q) -> (f32(M) D) {
+  D(m) +=! (abs(P(m, n)) + 0.01) * (log(abs(P(m, n)) + 0.01) - log(abs(Q(m, n)) + 0.01))
+})",
+                                  {{"M", 5}, {"N", 70}}, "kl.tc");
+  const Program kl_outlined = outline_transcendental_terms(kl);
+  ASSERT_EQ(kl_outlined.statements.size(), 3u);
+  EXPECT_EQ(print_statement_source(kl_outlined.statements[0]), "S0_log(m, n) = log(abs(P(m, n)) + 0.01)");
+  EXPECT_EQ(print_statement_source(kl_outlined.statements[1]), "S0_log_(m, n) = log(abs(Q(m, n)) + 0.01)");
+  EXPECT_EQ(print_statement_source(kl_outlined.statements[2]),
+            "D(m) +=! (abs(P(m, n)) + 0.01) * (S0_log(m, n) - S0_log_(m, n))");
+  expect_runs_either_way(kl);
   expect_runs_either_way(more);
 
   const Program gemv = compile_text("def f(f32(M, K) A, f32(K) v) -> (f32(M) y) {\n  y(m) +=! exp(A(m, k)) * v(k)\n}",

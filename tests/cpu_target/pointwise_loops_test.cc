@@ -4,6 +4,8 @@
 // against the reference.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "codegen/cpu_emit.h"
 #include "test_programs.h"
 
@@ -104,6 +106,31 @@ TEST(PointwiseLoops, NarrowValuesAreWidenedAndTheTargetRounded) {
   const std::string bf16_code = emit_cpu(bf16, request_for(1, true).cpu_schedule);
   EXPECT_NE(bf16_code.find(kOneLoop), std::string::npos) << bf16_code;
   expect_the_calls_bits(bf16);
+}
+
+// relu and abs are the loop's too (binary_max(x, 0.0f), unary_abs: exact), and a function of
+// arithmetic that takes more passes as calls than as a loop is the loop then one call: a binary
+// cross-entropy's log(0.001 + 0.998 * abs(P)) (abs, *, then + and log: three passes) is the loop
+// into a scratch block, then log in place (two); an f16 target from that scratch block.
+TEST(PointwiseLoops, AFunctionOfLoopArithmeticIsTheLoopThenOneCall) {
+  for (const char* type : {"f32", "f16"}) {
+    SCOPED_TRACE(type);
+    const Program program = compile_text(fmt::format(R"(def bce(f32(M, N) P, f32(M, N) Y) -> ({0}(M, N) L, {0}(M, N) R) {{
+  L(m, n) = -(Y(m, n) * log(0.001 + 0.998 * abs(P(m, n))) + (1.0 - Y(m, n)) * log(0.999 - 0.998 * abs(P(m, n))))
+  R(m, n) = sqrt(relu(P(m, n) - Y(m, n)) * 2 + abs(Y(m, n)))
+}})", type),
+                                         {{"M", 29}, {"N", 43}}, "bce.tc");
+    const std::string code = emit_cpu(program, request_for(1, true).cpu_schedule);
+    EXPECT_NE(code.find("= (0.001f + (0.998f * unary_abs(P_block[row * 43 + col])));"), std::string::npos) << code;
+    EXPECT_NE(code.find("static const Unary S0_log({"), std::string::npos) << code;
+    EXPECT_NE(code.find("= ((binary_max((P_block[row * 43 + col] - Y_block[row * 43 + col]), 0.0f) * 2.0f) + "
+                        "unary_abs(Y_block[row * 43 + col]));"),
+              std::string::npos)
+        << code;
+    EXPECT_NE(code.find("static const Unary S1_sqrt({"), std::string::npos) << code;
+    EXPECT_EQ(code.find("UnaryOp::abs"), std::string::npos) << code;
+    expect_the_calls_bits(program);
+  }
 }
 
 }  // namespace

@@ -52,23 +52,23 @@ void stage0_block(const uint8_t* A, const uint8_t* B, const float* sa, const flo
       .dtype = DType::e4m3, .accumulate = false});
   S0_main(A + m0 * 64, B + n0 * 64, C, 64, 64, cols);
   // last touch S1: D(m, n) = relu(C(m, n) * sa(m) * sb(n) + bias(n))
+  const float* const sa_block = sa + m0;
+  const float* const sb_block = sb + n0;
   alignas(64) static thread_local float S1_t0_storage[rows * cols];
   float* const S1_t0 = kept(S1_t0_storage);
-  static const Binary S1_mul({.m = rows, .n = cols, .op = BinaryOp::mul,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::col_vector},
+  static const Unary S1_widen({.m = 1, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f16, Broadcast::row_vector},
       .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_mul(C, sa + m0, S1_t0, cols, 1, cols);
-  static const Binary S1_mul_2({.m = rows, .n = cols, .op = BinaryOp::mul,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f32, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f32, Broadcast::matrix}});
-  S1_mul_2(S1_t0, sb + n0, S1_t0, cols, 1, cols);
-  static const Binary S1_add_relu({.m = rows, .n = cols, .op = BinaryOp::add,
-      .in0 = {Layout::row_major, DType::f32, Broadcast::matrix},
-      .in1 = {Layout::row_major, DType::f16, Broadcast::row_vector},
-      .out = {Layout::row_major, DType::f16, Broadcast::matrix}, .post = UnaryOp::relu});
-  S1_add_relu(S1_t0, bias + n0, D + m0 * 64 + n0, cols, 1, 64);
+  S1_widen(bias + n0, S1_t0, 1, cols);
+  alignas(64) static thread_local float S1_t1_storage[rows * cols];
+  float* const S1_t1 = kept(S1_t1_storage);
+  for (int64_t row = 0; row < rows; ++row)  // the arithmetic, one pass
+    for (int64_t col = 0; col < cols; ++col)
+      S1_t1[row * cols + col] = binary_max((((C[row * cols + col] * sa_block[row]) * sb_block[col]) + S1_t0[col]), 0.0f);
+  static const Unary S1_store({.m = rows, .n = cols, .op = UnaryOp::identity,
+      .in = {Layout::row_major, DType::f32, Broadcast::matrix},
+      .out = {Layout::row_major, DType::f16, Broadcast::matrix}});
+  S1_store(S1_t1, D + m0 * 64 + n0, cols, 64);
 }
 
 }  // namespace

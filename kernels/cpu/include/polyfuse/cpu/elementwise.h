@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "polyfuse/cpu/types.h"
 
@@ -33,9 +34,31 @@ float apply(UnaryOp op, float x);              // the scalar definition
 float apply(BinaryOp op, float x, float y);    // the scalar definition
 
 // Binary's max and min of one pair, for the generated code's own loops: x > y ? x : y (x < y ? x :
-// y; y when either is NaN), what every ISA path of Binary computes.
-inline float binary_max(float x, float y) { return x > y ? x : y; }
-inline float binary_min(float x, float y) { return x < y ? x : y; }
+// y; y when either is NaN), what every ISA path of Binary computes. Written as a select of bits by
+// the comparison's mask, not a branch: generated code is built with -fno-tree-loop-if-convert,
+// under which GCC leaves a loop with `?:` scalar, but vectorises this (a compare and a masked move).
+namespace detail {
+inline float select_bits(bool first, float x, float y) {
+  std::uint32_t x_bits, y_bits;
+  std::memcpy(&x_bits, &x, sizeof x);
+  std::memcpy(&y_bits, &y, sizeof y);
+  const std::uint32_t mask = 0u - static_cast<std::uint32_t>(first);
+  const std::uint32_t bits = (x_bits & mask) | (y_bits & ~mask);
+  float result;
+  std::memcpy(&result, &bits, sizeof result);
+  return result;
+}
+}  // namespace detail
+inline float binary_max(float x, float y) { return detail::select_bits(x > y, x, y); }
+inline float binary_min(float x, float y) { return detail::select_bits(x < y, x, y); }
+// Unary's abs of one value (the sign bit cleared, as std::fabs), for the same loops.
+inline float unary_abs(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof x);
+  bits &= 0x7fffffffu;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
 
 // How an input operand covers the M x N iteration space. Element (m, n) is read at:
 //   matrix + col_major: p[m + n*ld]     matrix + row_major: p[m*ld + n]
