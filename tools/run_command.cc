@@ -135,8 +135,9 @@ void print_report(const Program& program, const RunRequest& request, const RunRe
   const std::string where = request.target == Target::cpu ? "cpu" : to_string(request.backend);
   std::cout << fmt::format("run: {} on {}\n{}\n", program.name, where, report.check.to_string());
   if (report.check.unchecked() > 0)
-    std::cout << "note: the random inputs leave a function's domain (those without --input-range are uniform in "
-                 "[-1, 1)); to check those elements, give an input a range inside it: --input-range NAME=LOW:HIGH\n";
+    std::cout << "note: the random inputs take some values outside a function's domain, or to overflow (those "
+                 "without --input-range are uniform in [-1, 1)); to check those elements, give an input a range that "
+                 "avoids it: --input-range NAME=LOW:HIGH\n";
   if (report.timed_runs > 0) {
     const double rate = report.flops_per_second();
     std::cout << fmt::format("time: {:.4f} ms (median of {} runs){}\n", report.median_ms, report.timed_runs,

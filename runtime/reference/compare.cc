@@ -151,7 +151,8 @@ std::string CheckReport::to_string() const {
     errors += "; " + std::to_string(unchecked()) + " of " + std::to_string(compared) + " elements not checked: ";
     if (nan_in_both > 0) errors += std::to_string(nan_in_both) + " NaN as in the reference";
     if (nan_in_both > 0 && unbounded > 0) errors += ", ";
-    if (unbounded > 0) errors += std::to_string(unbounded) + " without an error bound (an operand may leave a function's domain)";
+    if (unbounded > 0)
+      errors += std::to_string(unbounded) + " without an error bound (a value may leave a function's domain or overflow)";
   }
   if (ok) return "check: ok (" + errors + ")";
   return "check: FAILED (" + std::to_string(failures) + " of " + std::to_string(compared) +

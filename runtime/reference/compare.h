@@ -87,7 +87,8 @@ struct CheckReport {
   std::int64_t failures = 0;  // elements out of tolerance
   // Compared elements whose value the check cannot judge: NaN in the reference and here (an
   // input outside a function's domain: log or sqrt of a negative number), or with no error
-  // bound (an operand's bound reaches outside a function's domain: the backend may get NaN).
+  // bound (an operand's bound reaches outside a function's domain, where the backend may get
+  // NaN, or a value may overflow).
   std::int64_t nan_in_both = 0;
   std::int64_t unbounded = 0;
   std::string first_failure;  // "D[3, 5] = 1.5 expected 1.25 tolerance 0.0039", or empty

@@ -145,7 +145,7 @@ TEST(CompareExact, ElementsNotJudgedAreCountedAndSaid) {
   EXPECT_EQ(report.unbounded, 1);
   EXPECT_EQ(report.to_string(),
             "check: ok (max abs err 2.5e-01, max rel err 1.2e-01; 3 of 4 elements not checked: 2 NaN as in the "
-            "reference, 1 without an error bound (an operand may leave a function's domain))");
+            "reference, 1 without an error bound (a value may leave a function's domain or overflow))");
   CheckReport merged = report;
   merged.merge(report);
   EXPECT_EQ(merged.unchecked(), 6);
