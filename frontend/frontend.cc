@@ -11,6 +11,7 @@
 
 #include "frontend/isl_context.h"
 #include "frontend/limits.h"
+#include "frontend/matmul_factors.h"
 #include "frontend/parser.h"
 #include "frontend/polyhedral_model.h"
 #include "frontend/sema.h"
@@ -67,6 +68,8 @@ FrontendResult compile_source(const SourceFile& source, const SizeBindings& size
     }
   }
   sink.throw_if_errors();
+  // A matmul's terms times a value along the sum: the matmul, then the factor (matmul_factors.h).
+  for (Program& program : result.programs) program = factor_matmul_scales(program);
 
   std::set<std::string> used;
   for (const Program& program : result.programs)

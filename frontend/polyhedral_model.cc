@@ -78,4 +78,17 @@ isl::map access_relation(const isl::set& domain, const std::vector<std::string>&
   return relation.intersect_range(*extent);
 }
 
+Access plain_access(const std::string& tensor, const std::vector<std::string>& indices, const isl::set& domain,
+                    const std::vector<std::string>& domain_indices, SourceLocation location) {
+  std::vector<AffineIndex> subscripts;
+  for (const std::string& index : indices) subscripts.push_back(AffineIndex::plain(index));
+  return Access{tensor,     indices,      access_relation(domain, domain_indices, tensor, subscripts), location,
+                subscripts, std::nullopt, false};
+}
+
+std::string fresh_name(const Program& program, std::string wanted) {
+  while (program.find_tensor(wanted) || program.find_statement(wanted)) wanted += "_";
+  return wanted;
+}
+
 }  // namespace polyfuse

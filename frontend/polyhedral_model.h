@@ -37,4 +37,11 @@ isl::aff size_aff(const isl::space& space, const Size& size, const Program& prog
 // `names`) for `subscript`.
 isl::aff subscript_aff(const isl::space& space, const std::vector<std::string>& names, const AffineIndex& subscript);
 
+// For passes that add statements (frontend/matmul_factors.h, schedule/cpu_outline.h): a plain
+// access of `tensor` at `indices`, each one of the dimensions `domain_indices` of `domain`.
+Access plain_access(const std::string& tensor, const std::vector<std::string>& indices, const isl::set& domain,
+                    const std::vector<std::string>& domain_indices, SourceLocation location);
+// `wanted`, with `_` appended while a tensor or statement of `program` has that name.
+std::string fresh_name(const Program& program, std::string wanted);
+
 }  // namespace polyfuse

@@ -84,12 +84,6 @@ bool candidate(const Program& program, const Idioms& idioms, const Statement& st
   return statement.domain.is_equal(statement_domain(program, statement.id, statement.indices));
 }
 
-// A name no tensor (or statement) of `program` has, from `wanted`.
-std::string fresh_name(const Program& program, std::string wanted) {
-  while (program.find_tensor(wanted) || program.find_statement(wanted)) wanted += "_";
-  return wanted;
-}
-
 // `expr` with its reads renumbered left to right into `reads` (from `source`'s).
 Expr renumbered(const Expr& expr, const Statement& source, std::vector<Access>& reads) {
   Expr copy = expr;
@@ -116,15 +110,6 @@ Expr replaced(const Expr& expr, const Expr* call, const Expr& replacement, const
   copy.operands.clear();
   for (const Expr& operand : expr.operands) copy.operands.push_back(replaced(operand, call, replacement, replacement_read, source, reads));
   return copy;
-}
-
-// A plain access of `tensor` at `indices` from `domain`.
-Access plain_access(const std::string& tensor, const std::vector<std::string>& indices, const isl::set& domain,
-                    SourceLocation location) {
-  std::vector<AffineIndex> subscripts;
-  for (const std::string& index : indices) subscripts.push_back(AffineIndex::plain(index));
-  return Access{tensor, indices, access_relation(domain, indices, tensor, subscripts), location, subscripts,
-                std::nullopt, false};
 }
 
 }  // namespace
@@ -156,7 +141,7 @@ Program outline_transcendental_terms(const Program& program) {
     writer.indices = reduction.indices;
     for (IterationIndex& index : writer.indices) index.is_reduction = false;
     writer.domain = statement_domain(result, writer.id, writer.indices);
-    writer.write = plain_access(terms.name, names, writer.domain, call->location);
+    writer.write = plain_access(terms.name, names, writer.domain, names, call->location);
     writer.expr = renumbered(*call, reduction, writer.reads);
     for (Access& read : writer.reads) read.relation = read.relation.set_domain_tuple(writer.id);
     writer.accumulate_type = ElementType::f32;
@@ -165,7 +150,8 @@ Program outline_transcendental_terms(const Program& program) {
     Statement reader = reduction;  // the reduction of terms(indices)
     reader.reads.clear();
     reader.expr = replaced(reduction.expr, call, Expr::read_node(0, call->location),
-                           plain_access(terms.name, names, reduction.domain, call->location), reduction, reader.reads);
+                           plain_access(terms.name, names, reduction.domain, names, call->location), reduction,
+                           reader.reads);
 
     result.tensors.push_back(std::move(terms));
     result.statements[s] = std::move(reader);

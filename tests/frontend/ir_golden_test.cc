@@ -56,6 +56,20 @@ TEST(ExampleIrBound, Convolutions) {
   }
 }
 
+// A matmul's terms times values along the sum (frontend/matmul_factors.h): the matmul into an
+// f32 temporary, then the factors in a pointwise statement.
+TEST(ExampleIrBound, ScaledMatmulsAreTheMatmulThenTheFactors) {
+  const SourceFile source{"scaled_matmuls.tc", R"(def scaled(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V, f32(B, S) z) -> (f16(B, S, T) L, f16(B, S, D) O) {
+  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125
+  O(b, s, d) +=! L(b, s, t) * V(b, t, d) / z(b, s)
+}
+)"};
+  std::string text;
+  for (const Program& program : compile_source(source, {{"B", 2}, {"S", 16}, {"T", 24}, {"D", 8}}).programs)
+    text += print_program(program);
+  EXPECT_TRUE(polyfuse::testing::matches_golden(text, "frontend/scaled_matmuls.ir"));
+}
+
 TEST(ExampleIr, PrintingIsDeterministic) {
   EXPECT_EQ(dump("add_gemms"), dump("add_gemms"));
 }
