@@ -66,7 +66,8 @@ Expr moved(const Expr& expr, const Statement& source, const isl::set& domain, co
 
 // Whether statement `id` of `program` is a matmul or a batch-reduce matmul (idioms.h).
 bool is_matmul(const Program& program, const std::string& id) {
-  const StatementIdiom* idiom = recognize_idioms(program).find(id);
+  const Idioms idioms = recognize_idioms(program);  // (find's pointer is into it)
+  const StatementIdiom* idiom = idioms.find(id);
   return idiom && (idiom->kind == IdiomKind::matmul || idiom->kind == IdiomKind::batch_reduce_matmul);
 }
 

@@ -38,7 +38,8 @@ TEST(MatmulFactors, AScaledGemmIsTheGemmThenItsScaleInOneKernel) {
   EXPECT_EQ(sources(program), (std::vector<std::string>{"S0: C_sum(m, n) +=! A(m, k) * B(k, n)",
                                                         "S0_scale: C(m, n) = C_sum(m, n) * 0.125 / s(m)"}));
   EXPECT_EQ(program.find_tensor("C_sum")->type, ElementType::f32);
-  EXPECT_EQ(recognize_idioms(program).find("S0")->kind, IdiomKind::matmul);
+  const Idioms idioms = recognize_idioms(program);
+  EXPECT_EQ(idioms.find("S0")->kind, IdiomKind::matmul);
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
   expect_runs_on_both_targets(program);
