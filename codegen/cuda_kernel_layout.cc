@@ -175,7 +175,6 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
   TileShape fragment = accumulator_fragment(o.mma);
   layout.mma = o.mma;
   layout.f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;
-  const int element_bytes = layout.f32_operands ? 4 : 2;
   layout.fragments_m = o.warp.m / fragment.m;
   layout.fragments_n = o.warp.n / fragment.n;
   layout.values_per_fragment = fragment.m * fragment.n / 32;
@@ -185,10 +184,11 @@ CudaKernelLayout cuda_kernel_layout(const KernelPlan& plan, const GpuOptions& o,
     // A row-major is A(m, k): rows m, columns k; column-major A(k, m). B row-major is
     // B(k, n): rows k; column-major B(n, k).
     MatmulTiles t;
+    // each tile in its operand's type: a 16-bit one beside f32 stays 16-bit (widened as it loads)
     t.a = operand_tile(mm.a, mm.a_prologue, mm.a_layout, o.block.m, o.block.k, mm.a_layout == OperandLayout::col_major,
-                       element_bytes);
+                       size_in_bytes(mm.a_type));
     t.b = operand_tile(mm.b, mm.b_prologue, mm.b_layout, o.block.n, o.block.k, mm.b_layout == OperandLayout::row_major,
-                       element_bytes);
+                       size_in_bytes(mm.b_type));
     const LandedPrologue landed = landed_prologue(plan.group_of(mm.dims.statement));
     for (SharedTile* tile : {&t.a, &t.b}) {
       const bool is_a = tile == &t.a;

@@ -102,17 +102,19 @@ std::string load_fragments(const CudaStatementContext& c, const MatmulStage& mm,
   const std::string& row = args[args.size() - 2];
   const std::string& col = args[args.size() - 1];
   std::string tile_address = buffer_address(tile, args[0]);
-  const char* suffix = c.layout.f32_operands ? "_f32" : c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
+  // TF32 fragments of a 16-bit tile (a matmul of mixed types) load widened: the element type first
+  const bool widened = c.layout.f32_operands && tile.element_bytes == 2;
+  const char* suffix = widened ? "_f32_widened" : c.layout.f32_operands ? "_f32" : c.layout.mma == MmaShape::m16n8k16 ? "" : "884";
+  const std::string element = widened ? cuda_type(is_a ? mm.a_type : mm.b_type) + ", " : "";
   bool row_major = tile.layout == OperandLayout::row_major;
   if (is_a)  // load_frag_a(a, tile, m0, k0)
-    return fmt::format("pf::load_frag_a{}<{}, {}, {}, {}>({}, {}, {}, {});", suffix, layout_name(tile.layout),
+    return fmt::format("pf::load_frag_a{}<{}{}, {}, {}, {}>({}, {}, {}, {});", suffix, element, layout_name(tile.layout),
                        swizzle(), tile.cols, c.layout.fragments_m, fragments("a_frag", set), tile_address, row_major ? row : col,
                        row_major ? col : row);
   // load_frag_b(b, tile, k0, n0)
-  return fmt::format("pf::load_frag_b{}<{}, {}, {}, {}>({}, {}, {}, {});", suffix, layout_name(tile.layout), swizzle(),
-                     tile.cols, c.layout.fragments_n, fragments(c.layout.b_fragments(c.plan, mm), set), tile_address,
-                     row_major ? row : col,
-                     row_major ? col : row);
+  return fmt::format("pf::load_frag_b{}<{}{}, {}, {}, {}>({}, {}, {}, {});", suffix, element, layout_name(tile.layout),
+                     swizzle(), tile.cols, c.layout.fragments_n, fragments(c.layout.b_fragments(c.plan, mm), set),
+                     tile_address, row_major ? row : col, row_major ? col : row);
 }
 
 // The tile of the k-loop of `mm` whose prologue runs once it landed, or nullptr.

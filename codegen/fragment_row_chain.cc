@@ -13,6 +13,7 @@
 #include "codegen/memory_kernel_text.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/gpu_mapping.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -23,8 +24,14 @@ std::string index_id(const std::string& name) { return "i_" + name; }
 class FragmentRowChainEmitter {
  public:
   FragmentRowChainEmitter(const CudaStatementContext& c, const FusedRowChain& f, const std::string& block_row)
-      : c_(c), f_(f), block_row_(block_row), row_(f.rows.rows.front()), col_(f.rows.columns.front()) {
+      : c_(c), f_(f), block_row_(block_row), row_(f.rows.rows.back()), col_(f.rows.columns.front()) {
     for (const auto& entry : c.layout.registers.storage) tile_[entry.first] = entry.second;
+    for (std::size_t i = 0; i < f.rows.rows.size(); ++i) extents_[f.rows.rows[i]] = f.rows.row_extents[i];
+    extents_[col_] = f.rows.column_count;
+    // the block's batch element (kernel_grid.h): blockIdx.z, or its batch_i when there are several
+    const std::vector<std::string> blocks = block_parameters(static_cast<int>(f.rows.rows.size()) - 1);
+    for (std::size_t i = 0; i + 1 < f.rows.rows.size(); ++i)
+      batch_.emplace_back(f.rows.rows[i], blocks[i] == "blockIdx_z" ? "blockIdx.z" : blocks[i]);
   }
 
   FragmentRowChainText emit() {
@@ -39,6 +46,8 @@ class FragmentRowChainEmitter {
       text += fmt::format("  //   {}: {}\n", s.id, print_statement_source(s));
     }
     text += "  __syncthreads();  // the k-steps' shared tiles are free from here on\n";
+    for (const auto& [index, block] : batch_)
+      text += fmt::format("  const int {} = {};  // the block's batch element\n", index_id(index), block);
     text += fmt::format("  const int chain_block_row = {} * warp_y + (threadIdx.x % 32) / 4;  // this lane's first row "
                         "in the block tile\n",
                         o.warp.m);
@@ -71,9 +80,9 @@ class FragmentRowChainEmitter {
   bool is_reduction(const Statement& s) const { return s.is_reduction() && !s.reduction_indices().empty(); }
   bool is_element(const Statement& s) const { return is_element_statement(f_.rows, s); }
   bool is_output(const std::string& tensor) const { return c_.program.find_tensor(tensor)->role == TensorRole::output; }
-  std::int64_t extent(const std::string& index) const {
-    return index == row_ ? f_.rows.row_count : f_.rows.column_count;
-  }
+  std::int64_t extent(const std::string& index) const { return extents_.at(index); }
+  // The rows of one batch element.
+  std::int64_t matrix_rows() const { return extents_.at(row_); }
   // Columns of the block tile past the row: reductions skip them.
   bool has_padding_columns() const { return f_.row_length != c_.options.block.n; }
 
@@ -83,10 +92,12 @@ class FragmentRowChainEmitter {
     return extents;
   }
 
-  // `i_m < M && ...` for the indices of `access` (the lanes' rows and columns past the tensor).
+  // `i_m < M && ...` for the indices of `access` (the lanes' rows and columns past the tensor;
+  // a batch index is always inside).
   std::string inside(const Access& access) const {
     std::vector<std::string> conditions;
-    for (const std::string& index : access.indices) conditions.push_back(fmt::format("{} < {}", index_id(index), extent(index)));
+    for (const std::string& index : access.indices)
+      if (index == row_ || index == col_) conditions.push_back(fmt::format("{} < {}", index_id(index), extent(index)));
     return conditions.empty() ? "true" : fmt::format("{}", fmt::join(conditions, " && "));  // a scalar: always
   }
 
@@ -174,10 +185,13 @@ class FragmentRowChainEmitter {
   // The store of element output `tensor` from its tile.
   std::string tile_store(const std::string& tensor) const {
     const GpuOptions& o = c_.options;
-    const bool rows = f_.rows.row_count % o.block.m != 0, cols = has_padding_columns();
-    const std::string check = std::to_string((rows ? 1 : 0) + (cols ? 2 : 0));
-    return "  " + print_tile_store(c_, tile_.at(tensor), tensor, {fmt::format("{} * {}", o.block.m, block_row_), "0", check}) +
-           "\n";
+    const bool rows = matrix_rows() % o.block.m != 0, cols = has_padding_columns();
+    std::vector<std::string> origin;  // the block tile's first element: its batch element, row, column 0
+    for (const auto& entry : batch_) origin.push_back(index_id(entry.first));
+    origin.push_back(fmt::format("{} * {}", o.block.m, block_row_));
+    origin.push_back("0");
+    origin.push_back(std::to_string((rows ? 1 : 0) + (cols ? 2 : 0)));
+    return "  " + print_tile_store(c_, tile_.at(tensor), tensor, origin) + "\n";
   }
 
   std::string loop(const RowStep& step) {
@@ -268,6 +282,8 @@ class FragmentRowChainEmitter {
   const FusedRowChain& f_;
   const std::string block_row_;
   const std::string row_, col_;                 // the chain's row and column index
+  std::map<std::string, std::int64_t> extents_; // of the chain's indices
+  std::vector<std::pair<std::string, std::string>> batch_;  // batch index -> the block's (blockIdx.z, batch_i)
   std::map<std::string, std::string> tile_;     // element tensor -> its register tile
   std::set<std::string> row_values_;            // row tensors computed so far (NAME_row[i][h])
   int partials_offset_ = 0;

@@ -157,6 +157,10 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan, boo
   ElementType a = program.find_tensor(operand_source(mm, 'A'))->type, b = program.find_tensor(operand_source(mm, 'B'))->type;
   if (a == ElementType::f32 && b == ElementType::f32)
     return "f32 operands (they run TF32 mma.sync m16n8k8: wgmma with tf32 is not done)";
+  if (mm.operand_type == ElementType::f32)
+    return fmt::format("operands of two types, {} and {} (they run TF32 mma.sync m16n8k8, the 16-bit one widened: wgmma "
+                       "with tf32 is not done)",
+                       to_string(a), to_string(b));
   if (is_fp8(a) && is_fp8(b)) {  // e4m3 and e5m2 in either operand: wgmma's FP8 forms
     if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::col_major)
       return "FP8 operands that are not K-major (A(m, k), B(n, k))";

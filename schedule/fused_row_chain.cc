@@ -72,18 +72,33 @@ std::variant<FusedRowChain, std::string> fused_row_chain_of(const Program& progr
   } catch (const UserError& error) {
     return "the statements before it are not one matmul kernel: " + message_of(error);
   }
-  if (plan.batch_rank() > 0) return std::string("the matmul kernel has batch indices (row chains after batched matmuls are not fused yet)");
   const std::variant<RowChain, std::string> rows = row_chain_of(program, chain);
   if (const std::string* why = std::get_if<std::string>(&rows)) return *why;
   FusedRowChain fused{head, chain, std::get<RowChain>(rows), 0};
   const RowChain& r = fused.rows;
-  if (r.rows.size() != 1 || r.columns.size() != 1)
-    return fmt::format("the chain's rows ({}) and columns ({}) are not one index each, the matmul output's rows and columns",
-                       fmt::join(r.rows, ", "), fmt::join(r.columns, ", "));
-  for (const StatementDims& dims : plan.all_statements())
-    if (bound_size(program, dims.m_extent).value != r.row_count || bound_size(program, dims.n_extent).value != r.column_count)
-      return fmt::format("the chain runs over {} rows of {} columns, but statement {} of the matmul kernel over {} x {}",
-                         r.row_count, r.column_count, dims.statement, dims.m_extent.to_string(), dims.n_extent.to_string());
+  const std::size_t batch_rank = static_cast<std::size_t>(plan.batch_rank());
+  if (r.rows.size() != batch_rank + 1 || r.columns.size() != 1)
+    return batch_rank == 0
+               ? fmt::format("the chain's rows ({}) and columns ({}) are not one index each, the matmul output's rows "
+                             "and columns",
+                             fmt::join(r.rows, ", "), fmt::join(r.columns, ", "))
+               : fmt::format("the chain's rows ({}) and columns ({}) are not the matmul output's {} batch indices and "
+                             "row, and its column",
+                             fmt::join(r.rows, ", "), fmt::join(r.columns, ", "), batch_rank);
+  // a block runs one batch element's rows: the chain's rows are (batch.., row) of each matmul statement
+  for (const StatementDims& dims : plan.all_statements()) {
+    std::vector<Size> extents = dims.batch_extents;
+    extents.push_back(dims.m_extent);
+    bool same = bound_size(program, dims.n_extent).value == r.column_count;
+    for (std::size_t i = 0; same && i < extents.size(); ++i) same = bound_size(program, extents[i]).value == r.row_extents[i];
+    if (!same) {
+      std::vector<std::string> names;
+      for (const Size& e : extents) names.push_back(e.to_string());
+      return fmt::format("the chain runs over rows ({}) of {} columns, but statement {} of the matmul kernel over ({}) x {}",
+                         fmt::join(r.row_extents, " x "), r.column_count, dims.statement, fmt::join(names, " x "),
+                         dims.n_extent.to_string());
+    }
+  }
   std::set<std::string> head_results;
   for (const Statement& s : matmuls.statements) head_results.insert(s.write.tensor);
   if (const std::string why = chain_refusal(program, head_results, r, chain); !why.empty()) return why;

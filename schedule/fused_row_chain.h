@@ -6,10 +6,10 @@
 // the chain's results: the matmul's output never goes to global memory.
 //
 // A def `head; chain` fuses when
-//   - `head` is one fused matmul kernel (plan_gpu_kernel takes it) with no batch indices,
-//   - `chain` is one row chain whose rows are the matmul output's rows and whose columns its
-//     columns, reducing with `op=!` (zero-initialised), reading the head's results at the
-//     element, and
+//   - `head` is one fused matmul kernel (plan_gpu_kernel takes it),
+//   - `chain` is one row chain whose rows are the matmul output's batch indices and rows (a
+//     block runs one batch element, blockIdx.z) and whose columns its columns, reducing with
+//     `op=!` (zero-initialised), reading the head's results at the element, and
 //   - the row has at most `fused_row_limit` columns (the widest block tile of the mma.sync
 //     kernel, 256 for 16-bit operands).
 // The kernel then takes block N = the row rounded up to a power of two (at least 32) when the

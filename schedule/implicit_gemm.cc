@@ -56,6 +56,9 @@ ContractionGrouping implicit_gemm_grouping(const Program& program, const Stateme
   const ElementType type = program.find_tensor(input.tensor)->type;
   if (type != ElementType::f16 && type != ElementType::bf16 && type != ElementType::f32)
     return refused(fmt::format("its operands are {}; the implicit GEMM takes f16, bf16 and f32 (TF32)", to_string(type)));
+  if (const ElementType filter_type = program.find_tensor(filter.tensor)->type; filter_type != type)
+    return refused(fmt::format("{} is {} and {} is {}; the implicit GEMM takes operands of one type", input.tensor,
+                               to_string(type), filter.tensor, to_string(filter_type)));
   // A grouped convolution: the output indices the filter reads (g) lead N = (g, k), each group a GEMM of its own.
   ContractionGrouping g;
   for (const std::string& index : conv->batch)

@@ -70,8 +70,12 @@ struct MatmulStage {
   OperandLayout b_layout = OperandLayout::row_major;  // row: B(k, n); col: B(n, k)
   std::optional<OperandPrologue> a_prologue, b_prologue;  // absent: copy the tensor as it is
   bool zero_init = true;         // `+=!` (true) or `+=` (false)
-  // The operands' type (A's and B's, one type): f16, bf16, or f32 (TF32 / 3xTF32 tensor cores).
+  // The type the tensor cores take: f16 or bf16 (A and B both), or f32 (TF32 / 3xTF32 tensor
+  // cores): A and B f32, or of two different types among f16, bf16 and f32, the 16-bit ones
+  // widened exactly when their fragments load (pf_mma_tf32.cuh).
   ElementType operand_type = ElementType::f16;
+  // The types of the tiles copied to shared memory: A's and B's (their prologues' sources').
+  ElementType a_type = ElementType::f16, b_type = ElementType::f16;
   bool live_out = true;          // C is an output of the program (stored to global memory)
   // This matmul reads the same A tile as the matmul before it (X in `G +=! X * Wg` and
   // `U +=! X * Wu`): both run in one k-loop that loads the tile once per k-step

@@ -277,19 +277,29 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
         std::optional<OperandPrologue> b_prologue = operand_prologue(program, statement, mm.b, prologues);
         const Tensor* a = program.find_tensor(a_prologue ? a_prologue->source : mm.a.tensor);
         const Tensor* b = program.find_tensor(b_prologue ? b_prologue->source : mm.b.tensor);
-        if (a->type != b->type && !(is_fp8(a->type) && is_fp8(b->type)))
+        const auto float_type = [](ElementType type) {
+          return type == ElementType::f16 || type == ElementType::bf16 || type == ElementType::f32;
+        };
+        const bool mixed = a->type != b->type && float_type(a->type) && float_type(b->type);
+        if (a->type != b->type && !mixed && !(is_fp8(a->type) && is_fp8(b->type)))
           unsupported(program, statement,
-                      fmt::format("tensor cores need operands of one type (f16, bf16, or f32 as TF32) or two FP8 ones "
-                                  "(e4m3, e5m2; mixed FP8 x 16-bit is not built); {} is {} and {} is {}",
+                      fmt::format("tensor cores need operands of one type (f16, bf16, or f32 as TF32), two of f16, bf16 "
+                                  "and f32 (as TF32), or two FP8 ones (e4m3, e5m2; mixed FP8 x 16-bit is not built); {} is "
+                                  "{} and {} is {}",
                                   a->name, to_string(a->type), b->name, to_string(b->type)));
-        if (a->type == ElementType::f32 && f32 == F32Matmul::f32)
+        // TF32 tensor cores: f32 operands, or two types a TF32 value holds exactly (mixed).
+        const ElementType operand_type = mixed ? ElementType::f32 : a->type;
+        if (operand_type == ElementType::f32 && f32 == F32Matmul::f32)
           unsupported(program, statement,
-                      fmt::format("`f32_matmul` f32: {} and {} are f32 and the matmul runs exactly, on CUDA cores", a->name,
-                                  b->name));
-        if (a->type == ElementType::f32 && (a_prologue || b_prologue))
+                      mixed ? fmt::format("`f32_matmul` f32: {} is {} and {} is {}, a matmul of mixed types runs on TF32 "
+                                          "tensor cores, and f32_matmul f32 runs it exactly, on CUDA cores",
+                                          a->name, to_string(a->type), b->name, to_string(b->type))
+                            : fmt::format("`f32_matmul` f32: {} and {} are f32 and the matmul runs exactly, on CUDA cores",
+                                          a->name, b->name));
+        if (operand_type == ElementType::f32 && (a_prologue || b_prologue))
           unsupported(program, statement,
-                      "a prologue on an f32 (TF32) matmul operand is not fused yet (tensor cores take f32 operands "
-                      "copied as they are)");
+                      "a prologue on an operand of a TF32 matmul (f32 operands, or two types) is not fused yet (its "
+                      "tiles are copied as they are)");
         MatmulStage stage;
         stage.dims = dims_of(program, statement, mm.batch, mm.m, mm.n, &mm.k);
         stage.a = mm.a.tensor;
@@ -303,8 +313,10 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
         stage.a_prologue = a_prologue;
         stage.b_prologue = b_prologue;
         stage.zero_init = mm.zero_init;
-        stage.operand_type = a->type;
-        if (!plan.matmuls.empty() && (plan.matmuls.front().operand_type == ElementType::f32) != (a->type == ElementType::f32))
+        stage.operand_type = operand_type;
+        stage.a_type = a->type;
+        stage.b_type = b->type;
+        if (!plan.matmuls.empty() && (plan.matmuls.front().operand_type == ElementType::f32) != (operand_type == ElementType::f32))
           unsupported(program, statement,
                       "the matmuls of one kernel take one kind of operands: f32 (TF32) and 16-bit ones are not fused");
         stage.live_out = written->role == TensorRole::output;

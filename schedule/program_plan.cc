@@ -417,10 +417,19 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
       // without a row chain in its epilogue; an implicit GEMM's view
       const Program matmuls = kernel.kind == PlannedKernelKind::implicit_gemm ? *kernel.view : matmul_part(reduced);
       const KernelPlan kernel_plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), plan.f32_matmul);
-      if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32)
-        text += plan.f32_matmul == F32Matmul::x3tf32
-                    ? "  f32 operands: tensor cores, 3xTF32 (f32_matmul=3xtf32: split precision, close to f32)\n"
-                    : "  f32 operands: tensor cores, TF32 (f32_matmul=tf32: operands rounded to 11 significant bits)\n";
+      const auto mixed = [](const MatmulStage& mm) { return mm.operand_type == ElementType::f32 && mm.a_type != mm.b_type; };
+      const bool x3 = plan.f32_matmul == F32Matmul::x3tf32;
+      if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32 &&
+          !std::all_of(kernel_plan.matmuls.begin(), kernel_plan.matmuls.end(), mixed))
+        text += x3 ? "  f32 operands: tensor cores, 3xTF32 (f32_matmul=3xtf32: split precision, close to f32)\n"
+                   : "  f32 operands: tensor cores, TF32 (f32_matmul=tf32: operands rounded to 11 significant bits)\n";
+      for (const MatmulStage& mm : kernel_plan.matmuls)
+        if (mixed(mm))
+          text += fmt::format("  mixed operands: {} is {} and {} is {}: tensor cores, {} (f32_matmul={}: 16-bit values "
+                              "widened exactly, f32 ones {})\n",
+                              mm.a, to_string(mm.a_type), mm.b, to_string(mm.b_type), x3 ? "3xTF32" : "TF32",
+                              x3 ? "3xtf32" : "tf32",
+                              x3 ? "split in two TF32 parts" : "rounded to 11 significant bits");
       for (const std::string& loop : shared_operand_loops(kernel_plan)) text += fmt::format("  shared: {}\n", loop);
     }
     if (!kernel.partition.empty()) text += fmt::format("  partition: {}\n", kernel.partition);

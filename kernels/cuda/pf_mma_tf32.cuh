@@ -148,11 +148,11 @@ template <Swizzle S, int COLS> PF_DEVICE unsigned lds_tile_f32(const void* tile,
   }
 }
 
-// Requirements (as the 16-bit loads): m0, k0, n0 multiples of 8; all 32 lanes call.
-// A fragments (16x16 f32 each) of rows m0 + 16*i, k0..k0+15.
-//   L == row: tile is [m][k] (COLS = tile K);  L == col: tile is [k][m] (COLS = tile M).
-template <Layout L, Swizzle S, int COLS, int MT>
-PF_DEVICE void load_frag_a_f32(FragA16x16F32 (&a)[MT], const void* tile, int m0, int k0) {
+namespace detail {
+// The fragment loops of the loads below: element (row, col) of the tile is load(row, col, key),
+// key = row & 7 where the lane knows it (the f32 loads' swizzle shortcut).
+template <Layout L, int MT, class Load>
+PF_DEVICE void load_frag_a_tf32(FragA16x16F32 (&a)[MT], int m0, int k0, Load load) {
   const int lane = static_cast<int>(lane_id());
   const int g = lane >> 2, t = lane & 3;
 PF_UNROLL
@@ -160,14 +160,11 @@ PF_UNROLL
 PF_UNROLL
     for (int r = 0; r < 8; ++r) {
       const int q = (r >> 1) & 1, m = m0 + 16 * i + g + 8 * (r & 1), k = k0 + 8 * (r >> 2) + t + 4 * q;
-      a[i].x[r] = L == Layout::row ? lds_tile_f32<S, COLS>(tile, m, k, g) : lds_tile_f32<S, COLS>(tile, k, m, t + 4 * q);
+      a[i].x[r] = L == Layout::row ? load(m, k, g) : load(k, m, t + 4 * q);
     }
 }
-
-// B fragments (16x8 f32 each) of k0..k0+15, columns n0 + 8*j.
-//   L == col: tile is [n][k] (COLS = tile K);  L == row: tile is [k][n] (COLS = tile N).
-template <Layout L, Swizzle S, int COLS, int NT>
-PF_DEVICE void load_frag_b_f32(FragB16x8F32 (&b)[NT], const void* tile, int k0, int n0) {
+template <Layout L, int NT, class Load>
+PF_DEVICE void load_frag_b_tf32(FragB16x8F32 (&b)[NT], int k0, int n0, Load load) {
   const int lane = static_cast<int>(lane_id());
   const int g = lane >> 2, t = lane & 3;
 PF_UNROLL
@@ -175,8 +172,46 @@ PF_UNROLL
 PF_UNROLL
     for (int r = 0; r < 4; ++r) {
       const int n = n0 + 8 * j + g, k = k0 + 8 * (r >> 1) + t + 4 * (r & 1);
-      b[j].x[r] = L == Layout::col ? lds_tile_f32<S, COLS>(tile, n, k, g) : lds_tile_f32<S, COLS>(tile, k, n, t + 4 * (r & 1));
+      b[j].x[r] = L == Layout::col ? load(n, k, g) : load(k, n, t + 4 * (r & 1));
     }
+}
+}  // namespace detail
+
+// Requirements (as the 16-bit loads): m0, k0, n0 multiples of 8; all 32 lanes call.
+// A fragments (16x16 f32 each) of rows m0 + 16*i, k0..k0+15.
+//   L == row: tile is [m][k] (COLS = tile K);  L == col: tile is [k][m] (COLS = tile M).
+template <Layout L, Swizzle S, int COLS, int MT>
+PF_DEVICE void load_frag_a_f32(FragA16x16F32 (&a)[MT], const void* tile, int m0, int k0) {
+  detail::load_frag_a_tf32<L>(a, m0, k0, [tile](int row, int col, int key) { return lds_tile_f32<S, COLS>(tile, row, col, key); });
+}
+
+// B fragments (16x8 f32 each) of k0..k0+15, columns n0 + 8*j.
+//   L == col: tile is [n][k] (COLS = tile K);  L == row: tile is [k][n] (COLS = tile N).
+template <Layout L, Swizzle S, int COLS, int NT>
+PF_DEVICE void load_frag_b_f32(FragB16x8F32 (&b)[NT], const void* tile, int k0, int n0) {
+  detail::load_frag_b_tf32<L>(b, k0, n0, [tile](int row, int col, int key) { return lds_tile_f32<S, COLS>(tile, row, col, key); });
+}
+
+// A matmul of mixed operand types (f32 with f16 or bf16, or f16 with bf16) runs on these
+// TF32 tensor cores too: a 16-bit operand's tile stays 16-bit in shared memory (copied as
+// any 16-bit tile) and its fragments load widened to f32, which is exact (TF32 holds every
+// f16 and bf16 value: 10 explicit mantissa bits, f32's exponent range), so tf32_round and
+// 3xTF32's split leave it as it is. T is the element type (__half or __nv_bfloat16).
+template <class T, Swizzle S, int COLS> PF_DEVICE unsigned lds_tile_widened(const void* tile, int row, int col) {
+  const unsigned short bits = lds(reinterpret_cast<const unsigned short*>(tile_address<S, COLS>(tile, row, col)));
+  return __float_as_uint(ElementTraits<T>::to_float(bits));
+}
+
+// load_frag_a_f32's fragments from a tile of 16-bit elements (COLS 16-bit columns).
+template <class T, Layout L, Swizzle S, int COLS, int MT>
+PF_DEVICE void load_frag_a_f32_widened(FragA16x16F32 (&a)[MT], const void* tile, int m0, int k0) {
+  detail::load_frag_a_tf32<L>(a, m0, k0, [tile](int row, int col, int) { return lds_tile_widened<T, S, COLS>(tile, row, col); });
+}
+
+// load_frag_b_f32's fragments from a tile of 16-bit elements (COLS 16-bit columns).
+template <class T, Layout L, Swizzle S, int COLS, int NT>
+PF_DEVICE void load_frag_b_f32_widened(FragB16x8F32 (&b)[NT], const void* tile, int k0, int n0) {
+  detail::load_frag_b_tf32<L>(b, k0, n0, [tile](int row, int col, int) { return lds_tile_widened<T, S, COLS>(tile, row, col); });
 }
 
 // Global → swizzled shared tile of ROWS x COLS f32 elements with cp.async (16-byte chunks

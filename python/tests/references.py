@@ -10,6 +10,12 @@ def _softmax_rows(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _attention(q, k, v):
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ v
+
+
 def _layernorm_rows(x, gamma, beta, eps=1e-5):
     mean = x.mean(axis=1, keepdims=True)
     d = x - mean
@@ -88,6 +94,10 @@ EXAMPLES = {
     "gemm_softmax": (dict(M=9, N=40, K=24),
                      lambda s: [("f16", (s["M"], s["K"])), ("f16", (s["K"], s["N"]))],
                      lambda a, b: [_softmax_rows(a @ b)]),
+    "attention": (dict(B=2, S=9, T=21, D=16),
+                  lambda s: [("f16", (s["B"], s["S"], s["D"])), ("f16", (s["B"], s["T"], s["D"])),
+                             ("f16", (s["B"], s["T"], s["D"]))],
+                  lambda q, k, v: [_attention(q, k, v)]),
     "layernorm": (dict(M=7, N=24, K=16),
                   lambda s: [("f16", (s["M"], s["K"])), ("f16", (s["K"], s["N"])), ("f16", (s["N"],)),
                              ("f16", (s["N"],)), ("f16", (s["N"],))],
@@ -135,9 +145,10 @@ EXAMPLES = {
 
 # The sizes bound at compile: those only an output has (P, Q), every size of a def whose
 # inferred ranges depend on several sizes (h in 0..H - R: the def needs them bound to parse),
-# and every size of a general contraction (its grouped GEMM's view has constant extents).
+# every size of a general contraction (its grouped GEMM's view has constant extents), and every
+# size of a plan of several kernels (the workspace's layout is fixed at compile time).
 COMPILE_SIZES = {"conv2d_strided": ("P", "Q"), "conv2d": tuple(_CONV), "conv2d_grouped": tuple(_CONV) + ("G",),
-                 "tensordot": ("A", "B", "K", "L", "C")}
+                 "tensordot": ("A", "B", "K", "L", "C"), "attention": ("B", "S", "T", "D")}
 
 _NUMPY = {"f16": np.float16, "f32": np.float32}
 

@@ -87,15 +87,17 @@ TEST(ContractionEmu, F32RunsOnTf32TensorCoresOrAsAReductionKernel) {
 }
 
 // An operand computed by an earlier kernel is read from the plan's f32 workspace, never as its
-// 16-bit type: viewed as it is, the GEMM has operands of two types (a reduction kernel); copied
-// into [M][K] order, the copy converts it (a tensor-core kernel).
+// 16-bit type: viewed as it is, the GEMM has operands of two types (f32 and f16: TF32 tensor
+// cores, the f16 one widened); copied into [M][K] order, the copy converts it (16-bit tensor
+// cores). Both on tensor cores; with `f32_matmul` f32 the viewed one is a reduction kernel.
 TEST(ContractionEmu, OperandComputedIntoTheWorkspace) {
   const SizeBindings sizes{{"A", 3}, {"B", 5}, {"K", 4}, {"L", 6}, {"C", 16}};
-  expect_contraction_runs(R"(def viewed(f16(A, B, K, L) X, f16(K, L, C) Y) -> (f16(A, B, C) O) {
+  const std::string viewed = R"(def viewed(f16(A, B, K, L) X, f16(K, L, C) Y) -> (f16(A, B, C) O) {
   T(a, b, k, l) = relu(X(a, b, k, l))
   O(a, b, c) +=! T(a, b, k, l) * Y(k, l, c)
-})",
-                          sizes, false);
+})";
+  expect_contraction_runs(viewed, sizes);
+  expect_contraction_runs(viewed, sizes, false, Arch::sm_80, F32Matmul::f32);
   expect_contraction_runs(R"(def copied(f16(A, K, B, L) X, f16(K, L, C) Y) -> (f16(A, B, C) O) {
   T(a, k, b, l) = relu(X(a, k, b, l))
   O(a, b, c) +=! T(a, k, b, l) * Y(k, l, c)

@@ -55,6 +55,17 @@ std::vector<CompileCase> cases() {
   return all;
 }
 
+// `source` compiles with NVRTC for sm_80 and sm_90: no spills, no stack frame.
+void expect_compiles_without_spills(const std::string& source, const std::string& name) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    SCOPED_TRACE(fmt::format("{} {}", name, arch));
+    pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
+    ASSERT_TRUE(result.ok) << result.log;
+    EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
+    EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
+  }
+}
+
 // No spills and no stack frame (no local memory at all) in any generated kernel.
 TEST(CudaCompile, GeneratedKernelsCompileWithoutSpills) {
   for (const CompileCase& c : cases()) {
@@ -95,13 +106,7 @@ TEST(CudaCompile, PrologueOperandsAndBatchDimensionsCompileWithoutSpills) {
     CudaEmitRequest request;
     request.options.choose_warp = true;  // the command line's default
     std::string source = emit_cuda(program, request).source;
-    for (const char* arch : {"sm_80", "sm_90"}) {
-      SCOPED_TRACE(fmt::format("{} {}", program.name, arch));
-      pft_test::NvrtcResult result = pft_test::nvrtc_compile(source, arch, /*ptxas_verbose=*/true);
-      ASSERT_TRUE(result.ok) << result.log;
-      EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
-      EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
-    }
+    expect_compiles_without_spills(source, program.name);
   }
 }
 
@@ -146,6 +151,31 @@ TEST(CudaCompile, Fp8GemmCompilesForSm90a) {
   EXPECT_TRUE(pft_test::nonzero_spills(result.log).empty()) << result.log;
   EXPECT_TRUE(pft_test::nonzero_stack_frames(result.log).empty()) << result.log;
   EXPECT_TRUE(pft_test::ptxas_diagnostics(result.log).empty()) << result.log;
+}
+
+// Matmuls of two operand types (TF32 tensor cores, the 16-bit operand's fragments loaded
+// widened): f32 x f16 and bf16 x f32 GEMMs and attention's plan (`e * V`, f32 x f16) compile
+// for sm_80 and sm_90 without spills or a stack frame.
+TEST(CudaCompile, MixedOperandTypesCompileWithoutSpills) {
+  const SizeBindings sizes{{"M", 4096}, {"N", 4096}, {"K", 4096}, {"B", 8}, {"S", 1024}, {"T", 1024}, {"D", 64}};
+  const std::vector<std::string> sources = {
+      "def f(f32(M, K) A, f16(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n",
+      "def g(bf16(M, K) A, f32(N, K) B, f32(N) bias) -> (bf16(M, N) C) {\n  T(m, n) +=! A(m, k) * B(n, k)\n"
+      "  C(m, n) = relu(T(m, n) + bias(n))\n}\n",
+      "def attn(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+      "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125\n  mx(b, s) max=! L(b, s, t)\n"
+      "  e(b, s, t) = exp(L(b, s, t) - mx(b, s))\n  z(b, s) +=! e(b, s, t)\n"
+      "  O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)\n}\n"};
+  for (const std::string& text : sources) {
+    const Program program = compile_program(text, sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    CudaEmitRequest request;
+    request.options.choose_warp = true;
+    const std::string source = plan.is_single_fused_kernel() ? emit_cuda(program, request).source
+                                                             : emit_cuda_plan(program, plan, request).source;
+    EXPECT_NE(source.find("_f32_widened<"), std::string::npos) << program.name;
+    expect_compiles_without_spills(source, program.name);
+  }
 }
 
 // Issue 23: a general contraction's plan (permutation copies, the GEMM over the grouped view,

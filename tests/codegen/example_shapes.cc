@@ -29,6 +29,8 @@ std::vector<ExampleShape> example_shapes(bool one_each) {
     all.push_back({"multihead_batched_gemm", batched, ""});
     all.push_back({"mlp", {{"M", s.at("M")}, {"K", s.at("K")}, {"H", 64}, {"N", s.at("N")}}, ""});
   }
+  all.push_back({"attention", {{"B", 2}, {"S", 64}, {"T", 128}, {"D", 64}}, ""});
+  if (!one_each) all.push_back({"attention", {{"B", 3}, {"S", 37}, {"T", 45}, {"D", 24}}, ""});
   std::vector<SizeBindings> rows = {SizeBindings{{"M", 128}, {"N", 256}}, SizeBindings{{"M", 37}, {"N", 45}}};
   if (one_each) rows = {rows[1]};
   for (const SizeBindings& s : rows)

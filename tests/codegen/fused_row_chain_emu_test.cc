@@ -121,6 +121,43 @@ TEST(FusedRowChainEmu, ChainOutputsOfEveryKind) {
               {{"M", 33}, {"N", 70}, {"K", 16}}, 1);
 }
 
+// Batched matmuls: a block runs one batch element's rows (blockIdx.z; with two batch indices
+// each the block's batch_i), so the chain reads and writes its tensors at the block's batch
+// element: softmax over one and two batch indices at odd sizes (outputs of rows and of
+// elements, a batched bias), attention's scores with its max, exponentials and sums in the
+// Q·Kᵀ kernel; the byte counters show the scores never stored.
+TEST(FusedRowChainEmu, AfterBatchedMatmuls) {
+  expect_runs("def bsm(f16(B, M, K) A, f16(B, K, N) W, f32(B, N) bias) -> (f16(B, M, N) P, f32(B, M) mx) {\n"
+              "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n"
+              "  mx(b, m) max=! C(b, m, n) + bias(b, n)\n"
+              "  e(b, m, n) = exp(C(b, m, n) + bias(b, n) - mx(b, m))\n"
+              "  s(b, m) +=! e(b, m, n)\n"
+              "  P(b, m, n) = e(b, m, n) / s(b, m)\n"
+              "}\n",
+              {{"B", 3}, {"M", 37}, {"N", 70}, {"K", 19}}, 1);
+  expect_runs("def heads(f16(B, H, S, D) Q, f16(B, H, T, D) K) -> (f16(B, H, S, T) P) {\n"
+              "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, h, t, d)\n"
+              "  mx(b, h, s) max=! L(b, h, s, t)\n"
+              "  e(b, h, s, t) = exp(L(b, h, s, t) - mx(b, h, s))\n"
+              "  z(b, h, s) +=! e(b, h, s, t)\n"
+              "  P(b, h, s, t) = e(b, h, s, t) / z(b, h, s)\n"
+              "}\n",
+              {{"B", 2}, {"H", 3}, {"S", 21}, {"T", 45}, {"D", 16}}, 1);
+  const std::int64_t b = 2, s = 19, t = 37, d = 16;
+  const EmuRun attention = expect_runs(
+      "def attention(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+      "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125\n"
+      "  mx(b, s) max=! L(b, s, t)\n"
+      "  e(b, s, t) = exp(L(b, s, t) - mx(b, s))\n"
+      "  z(b, s) +=! e(b, s, t)\n"
+      "  O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)\n"
+      "}\n",
+      {{"B", b}, {"S", s}, {"T", t}, {"D", d}}, 2);
+  // stored: e (f32) and z by the first kernel, O (f16) by the second; never the scores L
+  const std::uint64_t stored = attention.stats.counter("global_bytes_stored");
+  EXPECT_EQ(stored, static_cast<std::uint64_t>(4 * b * s * t + 4 * b * s + 2 * b * s * d)) << attention.stats.details();
+}
+
 // On sm_90a the kernel with a row chain takes the mma.sync main loop (the wgmma epilogue has
 // no row reductions yet).
 TEST(FusedRowChainEmu, Sm90aTakesTheMmaSyncMainLoop) {

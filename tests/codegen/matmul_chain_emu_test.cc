@@ -69,17 +69,23 @@ TEST(MatmulChainEmu, Bf16HiddenActivation) {
 }
 
 // Without the conversion the hidden activation is f32 (the default for what a reduction
-// feeds): the second matmul is a reduction kernel, and the plan's note says why.
-TEST(MatmulChainEmu, WithoutTheConversionTheSecondMatmulIsAReductionKernel) {
+// feeds): the second matmul has operands of two types, f32 and f16, and runs on TF32 tensor
+// cores (W2 widened exactly, A rounded to TF32); the plan says so.
+TEST(MatmulChainEmu, WithoutTheConversionTheSecondMatmulRunsOnTf32TensorCores) {
   const std::string source =
       "def mlp(f16(M, K) X, f16(K, H) W1, f16(H, N) W2) -> (f16(M, N) Y) {\n"
       "  T(m, h) +=! X(m, k) * W1(k, h)\n"
       "  A(m, h) = relu(T(m, h))\n"
       "  Y(m, n) +=! A(m, h) * W2(h, n)\n"
       "}\n";
-  const auto [plan, run] =
-      run_two_kernels(source, {{"M", 32}, {"N", 24}, {"K", 40}, {"H", 16}}, PlannedKernelKind::row_reduction);
-  EXPECT_NE(plan.kernels[1].note.find("A is f32 and W2 is f16"), std::string::npos) << plan.kernels[1].note;
+  const SizeBindings sizes{{"M", 32}, {"N", 24}, {"K", 40}, {"H", 16}};
+  const auto [plan, run] = run_two_kernels(source, sizes, PlannedKernelKind::fused_matmul);
+  const Program program = compile_program(source, sizes);
+  const std::string text = to_string(plan, program);
+  EXPECT_NE(text.find("  mixed operands: A is f32 and W2 is f16: tensor cores, TF32 (f32_matmul=tf32: 16-bit "
+                      "values widened exactly, f32 ones rounded to 11 significant bits)\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // crash or wrong code.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda_emitter.h"
 #include "frontend/diagnostics.h"
 #include "gemm_programs.h"
@@ -60,20 +62,31 @@ TEST(UnsupportedOnGpu, PrologueOperandOfAnotherType) {
             "copied beside A's, and the prologue's result is rounded to that type); g is a bf16 input");
 }
 
-// f32 operands run on TF32 tensor cores, but not with `f32_matmul` f32 (the plan's reduction
-// kernel then), not beside a 16-bit operand, and not with a prologue (not fused yet).
+// f32 operands run on TF32 tensor cores, and so do two different types among f16, bf16 and
+// f32 (the 16-bit ones widened); not with `f32_matmul` f32 (the plan's reduction kernel
+// then), not an FP8 operand beside a 16-bit one, and not with a prologue (not fused yet).
 TEST(UnsupportedOnGpu, F32Operands) {
   EXPECT_EQ(error_of(gemm_source("f32", true, true)), "");
+  const std::string mixed = "def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
+  EXPECT_EQ(error_of(mixed), "");
   GpuOptions exact;
   exact.f32_matmul = F32Matmul::f32;
   EXPECT_EQ(error_of(gemm_source("f32", true, true), exact),
             "2:3: statement S0 of def 'gemm': f32_matmul f32: A and B are f32 and the matmul runs exactly, on CUDA cores");
-  EXPECT_EQ(error_of("def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': tensor cores need operands of one type (f16, bf16, or f32 as TF32) or two FP8 "
-            "ones (e4m3, e5m2; mixed FP8 x 16-bit is not built); A is f16 and B is f32");
-  EXPECT_EQ(error_of("def f(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! relu(A(m, k)) * B(k, n)\n}\n"),
-            "2:3: statement S0 of def 'f': a prologue on an f32 (TF32) matmul operand is not fused yet (tensor cores "
-            "take f32 operands copied as they are)");
+  EXPECT_EQ(error_of(mixed, exact),
+            "2:3: statement S0 of def 'f': f32_matmul f32: A is f16 and B is f32, a matmul of mixed types runs on TF32 "
+            "tensor cores, and f32_matmul f32 runs it exactly, on CUDA cores");
+  EXPECT_EQ(error_of("def f(f16(M, K) A, e4m3(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"),
+            "2:3: statement S0 of def 'f': tensor cores need operands of one type (f16, bf16, or f32 as TF32), two of "
+            "f16, bf16 and f32 (as TF32), or two FP8 ones (e4m3, e5m2; mixed FP8 x 16-bit is not built); A is f16 and B "
+            "is e4m3");
+  for (const char* a : {"f32", "bf16"})
+    EXPECT_EQ(error_of(fmt::format("def f({}(M, K) A, f32(K, N) B) -> (f32(M, N) C) {{\n  C(m, n) +=! relu(A(m, k)) * "
+                                   "B(k, n)\n}}\n",
+                                   a)),
+              "2:3: statement S0 of def 'f': a prologue on an operand of a TF32 matmul (f32 operands, or two types) is "
+              "not fused yet (its tiles are copied as they are)")
+        << a;
 }
 
 TEST(UnsupportedOnGpu, PointwiseWithoutMatmul) {

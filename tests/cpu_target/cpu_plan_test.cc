@@ -250,6 +250,7 @@ TEST(CpuExamples, EveryExampleIsListed) {
   for (const std::string& name : loop_nest_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : convolution_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   for (const std::string& name : contraction_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
+  for (const std::string& name : attention_examples()) EXPECT_TRUE(listed.insert(name).second) << name;
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(source_path("examples")))
     if (entry.path().extension() == ".tc") found.insert(entry.path().stem().string());

@@ -34,6 +34,20 @@ TEST_P(CpuGolden, ScheduleAndEmittedCode) {
 INSTANTIATE_TEST_SUITE_P(Examples, CpuGolden, ::testing::ValuesIn(example_names()),
                          [](const auto& info) { return info.param; });
 
+// examples/attention.tc at B = 4, S = T = D = 64: both products BRGEMM stages, the row
+// statistics loop nests between them.
+TEST(CpuGoldenAttention, ScheduleAndEmittedCode) {
+  for (const std::string& name : attention_examples()) {
+    CpuScheduleOptions options;
+    options.min_parallel_flops = 0;
+    const Program program = cpu_program(
+        compile_text(example_text(name), {{"B", 4}, {"S", 64}, {"T", 64}, {"D", 64}}, "examples/" + name + ".tc"), options);
+    const CpuPlan plan = plan_cpu(program, options);
+    EXPECT_TRUE(matches_golden(to_string(plan), "cpu/" + name + ".schedule"));
+    EXPECT_TRUE(matches_golden(emit_cpu(plan, program), "cpu/" + name + ".cpp"));
+  }
+}
+
 // The row reductions without a matmul: the blocked plan's stages (a plain loop nest per
 // reduction, codegen/cpu_loop_nest.h; the pointwise statements on vectors), schedule and code.
 TEST(CpuGoldenLoopNest, RowReductionsWithoutAMatmul) {

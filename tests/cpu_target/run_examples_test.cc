@@ -9,6 +9,8 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "codegen/cpu_emit.h"
 #include "runtime/api/run_program.h"
 #include "test_programs.h"
@@ -275,6 +277,20 @@ def attention(f16(B, H, S, D) Q, f16(B, H, T, D) Kt, f16(B, H, T, D) V) -> (f16(
 })", {{"B", 1}, {"H", 2}, {"S", 19}, {"T", 37}, {"D", 16}}, "attention.tc");
   const RunReport report = run_program(program, quick_request(1));
   EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+}
+
+// examples/attention.tc on the CPU target at odd sizes and at a head's (D = 64), in f16 as
+// written and in f32 (its golden schedule and code: emit_golden_test.cc).
+TEST(CpuExamples, AttentionMatchesTheReference) {
+  for (const std::string& name : attention_examples())
+    for (const SizeBindings& sizes : {SizeBindings{{"B", 2}, {"S", 19}, {"T", 37}, {"D", 24}},
+                                      SizeBindings{{"B", 1}, {"S", 64}, {"T", 128}, {"D", 64}}})
+      for (const std::string dtype : {"", "f32"}) {
+        SCOPED_TRACE(fmt::format("{} {} T={}", name, dtype, sizes.at("T")));
+        const Program program = compile_text(example_text(name, dtype), sizes, name + ".tc");
+        const RunReport report = run_program(program, quick_request(1));
+        EXPECT_TRUE(report.check.ok) << report.check.to_string() << "\n" << report.library;
+      }
 }
 
 // The check is not vacuous: emitted code with a first touch that keeps the (random)

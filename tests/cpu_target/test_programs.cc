@@ -29,6 +29,11 @@ const std::vector<std::string>& convolution_examples() {
   return names;
 }
 
+const std::vector<std::string>& attention_examples() {
+  static const std::vector<std::string> names = {"attention"};
+  return names;
+}
+
 const std::vector<std::string>& contraction_examples() {
   static const std::vector<std::string> names = {"tensordot"};
   return names;

@@ -28,6 +28,10 @@ const std::vector<std::string>& convolution_examples();
 // on the CPU target (codegen/cpu_contraction.h), run in contraction_cpu_test.cc.
 const std::vector<std::string>& contraction_examples();
 
+// Attention (examples/attention.tc): its two products as BRGEMMs between loop-nest stages for
+// the row statistics, sizes B, S, T, D (run_examples_test.cc's CpuExamples.Attention*).
+const std::vector<std::string>& attention_examples();
+
 
 // The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by
 // `dtype`, or unchanged when `dtype` is empty.

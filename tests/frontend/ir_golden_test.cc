@@ -41,6 +41,12 @@ TEST(ExampleIrBound, NormsWithTheirRowSizeBound) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(dump("layernorm_rows", {{"N", 256}}), "frontend/layernorm_rows.ir"));
 }
 
+// Attention: its scale 1 / sqrt(D) (D bound: a size used as a value) and its 1 / z(b, s)
+// taken out of the sums (frontend/matmul_factors.h).
+TEST(ExampleIrBound, Attention) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("attention", {{"D", 64}}), "frontend/attention.ir"));
+}
+
 TEST(ExampleIrBound, GemmBiasReluWithSizes) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(
       dump("gemm_bias_relu", {{"M", 128}, {"N", 256}, {"K", 64}}), "frontend/gemm_bias_relu_bound.ir"));

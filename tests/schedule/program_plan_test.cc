@@ -39,6 +39,16 @@ TEST(ExamplePlan, MatmulChainAndSharedOperand) {
                                                 "plan/swiglu.plan"));
 }
 
+// examples/attention.tc: two kernels while T fits a block tile (Q·Kᵀ with the row chain in
+// its epilogue, then e·V on TF32 tensor cores with / z), three when it does not (the chain in
+// a kernel of its own, the cut says why).
+TEST(ExamplePlan, Attention) {
+  EXPECT_TRUE(polyfuse::testing::matches_golden(
+      plan_text(example("attention", {{"B", 4}, {"S", 128}, {"T", 128}, {"D", 64}})), "plan/attention.plan"));
+  EXPECT_TRUE(polyfuse::testing::matches_golden(
+      plan_text(example("attention", {{"B", 4}, {"S", 128}, {"T", 300}, {"D", 64}})), "plan/attention_wide.plan"));
+}
+
 // A row of 300 columns does not fit the block tile: the matmul kernel, then the row chain's
 // (the cut says why). At N = 128 (the golden above) the chain runs in the matmul kernel.
 TEST(ExamplePlan, RowWiderThanTheBlockTile) {
@@ -52,14 +62,23 @@ TEST(ExamplePlan, RowChainsThatStayOutOfTheMatmulKernel) {
     const Program program = compile_source(SourceFile{"p.tc", text}, sizes).programs.front();
     return plan_program(program, recognize_idioms(program)).kernels.front().cut;
   };
+  // after a batched matmul the chain runs in its kernel (one cut-free kernel): rows (b, m)
   EXPECT_EQ(cut_of("def bsm(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) P) {\n"
                    "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n"
                    "  mx(b, m) max=! C(b, m, n)\n"
                    "  P(b, m, n) = exp(C(b, m, n) - mx(b, m))\n"
                    "}\n",
                    {{"B", 2}, {"M", 20}, {"N", 24}, {"K", 16}}),
-            "S1 (mx(b, m) max=! C(b, m, n)) starts a new kernel: the row chain does not run in the matmul kernel's "
-            "epilogue: the matmul kernel has batch indices (row chains after batched matmuls are not fused yet)");
+            "");
+  // a max over the batch index too is no row of the matmul's output
+  EXPECT_EQ(cut_of("def bsm(f16(B, M, K) A, f16(B, K, N) W) -> (f16(B, M, N) P) {\n"
+                   "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n"
+                   "  mx(m) max=! C(b, m, n)\n"
+                   "  P(b, m, n) = exp(C(b, m, n) - mx(m))\n"
+                   "}\n",
+                   {{"B", 2}, {"M", 20}, {"N", 24}, {"K", 16}}),
+            "S1 (mx(m) max=! C(b, m, n)) starts a new kernel: a reduction that is not a matmul is not fused into a "
+            "matmul kernel yet: it starts a memory-bound kernel, one warp or block per written element");
   EXPECT_EQ(cut_of("def acc(f16(M, K) A, f16(K, N) W) -> (f16(M, N) P, f32(M) s) {\n"
                    "  C(m, n) +=! A(m, k) * W(k, n)\n"
                    "  s(m) += C(m, n)\n"
@@ -109,8 +128,8 @@ TEST(ProgramPlan, Fp8OutsideOneGemmKernelIsRefusedWhereDeclared) {
                        {{"M", 4}, {"N", 4}, {"K", 4}}),
             "1:31: tensor 'W' of def 'g' is e4m3: the GPU path reads FP8 only as the operands of one plain GEMM kernel "
             "(sm_90a TMA + wgmma), and this def is not one fused kernel (statement S0 of def 'g': tensor cores need "
-            "operands of one type (f16, bf16, or f32 as TF32) or two FP8 ones (e4m3, e5m2; mixed FP8 x 16-bit is not "
-            "built); X is f16 and W is e4m3); run it on the CPU target (--target=cpu)");
+            "operands of one type (f16, bf16, or f32 as TF32), two of f16, bf16 and f32 (as TF32), or two FP8 ones "
+            "(e4m3, e5m2; mixed FP8 x 16-bit is not built); X is f16 and W is e4m3); run it on the CPU target (--target=cpu)");
   EXPECT_NE(plan_error("def s(e4m3(M) X) -> (f32(M) Y) {\n  Y(m) = X(m) * 2\n}\n", {{"M", 4}}).find(
                 "1:15: tensor 'X' of def 's' is e4m3: the GPU path reads FP8 only as the operands of one plain GEMM"),
             std::string::npos);
