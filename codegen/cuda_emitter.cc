@@ -51,7 +51,7 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
   KernelPlan plan = plan_gpu_kernel(matmuls, recognize_idioms(matmuls), options.f32_matmul);
   check_fp8_gemm(program, plan, options.arch);
   for (const MatmulStage& m : plan.matmuls)
-    if (options.mma != MmaShape::m16n8k16 && program.find_tensor(m.a_prologue ? m.a_prologue->source : m.a)->type != ElementType::f16)
+    if (options.mma != MmaShape::m16n8k16 && m.operand_type != ElementType::f16)  // mixed types: TF32
       throw UserError(fmt::format("`mma` {}: the m8n8k4 macro-MMAs take f16 operands only; use `mma=m16n8k16` for bf16 and f32",
                                   to_string(options.mma)));
   const bool f32_operands = !plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32;

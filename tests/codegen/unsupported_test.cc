@@ -101,10 +101,14 @@ TEST(UnsupportedOnGpu, BatchReduceIsCpuOnly) {
             "2:3: statement S0 of def 'f': batch-reduce matmuls are compiled by the CPU path only (target=cpu)");
 }
 
+// The m8n8k4 macro-MMAs take f16 A and B: bf16, and an f16 A beside an f32 B (TF32 tensor
+// cores), are refused, not emitted as code that does not build.
 TEST(UnsupportedOnGpu, Bf16WithThePaperMacroMmas) {
   GpuOptions o;
   o.mma = MmaShape::m16n16k8;
   EXPECT_EQ(error_of(gemm_source("bf16", true, true), o),
+            "mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use mma=m16n8k16 for bf16 and f32");
+  EXPECT_EQ(error_of("def f(f16(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n", o),
             "mma 16x16x8: the m8n8k4 macro-MMAs take f16 operands only; use mma=m16n8k16 for bf16 and f32");
 }
 
