@@ -29,6 +29,7 @@
 #include "schedule/fp8_gpu_rule.h"
 #include "schedule/padded_matmuls.h"
 #include "schedule/plan_from_program.h"
+#include "schedule/output_tile.h"
 #include "schedule/prologue_tile.h"
 #include "schedule/schedule_printer.h"
 
@@ -71,12 +72,14 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
 
 // The options of `program`'s kernel: with a fused row chain, a block tile that spans the row;
 // a mma.sync kernel with a landed prologue takes the prologue rule's block tile
-// (schedule/prologue_tile.h), whose reason `why` gets (when not null).
+// (schedule/prologue_tile.h), one whose output is narrower than the default block the output
+// rule's (schedule/output_tile.h); the rule's reason `why` gets (when not null).
 GpuOptions kernel_options(const Program& program, const GpuOptions& options, std::string* why = nullptr) {
   if (const std::optional<FusedRowChain> fused = fused_row_chain(program)) return options_spanning_row(options, *fused);
   const KernelPlan plan = checked_plan(program, options);
   if (main_loop_of(program, plan, options).loop == MainLoop::tma_wgmma) return options;
   PrologueTile rule = prologue_block_tile(plan, options);
+  if (rule.why.empty()) rule = output_block_tile(plan, options);
   if (why) *why = rule.why;
   return rule.options;
 }
@@ -409,7 +412,8 @@ namespace {
 EmittedKernel emit_cuda_kernel(const Program& program, const CudaEmitRequest& request) {
   GpuOptions o = kernel_options(program, request.options);
   KernelPlan plan = checked_plan(program, o);
-  const MainLoopChoice choice = main_loop_of(program, plan, o);
+  // the choice (and a fallback's reason) of the user's options: a tile rule's block is no user's
+  const MainLoopChoice choice = main_loop_of(program, checked_plan(program, request.options), request.options);
   if (choice.loop != MainLoop::tma_wgmma) refuse_fp8_fallback(program, choice.fallback_reason);
   if (choice.loop == MainLoop::tma_wgmma) {
     if (request.dumps.out != nullptr && !request.dumps.after.empty()) {  // --dump-after: the trees, with the note
@@ -494,7 +498,7 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
   std::string tile_rule;
   GpuOptions o = kernel_options(program, options, &tile_rule);
   const KernelPlan plan = checked_plan(program, o);
-  const MainLoopChoice choice = main_loop_of(program, plan, o);
+  const MainLoopChoice choice = main_loop_of(program, checked_plan(program, options), options);
   CudaEmitRequest request;
   request.options = options;
   request.dumps = dumps;

@@ -56,6 +56,18 @@ void bound_sweep(const std::string& source) {
 }
 
 TEST(BoundSizesEmu, GemmBiasRelu) { bound_sweep(example_source("gemm_bias_relu")); }
+
+// Outputs narrower than the default block with the options a user gets (the output rule's
+// block tiles, schedule/output_tile.h: 32 to 64 rows or columns, one or two warps a block),
+// including 1 x 1, a K tail, and the edge blocks' body, each against the reference.
+TEST(BoundSizesEmu, NarrowOutputsWithTheOutputRulesBlocks) {
+  for (const char* example : {"gemm_bias_relu", "relu_gemm", "add_gemms", "gemm_f32"})
+    for (auto [m, n, k] : std::vector<std::array<int, 3>>{{300, 23, 40}, {9, 130, 33}, {40, 17, 64}, {1, 1, 7}, {65, 33, 16}}) {
+      Program program = compile_program(example_source(example), SizeBindings{{"M", m}, {"N", n}, {"K", k}});
+      EmuRun run = run_on_emulator(program, default_tiles(), 3);
+      EXPECT_TRUE(run.check.ok) << fmt::format("{} M={} N={} K={}: ", example, m, n, k) << run.check.to_string();
+    }
+}
 TEST(BoundSizesEmu, ReluGemm) { bound_sweep(example_source("relu_gemm")); }
 
 TEST(OddShapesEmu, GemmBiasReluSplitK2) {
