@@ -12,13 +12,6 @@
 namespace polyfuse::testing {
 namespace {
 
-std::vector<std::string> sources(const Program& program) {
-  std::vector<std::string> lines;
-  for (const Statement& statement : program.statements)
-    lines.push_back(statement.id + ": " + print_statement_source(statement));
-  return lines;
-}
-
 void expect_runs_on_both_targets(const Program& program) {
   const RunReport cpu = run_program(program, cpu_run_request(13));
   EXPECT_TRUE(cpu.check.ok) << "cpu: " << cpu.check.to_string();
@@ -35,7 +28,7 @@ TEST(MatmulFactors, AScaledGemmIsTheGemmThenItsScaleInOneKernel) {
   C(m, n) +=! A(m, k) * B(k, n) * 0.125 / s(m)
 })",
                                        {{"M", 37}, {"N", 45}, {"K", 19}}, "scaled.tc");
-  EXPECT_EQ(sources(program), (std::vector<std::string>{"S0: C_sum(m, n) +=! A(m, k) * B(k, n)",
+  EXPECT_EQ(statement_sources(program, true), (std::vector<std::string>{"S0: C_sum(m, n) +=! A(m, k) * B(k, n)",
                                                         "S0_scale: C(m, n) = C_sum(m, n) * 0.125 / s(m)"}));
   EXPECT_EQ(program.find_tensor("C_sum")->type, ElementType::f32);
   const Idioms idioms = recognize_idioms(program);
@@ -54,7 +47,7 @@ TEST(MatmulFactors, AttentionsScaledScoresAndNormalisedOutputAreMatmuls) {
   O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)
 })",
                                        {{"B", 2}, {"S", 21}, {"T", 35}, {"D", 24}}, "attn.tc");
-  const std::vector<std::string> lines = sources(program);
+  const std::vector<std::string> lines = statement_sources(program, true);
   ASSERT_EQ(lines.size(), 7u);
   EXPECT_EQ(lines[0], "S0: L_sum(b, s, t) +=! Q(b, s, d) * K(b, t, d)");
   EXPECT_EQ(lines[1], "S0_scale: L(b, s, t) = L_sum(b, s, t) * 0.125");

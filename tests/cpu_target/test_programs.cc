@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "frontend/ir_printer.h"
 #include "schedule/cpu_target.h"
 #include "support/golden.h"
 
@@ -39,6 +40,13 @@ const std::vector<std::string>& contraction_examples() {
   return names;
 }
 
+
+std::vector<std::string> statement_sources(const Program& program, bool with_ids) {
+  std::vector<std::string> lines;
+  for (const Statement& statement : program.statements)
+    lines.push_back((with_ids ? statement.id + ": " : "") + print_statement_source(statement));
+  return lines;
+}
 
 std::string example_text(const std::string& name, const std::string& dtype) {
   const std::string text = read_text_file(source_path("examples/" + name + ".tc"));

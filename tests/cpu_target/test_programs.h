@@ -33,6 +33,10 @@ const std::vector<std::string>& contraction_examples();
 const std::vector<std::string>& attention_examples();
 
 
+// The source of each statement of `program` ("y(m) +=! S0_exp(m, k) * v(k)"), in order;
+// `with_ids`: each after its id ("S0_scale: C(m, n) = C_sum(m, n) * 0.125").
+std::vector<std::string> statement_sources(const Program& program, bool with_ids = false);
+
 // The text of examples/<name>.tc with every tensor type (f16, bf16, f32) replaced by
 // `dtype`, or unchanged when `dtype` is empty.
 std::string example_text(const std::string& name, const std::string& dtype = "");
