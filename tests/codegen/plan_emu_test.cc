@@ -222,6 +222,22 @@ TEST(PlanEmu, AttentionRunsAsAPlan) {
   expect_plan_runs(source, {{"B", 1}, {"H", 2}, {"S", 19}, {"T", 37}, {"D", 16}}, 2);
 }
 
+// Attention with its probabilities stored as f16 (`e = f16(exp(...))`, as examples/attention.tc
+// suggests): e lives in the workspace as f16 and e·V runs on 16-bit tensor cores, the TMA +
+// wgmma loop on sm_90a.
+TEST(PlanEmu, AttentionWithF16Probabilities) {
+  std::string source = example_source("attention");
+  const std::string exp = "e(b, s, t) = exp(L(b, s, t) - mx(b, s))";
+  ASSERT_NE(source.find(exp), std::string::npos);
+  source.replace(source.find(exp), exp.size(), "e(b, s, t) = f16(exp(L(b, s, t) - mx(b, s)))");
+  const SizeBindings sizes{{"B", 2}, {"S", 37}, {"T", 48}, {"D", 24}};
+  const Program program = compile_program(source, sizes);
+  const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
+  EXPECT_NE(plan.find("temporary e: f16(2, 37, 48)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("mixed operands"), std::string::npos) << plan;
+  for (Arch arch : {Arch::sm_90, Arch::sm_90a}) expect_plan_runs(source, sizes, 2, arch);
+}
+
 // On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor
 // maps the runtime encodes); the memory-bound kernels are the same.
 TEST(PlanEmu, GemmSoftmaxWithTheSm90aMainLoop) {
