@@ -82,6 +82,29 @@ def test_sm90a_kernel_options(example_source):
         polyfuse.compile(example_source("gemm"), backend="cpu", cluster="2x1", M=13, N=24, K=40)
 
 
+def test_f32_matmul_modes():
+    # f32 operands on TF32 tensor cores (the default), 3xTF32, or exactly on CUDA cores; the
+    # plan says which; an f32 A beside an f16 B (mixed types) runs on TF32 too, B widened
+    rng = np.random.default_rng(3)
+    a = (rng.integers(-8, 8, size=(13, 40)) / 8 + 1 / 3).astype(np.float32)
+    b = (rng.integers(-8, 8, size=(40, 24)) / 8 + 1 / 7).astype(np.float32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    gemm = "def gemm(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"
+    errors = {}
+    for mode, plan_text in [("tf32", "TF32 (f32_matmul=tf32"), ("3xtf32", "3xTF32"), ("f32", "reduction")]:
+        kernel = polyfuse.compile(gemm, backend="emu", f32_matmul=mode, M=13, N=24, K=40)
+        assert plan_text in kernel.plan, kernel.plan
+        errors[mode] = np.abs(kernel(a, b) - exact).max()
+    assert errors["3xtf32"] < 1e-4 < errors["tf32"] < 1e-1
+    mixed = polyfuse.compile("def mixed(f32(M, K) A, f16(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n",
+                             backend="emu", M=13, N=24, K=40)
+    assert "mixed operands: A is f32 and B is f16" in mixed.plan, mixed.plan
+    b16 = b.astype(np.float16)
+    np.testing.assert_allclose(mixed(a, b16), a.astype(np.float64) @ b16.astype(np.float64), rtol=1e-2, atol=1e-1)
+    with pytest.raises(polyfuse.SourceError, match="f32_matmul"):
+        polyfuse.compile(gemm, backend="emu", f32_matmul="fp64", M=13, N=24, K=40)
+
+
 def test_a_plan_is_called_like_one_kernel(example_source):
     # A row of 264 columns does not fit a block tile: the matmul kernel, then the row chain's.
     kernel = polyfuse.compile(example_source("gemm_softmax"), backend="emu", M=9, N=264, K=24)
