@@ -11,6 +11,7 @@
 
 #include "frontend/isl_context.h"
 #include "frontend/limits.h"
+#include "frontend/dead_statements.h"
 #include "frontend/matmul_factors.h"
 #include "frontend/parser.h"
 #include "frontend/polyhedral_model.h"
@@ -80,6 +81,8 @@ FrontendResult compile_source(const SourceFile& source, const SizeBindings& size
     if (!used.count(name))
       sink.warning(SourceLocation{}, fmt::format("`sizes` {}={}: no def in this file has a size named {}",
                                                  name, value, quote_name(name)));
+  // Statements nothing returned depends on (dead_statements.h), after the sizes they use counted.
+  for (Program& program : result.programs) program = drop_dead_statements(program, sink);
   result.warnings = sink.warnings();
 
   return result;

@@ -56,9 +56,10 @@ TEST(LineContinuation, LinesThatStartWithAnOperatorOrWhere) {
   EXPECT_EQ(printed("  O(i) = X(i)\n    * (X(i) - 1)\n    # a comment\n\n    + i\n"
                     "  O(i) = O(i) / 2\n    where i in 0:N"),
             (std::vector<std::string>{"O(i) = X(i) * (X(i) - 1) + i", "O(i) = O(i) / 2"}));
-  // '-', comparisons, '?' and ':' continue a statement too; a tensor named `where` starts one.
-  EXPECT_EQ(printed("  O(i) = X(i)\n  - 1\n  > 0\n  ? 1\n  : 2\n  where(i) = O(i)"),
-            (std::vector<std::string>{"O(i) = X(i) - 1 > 0 ? 1 : 2", "where(i) = O(i)"}));
+  // '-', comparisons, '?' and ':' continue a statement too; a tensor named `where` starts one
+  // (read by the output after it: a temporary nothing returned reads would be dropped).
+  EXPECT_EQ(printed("  O(i) = X(i)\n  - 1\n  > 0\n  ? 1\n  : 2\n  where(i) = O(i)\n  O(i) = O(i) + where(i)"),
+            (std::vector<std::string>{"O(i) = X(i) - 1 > 0 ? 1 : 2", "where(i) = O(i)", "O(i) = O(i) + where(i)"}));
   // ';' always ends the statement: the next line cannot continue it.
   EXPECT_EQ(first_error("def f(float(N) X) -> (O) {\n  O(i) = X(i);\n  + 1\n}\n", {{"N", 4}}),
             "3:3: error: expected a statement like 'C(m, n) = ...', found '+'");
