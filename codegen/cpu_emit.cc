@@ -98,9 +98,10 @@ class Emitter {
            (needs_vector_ ? "#include <vector>\n" : "") +
            (needs_thread_share_ ? "\n#if defined(_OPENMP)\n#include <omp.h>\n#endif\n" : "") +
            "\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n" +
+           (needs_alignment_ || needs_kept_ ? "#include \"polyfuse/cpu/memory.h\"\n" : "") +
            (loop_nests || border ? "#include \"polyfuse/cpu/reduce.h\"\n" : "") +
            (loop_nests ? "#include \"polyfuse/cpu/types.h\"\n" : "") + "\n"
-           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" + (needs_alignment_ ? cpu_line_aligned_helper() : "") + (needs_kept_ ? cpu_kept_helper() : "") +
+           "namespace {\n\nusing namespace polyfuse::cpu;\n\n" +
            (needs_thread_share_ ? cpu_thread_share_helper() : "") +
            (constants ? cpu_packed_from_helper() : "") + (needs_filter_panel_ ? cpu_filter_panel_helper(border) : "") +
            (needs_constant_panels_ ? cpu_constant_panels_helper(border) : "") + (border ? cpu_finite_outside_helper() : "") + blocks +

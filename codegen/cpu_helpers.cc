@@ -2,29 +2,6 @@
 
 namespace polyfuse {
 
-// The helper of the entry's temporaries.
-std::string cpu_line_aligned_helper() {
-  return "// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.\n"
-         "template <class T>\n"
-         "T* line_aligned(T* p) {\n"
-         "  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});\n"
-         "}\n\n";
-}
-
-// The helper of per-thread buffers: a thread_local array's address is a call of __tls_get_addr in
-// a shared library, which GCC 12 makes again in every iteration of a loop that reads the array
-// (an f16 layer norm's one-pass arithmetic called it for every vector of 16 results), even through
-// a pointer initialised from it; a pointer the compiler cannot see through is computed once.
-std::string cpu_kept_helper() {
-  return "// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local\n"
-         "// array is a call in a shared library, otherwise made again in every loop iteration using it.\n"
-         "template <class T>\n"
-         "T* kept(T* p) {\n"
-         "  asm(\"\" : \"+r\"(p));\n"
-         "  return p;\n"
-         "}\n\n";
-}
-
 // A thread's share of a parallel region, also without OpenMP (its pragmas then ignored).
 std::string cpu_thread_share_helper() {
   return "#if !defined(_OPENMP)\n"

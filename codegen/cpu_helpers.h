@@ -1,15 +1,13 @@
 // The helpers the CPU target's generated C++ defines in its anonymous namespace when its code
-// uses them (codegen/cpu_emit.cc chooses which): each returns the helper's text.
+// uses them (codegen/cpu_emit.cc chooses which): each returns the helper's text. Helpers that
+// depend on nothing the program decides live in kernels/cpu instead (polyfuse/cpu/memory.h:
+// line_aligned, kept).
 #pragma once
 
 #include <string>
 
 namespace polyfuse {
 
-// line_aligned(p): p rounded up to a cache line (temporaries are one line longer).
-std::string cpu_line_aligned_helper();
-// kept(p): p as a value the compiler keeps (per-thread buffers' addresses, computed once).
-std::string cpu_kept_helper();
 // omp_get_thread_num/omp_get_num_threads for a build without OpenMP.
 std::string cpu_thread_share_helper();
 // FilterPanel<T>: a thread's packed panel of a convolution's filter (finite_taps with border taps).

@@ -29,18 +29,11 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/memory.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
-
-// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
-// array is a call in a shared library, otherwise made again in every loop iteration using it.
-template <class T>
-T* kept(T* p) {
-  asm("" : "+r"(p));
-  return p;
-}
 
 // stage0 (S0, S1, S2): one rows x cols block of the output at (m0, n0).
 template <int64_t rows, int64_t cols>

@@ -46,26 +46,13 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/memory.h"
 #include "polyfuse/cpu/reduce.h"
 #include "polyfuse/cpu/types.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
-
-// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
-template <class T>
-T* line_aligned(T* p) {
-  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
-}
-
-// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
-// array is a call in a shared library, otherwise made again in every loop iteration using it.
-template <class T>
-T* kept(T* p) {
-  asm("" : "+r"(p));
-  return p;
-}
 
 // stage0 (S0, S0_scale): one rows x cols block of the output at (b, s0, t0).
 template <int64_t rows, int64_t cols>

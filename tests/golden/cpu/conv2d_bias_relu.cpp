@@ -30,17 +30,12 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/memory.h"
 #include "polyfuse/cpu/reduce.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
-
-// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
-template <class T>
-T* line_aligned(T* p) {
-  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
-}
 
 // A thread's panel of a convolution's filter, packed for the blocks at hand.
 template <class T>

@@ -26,16 +26,11 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/memory.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
-
-// `p` rounded up to a cache line boundary (64 bytes): temporaries are one line longer.
-template <class T>
-T* line_aligned(T* p) {
-  return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
-}
 
 // stage1 (S0): one rows x cols block of the output at (n, h, g, w0, k0).
 template <int64_t rows, int64_t cols>

@@ -29,18 +29,11 @@
 
 #include "polyfuse/cpu/brgemm.h"
 #include "polyfuse/cpu/elementwise.h"
+#include "polyfuse/cpu/memory.h"
 
 namespace {
 
 using namespace polyfuse::cpu;
-
-// `p`, as a value the compiler keeps instead of recomputing it: the address of a thread_local
-// array is a call in a shared library, otherwise made again in every loop iteration using it.
-template <class T>
-T* kept(T* p) {
-  asm("" : "+r"(p));
-  return p;
-}
 
 #if !defined(_OPENMP)
 // Without OpenMP a parallel region is the calling thread alone.
