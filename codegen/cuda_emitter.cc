@@ -547,6 +547,9 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
     text += o.f32_matmul == F32Matmul::x3tf32
                 ? "f32 matmul: 3xtf32 (--f32-matmul): each operand split into two TF32 parts, three "
                   "mma.m16n8k8.tf32 per 8 k: close to f32 accuracy\n"
+                : choice.loop == MainLoop::tma_wgmma
+                ? "f32 matmul: tf32 (--f32-matmul): wgmma m64nNk8.tf32 reads the f32 tiles TMA loaded as TF32 (the low 13 "
+                  "mantissa bits not rounded in)\n"
                 : "f32 matmul: tf32 (--f32-matmul): operands rounded to TF32 (cvt.rna), mma.m16n8k8.tf32\n";
   if (m.persistent && m.cluster_x > 1)
     text += fmt::format("tile scheduler: persistent, clusters of {} output tiles (--cluster) sharing {} by TMA multicast, {} "

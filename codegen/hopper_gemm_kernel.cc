@@ -221,6 +221,13 @@ std::string consumer_branch(const Program& program, const KernelPlan& plan, cons
         "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
         fp8_kind(program, mm.a), fp8_kind(program, mm.b), t.bn, t.bm, t.bk / 2, row0, t.a_bytes(), t.bn, t.bk / 2,
         t.k_steps());
+  } else if (t.tf32()) {
+    text += fmt::format("      // f32 tiles of {} elements a row, addressed in 16-bit units (a TF32 k8 step spans 32 "
+                        "bytes)\n", t.bk);
+    text += fmt::format(
+        "      wgmma_k_block_tf32<{}, Swizzle::b128, Swizzle::b128>(acc, OperandTile{{stage, {}, {}, {}}},\n"
+        "          OperandTile{{stage + {}, {}, {}, 0}}, {}, kb > 0);\n",
+        t.bn, t.bm, t.bk * 2, row0, t.a_bytes(), t.bn, t.bk * 2, t.k_steps());
   } else {
     if (k.chain_k_blocks > 0)
       text += fmt::format("      // the first {} k-blocks are {}'s, the others {}'s: the same slots, one sum\n", k.chain_k_blocks,
@@ -283,10 +290,12 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   const std::int64_t k_second = chain ? bound_size(program, *plan.matmuls[1].dims.k_extent).value : 0;
   const std::string in = cuda_type(program.find_tensor(mm.a)->type);
   const int s = t.stages;
-  PF_INTERNAL_CHECK(t.fp8() == is_fp8(program.find_tensor(mm.a)->type), "the tiles' element size is the operands'");
-  PF_INTERNAL_CHECK(!t.fp8() || (mm.a_layout == OperandLayout::row_major && mm.b_layout == OperandLayout::col_major &&
-                                 !choice.any_thread_copy()),
-                    "FP8 operands are K-major and loaded by TMA (main_loop_choice)");
+  PF_INTERNAL_CHECK(t.fp8() == is_fp8(program.find_tensor(mm.a)->type) &&
+                        t.tf32() == (program.find_tensor(mm.a)->type == ElementType::f32),
+                    "the tiles' element size is the operands'");
+  PF_INTERNAL_CHECK(!(t.fp8() || t.tf32()) || (t.matmuls == 1 && mm.a_layout == OperandLayout::row_major &&
+                                                mm.b_layout == OperandLayout::col_major && !choice.any_thread_copy()),
+                    "FP8 and TF32 operands: one matmul's, K-major, loaded by TMA (main_loop_choice)");
   // A stage: each matmul's A tile (unless it shares the one before), then its B tile.
   std::vector<StageOperand> operands;
   std::vector<int> a_of, b_of;
@@ -326,7 +335,7 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
                     "an operand with a prologue is copied by the threads or transformed where TMA loaded it");
   PF_INTERNAL_CHECK(t.prologue_in_place == choice.any_prologue_in_place() &&
                         (!t.prologue_in_place || (!choice.any_thread_copy() && !schedule.clustered() && t.matmuls == 1 &&
-                                                  !chain && !t.fp8())),
+                                                  !chain && !t.fp8() && !t.tf32())),
                     "a prologue applied in place: the tiles' third mbarrier, one matmul whose operands TMA loads, no "
                     "cluster");
   const StageOperand* by_threads = a.copy == OperandCopy::threads ? &a : b.copy == OperandCopy::threads ? &b : nullptr;
@@ -352,6 +361,9 @@ std::string hopper_gemm_kernel(const Program& program, const KernelPlan& plan, c
   if (t.fp8())
     text += fmt::format("  // FP8 tiles: one byte an element (A {}, B {}), a k-block of {} is one 128-byte row\n",
                         to_string(program.find_tensor(mm.a)->type), to_string(program.find_tensor(mm.b)->type), t.bk);
+  if (t.tf32())
+    text += fmt::format("  // f32 tiles read as TF32 by wgmma (the low 13 mantissa bits not rounded in): four bytes an\n"
+                        "  // element, a k-block of {} is one 128-byte row\n", t.bk);
   text += fmt::format("  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + {});\n", t.barrier_offset());
   text += fmt::format("  unsigned long long* empty = full + {};\n", s);
   text += fmt::format("  unsigned long long* epilogue_bar = empty + {};\n", s);

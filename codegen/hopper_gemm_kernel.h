@@ -58,7 +58,8 @@ namespace polyfuse {
 // ping-pong, two consumers take alternate 64 x BN tiles. One producer warpgroup before them.
 struct HopperGemmTiles {
   int bm = 64, bn = 128, bk = 64;  // elements; a k-block is one 128-byte row of a swizzle atom
-  int element_bytes = 2;           // 2: f16/bf16 (wgmma m64nBNk16), 1: FP8 (m64nBNk32, bk = 128)
+  int element_bytes = 2;           // 2: f16/bf16 (wgmma m64nBNk16), 1: FP8 (m64nBNk32, bk = 128),
+                                   // 4: f32 read as TF32 (m64nBNk8, bk = 32)
   int stages = 4;                  // shared-memory ring (2..6)
   ConsumerSchedule schedule = ConsumerSchedule::cooperative;
   // Matmuls over the same output tiles and k range in one k-loop (1 or 2): each consumer holds
@@ -70,6 +71,7 @@ struct HopperGemmTiles {
   bool prologue_in_place = false;
 
   bool fp8() const { return element_bytes == 1; }
+  bool tf32() const { return element_bytes == 4; }
   int box_inner() const { return 128 / element_bytes; }  // a TMA box's row: 128 bytes
   int wgmma_k() const { return 32 / element_bytes; }     // k of one wgmma: 32 bytes of a row
   int k_steps() const { return bk / wgmma_k(); }         // wgmma per k-block
@@ -143,7 +145,8 @@ ConsumerSchedule hopper_default_consumers();
 // warpgroups) when M > 64, else 64 x 128 x 64 (one); ping-pong, tiles of 64 x 128 x 64 for two
 // consumers. As many stages as the 227 KB of shared memory per block hold beside the epilogue
 // staging, 2 to 6 (128 x 128 x 64: 32 KB a stage and 66 KB of staging, 5 stages; ping-pong: 24 KB
-// a stage, 6). FP8 operands (element_bytes 1): k-blocks of 128 elements, the same bytes.
+// a stage, 6). FP8 operands (element_bytes 1): k-blocks of 128 elements, the same bytes; f32
+// ones read as TF32 (element_bytes 4): k-blocks of 32 elements, the same bytes again.
 // `matmuls` (1 or 2) matmuls in one k-loop, with `a_tiles` distinct A tiles: BN = 128 / matmuls,
 // so that a consumer thread's accumulators stay at matmuls x BN / 2 = 64 f32 registers (the
 // single GEMM's, under the same 232 / 216 register split, no spills) and the epilogue staging
@@ -169,11 +172,12 @@ std::string hopper_schedule_text(const HopperGemmTiles& tiles, const HopperTileS
 // The kernel `extern "C" __global__ void <def>(A_map, B_map, C)` of the plain GEMM of `plan`
 // (one matmul — or tiles.matmuls = 2 of them over the same tiles and K, every operand by TMA,
 // each a map parameter —, batched or not, f16/bf16 A(m, k) or A(k, m), B(k, n) or B(n, k), or FP8 (e4m3/e5m2) A(m, k) and
-// B(n, k) both by TMA with tiles.element_bytes 1, sizes bound): a 1-d grid of any
+// B(n, k) both by TMA with tiles.element_bytes 1, or f32 ones read as TF32 the same way with
+// tiles.element_bytes 4, sizes bound): a 1-d grid of any
 // number of blocks (the runtime launches min(SMs, batches x hopper_tile_count)), tiles.threads() threads,
 // tiles.shared_bytes() of dynamic shared memory; A_map and B_map are 2-d tensor maps of the
 // tensors as stored (dimension 0 the contiguous one) with boxes of 128 bytes (64 16-bit elements,
-// 128 FP8 ones) by the block's extent of the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk},
+// 128 FP8 ones, 32 f32 ones) by the block's extent of the other dimension (A(m, k): {64, bm}, A(k, m): {64, bk},
 // B(k, n): {64, bk}, B(n, k): {64, bn}; FP8: {128, bm}, {128, bn}),
 // 128-byte swizzle (runtime/tma builds them); wgmma reads k-contiguous tiles K-major, the others
 // M/N-major. An operand that `choice` copies by threads is a plain pointer instead (`const T* B`):

@@ -30,6 +30,11 @@ MainLoopChoice implicit_gemm_main_loop(const Program& program, const PlannedKern
   }
   const Program& view = *planned.view;
   const KernelPlan plan = plan_gpu_kernel(view, recognize_idioms(view), options.f32_matmul);
+  if (!plan.matmuls.empty() && plan.matmuls.front().operand_type == ElementType::f32) {
+    choice.fallback_reason = "f32 convolutions (the gather into the TMA + wgmma tiles moves 16-bit elements; they run "
+                             "TF32 mma.sync m16n8k8)";
+    return choice;
+  }
   const MainLoopChoice gemm = choose_main_loop(view, plan, options);
   if (gemm.loop != MainLoop::tma_wgmma) {
     choice.fallback_reason = gemm.fallback_reason;

@@ -14,7 +14,8 @@ namespace polyfuse {
 ConsumerSchedule hopper_default_consumers() { return ConsumerSchedule::cooperative; }
 
 HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
-  PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2, "Hopper tiles of FP8 or 16-bit elements");
+  PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2 || element_bytes == 4,
+                    "Hopper tiles of FP8, 16-bit or f32 (TF32) elements");
   PF_INTERNAL_CHECK((matmuls == 1 || matmuls == 2) && a_tiles >= 1 && a_tiles <= matmuls, "one or two matmuls in a k-loop");
   HopperGemmTiles t;
   t.schedule = schedule;

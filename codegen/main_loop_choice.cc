@@ -14,7 +14,7 @@ namespace polyfuse {
 namespace {
 
 // The Hopper main loop's tiles: k-blocks of one 128-byte swizzle atom (64 16-bit elements,
-// 128 FP8 ones), A boxes of 64 rows (one warpgroup's wgmma M), B boxes of 64 columns.
+// 128 FP8 ones, 32 f32 ones), A boxes of 64 rows (one warpgroup's wgmma M), B boxes of 64 columns.
 constexpr unsigned kAtomBytes = 128, kBoxOuter = 64;
 // cudaMalloc returns 256-byte aligned pointers; the runtime's buffers are its.
 constexpr std::uintptr_t kAllocationAlignment = 256;
@@ -121,8 +121,8 @@ std::string chain_refusal(const Program& program, const KernelPlan& plan, const 
   return "";
 }
 
-// Why the Hopper main loop does not handle `plan` yet, or "".
-std::string unsupported_plan(const Program& program, const KernelPlan& plan, bool chained) {
+// Why the Hopper main loop does not handle `plan` yet, or "" (`f32`: how f32 matmuls run).
+std::string unsupported_plan(const Program& program, const KernelPlan& plan, bool chained, F32Matmul f32) {
   if (std::string why = unsupported_matmuls(program, plan, chained); !why.empty()) return why;
   for (const MatmulStage& each : plan.matmuls)
     if (std::string why = unsupported_batch(program, each); !why.empty()) return why;
@@ -155,11 +155,17 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan, boo
   }
   if (!mm.zero_init) return "a `+=` reduction";
   ElementType a = program.find_tensor(operand_source(mm, 'A'))->type, b = program.find_tensor(operand_source(mm, 'B'))->type;
-  if (a == ElementType::f32 && b == ElementType::f32)
-    return "f32 operands (they run TF32 mma.sync m16n8k8: wgmma with tf32 is not done)";
+  if (a == ElementType::f32 && b == ElementType::f32) {  // TF32 wgmma: both K-major (PTX ISA 9.7.15.5.1)
+    if (f32 == F32Matmul::x3tf32)
+      return "3xTF32 f32 matmuls (they run mma.sync m16n8k8, which splits the operands in registers)";
+    if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::col_major)
+      return "f32 operands that are not K-major (A(m, k), B(n, k): TF32 wgmma reads no other; they run TF32 mma.sync "
+             "m16n8k8)";
+    return "";
+  }
   if (mm.operand_type == ElementType::f32)
-    return fmt::format("operands of two types, {} and {} (they run TF32 mma.sync m16n8k8, the 16-bit one widened: wgmma "
-                       "with tf32 is not done)",
+    return fmt::format("operands of two types, {} and {} (they run TF32 mma.sync m16n8k8, the 16-bit one widened in "
+                       "registers: TF32 wgmma reads both tiles as f32 from shared memory)",
                        to_string(a), to_string(b));
   if (is_fp8(a) && is_fp8(b)) {  // e4m3 and e5m2 in either operand: wgmma's FP8 forms
     if (mm.a_layout != OperandLayout::row_major || mm.b_layout != OperandLayout::col_major)
@@ -174,6 +180,7 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan, boo
 
 tma::DataType tma_data_type(ElementType type) {
   if (is_fp8(type)) return tma::DataType::uint8;  // TMA moves FP8 codes as bytes
+  if (type == ElementType::f32) return tma::DataType::float32;  // TF32 wgmma reads the f32 values
   return type == ElementType::bf16 ? tma::DataType::bfloat16 : tma::DataType::float16;
 }
 
@@ -196,7 +203,7 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
   MainLoopChoice choice;
   if (!has_wgmma(options.arch)) return choice;
   const bool chained = chain_refusal(program, plan, options).empty();
-  if (std::string why = unsupported_plan(program, plan, chained); !why.empty()) {
+  if (std::string why = unsupported_plan(program, plan, chained, options.f32_matmul); !why.empty()) {
     choice.fallback_reason = "the TMA + wgmma main loop does not handle " + why + " yet";
     return choice;
   }
@@ -233,10 +240,12 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
     return std::string(1, operand) + " has a prologue" + (why.empty() ? "" : " and " + why);
   };
   std::string a_refusal = refusal_of(mm, 'A'), b_refusal = refusal_of(mm, 'B');
-  const bool fp8 = is_fp8(type);  // the transform moves 16-bit elements
-  if (!fp8 && plan.matmuls.size() == 1 && mm.a_prologue && tma_refusal_of(mm, 'A').empty() && b_refusal.empty())
+  // FP8 and f32 operands come by TMA only: the threads' copy and a prologue's transform move
+  // 16-bit elements.
+  const bool tma_only = is_fp8(type) || type == ElementType::f32;
+  if (!tma_only && plan.matmuls.size() == 1 && mm.a_prologue && tma_refusal_of(mm, 'A').empty() && b_refusal.empty())
     a_refusal.clear();
-  if (!fp8 && plan.matmuls.size() == 1 && mm.b_prologue && tma_refusal_of(mm, 'B').empty() && a_refusal.empty())
+  if (!tma_only && plan.matmuls.size() == 1 && mm.b_prologue && tma_refusal_of(mm, 'B').empty() && a_refusal.empty())
     b_refusal.clear();
   // Several matmuls in one k-loop: every operand by TMA (the producer's copying threads serve one).
   if (plan.matmuls.size() > 1)
@@ -246,8 +255,7 @@ MainLoopChoice choose_main_loop(const Program& program, const KernelPlan& plan, 
           choice.fallback_reason = "several matmuls load every operand by TMA; " + why;
           return choice;
         }
-  // FP8 operands come by TMA only (the threads' copy moves 16-bit elements).
-  if ((!a_refusal.empty() || !b_refusal.empty()) && is_fp8(type)) {
+  if ((!a_refusal.empty() || !b_refusal.empty()) && tma_only) {
     choice.fallback_reason = a_refusal.empty() ? b_refusal : b_refusal.empty() ? a_refusal : a_refusal + "; " + b_refusal;
     return choice;
   }

@@ -422,7 +422,8 @@ std::string to_string(const ProgramPlan& plan, const Program& program) {
       if (!kernel_plan.matmuls.empty() && kernel_plan.matmuls.front().operand_type == ElementType::f32 &&
           !std::all_of(kernel_plan.matmuls.begin(), kernel_plan.matmuls.end(), mixed))
         text += x3 ? "  f32 operands: tensor cores, 3xTF32 (f32_matmul=3xtf32: split precision, close to f32)\n"
-                   : "  f32 operands: tensor cores, TF32 (f32_matmul=tf32: operands rounded to 11 significant bits)\n";
+                   : "  f32 operands: tensor cores, TF32 (f32_matmul=tf32: operands reduced to TF32's 11 significant "
+                     "bits: rounded by mma.sync's cvt.rna, truncated by sm_90a's wgmma)\n";
       for (const MatmulStage& mm : kernel_plan.matmuls)
         if (mixed(mm))
           text += fmt::format("  mixed operands: {} is {} and {} is {}: tensor cores, {} (f32_matmul={}: 16-bit values "

@@ -148,10 +148,17 @@ def measure(torch, row, args):
         return None, f"{int(bad.sum())} of {bad.numel()} checked elements out of tolerance"
 
     flush = torch.empty(2 * args.l2_bytes, dtype=torch.uint8, device=args.device)
+    return median_ms(torch, call, args.warmup, args.repeats, flush, args.device), None
+
+
+def median_ms(torch, call, warmup, repeats, flush, device="cuda"):
+    """The median time of `repeats` calls of `call` after `warmup` untimed ones, in ms: CUDA
+    events around each call, `flush` (a buffer twice the L2) zeroed before each. Also used by
+    torch_programs.py."""
     times = []
-    for repeat in range(args.warmup + args.repeats):
+    for repeat in range(warmup + repeats):
         flush.zero_()
-        if args.device == "cuda":
+        if device == "cuda":
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             call()
@@ -162,9 +169,9 @@ def measure(torch, row, args):
             begin = time.perf_counter()
             call()
             elapsed = (time.perf_counter() - begin) * 1e3
-        if repeat >= args.warmup:
+        if repeat >= warmup:
             times.append(elapsed)
-    return statistics.median(times), None
+    return statistics.median(times)
 
 
 def main():

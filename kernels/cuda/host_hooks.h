@@ -90,8 +90,9 @@ unsigned long long dynamic_shared_bytes();
 // Shared-memory operands are pointers into dynamic_shared() (descriptors hold offsets from it).
 
 // One wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} of the calling thread (PTX ISA
-// 9.7.15.5.2), or with FP8 operands m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} (fp8_a, fp8_b; both
-// K-major, from shared memory). All 128 threads of a warpgroup (4 consecutive warps from a warp
+// 9.7.15.5.2), with FP8 operands m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} (fp8_a, fp8_b; both
+// K-major, from shared memory), or with TF32 ones m64nNk8.f32.tf32.tf32 (tf32; both K-major,
+// from shared memory). All 128 threads of a warpgroup (4 consecutive warps from a warp
 // index that is a multiple of 4) call it together; `d` is the thread's N/2 accumulators, kept by
 // the emulator until the wgmma.wait_group that retires the operation writes the result back.
 struct WgmmaOp {
@@ -104,6 +105,7 @@ struct WgmmaOp {
   unsigned trans_a, trans_b;   // imm-trans-a / imm-trans-b: 0 K-major, 1 M/N-major
   unsigned scale_d;            // 0: D = A*B, 1: D = A*B + D
   unsigned fp8_a, fp8_b;       // 0: 16-bit operands (bf16 says which); 1: .e4m3, 2: .e5m2 (k32)
+  unsigned tf32;               // 1: .tf32 A and B (k8): f32 values of which the multiply reads 19 bits
 };
 void wgmma_mma_async(const WgmmaOp& op, float* d, const void* a_fragment);
 // wgmma.fence / commit_group / wait_group N of the calling thread.

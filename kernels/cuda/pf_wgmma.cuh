@@ -164,7 +164,19 @@ enum class Fp8 { e4m3, e5m2 };
                  : ol                                                                                         \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                                   \
   }
+// TF32: %R desc-a, %R+1 desc-b, %R+2 scale-d; no imm-trans (TF32 operands are K-major).
+#define PF_WGMMA_TF32_CASE(n_, dl, ol, r0, r1, r2, r3, r4, r5, r6, unused)                                    \
+  if constexpr (N == n_) {                                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #r2 ", 0;\nwgmma.mma_async.sync.aligned.m64n" #n_      \
+                 "k8.f32.tf32.tf32 {" dl "}, %" #r0 ", %" #r1 ", p, 1, 1;\n}\n"                            \
+                 : ol                                                                                         \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                                   \
+  }
 namespace detail {
+template <int N>
+PF_DEVICE void wgmma_tf32_asm(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  PF_WG_FOR_EACH_N(PF_WGMMA_TF32_CASE, "")
+}
 template <Fp8 FA, Fp8 FB, int N>
 PF_DEVICE void wgmma_fp8_asm(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   if constexpr (FA == Fp8::e4m3 && FB == Fp8::e4m3) {
@@ -197,6 +209,7 @@ PF_DEVICE void wgmma_rs_asm(float* d, const unsigned* a, unsigned long long desc
 #undef PF_WGMMA_SS_CASE
 #undef PF_WGMMA_RS_CASE
 #undef PF_WGMMA_FP8_CASE
+#undef PF_WGMMA_TF32_CASE
 #endif
 
 // d (+)= A * B for one m64nNk16; A and B in shared memory through their descriptors.
@@ -211,7 +224,7 @@ PF_DEVICE void wgmma_ss(WgAcc<N>& d, unsigned long long desc_a, unsigned long lo
 #elif PF_HOST_PATH
   const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), IsSame<T, __nv_bfloat16>::value ? 1u : 0u, desc_a, desc_b,
                               {0u, 0u, 0u, 0u}, 0u, MA == Major::mn ? 1u : 0u, MB == Major::mn ? 1u : 0u,
-                              accumulate ? 1u : 0u, 0u, 0u};
+                              accumulate ? 1u : 0u, 0u, 0u, 0u};
   ::pf_host::wgmma_mma_async(op, d.v.r, nullptr);
 #endif
 }
@@ -227,7 +240,7 @@ PF_DEVICE void wgmma_rs(WgAcc<N>& d, const WgFragA& a, unsigned long long desc_b
 #elif PF_HOST_PATH
   const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), IsSame<T, __nv_bfloat16>::value ? 1u : 0u, 0ull, desc_b,
                               {a.x.r[0], a.x.r[1], a.x.r[2], a.x.r[3]}, 1u, 0u, MB == Major::mn ? 1u : 0u,
-                              accumulate ? 1u : 0u, 0u, 0u};
+                              accumulate ? 1u : 0u, 0u, 0u, 0u};
   ::pf_host::wgmma_mma_async(op, d.v.r, a.x.r);
 #endif
 }
@@ -242,7 +255,22 @@ PF_DEVICE void wgmma_ss_fp8(WgAcc<N>& d, unsigned long long desc_a, unsigned lon
   static_assert(N < 0, "wgmma needs the sm_90a target (-gencode arch=compute_90a,code=sm_90a)");
 #elif PF_HOST_PATH
   const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), 0u, desc_a, desc_b, {0u, 0u, 0u, 0u}, 0u, 0u, 0u,
-                              accumulate ? 1u : 0u, FA == Fp8::e4m3 ? 1u : 2u, FB == Fp8::e4m3 ? 1u : 2u};
+                              accumulate ? 1u : 0u, FA == Fp8::e4m3 ? 1u : 2u, FB == Fp8::e4m3 ? 1u : 2u, 0u};
+  ::pf_host::wgmma_mma_async(op, d.v.r, nullptr);
+#endif
+}
+
+// d (+)= A * B for one m64nNk8 with f32 A and B read as TF32, both K-major in shared memory
+// through their descriptors; f32 accumulators. accumulate = false: d = A * B (scale-d 0).
+template <int N>
+PF_DEVICE void wgmma_ss_tf32(WgAcc<N>& d, unsigned long long desc_a, unsigned long long desc_b, bool accumulate) {
+#if PF_SM90A_PATH
+  detail::wgmma_tf32_asm<N>(d.v.r, desc_a, desc_b, accumulate ? 1 : 0);
+#elif PF_DEVICE_PATH
+  static_assert(N < 0, "wgmma needs the sm_90a target (-gencode arch=compute_90a,code=sm_90a)");
+#elif PF_HOST_PATH
+  const ::pf_host::WgmmaOp op{static_cast<unsigned>(N), 0u, desc_a, desc_b, {0u, 0u, 0u, 0u}, 0u, 0u, 0u,
+                              accumulate ? 1u : 0u, 0u, 0u, 1u};
   ::pf_host::wgmma_mma_async(op, d.v.r, nullptr);
 #endif
 }

@@ -10,6 +10,9 @@
 //       OperandTile counts k in 16-bit units (k_extent = row bytes / 2): a k32 step of FP8 spans
 //       the 32 bytes of a row that a k16 step of 16-bit elements does, so the descriptors of
 //       k-step kk are the 16-bit tile's.
+//   wgmma_k_block_tf32<N, SA, SB>(acc, a, b, k_steps, accumulate)
+//       the same with m64nNk8 TF32 wgmma from K-major tiles of f32 values, k counted in 16-bit
+//       units as well (k_extent = row bytes / 2): a k8 step of 4-byte elements spans 32 bytes.
 //   load_wg_frag_a<MA, SA>(frag, a, kk)
 //       the A fragment of k-step kk from a canonical tile (ldmatrix.x4, .trans for M-major).
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
@@ -75,6 +78,17 @@ PF_UNROLL
   for (int kk = 0; kk < k_steps; ++kk)
     wgmma_ss_fp8<FA, FB, N>(acc, operand_descriptor<Major::k, SA>(a, kk), operand_descriptor<Major::k, SB>(b, kk),
                             accumulate || kk > 0);
+  wgmma_commit();
+  wgmma_fence_operand(acc);
+}
+
+template <int N, Swizzle SA, Swizzle SB>
+PF_DEVICE void wgmma_k_block_tf32(WgAcc<N>& acc, const OperandTile& a, const OperandTile& b, int k_steps, bool accumulate) {
+  wgmma_fence_operand(acc);
+  wgmma_fence();
+PF_UNROLL
+  for (int kk = 0; kk < k_steps; ++kk)
+    wgmma_ss_tf32<N>(acc, operand_descriptor<Major::k, SA>(a, kk), operand_descriptor<Major::k, SB>(b, kk), accumulate || kk > 0);
   wgmma_commit();
   wgmma_fence_operand(acc);
 }

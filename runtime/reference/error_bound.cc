@@ -163,7 +163,7 @@ Bounded stored_as(ElementType type, Bounded x) {
 
 double f32_matmul_factor_roundoff(F32Matmul mode) {
   switch (mode) {
-    case F32Matmul::tf32: return kUnitRoundoffTf32;
+    case F32Matmul::tf32: return kTf32FactorRoundoff;
     case F32Matmul::x3tf32: return 2 * kUnitRoundoffTf32 * kUnitRoundoffTf32;
     case F32Matmul::f32: return 0;
   }

@@ -78,10 +78,12 @@ inline constexpr double kUnitRoundoffFp8WgmmaAccumulator = 0x1p-13;
 double fp8_matmul_summation_factor(Fp8Accumulation accumulation);
 
 // Matmuls with f32 operands on tensor cores (F32Matmul, the GPU path's `f32_matmul`):
-//   tf32:   each factor rounded to TF32 (10 explicit mantissa bits, cvt.rna: to nearest),
-//           u_tf32 = 2^-11: a product errs by <= 2 u_tf32 + u_tf32^2 relative (exact in
-//           f32 after that: 11 x 11 significant bits); the mma.m16n8k8 blocks add 8
-//           products and truncate like the f16 ones: summation factor 3.
+//   tf32:   each factor reduced to TF32 (10 explicit mantissa bits): rounded to nearest by
+//           cvt.rna on the mma.sync path (u_tf32 = 2^-11), truncated on the wgmma path (f32
+//           values read from shared memory, the low 13 bits not rounded in: < 2^-10), so
+//           2^-10 per factor (kTf32FactorRoundoff): a product errs by <= 2^-9 + 2^-20
+//           relative (exact in f32 after that: 11 x 11 significant bits); the mma.m16n8k8 and
+//           wgmma k8 blocks add 8 products and truncate like the f16 ones: summation factor 3.
 //   3xtf32: a factor x = big + small with big = tf32(x), small = tf32(x - big): their sum
 //           is within u_tf32^2 |x| of x, and the dropped small*small term is within
 //           u_tf32^2 (1 + u_tf32)^2 |x y|; counted as 2 u_tf32^2 = 2^-21 per factor (a
@@ -90,6 +92,7 @@ double fp8_matmul_summation_factor(Fp8Accumulation accumulation);
 //   f32:    exact f32 on CUDA cores: no factor rounding, round-to-nearest sums (factor 1).
 // Each factor also gets nu_f32 (TF32 has f32's exponent range).
 inline constexpr double kUnitRoundoffTf32 = 0x1p-11;
+inline constexpr double kTf32FactorRoundoff = 0x1p-10;
 double f32_matmul_factor_roundoff(F32Matmul mode);
 double f32_matmul_summation_factor(F32Matmul mode);
 // x as a factor of an f32 matmul in `mode`: e + u_mode (|x| + e) + nu_f32 (nothing for f32).

@@ -6,7 +6,8 @@
 # op on CUDA tensors and under torch.compile), which must run, not skip; with --no-gpu the GPU
 # tests (they skip, with the reason) and the error paths. POLYFUSE_KIT_PYTHON names the Python
 # (default python3); it needs nanobind, numpy and pytest, and CMake and a C++ compiler must be
-# there, else the stage is SKIPPED.
+# there, else the stage is SKIPPED. On a GPU, with torch, the time left goes to
+# bench/gpu/torch_programs.py (whole programs against PyTorch: a note per program).
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$KIT/libexec/lib.sh"
@@ -59,4 +60,24 @@ elif ((!NO_GPU)) && grep -q "SKIPPED" "$report"; then
   record python FAILED "pytest: $counts: GPU tests skipped on a GPU machine ($seconds s; $(basename "$log"))"
 else
   record python ok "extension built for $("$python" -c 'import sys; print("Python %d.%d" % sys.version_info[:2])'); pytest: $counts ($seconds s)"
+fi
+
+# On a GPU: whole programs against PyTorch (bench/gpu/torch_programs.py: the f32 linear layer,
+# attention, the MLP, ...) in the stage's time left, a note per program, the output in the log.
+((NO_GPU || status != 0)) && exit 0
+left=$((STAGE_SECONDS - ($(now) - start) - 5))
+if ! "$python" -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
+  note "torch programs: not timed: $python has no torch with CUDA"
+elif ((left < 20)); then
+  note "torch programs: not timed: $left s left of the stage"
+else
+  report="$WORK/torch-programs.txt"
+  PYTHONPATH="$build${PYTHONPATH:+:$PYTHONPATH}" run_boxed "$left" "$report" "$python" \
+    "$data/bench/gpu/torch_programs.py" --repeats 20 --time-limit $((left - 15))
+  programs_status=$?
+  { echo "== bench/gpu/torch_programs.py"; cat "$report"; } >>"$log"
+  grep -E '^summary: ' "$report" | sed 's/^summary: //' | fold -s -w 96 >"$WORK/torch-programs-notes.txt"
+  grep -E '^CHECK FAILED|^stopped at the time limit' "$report" | cut -c1-110 >>"$WORK/torch-programs-notes.txt"
+  ((programs_status != 0)) && echo "torch programs: status $programs_status ($(basename "$log"))" >>"$WORK/torch-programs-notes.txt"
+  add_notes "$WORK/torch-programs-notes.txt"
 fi

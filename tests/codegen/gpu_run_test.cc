@@ -4,6 +4,7 @@
 //   CudaGemm/*         every A/B layout x macro-MMA shape x split-K x stages, against the reference
 //   CudaSm90a/*        the sm_90a TMA + wgmma main loop: layouts, thread-copied operands (Hopper only)
 //   CudaSm90aFp8.*     the FP8 GEMM on FP8 wgmma (Hopper only)
+//   CudaSm90aTf32.*    an f32 linear layer on TF32 wgmma (Hopper only)
 //   CudaLarge.*        the default configuration on a 4096^3 bf16 GEMM, sampled
 //   CudaFused/*        every fused example with the default tiles, against the reference
 //   CudaExamples/*     every GPU example at an odd size on the GPU's own arch (sm_90a on a Hopper
@@ -169,6 +170,19 @@ TEST_F(CudaSm90aFp8, GemmFp8MatchesReference) {
   for (auto [m, n, k] : {std::array{256, 256, 512}, std::array{300, 200, 208}})
     expect_ok_on_gpu(compile_program(example_source("gemm_fp8"), {{"M", m}, {"N", n}, {"K", k}}),
                      default_gpu_options(Arch::sm_90a));
+}
+
+// ---- CudaSm90aTf32: f32 matmuls on TF32 wgmma on a Hopper GPU --------------------------------
+// f32 A(m, k) and B(n, k) loaded by TMA, wgmma m64nNk8.tf32 (the hardware reads TF32 out of the
+// f32 tiles; the reference's TF32 bound covers rounding and truncation), bias and ReLU; whole
+// tiles, and edge tiles with a K tail.
+using CudaSm90aTf32 = CudaSm90aFp8;
+
+TEST_F(CudaSm90aTf32, LinearMatchesReference) {
+  const std::string source = "def linear(f32(M, K) A, f32(N, K) W, f32(N) bias) -> (f32(M, N) D) {\n"
+                             "  C(m, n) +=! A(m, k) * W(n, k)\n  D(m, n) = relu(C(m, n) + bias(n))\n}\n";
+  for (auto [m, n, k] : {std::array{256, 256, 512}, std::array{300, 200, 100}})
+    expect_ok_on_gpu(compile_program(source, {{"M", m}, {"N", n}, {"K", k}}), default_gpu_options(Arch::sm_90a));
 }
 
 // ---- CudaLarge: 4096^3 bf16, 4096 sampled elements against a host reference ----------------

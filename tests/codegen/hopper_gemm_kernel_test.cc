@@ -188,20 +188,33 @@ TEST(HopperGemmKernel, GemmBf16ColumnMajorOperandsGolden) {
                              "codegen/gemm_sm90a_tma_at_bt_bf16.cu"));
 }
 
-// examples/gemm_fp8.tc: e4m3 A(m, k) and B(n, k) by TMA in 1-byte boxes of 128 x rows, k-blocks
-// of 128 (one 128-byte row), 4 FP8 wgmma k32 steps per k-block, the scales, bias and ReLU per
-// element of the staged f32 accumulators; edge tiles in M and N, a K tail (K = 208).
-TEST(HopperGemmKernel, GemmFp8Golden) {
-  Program program = compile_program(example_source("gemm_fp8"), {{"M", 300}, {"N", 200}, {"K", 208}});
+// The sm_90a kernel of `program` (helpers omitted) against golden file `golden` under a header
+// line naming it, with A's and B's TMA boxes {row elements, rows}.
+void expect_k_major_golden(const Program& program, const std::string& header, int box_inner, const std::string& golden) {
   CudaEmitRequest request;
   request.options = default_gpu_options(Arch::sm_90a);
   request.helpers = CudaEmitRequest::Helpers::omit;
   const EmittedKernel kernel = emit_cuda(program, request);
-  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{128, 128}));  // A: cooperative tiles of 128 rows
-  EXPECT_EQ(kernel.metadata.parameters[1].tma_box, (std::vector<int>{128, 128}));
-  EXPECT_TRUE(matches_golden("// The sm_90a main loop of def gemm_fp8 (M = 300, N = 200, K = 208)\n"
-                             "#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source,
-                             "codegen/gemm_fp8_sm90a_tma.cu"));
+  EXPECT_EQ(kernel.metadata.parameters[0].tma_box, (std::vector<int>{box_inner, 128}));  // A: cooperative tiles of 128 rows
+  EXPECT_EQ(kernel.metadata.parameters[1].tma_box, (std::vector<int>{box_inner, 128}));
+  EXPECT_TRUE(matches_golden("// The sm_90a main loop of " + header + "\n#include \"polyfuse_cuda.cuh\"\n\n" + kernel.source,
+                             golden));
+}
+
+// examples/gemm_fp8.tc: e4m3 A(m, k) and B(n, k) by TMA in 1-byte boxes of 128 x rows, k-blocks
+// of 128 (one 128-byte row), 4 FP8 wgmma k32 steps per k-block, the scales, bias and ReLU per
+// element of the staged f32 accumulators; edge tiles in M and N, a K tail (K = 208).
+TEST(HopperGemmKernel, GemmFp8Golden) {
+  expect_k_major_golden(compile_program(example_source("gemm_fp8"), {{"M", 300}, {"N", 200}, {"K", 208}}),
+                        "def gemm_fp8 (M = 300, N = 200, K = 208)", 128, "codegen/gemm_fp8_sm90a_tma.cu");
+}
+
+// f32 A(m, k) and B(n, k) (nn.Linear's layout) by TMA in 4-byte boxes of 32 x rows, k-blocks of 32
+// (one 128-byte row), 4 TF32 wgmma k8 steps per k-block; edge tiles in M and N, a K tail (K = 100).
+TEST(HopperGemmKernel, GemmTf32Golden) {
+  expect_k_major_golden(compile_program(gemm_source("f32", true, false), {{"M", 300}, {"N", 200}, {"K", 100}}),
+                        "def gemm (f32 operands read as TF32; M = 300, N = 200, K = 100)", 32,
+                        "codegen/gemm_tf32_sm90a_tma.cu");
 }
 
 // The persistent launch: a 1-d grid of the tile count that the runtime caps at the SM count

@@ -94,7 +94,7 @@ TEST(MixedOperandsEmu, Sm90aFallsBackToMmaSyncWithTheReason) {
   EXPECT_EQ(choice.loop, MainLoop::mma_sync);
   EXPECT_EQ(choice.fallback_reason,
             "the TMA + wgmma main loop does not handle operands of two types, f32 and f16 (they run TF32 mma.sync "
-            "m16n8k8, the 16-bit one widened: wgmma with tf32 is not done) yet");
+            "m16n8k8, the 16-bit one widened in registers: TF32 wgmma reads both tiles as f32 from shared memory) yet");
   const EmuRun run = run_on_emulator(program, options_for(Arch::sm_90a, F32Matmul::tf32), 3);
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }

@@ -109,7 +109,8 @@ TEST(Sm90aImplicitGemmEmu, WhatStaysOnMmaSyncSaysWhy) {
       {typed_example("conv2d", "f16", with(image, {{"C", 3}, {"K", 8}, {"R", 3}, {"S", 3}})),
        "Main loop: mma.sync, the sm_80 path (channels that are not whole 16-byte chunks"},
       {compile_program(example_source("conv2d"), with(image, {{"C", 8}, {"K", 8}, {"R", 3}, {"S", 3}})),
-       "Main loop: mma.sync, the sm_80 path (the TMA + wgmma main loop does not handle f32 operands"},
+       "Main loop: mma.sync, the sm_80 path (f32 convolutions (the gather into the TMA + wgmma tiles moves 16-bit "
+       "elements"},
   };
   for (const auto& c : cases) {
     const std::string text = sm90a_text(c.program);

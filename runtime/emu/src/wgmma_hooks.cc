@@ -2,9 +2,11 @@
 // Multiply-Accumulate"): the warpgroup rendezvous of mma_async, its operands read from shared
 // memory through the matrix descriptors (wgmma_operands.h) or from the A registers, the result
 // held until wait_group (wgmma_state.h), and the rules of the fence and of the registers in flight.
-// FP8 operands (k32, one byte an element) are decoded exactly (polyfuse/cpu/fp8.h); every form
-// multiplies exactly (products of 16-bit or FP8 values are exact in f32) and adds the products
-// to the accumulator in f32, in k order. (Hardware FP8 accumulation may keep fewer bits than
+// FP8 operands (k32, one byte an element) are decoded exactly (polyfuse/cpu/fp8.h); TF32 ones
+// (k8, f32 values in shared memory) are truncated to TF32 (the low 13 mantissa bits dropped: the
+// tensor cores read 19 bits of each, and truncation errs more than rounding would, so a kernel
+// that passes here passes either way); every form multiplies exactly (products of 16-bit, FP8 or
+// TF32 values are exact in f32) and adds the products to the accumulator in f32, in k order. (Hardware FP8 accumulation may keep fewer bits than
 // f32; the emulator does not model that, the reference's bound must.)
 #include <algorithm>
 #include <cstring>
@@ -23,12 +25,22 @@ namespace {
 // fp8_a / fp8_b of a WgmmaOp: 0 none, 1 e4m3, 2 e5m2.
 const char* fp8_name(unsigned fp8) { return fp8 == 1 ? "e4m3" : "e5m2"; }
 
-// The k extent of one wgmma (16 for 16-bit operands, 32 for FP8) and an element's bytes.
-unsigned k_extent(const pf_host::WgmmaOp& op) { return op.fp8_a ? 32 : 16; }
+// The k extent of one wgmma (16 for 16-bit operands, 32 for FP8, 8 for TF32): 32 bytes of a row.
+unsigned k_extent(const pf_host::WgmmaOp& op) { return op.fp8_a ? 32 : op.tf32 ? 8 : 16; }
 
-// The value of the element at `p`: `fp8` (0: 16-bit, `bf16` says which).
-float element_value(const unsigned char* p, bool bf16, unsigned fp8) {
+// The bytes of an operand element of `op` (`fp8`: that operand's FP8 kind, 0 none).
+unsigned element_bytes(const pf_host::WgmmaOp& op, unsigned fp8) { return fp8 ? 1 : op.tf32 ? 4 : 2; }
+
+// The value of the element at `p`: `fp8` (0: 16-bit, `bf16` says which), or TF32 (`tf32`).
+float element_value(const unsigned char* p, bool bf16, unsigned fp8, bool tf32) {
   if (fp8) return fp8::to_f32(fp8 == 1 ? fp8::Format::e4m3 : fp8::Format::e5m2, p[0]);
+  if (tf32) {
+    std::uint32_t bits;
+    std::memcpy(&bits, p, 4);
+    // Inf and NaN keep their class (a NaN whose payload lies in the low bits stays a NaN)
+    const bool nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0;
+    return fp16::bits_float(nan ? bits | 0x00400000u : bits & ~0x1fffu);
+  }
   const unsigned short bits = static_cast<unsigned short>(p[0] | (p[1] << 8));
   return bf16 ? fp16::bits_float(static_cast<unsigned>(bits) << 16) : fp16::half_to_float(bits);
 }
@@ -36,6 +48,7 @@ float element_value(const unsigned char* p, bool bf16, unsigned fp8) {
 std::string shape_text(const pf_host::WgmmaOp& op) {
   if (op.fp8_a)
     return "wgmma.mma_async m64n" + std::to_string(op.n) + "k32." + fp8_name(op.fp8_a) + "." + fp8_name(op.fp8_b);
+  if (op.tf32) return "wgmma.mma_async m64n" + std::to_string(op.n) + "k8.tf32";
   return "wgmma.mma_async m64n" + std::to_string(op.n) + "k16." + (op.bf16 ? "bf16" : "f16");
 }
 
@@ -44,7 +57,7 @@ std::string shape_text(const pf_host::WgmmaOp& op) {
 void read_operand(Launch& l, unsigned g, const pf_host::WgmmaOp& op, char operand, std::uint64_t bits, bool mn_major,
                   unsigned rows, std::vector<float>& values, std::uint16_t site) {
   const unsigned fp8 = operand == 'A' ? op.fp8_a : op.fp8_b;
-  const unsigned extent = k_extent(op), bytes = fp8 ? 1 : 2;
+  const unsigned extent = k_extent(op), bytes = element_bytes(op, fp8);
   const MatrixDescriptor d = decode_descriptor(bits);
   const ThreadState* t = l.current;
   const std::string name = shape_text(op) + " operand " + operand;
@@ -68,7 +81,7 @@ void read_operand(Launch& l, unsigned g, const pf_host::WgmmaOp& op, char operan
       check_async_read(l, 128 * g, 128, static_cast<std::size_t>(offset), bytes, [&] {
         return name + " element (" + axis + " " + std::to_string(mn) + ", k " + std::to_string(k) + ")";
       }, site, wgmma_agent(g));
-      values[mn * extent + k] = element_value(l.shared + offset, op.bf16 != 0, fp8);
+      values[mn * extent + k] = element_value(l.shared + offset, op.bf16 != 0, fp8, op.tf32 != 0);
       l.stats.shared_bytes_loaded += bytes;
     }
 }
@@ -190,7 +203,7 @@ void wgmma_mma_async(const WgmmaOp& op, float* d, const void* a_fragment) {
     a.first_thread = t->linear;
   } else {
     const WgmmaOp& o = a.op;
-    const bool same = o.n == op.n && o.bf16 == op.bf16 && o.fp8_a == op.fp8_a && o.fp8_b == op.fp8_b &&
+    const bool same = o.n == op.n && o.bf16 == op.bf16 && o.fp8_a == op.fp8_a && o.fp8_b == op.fp8_b && o.tf32 == op.tf32 &&
                       o.a_in_registers == op.a_in_registers &&
                       (op.a_in_registers || (o.desc_a == op.desc_a && o.trans_a == op.trans_a)) &&
                       o.desc_b == op.desc_b && o.trans_b == op.trans_b && o.scale_d == op.scale_d;
