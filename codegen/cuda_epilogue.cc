@@ -110,10 +110,29 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
   }
   text += fmt::format("  float* {}_out = {}.frag({}, {});\n", stage.output, c.layout.registers.of(stage.output), args[0],
                       args[1]);
+  const auto element = [&](int read) { return operands[static_cast<std::size_t>(read)].element; };
   text += "  #pragma unroll\n";
-  text += fmt::format("  for (int e = 0; e < {}; ++e) {}_out[e] = {};\n", c.layout.values_per_fragment, stage.output, c_expression(statement->expr, [&](int read) { return operands[read].element; }));
-  text += "}";
-  return text;
+  if (!contains_kind(statement->expr, ExprKind::index)) {
+    text += fmt::format("  for (int e = 0; e < {}; ++e) {}_out[e] = {};\n", c.layout.values_per_fragment, stage.output,
+                        c_expression(statement->expr, element));
+    return text + "}";
+  }
+  // Index values (a causal mask's `t <= s`): element e's row and column from the fragment
+  // layout, added to the fragment's origin (args: fi, fj, batch origins.., m origin, n origin).
+  const StatementDims& dims = stage.dims;
+  const auto index = [&](const std::string& name) -> std::string {
+    if (name == dims.m) return fmt::format("({} + pf_row)", args[args.size() - 3]);
+    if (name == dims.n) return fmt::format("({} + pf_col)", args[args.size() - 2]);
+    for (std::size_t i = 0; i < dims.batch.size(); ++i)
+      if (name == dims.batch[i]) return fmt::format("({})", args[2 + i]);
+    PF_INTERNAL_CHECK(false, "an epilogue's index value names one of its batch, row and column indices (plan_gpu_kernel)");
+    return "";
+  };
+  text += fmt::format("  for (int e = 0; e < {}; ++e) {{\n", c.layout.values_per_fragment);
+  text += "    int pf_row, pf_col;  // element e of the fragment: its row and column in it\n";
+  text += fmt::format("    {}::coord(pf::lane_id(), e, pf_row, pf_col);\n", c.layout.fragment_tile_type());
+  text += fmt::format("    {}_out[e] = {};\n  }}\n", stage.output, c_expression(statement->expr, element, index));
+  return text + "}";
 }
 
 std::string print_epilogue_store(const CudaStatementContext& c, const PointwiseStage& stage,

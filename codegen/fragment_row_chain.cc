@@ -111,7 +111,8 @@ class FragmentRowChainEmitter {
   }
 
   std::string value(const Statement& s, bool element) const {
-    return c_expression(s.expr, [&](int r) { return read(s.reads.at(static_cast<std::size_t>(r)), element); });
+    // index values are the element's batch, row and column variables (defined where used)
+    return c_expression(s.expr, [&](int r) { return read(s.reads.at(static_cast<std::size_t>(r)), element); }, index_id);
   }
 
   // Whether a chain statement after `s` reads `tensor`.

@@ -214,12 +214,22 @@ std::string hopper_epilogue_tile(const Program& program, const KernelPlan& plan,
     // order is the C++ compiler's order of evaluating function arguments).
     for (const Access& access : statement->reads)
       if (!current.count(access.tensor)) w.read_of(access, stage.dims);
+    // Index values (a causal mask's `t <= s`): the row pf_m, the chunk's column n_first + j, the
+    // batch indices from the linearised batch coordinate.
+    const auto index = [&](const std::string& name) -> std::string {
+      if (name == stage.dims.m) return "pf_m";
+      if (name == stage.dims.n) return "(n_first + j)";
+      const auto at = std::find(stage.dims.batch.begin(), stage.dims.batch.end(), name);
+      PF_INTERNAL_CHECK(at != stage.dims.batch.end(),
+                        "an epilogue's index value names one of its batch, row and column indices (plan_gpu_kernel)");
+      return "(" + batch_index(program, stage.dims, static_cast<std::size_t>(at - stage.dims.batch.begin())) + ")";
+    };
     const std::string value = c_expression(statement->expr, [&](int read) {
       const Access& access = statement->reads[static_cast<std::size_t>(read)];
       if (const auto found = current.find(access.tensor); found != current.end()) return found->second + "[j]";
       const EpilogueRead& r = w.read_of(access, stage.dims);
       return r.form == Form::scalar ? r.name : r.name + "[j]";
-    });
+    }, index);
     const std::string variable = define(stage.output);
     body += fmt::format("{}float {}[{}];  // {}\n{}#pragma unroll\n{}for (int j = 0; j < {}; ++j) {}[j] = {};\n", in_row, variable,
                         e, print_statement_source(*statement), in_row, in_row, e, variable, value);

@@ -141,7 +141,8 @@ class RowChainEmitter {
   }
 
   std::string value(const Statement& s) const {
-    return c_expression(s.expr, [&](int read) { return load(s, s.reads.at(static_cast<std::size_t>(read))); });
+    // index values are the row's and the term's index variables (decoded where used)
+    return c_expression(s.expr, [&](int read) { return load(s, s.reads.at(static_cast<std::size_t>(read))); }, index_id);
   }
 
   std::string store(const Access& access, const std::string& v) const {

@@ -1,6 +1,8 @@
 #include "frontend/expr.h"
 
+#include <algorithm>
 #include <charconv>
+#include <functional>
 
 namespace polyfuse {
 
@@ -80,6 +82,16 @@ bool contains_kind(const Expr& expr, ExprKind kind) {
   for (const Expr& operand : expr.operands)
     if (contains_kind(operand, kind)) return true;
   return false;
+}
+
+std::vector<std::string> index_values(const Expr& expr) {
+  std::vector<std::string> names;
+  const std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (e.kind == ExprKind::index && std::find(names.begin(), names.end(), e.index) == names.end()) names.push_back(e.index);
+    for (const Expr& operand : e.operands) visit(operand);
+  };
+  visit(expr);
+  return names;
 }
 
 std::string_view to_string(BinaryOp op) {

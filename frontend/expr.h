@@ -88,6 +88,8 @@ bool is_condition(const Expr& expr);
 // True when some node of `expr` is of `kind` (an index value, a `?:`: nodes some kernels
 // do not take yet).
 bool contains_kind(const Expr& expr, ExprKind kind);
+// The names of the index variables `expr` uses as values, each once, in order of appearance.
+std::vector<std::string> index_values(const Expr& expr);
 
 // The symbol of `op` ("+", "-", "*", "/").
 std::string_view to_string(BinaryOp op);

@@ -44,8 +44,6 @@ std::string chain_refusal(const Program& program, const std::set<std::string>& h
     if (s.kind == StatementKind::reduce)
       return fmt::format("{} updates {} from its value (`{}`), which the fragments do not hold", id, s.write.tensor,
                          operator_spelling(s));
-    if (contains_kind(s.expr, ExprKind::index))
-      return fmt::format("{} uses an index as a value", id);
     if (head_results.count(s.write.tensor))
       return fmt::format("{} writes {}, a result of the matmul kernel", id, s.write.tensor);
     for (const Access& read : s.reads) {

@@ -255,16 +255,19 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
   for (const Statement& statement : program.statements)
     if (touches_integers(program, statement))
       unsupported(program, statement, "integer tensors and gathers run in memory-bound kernels, never on tensor cores");
-  for (const Statement& statement : program.statements)
-    if (contains_kind(statement.expr, ExprKind::index))
-      unsupported(program, statement, "an index variable used as a value is not fused into a matmul kernel yet (its "
-                                      "prologues and epilogues see tile elements, not indices)");
   std::map<std::string, OperandPrologue> prologues = prologue_statements(program, idioms);
   plan.domain = isl::union_set::empty(program.ctx());
   std::map<std::string, std::string> in_registers;  // matmul and epilogue results -> the statement that wrote them
   for (const Statement& statement : program.statements) {
     const StatementIdiom* idiom = idioms.find(statement.id);
     PF_INTERNAL_CHECK(idiom != nullptr, "no idiom for statement " + statement.id);
+    // Index values run in epilogues only (each fragment element knows its row and column); a
+    // prologue's copies and the matmul's k-loop see tile elements, not indices.
+    if (contains_kind(statement.expr, ExprKind::index) && !(idiom->kind == IdiomKind::pointwise && idiom->prologue_of.empty()))
+      unsupported(program, statement,
+                  fmt::format("an index variable used as a value is not fused into a matmul kernel's {} yet (its "
+                              "copies see tile elements, not indices; epilogues take them)",
+                              idiom->kind == IdiomKind::pointwise ? "prologue" : "k-loop"));
     if (idiom->kind == IdiomKind::pointwise && !idiom->prologue_of.empty()) continue;  // fused into the copies
     check_register_accesses(program, statement, *idiom, in_registers);
     in_registers.emplace(statement.write.tensor, statement.id);
@@ -336,6 +339,11 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
         std::vector<std::string> batch(names.begin(), names.end() - 2);
         PointwiseStage stage;
         stage.dims = dims_of(program, statement, batch, names[names.size() - 2], names.back(), nullptr);
+        // Its index values are its own batch, row and column indices (a view's grouped indices,
+        // schedule/contraction_to_gemm.h, would name others).
+        for (const std::string& name : index_values(statement.expr))
+          if (std::find(names.begin(), names.end(), name) == names.end())
+            unsupported(program, statement, fmt::format("index {} used as a value is not an index of the epilogue", name));
         // The epilogue loads an input's fragment values as a matrix of the result's rows and
         // columns (those indices last, in that order) or as a vector along one of them
         // (codegen/cuda_epilogue.cc); another read runs in a kernel of its own.

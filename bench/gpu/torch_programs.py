@@ -55,6 +55,12 @@ PROGRAMS = {
         {"torch eager": "torch.softmax(Q @ K.transpose(-1, -2) / math.sqrt(64), dim=-1) @ V",
          "torch sdpa": "F.scaled_dot_product_attention(Q, K, V)"},
         "the same at T = 1024; polyfuse: 3 kernels (the row chain apart: T > 256)"),
+    "causal_attention_s256": (
+        "causal_attention", {"B": 32, "S": 256, "T": 256, "D": 64},
+        {"torch eager": "torch.softmax((Q @ K.transpose(-1, -2) / math.sqrt(64)).masked_fill("
+                        "torch.ones(256, 256, dtype=torch.bool, device=Q.device).triu(1), -1048576), dim=-1) @ V",
+         "torch sdpa": "F.scaled_dot_product_attention(Q, K, V, is_causal=True)"},
+        "the same with a causal mask (t <= s); polyfuse: 2 kernels, the mask in Q K^T's epilogue"),
     "gemm_f32": (
         "gemm_f32", {"M": 4096, "N": 4096, "K": 4096},
         {"torch (tf32)": "torch.relu(torch.addmm(bias, A, B))", "torch (f32)": "torch.relu(torch.addmm(bias, A, B))"},
@@ -75,8 +81,11 @@ def reference_rows(torch, program, t, rows):
     """The program's output on `rows` (indices along its second-to-last dimension) in float64,
     written out from the definition."""
     d = {name: value.double() for name, value in t.items()}
-    if program.startswith("attention"):
+    if "attention" in program:
         scores = d["Q"][:, rows, :] @ d["K"].transpose(-1, -2) / math.sqrt(d["Q"].shape[-1])
+        if program.startswith("causal"):  # position s attends to t <= s
+            t = torch.arange(scores.shape[-1], device=scores.device)
+            scores = torch.where(t[None, :] <= torch.tensor(rows, device=scores.device)[:, None], scores, -1048576.0)
         e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)  # f32 in attention.tc: no rounding
         return (e @ d["V"]) / e.sum(dim=-1, keepdim=True)
     if program == "linear_f32":
@@ -92,7 +101,7 @@ def reference_rows(torch, program, t, rows):
 def tolerance(program, sizes):
     """(relative, absolute): loose enough for TF32 and f16 tensor cores in any summation order,
     tight enough that a lost k-block or a wrong scale fails."""
-    if program.startswith("attention"):
+    if "attention" in program:
         return 2.0**-7, 2.0**-9  # an average of f16 values in [-1, 1): f16 output rounding and exp
     k = sizes["K"]
     if program in ("linear_f32", "gemm_f32"):

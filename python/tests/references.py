@@ -10,8 +10,11 @@ def _softmax_rows(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _attention(q, k, v):
+def _attention(q, k, v, causal=False):
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    if causal:  # position s attends to t <= s
+        s, t = scores.shape[-2:]
+        scores = np.where(np.arange(t)[None, :] <= np.arange(s)[:, None], scores, -1048576.0)
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True) @ v
 
@@ -98,6 +101,10 @@ EXAMPLES = {
                   lambda s: [("f16", (s["B"], s["S"], s["D"])), ("f16", (s["B"], s["T"], s["D"])),
                              ("f16", (s["B"], s["T"], s["D"]))],
                   lambda q, k, v: [_attention(q, k, v)]),
+    "causal_attention": (dict(B=2, S=21, T=21, D=16),
+                         lambda s: [("f16", (s["B"], s["S"], s["D"])), ("f16", (s["B"], s["T"], s["D"])),
+                                    ("f16", (s["B"], s["T"], s["D"]))],
+                         lambda q, k, v: [_attention(q, k, v, causal=True)]),
     "layernorm": (dict(M=7, N=24, K=16),
                   lambda s: [("f16", (s["M"], s["K"])), ("f16", (s["K"], s["N"])), ("f16", (s["N"],)),
                              ("f16", (s["N"],)), ("f16", (s["N"],))],
@@ -148,7 +155,8 @@ EXAMPLES = {
 # every size of a general contraction (its grouped GEMM's view has constant extents), and every
 # size of a plan of several kernels (the workspace's layout is fixed at compile time).
 COMPILE_SIZES = {"conv2d_strided": ("P", "Q"), "conv2d": tuple(_CONV), "conv2d_grouped": tuple(_CONV) + ("G",),
-                 "tensordot": ("A", "B", "K", "L", "C"), "attention": ("B", "S", "T", "D")}
+                 "tensordot": ("A", "B", "K", "L", "C"), "attention": ("B", "S", "T", "D"),
+                 "causal_attention": ("B", "S", "T", "D")}
 
 _NUMPY = {"f16": np.float16, "f32": np.float32}
 

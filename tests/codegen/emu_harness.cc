@@ -1,9 +1,24 @@
 #include "emu_harness.h"
 
+#include <gtest/gtest.h>
+
 #include "runtime/api/run_program.h"
 #include "support/emu_schedules.h"
 
 namespace polyfuse::testing {
+
+SourceEdit replacing(const std::string& from, const std::string& to) {
+  return [from, to](const std::string& cuda) {
+    std::string edited = cuda;
+    int count = 0;
+    for (std::string::size_type at = edited.find(from); at != std::string::npos; at = edited.find(from, at + to.size())) {
+      edited.replace(at, from.size(), to);
+      ++count;
+    }
+    if (count == 0) ADD_FAILURE() << "the planted edit finds no `" << from << "` in the kernel";
+    return edited;
+  };
+}
 
 EmuRun run_on_emulator(const Program& program, const GpuOptions& options, std::uint64_t seed,
                        const Program* kernel_program) {

@@ -28,6 +28,10 @@ struct EmuRun {
 // Edits the generated CUDA text before it is built (a hand-edited kernel).
 using SourceEdit = std::function<std::string(const std::string&)>;
 
+// The edit that replaces every `from` in the kernel text by `to` (a planted bug); a test failure
+// when the text has none (a planted bug that misses its target would fail the run for nothing).
+SourceEdit replacing(const std::string& from, const std::string& to);
+
 struct EmuRunOptions {
   std::uint64_t seed = 1;                  // of the random inputs
   const Program* kernel_program = nullptr; // see run_on_emulator

@@ -31,6 +31,8 @@ std::vector<ExampleShape> example_shapes(bool one_each) {
   }
   all.push_back({"attention", {{"B", 2}, {"S", 64}, {"T", 128}, {"D", 64}}, ""});
   if (!one_each) all.push_back({"attention", {{"B", 3}, {"S", 37}, {"T", 45}, {"D", 24}}, ""});
+  all.push_back({"causal_attention", {{"B", 2}, {"S", 64}, {"T", 64}, {"D", 64}}, ""});
+  if (!one_each) all.push_back({"causal_attention", {{"B", 3}, {"S", 45}, {"T", 45}, {"D", 24}}, ""});
   std::vector<SizeBindings> rows = {SizeBindings{{"M", 128}, {"N", 256}}, SizeBindings{{"M", 37}, {"N", 45}}};
   if (one_each) rows = {rows[1]};
   for (const SizeBindings& s : rows)

@@ -54,13 +54,7 @@ TEST(Sm90aFp8Emu, EveryFp8PairAndOutput) {
 // of each k-block is not multiplied, and the check must fail.
 TEST(Sm90aFp8Emu, PlantedKBlockErrorFails) {
   EmuRunOptions options;
-  options.edit = [](const std::string& cuda) {
-    std::string edited = cuda;
-    const std::string::size_type at = edited.find(", 4, kb > 0);");
-    EXPECT_NE(at, std::string::npos) << "the FP8 k-block's 4 k-steps";
-    if (at != std::string::npos) edited.replace(at, 13, ", 2, kb > 0);");
-    return edited;
-  };
+  options.edit = replacing(", 4, kb > 0);", ", 2, kb > 0);");
   const EmuRun run = run_fp8(example_source("gemm_fp8"), 128, 128, 256, options);
   EXPECT_FALSE(run.check.ok) << "the planted k-block error passed";
 }

@@ -31,7 +31,7 @@ const std::vector<std::string>& convolution_examples() {
 }
 
 const std::vector<std::string>& attention_examples() {
-  static const std::vector<std::string> names = {"attention"};
+  static const std::vector<std::string> names = {"attention", "causal_attention"};
   return names;
 }
 

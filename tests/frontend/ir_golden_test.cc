@@ -45,6 +45,8 @@ TEST(ExampleIrBound, NormsWithTheirRowSizeBound) {
 // taken out of the sums (frontend/matmul_factors.h).
 TEST(ExampleIrBound, Attention) {
   EXPECT_TRUE(polyfuse::testing::matches_golden(dump("attention", {{"D", 64}}), "frontend/attention.ir"));
+  // the causal mask: a comparison of the two indices, t and s, as values
+  EXPECT_TRUE(polyfuse::testing::matches_golden(dump("causal_attention", {{"D", 64}}), "frontend/causal_attention.ir"));
 }
 
 TEST(ExampleIrBound, GemmBiasReluWithSizes) {

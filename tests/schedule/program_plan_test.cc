@@ -47,6 +47,9 @@ TEST(ExamplePlan, Attention) {
       plan_text(example("attention", {{"B", 4}, {"S", 128}, {"T", 128}, {"D", 64}})), "plan/attention.plan"));
   EXPECT_TRUE(polyfuse::testing::matches_golden(
       plan_text(example("attention", {{"B", 4}, {"S", 128}, {"T", 300}, {"D", 64}})), "plan/attention_wide.plan"));
+  // the causal mask in Q·Kᵀ's epilogue: still two kernels
+  EXPECT_TRUE(polyfuse::testing::matches_golden(
+      plan_text(example("causal_attention", {{"B", 4}, {"S", 128}, {"T", 128}, {"D", 64}})), "plan/causal_attention.plan"));
 }
 
 // A row of 300 columns does not fit the block tile: the matmul kernel, then the row chain's
