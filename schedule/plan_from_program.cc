@@ -258,6 +258,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
   std::map<std::string, OperandPrologue> prologues = prologue_statements(program, idioms);
   plan.domain = isl::union_set::empty(program.ctx());
   std::map<std::string, std::string> in_registers;  // matmul and epilogue results -> the statement that wrote them
+  std::map<std::string, std::string> kernel_writes;  // every tensor the kernel writes -> its (last) writer
   for (const Statement& statement : program.statements) {
     const StatementIdiom* idiom = idioms.find(statement.id);
     PF_INTERNAL_CHECK(idiom != nullptr, "no idiom for statement " + statement.id);
@@ -269,6 +270,7 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
                               "copies see tile elements, not indices; epilogues take them)",
                               idiom->kind == IdiomKind::pointwise ? "prologue" : "k-loop"));
     if (idiom->kind == IdiomKind::pointwise && !idiom->prologue_of.empty()) continue;  // fused into the copies
+    kernel_writes.emplace(statement.write.tensor, statement.id);
     check_register_accesses(program, statement, *idiom, in_registers);
     in_registers.emplace(statement.write.tensor, statement.id);
     plan.domain = plan.domain.unite(isl::union_set(statement.domain));
@@ -372,6 +374,22 @@ KernelPlan plan_gpu_kernel(const Program& program, const Idioms& idioms, F32Matm
   }
   if (plan.matmuls.empty())
     throw UserError(fmt::format("def '{}' has no matmul: the GPU path compiles matmuls and their epilogues", program.name));
+  // A block reads a matmul's operands along the whole K range, tiles other blocks own: an operand
+  // the kernel also writes (`C9 +=! C8 * W` before `C8 += ...`) would be read and written by
+  // different blocks of one launch, unordered (random program 14930 raced so).
+  for (const MatmulStage& mm : plan.matmuls) {
+    std::vector<std::string> operands = {mm.a_prologue ? mm.a_prologue->source : mm.a,
+                                         mm.b_prologue ? mm.b_prologue->source : mm.b};
+    for (const std::optional<OperandPrologue>& prologue : {mm.a_prologue, mm.b_prologue})
+      for (const PrologueOperand& operand : prologue ? prologue->operands : std::vector<PrologueOperand>{})
+        operands.push_back(operand.tensor);
+    for (const std::string& operand : operands)
+      if (const auto writer = kernel_writes.find(operand); writer != kernel_writes.end())
+        unsupported(program, *program.find_statement(mm.dims.statement),
+                    fmt::format("a matmul reading {}, which {} of the same kernel writes: each block reads the operand "
+                                "across tiles other blocks write, in no order",
+                                operand, writer->second));
+  }
   check_one_grid(program, plan);
   share_operand_tiles(plan);
   return plan;
