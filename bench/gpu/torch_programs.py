@@ -58,7 +58,7 @@ PROGRAMS = {
     "causal_attention_s256": (
         "causal_attention", {"B": 32, "S": 256, "T": 256, "D": 64},
         {"torch eager": "torch.softmax((Q @ K.transpose(-1, -2) / math.sqrt(64)).masked_fill("
-                        "torch.ones(256, 256, dtype=torch.bool, device=Q.device).triu(1), -1048576), dim=-1) @ V",
+                        "torch.ones(256, 256, dtype=torch.bool, device=Q.device).triu(1), float('-inf')), dim=-1) @ V",
          "torch sdpa": "F.scaled_dot_product_attention(Q, K, V, is_causal=True)"},
         "the same with a causal mask (t <= s); polyfuse: 2 kernels, the mask in Q K^T's epilogue"),
     "gemm_f32": (
@@ -85,7 +85,7 @@ def reference_rows(torch, program, t, rows):
         scores = d["Q"][:, rows, :] @ d["K"].transpose(-1, -2) / math.sqrt(d["Q"].shape[-1])
         if program.startswith("causal"):  # position s attends to t <= s
             t = torch.arange(scores.shape[-1], device=scores.device)
-            scores = torch.where(t[None, :] <= torch.tensor(rows, device=scores.device)[:, None], scores, -1048576.0)
+            scores = torch.where(t[None, :] <= torch.tensor(rows, device=scores.device)[:, None], scores, -1e30)
         e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)  # f32 in attention.tc: no rounding
         return (e @ d["V"]) / e.sum(dim=-1, keepdim=True)
     if program == "linear_f32":

@@ -14,7 +14,7 @@ def _attention(q, k, v, causal=False):
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
     if causal:  # position s attends to t <= s
         s, t = scores.shape[-2:]
-        scores = np.where(np.arange(t)[None, :] <= np.arange(s)[:, None], scores, -1048576.0)
+        scores = np.where(np.arange(t)[None, :] <= np.arange(s)[:, None], scores, -1e30)
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True) @ v
 

@@ -222,8 +222,17 @@ Bounded call(Function function, Bounded x, Bounded y) {
   // A conversion: one rounding to its type (the backends compute in f32, so to_f32 is exact).
   if (const std::optional<ElementType> type = conversion_type(function)) return stored_as(*type, x);
   if (function == Function::max || function == Function::min) {
-    const double value = function == Function::max ? std::max(x.value, y.value) : std::min(x.value, y.value);
-    return {value, std::max(x.bound, y.bound)};
+    // monotone in both arguments: the winner's e, or how far the other argument reaches past
+    // the value (rounded up by an ulp of its reach), within max(e_x, e_y)
+    const bool max = function == Function::max;
+    const double value = max ? std::max(x.value, y.value) : std::min(x.value, y.value);
+    if (x.value == y.value) return {value, std::max(x.bound, y.bound)};
+    const Bounded& winner = (x.value == value) ? x : y;
+    const Bounded& other = (x.value == value) ? y : x;
+    const double reach = max ? other.value + other.bound : other.value - other.bound;
+    const bool reaches = max ? reach > value : reach < value;
+    const double past = reaches ? std::fabs(reach - value) + 0x1p-52 * std::fabs(reach) : 0;
+    return {value, std::min(std::max(x.bound, y.bound), std::max(winner.bound, past))};
   }
   const double value = exact_function(function, x.value);
   if (!finite(x) || !std::isfinite(value)) return not_finite_result(value, x.bound == 0);

@@ -119,8 +119,9 @@ Bounded binary(BinaryOp op, Bounded x, Bounded y);
 // and silu decrease up to their minimum at x = -0.75179..., -0.75246..., -1.27846... and
 // increase after it); the bound is the farthest end of the image from f(x). An interval
 // that reaches outside the domain (below 0 for sqrt, to 0 or below for rsqrt and log)
-// makes no claim (bound infinity): a backend may get NaN there. max and min: max(e_x, e_y);
-// abs: e_x; relu, abs, max, min are exact operations. Then the implementation's error,
+// makes no claim (bound infinity): a backend may get NaN there. max and min: the farther end
+// of [max(x - e_x, y - e_y), max(x + e_x, y + e_y)] (min alike) from the value, at most
+// max(e_x, e_y) (an argument far below the maximum does not count); abs: e_x; relu, abs, max, min are exact operations. Then the implementation's error,
 // first order, with M = max |f| over the image:
 //   exp, tanh, sqrt, log: 2 ulps, 4 u M (1 ulp of y is at most 2 u |y|);
 //   rsqrt = 1 / sqrtf(x): two roundings, within 2 ulps: 4 u M;

@@ -105,7 +105,15 @@ TEST(ErrorBound, FunctionsUseTheImageOfTheInterval) {
   // gelu around its minimum (-0.17 at -0.75): from -0.75 +- 0.01 it can only rise a little.
   const Bounded g = call(Function::gelu_erf, {-0.7517915246935646, 0.01});
   EXPECT_LT(g.bound, 1e-4);
-  EXPECT_DOUBLE_EQ(call(Function::max, {1, 0.1}, {0.5, 0.3}).bound, 0.3);
+  // max: the winner's bound when the other argument cannot reach past it (0.5 + 0.3 < 1) ...
+  EXPECT_EQ(call(Function::max, {1, 0.1}, {0.5, 0.3}).bound, 0.1);
+  // ... else how far it reaches (0.95 + 0.3 - 1, rounded up), within max(e_x, e_y)
+  EXPECT_NEAR(call(Function::max, {1, 0.1}, {0.95, 0.3}).bound, 0.25, 1e-15);
+  EXPECT_GE(call(Function::max, {1, 0.1}, {0.95, 0.3}).bound, 0.25);
+  EXPECT_GE(call(Function::min, {1, 0.1}, {1.05, 0.3}).bound, 0.25);
+  EXPECT_LE(call(Function::min, {1, 0.1}, {1.05, 0.3}).bound, 0.3);
+  // a value whose bound is below its ulp keeps it (1e6 + 1e-12 is 1e6 in a double)
+  EXPECT_EQ(call(Function::max, {1e6, 1e-12}, {0, 1}).bound, 1e-12);
 }
 
 TEST(ErrorBound, NewFunctionsOnTheirDomains) {

@@ -83,7 +83,16 @@ TEST(ReductionBound, MaxAndMinAreExact) {
   max.add({3, 0.5});
   max.add({-2, 1});
   EXPECT_EQ(max.finish().value, 3);
-  EXPECT_EQ(max.finish().bound, 1);  // the largest operand bound: -2 cannot win, but no harm
+  // within [2.5, 3.5]: -2 +- 1 and 1 +- 0.25 cannot win (the reach 3.5 - 3 rounded up by an ulp)
+  EXPECT_GE(max.finish().bound, 0.5);
+  EXPECT_NEAR(max.finish().bound, 0.5, 1e-15);
+  // a causal mask's -1e30 (its f32 rounding, about 2^76, as the bound) does not widen a row's maximum
+  ReductionBound masked(ReductionOp::max, {-kInf, 0}, 1);
+  masked.add({0.5, 1e-7});
+  masked.add({-1e30, 2e22});
+  EXPECT_EQ(masked.finish().value, 0.5);
+  EXPECT_GE(masked.finish().bound, 1e-7);
+  EXPECT_NEAR(masked.finish().bound, 1e-7, 1e-15);
   ReductionBound min(ReductionOp::min, {0.5, 0}, 1);  // `min=` from the element's value
   min.add({1, 0});
   EXPECT_EQ(min.finish().value, 0.5);

@@ -29,7 +29,7 @@
 //     last touch S0_scale: L(b, s, t) = L_sum(b, s, t) / sqrt(64)
 //   row chain stage1..stage2: b < 4 in blocks of 1 rows, each through every stage in turn (33024 bytes a row: what a stage writes, the next reads from L2), parallel over the blocks
 //     stage1: loop nest over the block's rows ('?:' and index values are not block primitives)
-//       S1: M(b, s, t) = t <= s ? L(b, s, t) : -1048576
+//       S1: M(b, s, t) = t <= s ? L(b, s, t) : -1e+30
 //     stage2: loop nest over the block's rows (not a matmul: it is a max reduction ('max=!'), not a sum)
 //       S2: mx(b, s) max=! M(b, s, t)
 //   stage3: parallel over b < 4, s < 64 in blocks of 64, t < 64 in blocks of 64 (mc=256 nc=1024 kc=512)
@@ -150,11 +150,11 @@ extern "C" void polyfuse_causal_attention(const uint16_t* Q, const uint16_t* K, 
     const int64_t b0_end = b0 + 1 < 4 ? b0 + 1 : 4;
     // stage1: S1, a loop nest over the block's rows
     {  // '?:' and index values are not block primitives
-      // S1: M(b, s, t) = t <= s ? L(b, s, t) : -1048576
+      // S1: M(b, s, t) = t <= s ? L(b, s, t) : -1e+30
       for (int64_t b = b0; b < b0_end; ++b) {
         for (int64_t s = 0; s < 64; ++s) {
           for (int64_t t = 0; t < 64; ++t) {
-            M[b * 4096 + s * 64 + t] = ((t <= s) ? L[b * 4096 + s * 64 + t] : -(1048576.0f));
+            M[b * 4096 + s * 64 + t] = ((t <= s) ? L[b * 4096 + s * 64 + t] : -(1e+30f));
           }
         }
       }
