@@ -40,20 +40,21 @@ expect() {
 # Row reductions (softmax, norms, cross-entropy) are plans of several kernels on the GPU
 # path (issue 20): the plan prints with its cuts, the kernels run on the emulator against the
 # reference, and their IR prints.
-plans_of_several_kernels=" gemm_softmax softmax layernorm layernorm_rows rmsnorm cross_entropy mlp attention "
+plans_of_several_kernels=" gemm_softmax softmax layernorm layernorm_rows rmsnorm cross_entropy mlp attention causal_attention "
 for example in "$data"/examples/*.tc; do
   name=$(basename "$example" .tc)
   if [[ $plans_of_several_kernels == *" $name "* ]]; then
     sizes=(-D M=40 -D N=24 -D K=24)
     [[ $name == mlp ]] && sizes+=(-D H=32)
     [[ $name == attention ]] && sizes=(-D B=2 -D S=19 -D T=37 -D D=16)
+    [[ $name == causal_attention ]] && sizes=(-D B=2 -D S=37 -D T=37 -D D=16)
     expect "$name: IR" 0 'idioms:' "$polyfuse" compile "$example" "${sizes[@]}" --emit=ir
     # A row chain without a matmul is one kernel (its partition printed); after a matmul whose
     # row (N = 24) fits a block tile, it runs in the matmul kernel's epilogue (attention's
-    # after its batched Q·Kᵀ, T = 37); the MLP's two matmuls are one back-to-back kernel (H = 32
+    # after its batched Q·Kᵀ, T = 37, the causal mask in that epilogue too); the MLP's two matmuls are one back-to-back kernel (H = 32
     # fits on chip).
     plan_text='partition: '
-    [[ $name == gemm_softmax || $name == layernorm || $name == rmsnorm || $name == attention ]] && plan_text='runs in the epilogue'
+    [[ $name == gemm_softmax || $name == layernorm || $name == rmsnorm || $name == *attention ]] && plan_text='runs in the epilogue'
     [[ $name == mlp ]] && plan_text='back-to-back matmuls in one kernel'
     expect "$name: plan" 0 "$plan_text" "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
     expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu
