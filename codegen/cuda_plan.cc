@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "codegen/attention_kernel.h"
 #include "codegen/back_to_back_kernel.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/cuda_memory_kernel.h"
@@ -97,6 +98,10 @@ EmittedPlan emit_cuda_plan(const Program& program, const ProgramPlan& plan, cons
     } else if (plan.kernels[k].kind == PlannedKernelKind::back_to_back) {
       kernel = emit_with_distinct_tensor_names(reduced, "", [&](const Program& p) {
         return emit_back_to_back_kernel(p, plan.kernels[k].name, plan.kernels[k].statements, request.options);
+      });
+    } else if (plan.kernels[k].kind == PlannedKernelKind::attention) {
+      kernel = emit_with_distinct_tensor_names(reduced, "", [&](const Program& p) {
+        return emit_attention_kernel(p, plan.kernels[k].name, plan.kernels[k].statements, request.options);
       });
     } else {
       kernel = emit_memory_kernel(reduced, plan.kernels[k].kind, program.name, request.options.arch);

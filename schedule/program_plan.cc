@@ -10,6 +10,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
+#include "schedule/attention.h"
 #include "schedule/back_to_back.h"
 #include "schedule/contraction_kernels.h"
 #include "schedule/fp8_gpu_rule.h"
@@ -167,6 +168,7 @@ const char* to_string(PlannedKernelKind kind) {
     case PlannedKernelKind::row_reduction: return "row reduction";
     case PlannedKernelKind::row_chain: return "row chain";
     case PlannedKernelKind::back_to_back: return "back-to-back matmuls";
+    case PlannedKernelKind::attention: return "attention";
     case PlannedKernelKind::implicit_gemm: return "implicit GEMM";
   }
   return "?";
@@ -368,6 +370,7 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
   // kernel before it (a back-to-back kernel takes none).
   merge_back_to_back(program, plan);
   fuse_row_chains_into_matmul_kernels(program, plan);
+  merge_attention(program, plan);
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].name = plan.is_single_fused_kernel() ? program.name : fmt::format("{}_k{}", program.name, k);
     if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;

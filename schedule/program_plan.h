@@ -57,9 +57,10 @@ enum class PlannedKernelKind {
   row_chain,      // memory-bound: reductions and pointwise statements over the same rows, a warp or block a row
   back_to_back,   // two chained matmuls in one tensor-core kernel, the first's result kept on chip (schedule/back_to_back.h)
   implicit_gemm,  // a convolution as a GEMM whose A tile is gathered from the input (schedule/implicit_gemm.h), over its view
+  attention,      // scores, softmax and the product with V in one kernel, online softmax (schedule/attention.h)
 };
 
-// "fused matmul", "pointwise", "row reduction", "row chain", "back-to-back matmuls", "implicit GEMM".
+// "fused matmul", "pointwise", "row reduction", "row chain", "back-to-back matmuls", "implicit GEMM", "attention".
 const char* to_string(PlannedKernelKind kind);
 
 struct PlannedKernel {

@@ -29,6 +29,7 @@
 #include "pf_resident_tile.cuh"
 #include "pf_pointwise.cuh"
 #include "pf_pointwise_x2.cuh"
+#include "pf_attention.cuh"
 #include "pf_row.cuh"
 #include "pf_epilogue_vector.cuh"
 #include "pf_epilogue_chunk.cuh"

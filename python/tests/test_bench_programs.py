@@ -19,12 +19,13 @@ def test_dry_run_compiles_every_program():
     result = run("--dry-run")
     assert result.returncode == 0, result.stderr
     out = "\n" + result.stdout
-    for program in ("linear_f32", "attention_s256", "attention_s1024", "causal_attention_s256", "gemm_f32", "mlp"):
+    for program in ("linear_f32", "attention_s256", "attention_s1024", "attention_s2048_d128", "causal_attention_s256",
+                    "gemm_f32", "mlp"):
         assert f"\n{program}: " in out, out
     # the f32 linear layer (A(m, k), W(n, k)) takes TF32 wgmma, the B(k, n) GEMM mma.sync
     assert "(wgmma m64n128k8)" in out.split("\nlinear_f32: ")[1].split("\nattention_s256: ")[0], out
     assert "mma m16n8k8 tf32" in out.split("\ngemm_f32: ")[1].split("\nmlp: ")[0], out
-    assert "causal_attention_s256: " in out and "2 kernel(s)" in out.split("\ncausal_attention_s256: ")[1].split("\ngemm_f32: ")[0]
+    assert "causal_attention_s256: " in out and "1 kernel(s)" in out.split("\ncausal_attention_s256: ")[1].split("\ngemm_f32: ")[0]
     assert "torch sdpa: F.scaled_dot_product_attention(Q, K, V)" in out
     assert "median of 30, L2 flushed before each" in out
 

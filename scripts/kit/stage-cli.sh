@@ -50,11 +50,12 @@ for example in "$data"/examples/*.tc; do
     [[ $name == causal_attention ]] && sizes=(-D B=2 -D S=37 -D T=37 -D D=16)
     expect "$name: IR" 0 'idioms:' "$polyfuse" compile "$example" "${sizes[@]}" --emit=ir
     # A row chain without a matmul is one kernel (its partition printed); after a matmul whose
-    # row (N = 24) fits a block tile, it runs in the matmul kernel's epilogue (attention's
-    # after its batched Q·Kᵀ, T = 37, the causal mask in that epilogue too); the MLP's two matmuls are one back-to-back kernel (H = 32
-    # fits on chip).
+    # row (N = 24) fits a block tile, it runs in the matmul kernel's epilogue; attention (the
+    # causal mask too) is one attention kernel (online softmax); the MLP's two matmuls are one
+    # back-to-back kernel (H = 32 fits on chip).
     plan_text='partition: '
-    [[ $name == gemm_softmax || $name == layernorm || $name == rmsnorm || $name == *attention ]] && plan_text='runs in the epilogue'
+    [[ $name == gemm_softmax || $name == layernorm || $name == rmsnorm ]] && plan_text='runs in the epilogue'
+    [[ $name == *attention ]] && plan_text='attention in one kernel'
     [[ $name == mlp ]] && plan_text='back-to-back matmuls in one kernel'
     expect "$name: plan" 0 "$plan_text" "$polyfuse" compile "$example" "${sizes[@]}" --emit=plan
     expect "$name: run on the emulator (a plan)" 0 'check: ok' "$polyfuse" run "$example" "${sizes[@]}" --backend=emu

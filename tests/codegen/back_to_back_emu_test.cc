@@ -18,16 +18,6 @@ namespace {
 
 using namespace polyfuse::testing;
 
-std::uint64_t loaded(const EmuRun& run, const std::string& tensor) {
-  const LaunchStats::Buffer* b = run.stats.buffer(tensor);
-  return b ? b->bytes_loaded : 0;
-}
-
-std::uint64_t stored(const EmuRun& run, const std::string& tensor) {
-  const LaunchStats::Buffer* b = run.stats.buffer(tensor);
-  return b ? b->bytes_stored : 0;
-}
-
 // Runs `source` at `sizes`, expecting a plan of one back-to-back kernel; checks the bytes.
 // Plans `source` at `sizes` (the first kernel's note into `note`), expecting `kernels`
 // kernels, the first back-to-back when `back_to_back`; runs it on the emulator with `stages`
@@ -56,14 +46,14 @@ void run_back_to_back(const std::string& source, const SizeBindings& sizes, int 
   for (const char* hidden : {"T", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden << " reached global memory";
   const std::uint64_t m = sizes.at("M"), n = sizes.at("N"), k = sizes.at("K"), h = sizes.at("H");
   const std::uint64_t blocks = (m + 63) / 64;
-  EXPECT_EQ(loaded(run, "X"), m * k * element_bytes) << "X read once";
-  EXPECT_EQ(loaded(run, "W1"), blocks * k * h * element_bytes) << "W1 read once per block";
-  EXPECT_EQ(loaded(run, "W2"), blocks * h * n * element_bytes) << "W2 read once per block";
-  EXPECT_EQ(stored(run, "Y"), m * n * 2) << "Y stored once";
+  EXPECT_EQ(bytes_loaded(run, "X"), m * k * element_bytes) << "X read once";
+  EXPECT_EQ(bytes_loaded(run, "W1"), blocks * k * h * element_bytes) << "W1 read once per block";
+  EXPECT_EQ(bytes_loaded(run, "W2"), blocks * h * n * element_bytes) << "W2 read once per block";
+  EXPECT_EQ(bytes_stored(run, "Y"), m * n * 2) << "Y stored once";
   EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
   if (source.find("f16(H) b1") != std::string::npos) {  // the epilogues' vectors: once per block (N tile by N tile)
-    EXPECT_EQ(loaded(run, "b1"), blocks * h * element_bytes) << "b1 read once per block";
-    EXPECT_EQ(loaded(run, "b2"), blocks * n * element_bytes) << "b2 read once per block";
+    EXPECT_EQ(bytes_loaded(run, "b1"), blocks * h * element_bytes) << "b1 read once per block";
+    EXPECT_EQ(bytes_loaded(run, "b2"), blocks * n * element_bytes) << "b2 read once per block";
   }
 }
 
@@ -112,8 +102,8 @@ TEST(BackToBackEmu, EpiloguesOfSeveralStatementsAndOperands) {
   std::string note;
   const EmuRun run = run_plan(source, {{"M", 37}, {"N", 50}, {"K", 24}, {"H", 56}}, 1, true, note);
   for (const char* hidden : {"T", "U", "A", "Z"}) EXPECT_EQ(run.stats.buffer(hidden), nullptr) << hidden;
-  EXPECT_EQ(stored(run, "Y"), 37u * 50u * 4u);
-  EXPECT_EQ(loaded(run, "b1"), 56u * 2u) << "b1 read once by the one block";
+  EXPECT_EQ(bytes_stored(run, "Y"), 37u * 50u * 4u);
+  EXPECT_EQ(bytes_loaded(run, "b1"), 56u * 2u) << "b1 read once by the one block";
 }
 
 // The emulator's error for the mlp kernel with `barrier` (a comment line and the

@@ -5,6 +5,7 @@
 // kernel of its own: the copies see tile elements), in a row reduction, and causal attention's
 // mask in the epilogue of Q K^T, in its fused row chain and in a row-chain kernel. Small odd
 // shapes; a planted bug (the mask on the wrong coordinate) must fail.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "emu_harness.h"
@@ -30,21 +31,25 @@ EmuRun expect_ok(const std::string& source, const SizeBindings& sizes, const std
   return run;
 }
 
-// examples/attention.tc with a causal mask: `M` in Q K^T's epilogue (in_epilogue), or the mask
-// inside the row chain's statements (the max and the exponentials test t <= s). The masked
-// scores are -1e30, whose f32 rounding (about 2^76) is its error bound: the row max's bound
-// counts only operands that can reach the maximum (reduction_bound.h), so every element keeps
-// a bound and is checked (expect_ok: none unchecked).
-std::string causal_attention(bool in_epilogue) {
-  if (in_epilogue)
-    return R"(def causal(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {
+// examples/attention.tc with a causal mask: `M` a step on the score (mask_on_scores: one
+// attention kernel, schedule/attention.h; with the sums an output of the def too, sums_stored:
+// `M` in Q K^T's epilogue), or the mask inside the row chain's statements (mask_in_chain: the
+// max and the exponentials test t <= s). The masked scores are -1e30, whose f32 rounding (about
+// 2^76) is its error bound: the row max's bound counts only operands that can reach the maximum
+// (reduction_bound.h), so every element keeps a bound and is checked (expect_ok: none unchecked).
+enum class Mask { on_scores, on_scores_sums_stored, in_chain };
+
+std::string causal_attention(Mask mask) {
+  if (mask != Mask::in_chain)
+    return fmt::format(R"(def causal(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O{}) {{
   L(b, s, t) +=! Q(b, s, d) * K(b, t, d) / sqrt(D)
   M(b, s, t) = t <= s ? L(b, s, t) : -1e30
   mx(b, s) max=! M(b, s, t)
   e(b, s, t) = exp(M(b, s, t) - mx(b, s))
   z(b, s) +=! e(b, s, t)
   O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)
-})";
+}})",
+                       mask == Mask::on_scores_sums_stored ? ", z" : "");
   return R"(def causal(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {
   L(b, s, t) +=! Q(b, s, d) * K(b, t, d) / sqrt(D)
   mx(b, s) max=! t <= s ? L(b, s, t) : -1e30
@@ -75,7 +80,9 @@ TEST(ConditionsEmu, IndexValuesInAMatmulEpilogue) {
 })";
   for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
     const EmuRun run = expect_ok(batched, {{"Z", 3}, {"M", 70}, {"N", 72}, {"K", 40}}, "plan of def lower: 1 kernel", arch);
-    if (arch == Arch::sm_90a) EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u);
+    if (arch == Arch::sm_90a) {
+      EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u);
+    }
   }
 }
 
@@ -86,11 +93,19 @@ TEST(ConditionsEmu, IndexValueInAPrologueIsAPointwiseKernel) {
 })", {{"M", 33}, {"N", 17}, {"K", 24}}, "plan of def shifted: 2 kernels");
 }
 
-// Causal attention in as few kernels as the unmasked one: the mask in Q K^T's epilogue or in its
-// fused row chain (T <= 256: two kernels), and in a row-chain kernel of its own (T > 256: three).
+// Causal attention in as few kernels as the unmasked one: one attention kernel with the mask a
+// step on the score (any T); with the sums stored, the mask in Q K^T's epilogue and the row chain
+// fused after it (T <= 256: two kernels) or a row-chain kernel of its own (T > 256: three); the
+// mask in the row chain likewise.
 TEST(ConditionsEmu, CausalAttention) {
-  for (bool in_epilogue : {true, false}) {
-    const std::string source = causal_attention(in_epilogue);
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    expect_ok(causal_attention(Mask::on_scores), {{"B", 2}, {"S", 40}, {"T", 40}, {"D", 24}},
+              "plan of def causal: 1 kernel", arch);
+    expect_ok(causal_attention(Mask::on_scores), {{"B", 2}, {"S", 70}, {"T", 300}, {"D", 16}},
+              "plan of def causal: 1 kernel", arch);
+  }
+  for (Mask mask : {Mask::on_scores_sums_stored, Mask::in_chain}) {
+    const std::string source = causal_attention(mask);
     for (Arch arch : {Arch::sm_80, Arch::sm_90a})
       expect_ok(source, {{"B", 2}, {"S", 40}, {"T", 40}, {"D", 24}}, "plan of def causal: 2 kernels", arch);
     expect_ok(source, {{"B", 2}, {"S", 19}, {"T", 300}, {"D", 16}}, "plan of def causal: 3 kernels");
@@ -98,7 +113,8 @@ TEST(ConditionsEmu, CausalAttention) {
 }
 
 // The mask on the wrong coordinate (the row for the column: `s <= s`, every element kept) must
-// fail: in the row chain fused after Q K^T, in a row-chain kernel, and in the sm_90a epilogue.
+// fail: in the row chain fused after Q K^T, in a row-chain kernel, in the attention kernel, and
+// in the sm_90a epilogue.
 TEST(ConditionsEmu, PlantedMaskErrorsInRowChainsAndTheSm90aEpilogueFail) {
   struct Case {
     std::string source;
@@ -110,10 +126,12 @@ TEST(ConditionsEmu, PlantedMaskErrorsInRowChainsAndTheSm90aEpilogueFail) {
   C(m, n) +=! A(m, k) * B(k, n)
   O(m, n) = n <= m ? C(m, n) : m + 1
 })";
-  for (const Case& c : {Case{causal_attention(false), {{"B", 2}, {"S", 40}, {"T", 40}, {"D", 24}}, Arch::sm_80,
+  for (const Case& c : {Case{causal_attention(Mask::in_chain), {{"B", 2}, {"S", 40}, {"T", 40}, {"D", 24}}, Arch::sm_80,
                              "static_cast<float>(i_t)", "static_cast<float>(i_s)"},
-                        Case{causal_attention(false), {{"B", 2}, {"S", 19}, {"T", 300}, {"D", 16}}, Arch::sm_80,
+                        Case{causal_attention(Mask::in_chain), {{"B", 2}, {"S", 19}, {"T", 300}, {"D", 16}}, Arch::sm_80,
                              "static_cast<float>(i_t)", "static_cast<float>(i_s)"},
+                        Case{causal_attention(Mask::on_scores), {{"B", 2}, {"S", 70}, {"T", 300}, {"D", 16}}, Arch::sm_80,
+                             "static_cast<float>(key) <=", "static_cast<float>(query) <="},
                         Case{lower, {{"M", 72}, {"N", 64}, {"K", 40}}, Arch::sm_90a, "static_cast<float>((n_first + j))",
                              "static_cast<float>(pf_m)"}}) {
     EmuRunOptions options;
@@ -127,7 +145,8 @@ TEST(ConditionsEmu, PlantedMaskErrorsInRowChainsAndTheSm90aEpilogueFail) {
 TEST(ConditionsEmu, PlantedMaskErrorFails) {
   EmuRunOptions options;
   options.edit = replacing("+ pf_col)", "+ pf_row)");
-  const Program program = compile_program(causal_attention(true), {{"B", 2}, {"S", 100}, {"T", 100}, {"D", 24}});
+  const Program program =
+      compile_program(causal_attention(Mask::on_scores_sums_stored), {{"B", 2}, {"S", 100}, {"T", 100}, {"D", 24}});
   const EmuRun run = run_on_emulator(program, default_gpu_options(Arch::sm_80), options);
   EXPECT_FALSE(run.check.ok) << "the planted mask error passed";
 }

@@ -162,7 +162,7 @@ TEST(CudaCompile, MixedOperandTypesCompileWithoutSpills) {
       "def f(f32(M, K) A, f16(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n",
       "def g(bf16(M, K) A, f32(N, K) B, f32(N) bias) -> (bf16(M, N) C) {\n  T(m, n) +=! A(m, k) * B(n, k)\n"
       "  C(m, n) = relu(T(m, n) + bias(n))\n}\n",
-      "def attn(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+      "def attn(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O, z) {\n"
       "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125\n  mx(b, s) max=! L(b, s, t)\n"
       "  e(b, s, t) = exp(L(b, s, t) - mx(b, s))\n  z(b, s) +=! e(b, s, t)\n"
       "  O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)\n}\n"};
@@ -174,6 +174,29 @@ TEST(CudaCompile, MixedOperandTypesCompileWithoutSpills) {
     const std::string source = plan.is_single_fused_kernel() ? emit_cuda(program, request).source
                                                              : emit_cuda_plan(program, plan, request).source;
     EXPECT_NE(source.find("_f32_widened<"), std::string::npos) << program.name;
+    expect_compiles_without_spills(source, program.name);
+  }
+}
+
+// The attention kernel (schedule/attention.h) at heads of 64 and 128 columns, f16 and bf16,
+// with a causal mask, f32 output: compiles for sm_80 and sm_90 without spills or a stack frame.
+TEST(CudaCompile, AttentionKernelsCompileWithoutSpills) {
+  const std::vector<std::pair<std::string, SizeBindings>> cases = {
+      {example_source("attention"), {{"B", 8}, {"S", 1024}, {"T", 1024}, {"D", 64}}},
+      {example_source("attention"), {{"B", 8}, {"S", 1024}, {"T", 1024}, {"D", 128}}},
+      {example_source("causal_attention"), {{"B", 8}, {"S", 1000}, {"T", 1000}, {"D", 128}}},
+      {"def attn(bf16(B, H, S, D) Q, bf16(B, H, T, D) K, bf16(B, H, T, E) V) -> (f32(B, H, S, E) O) {\n"
+       "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, h, t, d) * 0.125\n  mx(b, h, s) max=! L(b, h, s, t)\n"
+       "  e(b, h, s, t) = bf16(exp(L(b, h, s, t) - mx(b, h, s)))\n  z(b, h, s) +=! e(b, h, s, t)\n"
+       "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, h, t, n) / z(b, h, s)\n}\n",
+       {{"B", 2}, {"H", 12}, {"S", 197}, {"T", 197}, {"D", 64}, {"E", 96}}}};
+  for (const auto& [text, sizes] : cases) {
+    const Program program = compile_program(text, sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+    ASSERT_EQ(plan.kernels[0].kind, PlannedKernelKind::attention) << to_string(plan, program);
+    CudaEmitRequest request;
+    const std::string source = emit_cuda_plan(program, plan, request).source;
     expect_compiles_without_spills(source, program.name);
   }
 }

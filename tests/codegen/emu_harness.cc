@@ -7,6 +7,16 @@
 
 namespace polyfuse::testing {
 
+std::uint64_t bytes_loaded(const EmuRun& run, const std::string& tensor) {
+  const LaunchStats::Buffer* buffer = run.stats.buffer(tensor);
+  return buffer == nullptr ? 0 : buffer->bytes_loaded;
+}
+
+std::uint64_t bytes_stored(const EmuRun& run, const std::string& tensor) {
+  const LaunchStats::Buffer* buffer = run.stats.buffer(tensor);
+  return buffer == nullptr ? 0 : buffer->bytes_stored;
+}
+
 SourceEdit replacing(const std::string& from, const std::string& to) {
   return [from, to](const std::string& cuda) {
     std::string edited = cuda;

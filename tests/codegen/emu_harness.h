@@ -25,6 +25,10 @@ struct EmuRun {
   reference::TensorData outputs;   // every input and output after the run, decoded
 };
 
+// The bytes a run loaded from / stored to `tensor`'s buffer (0 when the kernels never touched it).
+std::uint64_t bytes_loaded(const EmuRun& run, const std::string& tensor);
+std::uint64_t bytes_stored(const EmuRun& run, const std::string& tensor);
+
 // Edits the generated CUDA text before it is built (a hand-edited kernel).
 using SourceEdit = std::function<std::string(const std::string&)>;
 

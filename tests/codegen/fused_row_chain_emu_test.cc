@@ -144,18 +144,25 @@ TEST(FusedRowChainEmu, AfterBatchedMatmuls) {
               "}\n",
               {{"B", 2}, {"H", 3}, {"S", 21}, {"T", 45}, {"D", 16}}, 1);
   const std::int64_t b = 2, s = 19, t = 37, d = 16;
-  const EmuRun attention = expect_runs(
-      "def attention(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+  // attention with its row sums an output too (else one attention kernel: schedule/attention.h)
+  const std::string attention_source =
+      "def attention(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O, f32(B, S) z) {\n"
       "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125\n"
       "  mx(b, s) max=! L(b, s, t)\n"
       "  e(b, s, t) = exp(L(b, s, t) - mx(b, s))\n"
       "  z(b, s) +=! e(b, s, t)\n"
       "  O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)\n"
-      "}\n",
-      {{"B", b}, {"S", s}, {"T", t}, {"D", d}}, 2);
+      "}\n";
+  const SizeBindings sizes{{"B", b}, {"S", s}, {"T", t}, {"D", d}};
+  const EmuRun attention = expect_runs(attention_source, sizes, 2);
   // stored: e (f32) and z by the first kernel, O (f16) by the second; never the scores L
   const std::uint64_t stored = attention.stats.counter("global_bytes_stored");
   EXPECT_EQ(stored, static_cast<std::uint64_t>(4 * b * s * t + 4 * b * s + 2 * b * s * d)) << attention.stats.details();
+  // the attention kernel stores O only
+  std::string one_kernel = attention_source;
+  one_kernel.replace(one_kernel.find(", f32(B, S) z) {"), 16, ") {");
+  const EmuRun fused = expect_runs(one_kernel, sizes, 1);
+  EXPECT_EQ(fused.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(2 * b * s * d)) << fused.stats.details();
 }
 
 // On sm_90a the kernel with a row chain takes the mma.sync main loop (the wgmma epilogue has

@@ -99,11 +99,12 @@ TEST(MixedOperandsEmu, Sm90aFallsBackToMmaSyncWithTheReason) {
   EXPECT_TRUE(run.check.ok) << run.check.to_string();
 }
 
-// Attention: `e * V / z` is the matmul e * V (f32 x f16) on TF32 tensor cores and `/ z` its
-// epilogue; `f32_matmul` f32 leaves it to a reduction kernel, exact.
+// Attention with its row sums an output (else one attention kernel, schedule/attention.h):
+// `e * V / z` is the matmul e * V (f32 x f16) on TF32 tensor cores and `/ z` its epilogue;
+// `f32_matmul` f32 leaves it to a reduction kernel, exact.
 TEST(MixedOperandsEmu, AttentionsProbabilitiesTimesValuesRunOnTensorCores) {
   const std::string source =
-      "def attn(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+      "def attn(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O, z) {\n"
       "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125\n"
       "  mx(b, s) max=! L(b, s, t)\n"
       "  e(b, s, t) = exp(L(b, s, t) - mx(b, s))\n"

@@ -204,12 +204,11 @@ TEST(PlanEmu, MatmulOutputReducedAndUsedAgain) {
   expect_plan_runs(source, {{"M", 9}, {"N", 260}, {"K", 16}}, 2);  // the matmul kernel, then a row chain
 }
 
-// Issue 21's attention program runs as a plan of two kernels: the batched Q·Kᵀ on tensor cores
-// with its row chain (max, exp, sum over t) in the epilogue (T fits a block tile), then e·V on
-// TF32 tensor cores (e f32, V f16 widened) with / z as its epilogue (the t-invariant 1/z
-// factored out of the sum: frontend/matmul_factors.h). One kernel (e never leaving the chip)
-// waits for a back-to-back kernel with a row chain between its halves, and for T beyond a
-// block tile the online-softmax rewrite.
+// Issue 21's attention program with the scale inside the exponential (`exp(L * 0.125 - mx *
+// 0.125)`: not the attention kernel's form exp(X - mx), schedule/attention.h) runs as a plan of
+// two kernels: the batched Q·Kᵀ on tensor cores with its row chain (max, exp, sum over t) in the
+// epilogue (T fits a block tile), then e·V on TF32 tensor cores (e f32, V f16 widened) with / z
+// as its epilogue (the t-invariant 1/z factored out of the sum: frontend/matmul_factors.h).
 TEST(PlanEmu, AttentionRunsAsAPlan) {
   const char* source =
       "def attention(f16(B, H, S, D) Q, f16(B, H, T, D) Kt, f16(B, H, T, D) V) -> (f16(B, H, S, D) O) {\n"
@@ -222,9 +221,10 @@ TEST(PlanEmu, AttentionRunsAsAPlan) {
   expect_plan_runs(source, {{"B", 1}, {"H", 2}, {"S", 19}, {"T", 37}, {"D", 16}}, 2);
 }
 
-// Attention with its probabilities stored as f16 (`e = f16(exp(...))`, as examples/attention.tc
-// suggests): e lives in the workspace as f16 and e·V runs on 16-bit tensor cores, the TMA +
-// wgmma loop on sm_90a.
+// Attention with its probabilities rounded to f16 (`e = f16(exp(...))`, as examples/attention.tc
+// suggests): one attention kernel whose row sums add the rounded values; with the sums an
+// output of the def too, two kernels: e lives in the workspace as f16 and e·V runs on 16-bit
+// tensor cores, the TMA + wgmma loop on sm_90a.
 TEST(PlanEmu, AttentionWithF16Probabilities) {
   std::string source = example_source("attention");
   const std::string exp = "e(b, s, t) = exp(L(b, s, t) - mx(b, s))";
@@ -233,9 +233,20 @@ TEST(PlanEmu, AttentionWithF16Probabilities) {
   const SizeBindings sizes{{"B", 2}, {"S", 37}, {"T", 48}, {"D", 24}};
   const Program program = compile_program(source, sizes);
   const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
-  EXPECT_NE(plan.find("temporary e: f16(2, 37, 48)"), std::string::npos) << plan;
-  EXPECT_EQ(plan.find("mixed operands"), std::string::npos) << plan;
-  for (Arch arch : {Arch::sm_90, Arch::sm_90a}) expect_plan_runs(source, sizes, 2, arch);
+  EXPECT_NE(plan.find("kernel 0 attention_k0 (attention)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("e (f16 as the program says)"), std::string::npos) << plan;
+  for (Arch arch : {Arch::sm_90, Arch::sm_90a}) expect_plan_runs(source, sizes, 1, arch);
+
+  std::string stored = source;
+  const std::string signature = "-> (f16(B, S, D) O)";
+  ASSERT_NE(stored.find(signature), std::string::npos);
+  stored.replace(stored.find(signature), signature.size(), "-> (f16(B, S, D) O, z)");
+  const Program two = compile_program(stored, sizes);
+  const std::string two_plan = to_string(plan_program(two, recognize_idioms(two)), two);
+  EXPECT_NE(two_plan.find("temporary e: f16(2, 37, 48)"), std::string::npos) << two_plan;
+  EXPECT_NE(two_plan.find("not one attention kernel: z is an output of the def"), std::string::npos) << two_plan;
+  EXPECT_EQ(two_plan.find("mixed operands"), std::string::npos) << two_plan;
+  for (Arch arch : {Arch::sm_90, Arch::sm_90a}) expect_plan_runs(stored, sizes, 2, arch);
 }
 
 // On sm_90a the plan's matmul kernel takes the TMA + wgmma main loop (its operands as tensor

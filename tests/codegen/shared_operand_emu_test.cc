@@ -17,11 +17,6 @@ namespace {
 
 using namespace polyfuse::testing;
 
-std::uint64_t loaded(const EmuRun& run, const std::string& tensor) {
-  const LaunchStats::Buffer* buffer = run.stats.buffer(tensor);
-  return buffer == nullptr ? 0 : buffer->bytes_loaded;
-}
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // What the command line picks for two matmuls: 128x128x32 blocks of 64x32 warp tiles (the
@@ -56,9 +51,9 @@ TEST(SharedOperandEmu, SwiGluLoadsXOncePerBlockAndKStep) {
                                     SizeBindings{{"M", 100}, {"N", 72}, {"K", 88}}}) {
     EmuRun run = expect_ok(source, sizes, wide_blocks());  // one column of blocks
     const std::int64_t m = sizes.at("M"), n = sizes.at("N"), k = sizes.at("K");
-    EXPECT_EQ(loaded(run, "X"), static_cast<std::uint64_t>(m * k * 2)) << "X once, not once per matmul";
-    EXPECT_EQ(loaded(run, "Wg"), static_cast<std::uint64_t>(k * n * 2));
-    EXPECT_EQ(loaded(run, "Wu"), static_cast<std::uint64_t>(k * n * 2));
+    EXPECT_EQ(bytes_loaded(run, "X"), static_cast<std::uint64_t>(m * k * 2)) << "X once, not once per matmul";
+    EXPECT_EQ(bytes_loaded(run, "Wg"), static_cast<std::uint64_t>(k * n * 2));
+    EXPECT_EQ(bytes_loaded(run, "Wu"), static_cast<std::uint64_t>(k * n * 2));
     EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(m * n * 2)) << "only H is stored";
   }
 }
@@ -67,7 +62,7 @@ TEST(SharedOperandEmu, SeveralBlockColumnsLoadXOncePerColumn) {
   const SizeBindings sizes{{"M", 70}, {"N", 150}, {"K", 72}};
   EmuRun run = expect_ok(example_source("swiglu"), sizes, small_tiles());
   const std::int64_t columns = ceil_div(150, small_tiles().block.n);
-  EXPECT_EQ(loaded(run, "X"), static_cast<std::uint64_t>(columns * 70 * 72 * 2));
+  EXPECT_EQ(bytes_loaded(run, "X"), static_cast<std::uint64_t>(columns * 70 * 72 * 2));
 }
 
 TEST(SharedOperandEmu, RingDepthsAndSplitK) {
@@ -76,13 +71,13 @@ TEST(SharedOperandEmu, RingDepthsAndSplitK) {
     GpuOptions options = small_tiles();
     options.stages = stages;
     EmuRun run = expect_ok(example_source("swiglu"), sizes, options);
-    EXPECT_EQ(loaded(run, "X"), 64u * 200 * 2) << stages << " stages";
+    EXPECT_EQ(bytes_loaded(run, "X"), 64u * 200 * 2) << stages << " stages";
   }
   GpuOptions split = small_tiles();
   split.split_k = 2;
   split.warp.k = split.block.k / 2;
   EmuRun run = expect_ok(example_source("swiglu"), sizes, split);
-  EXPECT_EQ(loaded(run, "X"), 64u * 200 * 2) << "split-K 2";
+  EXPECT_EQ(bytes_loaded(run, "X"), 64u * 200 * 2) << "split-K 2";
 }
 
 TEST(SharedOperandEmu, ThreeMatmulsTransposedOperandsBf16) {
@@ -99,22 +94,22 @@ TEST(SharedOperandEmu, ThreeMatmulsTransposedOperandsBf16) {
   options.block = {64, 128, 32};
   options.warp = {32, 32, 32};
   EmuRun run = expect_ok(source, {{"M", 72}, {"N", 40}, {"K", 56}}, options);
-  EXPECT_EQ(loaded(run, "X"), 72u * 56 * 2);
+  EXPECT_EQ(bytes_loaded(run, "X"), 72u * 56 * 2);
   EXPECT_EQ(run.stats.counter("global_bytes_stored"), 2u * 72 * 40 * 4) << "O and G (an output) stored once each";
 }
 
 TEST(SharedOperandEmu, APrologueIsAppliedOnceForEveryMatmul) {
   const std::string a = "relu(X(m, k)) * s(k)";
   EmuRun run = expect_ok(two_matmuls(a, a), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
-  EXPECT_EQ(loaded(run, "X"), 48u * 72 * 2);
+  EXPECT_EQ(bytes_loaded(run, "X"), 48u * 72 * 2);
 }
 
 TEST(SharedOperandEmu, OtherPrologueOrOtherTensorLoadsAForEach) {
   EmuRun run = expect_ok(two_matmuls("X(m, k)", "relu(X(m, k))"), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
-  EXPECT_EQ(loaded(run, "X"), 2u * 48 * 72 * 2) << "two k-loops, X loaded by each";
+  EXPECT_EQ(bytes_loaded(run, "X"), 2u * 48 * 72 * 2) << "two k-loops, X loaded by each";
   EmuRun add = expect_ok(example_source("add_gemms"), {{"M", 48}, {"N", 40}, {"K", 72}}, wide_blocks());
-  EXPECT_EQ(loaded(add, "A"), 48u * 72 * 2);
-  EXPECT_EQ(loaded(add, "E"), 48u * 72 * 2);
+  EXPECT_EQ(bytes_loaded(add, "A"), 48u * 72 * 2);
+  EXPECT_EQ(bytes_loaded(add, "E"), 48u * 72 * 2);
 }
 
 // The decision itself, with the reason printed for what does not share.

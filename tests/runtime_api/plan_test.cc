@@ -44,8 +44,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, PlanOnEmulator,
                                            PlanCase{"layernorm_rows", {{"M", 3}, {"N", 29}}, 1},
                                            PlanCase{"layernorm", {{"M", 7}, {"N", 264}, {"K", 16}}, 2},
                                            PlanCase{"gemm_softmax", {{"M", 9}, {"N", 264}, {"K", 24}}, 2},
-                                           PlanCase{"attention", {{"B", 2}, {"S", 9}, {"T", 21}, {"D", 16}}, 2},
-                                           PlanCase{"causal_attention", {{"B", 2}, {"S", 21}, {"T", 21}, {"D", 16}}, 2}),
+                                           PlanCase{"attention", {{"B", 2}, {"S", 9}, {"T", 21}, {"D", 16}}, 1},
+                                           PlanCase{"causal_attention", {{"B", 2}, {"S", 21}, {"T", 21}, {"D", 16}}, 1}),
                          [](const auto& info) { return info.param.example; });
 
 TEST(Plan, CallerWorkspaceIsUsed) {

@@ -1,0 +1,78 @@
+// Attention in one kernel (FlashAttention's scheme): the statements
+//
+//   L(b.., s, t) +=! Q(b.., s, d) * K(b.., t, d)      the scores (a scale the front end splits off,
+//   X(b.., s, t) = f(L(b.., s, t), M(s, t), s, t, b..)  a mask: pointwise steps on the score, which
+//                                                       may read tensors at some of its indices)
+//   mx(b.., s) max=! X(b.., s, t)
+//   e(b.., s, t) = exp(X(b.., s, t) - mx(b.., s))      (or rounded: f16(exp(...)), bf16(exp(...)))
+//   z(b.., s) +=! e(b.., s, t)
+//   P(b.., s, n) +=! e(b.., s, t) * V(b.., t, n)
+//   O(b.., s, n) = P(b.., s, n) / z(b.., s)
+//
+// (Q, K and V may have only some of the batch indices b.., in order: a K and V shared by every
+// head) whose scores, probabilities and sums no other statement reads, run as ONE kernel
+// (codegen/attention_kernel.h): a block takes 64 rows of queries and walks the keys in tiles of
+// 64 with an online softmax (a running maximum and sum per row; the sum and the output so far
+// rescaled when the maximum grows), so neither the scores nor e reach memory, for any number of
+// keys. The plan's kernels of such statements (two, or three when a row of keys is wider than a
+// block tile) merge into one kernel of kind `attention`; when they cannot (a head wider than
+// 128, bf16 probabilities where the program keeps e in f32, ...) the first kernel's note says why.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "frontend/expr.h"
+#include "frontend/program.h"
+#include "schedule/gpu_options.h"
+
+namespace polyfuse {
+
+struct ProgramPlan;
+
+// The widest head (D, and the value columns) the kernel keeps: a warp's 16 output rows of 128
+// f32 columns are 64 registers a thread beside the 32 of the scores.
+inline constexpr std::int64_t max_attention_head = 128;
+
+// The statements, tensors and sizes of one attention.
+struct Attention {
+  // statement ids
+  std::string scores;                    // L +=! Q * K (times or over `scale`)
+  std::optional<Expr> scale;             // a constant factor of the scores' sum, if any
+  bool scale_divides = false;            // `/ scale`
+  std::vector<std::string> score_steps;  // the pointwise steps on the score, in order
+  std::string row_max, exponentials, row_sum, product;
+  std::string division;  // O = P / z; "" when the product divides by z itself (O +=! e * V / z)
+  // tensors
+  std::string q, k, v, out;
+  std::string e;  // the probabilities (their type says how P is rounded)
+  std::vector<std::string> on_chip;  // the scores, the steps' results, mx, e, z, P: never in memory
+  // the scores' batch indices each operand has (positions, in order: K shared by the heads of
+  // multi-query attention has fewer than Q)
+  std::vector<int> q_batch, k_batch, v_batch;
+  // sizes
+  std::vector<std::int64_t> batch_extents;  // the leading (batch) indices, outermost first
+  std::int64_t rows = 0, keys = 0, head = 0, value_cols = 0;  // S, T, D, the columns of V and O
+  ElementType operand_type = ElementType::f16;  // of Q, K and V
+  bool rounded_e = false;                       // e is 16-bit: the row sum adds the rounded values
+  std::int64_t batch() const;                   // the product of batch_extents
+};
+
+// Whether the statements `ids` (program order) of `program` are one attention: nullopt when they
+// do not have its form; otherwise the attention, or why it does not run as one kernel (with the
+// f32 matmul mode `f32`).
+std::optional<std::variant<Attention, std::string>> attention_of(const Program& program,
+                                                                 const std::vector<std::string>& ids, F32Matmul f32);
+
+// Merges the consecutive kernels of `plan` whose statements are one attention into one kernel
+// of kind attention (its note says how), or notes on the first why they stay apart. After the
+// row chains joined their matmul kernels, before the plan's names and temporaries are set.
+void merge_attention(const Program& program, ProgramPlan& plan);
+
+// The plan note of an attention kernel.
+std::string describe(const Attention& attention);
+
+}  // namespace polyfuse

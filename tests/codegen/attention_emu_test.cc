@@ -1,0 +1,211 @@
+// Attention in one kernel (schedule/attention.h, codegen/attention_kernel.h): examples/attention.tc
+// and causal_attention.tc, a batch of two indices with an index-valued bias (ALiBi's), bf16, an
+// f32 output with V wider than the head, run as ONE kernel on the emulator (sm_80 and sm_90a)
+// against the exact reference at odd sizes — S, T, D not multiples of anything, one key tile
+// and sixteen, heads of 16 to 128 columns — every element checked. The byte counters show the
+// scores, e and the sums never reaching memory: Q read once, K and V once per block of 64
+// queries, O stored once. Kernels with the online rescale, the quads' sum, the mask of keys past
+// the end, a barrier or a wait removed by hand are reported; defs the kernel does not take keep
+// their plan and say why.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "emu_harness.h"
+#include "gemm_programs.h"
+#include "polyfuse/errors.h"
+#include "schedule/attention.h"
+#include "schedule/program_plan.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+GpuOptions on(Arch arch) {
+  GpuOptions options;
+  options.arch = arch;
+  options.choose_warp = true;
+  return options;
+}
+
+// Plans `source` at `sizes` as one attention kernel and runs it on `arch`; every element checked.
+EmuRun run_attention(const std::string& source, const SizeBindings& sizes, Arch arch = Arch::sm_80,
+                     const EmuRunOptions& how = {}) {
+  const Program program = compile_program(source, sizes);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  EXPECT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+  EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::attention) << to_string(plan, program);
+  EXPECT_EQ(plan.workspace_bytes, 0);
+  const EmuRun run = run_on_emulator(program, on(arch), how);
+  EXPECT_TRUE(run.check.ok) << to_string(arch) << ": " << run.check.to_string();
+  EXPECT_EQ(run.check.unchecked(), 0) << run.check.to_string();
+  return run;
+}
+
+// The bytes of examples/attention.tc's run: Q once, K and V once per block of 64 queries, O once.
+void expect_bytes(const EmuRun& run, std::uint64_t b, std::uint64_t s, std::uint64_t t, std::uint64_t d) {
+  const std::uint64_t blocks = (s + 63) / 64;
+  EXPECT_EQ(bytes_loaded(run, "Q"), b * s * d * 2);
+  EXPECT_EQ(bytes_loaded(run, "K"), blocks * b * t * d * 2);
+  EXPECT_EQ(bytes_loaded(run, "V"), blocks * b * t * d * 2);
+  EXPECT_EQ(bytes_stored(run, "O"), b * s * d * 2);
+  EXPECT_EQ(run.stats.counter("global_bytes_stored"), b * s * d * 2) << "only O reaches memory";
+}
+
+struct Shape {
+  std::int64_t b, s, t, d;
+};
+
+TEST(AttentionEmu, ExamplesRunAsOneKernel) {
+  for (const Shape& x : {Shape{2, 40, 300, 64}, Shape{3, 130, 40, 64}, Shape{1, 65, 129, 32}, Shape{2, 17, 1000, 128},
+                         Shape{1, 64, 64, 40}, Shape{2, 33, 77, 24}, Shape{1, 5, 3, 16}}) {
+    const SizeBindings sizes{{"B", x.b}, {"S", x.s}, {"T", x.t}, {"D", x.d}};
+    SCOPED_TRACE(fmt::format("B={} S={} T={} D={}", x.b, x.s, x.t, x.d));
+    for (const char* example : {"attention", "causal_attention"}) {
+      const EmuRun run = run_attention(example_source(example), sizes);
+      expect_bytes(run, x.b, x.s, x.t, x.d);
+      if (x.d == 64) {
+        EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
+      }
+    }
+  }
+}
+
+// On sm_90a the same mma.sync kernel runs (no wgmma attention kernel yet).
+TEST(AttentionEmu, Sm90aRunsTheSameKernel) {
+  const SizeBindings sizes{{"B", 2}, {"S", 70}, {"T", 130}, {"D", 64}};
+  for (const char* example : {"attention", "causal_attention"}) {
+    const EmuRun run = run_attention(example_source(example), sizes, Arch::sm_90a);
+    EXPECT_EQ(run.stats.counter("wgmma_instructions"), 0u);
+  }
+}
+
+// Rings of one, three and four stages of K and V (--stages), and fewer tiles than stages.
+TEST(AttentionEmu, RingsOfOneToFourStages) {
+  for (int stages : {1, 3, 4}) {
+    SCOPED_TRACE(stages);
+    for (std::int64_t t : {300, 100}) {
+      const Program program = compile_program(example_source("causal_attention"), {{"B", 2}, {"S", 40}, {"T", t}, {"D", 24}});
+      GpuOptions options = on(Arch::sm_80);
+      options.stages = stages;
+      const EmuRun run = run_on_emulator(program, options);
+      EXPECT_TRUE(run.check.ok) << run.check.to_string();
+    }
+  }
+}
+
+// Two batch indices, a bias from the head and key/query indices (ALiBi), bf16 probabilities
+// (the row sum adds the rounded values), an f32 output, V with more columns than the head.
+TEST(AttentionEmu, BatchIndicesAlibiBf16AndWideValues) {
+  const std::string source =
+      "def alibi(bf16(B, H, S, D) Q, bf16(B, H, T, D) K, bf16(B, H, T, E) V) -> (f32(B, H, S, E) O) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, h, t, d) / sqrt(D)\n"
+      "  X(b, h, s, t) = L(b, h, s, t) - 0.25 * (h + 1) * (s - t) * (s - t) / (S + b)\n"
+      "  mx(b, h, s) max=! X(b, h, s, t)\n"
+      "  e(b, h, s, t) = bf16(exp(X(b, h, s, t) - mx(b, h, s)))\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, h, t, n) / z(b, h, s)\n"
+      "}\n";
+  const EmuRun run = run_attention(source, {{"B", 2}, {"H", 3}, {"S", 37}, {"T", 150}, {"D", 40}, {"E", 72}});
+  EXPECT_EQ(bytes_stored(run, "O"), 2u * 3u * 37u * 72u * 4u);
+}
+
+// Multi-query attention (K and V shared by the heads: fewer batch indices than Q; Q·Kᵀ and e·V are
+// then not matmuls the front end recognises: the scale stays in the scores' sum and / z in the
+// product's, and e is declared f16: its products with V are exact then), a key padding mask read
+// from a tensor (keep(b, t)), a bias per head read from a tensor (bias(h, s, t), f16): the steps
+// load those elements inside the tensors only (rows and keys past the ends read nothing: the
+// emulator's bounds checks). With e in f32 the plan stays (the products would be rounded).
+TEST(AttentionEmu, SharedKeysAndStepsReadingTensors) {
+  const std::string source =
+      "def mqa(f16(B, H, S, D) Q, f16(B, T, D) K, f16(B, T, D) V, f32(B, T) keep, f16(H, S, T) bias)\n"
+      "    -> (f16(B, H, S, D) O) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, t, d) / sqrt(D)\n"
+      "  X(b, h, s, t) = keep(b, t) > 0.5 ? L(b, h, s, t) + bias(h, s, t) : -1e30\n"
+      "  mx(b, h, s) max=! X(b, h, s, t)\n"
+      "  e(b, h, s, t) = f16(exp(X(b, h, s, t) - mx(b, h, s)))\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  O(b, h, s, d) +=! e(b, h, s, t) * V(b, t, d) / z(b, h, s)\n"
+      "}\n";
+  const std::int64_t b = 2, h = 3, s = 37, t = 140, d = 32;
+  const EmuRun run = run_attention(source, {{"B", b}, {"H", h}, {"S", s}, {"T", t}, {"D", d}});
+  // K and V: once per block of queries of each (b, h) slice
+  EXPECT_EQ(bytes_loaded(run, "K"), static_cast<std::uint64_t>(b * h * t * d * 2));
+  EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * h * s * d * 2));
+  EXPECT_GT(bytes_loaded(run, "keep"), 0u);
+  EXPECT_GT(bytes_loaded(run, "bias"), 0u);
+
+  std::string f32_e = source;
+  f32_e.replace(f32_e.find("f16(exp("), 8, "(exp(");
+  const Program program = compile_program(f32_e, {{"B", b}, {"H", h}, {"S", s}, {"T", t}, {"D", d}});
+  const std::string plan = to_string(plan_program(program, recognize_idioms(program)), program);
+  EXPECT_NE(plan.find("not one attention kernel: e is f32 and S5 is not a matmul"), std::string::npos) << plan;
+}
+
+// The generated kernel with `edit` applied at sizes that need every part (three key tiles, a
+// growing max, keys past the end): its check's text, or the emulator's error.
+std::string broken_run(const std::string& from, const std::string& to) {
+  const Program program = compile_program(example_source("attention"), {{"B", 2}, {"S", 40}, {"T", 150}, {"D", 32}});
+  EmuRunOptions how;
+  how.edit = replacing(from, to);
+  try {
+    const EmuRun run = run_on_emulator(program, on(Arch::sm_80), how);
+    return run.check.ok ? "" : run.check.to_string();
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+}
+
+TEST(AttentionEmu, PlantedErrorsAreReported) {
+  EXPECT_EQ(broken_run("pf::tile::fill(out, 0.f);", "pf::tile::fill(out, 0.f);"), "") << "the unedited kernel passes";
+  // the output so far not rescaled when the max grows
+  EXPECT_NE(broken_run("pf::online_softmax(score, rows, out);",
+                       "{ pf::AccTile16816<1, 4> kept = out; pf::online_softmax(score, rows, kept); }"),
+            "");
+  // a lane's part of the sum taken for the row's
+  EXPECT_NE(broken_run("pf::softmax_rows_finish(rows);", ""), "");
+  // the keys past the end not masked (their scores are 0: exp(-max) joins the sums)
+  EXPECT_NE(broken_run("key < 150 ? x : pf::minus_infinity()", "x"), "");
+  // no barrier before the next tile's copies overwrite the stage another warp may still read
+  const std::string barrier = broken_run("pf::cp_async_wait<0>();\n    __syncthreads();", "pf::cp_async_wait<0>();");
+  EXPECT_NE(barrier, "");
+  // no wait for the tile's copies
+  EXPECT_NE(broken_run("pf::cp_async_wait<0>();\n", ""), "");
+}
+
+// Defs the kernel does not take keep their plan, and the first kernel's note says why.
+TEST(AttentionEmu, RefusalsKeepThePlanAndSayWhy) {
+  struct Case {
+    std::string source;
+    SizeBindings sizes;
+    F32Matmul f32;
+    std::string why;
+  };
+  std::string bf16_f32_e = example_source("attention");
+  for (auto at = bf16_f32_e.find("f16(B"); at != std::string::npos; at = bf16_f32_e.find("f16(B", at + 6))
+    bf16_f32_e.replace(at, 5, "bf16(B");
+  std::string stored_sums = example_source("attention");
+  stored_sums.replace(stored_sums.find("-> (f16(B, S, D) O)"), 19, "-> (f16(B, S, D) O, mx)");
+  for (const Case& c :
+       {Case{example_source("attention"), {{"B", 1}, {"S", 20}, {"T", 40}, {"D", 160}}, F32Matmul::tf32,
+             "the head has 160 columns and V 160: the attention kernel keeps at most 128"},
+        Case{example_source("attention"), {{"B", 1}, {"S", 20}, {"T", 40}, {"D", 32}}, F32Matmul::f32,
+             "e is f32 and --f32-matmul=f32 asks for f32 products"},
+        Case{bf16_f32_e, {{"B", 1}, {"S", 20}, {"T", 40}, {"D", 32}}, F32Matmul::tf32,
+             "e is f32 and V is bf16: the attention kernel would round e to bf16's 8 significant bits"},
+        Case{stored_sums, {{"B", 1}, {"S", 20}, {"T", 40}, {"D", 32}}, F32Matmul::tf32,
+             "mx is an output of the def: the attention kernel keeps it on chip"}}) {
+    const Program program = compile_program(c.source, c.sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program), c.f32);
+    const std::string text = to_string(plan, program);
+    EXPECT_GE(plan.kernels.size(), 2u) << text;
+    EXPECT_NE(text.find("not one attention kernel: " + c.why), std::string::npos) << text;
+    GpuOptions options = on(Arch::sm_80);
+    options.f32_matmul = c.f32;
+    const EmuRun run = run_on_emulator(program, options);
+    EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse

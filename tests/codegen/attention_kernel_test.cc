@@ -1,0 +1,69 @@
+// Attention in one kernel (schedule/attention.h): the golden CUDA of examples/causal_attention.tc's
+// plan (helpers not embedded) at odd sizes — S, T, D not multiples of a tile: every copy and
+// the store checked, the keys past the end masked — and the options the kernel refuses.
+// UPDATE_GOLDEN=1 rewrites tests/golden/codegen/causal_attention.cu.
+#include <gtest/gtest.h>
+
+#include "codegen/cuda_plan.h"
+#include "emit_plan_of_file.h"
+#include "frontend/diagnostics.h"
+#include "support/golden.h"
+
+namespace polyfuse {
+namespace {
+
+using namespace polyfuse::testing;
+
+const SizeBindings odd{{"B", 3}, {"S", 100}, {"T", 150}, {"D", 40}};
+
+TEST(AttentionKernel, CausalAttentionGolden) {
+  GpuOptions options;
+  options.arch = Arch::sm_80;
+  const EmittedPlan plan = emit_plan_of_file("examples/causal_attention.tc", odd, options);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].grid[0].value, 2);  // ceil(100 / 64) blocks of 64 queries
+  EXPECT_EQ(plan.kernels[0].grid[1].value, 3);  // a batch slice each
+  EXPECT_EQ(plan.kernels[0].block[0], 128);
+  // Q's 64 x 64 tile (D = 40 padded), two stages of K's and V's, the store's scratch
+  EXPECT_EQ(plan.kernels[0].dynamic_shared_bytes, 8192 + 2 * (8192 + 8192) + 4096);
+  EXPECT_TRUE(matches_golden(plan.source, "codegen/causal_attention.cu"));
+}
+
+TEST(AttentionKernel, RefusesSplitKAndOtherMmaShapes) {
+  GpuOptions options;
+  options.split_k = 2;
+  EXPECT_THROW(emit_plan_of_file("examples/attention.tc", odd, options), UserError);
+  options.split_k = 1;
+  options.mma = MmaShape::m16n16k8;
+  try {
+    emit_plan_of_file("examples/attention.tc", odd, options);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("mma 16x16x8: the attention kernel attention_k0 is built from m16n8k16 MMAs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Its shared memory grows with the stages: four stages at a head of 128 fit sm_80's 163 KiB, not
+// sm_86's 99 KiB (refused, naming the bytes).
+TEST(AttentionKernel, SharedMemoryBeyondTheArchIsRefused) {
+  const SizeBindings wide{{"B", 1}, {"S", 64}, {"T", 512}, {"D", 128}};
+  GpuOptions options;
+  options.stages = 4;
+  options.arch = Arch::sm_80;
+  EXPECT_EQ(emit_plan_of_file("examples/attention.tc", wide, options).kernels.size(), 1u);
+  options.arch = Arch::sm_86;
+  try {
+    emit_plan_of_file("examples/attention.tc", wide, options);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("the attention kernel attention_k0 needs 151552 bytes of shared memory per "
+                                         "block"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace polyfuse
