@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "schedule/plan_from_program.h"
-#include "schedule/program_plan.h"
 
 namespace polyfuse {
 namespace {
@@ -91,7 +90,7 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
                                                                  const std::vector<std::string>& ids, F32Matmul f32) {
   std::vector<const Statement*> st;
   for (const std::string& id : ids) st.push_back(program.find_statement(id));
-  if (st.size() < 6 || !std::all_of(st.begin(), st.end(), [](const Statement* s) { return s && plain(*s); }))
+  if (st.size() < 5 || !std::all_of(st.begin(), st.end(), [](const Statement* s) { return s && plain(*s); }))
     return std::nullopt;
   Attention a;
   // the scores: L(b.., s, t) +=! Q(b.., s, d) * K(b.., t, d)
@@ -290,36 +289,25 @@ std::string describe(const Attention& a) {
       a.v, names);
 }
 
-void merge_attention(const Program& program, ProgramPlan& plan) {
-  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
-    for (std::size_t window = 2; window <= 3 && k + window <= plan.kernels.size(); ++window) {
-      std::vector<std::string> ids;
-      bool candidates = true;
-      for (std::size_t j = k; j < k + window; ++j) {
-        const PlannedKernel& kernel = plan.kernels[j];
-        candidates &= !kernel.view && (kernel.kind == PlannedKernelKind::fused_matmul ||
-                                       kernel.kind == PlannedKernelKind::row_chain ||
-                                       kernel.kind == PlannedKernelKind::row_reduction);
-        ids.insert(ids.end(), kernel.statements.begin(), kernel.statements.end());
-      }
-      if (!candidates) continue;
-      const auto attention = attention_of(program, ids, plan.f32_matmul);
-      if (!attention) continue;
-      if (const auto* why = std::get_if<std::string>(&*attention)) {
-        plan.kernels[k].note = fmt::format("{} kernels, not one attention kernel: {}", window, *why);
-        break;
-      }
-      PlannedKernel& first = plan.kernels[k];
-      first.kind = PlannedKernelKind::attention;
-      first.statements = ids;
-      first.cut = plan.kernels[k + window - 1].cut;
-      first.note = describe(std::get<Attention>(*attention));
-      first.partition.clear();
-      plan.kernels.erase(plan.kernels.begin() + static_cast<std::ptrdiff_t>(k) + 1,
-                         plan.kernels.begin() + static_cast<std::ptrdiff_t>(k + window));
-      break;
+std::vector<AttentionRun> attention_runs(const Program& program, F32Matmul f32) {
+  std::vector<AttentionRun> runs;
+  const std::size_t n = program.statements.size();
+  for (std::size_t first = 0; first < n;) {
+    std::optional<std::variant<Attention, std::string>> found;
+    std::vector<std::string> ids;
+    for (std::size_t i = first; i < n && !found; ++i) {
+      ids.push_back(program.statements[i].id);
+      if (ids.size() >= 5) found = attention_of(program, ids, f32);
     }
+    if (!found) {
+      ++first;
+      continue;
+    }
+    const std::string* why = std::get_if<std::string>(&*found);
+    runs.push_back(AttentionRun{ids, why ? *why : ""});
+    first += ids.size();
   }
+  return runs;
 }
 
 }  // namespace polyfuse

@@ -14,9 +14,10 @@
 // (codegen/attention_kernel.h): a block takes 64 rows of queries and walks the keys in tiles of
 // 64 with an online softmax (a running maximum and sum per row; the sum and the output so far
 // rescaled when the maximum grows), so neither the scores nor e reach memory, for any number of
-// keys. The plan's kernels of such statements (two, or three when a row of keys is wider than a
-// block tile) merge into one kernel of kind `attention`; when they cannot (a head wider than
-// 128, bf16 probabilities where the program keeps e in f32, ...) the first kernel's note says why.
+// keys. The planner makes such statements one kernel of kind `attention` (before it groups any of
+// them into matmul, row-chain or contraction kernels); when they cannot be one (a head wider than
+// 128, bf16 probabilities where the program keeps e in f32, ...) the first statement's kernel's
+// note says why.
 #pragma once
 
 #include <cstdint>
@@ -67,10 +68,16 @@ struct Attention {
 std::optional<std::variant<Attention, std::string>> attention_of(const Program& program,
                                                                  const std::vector<std::string>& ids, F32Matmul f32);
 
-// Merges the consecutive kernels of `plan` whose statements are one attention into one kernel
-// of kind attention (its note says how), or notes on the first why they stay apart. After the
-// row chains joined their matmul kernels, before the plan's names and temporaries are set.
-void merge_attention(const Program& program, ProgramPlan& plan);
+// A run of consecutive statements of a def that has attention's form: the attention kernel takes
+// them when `why_not` is empty; else the plan keeps its kernels and says why.
+struct AttentionRun {
+  std::vector<std::string> statements;
+  std::string why_not;
+};
+
+// The attention runs of `program` (every size bound), in program order, with the f32 matmul
+// mode `f32`. The planner makes each run without `why_not` one kernel of kind attention.
+std::vector<AttentionRun> attention_runs(const Program& program, F32Matmul f32);
 
 // The plan note of an attention kernel.
 std::string describe(const Attention& attention);

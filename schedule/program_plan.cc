@@ -235,8 +235,22 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
   };
   std::vector<ContractionTemporary> contraction_temporaries;
   std::set<std::string> in_a_contraction;  // the epilogues a contraction's GEMM kernel took
+  // Attention (schedule/attention.h): its statements are one kernel, before any other grouping.
+  const std::vector<AttentionRun> attention = attention_runs(program, f32);
+  std::set<std::string> in_attention;
   for (const Statement& s : program.statements) {
-    if (in_a_contraction.count(s.id)) continue;
+    if (in_a_contraction.count(s.id) || in_attention.count(s.id)) continue;
+    const auto run = std::find_if(attention.begin(), attention.end(), [&](const AttentionRun& r) {
+      return r.why_not.empty() && r.statements.front() == s.id;
+    });
+    if (run != attention.end()) {
+      cut_before(s, "attention runs in a kernel of its own");
+      plan.kernels.push_back(PlannedKernel{PlannedKernelKind::attention, "", run->statements, "",
+                                           describe(std::get<Attention>(*attention_of(program, run->statements, f32))),
+                                           "", {}, ""});
+      in_attention.insert(run->statements.begin(), run->statements.end());
+      continue;
+    }
     const StatementIdiom& idiom = *idioms.find(s.id);
     // A contraction's kernels take no other statement.
     if (!plan.kernels.empty() && plan.kernels.back().view)
@@ -249,7 +263,12 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
                                     ? " (a grouped convolution's: the tensors they read hold each group's channels "
                                       "in whole 16-byte chunks)"
                                     : ""));
-    PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ? nullptr : &plan.kernels.back();
+    if (!plan.kernels.empty() && plan.kernels.back().kind == PlannedKernelKind::attention)
+      cut_before(s, "the attention kernel takes no other statement");
+    PlannedKernel* last = plan.kernels.empty() || plan.kernels.back().view ||
+                                  plan.kernels.back().kind == PlannedKernelKind::attention
+                              ? nullptr
+                              : &plan.kernels.back();
     // `max=!` and the like without a reduction index are pointwise (`op=!` is `=`, `op=` combines once).
     const IdiomKind kind =
         idiom.kind == IdiomKind::other && s.reduction_indices().empty() ? IdiomKind::pointwise : idiom.kind;
@@ -370,7 +389,13 @@ ProgramPlan plan_program(const Program& program, const Idioms& idioms, F32Matmul
   // kernel before it (a back-to-back kernel takes none).
   merge_back_to_back(program, plan);
   fuse_row_chains_into_matmul_kernels(program, plan);
-  merge_attention(program, plan);
+  // why attention's statements are not its one kernel: on the kernel of the first
+  for (const AttentionRun& run : attention)
+    if (!run.why_not.empty())
+      for (PlannedKernel& kernel : plan.kernels)
+        if (std::find(kernel.statements.begin(), kernel.statements.end(), run.statements.front()) != kernel.statements.end())
+          kernel.note = fmt::format("{}not one attention kernel: {}", kernel.note.empty() ? "" : kernel.note + "; ",
+                                    run.why_not);
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].name = plan.is_single_fused_kernel() ? program.name : fmt::format("{}_k{}", program.name, k);
     if (plan.kernels[k].view) plan.kernels[k].view->name = plan.kernels[k].name;

@@ -215,6 +215,10 @@ Bounded binary(BinaryOp op, Bounded x, Bounded y) {
   }
   if (!finite(x) || !finite(y) || !std::isfinite(value))
     return not_finite_result(value, ea == 0 && eb == 0);
+  // Exact operands whose sum, difference or product is an f32 value: every backend computes it
+  // exactly (index arithmetic such as `s + 3`: a causal mask's comparison then decides exactly,
+  // not both ways). A quotient stays rounded (--use_fast_math approximates it).
+  if (op != BinaryOp::div && bound == 0 && static_cast<double>(static_cast<float>(value)) == value) return {value, 0};
   return rounded_f32(value, bound);
 }
 

@@ -142,6 +142,33 @@ TEST(AttentionEmu, SharedKeysAndStepsReadingTensors) {
   EXPECT_NE(plan.find("not one attention kernel: e is f32 and S5 is not a matmul"), std::string::npos) << plan;
 }
 
+// Multi-query attention in the forms the plan gives it before the merge: no step and the scale in
+// the scores' sum (five statements: a row reduction, a row chain, a row reduction), and no scale
+// (Q·Kᵀ a GEMM over the grouped (h, s) rows: a kernel with a view) with a causal mask shifted by
+// three (`t <= s + 3`: the index arithmetic is exact in the reference, so every element is
+// checked). Both found by a sweep of random attention programs.
+TEST(AttentionEmu, SharedKeysInEveryPlanForm) {
+  const std::string five =
+      "def mqa(f16(B, H, S, D) Q, f16(B, T, D) K, f16(B, T, E) V) -> (f16(B, H, S, E) O) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, t, d) * 0.125\n"
+      "  mx(b, h, s) max=! L(b, h, s, t)\n"
+      "  e(b, h, s, t) = f16(exp(L(b, h, s, t) - mx(b, h, s)))\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, t, n) / z(b, h, s)\n"
+      "}\n";
+  run_attention(five, {{"B", 1}, {"H", 2}, {"S", 2}, {"T", 131}, {"D", 72}, {"E", 72}});
+  const std::string grouped =
+      "def mqa(f16(B, H, S, D) Q, f16(B, T, D) K, f16(B, T, E) V) -> (f16(B, H, S, E) O) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, t, d)\n"
+      "  M(b, h, s, t) = t <= s + 3 ? L(b, h, s, t) : -1e30\n"
+      "  mx(b, h, s) max=! M(b, h, s, t)\n"
+      "  e(b, h, s, t) = f16(exp(M(b, h, s, t) - mx(b, h, s)))\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, t, n) / z(b, h, s)\n"
+      "}\n";
+  run_attention(grouped, {{"B", 1}, {"H", 3}, {"S", 79}, {"T", 129}, {"D", 40}, {"E", 128}});
+}
+
 // The generated kernel with `edit` applied at sizes that need every part (three key tiles, a
 // growing max, keys past the end): its check's text, or the emulator's error.
 std::string broken_run(const std::string& from, const std::string& to) {

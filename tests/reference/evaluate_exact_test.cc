@@ -54,10 +54,14 @@ TEST(EvaluateExact, GemmByHand) {
   const TensorData inputs{{"A", {1, 2, 3, 4}}, {"B", {5, 6, 7, 8}}, {"C", {100, 100, 100, 100}}};
   const ExactData exact = evaluate_exact(program, inputs);
   EXPECT_EQ(values(exact.at("C")), (std::vector<double>{19, 22, 43, 50}));
-  // C[0, 0] = 1 * 5 + 2 * 7: products rounded (u |5| + u |14|), three operands (0 and
-  // the two products) summed with round-to-nearest's factor 1 (f32 operands).
+  // C[0, 0] = 1 * 5 + 2 * 7: the products of exact integers are f32 values, exact on every
+  // backend (error_bound.cc's binary); three operands (0 and the two products) summed with
+  // round-to-nearest's factor 1 (f32 operands).
   const double u = std::ldexp(1.0, -24), t = 3 * u;
-  EXPECT_NEAR(exact.at("C")[0].bound, 19 * u + t / (1 - t) * 19 * (1 + u), 1e-12);
+  EXPECT_NEAR(exact.at("C")[0].bound, t / (1 - t) * 19, 1e-12);
+  // Non-integer inputs: the products are rounded (u |x y| each).
+  const ExactData halves = evaluate_exact(program, {{"A", {0.1, 0.2, 0.3, 0.4}}, {"B", {5, 6, 7, 8}}, {"C", {0, 0, 0, 0}}});
+  EXPECT_GT(halves.at("C")[0].bound, t / (1 - t) * std::fabs(halves.at("C")[0].value));
   for (const Bounded& a : exact.at("A")) EXPECT_EQ(a.bound, 0);  // inputs are exact
   const TensorData missing{{"A", {1, 2, 3, 4}}};
   EXPECT_THROW(evaluate_exact(program, missing), std::invalid_argument);
