@@ -252,7 +252,17 @@ EmittedKernel emit_attention_kernel(const Program& program, const std::string& n
   const StageText tile_body = [&](const std::string& stage) {
     return fmt::format("const int stage = {};\n", stage) + loop;
   };
-  b += k_loop(static_cast<int>(tiles), stages, tile_copies, tile_body);
+  if (a.causal_reach && *a.causal_reach + key_tile < a.keys) {
+    // keys past the block's last query + reach are masked to a value exp takes to 0: their tiles add nothing
+    b += fmt::format("// the causal mask keeps keys t <= s + {}: the tiles after the one of the block's last query's last key "
+                     "add exp(-1e30 - max) = 0, and are not walked\n",
+                     *a.causal_reach);
+    b += fmt::format("const int key_tiles = min({}, (min(row0 + {}, {}) + {}) / {} + 1);\n", tiles, block_rows - 1,
+                     a.rows - 1, *a.causal_reach, key_tile);
+    b += k_loop("key_tiles", stages, tile_copies, tile_body);
+  } else {
+    b += k_loop(static_cast<int>(tiles), stages, tile_copies, tile_body);
+  }
   // the division and the store
   const Statement& division = *program.find_statement(a.division.empty() ? a.product : a.division);
   b += fmt::format("\n// {}: the row sums are the quads' sums\n", print_statement_source(division));

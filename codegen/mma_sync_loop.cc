@@ -42,6 +42,10 @@ std::string indented(const std::string& text, int indent) {
 }
 
 std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute) {
+  return k_loop(std::to_string(steps), stages, copies, compute);
+}
+
+std::string k_loop(const std::string& steps, int stages, const StepText& copies, const StageText& compute) {
   std::string text;
   if (stages == 1) {
     text += "// one shared stage: copy, wait, one barrier, the MMAs, one barrier\n";

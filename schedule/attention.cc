@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "schedule/plan_from_program.h"
 
@@ -76,6 +77,51 @@ std::optional<std::vector<int>> batch_of(const Access& access, const std::vector
 bool accessed_by(const Statement& s, const std::string& tensor) {
   return s.write.tensor == tensor ||
          std::any_of(s.reads.begin(), s.reads.end(), [&](const Access& a) { return a.tensor == tensor; });
+}
+
+// `index + k` (or `k + index`, `index - k`, `index`) with an integer k: the index and k.
+std::optional<std::pair<std::string, std::int64_t>> index_plus(const Expr& e) {
+  if (e.kind == ExprKind::index) return std::make_pair(e.index, std::int64_t{0});
+  if (e.kind != ExprKind::binary || (e.op != BinaryOp::add && e.op != BinaryOp::sub)) return std::nullopt;
+  const Expr& l = e.operands[0];
+  const Expr& r = e.operands[1];
+  const auto integer = [](const Expr& c) { return c.kind == ExprKind::constant && c.value == std::floor(c.value) && std::fabs(c.value) < 1e9; };
+  if (l.kind == ExprKind::index && integer(r))
+    return std::make_pair(l.index, static_cast<std::int64_t>(e.op == BinaryOp::add ? r.value : -r.value));
+  if (e.op == BinaryOp::add && r.kind == ExprKind::index && integer(l))
+    return std::make_pair(r.index, static_cast<std::int64_t>(l.value));
+  return std::nullopt;
+}
+
+// c when `step` is `t <= s + c ? x : C` in one of its spellings (t the key, s the query), c >= 0,
+// C <= -1e20 a constant.
+std::optional<std::int64_t> causal_reach_of(const Statement& step) {
+  const Expr& e = step.expr;
+  const auto& w = step.write.indices;
+  if (e.kind != ExprKind::select || e.operands[0].kind != ExprKind::compare || !is_read(e.operands[1], 0))
+    return std::nullopt;
+  const Expr& masked = e.operands[2];  // -1e30 is the negation of a literal
+  const double value = masked.kind == ExprKind::constant ? masked.value
+                       : masked.kind == ExprKind::negate && masked.operands[0].kind == ExprKind::constant
+                           ? -masked.operands[0].value
+                           : 0;
+  if (value > -1e20) return std::nullopt;
+  const Expr& cmp = e.operands[0];
+  const auto a = index_plus(cmp.operands[0]);
+  const auto b = index_plus(cmp.operands[1]);
+  if (!a || !b) return std::nullopt;
+  const std::string& key = w.back();
+  const std::string& query = w[w.size() - 2];
+  std::optional<std::int64_t> reach;  // keys t <= s + reach
+  if (a->first == key && b->first == query) {  // t + ka (<=|<) s + kb
+    if (cmp.comparison == Comparison::le) reach = b->second - a->second;
+    if (cmp.comparison == Comparison::lt) reach = b->second - a->second - 1;
+  } else if (a->first == query && b->first == key) {  // s + ka (>=|>) t + kb
+    if (cmp.comparison == Comparison::ge) reach = a->second - b->second;
+    if (cmp.comparison == Comparison::gt) reach = a->second - b->second - 1;
+  }
+  if (!reach || *reach < 0) return std::nullopt;
+  return reach;
 }
 
 }  // namespace
@@ -198,6 +244,7 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
   if (i != st.size()) return std::nullopt;
 
   a.on_chip = internal;
+  if (!a.score_steps.empty()) a.causal_reach = causal_reach_of(*program.find_statement(a.score_steps.back()));
   // The form matches: now the rules of the one kernel.
   for (const std::string& tensor : internal) {
     if (program.find_tensor(tensor)->role != TensorRole::temporary)

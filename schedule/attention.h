@@ -59,6 +59,10 @@ struct Attention {
   std::int64_t rows = 0, keys = 0, head = 0, value_cols = 0;  // S, T, D, the columns of V and O
   ElementType operand_type = ElementType::f16;  // of Q, K and V
   bool rounded_e = false;                       // e is 16-bit: the row sum adds the rounded values
+  // A causal mask as the last step, `t <= s + c ? x : C` (or t < s + c, s >= t - c, ...) with c >= 0
+  // and C <= -1e20 (exp(C - max) is 0 for any score of 16-bit operands): keys past query + this
+  // add nothing, and a block stops after the tile of its last query's last key.
+  std::optional<std::int64_t> causal_reach;
   std::int64_t batch() const;                   // the product of batch_extents
 };
 

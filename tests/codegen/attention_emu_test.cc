@@ -28,9 +28,10 @@ GpuOptions on(Arch arch) {
   return options;
 }
 
-// Plans `source` at `sizes` as one attention kernel and runs it on `arch`; every element checked.
+// Plans `source` at `sizes` as one attention kernel and runs it on `arch`; every element checked
+// but `unchecked` (a row whose every key is masked: the reference cannot bound exp(-1e30 - -1e30)).
 EmuRun run_attention(const std::string& source, const SizeBindings& sizes, Arch arch = Arch::sm_80,
-                     const EmuRunOptions& how = {}) {
+                     const EmuRunOptions& how = {}, std::int64_t unchecked = 0) {
   const Program program = compile_program(source, sizes);
   const ProgramPlan plan = plan_program(program, recognize_idioms(program));
   EXPECT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
@@ -38,16 +39,23 @@ EmuRun run_attention(const std::string& source, const SizeBindings& sizes, Arch 
   EXPECT_EQ(plan.workspace_bytes, 0);
   const EmuRun run = run_on_emulator(program, on(arch), how);
   EXPECT_TRUE(run.check.ok) << to_string(arch) << ": " << run.check.to_string();
-  EXPECT_EQ(run.check.unchecked(), 0) << run.check.to_string();
+  EXPECT_EQ(run.check.unchecked(), unchecked) << run.check.to_string();
   return run;
 }
 
-// The bytes of examples/attention.tc's run: Q once, K and V once per block of 64 queries, O once.
-void expect_bytes(const EmuRun& run, std::uint64_t b, std::uint64_t s, std::uint64_t t, std::uint64_t d) {
-  const std::uint64_t blocks = (s + 63) / 64;
+// The bytes of examples/attention.tc's run: Q once, K and V once per block of 64 queries, O once;
+// `causal`: a block walks the key tiles up to its last query's (causal_attention.tc).
+void expect_bytes(const EmuRun& run, std::uint64_t b, std::uint64_t s, std::uint64_t t, std::uint64_t d,
+                  bool causal = false) {
+  const std::uint64_t blocks = (s + 63) / 64, tiles = (t + 63) / 64;
+  std::uint64_t keys = 0;  // the keys each block reads, summed
+  for (std::uint64_t block = 0; block < blocks; ++block) {
+    const std::uint64_t walked = causal ? std::min(tiles, std::min(64 * block + 63, s - 1) / 64 + 1) : tiles;
+    keys += std::min(t, 64 * walked);
+  }
   EXPECT_EQ(bytes_loaded(run, "Q"), b * s * d * 2);
-  EXPECT_EQ(bytes_loaded(run, "K"), blocks * b * t * d * 2);
-  EXPECT_EQ(bytes_loaded(run, "V"), blocks * b * t * d * 2);
+  EXPECT_EQ(bytes_loaded(run, "K"), b * keys * d * 2);
+  EXPECT_EQ(bytes_loaded(run, "V"), b * keys * d * 2);
   EXPECT_EQ(bytes_stored(run, "O"), b * s * d * 2);
   EXPECT_EQ(run.stats.counter("global_bytes_stored"), b * s * d * 2) << "only O reaches memory";
 }
@@ -63,7 +71,7 @@ TEST(AttentionEmu, ExamplesRunAsOneKernel) {
     SCOPED_TRACE(fmt::format("B={} S={} T={} D={}", x.b, x.s, x.t, x.d));
     for (const char* example : {"attention", "causal_attention"}) {
       const EmuRun run = run_attention(example_source(example), sizes);
-      expect_bytes(run, x.b, x.s, x.t, x.d);
+      expect_bytes(run, x.b, x.s, x.t, x.d, std::string(example) == "causal_attention");
       if (x.d == 64) {
         EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
       }
@@ -92,6 +100,43 @@ TEST(AttentionEmu, RingsOfOneToFourStages) {
       EXPECT_TRUE(run.check.ok) << run.check.to_string();
     }
   }
+}
+
+// A causal mask as the last step (`t <= s + c ? x : -1e30`, c >= 0, in its spellings): a block
+// stops after the key tile of its last query's last key (those after add exp(-1e30 - max) = 0).
+// Shifted masks reach further; `t < s` leaves row 0 without a key (every key masked: the row
+// averages them all) and walks every tile; the walk one tile short is reported.
+TEST(AttentionEmu, CausalMasksStopAtTheLastKeyTile) {
+  const auto source = [](const std::string& mask) {
+    return "def causal(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
+           "  L(b, s, t) +=! Q(b, s, d) * K(b, t, d) / sqrt(D)\n"
+           "  M(b, s, t) = " + mask + " ? L(b, s, t) : -1e30\n"
+           "  mx(b, s) max=! M(b, s, t)\n"
+           "  e(b, s, t) = exp(M(b, s, t) - mx(b, s))\n"
+           "  z(b, s) +=! e(b, s, t)\n"
+           "  O(b, s, d) +=! e(b, s, t) * V(b, t, d) / z(b, s)\n"
+           "}\n";
+  };
+  const SizeBindings sizes{{"B", 1}, {"S", 256}, {"T", 300}, {"D", 32}};
+  const std::uint64_t tile = 64 * 32 * 2;  // the bytes of a full tile of K
+  struct Case {
+    std::string mask;
+    std::uint64_t k_bytes;
+  };
+  for (const Case& c : {Case{"t <= s", (1 + 2 + 3 + 4) * tile}, Case{"s >= t", (1 + 2 + 3 + 4) * tile},
+                        Case{"t <= s + 70", (3 + 4 + 4 + 4) * tile + 2 * 44 * 32 * 2},
+                        Case{"t + 1 <= s + 1", (1 + 2 + 3 + 4) * tile},
+                        Case{"t < s", 4 * 300 * 32 * 2}}) {
+    SCOPED_TRACE(c.mask);
+    // (`t < s`: row 0 has no key, its 32 elements have no bound)
+    const EmuRun run = run_attention(source(c.mask), sizes, Arch::sm_80, {}, c.mask == "t < s" ? 32 : 0);
+    EXPECT_EQ(bytes_loaded(run, "K"), c.k_bytes);
+  }
+  const Program program = compile_program(source("t <= s"), sizes);
+  EmuRunOptions how;
+  how.edit = replacing(") / 64 + 1);", ") / 64);");
+  const EmuRun short_walk = run_on_emulator(program, on(Arch::sm_80), how);
+  EXPECT_FALSE(short_walk.check.ok) << "a walk one tile short passed";
 }
 
 // Two batch indices, a bias from the head and key/query indices (ALiBi), bf16 probabilities

@@ -39,16 +39,18 @@ extern "C" __global__ void __launch_bounds__(128) causal_attention_k0(const __ha
   pf::tile::fill(out, 0.f);
 
   // ---- the keys: 3 tile(s) of 64 (k_step), through a ring of 2 stage(s) of K and V ----
+  // the causal mask keeps keys t <= s + 0: the tiles after the one of the block's last query's last key add exp(-1e30 - max) = 0, and are not walked
+  const int key_tiles = min(3, (min(row0 + 63, 99) + 0) / 64 + 1);
   // pipeline prologue: the copies of k-step 0 into stage 0, one commit group
   pf::cp_async_tile<pf::Swizzle::xor16, 64, 64, 128, pf::Check::all, pf::Width::b128>(smem + 8192, k_base, 40, 150, 40, threadIdx.x);
   pf::cp_async_tile<pf::Swizzle::xor16, 64, 64, 128, pf::Check::all, pf::Width::b128>(smem + 8192 + 8192, v_base, 40, 150, 40, threadIdx.x);
   pf::cp_async_commit();
   // 2 shared stages: wait for k-step i's copies, one barrier, then the copies of k-step i+1 into the stage k-step i-1 read, overlapping the MMAs of k-step i
   #pragma unroll 1
-  for (int k_step = 0; k_step < 3; ++k_step) {
+  for (int k_step = 0; k_step < key_tiles; ++k_step) {
     pf::cp_async_wait<0>();
     __syncthreads();
-    if (k_step + 1 < 3) {
+    if (k_step + 1 < key_tiles) {
       pf::cp_async_tile<pf::Swizzle::xor16, 64, 64, 128, pf::Check::all, pf::Width::b128>(smem + 8192 + ((k_step + 1) % 2) * 16384, k_base + (long long)64 * (k_step + 1) * 40, 40, 150 - 64 * (k_step + 1), 40, threadIdx.x);
       pf::cp_async_tile<pf::Swizzle::xor16, 64, 64, 128, pf::Check::all, pf::Width::b128>(smem + 8192 + ((k_step + 1) % 2) * 16384 + 8192, v_base + (long long)64 * (k_step + 1) * 40, 40, 150 - 64 * (k_step + 1), 40, threadIdx.x);
     }
