@@ -124,6 +124,45 @@ std::optional<std::int64_t> causal_reach_of(const Statement& step) {
   return reach;
 }
 
+// The value of a constant expression of numbers, + - * /, sqrt and rsqrt; nullopt for others.
+std::optional<double> constant_value(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::constant: return e.value;
+    case ExprKind::negate: {
+      const auto x = constant_value(e.operands[0]);
+      return x ? std::optional<double>(-*x) : std::nullopt;
+    }
+    case ExprKind::binary: {
+      const auto x = constant_value(e.operands[0]), y = constant_value(e.operands[1]);
+      if (!x || !y) return std::nullopt;
+      switch (e.op) {
+        case BinaryOp::add: return *x + *y;
+        case BinaryOp::sub: return *x - *y;
+        case BinaryOp::mul: return *x * *y;
+        case BinaryOp::div: return *y == 0 ? std::nullopt : std::optional<double>(*x / *y);
+      }
+      return std::nullopt;
+    }
+    case ExprKind::call: {
+      const auto x = constant_value(e.operands[0]);
+      if (!x || *x <= 0 || e.operands.size() != 1) return std::nullopt;
+      if (e.function == Function::sqrt) return std::sqrt(*x);
+      if (e.function == Function::rsqrt) return 1 / std::sqrt(*x);
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// |the factor| when `e` is `read 0 * c` or `read 0 / c` with a constant c, else nullopt.
+std::optional<double> scale_factor(const Expr& e) {
+  if (e.kind != ExprKind::binary || (e.op != BinaryOp::mul && e.op != BinaryOp::div) || !is_read(e.operands[0], 0))
+    return std::nullopt;
+  const auto c = constant_value(e.operands[1]);
+  if (!c || *c == 0) return std::nullopt;
+  return e.op == BinaryOp::mul ? std::fabs(*c) : 1 / std::fabs(*c);
+}
+
 }  // namespace
 
 std::int64_t Attention::batch() const {
@@ -244,7 +283,25 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
   if (i != st.size()) return std::nullopt;
 
   a.on_chip = internal;
-  if (!a.score_steps.empty()) a.causal_reach = causal_reach_of(*program.find_statement(a.score_steps.back()));
+  // The walk may stop at the causal mask's last key tile only when no score it keeps can come near
+  // the masked value: f16 operands (|Q·Kᵀ| <= 128 * 65504^2 at the widest head), scaled by constants
+  // only before the mask (|scale| <= 1e6): every kept score is above -1e18, the masked one at most
+  // -1e20, so exp(masked - max) is 0 whatever the row's maximum.
+  if (!a.score_steps.empty()) {
+    double scale = 1;
+    bool bounded = program.find_tensor(a.q)->type == ElementType::f16;
+    if (a.scale) {
+      const auto c = constant_value(*a.scale);
+      bounded &= c && *c != 0;
+      if (bounded) scale *= a.scale_divides ? 1 / std::fabs(*c) : std::fabs(*c);
+    }
+    for (std::size_t k = 0; k + 1 < a.score_steps.size() && bounded; ++k) {
+      const auto c = scale_factor(program.find_statement(a.score_steps[k])->expr);
+      bounded &= c.has_value();
+      if (bounded) scale *= *c;
+    }
+    if (bounded && scale <= 1e6) a.causal_reach = causal_reach_of(*program.find_statement(a.score_steps.back()));
+  }
   // The form matches: now the rules of the one kernel.
   for (const std::string& tensor : internal) {
     if (program.find_tensor(tensor)->role != TensorRole::temporary)

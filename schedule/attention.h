@@ -60,8 +60,9 @@ struct Attention {
   ElementType operand_type = ElementType::f16;  // of Q, K and V
   bool rounded_e = false;                       // e is 16-bit: the row sum adds the rounded values
   // A causal mask as the last step, `t <= s + c ? x : C` (or t < s + c, s >= t - c, ...) with c >= 0
-  // and C <= -1e20 (exp(C - max) is 0 for any score of 16-bit operands): keys past query + this
-  // add nothing, and a block stops after the tile of its last query's last key.
+  // and C <= -1e20, after constant scales only, on f16 operands (exp(C - max) is 0 for any score
+  // they give): keys past query + this add nothing, and a block stops after the tile of its last
+  // query's last key.
   std::optional<std::int64_t> causal_reach;
   std::int64_t batch() const;                   // the product of batch_extents
 };

@@ -105,7 +105,8 @@ TEST(AttentionEmu, RingsOfOneToFourStages) {
 // A causal mask as the last step (`t <= s + c ? x : -1e30`, c >= 0, in its spellings): a block
 // stops after the key tile of its last query's last key (those after add exp(-1e30 - max) = 0).
 // Shifted masks reach further; `t < s` leaves row 0 without a key (every key masked: the row
-// averages them all) and walks every tile; the walk one tile short is reported.
+// averages them all) and walks every tile, as a step before the mask that is not a constant scale
+// does; the walk one tile short is reported.
 TEST(AttentionEmu, CausalMasksStopAtTheLastKeyTile) {
   const auto source = [](const std::string& mask) {
     return "def causal(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V) -> (f16(B, S, D) O) {\n"
@@ -132,6 +133,12 @@ TEST(AttentionEmu, CausalMasksStopAtTheLastKeyTile) {
     const EmuRun run = run_attention(source(c.mask), sizes, Arch::sm_80, {}, c.mask == "t < s" ? 32 : 0);
     EXPECT_EQ(bytes_loaded(run, "K"), c.k_bytes);
   }
+  // A step before the mask that is not a constant scale (a bias read from a tensor could bring a
+  // kept score near -1e30: the tiles after would then add exp(-1e30 - max) > 0): every tile walked.
+  std::string biased = source("t <= s");
+  biased.replace(biased.find("def causal(f16(B, S, D) Q,"), 26, "def causal(f16(S, T) bias, f16(B, S, D) Q,");
+  biased.replace(biased.find("  M(b, s, t) = t <= s ? L(b, s, t)"), 34, "  X(b, s, t) = L(b, s, t) + bias(s, t)\n  M(b, s, t) = t <= s ? X(b, s, t)");
+  EXPECT_EQ(bytes_loaded(run_attention(biased, sizes), "K"), 4u * 300 * 32 * 2);
   const Program program = compile_program(source("t <= s"), sizes);
   EmuRunOptions how;
   how.edit = replacing(") / 64 + 1);", ") / 64);");
