@@ -33,10 +33,7 @@ bool uses_index(const Expr& e, const std::string& name) {
 
 EmittedKernel emit_attention_kernel(const Program& program, const std::string& name,
                                     const std::vector<std::string>& statements, const GpuOptions& options) {
-  if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
-    throw UserError(fmt::format("`{}` {}: the attention kernel {} is built from m16n8k16 MMAs without split-K",
-                                options.split_k != 1 ? "split_k" : "mma",
-                                options.split_k != 1 ? std::to_string(options.split_k) : to_string(options.mma), name));
+  refuse_split_k_and_other_mma(options, "the attention kernel", name);
   const auto found = attention_of(program, statements, options.f32_matmul);
   PF_INTERNAL_CHECK(found && std::holds_alternative<Attention>(*found), "not an attention kernel: " + name);
   const Attention& a = std::get<Attention>(*found);

@@ -22,10 +22,7 @@ constexpr int scratch_bytes = 8 * 1024;  // the accumulator store's reorder scra
 
 EmittedKernel emit_back_to_back_kernel(const Program& program, const std::string& name,
                                        const std::vector<std::string>& statements, const GpuOptions& options) {
-  if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
-    throw UserError(fmt::format("`{}` {}: the back-to-back kernel {} is built from m16n8k16 MMAs without split-K",
-                                options.split_k != 1 ? "split_k" : "mma",
-                                options.split_k != 1 ? std::to_string(options.split_k) : to_string(options.mma), name));
+  refuse_split_k_and_other_mma(options, "the back-to-back kernel", name);
   GpuOptions o = options;
   const BackToBack b = back_to_back_of(program, statements);
   const BackToBackTiles& t = b.tiles;

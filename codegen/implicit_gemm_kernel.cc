@@ -34,10 +34,7 @@ constexpr int scratch_bytes = 4 * 1024;      // the accumulator store's reorder 
 // The kernel of `planned` with the tensors named as in `program`.
 EmittedKernel emit_kernel(const Program& program, const PlannedKernel& planned, const GpuOptions& options) {
   const std::string& name = planned.name;
-  if (options.split_k != 1 || options.mma != MmaShape::m16n8k16)
-    throw UserError(fmt::format("`{}` {}: the implicit GEMM kernel {} is built from m16n8k16 MMAs without split-K",
-                                options.split_k != 1 ? "split_k" : "mma",
-                                options.split_k != 1 ? std::to_string(options.split_k) : to_string(options.mma), name));
+  refuse_split_k_and_other_mma(options, "the implicit GEMM kernel", name);
   const bool block_refused = options.block_chosen && options.block != TileShape{block_m, block_n, block_k};
   if (block_refused || (!options.choose_warp && options.warp != TileShape{32, 32, block_k}))
     throw UserError(fmt::format("`{}` {}x{}x{}: the implicit GEMM kernel {} has tiles of its own ({}x{}x{} blocks of "

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "codegen/cuda_epilogue.h"
+#include "frontend/diagnostics.h"
 
 namespace polyfuse {
 
@@ -121,6 +122,15 @@ std::string other_tiles(const MatmulHalf& half) {
     if (tile != half.layout.registers.of(half.plan.matmuls[0].c))
       text += fmt::format("pf::AccTile16816<2, {}> {};  // epilogue results\n", half.fragments_n, tile);
   return text;
+}
+
+void refuse_split_k_and_other_mma(const GpuOptions& options, const std::string& kernel, const std::string& name) {
+  if (options.split_k != 1)
+    throw UserError(fmt::format("`split_k` {}: {} {} is built from m16n8k16 MMAs without split-K", options.split_k,
+                                kernel, name));
+  if (options.mma != MmaShape::m16n8k16)
+    throw UserError(fmt::format("`mma` {}: {} {} is built from m16n8k16 MMAs without split-K",
+                                to_string(options.mma), kernel, name));
 }
 
 std::string signature(const std::vector<KernelParameter>& parameters) {

@@ -34,6 +34,10 @@ std::string check_code(bool rows, bool cols);
 // "scale * step" for a k-step expression ("0" for step 0).
 std::string scaled(int scale, const std::string& step);
 
+// Refuses options a kernel built from m16n8k16 MMAs without split-K cannot honour: `split_k`
+// above 1 or another `mma` shape. `kernel` says which ("the attention kernel"), `name` its name.
+void refuse_split_k_and_other_mma(const GpuOptions& options, const std::string& kernel, const std::string& name);
+
 // `base + stage * bytes` of shared memory.
 std::string stage_at(int base, const std::string& stage, int bytes);
 
