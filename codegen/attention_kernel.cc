@@ -94,9 +94,11 @@ EmittedKernel emit_attention_kernel(const Program& program, const std::string& n
   b += "const long long slice = blockIdx.y;  // the batch slice\n";
   // the batch indices, where a step on the score or an operand's offset needs them
   const std::size_t rank = a.batch_extents.size();
-  std::vector<int> all(rank);
-  for (std::size_t i = 0; i < rank; ++i) all[i] = static_cast<int>(i);
-  bool decode = a.q_batch != all || a.k_batch != all || a.v_batch != all;
+  // the layout of a tensor with every batch index in order, then its row
+  std::vector<int> standard(rank);
+  for (std::size_t i = 0; i < rank; ++i) standard[i] = static_cast<int>(i);
+  standard.push_back(attention_row);
+  bool decode = a.q_layout != standard || a.k_layout != standard || a.v_layout != standard || a.out_layout != standard;
   for (const std::string& id : a.score_steps) {
     const Statement& st = *program.find_statement(id);
     for (std::size_t i = 0; i < rank; ++i) {
@@ -119,43 +121,46 @@ EmittedKernel emit_attention_kernel(const Program& program, const std::string& n
     if (decode)
       for (const std::string& line : lines) b += line;
   }
-  // An operand's slice: `slice` times its matrix when it has every batch index, else the sum of
-  // its batch indices times their strides.
-  const auto at_slice = [&](const std::string& tensor, const std::vector<int>& positions) {
-    const Tensor& t = *program.find_tensor(tensor);
-    std::vector<std::int64_t> dims;
-    for (const Size& size : t.dims) dims.push_back(bound_size(program, size).value);
-    std::int64_t matrix = dims[dims.size() - 2] * dims.back();
-    if (positions == all) return fmt::format("{} + slice * {}", tensor, matrix);
-    std::string offset;
-    for (std::size_t j = 0; j < positions.size(); ++j) {
-      std::int64_t stride = 1;
-      for (std::size_t k = j + 1; k < dims.size(); ++k) stride *= dims[k];
-      offset += fmt::format(" + (long long)batch_{} * {}", positions[j], stride);
-    }
-    return tensor + offset;
+  // A tensor's slice, and its row's stride: `slice` times its matrix when it holds every batch
+  // index in order and then its row, else the sum of its batch indices times their strides.
+  struct Slice {
+    std::string at;
+    std::int64_t ld = 0;
   };
-  b += fmt::format("const {}* const q_base = {};\n", type, at_slice(a.q, a.q_batch));
-  b += fmt::format("const {}* const k_base = {};\n", type, at_slice(a.k, a.k_batch));
-  b += fmt::format("const {}* const v_base = {};\n", type, at_slice(a.v, a.v_batch));
+  const auto slice_of = [&](const std::string& tensor, const std::vector<int>& layout) {
+    const Tensor& t = *program.find_tensor(tensor);
+    std::vector<std::int64_t> strides(t.dims.size(), 1);
+    for (std::size_t k = t.dims.size() - 1; k-- > 0;) strides[k] = strides[k + 1] * bound_size(program, t.dims[k + 1]).value;
+    const std::size_t row = static_cast<std::size_t>(std::find(layout.begin(), layout.end(), attention_row) - layout.begin());
+    if (layout == standard) return Slice{fmt::format("{} + slice * {}", tensor, strides[row] * bound_size(program, t.dims[row]).value), strides[row]};
+    std::string offset;
+    for (std::size_t j = 0; j < layout.size(); ++j)
+      if (layout[j] != attention_row) offset += fmt::format(" + (long long)batch_{} * {}", layout[j], strides[j]);
+    return Slice{tensor + offset, strides[row]};
+  };
+  const Slice q_slice = slice_of(a.q, a.q_layout), k_slice = slice_of(a.k, a.k_layout), v_slice = slice_of(a.v, a.v_layout);
+  const Slice o_slice = slice_of(a.out, a.out_layout);
+  b += fmt::format("const {}* const q_base = {};\n", type, q_slice.at);
+  b += fmt::format("const {}* const k_base = {};\n", type, k_slice.at);
+  b += fmt::format("const {}* const v_base = {};\n", type, v_slice.at);
   b += "unsigned char* const q_tile = smem;\n";
   const auto copies = [&](const std::string& tile, const std::string& stage) {
     const std::string k_at = stage == "0" ? fmt::format("smem + {}", q_bytes)
                                           : fmt::format("smem + {} + {} * {}", q_bytes, stage, stage_bytes);
-    const std::string keys = tile == "0" ? "" : fmt::format(" + (long long){} * ({}) * {}", key_tile, tile, a.head);
-    const std::string values = tile == "0" ? "" : fmt::format(" + (long long){} * ({}) * {}", key_tile, tile, a.value_cols);
+    const std::string keys = tile == "0" ? "" : fmt::format(" + (long long){} * ({}) * {}", key_tile, tile, k_slice.ld);
+    const std::string values = tile == "0" ? "" : fmt::format(" + (long long){} * ({}) * {}", key_tile, tile, v_slice.ld);
     const std::string valid = tile == "0" ? std::to_string(a.keys) : fmt::format("{} - {} * ({})", a.keys, key_tile, tile);
     return fmt::format("pf::cp_async_tile<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({}, k_base{}, {}, {}, {}, threadIdx.x);\n",
-                       key_tile, dp, threads, k_check, row_width(program, a.k), k_at, keys, a.head, valid, a.head) +
+                       key_tile, dp, threads, k_check, row_width(program, a.k), k_at, keys, k_slice.ld, valid, a.head) +
            fmt::format("pf::cp_async_tile<pf::Swizzle::xor16, {}, {}, {}, {}, {}>({} + {}, v_base{}, {}, {}, {}, "
                        "threadIdx.x);\n",
-                       key_tile, dvp, threads, v_check, row_width(program, a.v), k_at, k_bytes, values, a.value_cols,
+                       key_tile, dvp, threads, v_check, row_width(program, a.v), k_at, k_bytes, values, v_slice.ld,
                        valid, a.value_cols);
   };
   b += fmt::format("// {}'s tile: a commit group of its own, before the ring's\n", a.q);
   b += fmt::format("pf::cp_async_tile<pf::Swizzle::xor16, {}, {}, {}, {}, {}>(q_tile, q_base + (long long)row0 * {}, {}, "
                    "{} - row0, {}, threadIdx.x);\n",
-                   block_rows, dp, threads, q_check, row_width(program, a.q), a.head, a.head, a.rows, a.head);
+                   block_rows, dp, threads, q_check, row_width(program, a.q), q_slice.ld, q_slice.ld, a.rows, a.head);
   b += "pf::cp_async_commit();\n";
   b += "pf::SoftmaxRows rows;  // the running max and sum of this lane's two rows\n";
   b += "pf::softmax_rows_start(rows);\n";
@@ -269,10 +274,10 @@ EmittedKernel emit_attention_kernel(const Program& program, const std::string& n
         return std::string(read == 0 ? "out.v[i]" : "rows.sum[(i >> 1) & 1]");
       });
   b += fmt::format("#pragma unroll\nfor (int i = 0; i < {}; ++i) out.v[i] = {};\n", 4 * value_frags, quotient);
-  b += fmt::format("pf::store_accumulators<{}, {}, {}>(out, smem + {}, {} + slice * {} + (long long)(row0 + 16 * warp) * {}, "
+  b += fmt::format("pf::store_accumulators<{}, {}, {}>(out, smem + {}, {} + (long long)(row0 + 16 * warp) * {}, "
                    "{}, {} - (row0 + 16 * warp), {}, 1, 0, warp, 4);\n",
-                   out_type, o_check, row_width(program, a.out), scratch, a.out, a.rows * a.value_cols, a.value_cols,
-                   a.value_cols, a.rows, a.value_cols);
+                   out_type, o_check, row_width(program, a.out), scratch, o_slice.at, o_slice.ld, o_slice.ld, a.rows,
+                   a.value_cols);
   s += indented(b, 2);
   s += "}\n\n";
   s += host_launcher(m);

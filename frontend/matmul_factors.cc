@@ -71,6 +71,42 @@ bool is_matmul(const Program& program, const std::string& id) {
   return idiom && (idiom->kind == IdiomKind::matmul || idiom->kind == IdiomKind::batch_reduce_matmul);
 }
 
+bool distinct(const std::vector<std::string>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) != names.end()) return false;
+  return true;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Whether `statement` (a sum) is a contraction a GEMM computes (the rules of
+// schedule/contraction_to_gemm.h but the sizes): a product of plain reads of two tensors, each
+// index once in each access, every written index in a factor, every summed index in both, and
+// free indices in both.
+bool is_contraction(const Statement& statement) {
+  const Expr& e = statement.expr;
+  if (e.kind != ExprKind::binary || e.op != BinaryOp::mul || e.operands[0].kind != ExprKind::read ||
+      e.operands[1].kind != ExprKind::read)
+    return false;
+  const Access& x = statement.reads.at(static_cast<std::size_t>(e.operands[0].read));
+  const Access& y = statement.reads.at(static_cast<std::size_t>(e.operands[1].read));
+  const std::vector<std::string>& o = statement.write.indices;
+  if (!x.is_plain() || !y.is_plain() || x.is_index || y.is_index || x.outside_value || y.outside_value ||
+      x.tensor == y.tensor || !distinct(x.indices) || !distinct(y.indices) || !distinct(o))
+    return false;
+  bool x_free = false, y_free = false;
+  for (const std::string& i : o) {
+    if (!has(x.indices, i) && !has(y.indices, i)) return false;
+    x_free |= has(x.indices, i) && !has(y.indices, i);
+    y_free |= has(y.indices, i) && !has(x.indices, i);
+  }
+  for (const std::string& i : statement.reduction_indices())
+    if (!has(x.indices, i) || !has(y.indices, i)) return false;
+  return x_free && y_free;
+}
+
 // Whether `statement` may be split: a `+=!` sum over its whole box, writing a plain access that
 // it does not read, every read in its expression in order (no gather's index reads).
 bool candidate(const Program& program, const Statement& statement) {
@@ -140,7 +176,7 @@ std::optional<Program> split(const Program& program, std::size_t s) {
   result.tensors.push_back(std::move(total));
   result.statements[s] = std::move(matmul);
   result.statements.insert(result.statements.begin() + static_cast<std::ptrdiff_t>(s) + 1, std::move(scale));
-  if (!is_matmul(result, sum.id)) return std::nullopt;
+  if (!is_matmul(result, sum.id) && !is_contraction(result.statements[s])) return std::nullopt;
   return result;
 }
 

@@ -15,8 +15,11 @@
 // with a prologue on A, and stays), a `+=!` sum over its whole box (no `where` condition on its
 // domain) writing a plain access, its right-hand side is a chain of products and quotients whose
 // divisors and at least one factor read no reduction index (literals, reads of the written
-// indices only, functions of them), the remaining factors (in their order) make a matmul or a
-// batch-reduce matmul, and the written tensor is not read by it.
+// indices only, functions of them), the remaining factors (in their order) make a matmul, a
+// batch-reduce matmul or a contraction a GEMM computes (two tensors' plain reads, each summed
+// index in both, free indices in both: schedule/contraction_to_gemm.h; attention's product on
+// (B, S, H, D) tensors, `O(b, s, h, n) +=! e(b, h, s, t) * V(b, t, h, n) / z(b, h, s)`), and the
+// written tensor is not read by it.
 #pragma once
 
 #include "frontend/program.h"

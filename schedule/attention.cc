@@ -65,13 +65,26 @@ std::optional<std::vector<int>> positions_in(const std::vector<std::string>& ind
   return positions;
 }
 
-// `access`'s batch positions when it is `prefix..., last...` with a prefix of some of `batch` in order.
-std::optional<std::vector<int>> batch_of(const Access& access, const std::vector<std::string>& batch,
-                                         const std::vector<std::string>& last) {
+// `access`'s layout (Attention::q_layout) when its last index is `last`, `row` is one of the
+// others, and the rest are some of `batch` (in any order), each index once.
+std::optional<std::vector<int>> layout_of(const Access& access, const std::vector<std::string>& batch,
+                                          const std::string& row, const std::string& last) {
   const std::vector<std::string>& ix = access.indices;
-  if (ix.size() < last.size() || !std::equal(last.begin(), last.end(), ix.end() - static_cast<std::ptrdiff_t>(last.size())))
-    return std::nullopt;
-  return positions_in(std::vector<std::string>(ix.begin(), ix.end() - static_cast<std::ptrdiff_t>(last.size())), batch);
+  if (ix.size() < 2 || ix.back() != last) return std::nullopt;
+  std::vector<int> layout;
+  for (std::size_t j = 0; j + 1 < ix.size(); ++j) {
+    if (std::find(ix.begin(), ix.begin() + static_cast<std::ptrdiff_t>(j), ix[j]) != ix.begin() + static_cast<std::ptrdiff_t>(j))
+      return std::nullopt;  // twice
+    if (ix[j] == row) {
+      layout.push_back(attention_row);
+      continue;
+    }
+    const auto at = std::find(batch.begin(), batch.end(), ix[j]);
+    if (at == batch.end()) return std::nullopt;
+    layout.push_back(static_cast<int>(at - batch.begin()));
+  }
+  if (std::count(layout.begin(), layout.end(), attention_row) != 1) return std::nullopt;
+  return layout;
 }
 
 bool accessed_by(const Statement& s, const std::string& tensor) {
@@ -195,11 +208,11 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
     return std::nullopt;
   const std::vector<std::string> batch(w.begin(), w.end() - 2);
   const std::string d = sc.reduction_indices()[0];
-  const auto q_batch = batch_of(sc.reads[0], batch, {w[w.size() - 2], d});
-  const auto k_batch = batch_of(sc.reads[1], batch, {w.back(), d});
-  if (!q_batch || !k_batch) return std::nullopt;
-  a.q_batch = *q_batch;
-  a.k_batch = *k_batch;
+  const auto q_layout = layout_of(sc.reads[0], batch, w[w.size() - 2], d);
+  const auto k_layout = layout_of(sc.reads[1], batch, w.back(), d);
+  if (!q_layout || !k_layout) return std::nullopt;
+  a.q_layout = *q_layout;
+  a.k_layout = *k_layout;
   a.scores = sc.id;
   a.q = sc.reads[0].tensor;
   a.k = sc.reads[1].tensor;
@@ -246,7 +259,8 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
   internal.push_back(z);
   // P(b.., s, n) +=! e(b.., s, t) * V(b.., t, n), then O(b.., s, n) = P(b.., s, n) / z(b.., s); or
   // O(b.., s, n) +=! e(b.., s, t) * V(b.., t, n) / z(b.., s) (the front end leaves the factor in
-  // the sum when e * V is not a matmul it recognises: V shared by the heads)
+  // the sum when e * V is not a matmul it recognises: V shared by the heads). V and O may hold
+  // their indices in another order (n last), and P likewise (on chip, its order is only names).
   if (i >= st.size()) return std::nullopt;
   const Statement& pv = *st[i++];
   const bool divided = pv.reads.size() == 3 && pv.expr.kind == ExprKind::binary && pv.expr.op == BinaryOp::div &&
@@ -256,13 +270,20 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
       pv.reduction_indices().size() != 1 || pv.write.indices.size() != w.size())
     return std::nullopt;
   {
-    const std::vector<std::string>& pw = pv.write.indices;
-    const std::vector<std::string> pb(pw.begin(), pw.end() - 2);
+    // e's indices (b.., s, t) as this statement names them
+    const std::vector<std::string>& ei = pv.reads[0].indices;
     const std::string t = pv.reduction_indices()[0];
-    const auto v_batch = batch_of(pv.reads[1], pb, {t, pw.back()});
-    if (pv.reads[0].indices != with(with(pb, pw[pw.size() - 2]), t) || !v_batch) return std::nullopt;
-    if (divided && (pv.reads[2].tensor != z || pv.reads[2].indices != without_last(pw))) return std::nullopt;
-    a.v_batch = *v_batch;
+    const std::string n = pv.write.indices.back();
+    if (ei.size() != w.size() || ei.back() != t) return std::nullopt;
+    const std::vector<std::string> pb(ei.begin(), ei.end() - 2);
+    const auto v_layout = layout_of(pv.reads[1], pb, t, n);
+    if (!v_layout) return std::nullopt;
+    a.v_layout = *v_layout;
+    // P's (or O's) indices: e's but t, and n last, in any order
+    const auto p_layout = layout_of(pv.write, pb, ei[ei.size() - 2], n);
+    if (!p_layout) return std::nullopt;
+    a.out_layout = *p_layout;
+    if (divided && (pv.reads[2].tensor != z || pv.reads[2].indices != without_last(ei))) return std::nullopt;
   }
   a.product = pv.id;
   a.v = pv.reads[1].tensor;
@@ -274,9 +295,18 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
     if (i >= st.size()) return std::nullopt;
     const Statement& dv = *st[i++];
     if (dv.kind != StatementKind::assign || dv.reads.size() != 2 || !is_binary(dv.expr, BinaryOp::div) ||
-        dv.reads[0].tensor != pv.write.tensor || dv.reads[1].tensor != z || dv.reads[0].indices != dv.write.indices ||
-        dv.reads[1].indices != without_last(dv.write.indices))
+        dv.reads[0].tensor != pv.write.tensor || dv.reads[1].tensor != z)
       return std::nullopt;
+    // P's indices as this statement names them; their names in e's order (b.., s)
+    const std::vector<std::string>& pi = dv.reads[0].indices;
+    const std::vector<int> p_layout = a.out_layout;
+    if (pi.size() != p_layout.size() + 1 || dv.write.indices.size() != pi.size()) return std::nullopt;
+    std::vector<std::string> ordered(p_layout.size());
+    for (std::size_t k = 0; k < p_layout.size(); ++k)
+      ordered[p_layout[k] == attention_row ? ordered.size() - 1 : static_cast<std::size_t>(p_layout[k])] = pi[k];
+    const auto out_layout = layout_of(dv.write, without_last(ordered), ordered.back(), pi.back());
+    if (!out_layout || dv.reads[1].indices != ordered) return std::nullopt;
+    a.out_layout = *out_layout;
     a.division = dv.id;
     a.out = dv.write.tensor;
   }
@@ -331,8 +361,8 @@ std::optional<std::variant<Attention, std::string>> attention_of(const Program& 
     a.rounded_e = true;
   } else if (e_type == ElementType::f32) {
     if (a.division.empty())
-      return fmt::format("{} is f32 and {} is not a matmul (its operands do not share the batch indices): its products "
-                         "are f32's, the attention kernel would round {} to f16 (declare it f16 to accept that: "
+      return fmt::format("{} is f32 and {} keeps the division in its sum (not a matmul's or a contraction's terms): its "
+                         "products are f32's, the attention kernel would round {} to f16 (declare it f16 to accept that: "
                          "`{}(...) = f16(exp(...))`)",
                          a.e, a.product, a.e, a.e);
     if (q.type != ElementType::f16)

@@ -9,15 +9,16 @@
 //   P(b.., s, n) +=! e(b.., s, t) * V(b.., t, n)
 //   O(b.., s, n) = P(b.., s, n) / z(b.., s)
 //
-// (Q, K and V may have only some of the batch indices b.., in order: a K and V shared by every
-// head) whose scores, probabilities and sums no other statement reads, run as ONE kernel
-// (codegen/attention_kernel.h): a block takes 64 rows of queries and walks the keys in tiles of
-// 64 with an online softmax (a running maximum and sum per row; the sum and the output so far
-// rescaled when the maximum grows), so neither the scores nor e reach memory, for any number of
-// keys. The planner makes such statements one kernel of kind `attention` (before it groups any of
-// them into matmul, row-chain or contraction kernels); when they cannot be one (a head wider than
-// 128, bf16 probabilities where the program keeps e in f32, ...) the first statement's kernel's
-// note says why.
+// (Q, K and V may have only some of the batch indices b..: a K and V shared by every head; Q, K,
+// V and O may hold their indices in any order but the last, the head's or the values' column:
+// FlashAttention's (B, S, H, D) tensors) whose scores, probabilities and sums no other statement
+// reads, run as ONE kernel (codegen/attention_kernel.h): a block takes 64 rows of queries and
+// walks the keys in tiles of 64 with an online softmax (a running maximum and sum per row; the
+// sum and the output so far rescaled when the maximum grows), so neither the scores nor e reach
+// memory, for any number of keys. The planner makes such statements one kernel of kind
+// `attention` (before it groups any of them into matmul, row-chain or contraction kernels); when
+// they cannot be one (a head wider than 128, bf16 probabilities where the program keeps e in
+// f32, ...) the first statement's kernel's note says why.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ struct ProgramPlan;
 // f32 columns are 64 registers a thread beside the 32 of the scores.
 inline constexpr std::int64_t max_attention_head = 128;
 
+// The row's entry in an Attention's layouts.
+inline constexpr int attention_row = -1;
+
 // The statements, tensors and sizes of one attention.
 struct Attention {
   // statement ids
@@ -51,9 +55,12 @@ struct Attention {
   std::string q, k, v, out;
   std::string e;  // the probabilities (their type says how P is rounded)
   std::vector<std::string> on_chip;  // the scores, the steps' results, mx, e, z, P: never in memory
-  // the scores' batch indices each operand has (positions, in order: K shared by the heads of
-  // multi-query attention has fewer than Q)
-  std::vector<int> q_batch, k_batch, v_batch;
+  // Where the operands' and the output's indices are: for each index but the last (the head's
+  // or the value's column, contiguous in memory), the position among the scores' batch indices
+  // of the one it is, or `attention_row` for the row (the query, or the key). (b.., s, d) is
+  // {0, 1, .., attention_row}; (B, S, H, D) tensors (FlashAttention's layout) are {0,
+  // attention_row, 1}; K shared by the heads of multi-query attention has fewer than Q.
+  std::vector<int> q_layout, k_layout, v_layout, out_layout;
   // sizes
   std::vector<std::int64_t> batch_extents;  // the leading (batch) indices, outermost first
   std::int64_t rows = 0, keys = 0, head = 0, value_cols = 0;  // S, T, D, the columns of V and O

@@ -59,6 +59,30 @@ TEST(MatmulFactors, AttentionsScaledScoresAndNormalisedOutputAreMatmuls) {
   expect_runs_on_both_targets(program);
 }
 
+// A contraction that is not a matmul as written (the batch index between the rows and the head's
+// column: FlashAttention's (B, S, H, D) tensors): its scale and its division are split off too, so
+// that the contraction's f32 factors may be rounded as a matmul's (attention's one kernel takes it).
+TEST(MatmulFactors, AScaledContractionIsTheContractionThenItsScale) {
+  const Program program = compile_text(R"(def bshd(f16(B, S, H, D) Q, f16(B, T, H, D) K, f16(B, T, H, D) V) -> (f16(B, S, H, D) O) {
+  L(b, h, s, t) +=! Q(b, s, h, d) * K(b, t, h, d) * 0.125
+  mx(b, h, s) max=! L(b, h, s, t)
+  e(b, h, s, t) = exp(L(b, h, s, t) - mx(b, h, s))
+  z(b, h, s) +=! e(b, h, s, t)
+  O(b, s, h, d) +=! e(b, h, s, t) * V(b, t, h, d) / z(b, h, s)
+})",
+                                       {{"B", 2}, {"H", 2}, {"S", 21}, {"T", 35}, {"D", 24}}, "bshd.tc");
+  EXPECT_EQ(statement_sources(program, true),
+            (std::vector<std::string>{"S0: L_sum(b, h, s, t) +=! Q(b, s, h, d) * K(b, t, h, d)",
+                                      "S0_scale: L(b, h, s, t) = L_sum(b, h, s, t) * 0.125",
+                                      "S1: mx(b, h, s) max=! L(b, h, s, t)",
+                                      "S2: e(b, h, s, t) = exp(L(b, h, s, t) - mx(b, h, s))",
+                                      "S3: z(b, h, s) +=! e(b, h, s, t)",
+                                      "S4: O_sum(b, s, h, d) +=! e(b, h, s, t) * V(b, t, h, d)",
+                                      "S4_scale: O(b, s, h, d) = O_sum(b, s, h, d) / z(b, h, s)"}));
+  EXPECT_NE(recognize_idioms(program).find("S4")->kind, IdiomKind::matmul);
+  expect_runs_on_both_targets(program);
+}
+
 // Each rule broken once: the statement stays as written (and still runs right).
 TEST(MatmulFactors, SumsOutsideTheRuleStay) {
   struct Case {
@@ -80,11 +104,15 @@ TEST(MatmulFactors, SumsOutsideTheRuleStay) {
        "def f(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k - 1) * B(k, n) * 0.5 where A = 0 outside\n}"},
       {"a matmul as written (a prologue A * 0.3 on A)",
        "def f(f16(M, K) A, f16(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! (A(m, k) * 0.3) * B(k, n)\n}"},
+      {"the rest not a contraction (j summed over A alone)",
+       "def f(f32(M, K, J) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k, j) * B(k, n) * 0.5\n}"},
+      {"the rest not a contraction (no free index in B)",
+       "def f(f32(M, K) A, f32(M, K) B) -> (f32(M) y) {\n  y(m) +=! A(m, k) * B(m, k) / 3\n}"},
       {"an index value", "def f(f32(M, K) A, f32(K, N) B) -> (f32(M, N) C) {\n  C(m, n) +=! A(m, k) * B(k, n) * m\n}"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);
-    const Program program = compile_text(c.text, {{"M", 9}, {"N", 11}, {"K", 7}}, "stays.tc");
+    const Program program = compile_text(c.text, {{"M", 9}, {"N", 11}, {"K", 7}, {"J", 3}}, "stays.tc");
     for (const Statement& statement : program.statements)
       EXPECT_EQ(statement.id.find("_scale"), std::string::npos) << print_statement_source(statement);
     const RunReport report = run_program(program, cpu_run_request(5));

@@ -65,15 +65,20 @@ TEST(ExampleIrBound, Convolutions) {
 }
 
 // A matmul's terms times values along the sum (frontend/matmul_factors.h): the matmul into an
-// f32 temporary, then the factors in a pointwise statement.
+// f32 temporary, then the factors in a pointwise statement; the same for contractions that are
+// not matmuls as written ((B, S, H, D) tensors, K shared by the heads).
 TEST(ExampleIrBound, ScaledMatmulsAreTheMatmulThenTheFactors) {
   const SourceFile source{"scaled_matmuls.tc", R"(def scaled(f16(B, S, D) Q, f16(B, T, D) K, f16(B, T, D) V, f32(B, S) z) -> (f16(B, S, T) L, f16(B, S, D) O) {
   L(b, s, t) +=! Q(b, s, d) * K(b, t, d) * 0.125
   O(b, s, d) +=! L(b, s, t) * V(b, t, d) / z(b, s)
 }
+def contractions(f16(B, S, H, D) Q, f16(B, T, D) K, f16(B, T, H, D) V, f32(B, H, S) z) -> (f16(B, H, S, T) L, f16(B, S, H, D) O) {
+  L(b, h, s, t) +=! Q(b, s, h, d) * K(b, t, d) * 0.125
+  O(b, s, h, d) +=! L(b, h, s, t) * V(b, t, h, d) / z(b, h, s)
+}
 )"};
   std::string text;
-  for (const Program& program : compile_source(source, {{"B", 2}, {"S", 16}, {"T", 24}, {"D", 8}}).programs)
+  for (const Program& program : compile_source(source, {{"B", 2}, {"S", 16}, {"T", 24}, {"D", 8}, {"H", 3}}).programs)
     text += print_program(program);
   EXPECT_TRUE(polyfuse::testing::matches_golden(text, "frontend/scaled_matmuls.ir"));
 }
