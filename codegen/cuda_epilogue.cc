@@ -8,6 +8,7 @@
 
 #include "codegen/cuda_addressing.h"
 #include "codegen/cuda_expressions.h"
+#include "codegen/cuda_kernel_layout.h"
 #include "codegen/tile_bounds.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -114,7 +115,7 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
   text += "  #pragma unroll\n";
   if (!contains_kind(statement->expr, ExprKind::index)) {
     text += fmt::format("  for (int e = 0; e < {}; ++e) {}_out[e] = {};\n", c.layout.values_per_fragment, stage.output,
-                        c_expression(statement->expr, element));
+                        as_read_back(c.program, *statement, c_expression(statement->expr, element)));
     return text + "}";
   }
   // Index values (a causal mask's `t <= s`): element e's row and column from the fragment
@@ -131,7 +132,8 @@ std::string print_epilogue_instance(const CudaStatementContext& c, const Pointwi
   text += fmt::format("  for (int e = 0; e < {}; ++e) {{\n", c.layout.values_per_fragment);
   text += "    int pf_row, pf_col;  // element e of the fragment: its row and column in it\n";
   text += fmt::format("    {}::coord(pf::lane_id(), e, pf_row, pf_col);\n", c.layout.fragment_tile_type());
-  text += fmt::format("    {}_out[e] = {};\n  }}\n", stage.output, c_expression(statement->expr, element, index));
+  text += fmt::format("    {}_out[e] = {};\n  }}\n", stage.output,
+                      as_read_back(c.program, *statement, c_expression(statement->expr, element, index)));
   return text + "}";
 }
 

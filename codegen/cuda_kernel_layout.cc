@@ -13,6 +13,21 @@
 
 namespace polyfuse {
 
+std::string as_read_back(const Program& program, const Statement& statement, const std::string& value) {
+  const Tensor* tensor = program.find_tensor(statement.write.tensor);
+  PF_INTERNAL_CHECK(tensor != nullptr, "unknown tensor " + statement.write.tensor);
+  if (tensor->type == ElementType::f32) return value;
+  bool after = false, read_after = false;
+  for (const Statement& s : program.statements) {
+    if (after)  // (an update `T += ..` reads T too)
+      read_after |= s.write.tensor == tensor->name ||
+                    std::any_of(s.reads.begin(), s.reads.end(), [&](const Access& a) { return a.tensor == tensor->name; });
+    after |= &s == &statement || s.id == statement.id;
+  }
+  if (!read_after) return value;
+  return fmt::format("pf::to_float(pf::from_float<{}>({}))", cuda_type(tensor->type), value);
+}
+
 std::string cuda_type(ElementType type) {
   switch (type) {
     case ElementType::f16: return "__half";

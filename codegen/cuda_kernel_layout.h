@@ -100,4 +100,11 @@ std::string operand_staging_name(const SharedTile& tile, const PrologueOperand& 
 // C spelling of an element type: "__half", "__nv_bfloat16", "float".
 std::string cuda_type(ElementType type);
 
+// `value` (f32), the value `statement` writes, as a later read of its tensor sees it: rounded
+// (and, for integers, saturated) to the tensor's type when that is not f32 and a statement after
+// `statement` reads the tensor (or updates it: `T += ..`); else `value`. A kernel that keeps the value on chip for those
+// reads (registers, fragments) must keep this one: the program reads what was stored — an f16
+// output of 1e5 is read back as inf, not as 1e5.
+std::string as_read_back(const Program& program, const Statement& statement, const std::string& value);
+
 }  // namespace polyfuse

@@ -66,17 +66,15 @@ class MemoryKernelEmitter {
   }
 
   // The store of one element; in a loop body (`in_loop`) its value also stays in a local v_NAME,
-  // declared at the first write, for the statements after it (one element per thread). An
-  // integer tensor's local holds the value as stored (rounded, saturated): what a later read of
-  // the element sees (a float type's rounding is inside the reference's bound either way).
+  // declared at the first write, for the statements after it (one element per thread). The local
+  // holds the value as stored (as_read_back: rounded, saturated), what a later read of the element
+  // sees (an f16 output of 1e5 is inf).
   std::string store(const Access& access, const std::string& value, bool in_loop, const Statement& s) const {
     const Tensor& tensor = *program_.find_tensor(access.tensor);
     std::string text;
     std::string stored = value;
     if (in_loop || is_local(access.tensor)) {
-      const std::string kept = is_integer(tensor.type)
-                                   ? fmt::format("pf::to_float(pf::from_float<{}>({}))", cuda_type(tensor.type), value)
-                                   : value;
+      const std::string kept = as_read_back(program_, s, value);
       text = fmt::format("{}v_{} = {};", declared_locals_.insert(access.tensor).second ? "float " : "", access.tensor,
                          kept);
       if (is_local(access.tensor)) return text;

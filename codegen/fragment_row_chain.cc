@@ -10,6 +10,7 @@
 #include "codegen/access_offsets.h"
 #include "codegen/cuda_addressing.h"
 #include "codegen/cuda_expressions.h"
+#include "codegen/cuda_kernel_layout.h"
 #include "codegen/memory_kernel_text.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
@@ -212,7 +213,7 @@ class FragmentRowChainEmitter {
         continue;
       }
       const std::string tile = tile_for(s, declarations);
-      body += fmt::format("        {}.frag(i, j)[e] = {};\n", tile, value(s, true));
+      body += fmt::format("        {}.frag(i, j)[e] = {};\n", tile, as_read_back(c_.program, s, value(s, true)));
       tile_[t] = tile;
       if (is_output(t)) after += tile_store(t);
     }
@@ -223,6 +224,9 @@ class FragmentRowChainEmitter {
     text += element_loop(body) + after;
     if (!reductions.empty()) text += combine(reductions);
     for (const Statement* s : reductions) {
+      const std::string v = s->write.tensor + "_row[i][h]";
+      if (const std::string read_back = as_read_back(c_.program, *s, v); read_back != v)
+        text += row_loop(fmt::format("      {} = {};  // as stored: what later reads see\n", v, read_back));
       row_values_.insert(s->write.tensor);
       if (is_output(s->write.tensor)) text += row_store(*s);
     }
@@ -273,7 +277,7 @@ class FragmentRowChainEmitter {
     const Statement& s = *c_.program.find_statement(step.statements.front());
     std::string text = fmt::format("  // {}: for each row the thread holds\n", s.id);
     text += fmt::format("  float {}_row[{}][2];\n", s.write.tensor, c_.layout.fragments_m);
-    text += row_loop(fmt::format("      {}_row[i][h] = {};\n", s.write.tensor, value(s, false)));
+    text += row_loop(fmt::format("      {}_row[i][h] = {};\n", s.write.tensor, as_read_back(c_.program, s, value(s, false))));
     row_values_.insert(s.write.tensor);
     if (is_output(s.write.tensor)) text += row_store(s);
     return text;

@@ -232,7 +232,8 @@ std::string hopper_epilogue_tile(const Program& program, const KernelPlan& plan,
     }, index);
     const std::string variable = define(stage.output);
     body += fmt::format("{}float {}[{}];  // {}\n{}#pragma unroll\n{}for (int j = 0; j < {}; ++j) {}[j] = {};\n", in_row, variable,
-                        e, print_statement_source(*statement), in_row, in_row, e, variable, value);
+                        e, print_statement_source(*statement), in_row, in_row, e, variable,
+                        as_read_back(program, *statement, value));
     if (stage.live_out && !written_later(stage.output, s + 1))
       body += w.store(*program.find_tensor(stage.output), statement->write.indices, stage.dims, variable, in_row);
   }

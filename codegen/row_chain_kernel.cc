@@ -217,9 +217,9 @@ class RowChainEmitter {
       std::string held = "v_" + t;
       if (kept_in_registers(t)) {
         held = fmt::format("x_{}[{}]", t, term_slot());
-        terms += fmt::format("{}{} = {};\n", in, held, value(*s));
+        terms += fmt::format("{}{} = {};\n", in, held, as_read_back(program_, *s, value(*s)));
       } else {
-        terms += fmt::format("{}const float v_{} = {};\n", in, t, value(*s));
+        terms += fmt::format("{}const float v_{} = {};\n", in, t, as_read_back(program_, *s, value(*s)));
       }
       if (recompute || !is_output(t)) continue;
       if (vector && is_contiguous_row_access(program_, chain_, *s, s->write)) {
@@ -284,6 +284,11 @@ class RowChainEmitter {
       }
     // Every thread of the row has read the old values before one of them stores the new ones.
     if (updates) text += chain_.by_block ? "  __syncthreads();\n" : "  __syncwarp();\n";
+    for (const Statement* s : reduced) {
+      const std::string v = "v_" + s->write.tensor;
+      if (const std::string read_back = as_read_back(program_, *s, v); read_back != v)
+        text += fmt::format("  {} = {};  // as stored: what later reads see\n", v, read_back);
+    }
     for (const Statement* s : reduced)
       if (is_output(s->write.tensor))
         text += fmt::format("  if ({} == 0) {}\n", chain_.by_block ? "threadIdx.x" : "lane", store(s->write, "v_" + s->write.tensor));
@@ -294,7 +299,7 @@ class RowChainEmitter {
   std::string row_statement(std::size_t step) const {
     const Statement& s = *program_.find_statement(chain_.steps[step].statements.front());
     std::string text = fmt::format("  // {}, by every thread of the row\n", s.id);
-    text += fmt::format("  const float v_{} = {};\n", s.write.tensor, value(s));
+    text += fmt::format("  const float v_{} = {};\n", s.write.tensor, as_read_back(program_, s, value(s)));
     if (is_output(s.write.tensor))
       text += fmt::format("  if ({} == 0) {}\n", chain_.by_block ? "threadIdx.x" : "lane", store(s.write, "v_" + s.write.tensor));
     return text;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "attention_programs.h"
 #include "emu_harness.h"
 #include "gemm_programs.h"
 #include "polyfuse/errors.h"
@@ -196,50 +197,33 @@ TEST(AttentionEmu, SharedKeysAndStepsReadingTensors) {
 // FlashAttention's (B, S, H, D) tensors, and others: the operands' and the output's row anywhere
 // before the head's column, the batch indices in any order. Each tensor is read or stored through
 // its own row stride (H * D for (B, S, H, D)): only O reaches memory, Q read once, K and V once
-// per block of queries; a causal mask on them stops early as on (B, H, S, D).
+// per block of queries; a causal mask on them stops early as on (B, H, S, D); grouped-query
+// attention on the same memory.
 TEST(AttentionEmu, OperandsInTheirOwnLayouts) {
   const std::int64_t b = 2, h = 3, s = 70, t = 130, d = 40;
   const SizeBindings sizes{{"B", b}, {"H", h}, {"S", s}, {"T", t}, {"D", d}, {"E", 24}};
-  const std::string bshd =
-      "def bshd(f16(B, S, H, D) Q, f16(B, T, H, D) K, f16(B, T, H, D) V) -> (f16(B, S, H, D) O) {\n"
-      "  L(b, h, s, t) +=! Q(b, s, h, d) * K(b, t, h, d) / sqrt(D)\n"
-      "  mx(b, h, s) max=! L(b, h, s, t)\n"
-      "  e(b, h, s, t) = exp(L(b, h, s, t) - mx(b, h, s))\n"
-      "  z(b, h, s) +=! e(b, h, s, t)\n"
-      "  O(b, s, h, d) +=! e(b, h, s, t) * V(b, t, h, d) / z(b, h, s)\n"
-      "}\n";
   for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
     SCOPED_TRACE(to_string(arch));
-    const EmuRun run = run_attention(bshd, sizes, arch);
+    const EmuRun run = run_attention(bshd_attention_source(), sizes, arch);
     const std::uint64_t blocks = (s + 63) / 64;
     EXPECT_EQ(bytes_loaded(run, "Q"), static_cast<std::uint64_t>(b * s * h * d * 2));
     EXPECT_EQ(bytes_loaded(run, "K"), blocks * b * t * h * d * 2);
     EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * s * h * d * 2));
     EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(b * s * h * d * 2));
   }
-  // causal on (B, S, H, D): the last block of queries (rows 64..69) walks both key tiles, the
-  // first one
-  std::string causal = bshd;
-  causal.replace(causal.find("  mx(b, h, s) max=! L(b, h, s, t)"), 33,
-                 "  M(b, h, s, t) = t <= s ? L(b, h, s, t) : -1e30\n  mx(b, h, s) max=! M(b, h, s, t)");
-  causal.replace(causal.find("exp(L(b, h, s, t)"), 17, "exp(M(b, h, s, t)");
-  EXPECT_EQ(bytes_loaded(run_attention(causal, sizes), "K"), static_cast<std::uint64_t>(b * h * (64 + 128) * d * 2));
+  // causal grouped-query attention on (B, S, H, D) memory (Q and O as (B, S, G, R, D), H = G * R;
+  // K and V one head a group): the first block of queries walks one key tile, the last (rows
+  // 64..69) both
+  const EmuRun grouped = run_attention(gqa_attention_source(), {{"B", 1}, {"G", 2}, {"R", 2}, {"S", s}, {"T", t}, {"D", d}});
+  EXPECT_EQ(bytes_loaded(grouped, "K"), static_cast<std::uint64_t>(2 * 2 * (64 + 128) * d * 2));
+  EXPECT_EQ(bytes_stored(grouped, "O"), static_cast<std::uint64_t>(2 * 2 * s * d * 2));
   // every order: Q (h, b, s, d), K shared by the heads with its key first (t, b, d), V (b, h, t, n)
   // wider than the head, P on chip in O's order and O (s, h, b, n) in f32; e in f16
-  const std::string shuffled =
-      "def shuffled(f16(H, B, S, D) Q, f16(T, B, D) K, f16(B, H, T, E) V) -> (f32(S, H, B, E) O) {\n"
-      "  L(b, h, s, t) +=! Q(h, b, s, d) * K(t, b, d)\n"
-      "  mx(b, h, s) max=! L(b, h, s, t)\n"
-      "  e(b, h, s, t) = f16(exp(L(b, h, s, t) - mx(b, h, s)))\n"
-      "  z(b, h, s) +=! e(b, h, s, t)\n"
-      "  P(s, h, b, n) +=! e(b, h, s, t) * V(b, h, t, n)\n"
-      "  O(s, h, b, n) = P(s, h, b, n) / z(b, h, s)\n"
-      "}\n";
-  const EmuRun run = run_attention(shuffled, sizes);
+  const EmuRun run = run_attention(shuffled_attention_source(), sizes);
   EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
   EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
   // a row stride that breaks 16-byte rows (H * D = 3 * 20): narrower copies, still one kernel
-  const EmuRun narrow = run_attention(bshd, {{"B", 1}, {"H", 3}, {"S", 33}, {"T", 70}, {"D", 20}});
+  const EmuRun narrow = run_attention(bshd_attention_source(), {{"B", 1}, {"H", 3}, {"S", 33}, {"T", 70}, {"D", 20}});
   EXPECT_EQ(bytes_stored(narrow, "O"), 33u * 3u * 20u * 2u);
 }
 

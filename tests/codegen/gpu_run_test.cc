@@ -10,6 +10,7 @@
 //   CudaExamples/*     every GPU example at an odd size on the GPU's own arch (sm_90a on a Hopper
 //                      GPU: its TMA + wgmma kernels, the implicit GEMM's gather, the chained
 //                      added matmuls) and on sm_80 (the mma.sync kernels, the landed prologues)
+//   CudaAttention.*    the attention kernel on (B, S, H, D), grouped-query and shuffled layouts
 //   CudaFusedVariants/* the emulator tests' epilogues, prologues, macro-MMAs and split-K, odd sizes
 //   CudaOddShapes/*    one kernel per idiom with its sizes left unbound, on the 54 odd shapes
 //   CudaBoundSizes/*   kernels generated for bound odd sizes (access widths, K tails)
@@ -29,12 +30,14 @@
 #include <ostream>
 #include <random>
 
+#include "attention_programs.h"
 #include "codegen/cuda_emitter.h"
 #include "example_shapes.h"
 #include "gemm_programs.h"
 #include "polyfuse/device.h"
 #include "runtime/api/run_program.h"
 #include "runtime/reference/compare.h"
+#include "schedule/program_plan.h"
 
 namespace polyfuse {
 namespace {
@@ -232,6 +235,23 @@ TEST_P(CudaExamples, MatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, CudaExamples, ::testing::ValuesIn(example_shapes(true)),
                          [](const auto& info) { return example_test_name(info.param); });
+
+// ---- CudaAttention: the one attention kernel on tensors in other layouts ----------------------
+using CudaAttention = OnGpu<::testing::Test>;
+
+TEST_F(CudaAttention, LayoutsMatchTheReference) {
+  const SizeBindings sizes{{"B", 2}, {"H", 3}, {"G", 2}, {"R", 2}, {"S", 200}, {"T", 333}, {"D", 64}, {"E", 40}};
+  for (const std::string& source : {bshd_attention_source(), gqa_attention_source(), shuffled_attention_source()}) {
+    const Program program = compile_program(source, sizes);
+    const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+    ASSERT_EQ(plan.kernels.size(), 1u) << to_string(plan, program);
+    EXPECT_EQ(plan.kernels[0].kind, PlannedKernelKind::attention) << to_string(plan, program);
+    for (const Arch arch : {default_arch(), Arch::sm_80}) {
+      SCOPED_TRACE(program.name + " on " + to_string(arch));
+      expect_ok_on_gpu(program, default_gpu_options(arch));
+    }
+  }
+}
 
 // ---- CudaFused: every fused example, default tiles -------------------------------------------
 using CudaFused = OnGpu<::testing::TestWithParam<std::string>>;
