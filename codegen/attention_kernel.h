@@ -1,4 +1,5 @@
-// The CUDA kernel of a plan's attention (schedule/attention.h), sm_80 mma.sync, on every arch:
+// The CUDA kernel of a plan's attention (schedule/attention.h), sm_80 mma.sync, on every arch but
+// sm_90a (which gets codegen/attention_wgmma_kernel.h's: emit_attention_kernel calls it there):
 // a block of 4 warps takes 64 query rows (16 a warp) of one batch slice (blockIdx.y); Q's
 // [64][D] tile stays in shared memory, the keys and values walk through two cp.async stages of
 // [64][D] K and [64][Dv] V tiles; per tile each warp computes its 16 x 64 scores

@@ -412,8 +412,10 @@ std::string describe(const Attention& a) {
   for (std::size_t i = 0; i < a.on_chip.size(); ++i)
     names += (i == 0 ? "" : i + 1 == a.on_chip.size() ? " and " : ", ") + a.on_chip[i];
   return fmt::format(
-      "attention in one kernel (FlashAttention's scheme): a block takes 64 of the {} queries (16 a warp) and walks the "
-      "{} keys in {} tile{} of 64 through a ring of shared stages of {} and {}; per tile the scores on tensor cores{}, "
+      "attention in one kernel (FlashAttention's scheme): a block takes 64 of the {} queries (16 a warp; on sm_90a "
+      "64 a warpgroup, 128 a block above 64) and walks the "
+      "{} keys in {} tile{} of 64 through a ring of shared stages of {} and {}; per tile the scores on tensor cores "
+      "(mma.sync; wgmma on sm_90a){}, "
       "an online softmax on the accumulator fragments (each row's max and sum so far; the sum and the output rescaled "
       "when the max grows), then {} ({}) times {} on tensor cores; / the row sums at the end. {} never reach memory",
       a.rows, a.keys, tiles, tiles == 1 ? "" : "s", a.k, a.v,

@@ -43,11 +43,12 @@ PF_DEVICE void softmax_rows_start(SoftmaxRows& rows) {
 // One tile: `s` (the warp's 16 rows of scores) becomes exp(s - max) in place, where max is the
 // rows' running maximum including this tile; the sums so far and the warp's output
 // accumulators `out` are multiplied by exp(old max - new max).
-template <int NT, int DT>
-PF_DEVICE void online_softmax(AccTile16816<1, NT>& s, SoftmaxRows& rows, AccTile16816<1, DT>& out) {
+// S and O: AccTile16816<1, n> (a warp's 16 rows), or the warpgroup's pf::sm90::WgAcc<n> (the
+// same lane layout: register i of a lane is in its row (i >> 1) & 1).
+template <class S, class O> PF_DEVICE void online_softmax(S& s, SoftmaxRows& rows, O& out) {
   float tile_max[2] = {minus_infinity(), minus_infinity()};
 PF_UNROLL
-  for (int i = 0; i < 4 * NT; ++i) tile_max[(i >> 1) & 1] = fmaxf(tile_max[(i >> 1) & 1], s.v[i]);
+  for (int i = 0; i < S::count; ++i) tile_max[(i >> 1) & 1] = fmaxf(tile_max[(i >> 1) & 1], s.v[i]);
   float scale[2];
 PF_UNROLL
   for (int h = 0; h < 2; ++h) {
@@ -60,9 +61,9 @@ PF_UNROLL
     rows.sum[h] *= scale[h];
   }
 PF_UNROLL
-  for (int i = 0; i < 4 * NT; ++i) s.v[i] = op::exp(s.v[i] - rows.max[(i >> 1) & 1]);
+  for (int i = 0; i < S::count; ++i) s.v[i] = op::exp(s.v[i] - rows.max[(i >> 1) & 1]);
 PF_UNROLL
-  for (int i = 0; i < 4 * DT; ++i) out.v[i] *= scale[(i >> 1) & 1];
+  for (int i = 0; i < O::count; ++i) out.v[i] *= scale[(i >> 1) & 1];
 }
 
 // The probabilities `p` (16 x 8*NT, NT even) as the A fragments of the k-slices of 16 keys they

@@ -41,12 +41,23 @@
 //       stage, waits for that group (cp_async_wait), fences it for the async proxy and arrives
 //       (the copies are the thread's generic writes).
 //
+//   cp_async_canonical_tile<S, ROWS, COLS, NTHREADS, CHECK, WIDTH>(tile, src, ld, rows_valid,
+//                                                                  cols_valid, tid)
+//       the tile of ROWS x COLS 16-bit elements at src (row r at src + r * ld, COLS contiguous)
+//       by cp.async as atoms of W/2 columns x ROWS rows (W = row_bytes(S)): a K-major tile of
+//       ROWS m/n and COLS k (A(m, k), B(n, k)), or the MN-major tile of COLS m/n and ROWS k
+//       (B(k, n)). Elements at rows >= rows_valid or columns >= cols_valid are zero filled (no
+//       access); CHECK and WIDTH as pf_block_copy.cuh's cp_async_tile. Thread tid of NTHREADS
+//       copies chunks tid, tid + NTHREADS, ...: consecutive threads read consecutive 16 bytes
+//       of an atom's row. Commit and wait are the caller's, then the fence below.
+//
 // The stores go through the generic proxy: before wgmma (the async proxy) reads the tile, every
 // writing thread executes fence_proxy_async() (pf_mbarrier.cuh) and then synchronises with the
 // readers (an mbarrier arrive they wait on, or a barrier) — PTX ISA 9.7.13.4 "fence.proxy".
 #pragma once
 
 #include "pf_base.cuh"
+#include "pf_block_copy.cuh"
 #include "pf_gather_copy.cuh"
 #include "pf_memory.cuh"
 #include "pf_sm90.cuh"
@@ -243,6 +254,26 @@ PF_UNROLL
                                 [&](int e) { return inner + e >= 0 && inner + e < extent_inner; });
       sts128(base + at, batch[b]);
     }
+  }
+}
+
+template <Swizzle S, int ROWS, int COLS, int NTHREADS, Check CHECK = Check::all, Width WIDTH = Width::by_address>
+PF_DEVICE void cp_async_canonical_tile(void* tile, const void* src, long long ld, int rows_valid, int cols_valid,
+                                       int tid) {
+  constexpr int w = row_bytes(S), atom_cols = w / 2, chunks_per_row = w / 16;
+  static_assert(COLS % atom_cols == 0 && ROWS % 8 == 0, "whole atoms of 8-row groups");
+  constexpr int chunks_per_atom = ROWS * chunks_per_row, chunks = COLS / atom_cols * chunks_per_atom;
+  const unsigned short* s = static_cast<const unsigned short*>(src);
+PF_UNROLL
+  for (int q = tid; q < chunks; q += NTHREADS) {
+    const int j = q / chunks_per_atom, row = q % chunks_per_atom / chunks_per_row, c = q % chunks_per_row;
+    const int col = j * atom_cols + 8 * c;
+    unsigned char* dst = static_cast<unsigned char*>(tile) +
+                         swizzle_offset(S, atom_column_offset(S, ROWS, j) + static_cast<unsigned>(row * w + 16 * c));
+    const int n = pf::detail::chunk_valid<CHECK>(row, col, rows_valid, cols_valid);
+    // zero fill, no global read (the source operand still 16-byte aligned: never dereferenced)
+    if (CHECK != Check::none && n == 0) cp_async16(dst, pf::detail::align_down16(src), 0);
+    else pf::detail::cp_async_chunk<WIDTH>(dst, s + row * ld + col, n);
   }
 }
 

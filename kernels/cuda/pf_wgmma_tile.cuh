@@ -13,6 +13,9 @@
 //   wgmma_k_block_tf32<N, SA, SB>(acc, a, b, k_steps, accumulate)
 //       the same with m64nNk8 TF32 wgmma from K-major tiles of f32 values, k counted in 16-bit
 //       units as well (k_extent = row bytes / 2): a k8 step of 4-byte elements spans 32 bytes.
+//   wgmma_rs_k_block<T, N, MB, SB, K>(acc, a, b)
+//       fence, K register-form mma_async (A fragment a[kk] times k-step kk of the operand tile b,
+//       accumulating), commit; the fragments and acc stay untouched until the wait.
 //   load_wg_frag_a<MA, SA>(frag, a, kk)
 //       the A fragment of k-step kk from a canonical tile (ldmatrix.x4, .trans for M-major).
 //   store_wg_acc<OutT>(acc, out, ldo, m_valid, n_valid)
@@ -89,6 +92,16 @@ PF_DEVICE void wgmma_k_block_tf32(WgAcc<N>& acc, const OperandTile& a, const Ope
 PF_UNROLL
   for (int kk = 0; kk < k_steps; ++kk)
     wgmma_ss_tf32<N>(acc, operand_descriptor<Major::k, SA>(a, kk), operand_descriptor<Major::k, SB>(b, kk), accumulate || kk > 0);
+  wgmma_commit();
+  wgmma_fence_operand(acc);
+}
+
+template <class T, int N, Major MB, Swizzle SB, int K>
+PF_DEVICE void wgmma_rs_k_block(WgAcc<N>& acc, const WgFragA (&a)[K], const OperandTile& b) {
+  wgmma_fence_operand(acc);
+  wgmma_fence();
+PF_UNROLL
+  for (int kk = 0; kk < K; ++kk) wgmma_rs<T, N, MB>(acc, a[kk], operand_descriptor<MB, SB>(b, kk), true);
   wgmma_commit();
   wgmma_fence_operand(acc);
 }

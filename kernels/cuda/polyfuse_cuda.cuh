@@ -9,7 +9,8 @@
 //                      swizzles, canonical tiles), pf_wgmma_desc, pf_wgmma_operands, pf_wgmma,
 //                      pf_mbarrier, pf_tma (instruction layer), pf_wgmma_tile (warpgroup tiles),
 //                      pf_epilogue_chunk (the epilogue's 128-bit chunks of a row),
-//                      pf_thread_tile_sm90 (TMA's tiles written by threads, where TMA cannot).
+//                      pf_thread_tile_sm90 (TMA's tiles written by threads, where TMA cannot),
+//                      pf_attention_sm90 (the attention kernel's softmax on wgmma accumulators).
 //                      Every wrapper guards its PTX by target (PF_SM90_PATH / PF_SM90A_PATH), so
 //                      sm_80 and sm_90 builds of kernels that do not call them are unaffected.
 #pragma once
@@ -46,3 +47,4 @@
 #include "pf_tma.cuh"
 #include "pf_thread_tile_sm90.cuh"
 #include "pf_wgmma_tile.cuh"
+#include "pf_attention_sm90.cuh"

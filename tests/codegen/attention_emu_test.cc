@@ -1,12 +1,13 @@
 // Attention in one kernel (schedule/attention.h, codegen/attention_kernel.h): examples/attention.tc
 // and causal_attention.tc, a batch of two indices with an index-valued bias (ALiBi's), bf16, an
-// f32 output with V wider than the head, run as ONE kernel on the emulator (sm_80 and sm_90a)
-// against the exact reference at odd sizes — S, T, D not multiples of anything, one key tile
-// and sixteen, heads of 16 to 128 columns — every element checked. The byte counters show the
-// scores, e and the sums never reaching memory: Q read once, K and V once per block of 64
-// queries, O stored once. Kernels with the online rescale, the quads' sum, the mask of keys past
-// the end, a barrier or a wait removed by hand are reported; defs the kernel does not take keep
-// their plan and say why.
+// f32 output with V wider than the head, run as ONE kernel on the emulator (sm_80: mma.sync;
+// sm_90a: wgmma, codegen/attention_wgmma_kernel.h) against the exact reference at odd sizes — S,
+// T, D not multiples of anything, one key tile and sixteen, heads of 16 to 128 columns — every
+// element checked. The byte counters show the scores, e and the sums never reaching memory: Q
+// read once, K and V once per block of queries (64; 128 on sm_90a), O stored once. Kernels with
+// the online rescale, the quads' sum, the mask of keys past the end, a barrier, a wait, an
+// async-proxy fence or a wgmma wait removed by hand are reported; defs the kernel does not take
+// keep their plan and say why.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -44,14 +45,18 @@ EmuRun run_attention(const std::string& source, const SizeBindings& sizes, Arch 
   return run;
 }
 
-// The bytes of examples/attention.tc's run: Q once, K and V once per block of 64 queries, O once;
-// `causal`: a block walks the key tiles up to its last query's (causal_attention.tc).
-void expect_bytes(const EmuRun& run, std::uint64_t b, std::uint64_t s, std::uint64_t t, std::uint64_t d,
-                  bool causal = false) {
-  const std::uint64_t blocks = (s + 63) / 64, tiles = (t + 63) / 64;
+// The queries of a block of the attention kernel on `arch` for S = `s`: 64 (mma.sync: four warps
+// of 16), or on sm_90a 64 a warpgroup, two warpgroups when the rows fill more than one.
+std::uint64_t block_rows(Arch arch, std::uint64_t s) { return has_wgmma(arch) && s > 64 ? 128 : 64; }
+
+// The bytes of examples/attention.tc's run: Q once, K and V once per block of `rows` queries, O
+// once; `causal`: a block walks the key tiles up to its last query's (causal_attention.tc).
+void expect_bytes(const EmuRun& run, std::uint64_t b, std::uint64_t s, std::uint64_t t, std::uint64_t d, bool causal,
+                  std::uint64_t rows) {
+  const std::uint64_t blocks = (s + rows - 1) / rows, tiles = (t + 63) / 64;
   std::uint64_t keys = 0;  // the keys each block reads, summed
   for (std::uint64_t block = 0; block < blocks; ++block) {
-    const std::uint64_t walked = causal ? std::min(tiles, std::min(64 * block + 63, s - 1) / 64 + 1) : tiles;
+    const std::uint64_t walked = causal ? std::min(tiles, std::min(rows * block + rows - 1, s - 1) / 64 + 1) : tiles;
     keys += std::min(t, 64 * walked);
   }
   EXPECT_EQ(bytes_loaded(run, "Q"), b * s * d * 2);
@@ -65,40 +70,49 @@ struct Shape {
   std::int64_t b, s, t, d;
 };
 
+// On sm_80 the mma.sync kernel, on sm_90a the wgmma one (codegen/attention_wgmma_kernel.h): per
+// block, warpgroup and key tile D/16 wgmma for the scores (D padded to 32, 64 or 128) and four for
+// P * V (64 keys); one warpgroup for S <= 64, two above (S = 65 and 130: a second warpgroup with
+// one valid row, a block whose second warpgroup has none).
 TEST(AttentionEmu, ExamplesRunAsOneKernel) {
   for (const Shape& x : {Shape{2, 40, 300, 64}, Shape{3, 130, 40, 64}, Shape{1, 65, 129, 32}, Shape{2, 17, 1000, 128},
-                         Shape{1, 64, 64, 40}, Shape{2, 33, 77, 24}, Shape{1, 5, 3, 16}}) {
+                         Shape{1, 64, 64, 40}, Shape{2, 33, 77, 24}, Shape{1, 5, 3, 16}, Shape{1, 200, 150, 128}}) {
     const SizeBindings sizes{{"B", x.b}, {"S", x.s}, {"T", x.t}, {"D", x.d}};
-    SCOPED_TRACE(fmt::format("B={} S={} T={} D={}", x.b, x.s, x.t, x.d));
-    for (const char* example : {"attention", "causal_attention"}) {
-      const EmuRun run = run_attention(example_source(example), sizes);
-      expect_bytes(run, x.b, x.s, x.t, x.d, std::string(example) == "causal_attention");
-      if (x.d == 64) {
-        EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
+    for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+      SCOPED_TRACE(fmt::format("{}: B={} S={} T={} D={}", to_string(arch), x.b, x.s, x.t, x.d));
+      const std::uint64_t rows = block_rows(arch, static_cast<std::uint64_t>(x.s));
+      for (const char* example : {"attention", "causal_attention"}) {
+        const bool causal = std::string(example) == "causal_attention";
+        const EmuRun run = run_attention(example_source(example), sizes, arch);
+        expect_bytes(run, x.b, x.s, x.t, x.d, causal, rows);
+        if (x.d == 64 || has_wgmma(arch)) {
+          EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
+        }
+        if (!has_wgmma(arch)) {
+          EXPECT_EQ(run.stats.counter("wgmma_instructions"), 0u);
+        } else if (!causal) {
+          const std::uint64_t padded = x.d <= 32 ? 32 : x.d <= 64 ? 64 : 128;
+          const std::uint64_t blocks = (x.s + rows - 1) / rows, tiles = (x.t + 63) / 64;
+          EXPECT_EQ(run.stats.counter("wgmma_instructions"), x.b * blocks * (rows / 64) * tiles * (padded / 16 + 4));
+        }
       }
     }
   }
 }
 
-// On sm_90a the same mma.sync kernel runs (no wgmma attention kernel yet).
-TEST(AttentionEmu, Sm90aRunsTheSameKernel) {
-  const SizeBindings sizes{{"B", 2}, {"S", 70}, {"T", 130}, {"D", 64}};
-  for (const char* example : {"attention", "causal_attention"}) {
-    const EmuRun run = run_attention(example_source(example), sizes, Arch::sm_90a);
-    EXPECT_EQ(run.stats.counter("wgmma_instructions"), 0u);
-  }
-}
-
 // Rings of one, three and four stages of K and V (--stages), and fewer tiles than stages.
 TEST(AttentionEmu, RingsOfOneToFourStages) {
-  for (int stages : {1, 3, 4}) {
-    SCOPED_TRACE(stages);
-    for (std::int64_t t : {300, 100}) {
-      const Program program = compile_program(example_source("causal_attention"), {{"B", 2}, {"S", 40}, {"T", t}, {"D", 24}});
-      GpuOptions options = on(Arch::sm_80);
-      options.stages = stages;
-      const EmuRun run = run_on_emulator(program, options);
-      EXPECT_TRUE(run.check.ok) << run.check.to_string();
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    for (int stages : {1, 3, 4}) {
+      SCOPED_TRACE(fmt::format("{}, {} stages", to_string(arch), stages));
+      for (std::int64_t t : {300, 100}) {
+        const Program program =
+            compile_program(example_source("causal_attention"), {{"B", 2}, {"S", 40}, {"T", t}, {"D", 24}});
+        GpuOptions options = on(arch);
+        options.stages = stages;
+        const EmuRun run = run_on_emulator(program, options);
+        EXPECT_TRUE(run.check.ok) << run.check.to_string();
+      }
     }
   }
 }
@@ -145,6 +159,10 @@ TEST(AttentionEmu, CausalMasksStopAtTheLastKeyTile) {
   how.edit = replacing(") / 64 + 1);", ") / 64);");
   const EmuRun short_walk = run_on_emulator(program, on(Arch::sm_80), how);
   EXPECT_FALSE(short_walk.check.ok) << "a walk one tile short passed";
+  // sm_90a: blocks of 128 queries walk 2 and 4 tiles; one tile short fails there too
+  EXPECT_EQ(bytes_loaded(run_attention(source("t <= s"), sizes, Arch::sm_90a), "K"), (2 + 4) * tile);
+  EXPECT_EQ(bytes_loaded(run_attention(source("t <= s + 70"), sizes, Arch::sm_90a), "K"), (4 + 4) * tile + 44 * 32 * 2);
+  EXPECT_FALSE(run_on_emulator(program, on(Arch::sm_90a), how).check.ok) << "a walk one tile short passed on sm_90a";
 }
 
 // Two batch indices, a bias from the head and key/query indices (ALiBi), bf16 probabilities
@@ -159,8 +177,10 @@ TEST(AttentionEmu, BatchIndicesAlibiBf16AndWideValues) {
       "  z(b, h, s) +=! e(b, h, s, t)\n"
       "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, h, t, n) / z(b, h, s)\n"
       "}\n";
-  const EmuRun run = run_attention(source, {{"B", 2}, {"H", 3}, {"S", 37}, {"T", 150}, {"D", 40}, {"E", 72}});
-  EXPECT_EQ(bytes_stored(run, "O"), 2u * 3u * 37u * 72u * 4u);
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    const EmuRun run = run_attention(source, {{"B", 2}, {"H", 3}, {"S", 37}, {"T", 150}, {"D", 40}, {"E", 72}}, arch);
+    EXPECT_EQ(bytes_stored(run, "O"), 2u * 3u * 37u * 72u * 4u);
+  }
 }
 
 // Multi-query attention (K and V shared by the heads: fewer batch indices than Q; Q·Kᵀ and e·V are
@@ -179,12 +199,15 @@ TEST(AttentionEmu, SharedKeysAndStepsReadingTensors) {
       "  O(b, h, s, d) +=! e(b, h, s, t) * V(b, t, d) / z(b, h, s)\n"
       "}\n";
   const std::int64_t b = 2, h = 3, s = 37, t = 140, d = 32;
-  const EmuRun run = run_attention(source, {{"B", b}, {"H", h}, {"S", s}, {"T", t}, {"D", d}});
-  // K and V: once per block of queries of each (b, h) slice
-  EXPECT_EQ(bytes_loaded(run, "K"), static_cast<std::uint64_t>(b * h * t * d * 2));
-  EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * h * s * d * 2));
-  EXPECT_GT(bytes_loaded(run, "keep"), 0u);
-  EXPECT_GT(bytes_loaded(run, "bias"), 0u);
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    SCOPED_TRACE(to_string(arch));
+    const EmuRun run = run_attention(source, {{"B", b}, {"H", h}, {"S", s}, {"T", t}, {"D", d}}, arch);
+    // K and V: once per block of queries of each (b, h) slice
+    EXPECT_EQ(bytes_loaded(run, "K"), static_cast<std::uint64_t>(b * h * t * d * 2));
+    EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * h * s * d * 2));
+    EXPECT_GT(bytes_loaded(run, "keep"), 0u);
+    EXPECT_GT(bytes_loaded(run, "bias"), 0u);
+  }
 
   // e in f32: e * V over t is a contraction (V without h), so the front end splits `/ z` off its
   // sum and the product may round e as a matmul's f32 operand (frontend/matmul_factors.h)
@@ -205,26 +228,32 @@ TEST(AttentionEmu, OperandsInTheirOwnLayouts) {
   for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
     SCOPED_TRACE(to_string(arch));
     const EmuRun run = run_attention(bshd_attention_source(), sizes, arch);
-    const std::uint64_t blocks = (s + 63) / 64;
+    const std::uint64_t blocks = (s + block_rows(arch, s) - 1) / block_rows(arch, s);
     EXPECT_EQ(bytes_loaded(run, "Q"), static_cast<std::uint64_t>(b * s * h * d * 2));
     EXPECT_EQ(bytes_loaded(run, "K"), blocks * b * t * h * d * 2);
     EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * s * h * d * 2));
     EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(b * s * h * d * 2));
   }
-  // causal grouped-query attention on (B, S, H, D) memory (Q and O as (B, S, G, R, D), H = G * R;
-  // K and V one head a group): the first block of queries walks one key tile, the last (rows
-  // 64..69) both
-  const EmuRun grouped = run_attention(gqa_attention_source(), {{"B", 1}, {"G", 2}, {"R", 2}, {"S", s}, {"T", t}, {"D", d}});
-  EXPECT_EQ(bytes_loaded(grouped, "K"), static_cast<std::uint64_t>(2 * 2 * (64 + 128) * d * 2));
-  EXPECT_EQ(bytes_stored(grouped, "O"), static_cast<std::uint64_t>(2 * 2 * s * d * 2));
-  // every order: Q (h, b, s, d), K shared by the heads with its key first (t, b, d), V (b, h, t, n)
-  // wider than the head, P on chip in O's order and O (s, h, b, n) in f32; e in f16
-  const EmuRun run = run_attention(shuffled_attention_source(), sizes);
-  EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
-  EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
-  // a row stride that breaks 16-byte rows (H * D = 3 * 20): narrower copies, still one kernel
-  const EmuRun narrow = run_attention(bshd_attention_source(), {{"B", 1}, {"H", 3}, {"S", 33}, {"T", 70}, {"D", 20}});
-  EXPECT_EQ(bytes_stored(narrow, "O"), 33u * 3u * 20u * 2u);
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    SCOPED_TRACE(to_string(arch));
+    // causal grouped-query attention on (B, S, H, D) memory (Q and O as (B, S, G, R, D), H = G * R;
+    // K and V one head a group): on sm_80 the first block of queries walks one key tile, the last
+    // (rows 64..69) both; on sm_90a one block of 128 rows walks both
+    const EmuRun grouped =
+        run_attention(gqa_attention_source(), {{"B", 1}, {"G", 2}, {"R", 2}, {"S", s}, {"T", t}, {"D", d}}, arch);
+    EXPECT_EQ(bytes_loaded(grouped, "K"), static_cast<std::uint64_t>(2 * 2 * (has_wgmma(arch) ? 128 : 64 + 128) * d * 2));
+    EXPECT_EQ(bytes_stored(grouped, "O"), static_cast<std::uint64_t>(2 * 2 * s * d * 2));
+    // every order: Q (h, b, s, d), K shared by the heads with its key first (t, b, d), V (b, h, t, n)
+    // wider than the head, P on chip in O's order and O (s, h, b, n) in f32; e in f16
+    const EmuRun run = run_attention(shuffled_attention_source(), sizes, arch);
+    EXPECT_EQ(bytes_stored(run, "O"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
+    EXPECT_EQ(run.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(b * s * h * 24 * 4));
+    // a row stride that breaks 16-byte rows (H * D = 3 * 20): narrower copies, element stores,
+    // still one kernel
+    const EmuRun narrow =
+        run_attention(bshd_attention_source(), {{"B", 1}, {"H", 3}, {"S", 33}, {"T", 70}, {"D", 20}}, arch);
+    EXPECT_EQ(bytes_stored(narrow, "O"), 33u * 3u * 20u * 2u);
+  }
 }
 
 // Multi-query attention in the forms the plan gives it before the merge: no step and the scale in
@@ -241,7 +270,7 @@ TEST(AttentionEmu, SharedKeysInEveryPlanForm) {
       "  z(b, h, s) +=! e(b, h, s, t)\n"
       "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, t, n) / z(b, h, s)\n"
       "}\n";
-  run_attention(five, {{"B", 1}, {"H", 2}, {"S", 2}, {"T", 131}, {"D", 72}, {"E", 72}});
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) run_attention(five, {{"B", 1}, {"H", 2}, {"S", 2}, {"T", 131}, {"D", 72}, {"E", 72}}, arch);
   const std::string grouped =
       "def mqa(f16(B, H, S, D) Q, f16(B, T, D) K, f16(B, T, E) V) -> (f16(B, H, S, E) O) {\n"
       "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, t, d)\n"
@@ -251,17 +280,18 @@ TEST(AttentionEmu, SharedKeysInEveryPlanForm) {
       "  z(b, h, s) +=! e(b, h, s, t)\n"
       "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, t, n) / z(b, h, s)\n"
       "}\n";
-  run_attention(grouped, {{"B", 1}, {"H", 3}, {"S", 79}, {"T", 129}, {"D", 40}, {"E", 128}});
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a})
+    run_attention(grouped, {{"B", 1}, {"H", 3}, {"S", 79}, {"T", 129}, {"D", 40}, {"E", 128}}, arch);
 }
 
 // The generated kernel with `edit` applied at sizes that need every part (three key tiles, a
 // growing max, keys past the end): its check's text, or the emulator's error.
-std::string broken_run(const std::string& from, const std::string& to) {
+std::string broken_run(const std::string& from, const std::string& to, Arch arch = Arch::sm_80) {
   const Program program = compile_program(example_source("attention"), {{"B", 2}, {"S", 40}, {"T", 150}, {"D", 32}});
   EmuRunOptions how;
   how.edit = replacing(from, to);
   try {
-    const EmuRun run = run_on_emulator(program, on(Arch::sm_80), how);
+    const EmuRun run = run_on_emulator(program, on(arch), how);
     return run.check.ok ? "" : run.check.to_string();
   } catch (const EmulatorError& e) {
     return e.what();
@@ -283,6 +313,23 @@ TEST(AttentionEmu, PlantedErrorsAreReported) {
   EXPECT_NE(barrier, "");
   // no wait for the tile's copies
   EXPECT_NE(broken_run("pf::cp_async_wait<0>();\n", ""), "");
+}
+
+// The same on the sm_90a kernel, and what wgmma adds: the copies not fenced for the async proxy,
+// the accumulators of the scores or of the output touched before their wgmma retired.
+TEST(AttentionEmu, PlantedErrorsAreReportedOnTheWgmmaKernel) {
+  const auto broken = [](const std::string& from, const std::string& to) { return broken_run(from, to, Arch::sm_90a); };
+  EXPECT_EQ(broken("pf::sm90::wg_fill(out, 0.f);", "pf::sm90::wg_fill(out, 0.f);"), "") << "the unedited kernel passes";
+  EXPECT_NE(broken("pf::online_softmax(score, rows, out);",
+                   "{ pf::sm90::WgAcc<32> kept; pf::sm90::wg_fill(kept, 0.f); pf::online_softmax(score, rows, kept); }"),
+            "");
+  EXPECT_NE(broken("pf::softmax_rows_finish(rows);", ""), "");
+  EXPECT_NE(broken("key < 150 ? x : pf::minus_infinity()", "x"), "");
+  EXPECT_NE(broken("pf::sm90::fence_proxy_async();\n", ""), "");
+  EXPECT_NE(broken("pf::sm90::wgmma_wait<0>();\n    pf::sm90::wgmma_fence_operand(score);", ""), "");
+  EXPECT_NE(broken("pf::sm90::wgmma_wait<0>();\n    pf::sm90::wgmma_fence_operand(out);", ""), "");
+  EXPECT_NE(broken("pf::sm90::fence_proxy_async();\n    __syncthreads();", "pf::sm90::fence_proxy_async();"), "");
+  EXPECT_NE(broken("pf::cp_async_wait<0>();\n", ""), "");
 }
 
 // Defs the kernel does not take keep their plan, and the first kernel's note says why.

@@ -1,7 +1,7 @@
 // Attention in one kernel (schedule/attention.h): the golden CUDA of examples/causal_attention.tc's
 // plan (helpers not embedded) at odd sizes — S, T, D not multiples of a tile: every copy and
 // the store checked, the keys past the end masked — and the options the kernel refuses.
-// UPDATE_GOLDEN=1 rewrites tests/golden/codegen/causal_attention.cu.
+// UPDATE_GOLDEN=1 rewrites tests/golden/codegen/causal_attention.cu and causal_attention_sm90a.cu.
 #include <gtest/gtest.h>
 
 #include "codegen/cuda_plan.h"
@@ -27,6 +27,24 @@ TEST(AttentionKernel, CausalAttentionGolden) {
   // Q's 64 x 64 tile (D = 40 padded), two stages of K's and V's, the store's scratch
   EXPECT_EQ(plan.kernels[0].dynamic_shared_bytes, 8192 + 2 * (8192 + 8192) + 4096);
   EXPECT_TRUE(matches_golden(plan.source, "codegen/causal_attention.cu"));
+}
+
+// On sm_90a the wgmma kernel (codegen/attention_wgmma_kernel.h): S = 100 fills two warpgroups,
+// one block of 128 queries a slice; its golden file is compiled for sm_90a by
+// codegen.nvcc_causal_attention_sm90a_sm90a (no spills, no ptxas diagnostic such as serialised
+// wgmma) and its SASS checked for HGMMA and no HMMA.
+TEST(AttentionKernel, CausalAttentionGoldenSm90a) {
+  GpuOptions options;
+  options.arch = Arch::sm_90a;
+  const EmittedPlan plan = emit_plan_of_file("examples/causal_attention.tc", odd, options);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].grid[0].value, 1);  // ceil(100 / 128) blocks of 128 queries
+  EXPECT_EQ(plan.kernels[0].grid[1].value, 3);
+  EXPECT_EQ(plan.kernels[0].block[0], 256);  // two warpgroups
+  // Q's 128 x 64 tile (D = 40 padded), two stages of K's and V's; the f32 staging of the output
+  // (2 x 64 x 64 x 4 bytes) lies over them
+  EXPECT_EQ(plan.kernels[0].dynamic_shared_bytes, 16384 + 2 * (8192 + 8192));
+  EXPECT_TRUE(matches_golden(plan.source, "codegen/causal_attention_sm90a.cu"));
 }
 
 TEST(AttentionKernel, RefusesSplitKAndOtherMmaShapes) {

@@ -10,7 +10,7 @@
 //   S5 (O_sum(b, s, d) +=! e(b, s, t) * V(b, t, d))
 //   S5_scale (O(b, s, d) = O_sum(b, s, d) / z(b, s))
 //   reads Q, K, V; writes O
-//   note: attention in one kernel (FlashAttention's scheme): a block takes 64 of the 100 queries (16 a warp) and walks the 150 keys in 3 tiles of 64 through a ring of shared stages of K and V; per tile the scores on tensor cores with the steps on them, an online softmax on the accumulator fragments (each row's max and sum so far; the sum and the output rescaled when the max grows), then e (rounded to f16: 11 significant bits, TF32's) times V on tensor cores; / the row sums at the end. L_sum, L, M, mx, e, z and O_sum never reach memory
+//   note: attention in one kernel (FlashAttention's scheme): a block takes 64 of the 100 queries (16 a warp; on sm_90a 64 a warpgroup, 128 a block above 64) and walks the 150 keys in 3 tiles of 64 through a ring of shared stages of K and V; per tile the scores on tensor cores (mma.sync; wgmma on sm_90a) with the steps on them, an online softmax on the accumulator fragments (each row's max and sum so far; the sum and the output rescaled when the max grows), then e (rounded to f16: 11 significant bits, TF32's) times V on tensor cores; / the row sums at the end. L_sum, L, M, mx, e, z and O_sum never reach memory
 
 #include "polyfuse_cuda.cuh"
 

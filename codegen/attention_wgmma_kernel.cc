@@ -1,0 +1,142 @@
+#include "codegen/attention_wgmma_kernel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "codegen/attention_parts.h"
+#include "codegen/cuda_expressions.h"
+#include "codegen/cuda_kernel_layout.h"
+#include "codegen/mma_sync_loop.h"
+#include "codegen/tile_bounds.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir_printer.h"
+#include "schedule/attention.h"
+#include "schedule/plan_from_program.h"
+
+namespace polyfuse {
+namespace {
+
+constexpr int warpgroup_rows = 64;  // query rows of a warpgroup (wgmma's M)
+constexpr int key_tile = attention_key_tile;  // the scores' N
+
+// The swizzle of a canonical tile whose rows hold `cols` (padded) 16-bit elements: one atom
+// column of 64 bytes for 32, of 128 bytes (one or two) for 64 and 128.
+std::string swizzle_of(int cols) { return cols == 32 ? "pf::sm90::Swizzle::b64" : "pf::sm90::Swizzle::b128"; }
+
+}  // namespace
+
+EmittedKernel emit_attention_wgmma_kernel(const Program& program, const std::string& name,
+                                          const std::vector<std::string>& statements, const GpuOptions& options) {
+  refuse_split_k_and_other_mma(options, "the attention kernel", name);
+  PF_INTERNAL_CHECK(has_wgmma(options.arch), "the wgmma attention kernel needs sm_90a: " + name);
+  const auto found = attention_of(program, statements, options.f32_matmul);
+  PF_INTERNAL_CHECK(found && std::holds_alternative<Attention>(*found), "not an attention kernel: " + name);
+  const Attention& a = std::get<Attention>(*found);
+  const int warpgroups = a.rows > warpgroup_rows ? 2 : 1;
+  const AttentionTiles t = attention_tiles(a, options, warpgroup_rows * warpgroups, 128 * warpgroups);
+  const int dp = t.dp, dvp = t.dvp, block_rows = t.block_rows, threads = t.threads;
+  const int ring_end = t.q_bytes + t.stages * t.stage_bytes;
+  const int staging_bytes = warpgroups * warpgroup_rows * dvp * 4;  // the output's f32 staging, over the tiles
+  const std::string type = cuda_type(a.operand_type);
+  const std::string sq = swizzle_of(dp), sv = swizzle_of(dvp);
+
+  EmittedKernel kernel;
+  kernel.metadata =
+      attention_launch(program, a, t, name, options.arch, std::max(ring_end, staging_bytes), "",
+                       fmt::format("attention, block {} queries x {} keys, {} warpgroup(s), wgmma m64n{}k16 and m64n{}k16, "
+                                   "stages {}",
+                                   block_rows, key_tile, warpgroups, key_tile, dvp, t.stages));
+  const LaunchMetadata& m = kernel.metadata;
+
+
+  std::string& s = kernel.source;
+  s += attention_kernel_head(program, a, m);
+  std::string b;
+  b += "PF_DYNAMIC_SHARED_SM90(smem);\n";
+  b += fmt::format("// shared memory (wgmma's canonical tiles): {}'s [{}][{}] tile at byte 0; {} stage(s) of a [{}][{}] {} "
+                   "tile (K-major) and a [{}][{}] {} tile (MN-major) from byte {}; after the keys, the output's f32 "
+                   "staging ({} bytes a warpgroup) over them\n",
+                   a.q, block_rows, dp, t.stages, key_tile, dp, a.k, key_tile, dvp, a.v, t.q_bytes,
+                   warpgroup_rows * dvp * 4);
+  b += "const int warpgroup = static_cast<int>(pf::sm90::warpgroup_index());  // its 64 queries\n";
+  b += fmt::format("const int row0 = {} * blockIdx.x;  // the block's first query\n", block_rows);
+  b += fmt::format("const int wg_row0 = row0 + {} * warpgroup;  // the warpgroup's first query\n", warpgroup_rows);
+  const AttentionMemory memory = attention_memory(program, a);
+  b += attention_slice_lines(memory, type);
+  b += "const unsigned window = pf::sm90::shared_window_address(smem);\n";
+  const std::string k_copy = fmt::format("pf::sm90::cp_async_canonical_tile<{}, {}, {}, {}, {}, {}>", sq, key_tile, dp,
+                                         threads, t.k_check, row_width(program, a.k));
+  const std::string v_copy = fmt::format("pf::sm90::cp_async_canonical_tile<{}, {}, {}, {}, {}, {}>", sv, key_tile, dvp,
+                                         threads, t.v_check, row_width(program, a.v));
+  b += fmt::format("// {}'s tile: a commit group of its own, before the ring's\n", a.q);
+  b += fmt::format("pf::sm90::cp_async_canonical_tile<{}, {}, {}, {}, {}, {}>(smem, q_base + (long long)row0 * {}, {}, "
+                   "{} - row0, {}, threadIdx.x);\n",
+                   sq, block_rows, dp, threads, t.q_check, row_width(program, a.q), memory.q.ld, memory.q.ld, a.rows, a.head);
+  b += "pf::cp_async_commit();\n";
+  b += fmt::format("// the warpgroup's rows of {} (the A operand of the scores, from shared memory)\n", a.q);
+  b += fmt::format("const pf::sm90::OperandTile q_operand{{window, {}, {}, {} * warpgroup}};\n", block_rows, dp,
+                   warpgroup_rows);
+  b += "pf::SoftmaxRows rows;  // the running max and sum of this thread's two rows\n";
+  b += "pf::softmax_rows_start(rows);\n";
+  b += fmt::format("pf::sm90::WgAcc<{}> out;  // f32 accumulators of the warpgroup's 64 x {} output rows\n", dvp, dvp);
+  b += "pf::sm90::wg_fill(out, 0.f);\n";
+
+  std::string loop;
+  loop += fmt::format("const unsigned k_window = window + {} + stage * {};\n", t.q_bytes, t.stage_bytes);
+  loop += fmt::format("const pf::sm90::OperandTile k_operand{{k_window, {}, {}, 0}};  // B = {}ᵀ: K-major\n", key_tile, dp,
+                      a.k);
+  loop += fmt::format("const pf::sm90::OperandTile v_operand{{k_window + {}, {}, {}, 0}};  // B = {}: MN-major\n", t.k_bytes,
+                      dvp, key_tile, a.v);
+  const Statement& scores = *program.find_statement(a.scores);
+  loop += fmt::format("// {}: the warpgroup's 64 x {} scores\n", print_statement_source(scores), key_tile);
+  loop += fmt::format("pf::sm90::WgAcc<{}> score;\n", key_tile);
+  loop += fmt::format("pf::sm90::wgmma_k_block<{}, {}, pf::sm90::Major::k, pf::sm90::Major::k, {}, {}>(score, q_operand, "
+                      "k_operand, {}, false);\n",
+                      type, key_tile, sq, sq, dp / 16);
+  loop += "pf::sm90::wgmma_wait<0>();\npf::sm90::wgmma_fence_operand(score);\n";
+  std::string element;
+  element += "int row, col;\n";
+  element += fmt::format("pf::sm90::WgAcc<{}>::wg_coord(pf::sm90::thread_in_warpgroup(), i, row, col);\n", key_tile);
+  element += "const int query = wg_row0 + row;\n";
+  element += fmt::format("const int key = {} * k_step + col;\n", key_tile);
+  element += "float x = score.v[i];\n";
+  element += score_steps_code(program, a, memory.batch_vars);
+  element += fmt::format("score.v[i] = key < {} ? x : pf::minus_infinity();\n", a.keys);
+  loop += a.score_steps.empty() ? "// keys past the end: -infinity\n"
+                                : "// the steps on each score (with its query and key), keys past the end: -infinity\n";
+  loop += fmt::format("#pragma unroll\nfor (int i = 0; i < {}; ++i) {{\n", key_tile / 2);
+  loop += indented(element, 2);
+  loop += "}\n";
+  loop += attention_softmax_step(program, a);
+  loop += fmt::format("pf::sm90::WgFragA p_frag[{}];  // p ({}) as the A operand of {}; {}\n", key_tile / 16, type,
+                      a.product, print_statement_source(*program.find_statement(a.row_sum)));
+  loop += fmt::format("pf::sm90::probabilities_as_wg_a<{}, {}>(score, p_frag, rows);\n", type,
+                      a.rounded_e ? "true" : "false");
+  loop += fmt::format("// {}\n", print_statement_source(*program.find_statement(a.product)));
+  loop += fmt::format("pf::sm90::wgmma_rs_k_block<{}, {}, pf::sm90::Major::mn, {}>(out, p_frag, v_operand);\n", type, dvp,
+                      sv);
+  loop += "pf::sm90::wgmma_wait<0>();\npf::sm90::wgmma_fence_operand(out);\n";
+  const StepText tile_copies = [&](const std::string& step, const std::string& stage) {
+    return attention_stage_copies(a, memory, t, k_copy, v_copy, step, stage);
+  };
+  const StageText tile_body = [&](const std::string& stage) {
+    return fmt::format("const int stage = {};\n", stage) + loop;
+  };
+  b += attention_key_walk(a, t, tile_copies, tile_body, "pf::sm90::fence_proxy_async();\n");
+  // the division and the store
+  b += attention_division(program, a, dvp / 2);
+  const bool wide = row_width(program, a.out) == "pf::Width::b128";
+  b += fmt::format("// the warpgroup's rows through its f32 staging (over the tiles: every wgmma has retired), {}\n",
+                   wide ? "16 bytes a store" : "an element a store");
+  b += fmt::format("pf::sm90::store_wg_acc_staged<{}>(out, reinterpret_cast<float*>(smem) + {} * warpgroup, {} + "
+                   "(long long)wg_row0 * {}, {}, {} - wg_row0, {});\n",
+                   wide ? "true" : "false", warpgroup_rows * dvp, memory.out.at, memory.out.ld, memory.out.ld, a.rows,
+                   a.value_cols);
+  s += indented(b, 2);
+  s += "}\n\n";
+  s += host_launcher(m);
+  return kernel;
+}
+
+}  // namespace polyfuse
