@@ -13,6 +13,7 @@
 #include "codegen/cuda_statements.h"
 #include "codegen/fragment_pipeline.h"
 #include "codegen/fragment_row_chain.h"
+#include "codegen/hopper_row_chain.h"
 #include "codegen/kernel_ast.h"
 #include "codegen/kernel_fit.h"
 #include "codegen/hopper_cluster_check.h"
@@ -36,12 +37,18 @@
 namespace polyfuse {
 namespace {
 
-// The main loop of the kernel: a fused row chain runs on the mma.sync accumulator fragments.
+// The main loop of the kernel: a fused row chain runs on the wgmma kernel's staged accumulators
+// where codegen/hopper_row_chain.h takes it, else on the mma.sync accumulator fragments.
 MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
-  if (!has_wgmma(options.arch) || !fused_row_chain(program)) return choose_main_loop(program, plan, options);
-  MainLoopChoice choice;
-  choice.fallback_reason = "the row chain in the epilogue runs on the mma.sync accumulator fragments; the wgmma epilogue "
-                           "does not take row reductions yet";
+  const std::optional<FusedRowChain> fused = has_wgmma(options.arch) ? fused_row_chain(program) : std::nullopt;
+  MainLoopChoice choice = choose_main_loop(program, plan, options);
+  if (!fused || choice.loop != MainLoop::tma_wgmma) return choice;
+  const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
+  if (const std::string* why = std::get_if<std::string>(&staged)) {
+    MainLoopChoice fallback;
+    fallback.fallback_reason = "the row chain in the epilogue runs on the mma.sync accumulator fragments: " + *why;
+    return fallback;
+  }
   return choice;
 }
 
@@ -75,9 +82,11 @@ KernelPlan checked_plan(const Program& program, const GpuOptions& options) {
 // (schedule/prologue_tile.h), one whose output is narrower than the default block the output
 // rule's (schedule/output_tile.h); the rule's reason `why` gets (when not null).
 GpuOptions kernel_options(const Program& program, const GpuOptions& options, std::string* why = nullptr) {
-  if (const std::optional<FusedRowChain> fused = fused_row_chain(program)) return options_spanning_row(options, *fused);
+  const std::optional<FusedRowChain> fused = fused_row_chain(program);
+  if (fused && !has_wgmma(options.arch)) return options_spanning_row(options, *fused);
   const KernelPlan plan = checked_plan(program, options);
-  if (main_loop_of(program, plan, options).loop == MainLoop::tma_wgmma) return options;
+  if (main_loop_of(program, plan, options).loop == MainLoop::tma_wgmma) return options;  // the Hopper kernel's own tiles
+  if (fused) return options_spanning_row(options, *fused);
   PrologueTile rule = prologue_block_tile(plan, options);
   if (rule.why.empty()) rule = output_block_tile(plan, options);
   if (why) *why = rule.why;
@@ -563,7 +572,17 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         "runtime reads the device's SM count at launch (the emulator: --sms, default 132); no cluster "
                         "(--cluster 1x1, the default until GPU timings show a 2x1 or 1x2 cluster faster)\n",
                         m.grid[0].value, o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value);
-  if (choice.loop == MainLoop::tma_wgmma) text += fmt::format("epilogue: {}\n", describe_hopper_epilogue(program, plan));
+  if (choice.loop == MainLoop::tma_wgmma) {
+    const std::optional<FusedRowChain> fused = fused_row_chain(program);
+    if (!fused) {
+      text += fmt::format("epilogue: {}\n", describe_hopper_epilogue(program, plan));
+    } else {
+      const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
+      PF_INTERNAL_CHECK(std::holds_alternative<HopperRowChain>(staged), "a row chain the wgmma epilogue takes");
+      text += fmt::format("epilogue: the row chain on each consumer's staged accumulators ({} read there), {}\n",
+                          std::get<HopperRowChain>(staged).staged, std::get<HopperRowChain>(staged).chain.describe());
+    }
+  }
   const std::string grid_x = m.persistent ? "min(SMs, " + m.grid[0].expression + ")" : m.grid[0].expression;
   text += fmt::format("launch: grid ({}{}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory{}\n", grid_x,
                       m.cluster_x > 1 ? fmt::format(" rounded down to a multiple of {}", m.cluster_x) : "",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/hopper_gemm_kernel.h"
+#include "schedule/fused_row_chain.h"
 #include "schedule/plan_from_program.h"
 
 namespace polyfuse {
@@ -23,9 +24,12 @@ EmittedKernel emit_hopper_gemm(const Program& program, const KernelPlan& plan, c
     a_tiles += each.shares_a_with_previous || chained ? 0 : 1;
     accumulators += chained ? 0 : 1;
   }
+  // a fused row chain: one tile spans the row (codegen/hopper_row_chain.h)
+  const std::optional<FusedRowChain> fused = fused_row_chain(program);
   HopperGemmTiles tiles =
       hopper_gemm_tiles(m_size, o.consumer_schedule.value_or(hopper_default_consumers()),
-                        size_in_bytes(program.find_tensor(mm.a)->type), accumulators, std::max(a_tiles, 1));
+                        size_in_bytes(program.find_tensor(mm.a)->type), accumulators, std::max(a_tiles, 1),
+                        fused ? fused->row_length : 0);
   tiles.prologue_in_place = choice.any_prologue_in_place();
   const HopperTileSchedule schedule{o.group.value_or(HopperTileSchedule{}.group), o.cluster.m, o.cluster.n};
   EmittedKernel kernel;

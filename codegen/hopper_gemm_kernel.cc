@@ -7,6 +7,8 @@
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/hopper_epilogue.h"
+#include "codegen/hopper_row_chain.h"
+#include "codegen/row_chain_kernel.h"
 #include "codegen/hopper_kernel_shape.h"
 #include "codegen/hopper_stage_operand.h"
 #include "codegen/main_loop_choice.h"
@@ -140,6 +142,24 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
   const MatmulStage& mm = plan.matmuls[0];
   const HopperGemmTiles& t = k.t;
   const std::string row0 = t.tile_consumers() > 1 ? "m0 + 64 * wg" : "m0";
+  if (const std::optional<FusedRowChain> fused = fused_row_chain(program)) {
+    const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
+    PF_INTERNAL_CHECK(std::holds_alternative<HopperRowChain>(staged), "a row chain the wgmma epilogue takes");
+    const HopperRowChain& chain = std::get<HopperRowChain>(staged);
+    PF_INTERNAL_CHECK(t.bn >= chain.row_length && k.n <= t.bn, "one tile spans the row");
+    std::string text = fmt::format("    // the accumulators staged in the warpgroup's shared memory{}, then the row chain on its 64 "
+                                   "rows\n", mm.live_out ? fmt::format(" (and stored to {}: an output)", mm.c) : "");
+    if (mm.live_out) {
+      const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
+      const std::string batch_offset = k.batched ? fmt::format("static_cast<long long>(batch) * {} + ", k.m * k.n) : "";
+      text += fmt::format("    store_wg_acc_staged{}(acc, staging, {} + {}static_cast<long long>({}) * {}, {}, {} - ({}), {},\n"
+                          "                        epilogue_sync);\n",
+                          k.n % (16 / out_bytes) == 0 ? "<true>" : "", mm.c, batch_offset, row0, k.n, k.n, k.m, row0, k.n);
+    } else {
+      text += "    stage_wg_acc(acc, staging, epilogue_sync);\n";
+    }
+    return text + staged_row_chain(program, chain.chain, chain.staged, t.bn, row0, k.batched ? "batch" : "0");
+  }
   if (!plan.epilogue.empty() || k.accumulators.size() > 1) {
     std::string text = fmt::format(
         "    // the accumulators staged in the warpgroup's shared memory, then the epilogue on its 64 x {} tile;\n"

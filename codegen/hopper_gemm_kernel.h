@@ -152,8 +152,11 @@ ConsumerSchedule hopper_default_consumers();
 // single GEMM's, under the same 232 / 216 register split, no spills) and the epilogue staging
 // at the single GEMM's bytes; two matmuls sharing A: 128 x 64 x 64 blocks, 32 KB a stage, 4
 // stages (ping-pong 24 KB, 6); two with their own A: 48 KB, 3 (ping-pong 32 KB, 4).
+// `row_span` > 0 (one matmul whose row chain runs in the epilogue: schedule/fused_row_chain.h):
+// BN = the row rounded up to a power of two, at least 64 and at most 256, so that one tile spans
+// the row (128 x 256 x 64: 48 KB a stage and 128 KB of staging, 2 stages).
 HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule = ConsumerSchedule::cooperative,
-                                  int element_bytes = 2, int matmuls = 1, int a_tiles = 1);
+                                  int element_bytes = 2, int matmuls = 1, int a_tiles = 1, std::int64_t row_span = 0);
 
 // The output tiles of an M x N GEMM: ceil(M / bm) x ceil(N / bn).
 std::int64_t hopper_tile_count(const HopperGemmTiles& tiles, std::int64_t m, std::int64_t n);

@@ -13,7 +13,8 @@ namespace polyfuse {
 
 ConsumerSchedule hopper_default_consumers() { return ConsumerSchedule::cooperative; }
 
-HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles) {
+HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int element_bytes, int matmuls, int a_tiles,
+                                  std::int64_t row_span) {
   PF_INTERNAL_CHECK(element_bytes == 1 || element_bytes == 2 || element_bytes == 4,
                     "Hopper tiles of FP8, 16-bit or f32 (TF32) elements");
   PF_INTERNAL_CHECK((matmuls == 1 || matmuls == 2) && a_tiles >= 1 && a_tiles <= matmuls, "one or two matmuls in a k-loop");
@@ -23,6 +24,11 @@ HopperGemmTiles hopper_gemm_tiles(std::int64_t m, ConsumerSchedule schedule, int
   t.matmuls = matmuls;
   t.a_tiles = a_tiles;
   t.bn = 128 / matmuls;  // matmuls x bn / 2 = 64 accumulator registers per consumer thread
+  if (row_span > 0) {      // the tile spans the row of a fused row chain
+    PF_INTERNAL_CHECK(matmuls == 1 && row_span <= 256, "a row chain's row of at most 256 columns after one matmul");
+    t.bn = 64;  // (an N-major B tile is whole 128-byte atoms of 64 16-bit columns)
+    while (t.bn < row_span) t.bn *= 2;
+  }
   t.bk = t.box_inner();
   t.bm = m > 64 && schedule == ConsumerSchedule::cooperative ? 128 : 64;
   constexpr int kSharedBudget = 227 * 1024, kMaxStages = 6;

@@ -12,6 +12,7 @@
 #include "codegen/cuda_expressions.h"
 #include "codegen/cuda_kernel_layout.h"
 #include "codegen/memory_kernel_text.h"
+#include "codegen/mma_sync_loop.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir_printer.h"
 #include "schedule/plan_from_program.h"
@@ -29,9 +30,17 @@ bool contains(const std::vector<std::string>& ids, const std::string& id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
+// Where a chain's rows come from: global memory (a plan's row-chain kernel), or, for the
+// matmul result `staged`, a wgmma consumer's staged 64 x bn accumulator tile (staged_row_chain).
+struct StagedRows {
+  std::string tensor;  // "" in a row-chain kernel
+  int bn = 0;
+};
+
 class RowChainEmitter {
  public:
-  RowChainEmitter(const Program& program, RowChain chain) : program_(program), chain_(std::move(chain)) {
+  RowChainEmitter(const Program& program, RowChain chain, StagedRows staged = {})
+      : program_(program), chain_(std::move(chain)), staged_(std::move(staged)) {
     for (std::size_t step = 0; step < chain_.steps.size(); ++step)
       for (const std::string& id : chain_.steps[step].statements) step_of_[program_.find_statement(id)->write.tensor] = step;
   }
@@ -55,16 +64,32 @@ class RowChainEmitter {
       if (chain_.row_count % warps_per_block != 0)
         text += fmt::format("  if (row >= {}LL) return;  // the whole warp: no shuffle waits for it\n", chain_.row_count);
     }
-    std::string steps;
-    if (chain_.in_registers)
-      for (const std::string& tensor : chain_.kept)
-        steps += fmt::format("  float x_{}[{}];  // this thread's terms of the row of {}\n", tensor, chain_.items(), tensor);
     int reductions = 0;
-    for (std::size_t step = 0; step < chain_.steps.size(); ++step)
-      steps += chain_.steps[step].loop ? loop(step, reductions) : row_statement(step);
+    const std::string steps = all_steps(reductions);
     text += row_indices(steps) + steps;
     body.shared_bytes = by_block ? reductions * warps_per_block * 4 : 0;
     return body;
+  }
+
+  // The chain on a consumer warpgroup's staged tile: warp w takes rows w, w + 4, .. of its 64.
+  std::string staged(const std::string& row0, const std::string& batch) {
+    PF_INTERNAL_CHECK(!chain_.by_block && chain_.threads_per_row == 32, "a staged row chain: one warp a row");
+    const std::int64_t m = chain_.row_extents.back();
+    int reductions = 0;
+    const std::string steps = all_steps(reductions);
+    std::string text = fmt::format("    // {}; warp w of the warpgroup takes rows w, w + 4, .. of its 64, thread t of a row the terms "
+                                   "(t + 32 j) * {} + v; {} from the staged accumulators\n",
+                                   chain_.describe(), chain_.vector, staged_.tensor);
+    text += "    {\n";
+    text += "      const int lane = threadIdx.x % 32;\n";
+    text += "#pragma unroll 1\n";
+    text += "      for (int pf_r = static_cast<int>(warp_in_warpgroup()); pf_r < 64; pf_r += 4) {\n";
+    text += fmt::format("        if ({} + pf_r >= {}) break;  // past the rows (the whole warp)\n", row0, m);
+    text += fmt::format("        const long long row = {}{} + pf_r;\n", batch == "0" ? "" : fmt::format("{} * {}LL + ", batch, m),
+                        row0);
+    text += indented(row_indices(steps) + steps, 6);
+    text += "      }\n    }\n";
+    return text;
   }
 
  private:
@@ -76,7 +101,21 @@ class RowChainEmitter {
     return extents;
   }
 
-  std::string id(const std::string& tensor) const { return memory_kernel_tensor_id(tensor); }
+  // A tensor's identifier: a kernel parameter of the plan's memory kernels, or the Hopper kernel's.
+  std::string id(const std::string& tensor) const {
+    return staged_.tensor.empty() ? memory_kernel_tensor_id(tensor) : tensor;
+  }
+
+  std::string all_steps(int& reductions) {
+    std::string steps;
+    if (chain_.in_registers)
+      for (const std::string& tensor : chain_.kept)
+        steps += fmt::format("  float x_{}[{}];  // this thread's terms of the row of {}\n", tensor, chain_.items(), tensor);
+    for (std::size_t step = 0; step < chain_.steps.size(); ++step)
+      steps += chain_.steps[step].loop ? loop(step, reductions) : row_statement(step);
+    return steps;
+  }
+
   bool written_by_chain(const std::string& tensor) const { return step_of_.count(tensor) > 0; }
   bool is_output(const std::string& tensor) const {
     return program_.find_tensor(tensor)->role == TensorRole::output;
@@ -124,6 +163,7 @@ class RowChainEmitter {
   }
 
   std::string global_load(const Access& access) const {
+    PF_INTERNAL_CHECK(access.tensor != staged_.tensor, "the staged matmul result read at its element only");
     return fmt::format("pf::to_float(pf::ldg(&{}[{}]))", id(access.tensor),
                        row_major_offset(access, shape(access.tensor), index_id));
   }
@@ -198,7 +238,15 @@ class RowChainEmitter {
         if (kept && !kept_loaded_.insert(a.tensor).second) continue;
         const std::string into = kept ? fmt::format("x_{}[{}]", a.tensor, vector ? fmt::format("j * {}", chain_.vector) : "j")
                                       : "c_" + a.tensor;
-        if (vector)
+        if (a.tensor == staged_.tensor && vector)  // the staged f32 accumulators, 16 bytes a load
+          loads += fmt::format("      {}pf::sm90::lds_staged<{}>(staging, {}, pf_r, static_cast<int>(first) - n0, {});\n",
+                               kept ? "" : fmt::format("float c_{}[{}];\n      ", a.tensor, chain_.vector), chain_.vector,
+                               staged_.bn, kept ? "&" + into : into);
+        else if (a.tensor == staged_.tensor)
+          loads += fmt::format(
+              "      {}{} = pf::lds(staging + pf::sm90::wg_staged_offset({}, pf_r, static_cast<int>(first) - n0));\n",
+              kept ? "" : "const float ", into, staged_.bn);
+        else if (vector)
           loads += fmt::format("      {}pf::ldg_floats<{}>({}, {});\n",
                                kept ? "" : fmt::format("float c_{}[{}];\n      ", a.tensor, chain_.vector),
                                chain_.vector, row_start(a.tensor), kept ? "&" + into : into);
@@ -313,11 +361,17 @@ class RowChainEmitter {
 
   const Program& program_;
   const RowChain chain_;
+  const StagedRows staged_;
   std::map<std::string, std::size_t> step_of_;  // tensor written by the chain -> its step
   std::set<std::string> kept_loaded_;           // kept inputs already in their x_ arrays
 };
 
 }  // namespace
+
+std::string staged_row_chain(const Program& program, const RowChain& chain, const std::string& staged, int bn,
+                             const std::string& row0, const std::string& batch) {
+  return RowChainEmitter(program, chain, StagedRows{staged, bn}).staged(row0, batch);
+}
 
 RowChainBody row_chain_kernel_body(const Program& program) {
   std::vector<std::string> ids;

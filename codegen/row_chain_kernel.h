@@ -13,6 +13,7 @@
 #include <string>
 
 #include "frontend/program.h"
+#include "schedule/row_chain.h"
 
 namespace polyfuse {
 
@@ -26,5 +27,15 @@ struct RowChainBody {
 // The body for `kernel_program` (program_plan.h's kernel_program of a row-chain kernel, every
 // size bound), whose tensor parameters are named by memory_kernel_tensor_id.
 RowChainBody row_chain_kernel_body(const Program& kernel_program);
+
+// The same chain (`chain`: row_chain_of of `program`, one warp a row) on a wgmma consumer
+// warpgroup's staged 64 x `bn` accumulators of the matmul result `staged`
+// (pf::sm90::stage_wg_acc at `staging`): warp w of the warpgroup takes its rows w, w + 4, ...,
+// (`row0` + r of the matrix, a C expression; `batch` the batch element's linear index, or "0"),
+// each reading the staged values of its row where the chain reads `staged` (the tile's column
+// n0, 0: the tile spans the row) and every other tensor from global memory. Lines for the consumer's tile loop (indent 4); the kernel's tensors
+// keep their names.
+std::string staged_row_chain(const Program& program, const RowChain& chain, const std::string& staged, int bn,
+                             const std::string& row0, const std::string& batch);
 
 }  // namespace polyfuse

@@ -13,7 +13,8 @@
 //   - the row has at most `fused_row_limit` columns (the widest block tile of the mma.sync
 //     kernel, 256 for 16-bit operands).
 // The kernel then takes block N = the row rounded up to a power of two (at least 32) when the
-// user did not fix the block tile, and runs the mma.sync main loop on every arch.
+// user did not fix the block tile, and runs the mma.sync main loop; on sm_90a the TMA + wgmma
+// kernel takes it where it can (codegen/hopper_row_chain.h: its own tile spans the row).
 //
 //   if (std::optional<FusedRowChain> fused = fused_row_chain(program)) { ... head_program(program) ... }
 #pragma once

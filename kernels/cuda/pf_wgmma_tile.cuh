@@ -26,6 +26,9 @@
 //       col)] (64-bit stores, swizzled 16-byte chunks), a barrier (for epilogues that read them back). The barrier is `sync()`: by default
 //       BlockSync (__syncthreads: every thread of the block calls the helper), or a
 //       WarpgroupBarrier (pf_warpgroup_barrier.cuh) when only the warpgroup does.
+//   lds_staged<V>(staging, n, row, col, out)
+//       V (1, 2, 4 or 8) consecutive staged floats of a row from column col (a multiple of V):
+//       128-bit loads of the staging's 16-byte chunks for V >= 4 (a fused row chain's reads).
 //   store_wg_acc_staged<WIDE>(acc, staging, out, ldo, m_valid, n_valid[, sync])
 //       the same through shared memory (64 x N floats at `staging`; every thread of the
 //       warpgroup has retired its wgmma): a barrier (the staging may overlay what the last wgmma
@@ -193,6 +196,21 @@ PF_UNROLL
     sts64(staging + wg_staged_offset(N, row, col), __float_as_uint(acc.v[i]), __float_as_uint(acc.v[i + 1]));
   }
   sync();
+}
+
+template <int V> PF_DEVICE void lds_staged(const float* staging, int n, int row, int col, float* out) {
+  static_assert(V == 1 || V == 2 || V == 4 || V == 8, "1, 2, 4 or 8 floats");
+  if constexpr (V >= 4) {
+PF_UNROLL
+    for (int c = 0; c < V / 4; ++c) {
+      const Chunk16 chunk = lds128(staging + wg_staged_offset(n, row, col + 4 * c));
+PF_UNROLL
+      for (int i = 0; i < 4; ++i) out[4 * c + i] = __uint_as_float(chunk.x[i]);
+    }
+  } else {
+PF_UNROLL
+    for (int v = 0; v < V; ++v) out[v] = lds(staging + wg_staged_offset(n, row, col + v));
+  }
 }
 
 template <bool WIDE = false, class OutT, int N, class Sync = BlockSync>

@@ -3,14 +3,17 @@
 // GEMM + bias + LayerNorm and GEMM + RMSNorm as ONE kernel at power-of-two and odd shapes
 // (columns past the row kept out of the statistics), the byte counters (the output written
 // once, the matmul's result never), softmax of large values and layer norm of a large mean,
-// and kernels with a shuffle or a barrier removed, which must fail.
+// and kernels with a shuffle or a barrier removed, which must fail; on sm_90a the same chains on
+// the wgmma kernel's staged accumulators (codegen/hopper_row_chain.h).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include "emu_harness.h"
+#include "frontend/element_type.h"
 #include "gemm_programs.h"
 #include "polyfuse/errors.h"
+#include "schedule/plan_from_program.h"
 #include "schedule/program_plan.h"
 
 namespace polyfuse {
@@ -165,10 +168,99 @@ TEST(FusedRowChainEmu, AfterBatchedMatmuls) {
   EXPECT_EQ(fused.stats.counter("global_bytes_stored"), static_cast<std::uint64_t>(2 * b * s * d)) << fused.stats.details();
 }
 
-// On sm_90a the kernel with a row chain takes the mma.sync main loop (the wgmma epilogue has
-// no row reductions yet).
-TEST(FusedRowChainEmu, Sm90aTakesTheMmaSyncMainLoop) {
-  expect_runs(example_source("rmsnorm"), {{"M", 70}, {"N", 136}, {"K", 40}}, 1, {}, Arch::sm_90a);
+// On sm_90a the chain runs in the wgmma kernel's epilogue (codegen/hopper_row_chain.h): one tile
+// spans the row (BN 64 to 256), each consumer warpgroup stages its accumulators and runs the
+// chain on them, one warp a row. The examples at odd sizes (B copied by threads where its rows
+// are not 16-byte multiples), whole tiles, the widest row over two consumers and a second tile
+// of two rows, batched matmuls (one and two batch indices), outputs of every kind, the matmul's
+// result an output too; the byte counters: the output stored once, C (a temporary) never.
+TEST(FusedRowChainEmu, Sm90aRunsTheChainOnTheStagedAccumulators) {
+  struct Case {
+    std::string source;
+    SizeBindings sizes;
+  };
+  const std::string outputs =
+      "def outputs(f16(M, K) A, f16(K, N) B) -> (f32(M, N) E, f16(M, N) F, f32(M) mx) {\n"
+      "  C(m, n) +=! A(m, k) * B(k, n)\n"
+      "  mx(m) max=! C(m, n)\n"
+      "  E(m, n) = exp(C(m, n) - mx(m))\n"
+      "  F(m, n) = E(m, n) * 2\n"
+      "}\n";
+  const std::string batched =
+      "def bsm(f16(B, M, K) A, f16(B, K, N) W, f32(B, N) bias) -> (f16(B, M, N) P, f32(B, M) mx) {\n"
+      "  C(b, m, n) +=! A(b, m, k) * W(b, k, n)\n"
+      "  mx(b, m) max=! C(b, m, n) + bias(b, n)\n"
+      "  e(b, m, n) = exp(C(b, m, n) + bias(b, n) - mx(b, m))\n"
+      "  s(b, m) +=! e(b, m, n)\n"
+      "  P(b, m, n) = e(b, m, n) / s(b, m)\n"
+      "}\n";
+  const std::string heads =
+      "def heads(f16(B, H, S, D) Q, f16(B, H, T, D) K) -> (f16(B, H, S, T) P) {\n"
+      "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, h, t, d)\n"
+      "  mx(b, h, s) max=! L(b, h, s, t)\n"
+      "  e(b, h, s, t) = exp(L(b, h, s, t) - mx(b, h, s))\n"
+      "  z(b, h, s) +=! e(b, h, s, t)\n"
+      "  P(b, h, s, t) = e(b, h, s, t) / z(b, h, s)\n"
+      "}\n";
+  std::string c_output = example_source("gemm_softmax");
+  c_output.replace(c_output.find("-> (f16(M, N) P)"), 16, "-> (f32(M, N) C, f16(M, N) P)");
+  std::vector<Case> cases;
+  for (const char* example : {"gemm_softmax", "layernorm", "rmsnorm"}) {
+    cases.push_back({example_source(example), {{"M", 37}, {"N", 101}, {"K", 24}}});
+    cases.push_back({example_source(example), {{"M", 130}, {"N", 256}, {"K", 16}}});
+  }
+  cases.push_back({example_source("gemm_softmax"), {{"M", 9}, {"N", 21}, {"K", 8}}});
+  cases.push_back({example_source("gemm_softmax"), {{"M", 64}, {"N", 128}, {"K", 64}}});
+  cases.push_back({outputs, {{"M", 33}, {"N", 70}, {"K", 16}}});
+  cases.push_back({batched, {{"B", 3}, {"M", 37}, {"N", 70}, {"K", 24}}});
+  cases.push_back({heads, {{"B", 2}, {"H", 3}, {"S", 21}, {"T", 45}, {"D", 16}}});
+  cases.push_back({c_output, {{"M", 70}, {"N", 96}, {"K", 32}}});
+  for (const Case& c : cases) {
+    const Program program = compile_program(c.source, c.sizes);
+    std::string sizes;
+    for (const auto& [name, value] : c.sizes) sizes += fmt::format(" {}={}", name, value);
+    SCOPED_TRACE(program.name + sizes);
+    const EmuRun run = expect_runs(c.source, c.sizes, 1, {}, Arch::sm_90a);
+    EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u) << "the wgmma main loop";
+    std::uint64_t outputs_bytes = 0;  // every output stored once
+    for (const Tensor& t : program.tensors)
+      if (t.role == TensorRole::output) {
+        std::uint64_t elements = 1;
+        for (const Size& dim : t.dims) elements *= static_cast<std::uint64_t>(bound_size(program, dim).value);
+        outputs_bytes += elements * static_cast<std::uint64_t>(size_in_bytes(t.type));
+        ASSERT_NE(run.stats.buffer(t.name), nullptr) << t.name;
+        EXPECT_EQ(run.stats.buffer(t.name)->bytes_stored, elements * static_cast<std::uint64_t>(size_in_bytes(t.type))) << t.name;
+      }
+    EXPECT_EQ(run.stats.counter("global_bytes_stored"), outputs_bytes) << run.stats.details();
+  }
+  // A K of 19 (A's rows 38 bytes apart) and an N of 101 (B's 202): TMA can load neither, the
+  // mma.sync kernel runs the chain on its fragments
+  const EmuRun fallback = expect_runs(example_source("rmsnorm"), {{"M", 37}, {"N", 101}, {"K", 19}}, 1, {}, Arch::sm_90a);
+  EXPECT_EQ(fallback.stats.counter("wgmma_instructions"), 0u);
+}
+
+// The sm_90a chain's checks: a butterfly step missing (a wrong sum), the accumulators not staged
+// (the chain reads shared memory nothing wrote), the staged tile read before the warpgroup's
+// barrier (a race).
+TEST(FusedRowChainEmu, BrokenSm90aChainsFail) {
+  const Program program = compile_program(example_source("gemm_softmax"), {{"M", 70}, {"N", 100}, {"K", 16}});
+  const auto broken = [&](const std::string& from, const std::string& to) {
+    EmuRunOptions options;
+    options.edit = replacing(from, to);
+    try {  // "" when the check passes
+      const EmuRun run = run_on_emulator(program, default_choices(Arch::sm_90a), options);
+      return run.check.ok ? std::string() : run.check.to_string();
+    } catch (const EmulatorError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string staging = "    stage_wg_acc(acc, staging, epilogue_sync);\n";
+  EXPECT_EQ(broken(staging, staging), "") << "the unedited kernel passes";
+  EXPECT_NE(broken("for (int offset = 16; offset > 0; offset /= 2) v_s", "for (int offset = 8; offset > 0; offset /= 2) v_s"),
+            "");
+  EXPECT_NE(broken(staging, ""), "");
+  // the staging without its barriers: the chain's reads race with the other warps' stores
+  EXPECT_NE(broken(staging, "    stage_wg_acc(acc, staging, [] {});\n"), "");
 }
 
 // The generated kernel with `edit` applied: its check result, or the emulator's error.

@@ -145,6 +145,21 @@ TEST(HopperGemmKernel, AddGemmsGolden) {
   EXPECT_TRUE(matches_golden(text, "codegen/add_gemms_sm90a_tma.cu"));
 }
 
+// examples/layernorm.tc (GEMM + bias + LayerNorm, codegen/hopper_row_chain.h): one tile spans
+// the row of 200 columns (128 x 256 x 64, wgmma m64n256k16, 2 stages beside 128 KB of staging),
+// each consumer warpgroup stages its accumulators and runs X = C + bias and the chain on its 64
+// rows, one warp a row; only Y stored. Compiled for sm_90a by codegen.nvcc_layernorm_sm90a_tma_sm90a
+// (no spills, no ptxas diagnostic) and its SASS checked for HGMMA and UTMALDG.
+TEST(HopperGemmKernel, LayerNormRowChainGolden) {
+  std::string text;
+  const EmittedKernel kernel = hopper_example("layernorm", {{"M", 300}, {"N", 200}, {"K", 136}}, &text);
+  EXPECT_NE(kernel.metadata.options.find("block 128x256x64 (wgmma m64n256k16), 2 stages"), std::string::npos)
+      << kernel.metadata.options;
+  EXPECT_NE(kernel.source.find("pf::sm90::lds_staged<8>(staging, 256, pf_r, static_cast<int>(first) - n0"), std::string::npos);
+  EXPECT_EQ(kernel.source.find("HMMA"), std::string::npos);
+  EXPECT_TRUE(matches_golden(text, "codegen/layernorm_sm90a_tma.cu"));
+}
+
 // examples/swiglu.tc, cooperative: X's tile loaded once per stage for both matmuls (a stage of X,
 // Wg and Wu), silu(G) * U in chunks of 8 columns; only H stored.
 TEST(HopperGemmKernel, SwigluGolden) {
