@@ -173,7 +173,8 @@ TEST(FusedRowChainEmu, AfterBatchedMatmuls) {
 // chain on them, one warp a row. The examples at odd sizes (B copied by threads where its rows
 // are not 16-byte multiples), whole tiles, the widest row over two consumers and a second tile
 // of two rows, batched matmuls (one and two batch indices), outputs of every kind, the matmul's
-// result an output too; the byte counters: the output stored once, C (a temporary) never.
+// result an output too, f32 operands on TF32 wgmma; the byte counters: the output stored once, C
+// (a temporary) never.
 TEST(FusedRowChainEmu, Sm90aRunsTheChainOnTheStagedAccumulators) {
   struct Case {
     std::string source;
@@ -215,6 +216,15 @@ TEST(FusedRowChainEmu, Sm90aRunsTheChainOnTheStagedAccumulators) {
   cases.push_back({batched, {{"B", 3}, {"M", 37}, {"N", 70}, {"K", 24}}});
   cases.push_back({heads, {{"B", 2}, {"H", 3}, {"S", 21}, {"T", 45}, {"D", 16}}});
   cases.push_back({c_output, {{"M", 70}, {"N", 96}, {"K", 32}}});
+  // f32 operands on TF32 wgmma (both K-major), a row of 250 columns (BN 256) and its LayerNorm
+  cases.push_back({"def tf32_norm(f32(M, K) A, f32(N, K) W, f16(N) gamma) -> (f32(M, N) Y) {\n"
+                   "  C(m, n) +=! A(m, k) * W(n, k)\n"
+                   "  mean(m) +=! C(m, n) / N\n"
+                   "  d(m, n) = C(m, n) - mean(m)\n"
+                   "  var(m) +=! d(m, n) * d(m, n) / N\n"
+                   "  Y(m, n) = d(m, n) * rsqrt(var(m) + 1e-5) * gamma(n)\n"
+                   "}\n",
+                   {{"M", 77}, {"N", 250}, {"K", 40}}});
   for (const Case& c : cases) {
     const Program program = compile_program(c.source, c.sizes);
     std::string sizes;
