@@ -200,23 +200,21 @@ std::string attention_stage_copies(const Attention& a, const AttentionMemory& me
                      memory.v.ld, valid, a.value_cols);
 }
 
-std::string attention_key_walk(const Attention& a, const AttentionTiles& t, const StepText& copies, const StageText& body,
-                               const std::string& landed) {
-  std::string b;
-  b += fmt::format("\n// ---- the keys: {} tile(s) of {} (k_step), through a ring of {} stage(s) of {} and {} ----\n",
-                   t.tiles, attention_key_tile, t.stages, a.k, a.v);
-  if (!landed.empty())
-    b += "// (each thread fences its landed copies for the async proxy before the barrier: wgmma reads them)\n";
-  if (a.causal_reach && *a.causal_reach + attention_key_tile < a.keys) {
-    // keys past the block's last query + reach are masked to a value exp takes to 0: their tiles add nothing
-    b += fmt::format("// the causal mask keeps keys t <= s + {}: the tiles after the one of the block's last query's last key "
-                     "add exp(-1e30 - max) = 0, and are not walked\n",
-                     *a.causal_reach);
-    b += fmt::format("const int key_tiles = min({}, (min(row0 + {}, {}) + {}) / {} + 1);\n", t.tiles, t.block_rows - 1,
+std::string attention_causal_tiles(const Attention& a, const AttentionTiles& t) {
+  if (!a.causal_reach || *a.causal_reach + attention_key_tile >= a.keys) return "";
+  // keys past the block's last query + reach are masked to a value exp takes to 0: their tiles add nothing
+  return fmt::format("// the causal mask keeps keys t <= s + {}: the tiles after the one of the block's last query's last "
+                     "key add exp(-1e30 - max) = 0, and are not walked\n",
+                     *a.causal_reach) +
+         fmt::format("const int key_tiles = min({}, (min(row0 + {}, {}) + {}) / {} + 1);\n", t.tiles, t.block_rows - 1,
                      a.rows - 1, *a.causal_reach, attention_key_tile);
-    return b + k_loop("key_tiles", t.stages, copies, body, landed);
-  }
-  return b + k_loop(static_cast<int>(t.tiles), t.stages, copies, body, landed);
+}
+
+std::string attention_key_walk(const Attention& a, const AttentionTiles& t, const StepText& copies, const StageText& body) {
+  const std::string tile_count = attention_causal_tiles(a, t);
+  return fmt::format("\n// ---- the keys: {} tile(s) of {} (k_step), through a ring of {} stage(s) of {} and {} ----\n",
+                     t.tiles, attention_key_tile, t.stages, a.k, a.v) +
+         tile_count + k_loop(tile_count.empty() ? std::to_string(t.tiles) : "key_tiles", t.stages, copies, body);
 }
 
 std::string attention_softmax_step(const Program& program, const Attention& a) {

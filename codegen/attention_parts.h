@@ -76,10 +76,14 @@ std::string attention_stage_copies(const Attention& attention, const AttentionMe
                                    const std::string& k_copy, const std::string& v_copy, const std::string& tile,
                                    const std::string& stage);
 
-// The walk over the key tiles (k_step), through the ring: every tile, or with a causal mask the
-// tiles up to the block's last query's last key; `landed` as k_loop's.
+// With a causal mask that leaves tiles out: the declaration of `key_tiles`, the tiles up to the
+// block's last query's last key; else "" (every tile is walked).
+std::string attention_causal_tiles(const Attention& attention, const AttentionTiles& tiles);
+
+// The walk over the key tiles (k_step) through the cp.async ring (k_loop): every tile, or
+// `key_tiles` of them (attention_causal_tiles).
 std::string attention_key_walk(const Attention& attention, const AttentionTiles& tiles, const StepText& copies,
-                               const StageText& body, const std::string& landed = "");
+                               const StageText& body);
 
 // The online softmax of a tile (`score`, `rows`, `out`), with the statements it stands for.
 std::string attention_softmax_step(const Program& program, const Attention& attention);

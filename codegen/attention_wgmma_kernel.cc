@@ -34,7 +34,12 @@ EmittedKernel emit_attention_wgmma_kernel(const Program& program, const std::str
   PF_INTERNAL_CHECK(found && std::holds_alternative<Attention>(*found), "not an attention kernel: " + name);
   const Attention& a = std::get<Attention>(*found);
   const int warpgroups = a.rows > warpgroup_rows ? 2 : 1;
-  const AttentionTiles t = attention_tiles(a, options, warpgroup_rows * warpgroups, 128 * warpgroups);
+  AttentionTiles t = attention_tiles(a, options, warpgroup_rows * warpgroups, 128 * warpgroups);
+  // --stages S: the copies S - 1 tiles ahead (at least one), as the mma.sync kernel's; the ring
+  // holds two tiles more (the one whose scores run and the one whose P·V still reads its V), or
+  // every tile when there are fewer
+  const int ahead = std::max(1, options.stages - 1);
+  t.stages = static_cast<int>(std::min<std::int64_t>(ahead + 2, t.tiles));
   const int dp = t.dp, dvp = t.dvp, block_rows = t.block_rows, threads = t.threads;
   const int ring_end = t.q_bytes + t.stages * t.stage_bytes;
   const int staging_bytes = warpgroups * warpgroup_rows * dvp * 4;  // the output's f32 staging, over the tiles
@@ -82,19 +87,40 @@ EmittedKernel emit_attention_wgmma_kernel(const Program& program, const std::str
   b += fmt::format("pf::sm90::WgAcc<{}> out;  // f32 accumulators of the warpgroup's 64 x {} output rows\n", dvp, dvp);
   b += "pf::sm90::wg_fill(out, 0.f);\n";
 
-  std::string loop;
-  loop += fmt::format("const unsigned k_window = window + {} + stage * {};\n", t.q_bytes, t.stage_bytes);
-  loop += fmt::format("const pf::sm90::OperandTile k_operand{{k_window, {}, {}, 0}};  // B = {}ᵀ: K-major\n", key_tile, dp,
-                      a.k);
-  loop += fmt::format("const pf::sm90::OperandTile v_operand{{k_window + {}, {}, {}, 0}};  // B = {}: MN-major\n", t.k_bytes,
-                      dvp, key_tile, a.v);
+  // the previous tile's P·V in flight while this tile's scores run: its V stays in its stage one
+  // tile longer, so the copies run `ahead` tiles ahead in a ring of ahead + 2 stages
+  const auto pv = [&](const std::string& tile) {
+    return fmt::format("pf::sm90::wgmma_rs_k_block<{}, {}, pf::sm90::Major::mn, {}>(out, p_frag, "
+                       "pf::sm90::OperandTile{{window + {} + ({}) % {} * {} + {}, {}, {}, 0}});\n",
+                       type, dvp, sv, t.q_bytes, tile, t.stages, t.stage_bytes, t.k_bytes, dvp, key_tile);
+  };
+  const std::string tile_count = attention_causal_tiles(a, t);
+  const std::string count = tile_count.empty() ? std::to_string(t.tiles) : "key_tiles";
   const Statement& scores = *program.find_statement(a.scores);
+  std::string loop;
+  loop += "pf::cp_async_wait<" + std::to_string(ahead - 1) + ">();\n";
+  loop += "pf::sm90::fence_proxy_async();  // the copies, for the async proxy (wgmma reads them)\n";
+  loop += "__syncthreads();  // tile k_step landed; every warpgroup is done with tile k_step - 2 (its P·V retired)\n";
+  loop += fmt::format("if (k_step + {} < {}) {{\n", ahead, count);
+  loop += indented(attention_stage_copies(a, memory, t, k_copy, v_copy, fmt::format("k_step + {}", ahead),
+                                          fmt::format("((k_step + {}) % {})", ahead, t.stages)),
+                   2);
+  loop += "}\npf::cp_async_commit();\n";
+  loop += fmt::format("const pf::sm90::OperandTile k_operand{{window + {} + k_step % {} * {}, {}, {}, 0}};  // B = {}ᵀ: "
+                      "K-major\n",
+                      t.q_bytes, t.stages, t.stage_bytes, key_tile, dp, a.k);
   loop += fmt::format("// {}: the warpgroup's 64 x {} scores\n", print_statement_source(scores), key_tile);
   loop += fmt::format("pf::sm90::WgAcc<{}> score;\n", key_tile);
   loop += fmt::format("pf::sm90::wgmma_k_block<{}, {}, pf::sm90::Major::k, pf::sm90::Major::k, {}, {}>(score, q_operand, "
                       "k_operand, {}, false);\n",
                       type, key_tile, sq, sq, dp / 16);
-  loop += "pf::sm90::wgmma_wait<0>();\npf::sm90::wgmma_fence_operand(score);\n";
+  loop += "if (k_step > 0) {\n";
+  loop += fmt::format("  // the previous tile's {} (B = {}: MN-major), while these scores run\n",
+                      print_statement_source(*program.find_statement(a.product)), a.v);
+  loop += "  " + pv("k_step - 1");
+  loop += "  pf::sm90::wgmma_wait<1>();  // the scores retired (the older group); P·V may still run\n";
+  loop += "} else {\n  pf::sm90::wgmma_wait<0>();\n}\n";
+  loop += "pf::sm90::wgmma_fence_operand(score);\n";
   std::string element;
   element += "int row, col;\n";
   element += fmt::format("pf::sm90::WgAcc<{}>::wg_coord(pf::sm90::thread_in_warpgroup(), i, row, col);\n", key_tile);
@@ -108,22 +134,36 @@ EmittedKernel emit_attention_wgmma_kernel(const Program& program, const std::str
   loop += fmt::format("#pragma unroll\nfor (int i = 0; i < {}; ++i) {{\n", key_tile / 2);
   loop += indented(element, 2);
   loop += "}\n";
-  loop += attention_softmax_step(program, a);
-  loop += fmt::format("pf::sm90::WgFragA p_frag[{}];  // p ({}) as the A operand of {}; {}\n", key_tile / 16, type,
-                      a.product, print_statement_source(*program.find_statement(a.row_sum)));
+  loop += fmt::format("// {} and {} so far: p = exp(score - running max), the sums rescaled; then, once the previous "
+                      "P·V retired, the output\n",
+                      print_statement_source(*program.find_statement(a.row_max)),
+                      print_statement_source(*program.find_statement(a.exponentials)));
+  loop += "float scale[2];\npf::softmax_tile(score, rows, scale);\n";
+  loop += "pf::sm90::wgmma_wait<0>();  // the previous P·V retired: out and p_frag are free\n";
+  loop += "pf::sm90::wgmma_fence_operand(out);\npf::rescale_rows(out, scale);\n";
+  loop += fmt::format("// p ({}) as the A operand of {} (the next step's, or after the loop); {}\n", type, a.product,
+                      print_statement_source(*program.find_statement(a.row_sum)));
   loop += fmt::format("pf::sm90::probabilities_as_wg_a<{}, {}>(score, p_frag, rows);\n", type,
                       a.rounded_e ? "true" : "false");
-  loop += fmt::format("// {}\n", print_statement_source(*program.find_statement(a.product)));
-  loop += fmt::format("pf::sm90::wgmma_rs_k_block<{}, {}, pf::sm90::Major::mn, {}>(out, p_frag, v_operand);\n", type, dvp,
-                      sv);
-  loop += "pf::sm90::wgmma_wait<0>();\npf::sm90::wgmma_fence_operand(out);\n";
-  const StepText tile_copies = [&](const std::string& step, const std::string& stage) {
-    return attention_stage_copies(a, memory, t, k_copy, v_copy, step, stage);
-  };
-  const StageText tile_body = [&](const std::string& stage) {
-    return fmt::format("const int stage = {};\n", stage) + loop;
-  };
-  b += attention_key_walk(a, t, tile_copies, tile_body, "pf::sm90::fence_proxy_async();\n");
+
+  b += fmt::format("\n// ---- the keys: {} tile(s) of {} (k_step), the copies {} tile(s) ahead through a ring of {} "
+                   "stage(s) of {} and {}; tile k_step's scores run while tile k_step - 1's P·V does "
+                   "(FlashAttention-3's overlap in a warpgroup) ----\n",
+                   t.tiles, key_tile, ahead, t.stages, a.k, a.v);
+  b += tile_count;
+  b += fmt::format("#pragma unroll\nfor (int k_step = 0; k_step < {}; ++k_step) {{  // the prologue: one commit group a "
+                   "tile (empty past the end)\n",
+                   ahead);
+  b += fmt::format("  if (k_step < {}) {{\n", count);
+  b += indented(attention_stage_copies(a, memory, t, k_copy, v_copy, "k_step", "k_step"), 4);
+  b += "  }\n  pf::cp_async_commit();\n}\n";
+  b += fmt::format("pf::sm90::WgFragA p_frag[{}];  // the probabilities of the tile before, A of its P·V\n", key_tile / 16);
+  b += fmt::format("#pragma unroll 1\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", count);
+  b += indented(loop, 2);
+  b += "}\n";
+  b += fmt::format("// the last tile's {}\n", print_statement_source(*program.find_statement(a.product)));
+  b += pv(count + " - 1");
+  b += "pf::sm90::wgmma_wait<0>();\npf::sm90::wgmma_fence_operand(out);\n";
   // the division and the store
   b += attention_division(program, a, dvp / 2);
   const bool wide = row_width(program, a.out) == "pf::Width::b128";

@@ -3,13 +3,16 @@
 // block takes 64 query rows of one batch slice (blockIdx.y), a block one or two warpgroups (64
 // or 128 queries: two when the rows fill more than one); Q's tile stays in shared memory, the
 // keys and values walk through a ring of cp.async stages of [64][D] K and [64][Dv] V tiles in
-// wgmma's canonical swizzled layouts. Per tile a warpgroup computes its 64 x 64 scores with
-// wgmma (Q and K from shared memory, K-major), applies the program's steps on each score, masks
-// keys past the end, runs the online softmax on the accumulators (kernels/cuda/pf_attention_sm90.cuh),
-// turns the probabilities into register-form A fragments and adds P * V with wgmma (V read as
-// the MN-major B operand). At the end the division by the row sums, and a staged store (16-byte
-// chunks where the output's rows allow). D and Dv are padded to 32, 64 or 128 columns (zero
-// filled); rows and keys past the ends are zero filled and masked.
+// wgmma's canonical swizzled layouts. Per tile k a warpgroup issues its 64 x 64 scores (wgmma,
+// Q and K from shared memory, K-major) and right after them tile k - 1's P * V (wgmma with P in
+// registers, V the MN-major B operand), so that P * V runs while the scores do and while the
+// program's steps, the mask of keys past the end and the online softmax
+// (kernels/cuda/pf_attention_sm90.cuh) work on them; once P * V retired the output is rescaled
+// and tile k's probabilities become the register-form A fragments of the next one (FlashAttention-
+// 3's intra-warpgroup overlap). V stays in its stage one tile longer: --stages S copies S - 1
+// tiles ahead (at least one) in a ring of that + 2 stages. At the end the division by the row
+// sums, and a staged store (16-byte chunks where the output's rows allow). D and Dv are padded to
+// 32, 64 or 128 columns (zero filled); rows and keys past the ends are zero filled and masked.
 #pragma once
 
 #include <string>

@@ -12,6 +12,7 @@
 #include "codegen/hopper_kernel_shape.h"
 #include "codegen/hopper_stage_operand.h"
 #include "codegen/main_loop_choice.h"
+#include "codegen/mma_sync_loop.h"
 #include "frontend/diagnostics.h"
 #include "frontend/element_type.h"
 #include "schedule/plan_from_program.h"
@@ -152,13 +153,17 @@ std::string consumer_epilogue(const Program& program, const KernelPlan& plan, co
     if (mm.live_out) {
       const int out_bytes = size_in_bytes(program.find_tensor(mm.c)->type);
       const std::string batch_offset = k.batched ? fmt::format("static_cast<long long>(batch) * {} + ", k.m * k.n) : "";
-      text += fmt::format("    store_wg_acc_staged{}(acc, staging, {} + {}static_cast<long long>({}) * {}, {}, {} - ({}), {},\n"
-                          "                        epilogue_sync);\n",
+      text += fmt::format("    store_wg_acc_staged{}(acc, staging, {} + {}static_cast<long long>({}) * {} + n0, {}, {} - ({}),\n"
+                          "                        {} - n0, epilogue_sync);\n",
                           k.n % (16 / out_bytes) == 0 ? "<true>" : "", mm.c, batch_offset, row0, k.n, k.n, k.m, row0, k.n);
     } else {
       text += "    stage_wg_acc(acc, staging, epilogue_sync);\n";
     }
-    return text + staged_row_chain(program, chain.chain, chain.staged, t.bn, row0, k.batched ? "batch" : "0");
+    const std::string rows = staged_row_chain(program, chain.chain, chain.staged, t.bn, row0, k.batched ? "batch" : "0");
+    if (k.schedule.cluster_n == 1) return text + rows;
+    // clusters of 1 x 2 tiles: the second of a cluster tile row past the one tile that spans the row
+    return text + "    if (n0 == 0) {  // the cluster's tile past the row (n0 > 0) holds none of it\n" + indented(rows, 2) +
+           "    }\n";
   }
   if (!plan.epilogue.empty() || k.accumulators.size() > 1) {
     std::string text = fmt::format(

@@ -42,18 +42,17 @@ std::string indented(const std::string& text, int indent) {
   return out;
 }
 
-std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute, const std::string& landed) {
-  return k_loop(std::to_string(steps), stages, copies, compute, landed);
+std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute) {
+  return k_loop(std::to_string(steps), stages, copies, compute);
 }
 
-std::string k_loop(const std::string& steps, int stages, const StepText& copies, const StageText& compute,
-                   const std::string& landed) {
+std::string k_loop(const std::string& steps, int stages, const StepText& copies, const StageText& compute) {
   std::string text;
   if (stages == 1) {
     text += "// one shared stage: copy, wait, one barrier, the MMAs, one barrier\n";
     text += fmt::format("#pragma unroll 1\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", steps);
     text += indented(copies("k_step", "0"), 2);
-    text += "  pf::cp_async_commit();\n  pf::cp_async_wait<0>();\n" + indented(landed, 2) + "  __syncthreads();\n";
+    text += "  pf::cp_async_commit();\n  pf::cp_async_wait<0>();\n  __syncthreads();\n";
     text += indented(compute("0"), 2);
     text += "  __syncthreads();\n}\n";
     return text;
@@ -75,7 +74,7 @@ std::string k_loop(const std::string& steps, int stages, const StepText& copies,
                       "into the stage k-step i-1 read, overlapping the MMAs of k-step i\n",
                       stages, stages - 1);
   text += fmt::format("#pragma unroll 1\nfor (int k_step = 0; k_step < {}; ++k_step) {{\n", steps);
-  text += fmt::format("  pf::cp_async_wait<{}>();\n{}  __syncthreads();\n", stages - 2, indented(landed, 2));
+  text += fmt::format("  pf::cp_async_wait<{}>();\n  __syncthreads();\n", stages - 2);
   text += fmt::format("  if (k_step + {} < {}) {{\n", stages - 1, steps);
   text += indented(copies(fmt::format("k_step + {}", stages - 1), fmt::format("((k_step + {}) % {})", stages - 1, stages)), 4);
   text += "  }\n  pf::cp_async_commit();\n";

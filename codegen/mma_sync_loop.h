@@ -48,14 +48,10 @@ using StepText = std::function<std::string(const std::string& step, const std::s
 using StageText = std::function<std::string(const std::string& stage)>;
 
 // A k-loop of `steps` k-steps through a ring of `stages` shared stages: `copies` are a k-step's
-// cp.async copies into a stage, `compute` the warps' MMAs on a stage; `landed` runs between each
-// thread's wait for its copies and the barrier that publishes them (fence.proxy.async when the
-// async proxy reads the stage: wgmma).
-std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute,
-                   const std::string& landed = "");
+// cp.async copies into a stage, `compute` the warps' MMAs on a stage.
+std::string k_loop(int steps, int stages, const StepText& copies, const StageText& compute);
 // The same with `steps` an expression (a variable of the kernel: at least 1).
-std::string k_loop(const std::string& steps, int stages, const StepText& copies, const StageText& compute,
-                   const std::string& landed = "");
+std::string k_loop(const std::string& steps, int stages, const StepText& copies, const StageText& compute);
 
 // The fragments of one operand a k-slice loads from a shared tile of `cols` columns: the A
 // fragments of rows 32 * warp_y.. at k `k0`, or the B fragments of k 16 * k_slice at column `n0`.

@@ -9,6 +9,7 @@
 //   for each tile of keys:
 //     scores = Q * K_tile^T (the warp's 16 rows)              // the MMAs
 //     online_softmax(scores, rows, out);                      // scores -> p = exp(s - max), out rescaled
+//                                                             // (softmax_tile, then rescale_rows)
 //     probabilities_as_a<T, ROUNDED>(scores, p_frags, rows);  // p as A fragments; the sum grows
 //     out += p_frags * V_tile                                 // the MMAs
 //   softmax_rows_finish(rows);                                // rows.sum: the rows' whole sums
@@ -41,15 +42,14 @@ PF_DEVICE void softmax_rows_start(SoftmaxRows& rows) {
 }
 
 // One tile: `s` (the warp's 16 rows of scores) becomes exp(s - max) in place, where max is the
-// rows' running maximum including this tile; the sums so far and the warp's output
-// accumulators `out` are multiplied by exp(old max - new max).
-// S and O: AccTile16816<1, n> (a warp's 16 rows), or the warpgroup's pf::sm90::WgAcc<n> (the
-// same lane layout: register i of a lane is in its row (i >> 1) & 1).
-template <class S, class O> PF_DEVICE void online_softmax(S& s, SoftmaxRows& rows, O& out) {
+// rows' running maximum including this tile; the sums so far are multiplied by exp(old max -
+// new max), the factor `scale` of each row returned for the output (rescale_rows).
+// S: AccTile16816<1, n> (a warp's 16 rows), or the warpgroup's pf::sm90::WgAcc<n> (the same lane
+// layout: register i of a lane is in its row (i >> 1) & 1).
+template <class S> PF_DEVICE void softmax_tile(S& s, SoftmaxRows& rows, float (&scale)[2]) {
   float tile_max[2] = {minus_infinity(), minus_infinity()};
 PF_UNROLL
   for (int i = 0; i < S::count; ++i) tile_max[(i >> 1) & 1] = fmaxf(tile_max[(i >> 1) & 1], s.v[i]);
-  float scale[2];
 PF_UNROLL
   for (int h = 0; h < 2; ++h) {
     tile_max[h] = fmaxf(tile_max[h], shfl_xor(tile_max[h], 1));
@@ -62,8 +62,19 @@ PF_UNROLL
   }
 PF_UNROLL
   for (int i = 0; i < S::count; ++i) s.v[i] = op::exp(s.v[i] - rows.max[(i >> 1) & 1]);
+}
+
+// The output accumulators `out` of the rows multiplied by their `scale`.
+template <class O> PF_DEVICE void rescale_rows(O& out, const float (&scale)[2]) {
 PF_UNROLL
   for (int i = 0; i < O::count; ++i) out.v[i] *= scale[(i >> 1) & 1];
+}
+
+// softmax_tile, then the output so far rescaled (rescale_rows).
+template <class S, class O> PF_DEVICE void online_softmax(S& s, SoftmaxRows& rows, O& out) {
+  float scale[2];
+  softmax_tile(s, rows, scale);
+  rescale_rows(out, scale);
 }
 
 // The probabilities `p` (16 x 8*NT, NT even) as the A fragments of the k-slices of 16 keys they

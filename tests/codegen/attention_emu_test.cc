@@ -286,8 +286,8 @@ TEST(AttentionEmu, SharedKeysInEveryPlanForm) {
 
 // The generated kernel with `edit` applied at sizes that need every part (three key tiles, a
 // growing max, keys past the end): its check's text, or the emulator's error.
-std::string broken_run(const std::string& from, const std::string& to, Arch arch = Arch::sm_80) {
-  const Program program = compile_program(example_source("attention"), {{"B", 2}, {"S", 40}, {"T", 150}, {"D", 32}});
+std::string broken_run(const std::string& from, const std::string& to, Arch arch = Arch::sm_80, std::int64_t s = 40) {
+  const Program program = compile_program(example_source("attention"), {{"B", 2}, {"S", s}, {"T", 150}, {"D", 32}});
   EmuRunOptions how;
   how.edit = replacing(from, to);
   try {
@@ -315,20 +315,23 @@ TEST(AttentionEmu, PlantedErrorsAreReported) {
   EXPECT_NE(broken_run("pf::cp_async_wait<0>();\n", ""), "");
 }
 
-// The same on the sm_90a kernel, and what wgmma adds: the copies not fenced for the async proxy,
-// the accumulators of the scores or of the output touched before their wgmma retired.
+// The same on the sm_90a kernel, and what wgmma and its overlap add: the copies not fenced for the
+// async proxy, the scores read before their wgmma retired, the output rescaled before the previous
+// tile's P·V retired, a V tile overwritten while that P·V still reads it (the ring one stage short).
 TEST(AttentionEmu, PlantedErrorsAreReportedOnTheWgmmaKernel) {
-  const auto broken = [](const std::string& from, const std::string& to) { return broken_run(from, to, Arch::sm_90a); };
+  // S = 100: two warpgroups, whose barrier orders one's copies before the other's wgmma
+  const auto broken = [](const std::string& from, const std::string& to) {
+    return broken_run(from, to, Arch::sm_90a, 100);
+  };
   EXPECT_EQ(broken("pf::sm90::wg_fill(out, 0.f);", "pf::sm90::wg_fill(out, 0.f);"), "") << "the unedited kernel passes";
-  EXPECT_NE(broken("pf::online_softmax(score, rows, out);",
-                   "{ pf::sm90::WgAcc<32> kept; pf::sm90::wg_fill(kept, 0.f); pf::online_softmax(score, rows, kept); }"),
-            "");
+  EXPECT_NE(broken("pf::rescale_rows(out, scale);", ""), "");
   EXPECT_NE(broken("pf::softmax_rows_finish(rows);", ""), "");
   EXPECT_NE(broken("key < 150 ? x : pf::minus_infinity()", "x"), "");
-  EXPECT_NE(broken("pf::sm90::fence_proxy_async();\n", ""), "");
-  EXPECT_NE(broken("pf::sm90::wgmma_wait<0>();\n    pf::sm90::wgmma_fence_operand(score);", ""), "");
-  EXPECT_NE(broken("pf::sm90::wgmma_wait<0>();\n    pf::sm90::wgmma_fence_operand(out);", ""), "");
-  EXPECT_NE(broken("pf::sm90::fence_proxy_async();\n    __syncthreads();", "pf::sm90::fence_proxy_async();"), "");
+  EXPECT_NE(broken("pf::sm90::fence_proxy_async();", ""), "");
+  EXPECT_NE(broken("pf::sm90::wgmma_wait<1>();", ""), "");
+  EXPECT_NE(broken("pf::sm90::wgmma_wait<0>();  // the previous", "//"), "");
+  EXPECT_NE(broken("((k_step + 1) % 3) * 8192 + 4096, v_base", "((k_step + 2) % 3) * 8192 + 4096, v_base"), "");
+  EXPECT_NE(broken("__syncthreads();  // tile k_step landed", "//"), "");
   EXPECT_NE(broken("pf::cp_async_wait<0>();\n", ""), "");
 }
 

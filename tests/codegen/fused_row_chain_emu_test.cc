@@ -173,8 +173,8 @@ TEST(FusedRowChainEmu, AfterBatchedMatmuls) {
 // chain on them, one warp a row. The examples at odd sizes (B copied by threads where its rows
 // are not 16-byte multiples), whole tiles, the widest row over two consumers and a second tile
 // of two rows, batched matmuls (one and two batch indices), outputs of every kind, the matmul's
-// result an output too, f32 operands on TF32 wgmma; the byte counters: the output stored once, C
-// (a temporary) never.
+// result an output too, f32 operands on TF32 wgmma, both consumer schedules and the clusters; the
+// byte counters: the output stored once, C (a temporary) never.
 TEST(FusedRowChainEmu, Sm90aRunsTheChainOnTheStagedAccumulators) {
   struct Case {
     std::string source;
@@ -242,6 +242,21 @@ TEST(FusedRowChainEmu, Sm90aRunsTheChainOnTheStagedAccumulators) {
         EXPECT_EQ(run.stats.buffer(t.name)->bytes_stored, elements * static_cast<std::uint64_t>(size_in_bytes(t.type))) << t.name;
       }
     EXPECT_EQ(run.stats.counter("global_bytes_stored"), outputs_bytes) << run.stats.details();
+  }
+  // the consumer schedules and clusters: a 1 x 2 cluster's second tile lies past the row (it holds
+  // none of it: neither the chain nor C's store runs there)
+  for (const std::string& source : {example_source("layernorm"), c_output}) {
+    const Program program = compile_program(source, {{"M", 300}, {"N", 200}, {"K", 136}});
+    for (const ClusterShape cluster : {ClusterShape{1, 1}, ClusterShape{2, 1}, ClusterShape{1, 2}})
+      for (const ConsumerSchedule consumers : {ConsumerSchedule::cooperative, ConsumerSchedule::pingpong}) {
+        SCOPED_TRACE(fmt::format("{}, --cluster {}, {}", program.name, to_string(cluster), to_string(consumers)));
+        GpuOptions options = default_choices(Arch::sm_90a);
+        options.cluster = cluster;
+        options.consumer_schedule = consumers;
+        const EmuRun run = run_on_emulator(program, options);
+        EXPECT_TRUE(run.check.ok) << run.check.to_string();
+        EXPECT_GT(run.stats.counter("wgmma_instructions"), 0u);
+      }
   }
   // A K of 19 (A's rows 38 bytes apart) and an N of 101 (B's 202): TMA can load neither, the
   // mma.sync kernel runs the chain on its fragments
