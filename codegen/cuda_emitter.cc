@@ -37,19 +37,9 @@
 namespace polyfuse {
 namespace {
 
-// The main loop of the kernel: a fused row chain runs on the wgmma kernel's staged accumulators
-// where codegen/hopper_row_chain.h takes it, else on the mma.sync accumulator fragments.
+// The main loop of the kernel: where a fused row chain runs (codegen/hopper_row_chain.h).
 MainLoopChoice main_loop_of(const Program& program, const KernelPlan& plan, const GpuOptions& options) {
-  const std::optional<FusedRowChain> fused = has_wgmma(options.arch) ? fused_row_chain(program) : std::nullopt;
-  MainLoopChoice choice = choose_main_loop(program, plan, options);
-  if (!fused || choice.loop != MainLoop::tma_wgmma) return choice;
-  const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
-  if (const std::string* why = std::get_if<std::string>(&staged)) {
-    MainLoopChoice fallback;
-    fallback.fallback_reason = "the row chain in the epilogue runs on the mma.sync accumulator fragments: " + *why;
-    return fallback;
-  }
-  return choice;
+  return with_fused_row_chain(program, plan, options, choose_main_loop(program, plan, options));
 }
 
 // The plan of `program`, checked against what the CUDA emitter handles so far, its
@@ -572,17 +562,7 @@ std::string emit_config_text(const Program& program, const GpuOptions& options, 
                         "runtime reads the device's SM count at launch (the emulator: --sms, default 132); no cluster "
                         "(--cluster 1x1, the default until GPU timings show a 2x1 or 1x2 cluster faster)\n",
                         m.grid[0].value, o.group.value_or(HopperTileSchedule{}.group), m.grid[0].value);
-  if (choice.loop == MainLoop::tma_wgmma) {
-    const std::optional<FusedRowChain> fused = fused_row_chain(program);
-    if (!fused) {
-      text += fmt::format("epilogue: {}\n", describe_hopper_epilogue(program, plan));
-    } else {
-      const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
-      PF_INTERNAL_CHECK(std::holds_alternative<HopperRowChain>(staged), "a row chain the wgmma epilogue takes");
-      text += fmt::format("epilogue: the row chain on each consumer's staged accumulators ({} read there), {}\n",
-                          std::get<HopperRowChain>(staged).staged, std::get<HopperRowChain>(staged).chain.describe());
-    }
-  }
+  if (choice.loop == MainLoop::tma_wgmma) text += fmt::format("epilogue: {}\n", describe_sm90a_epilogue(program, plan));
   const std::string grid_x = m.persistent ? "min(SMs, " + m.grid[0].expression + ")" : m.grid[0].expression;
   text += fmt::format("launch: grid ({}{}, {}, {}), block ({}, {}, {}), {} bytes of dynamic shared memory{}\n", grid_x,
                       m.cluster_x > 1 ? fmt::format(" rounded down to a multiple of {}", m.cluster_x) : "",

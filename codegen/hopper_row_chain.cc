@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "codegen/hopper_epilogue.h"
+#include "frontend/diagnostics.h"
+
 namespace polyfuse {
 
 std::variant<HopperRowChain, std::string> hopper_row_chain(const Program& program, const KernelPlan& plan,
@@ -26,6 +29,29 @@ std::variant<HopperRowChain, std::string> hopper_row_chain(const Program& progra
         return fmt::format("{} reads {} elsewhere than at its element", id, c);
   }
   return HopperRowChain{std::move(chain), c, fused.row_length};
+}
+
+MainLoopChoice with_fused_row_chain(const Program& program, const KernelPlan& plan, const GpuOptions& options,
+                                    MainLoopChoice choice) {
+  const std::optional<FusedRowChain> fused = has_wgmma(options.arch) ? fused_row_chain(program) : std::nullopt;
+  if (!fused || choice.loop != MainLoop::tma_wgmma) return choice;
+  const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
+  if (const std::string* why = std::get_if<std::string>(&staged)) {
+    MainLoopChoice fallback;
+    fallback.fallback_reason = "the row chain in the epilogue runs on the mma.sync accumulator fragments: " + *why;
+    return fallback;
+  }
+  return choice;
+}
+
+std::string describe_sm90a_epilogue(const Program& program, const KernelPlan& plan) {
+  const std::optional<FusedRowChain> fused = fused_row_chain(program);
+  if (!fused) return describe_hopper_epilogue(program, plan);
+  const std::variant<HopperRowChain, std::string> staged = hopper_row_chain(program, plan, *fused);
+  PF_INTERNAL_CHECK(std::holds_alternative<HopperRowChain>(staged), "a row chain the wgmma epilogue takes");
+  const HopperRowChain& chain = std::get<HopperRowChain>(staged);
+  return fmt::format("the row chain on each consumer's staged accumulators ({} read there), {}", chain.staged,
+                     chain.chain.describe());
 }
 
 }  // namespace polyfuse

@@ -10,6 +10,7 @@
 #include <string>
 #include <variant>
 
+#include "codegen/main_loop_choice.h"
 #include "frontend/program.h"
 #include "schedule/fused_row_chain.h"
 #include "schedule/kernel_plan.h"
@@ -28,5 +29,15 @@ struct HopperRowChain {
 // only at the element; the statements one row chain with one warp a row).
 std::variant<HopperRowChain, std::string> hopper_row_chain(const Program& program, const KernelPlan& plan,
                                                            const FusedRowChain& fused);
+
+// `choice` (choose_main_loop's for the kernel of `plan` with `options`) where `program` has a fused
+// row chain: the wgmma kernel keeps it where hopper_row_chain takes the chain, else the mma.sync
+// main loop runs the chain on its fragments and the fallback reason says why.
+MainLoopChoice with_fused_row_chain(const Program& program, const KernelPlan& plan, const GpuOptions& options,
+                                    MainLoopChoice choice);
+
+// The epilogue line of --emit=config for the wgmma kernel of `plan`: the row chain's, or the
+// pointwise epilogue's (describe_hopper_epilogue).
+std::string describe_sm90a_epilogue(const Program& program, const KernelPlan& plan);
 
 }  // namespace polyfuse
