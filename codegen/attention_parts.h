@@ -63,11 +63,15 @@ LaunchMetadata attention_launch(const Program& program, const Attention& attenti
                                 const std::string& options);
 
 // The block's batch slice (`slice`, from blockIdx.y), its batch indices where needed, and the
-// pointers q_base, k_base, v_base (of `type`) to the operands' slices.
-std::string attention_slice_lines(const AttentionMemory& memory, const std::string& type);
+// pointers q_base, k_base, v_base (of `type`) to the operands' slices (only with
+// `operand_pointers`: not where Q, K and V come as tensor maps).
+std::string attention_slice_lines(const AttentionMemory& memory, const std::string& type, bool operand_pointers = true);
 
 // The kernel's head: what it computes, its launch, and its signature line (the body follows).
-std::string attention_kernel_head(const Program& program, const Attention& attention, const LaunchMetadata& launch);
+// `min_blocks` > 0: __launch_bounds__'s blocks per SM too (a register count at the entry, which
+// setmaxnreg needs).
+std::string attention_kernel_head(const Program& program, const Attention& attention, const LaunchMetadata& launch,
+                                  int min_blocks = 0);
 
 // The copies of key tile `tile` (an expression) into stage `stage` of the ring after Q's tile at
 // `smem`: K's with `k_copy`, V's with `v_copy` (copy functions with their template arguments,

@@ -19,28 +19,6 @@ constexpr unsigned kAtomBytes = 128, kBoxOuter = 64;
 // cudaMalloc returns 256-byte aligned pointers; the runtime's buffers are its.
 constexpr std::uintptr_t kAllocationAlignment = 256;
 
-// Why TMA cannot load the row-major `rows` x `cols` tensor `name` (`batches` of them, one after
-// the other: a 3-d map whose dimension 2 is the linearised batch; 0: a plain matrix), or "".
-std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols,
-                        std::int64_t batches) {
-  tma::TiledMapRequest r;
-  r.type = tma_data_type(type);
-  const unsigned bytes = tma::element_bits(r.type) / 8;
-  r.rank = batches > 0 ? 3 : 2;
-  r.global_address = kAllocationAlignment;
-  r.global_dim[0] = static_cast<std::uint64_t>(cols);
-  r.global_dim[1] = static_cast<std::uint64_t>(rows);
-  r.global_dim[2] = static_cast<std::uint64_t>(batches);
-  r.global_strides[0] = static_cast<std::uint64_t>(cols) * bytes;
-  r.global_strides[1] = static_cast<std::uint64_t>(rows) * r.global_strides[0];
-  r.box_dim[0] = kAtomBytes / bytes;
-  r.box_dim[1] = kBoxOuter;
-  r.box_dim[2] = 1;
-  r.swizzle = tma::Swizzle::b128;
-  std::optional<tma::RuleViolation> broken = tma::check_tiled_map(r);
-  return broken ? fmt::format("TMA cannot load {}: {}", name, broken->message) : "";
-}
-
 // Why the tile options keep the mma.sync main loop, or "": they are that loop's (warp tiles,
 // macro-MMAs, split-K over warps, cp.async stages, block order); the Hopper loop chooses its own tiles.
 std::string tile_options_refusal(const GpuOptions& options) {
@@ -177,6 +155,26 @@ std::string unsupported_plan(const Program& program, const KernelPlan& plan, boo
 }
 
 }  // namespace
+
+std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols,
+                        std::int64_t batches) {
+  tma::TiledMapRequest r;
+  r.type = tma_data_type(type);
+  const unsigned bytes = tma::element_bits(r.type) / 8;
+  r.rank = batches > 0 ? 3 : 2;
+  r.global_address = kAllocationAlignment;
+  r.global_dim[0] = static_cast<std::uint64_t>(cols);
+  r.global_dim[1] = static_cast<std::uint64_t>(rows);
+  r.global_dim[2] = static_cast<std::uint64_t>(batches);
+  r.global_strides[0] = static_cast<std::uint64_t>(cols) * bytes;
+  r.global_strides[1] = static_cast<std::uint64_t>(rows) * r.global_strides[0];
+  r.box_dim[0] = kAtomBytes / bytes;
+  r.box_dim[1] = kBoxOuter;
+  r.box_dim[2] = 1;
+  r.swizzle = tma::Swizzle::b128;
+  std::optional<tma::RuleViolation> broken = tma::check_tiled_map(r);
+  return broken ? fmt::format("TMA cannot load {}: {}", name, broken->message) : "";
+}
 
 tma::DataType tma_data_type(ElementType type) {
   if (is_fp8(type)) return tma::DataType::uint8;  // TMA moves FP8 codes as bytes

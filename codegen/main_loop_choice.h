@@ -67,6 +67,12 @@ struct MainLoopChoice {
   bool producer_threads_work() const { return any_thread_copy() || any_prologue_in_place(); }
 };
 
+// Why TMA cannot load the row-major `rows` x `cols` tensor `name` (`batches` of them, one after
+// the other: a 3-d map whose dimension 2 is the linearised batch; 0: a plain matrix) in boxes
+// of 128 bytes by 64 rows with 128-byte swizzle (the runtime's maps: runtime/api/tensor_map_arguments.h), or "".
+std::string tma_refusal(const std::string& name, ElementType type, std::int64_t rows, std::int64_t cols,
+                        std::int64_t batches);
+
 // The main loop of the kernel of `plan`. TMA + wgmma needs: an arch with wgmma; one plain
 // matmul, or two whose results the epilogue adds (codegen/added_matmuls.h: one accumulator, the
 // k-blocks of one then of the other, any K; unbatched, the two A and the two B in one layout

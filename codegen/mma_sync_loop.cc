@@ -135,7 +135,8 @@ void refuse_split_k_and_other_mma(const GpuOptions& options, const std::string& 
 
 std::string signature(const std::vector<KernelParameter>& parameters) {
   std::vector<std::string> parts;
-  for (const KernelParameter& p : parameters) parts.push_back(p.c_type + " __restrict__ " + p.name);
+  for (const KernelParameter& p : parameters)
+    parts.push_back(p.tma_box.empty() ? p.c_type + " __restrict__ " + p.name : p.c_type + " " + p.name + "_map");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

@@ -76,7 +76,8 @@ std::string epilogue(const MatmulHalf& half, const GpuOptions& o, const std::str
 // The register tiles of `half` other than its accumulators (fresh epilogue results).
 std::string other_tiles(const MatmulHalf& half);
 
-// "const __half* __restrict__ A, ..." of a kernel's parameters.
+// "const __half* __restrict__ A, ..." of a kernel's parameters (a tensor map's: "const __grid_constant__
+// pf::sm90::TensorMap K_map").
 std::string signature(const std::vector<KernelParameter>& parameters);
 
 }  // namespace polyfuse

@@ -73,12 +73,22 @@ struct Shape {
 // On sm_80 the mma.sync kernel, on sm_90a the wgmma one (codegen/attention_wgmma_kernel.h): per
 // block, warpgroup and key tile D/16 wgmma for the scores (D padded to 32, 64 or 128) and four for
 // P * V (64 keys); one warpgroup for S <= 64, two above (S = 65 and 130: a second warpgroup with
-// one valid row, a block whose second warpgroup has none).
+// one valid row, a block whose second warpgroup has none). K and V come by TMA where the head pads
+// to 64 or 128 columns and its rows are 16-byte multiples (D = 40: the box's columns past the
+// head zero filled), else by cp.async. sm_90a runs the shapes marked `wgmma` (its other paths:
+// the tests below).
 TEST(AttentionEmu, ExamplesRunAsOneKernel) {
-  for (const Shape& x : {Shape{2, 40, 300, 64}, Shape{3, 130, 40, 64}, Shape{1, 65, 129, 32}, Shape{2, 17, 1000, 128},
-                         Shape{1, 64, 64, 40}, Shape{2, 33, 77, 24}, Shape{1, 5, 3, 16}, Shape{1, 200, 150, 128}}) {
+  struct Case {
+    Shape x;
+    bool wgmma;
+  };
+  for (const Case& c : {Case{{2, 40, 300, 64}, false}, Case{{3, 130, 40, 64}, true}, Case{{1, 65, 129, 32}, true},
+                        Case{{2, 17, 1000, 128}, true}, Case{{1, 64, 64, 40}, true}, Case{{2, 33, 77, 24}, false},
+                        Case{{1, 5, 3, 16}, true}, Case{{1, 200, 150, 128}, false}}) {
+    const Shape& x = c.x;
     const SizeBindings sizes{{"B", x.b}, {"S", x.s}, {"T", x.t}, {"D", x.d}};
     for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+      if (has_wgmma(arch) && !c.wgmma) continue;
       SCOPED_TRACE(fmt::format("{}: B={} S={} T={} D={}", to_string(arch), x.b, x.s, x.t, x.d));
       const std::uint64_t rows = block_rows(arch, static_cast<std::uint64_t>(x.s));
       for (const char* example : {"attention", "causal_attention"}) {
@@ -88,6 +98,7 @@ TEST(AttentionEmu, ExamplesRunAsOneKernel) {
         if (x.d == 64 || has_wgmma(arch)) {
           EXPECT_EQ(run.stats.counter("shared_bank_conflicts"), 0u);
         }
+        EXPECT_EQ(run.stats.counter("tma_loads") > 0, has_wgmma(arch) && x.d > 32 && x.d % 8 == 0);
         if (!has_wgmma(arch)) {
           EXPECT_EQ(run.stats.counter("wgmma_instructions"), 0u);
         } else if (!causal) {
@@ -270,7 +281,11 @@ TEST(AttentionEmu, SharedKeysInEveryPlanForm) {
       "  z(b, h, s) +=! e(b, h, s, t)\n"
       "  O(b, h, s, n) +=! e(b, h, s, t) * V(b, t, n) / z(b, h, s)\n"
       "}\n";
-  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) run_attention(five, {{"B", 1}, {"H", 2}, {"S", 2}, {"T", 131}, {"D", 72}, {"E", 72}}, arch);
+  for (Arch arch : {Arch::sm_80, Arch::sm_90a}) {
+    const EmuRun run = run_attention(five, {{"B", 1}, {"H", 2}, {"S", 2}, {"T", 131}, {"D", 72}, {"E", 72}}, arch);
+    // on sm_90a K and V by TMA: a 3-d map each, the block's matrix from its batch index b alone
+    EXPECT_EQ(run.stats.counter("tma_loads") > 0, has_wgmma(arch));
+  }
   const std::string grouped =
       "def mqa(f16(B, H, S, D) Q, f16(B, T, D) K, f16(B, T, E) V) -> (f16(B, H, S, E) O) {\n"
       "  L(b, h, s, t) +=! Q(b, h, s, d) * K(b, t, d)\n"
@@ -333,6 +348,43 @@ TEST(AttentionEmu, PlantedErrorsAreReportedOnTheWgmmaKernel) {
   EXPECT_NE(broken("((k_step + 1) % 3) * 8192 + 4096, v_base", "((k_step + 2) % 3) * 8192 + 4096, v_base"), "");
   EXPECT_NE(broken("__syncthreads();  // tile k_step landed", "//"), "");
   EXPECT_NE(broken("pf::cp_async_wait<0>();\n", ""), "");
+}
+
+// With heads of 64 columns the sm_90a kernel loads Q, K and V by TMA from a producer warpgroup (one
+// thread issues the boxes; per stage a "full" mbarrier counts their bytes and an "empty" one the
+// consumers' releases; the consumers release a stage once its P·V retired): the producer not
+// waiting for a release or waiting on the other parity, the consumers releasing the tile they
+// still read or never releasing, a tile read before its "full" phase completed (no wait, the other
+// parity), too few bytes expected, Q read before it landed, the output staged before the other
+// consumer is done, the mbarriers used before their initialisation is ordered: each reported.
+// Five tiles through a ring of three: the parities wrap.
+TEST(AttentionEmu, PlantedErrorsAreReportedOnTheTmaRing) {
+  const auto broken = [](const std::string& from, const std::string& to) {
+    const Program program = compile_program(example_source("attention"), {{"B", 2}, {"S", 100}, {"T", 300}, {"D", 64}});
+    EmuRunOptions how;
+    how.edit = replacing(from, to);
+    try {
+      const EmuRun run = run_on_emulator(program, on(Arch::sm_90a), how);
+      EXPECT_GT(run.stats.counter("tma_loads"), 0u);
+      return run.check.ok ? std::string() : run.check.to_string();
+    } catch (const EmulatorError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(broken("pf::sm90::wg_fill(out, 0.f);", "pf::sm90::wg_fill(out, 0.f);"), "") << "the unedited kernel passes";
+  EXPECT_NE(broken("if (k_step >= 3) pf::sm90::mbarrier_wait(empty + s", "if (false) pf::sm90::mbarrier_wait(empty + s"), "");
+  EXPECT_NE(broken("static_cast<unsigned>(k_step / 3 - 1) & 1u", "static_cast<unsigned>(k_step / 3) & 1u"), "");
+  EXPECT_NE(broken("pf::sm90::mbarrier_arrive(empty + (k_step - 1) % 3)", "pf::sm90::mbarrier_arrive(empty + k_step % 3)"),
+            "");
+  EXPECT_NE(broken("if (k_step > 0) pf::sm90::mbarrier_arrive(empty + (k_step - 1) % 3);", ""), "");
+  EXPECT_NE(broken("pf::sm90::mbarrier_wait(full + k_step % 3", "if (false) pf::sm90::mbarrier_wait(full + k_step % 3"), "");
+  EXPECT_NE(broken("static_cast<unsigned>(k_step / 3) & 1u);  // tile k_step's",
+                   "static_cast<unsigned>(k_step / 3 + 1) & 1u);  // tile k_step's"),
+            "");
+  EXPECT_NE(broken("full + s, 16384);", "full + s, 8192);"), "");
+  EXPECT_NE(broken("pf::sm90::mbarrier_wait(q_full, 0u);", ""), "");
+  EXPECT_NE(broken("pf::sm90::WarpgroupBarrier{consumers_bar}", "[] {}"), "");
+  EXPECT_NE(broken("    pf::sm90::fence_mbarrier_init();\n  }\n  __syncthreads();", "  }"), "");
 }
 
 // Defs the kernel does not take keep their plan, and the first kernel's note says why.

@@ -40,11 +40,16 @@ TEST(AttentionKernel, CausalAttentionGoldenSm90a) {
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].grid[0].value, 1);  // ceil(100 / 128) blocks of 128 queries
   EXPECT_EQ(plan.kernels[0].grid[1].value, 3);
-  EXPECT_EQ(plan.kernels[0].block[0], 256);  // two warpgroups
-  // Q's 128 x 64 tile (D = 40 padded), a ring of three stages of K's and V's (the copies one tile
-  // ahead, a tile whose P·V still reads its V); the f32 staging of the output (2 x 64 x 64 x 4
-  // bytes) lies over them
-  EXPECT_EQ(plan.kernels[0].dynamic_shared_bytes, 16384 + 3 * (8192 + 8192));
+  EXPECT_EQ(plan.kernels[0].block[0], 384);  // two consumer warpgroups and the producer
+  // Q's two 64 x 64 tiles (D = 40 padded), a ring of three stages of K's and V's (a tile whose
+  // scores run, one whose P·V still reads its V, one the producer loads); the f32 staging of the
+  // output (2 x 64 x 64 x 4 bytes) lies over them; then the mbarriers: each stage's full and
+  // empty, Q's, the consumers'
+  EXPECT_EQ(plan.kernels[0].dynamic_shared_bytes, 16384 + 3 * (8192 + 8192) + (2 * 3 + 2) * 8);
+  // Q, K and V reach the kernel as tensor maps of boxes of 64 columns by 64 rows
+  for (const LaunchMetadata& m : plan.kernels)
+    for (const KernelParameter& p : m.parameters)
+      EXPECT_EQ(p.tma_box, (p.name == "Q" || p.name == "K" || p.name == "V") ? std::vector<int>({64, 64}) : std::vector<int>()) << p.name;
   EXPECT_TRUE(matches_golden(plan.source, "codegen/causal_attention_sm90a.cu"));
 }
 
