@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <sstream>
 
 #include "frontend/diagnostics.h"
 
@@ -32,18 +35,32 @@ isl::union_map reads_with_accumulators(const Program& program) {
   return reads;
 }
 
+namespace {
+
+// The exact last-writer dataflow (read after write) on the program order.
+isl::union_map flow_dependences(const isl::union_map& schedule, const isl::union_map& writes,
+                                const isl::union_map& reads) {
+  return isl::union_access_info(reads)
+      .set_must_source(writes)
+      .set_schedule_map(schedule)
+      .compute_flow()
+      .get_may_dependence()
+      .coalesce();
+}
+
+std::string isl_failure(const Program& program, const isl::exception& e) {
+  return fmt::format("dependence analysis of def {}: isl: {}", quote_name(program.name), e.what());
+}
+
+}  // namespace
+
 Dependences compute_dependences(const Program& program) {
   Dependences result(program.context());
   try {
     isl::union_map schedule = program.program_order();
     isl::union_map writes = program.writes();
     isl::union_map reads = reads_with_accumulators(program);
-    result.raw = isl::union_access_info(reads)
-                     .set_must_source(writes)
-                     .set_schedule_map(schedule)
-                     .compute_flow()
-                     .get_may_dependence()
-                     .coalesce();
+    result.raw = flow_dependences(schedule, writes, reads);
     result.war = isl::union_access_info(writes)
                      .set_may_source(reads)
                      .set_kill(writes)
@@ -62,10 +79,36 @@ Dependences compute_dependences(const Program& program) {
     result.war = result.war.gist_params(assumptions);
     result.waw = result.waw.gist_params(assumptions);
   } catch (const isl::exception& e) {
-    throw InternalError(fmt::format("dependence analysis of def {}: isl: {}", quote_name(program.name),
-                                    e.what()));
+    throw InternalError(isl_failure(program, e));
   }
   return result;
+}
+
+std::vector<std::pair<std::string, std::string>> flow_statement_pairs(const Program& program) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::pair<std::string, std::string>>> known;
+  constexpr std::size_t kMostRemembered = 4096;  // then forgotten all at once
+  try {
+    isl::union_map schedule = program.program_order();
+    isl::union_map writes = program.writes();
+    isl::union_map reads = reads_with_accumulators(program);
+    isl::set assumptions = program.assumptions();
+    std::ostringstream inputs;
+    inputs << schedule << '\n' << writes << '\n' << reads << '\n' << assumptions;
+    for (const Statement& statement : program.statements) inputs << '\n' << statement.id;
+    std::string key = inputs.str();
+    {
+      std::lock_guard lock(mutex);
+      if (auto it = known.find(key); it != known.end()) return it->second;
+    }
+    auto pairs = statement_pairs(program, flow_dependences(schedule, writes, reads).gist_params(assumptions));
+    std::lock_guard lock(mutex);
+    if (known.size() >= kMostRemembered) known.clear();
+    known.emplace(std::move(key), pairs);
+    return pairs;
+  } catch (const isl::exception& e) {
+    throw InternalError(isl_failure(program, e));
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> statement_pairs(const Program& program,

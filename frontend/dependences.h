@@ -60,4 +60,11 @@ std::vector<std::pair<std::string, std::string>> statement_pairs(const Program& 
                                                                  const isl::union_map& relation,
                                                                  bool include_self = false);
 
+// statement_pairs(program, compute_dependences(program).raw): the statement-level flow
+// dependences alone (what idiom recognition needs), computed without the anti and output
+// relations and remembered by the analysis's inputs (the program-order schedule, the writes,
+// the reads with the accumulators', the assumptions, the statements' order): the planner asks
+// for them many times over the same programs. Throws InternalError if isl fails.
+std::vector<std::pair<std::string, std::string>> flow_statement_pairs(const Program& program);
+
 }  // namespace polyfuse

@@ -140,11 +140,10 @@ const StatementIdiom* Idioms::find(std::string_view id) const {
   return nullptr;
 }
 
-Idioms recognize_idioms(const Program& program) {
-  return recognize_idioms(program, compute_dependences(program));
-}
+namespace {
 
-Idioms recognize_idioms(const Program& program, const Dependences& dependences) {
+// The idioms of `program`'s statements, given its statement-level flow dependences.
+Idioms classify(const Program& program, const std::vector<std::pair<std::string, std::string>>& flow) {
   Idioms idioms;
   for (const Statement& s : program.statements) {
     StatementIdiom idiom;
@@ -172,7 +171,7 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
   // Statement-level RAW graph.
   std::size_t count = program.statements.size();
   std::vector<std::vector<std::size_t>> consumers(count), producers(count);
-  for (const auto& [source, sink] : statement_pairs(program, dependences.raw)) {
+  for (const auto& [source, sink] : flow) {
     auto from = static_cast<std::size_t>(program.statement_index(source));
     auto to = static_cast<std::size_t>(program.statement_index(sink));
     consumers[from].push_back(to);
@@ -209,6 +208,14 @@ Idioms recognize_idioms(const Program& program, const Dependences& dependences) 
     for (std::size_t m : epilogue_of) idioms.statements[p].epilogue_of.push_back(program.statements[m].id);
   }
   return idioms;
+}
+
+}  // namespace
+
+Idioms recognize_idioms(const Program& program) { return classify(program, flow_statement_pairs(program)); }
+
+Idioms recognize_idioms(const Program& program, const Dependences& dependences) {
+  return classify(program, statement_pairs(program, dependences.raw));
 }
 
 }  // namespace polyfuse

@@ -105,7 +105,8 @@ std::string unsupported_reduction(const StatementIdiom& idiom, std::string_view 
 // dependences in `dependences`.
 Idioms recognize_idioms(const Program& program, const Dependences& dependences);
 
-// Same, computing the dependences first.
+// Same, from the program's flow dependences alone (flow_statement_pairs: computed once per
+// program, however often the planner asks).
 Idioms recognize_idioms(const Program& program);
 
 }  // namespace polyfuse

@@ -140,4 +140,32 @@ TEST(EmuPch, ADamagedOrMissingPrecompiledHeaderFallsBack) {
   fs::remove_all(options.cache_dir);
 }
 
+// Run by ProcessesSharingACacheLeaveNoTemporaries in processes of their own: one kernel built
+// with the cache root $POLYFUSE_EMU_PCH_TEST_ROOT.
+TEST(EmuPch, DISABLED_OneBuildInTheSharedCache) {
+  BuildOptions options;
+  options.cache_dir = std::getenv("POLYFUSE_EMU_PCH_TEST_ROOT");
+  run_scale(options, "process " + std::to_string(getpid()));
+}
+
+// A process placing the precompiled header beside its stub where an earlier process placed it
+// (the same file: a hard link) leaves no temporary behind (rename(2) between two links of one
+// file does nothing; such temporaries once piled up, one per test process).
+TEST(EmuPch, ProcessesSharingACacheLeaveNoTemporaries) {
+  const fs::path root = fresh_root("processes");
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  for (int process = 0; process < 3; ++process) {
+    const std::string command = "POLYFUSE_EMU_PCH_TEST_ROOT='" + root.string() + "' '" + self +
+                                "' --gtest_filter=EmuPch.DISABLED_OneBuildInTheSharedCache "
+                                "--gtest_also_run_disabled_tests > /dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  if (!gcc_pch(root)) GTEST_SKIP() << "the emulator's compiler makes no GCC precompiled header";
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(root / "emu"))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos) left.push_back(entry.path().filename());
+  EXPECT_TRUE(left.empty()) << left.size() << " temporaries left, the first " << left.front();
+  fs::remove_all(root);
+}
+
 }  // namespace

@@ -1,9 +1,13 @@
 // Dependences: RAW/WAR/WAW between statements and the carried dependence of reductions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "frontend/dependences.h"
+#include "frontend/frontend.h"
+#include "support/golden.h"
 #include "test_util.h"
 
 namespace polyfuse {
@@ -72,6 +76,36 @@ TEST(Dependences, ProgramOrderSchedule) {
                           "{ S0[m, n, k] -> [0, m, n, k] : 0 <= m < 2 and 0 <= n < 3 and 0 <= k < 4; "
                           "S1[m, n] -> [1, m, n, 0] : 0 <= m < 2 and 0 <= n < 3 }");
   EXPECT_TRUE(p.program_order().is_equal(expected)) << text.str();
+}
+
+// flow_statement_pairs (idiom recognition's flow dependences, computed alone and remembered)
+// gives the statement pairs of the full analysis's RAW relation, for every def of every
+// example, asked once and again (then from memory).
+TEST(Dependences, FlowStatementPairsAreTheFullAnalysisOnes) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(testing::source_path("examples")))
+    if (entry.path().extension() == ".tc") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  int defs = 0, with_pairs = 0;
+  for (const fs::path& file : files) {
+    FrontendResult result;
+    try {
+      result = compile_source(SourceFile{file.filename().string(), testing::read_text_file(file.string())}, {});
+    } catch (const UserError&) {
+      continue;  // (an example whose sizes must be bound: its defs are others' shapes)
+    }
+    for (const Program& program : result.programs) {
+      SCOPED_TRACE(file.filename().string() + ": def " + program.name);
+      const Pairs full = statement_pairs(program, compute_dependences(program).raw);
+      EXPECT_EQ(flow_statement_pairs(program), full);
+      EXPECT_EQ(flow_statement_pairs(program), full);
+      ++defs;
+      with_pairs += !full.empty();
+    }
+  }
+  EXPECT_GE(defs, 20);
+  EXPECT_GE(with_pairs, 10);
 }
 
 }  // namespace

@@ -39,15 +39,19 @@ std::string project_headers(const std::string& emu_include, const std::string& h
   return all;
 }
 
-// Puts `target`'s bytes at `link` (a hard link, else a copy), atomically.
+// Puts `target`'s bytes at `link` (a hard link, else a copy), atomically. Where `link` already
+// is `target` (a hard link placed by an earlier process) nothing is done: rename(2) between
+// two links of one file does nothing and would leave the temporary behind.
 bool place(const fs::path& target, const fs::path& link) {
-  const fs::path temporary = link.string() + ".tmp." + std::to_string(getpid());
   std::error_code ec;
+  if (fs::equivalent(target, link, ec)) return true;
+  const fs::path temporary = link.string() + ".tmp." + std::to_string(getpid());
   fs::remove(temporary, ec);
   fs::create_hard_link(target, temporary, ec);
   if (ec) fs::copy_file(target, temporary, fs::copy_options::overwrite_existing, ec);
   if (!ec) fs::rename(temporary, link, ec);
-  if (ec) fs::remove(temporary, ec);
+  std::error_code ignored;
+  fs::remove(temporary, ignored);  // (still there when the rename failed or did nothing)
   return !ec;
 }
 
