@@ -117,6 +117,7 @@ class StatementRunner {
   // current point); a position outside its dimension is an error naming the read and the point.
   std::int64_t read_offset(int read) const {
     std::int64_t offset = walk_.read_offset(read);
+    if (!walk_.has_gathers(read)) return offset;
     for (const StatementWalk::Gather& gather : walk_.gathers(read)) {
       const auto index_read = static_cast<std::size_t>(gather.index_read);
       const std::int64_t value =

@@ -131,8 +131,7 @@ std::string StatementWalk::point_text() const {
   return text;
 }
 
-bool StatementWalk::read_inside(int read) const {
-  const LinearAccess& access = reads_[static_cast<std::size_t>(read)];
+bool StatementWalk::subscripts_inside(const LinearAccess& access) {
   return std::all_of(access.subscripts.begin(), access.subscripts.end(), [](const Subscript& subscript) {
     return subscript.value >= 0 && subscript.value < subscript.extent;
   });

@@ -43,7 +43,10 @@ class StatementWalk {
   std::int64_t read_offset(int read) const { return reads_[static_cast<std::size_t>(read)].offset; }
   // False where read `read` is outside its tensor at the current point (only reads with
   // an outside value, `where I = 0 outside`, can be).
-  bool read_inside(int read) const;
+  bool read_inside(int read) const {
+    const LinearAccess& access = reads_[static_cast<std::size_t>(read)];
+    return access.subscripts.empty() || subscripts_inside(access);
+  }
   // One gathered subscript of a read (AffineIndex::gather) at the current point: the
   // element's position in `dim` is `affine` plus the value of read `index_read`.
   struct Gather {
@@ -56,6 +59,7 @@ class StatementWalk {
   // The gathered subscripts of read `read` at the current point (none for most reads);
   // read_offset(read) leaves their index values out.
   std::vector<Gather> gathers(int read) const;
+  bool has_gathers(int read) const { return !reads_[static_cast<std::size_t>(read)].gathered.empty(); }
   // "b = 1, r_l = 2": the current point, for messages.
   std::string point_text() const;
   // The value of domain dimension `dim` (Statement::indices) at the current point.
@@ -88,6 +92,7 @@ class StatementWalk {
     std::vector<GatheredSubscript> gathered; // the gathered dimensions (their index values not in offset)
   };
   static LinearAccess linearize(const Program& program, const Statement& statement, const Access& access);
+  static bool subscripts_inside(const LinearAccess& access);
   bool advance(std::size_t first, std::size_t last);
   void shift(std::size_t dim, std::int64_t steps);
 
