@@ -1,6 +1,7 @@
 #include "runtime/cache/artifact_cache.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -204,15 +206,29 @@ SharedObject ArtifactCache::shared_object(std::string_view kind, std::string_vie
   return result;
 }
 
+namespace {
+
+// The bytes `file` adds to a cache's size: its size the first time its inode is seen, 0 for
+// another link to it (a precompiled header's .gch is a hard link to its entry's object).
+std::uint64_t bytes_once(const fs::path& file, std::set<std::pair<dev_t, ino_t>>& seen) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return 0;
+  if (st.st_nlink > 1 && !seen.insert({st.st_dev, st.st_ino}).second) return 0;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+}  // namespace
+
 CacheInfo ArtifactCache::info() const {
   CacheInfo info;
   info.config = config_;
   for (const char* kind : kinds) {
     CacheInfo::Kind k{kind};
     std::error_code ec;
+    std::set<std::pair<dev_t, ino_t>> seen;
     for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
-      k.bytes += it->file_size(ec);
+      k.bytes += bytes_once(it->path(), seen);
       if (it->path().extension() == ".pfc") ++k.entries;
     }
     info.kinds.push_back(k);
@@ -256,6 +272,7 @@ void ArtifactCache::evict_to_fit() {
   };
   std::map<fs::path, Entry> entries;  // by directory / stem
   std::uint64_t total = 0;
+  std::set<std::pair<dev_t, ino_t>> seen;  // hard links count once
   for (const char* kind : kinds) {
     std::error_code ec;
     for (fs::directory_iterator it(config_.root / kind, ec), end; !ec && it != end; it.increment(ec)) {
@@ -268,7 +285,7 @@ void ArtifactCache::evict_to_fit() {
         continue;
       }
       Entry& entry = entries[file.parent_path() / name.substr(0, name.find('.'))];
-      const std::uint64_t size = it->file_size(ec);
+      const std::uint64_t size = bytes_once(file, seen);
       entry.files.push_back(file);
       entry.bytes += size;
       total += size;

@@ -13,10 +13,20 @@
 
 #include "runtime/cache/artifact_cache.h"
 #include "runtime/cache/content_hash.h"
+#include "runtime/cache/precompiled_header.h"
 #include "runtime/paths/data_root.h"
 
 namespace polyfuse::cpu_runtime {
 namespace fs = std::filesystem;
+
+// Every header the CPU code generator's files include (codegen/cpu_emit.cc, cpu_loop_nest.cc,
+// cpu_contraction.cc): one precompiled header serves them all, whichever few a file names.
+const char* const kPrecompiledIncludes =
+    "#include <algorithm>\n#include <atomic>\n#include <cmath>\n#include <cstdint>\n#include <memory>\n"
+    "#include <vector>\n#include \"polyfuse/cpu/brgemm.h\"\n#include \"polyfuse/cpu/elementwise.h\"\n"
+    "#include \"polyfuse/cpu/integers.h\"\n#include \"polyfuse/cpu/memory.h\"\n#include \"polyfuse/cpu/reduce.h\"\n"
+    "#include \"polyfuse/cpu/types.h\"\n";
+
 namespace {
 
 std::string read_file(const fs::path& path) {
@@ -26,11 +36,7 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-std::string quote(const std::string& word) {
-  std::string text = "'";
-  for (char c : word) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return text + "'";
-}
+std::string quote(const std::string& word) { return cache::shell_quote(word); }
 
 // Runs `command` through the shell; returns its exit status and output (stderr too).
 int run_command(const std::string& command, std::string& output) {
@@ -62,15 +68,45 @@ KernelsLocation kernels_location() {
   return {root / "kernels/cpu/include", fs::exists(copy, ec) ? copy : fs::path(POLYFUSE_CPU_KERNELS_LIBRARY)};
 }
 
-// What the key depends on besides the source: the compiler and the kernels library.
+// kernels/cpu's public headers, hashed: what generated code includes from the project.
+const std::string& kernels_headers_hash() {
+  static const std::string hash = cache::hash_of_headers({(kernels_location().include / "polyfuse/cpu").string()});
+  return hash;
+}
+
+// What the key depends on besides the source: the compiler and the kernels library and headers
+// (their inline functions and templates are compiled into the generated library).
 const std::string& toolchain_identity(const std::string& compiler) {
   static std::mutex mutex;
   static std::map<std::string, std::string> identities;
   std::lock_guard lock(mutex);
   std::string& identity = identities[compiler];
   if (identity.empty())
-    identity = cache::compiler_identity(compiler) + "\nkernels " + cache::hex64(cache::hash64(read_file(kernels_location().library)));
+    identity = cache::compiler_identity(compiler) + "\nkernels " +
+               cache::hex64(cache::hash64(read_file(kernels_location().library))) + "\nheaders " + kernels_headers_hash();
   return identity;
+}
+
+// Whether `source` starts with #include lines (after comments and blank lines): nothing of
+// its own comes before its headers, so they may come precompiled.
+bool starts_with_includes(const std::string& source) {
+  std::istringstream in(source);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("#include ")) return true;
+    if (!line.empty() && !line.starts_with("//")) return false;
+  }
+  return false;
+}
+
+// The precompiled form of kPrecompiledIncludes for builds with `flags`
+// (runtime/cache/precompiled_header.h, kind "cpu"); none with POLYFUSE_CPU_PCH=0 or for a
+// source that does not start with its #include lines.
+cache::PrecompiledHeader precompiled_includes(const std::string& compiler, const std::string& flags,
+                                              const std::string& source) {
+  const char* env = std::getenv("POLYFUSE_CPU_PCH");
+  if ((env && std::string(env) == "0") || !starts_with_includes(source)) return {"", "pch none"};
+  return cache::precompiled_header(cache::ArtifactCache::global(), "cpu", compiler, flags, kPrecompiledIncludes,
+                                   kernels_headers_hash());
 }
 
 // What the kernels archive needs from the system besides libstdc++: on x86-64, glibc's
@@ -121,7 +157,9 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
     flags += ' ';  // (not " " + quote(): GCC 12 warns falsely, -Wrestrict)
     flags += quote(flag);
   }
-  const std::string key = "polyfuse cpu cache v2\n" + toolchain_identity(compiler) + "\nflags" + flags + "\n" + source;
+  const std::string key = "polyfuse cpu cache v3\n" + toolchain_identity(compiler) + "\nflags" + flags + "\n" + source;
+  const KernelsLocation kernels = kernels_location();
+  const std::string compile_flags = flags + " -fPIC -I" + quote(kernels.include.string());
 
   static std::mutex mutex;
   static std::map<std::string, Loaded> loaded;  // key + entry -> loaded library
@@ -142,12 +180,23 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
     fs::path source_file = fs::path(output.string().substr(0, output.string().find(".so"))).replace_extension(".cpp");
     if (!store.config().enabled) source_file = output.string() + ".cpp";
     if (!cache::write_file_atomically(source_file, source)) throw std::runtime_error("cannot write " + source_file.string());
-    const KernelsLocation kernels = kernels_location();
-    const std::string command = quote(compiler) + flags + " -shared -fPIC -I" + quote(kernels.include.string()) + " " +
-                                quote(source_file.string()) + " " + quote(kernels.library.string()) +
-                                kKernelsSystemLibraries + " -Wl,--exclude-libs,ALL -o " + quote(output.string());
+    // With the generated code's headers precompiled (kPrecompiledIncludes; not part of the key:
+    // they add declarations only, and a generated file still compiles alone).
+    // A damaged one that GCC rejects with an error (not just skips): built again without it.
+    const cache::PrecompiledHeader pch = precompiled_includes(compiler, compile_flags, source);
+    const auto command_with = [&](const std::string& stub) {
+      return quote(compiler) + compile_flags + " -shared" + (stub.empty() ? std::string() : " -include " + quote(stub)) +
+             " " + quote(source_file.string()) + " " + quote(kernels.library.string()) + kKernelsSystemLibraries +
+             " -Wl,--exclude-libs,ALL -o " + quote(output.string());
+    };
+    std::string command = command_with(pch.stub);
     std::string output_text;
-    const int status = run_command(command, output_text);
+    int status = run_command(command, output_text);
+    if (status != 0 && !pch.stub.empty()) {
+      command = command_with("");
+      output_text.clear();
+      status = run_command(command, output_text);
+    }
     std::error_code ec;
     if (!store.config().enabled) fs::remove(source_file, ec);
     if (status != 0)

@@ -158,6 +158,26 @@ TEST(ArtifactCache, ClearRemovesEverything) {
   EXPECT_NE(cache.info().to_string().find("total: 0 MiB"), std::string::npos) << cache.info().to_string();
 }
 
+// A hard link to an entry's object (a precompiled header's .gch beside its stub) is not more
+// bytes: the cache's size counts each file once.
+TEST(ArtifactCache, HardLinksToAnEntryCountOnce) {
+  const fs::path root = fresh_root("links");
+  ArtifactCache cache = cache_at(root);
+  const SharedObject object =
+      cache.shared_object("cpu", "b", [](const fs::path& output) { write(output, std::string(100000, 'x')); });
+  const auto total = [&] {
+    std::uint64_t bytes = 0;
+    for (const CacheInfo::Kind& kind : cache.info().kinds) bytes += kind.bytes;
+    return bytes;
+  };
+  const std::uint64_t before = total();
+  fs::create_hard_link(object.path, object.path.string().substr(0, object.path.string().size() - 3) + ".h.gch");
+  const std::uint64_t after = total();
+  EXPECT_GE(before, 100000u);
+  EXPECT_EQ(after, before);
+  fs::remove_all(root);
+}
+
 TEST(ArtifactCache, DisabledCacheBuildsEveryTimeIntoATemporaryFile) {
   CacheConfig config;
   config.enabled = false;

@@ -28,6 +28,7 @@
 #include "runtime/api/run_program.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace polyfuse {
@@ -143,10 +144,15 @@ std::vector<Mutant> mutants_of(const std::string& source) {
 }
 
 // True when the emulator or the reference check rejects `source` as the kernel of `program`.
-bool killed(const Program& program, const GpuOptions& options, const Mutant& mutant, std::string& why) {
+// `emitted`: the program's kernel as emitted for `options` (the mutants' launch; not emitted
+// again per mutant).
+bool killed(const Program& program, const GpuOptions& options, const std::shared_ptr<EmittedKernel>& emitted,
+            const Mutant& mutant, std::string& why) {
   RunRequest request;
   request.backend = Backend::emu;
   request.options = options;
+  request.kernel_program = &program;
+  request.kernel_program_emitted = emitted;
   request.kernel_source = mutant.source;
   request.kernel_source_name = mutant.what;
   try {
@@ -184,12 +190,13 @@ void check_mutants(const std::string& example, int stages, int k = 128) {
   Program program = compile_program(read_example(example), {{"M", 128}, {"N", 128}, {"K", k}, {"B", 2}});
   CudaEmitRequest emit;
   emit.options = o;
-  const std::vector<Mutant> mutants = mutants_of(emit_cuda(program, emit).source);
+  const auto emitted = std::make_shared<EmittedKernel>(emit_cuda(program, emit));
+  const std::vector<Mutant> mutants = mutants_of(emitted->source);
   ASSERT_FALSE(mutants.empty());
   int dead = 0;
   for (const Mutant& m : mutants) {
     std::string why;
-    const bool is_dead = killed(program, o, m, why);
+    const bool is_dead = killed(program, o, emitted, m, why);
     dead += is_dead;
     EXPECT_TRUE(is_dead || (m.kind != "barrier" && m.kind != "wait" && m.kind != "depth" && m.kind != "both" &&
                             m.kind != "map"))

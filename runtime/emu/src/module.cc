@@ -16,6 +16,7 @@
 #include "precompiled_header.h"
 #include "runtime/cache/artifact_cache.h"
 #include "runtime/cache/content_hash.h"
+#include "runtime/cache/precompiled_header.h"
 #include "runtime/paths/data_root.h"
 
 namespace polyfuse::emu {
@@ -57,7 +58,7 @@ bool takes_pattern_init(const std::string& compiler) {
   const auto found = known.find(compiler);
   if (found != known.end()) return found->second;
   const std::string command =
-      shell_quote(compiler) + " -ftrivial-auto-var-init=pattern -x c++ -fsyntax-only /dev/null > /dev/null 2>&1";
+      cache::shell_quote(compiler) + " -ftrivial-auto-var-init=pattern -x c++ -fsyntax-only /dev/null > /dev/null 2>&1";
   return known[compiler] = std::system(command.c_str()) == 0;
 }
 
@@ -84,7 +85,7 @@ cache::ArtifactCache build_cache(const BuildOptions& options) {
   return cache::ArtifactCache(config);
 }
 
-std::string quote(const std::string& s) { return shell_quote(s); }
+std::string quote(const std::string& s) { return cache::shell_quote(s); }
 
 }  // namespace
 
