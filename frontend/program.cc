@@ -1,5 +1,6 @@
 #include "frontend/program.h"
 
+#include "frontend/expr.h"
 #include "frontend/isl_helpers.h"
 
 namespace polyfuse {
@@ -68,6 +69,17 @@ isl::union_map Program::program_order() const {
     result = result.unite(isl::union_map(order));
   }
   return result;
+}
+
+bool typed_by_conversion(const Program& program, std::string_view tensor) {
+  for (const Statement& s : program.statements)
+    if (s.write.tensor == tensor && s.expr.kind == ExprKind::call && conversion_type(s.expr.function)) return true;
+  return false;
+}
+
+ElementType memory_type(const Program& program, std::string_view tensor) {
+  const Tensor& t = *program.find_tensor(tensor);
+  return t.role == TensorRole::temporary && !typed_by_conversion(program, tensor) ? ElementType::f32 : t.type;
 }
 
 }  // namespace polyfuse

@@ -75,4 +75,12 @@ class Program {
   IslContextHandle keep_alive_;
 };
 
+// Whether `tensor` is written by a conversion (`A(m, h) = f16(...)`): the program says its type,
+// and it keeps that type in memory (a 16-bit matmul operand stays one).
+bool typed_by_conversion(const Program& program, std::string_view tensor);
+// The type of `tensor` where a plan keeps it in memory between kernels: the def's type for its
+// inputs and outputs; for its temporaries (the plan's workspace) f32, or the type of the
+// conversion that writes them.
+ElementType memory_type(const Program& program, std::string_view tensor);
+
 }  // namespace polyfuse

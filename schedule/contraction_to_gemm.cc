@@ -89,12 +89,6 @@ std::string unique_tensor_name(const Program& program, const std::string& wanted
   return name;
 }
 
-// The type of `name` in memory: the def's, f32 for its temporaries (the plan's workspace).
-ElementType memory_type(const Program& program, const std::string& name) {
-  const Tensor& t = *program.find_tensor(name);
-  return t.role == TensorRole::temporary ? ElementType::f32 : t.type;
-}
-
 // `indices` as whole groups of `g` ("b", "m", "n" for batch, M, N), or nullopt.
 std::optional<Names> as_groups(const Names& indices, const ContractionGrouping& g) {
   Names out;
@@ -270,7 +264,8 @@ ContractionPlan plan_contraction(const Program& program, const Statement& s, con
     const Access& access = s.reads[read];
     const Tensor& tensor = *program.find_tensor(access.tensor);
     if (suffix == "A" && g.a_gathered) return Operand{unique_tensor_name(program, access.tensor + "_im2col"), tensor.type};
-    // a def's temporary is read from the plan's workspace, where it is f32 (memory_type)
+    // a def's temporary is read from the plan's workspace, in its memory_type (f32 unless a
+    // conversion writes it)
     if (!permuted) return Operand{access.tensor, memory_type(program, access.tensor)};
     const std::string copy = unique_tensor_name(program, o_name + "_" + suffix);
     const ElementType copy_type = computed_type(tensor.type);  // an FP8 operand's copy is decoded (f32)

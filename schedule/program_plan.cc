@@ -42,14 +42,6 @@ bool reads(const Statement& s, const std::string& tensor) {
 }
 
 // The def reduced to `ids`, called `name` (see kernel_program).
-// Whether `tensor` is written by a conversion (`A(m, h) = f16(...)`): the program says its type,
-// and it keeps that type between kernels (a 16-bit matmul operand stays one).
-bool typed_by_conversion(const Program& program, const std::string& tensor) {
-  for (const Statement& s : program.statements)
-    if (s.write.tensor == tensor && s.expr.kind == ExprKind::call && conversion_type(s.expr.function)) return true;
-  return false;
-}
-
 Program reduced_program(const Program& program, const std::vector<std::string>& ids, const std::string& name) {
   Program reduced = program;
   reduced.name = name;

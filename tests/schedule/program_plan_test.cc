@@ -123,6 +123,39 @@ TEST(ProgramPlan, SeveralKernelsNeedBoundSizes) {
             "workspace's layout is fixed at compile time): bind N");
 }
 
+// A temporary the program rounds (`e = f16(...)`) lives in the workspace in that type, and every
+// kernel reading it declares it so: here e·V is a contraction (V has no g) run as a GEMM over
+// grouped indices, whose view declared e f32 and read twice its bytes (found by
+// scripts/random-programs; tests/programs/found/rounded_probabilities_into_a_contraction.tc).
+TEST(ProgramPlan, AContractionReadsARoundedTemporaryInItsType) {
+  const std::string text =
+      "def a(f16(B, H, S, D) Q, f16(B, D, U) K, f16(B, U, N) V) -> (f16(B, H, S, N) O) {\n"
+      "  L(b, g, s, u) +=! Q(b, g, s, d) * K(b, d, u)\n"
+      "  mx(b, g, s) max=! L(b, g, s, u)\n"
+      "  e(b, g, s, u) = f16(exp(L(b, g, s, u) - mx(b, g, s)))\n"
+      "  z(b, g, s) +=! e(b, g, s, u)\n"
+      "  P(b, g, s, n) +=! e(b, g, s, u) * V(b, u, n)\n"
+      "  O(b, g, s, n) = P(b, g, s, n) / z(b, g, s)\n"
+      "}\n";
+  const Program program =
+      compile_source(SourceFile{"p.tc", text}, {{"B", 2}, {"H", 3}, {"S", 5}, {"U", 7}, {"D", 16}, {"N", 8}}).programs.front();
+  EXPECT_EQ(memory_type(program, "e"), ElementType::f16);
+  EXPECT_EQ(memory_type(program, "L"), ElementType::f32);
+  const ProgramPlan plan = plan_program(program, recognize_idioms(program));
+  const PlanTemporary* e = plan.find_temporary("e");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->type, ElementType::f16);
+  int readers = 0;
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    const Program reads = plan.kernels[k].view ? *plan.kernels[k].view : kernel_program(program, plan, k);
+    const Tensor* t = reads.find_tensor("e");
+    if (!t || t->role != TensorRole::input) continue;
+    ++readers;
+    EXPECT_EQ(t->type, ElementType::f16) << plan.kernels[k].name;
+  }
+  EXPECT_EQ(readers, 1) << to_string(plan, program);
+}
+
 // FP8 tensors on the GPU path are the operands of one plain GEMM kernel (the sm_90a FP8 wgmma
 // main loop; the arch and layout rules are the emitter's, fp8_gpu_rule.h): a def that is not one
 // fused kernel is refused at the first FP8 tensor's declaration, with the planner's reason.
