@@ -177,13 +177,15 @@ CpuModule CpuModule::load(const std::string& source, const std::string& entry,
   cache::ArtifactCache& store = cache::ArtifactCache::global();
   const cache::SharedObject object = store.shared_object("cpu", key, [&](const fs::path& output) {
     // The source stays beside the entry (<hash>.cpp), to be read.
-    fs::path source_file = fs::path(output.string().substr(0, output.string().find(".so"))).replace_extension(".cpp");
-    if (!store.config().enabled) source_file = output.string() + ".cpp";
-    if (!cache::write_file_atomically(source_file, source)) throw std::runtime_error("cannot write " + source_file.string());
     // With the generated code's headers precompiled (kPrecompiledIncludes; not part of the key:
     // they add declarations only, and a generated file still compiles alone).
     // A damaged one that GCC rejects with an error (not just skips): built again without it.
+    // (Built before the source is written: its seconds are not a window in which a concurrent
+    // `polyfuse cache clear` could delete the source before its compile.)
     const cache::PrecompiledHeader pch = precompiled_includes(compiler, compile_flags, source);
+    fs::path source_file = fs::path(output.string().substr(0, output.string().find(".so"))).replace_extension(".cpp");
+    if (!store.config().enabled) source_file = output.string() + ".cpp";
+    if (!cache::write_file_atomically(source_file, source)) throw std::runtime_error("cannot write " + source_file.string());
     const auto command_with = [&](const std::string& stub) {
       return quote(compiler) + compile_flags + " -shared" + (stub.empty() ? std::string() : " -include " + quote(stub)) +
              " " + quote(source_file.string()) + " " + quote(kernels.library.string()) + kKernelsSystemLibraries +

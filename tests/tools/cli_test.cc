@@ -211,18 +211,22 @@ TEST(Cli, RunsACpuKernelSourceOnlyAtItsThreadCount) {
 }
 
 // (The test's environment points POLYFUSE_CACHE_DIR into the build tree: tests/tools/CMakeLists.txt.)
+// It clears a cache of its own: the suite's other tests run beside it on the shared test cache
+// (a clear there deleted a generated file another test's compile was about to read).
 TEST(Cli, CacheInfoAndClear) {
   ASSERT_NE(std::getenv("POLYFUSE_CACHE_DIR"), nullptr) << "never clear the user's own cache";
-  Result filled = run("run examples/gemm.tc -D M=16 -D N=16 -D K=16 --backend=emu");
+  const std::string own = "POLYFUSE_CACHE_DIR='" + (polyfuse::testing::cli_temp_dir() / "own-cache").string() + "'";
+  Result filled = polyfuse::testing::run_cli("run examples/gemm.tc -D M=16 -D N=16 -D K=16 --backend=emu", own);
   EXPECT_EQ(filled.exit_code, 0) << filled.err;
-  Result info = run("cache info");
+  Result info = polyfuse::testing::run_cli("cache info", own);
   EXPECT_EQ(info.exit_code, 0) << info.err;
   for (const char* line : {"cache: ", "limit: ", "cuda: ", "emu: ", "cpu: ", "autotune: ", "total: "})
     EXPECT_NE(info.out.find(line), std::string::npos) << line << " missing from:\n" << info.out;
-  Result clear = run("cache clear");
+  EXPECT_NE(info.out.find("own-cache"), std::string::npos) << info.out;
+  Result clear = polyfuse::testing::run_cli("cache clear", own);
   EXPECT_EQ(clear.exit_code, 0) << clear.err;
   EXPECT_EQ(clear.out.rfind("cache: removed ", 0), 0u) << clear.out;
-  Result bad = run("cache frob");
+  Result bad = polyfuse::testing::run_cli("cache frob", own);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("frob not in {info,clear}"), std::string::npos) << bad.err;
 }
